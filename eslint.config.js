@@ -1,0 +1,112 @@
+// ESLint flat config. The layering rules of docs/architecture.md are enforced here twice:
+// by path zones (import-x/no-restricted-paths) and by module names (no-restricted-imports),
+// so neither a relative path nor a bare specifier can cross a layer by accident.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import { builtinModules } from 'node:module';
+import globals from 'globals';
+
+const LAYERS = 'See docs/architecture.md ("Layers").';
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+/** Bare module names no isomorphic or renderer file may import. */
+const nodeOnlyModules = [
+  ...nodeBuiltins,
+  'electron',
+  'better-sqlite3',
+  'yauzl',
+  'yazl',
+  'tsx',
+];
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/**', 'out/**', 'dist/**', 'coverage/**', 'e2e/artifacts/**', 'docs/screenshots/**'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'] })],
+    },
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Use named exports only (docs/architecture.md, STYLE).' },
+      ],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './src-shared',
+              from: ['./src-main', './src-renderer', './bench', './e2e'],
+              message: `src-shared is isomorphic and imports only src-shared. ${LAYERS}`,
+            },
+            {
+              target: './src-renderer',
+              from: ['./src-main', './bench', './e2e'],
+              message: `src-renderer imports src-shared only, never src-main. ${LAYERS}`,
+            },
+            {
+              target: './src-main',
+              from: ['./src-renderer'],
+              message: `src-main never imports the renderer; share code through src-shared. ${LAYERS}`,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The isomorphic core: no Node, no Electron, no DOM.
+    files: ['src-shared/**/*.ts'],
+    ignores: ['src-shared/**/*.test.ts'],
+    languageOptions: { globals: { ...globals['shared-node-browser'] } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeOnlyModules.map((name) => ({ name, message: `src-shared must stay isomorphic. ${LAYERS}` })),
+          patterns: [
+            { group: ['node:*'], message: `src-shared must stay isomorphic. ${LAYERS}` },
+            { group: ['**/src-main/**', '**/src-renderer/**'], message: `src-shared imports only src-shared. ${LAYERS}` },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The renderer: browser only; talks to main through the app API transport.
+    files: ['src-renderer/**/*.ts', 'src-renderer/**/*.tsx'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeOnlyModules.map((name) => ({ name, message: `The renderer has no Node access. ${LAYERS}` })),
+          patterns: [
+            { group: ['node:*'], message: `The renderer has no Node access. ${LAYERS}` },
+            { group: ['**/src-main/**'], message: `The renderer never imports src-main. ${LAYERS}` },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts', 'e2e/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+  {
+    // Config files of tools require a default export.
+    files: ['*.config.ts', '*.config.js', 'e2e/vitest.config.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+);

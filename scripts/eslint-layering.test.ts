@@ -1,0 +1,38 @@
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+// The layering rules of docs/architecture.md are only worth something if lint really fails
+// on a crossing; this lints snippets as if they lived in each layer.
+const eslint = new ESLint({ cwd: process.cwd() });
+
+async function ruleIds(code: string, filePath: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).map((message) => message.ruleId ?? message.message);
+}
+
+describe('layering lint rules', () => {
+  it('refuses Node modules in src-shared', async () => {
+    const ids = await ruleIds("import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'src-shared/json/probe.ts');
+    expect(ids).toContain('no-restricted-imports');
+  });
+
+  it('refuses electron and bare Node builtins in src-shared', async () => {
+    expect(await ruleIds("import { app } from 'electron';\nexport const x = app;\n", 'src-shared/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds("import * as path from 'path';\nexport const x = path;\n", 'src-shared/probe.ts')).toContain('no-restricted-imports');
+  });
+
+  it('refuses src-main from src-shared and from the renderer', async () => {
+    const code = "import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';\nexport const x = createNodeCryptoProvider;\n";
+    expect(await ruleIds(code, 'src-shared/probe.ts')).toContain('import-x/no-restricted-paths');
+    expect(await ruleIds(code, 'src-renderer/probe.ts')).toContain('import-x/no-restricted-paths');
+  });
+
+  it('refuses Node modules in the renderer', async () => {
+    expect(await ruleIds("import { join } from 'node:path';\nexport const x = join;\n", 'src-renderer/probe.ts')).toContain('no-restricted-imports');
+  });
+
+  it('lets src-main use Node and src-shared, and tests in src-shared read files', async () => {
+    expect(await ruleIds("import { readFileSync } from 'node:fs';\nimport type { Report } from '../../src-shared/verify/report';\nexport const x: [typeof readFileSync, Report | null] = [readFileSync, null];\n", 'src-main/core/probe.ts')).toEqual([]);
+    expect(await ruleIds("import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'src-shared/json/probe.test.ts')).toEqual([]);
+  });
+});

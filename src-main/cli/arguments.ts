@@ -1,0 +1,126 @@
+/**
+ * Command specifications and strict argument parsing for the CLI.
+ *
+ * Every command declares its options once; the same declaration drives parsing (unknown options
+ * and missing values are usage errors, exit 2) and the `--help` text.
+ */
+import { parseArgs } from 'node:util';
+import { CliError } from './cli-error';
+
+export interface OptionSpec {
+  type: 'boolean' | 'string';
+  multiple?: boolean;
+  short?: string;
+  /** The placeholder shown in help, e.g. FILE. */
+  value?: string;
+  help: string;
+}
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  usage: string;
+  description: string[];
+  options: Record<string, OptionSpec>;
+  exitCodes?: string[];
+  examples?: string[];
+}
+
+/** Thrown when the user asked for help; the caller prints it and exits 0. */
+export class HelpRequested extends Error {
+  readonly spec: CommandSpec;
+  constructor(spec: CommandSpec) {
+    super(`help for ${spec.name}`);
+    this.name = 'HelpRequested';
+    this.spec = spec;
+  }
+}
+
+export interface ParsedArguments {
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
+}
+
+/** A boolean option's value. */
+export function flag(parsed: ParsedArguments, name: string): boolean {
+  return parsed.values[name] === true;
+}
+
+/** A single string option's value, if given. */
+export function optionValue(parsed: ParsedArguments, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A repeatable string option's values (empty when not given). */
+export function optionValues(parsed: ParsedArguments, name: string): string[] {
+  const value = parsed.values[name];
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/**
+ * Parses a command's arguments strictly.
+ *
+ * @throws HelpRequested for -h/--help
+ * @throws CliError (exit 2) for an unknown option, a missing value, or a repeated single option
+ */
+export function parseCommandArguments(spec: CommandSpec, argv: readonly string[]): ParsedArguments {
+  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequested(spec);
+  const options: Record<string, { type: 'boolean' | 'string'; multiple?: boolean; short?: string }> = {};
+  for (const [name, option] of Object.entries(spec.options)) {
+    options[name] = { type: option.type, ...(option.multiple ? { multiple: true } : {}), ...(option.short ? { short: option.short } : {}) };
+  }
+  try {
+    const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    for (const [name, option] of Object.entries(spec.options)) {
+      const value = parsed.values[name];
+      if (option.type === 'string' && !option.multiple && Array.isArray(value)) {
+        throw new CliError(`${spec.name}: --${name} may be given only once`);
+      }
+      if (option.type === 'string' && value === '') throw new CliError(`${spec.name}: --${name} needs a non-empty value`);
+    }
+    return { values: parsed.values, positionals: parsed.positionals };
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`${spec.name}: ${describeParseError(error)}. See: evroom ${spec.name} --help`);
+  }
+}
+
+function describeParseError(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const option = /'([^']+)'/.exec(message)?.[1];
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? message}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return option ? `option ${option} needs a value` : message;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${option ?? message}`;
+    default:
+      return message;
+  }
+}
+
+/** The `--help` text of a command. */
+export function formatHelp(spec: CommandSpec): string {
+  const lines = [`${spec.summary}`, '', `Usage: ${spec.usage}`, '', ...spec.description];
+  const entries = Object.entries(spec.options);
+  if (entries.length > 0) {
+    lines.push('', 'Options:');
+    const labels = entries.map(([name, option]) => {
+      const short = option.short ? `-${option.short}, ` : '';
+      return `${short}--${name}${option.type === 'string' ? ` ${option.value ?? 'VALUE'}` : ''}`;
+    });
+    const width = Math.max(...labels.map((label) => label.length), '-h, --help'.length);
+    entries.forEach(([, option], index) => {
+      const repeat = option.multiple ? ' (may be repeated)' : '';
+      lines.push(`  ${labels[index]!.padEnd(width)}  ${option.help}${repeat}`);
+    });
+    lines.push(`  ${'-h, --help'.padEnd(width)}  show this help`);
+  }
+  if (spec.exitCodes?.length) lines.push('', 'Exit codes:', ...spec.exitCodes.map((line) => `  ${line}`));
+  if (spec.examples?.length) lines.push('', 'Examples:', ...spec.examples.map((line) => `  ${line}`));
+  return lines.join('\n');
+}

@@ -1,0 +1,81 @@
+/**
+ * The verification report (PROTOCOL section 1).
+ *
+ * Every verifier (library, CLI, service routes, app) returns this object. `status` is the
+ * cryptographic result only; `trust` is a separate judgement about the signing key, and the two
+ * are never merged.
+ */
+
+export const REPORT_VERSION = '1';
+
+export type ReportFormat =
+  | 'wearable/r2.0.0'
+  | 'profile/nano'
+  | 'profile/standard'
+  | 'profile/pq'
+  | 'legacy/proof_tier'
+  | 'envelope/svc-receipt-v1'
+  | 'classical'
+  | 'countersigner'
+  | 'sealed'
+  | `typed/${string}`
+  | 'typed-pq'
+  | 'anchor'
+  | 'unknown';
+
+/** Report statuses, strongest first: when several apply the earliest in this list wins. */
+export const STATUS_PRECEDENCE = [
+  'MALFORMED',
+  'UNSUPPORTED',
+  'AUTH_FAILED',
+  'MISMATCH',
+  'INVALID',
+  'INDETERMINATE',
+  'PASS',
+] as const;
+export type ReportStatus = (typeof STATUS_PRECEDENCE)[number];
+
+export type TrustStatus = 'trusted' | 'unpinned' | 'revoked' | 'expired' | 'not_applicable';
+
+export interface TrustResult {
+  status: TrustStatus;
+  /** The key id of the signing key, when it has one. */
+  key_id?: string;
+  /** The label the user gave the pinned key. */
+  label?: string;
+  /** Why the trust is what it is, in one sentence for people. */
+  detail?: string;
+}
+
+export type CheckStatus = 'pass' | 'fail' | 'unavailable' | 'unchecked' | 'unsupported';
+
+export interface Check {
+  /** A stable identifier such as `schema`, `signature`, `payload_sha256`, `raw_payload`. */
+  id: string;
+  status: CheckStatus;
+  detail?: string;
+}
+
+export interface ReportError {
+  /** A stable machine code such as `duplicate_name`, `unknown_property`, `digest_mismatch`. */
+  code: string;
+  /** JSON Pointer (RFC 6901) to the offending value; `""` for the whole document. */
+  path: string;
+  message: string;
+}
+
+export interface Report {
+  report_version: typeof REPORT_VERSION;
+  format: ReportFormat;
+  status: ReportStatus;
+  trust: TrustResult;
+  checks: Check[];
+  errors: ReportError[];
+  notes: string[];
+  /**
+   * The report of the document found inside this one, when there is one: a sealed document's
+   * decrypted plaintext. The outer report keeps its own `format` (`sealed`); its `status` and
+   * `trust` are the inner report's once decryption succeeded.
+   */
+  inner?: Report;
+}
