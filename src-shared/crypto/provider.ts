@@ -17,7 +17,8 @@ export interface CryptoProvider {
    * Strict Ed25519 verification (RFC 8032 with the checks of PROTOCOL section 0).
    *
    * Rejects S >= L and non-canonical encodings; never throws for a wrong-length or garbage
-   * signature or key, it answers false.
+   * signature or key, it answers false. The full rule set (small-order keys refused, the
+   * cofactorless equation) is in ./ed25519-strict, shared by both providers.
    */
   ed25519Verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
   /**
@@ -45,7 +46,7 @@ export interface CryptoProvider {
   /**
    * AES-256-GCM decryption with a 16-byte tag.
    * @throws AuthenticationError when the tag does not verify (wrong key or tampered data)
-   * @throws RangeError when the key is not 32 bytes or the tag not 16 bytes
+   * @throws RangeError when the key is not 32 bytes, the IV not 12 bytes or the tag not 16 bytes
    */
   aes256gcmDecrypt(
     key: Uint8Array,
@@ -54,7 +55,10 @@ export interface CryptoProvider {
     tag: Uint8Array,
     aad?: Uint8Array,
   ): Uint8Array;
-  /** AES-256-GCM encryption; returns the ciphertext and the 16-byte tag. */
+  /**
+   * AES-256-GCM encryption; returns the ciphertext and the 16-byte tag.
+   * @throws RangeError when the key is not 32 bytes or the IV not 12 bytes
+   */
   aes256gcmEncrypt(
     key: Uint8Array,
     iv: Uint8Array,

@@ -1,0 +1,249 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import {
+  b64Decode,
+  b64Encode,
+  b64uDecode,
+  b64uEncode,
+  base58btcDecode,
+  base58btcEncode,
+  compareBytes,
+  concatBytes,
+  equalBytes,
+  hexDecode,
+  hexEncode,
+  isHex64,
+  utf8Decode,
+  utf8Encode,
+} from './encoding';
+
+const ascii = (text: string): Uint8Array => Uint8Array.from(text, (character) => character.charCodeAt(0));
+
+describe('hex', () => {
+  it('encodes lowercase and decodes either case', () => {
+    expect(hexEncode(Uint8Array.of(0x00, 0x0f, 0xab, 0xff))).toBe('000fabff');
+    expect(hexDecode('000FabfF')).toEqual(Uint8Array.of(0x00, 0x0f, 0xab, 0xff));
+    expect(hexEncode(new Uint8Array(0))).toBe('');
+    expect(hexDecode('')).toEqual(new Uint8Array(0));
+  });
+
+  it('refuses odd lengths and non-hex characters with a clear message', () => {
+    expect(() => hexDecode('abc')).toThrow(RangeError);
+    expect(() => hexDecode('abc')).toThrow(/even number/);
+    expect(() => hexDecode('0g')).toThrow(/invalid character "g" at position 1/);
+    expect(() => hexDecode(' 00')).toThrow(RangeError);
+    expect(() => hexDecode('0x00')).toThrow(RangeError);
+    expect(() => hexDecode('éé')).toThrow(RangeError);
+    expect(() => hexDecode(12 as unknown as string)).toThrow(TypeError);
+    expect(() => hexEncode([1, 2] as unknown as Uint8Array)).toThrow(TypeError);
+  });
+
+  it('round-trips and matches Node Buffer', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        const text = hexEncode(bytes);
+        expect(text).toBe(Buffer.from(bytes).toString('hex'));
+        expect(hexDecode(text)).toEqual(bytes);
+        expect(hexDecode(text.toUpperCase())).toEqual(bytes);
+      }),
+    );
+  });
+
+  it('isHex64 accepts exactly 64 lowercase hex digits', () => {
+    expect(isHex64('a'.repeat(64))).toBe(true);
+    expect(isHex64('0123456789abcdef'.repeat(4))).toBe(true);
+    expect(isHex64('A'.repeat(64))).toBe(false);
+    expect(isHex64('a'.repeat(63))).toBe(false);
+    expect(isHex64('a'.repeat(65))).toBe(false);
+    expect(isHex64(`${'a'.repeat(64)}\n`)).toBe(false);
+    expect(isHex64('g'.repeat(64))).toBe(false);
+    expect(isHex64(null)).toBe(false);
+    expect(isHex64(hexDecode('00'.repeat(32)))).toBe(false);
+  });
+});
+
+describe('base64 (RFC 4648 section 10 test vectors)', () => {
+  const vectors: readonly [string, string, string][] = [
+    ['', '', ''],
+    ['f', 'Zg==', 'Zg'],
+    ['fo', 'Zm8=', 'Zm8'],
+    ['foo', 'Zm9v', 'Zm9v'],
+    ['foob', 'Zm9vYg==', 'Zm9vYg'],
+    ['fooba', 'Zm9vYmE=', 'Zm9vYmE'],
+    ['foobar', 'Zm9vYmFy', 'Zm9vYmFy'],
+  ];
+
+  it.each(vectors)('%j encodes to %j and %j', (plain, padded, unpadded) => {
+    expect(b64Encode(ascii(plain))).toBe(padded);
+    expect(b64Decode(padded)).toEqual(ascii(plain));
+    expect(b64uEncode(ascii(plain))).toBe(unpadded);
+    expect(b64uDecode(unpadded)).toEqual(ascii(plain));
+  });
+
+  it('uses - and _ for base64url, + and / for base64', () => {
+    const bytes = Uint8Array.of(0xfb, 0xff, 0xbf);
+    expect(b64Encode(bytes)).toBe('+/+/');
+    expect(b64uEncode(bytes)).toBe('-_-_');
+    expect(() => b64uDecode('+/+/')).toThrow(/invalid character "\+" at position 0/);
+    expect(() => b64Decode('-_-_')).toThrow(/invalid character "-" at position 0/);
+  });
+
+  it('round-trips and matches Node Buffer on random data', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        expect(b64Encode(bytes)).toBe(Buffer.from(bytes).toString('base64'));
+        expect(b64uEncode(bytes)).toBe(Buffer.from(bytes).toString('base64url'));
+        expect(b64Decode(b64Encode(bytes))).toEqual(bytes);
+        expect(b64uDecode(b64uEncode(bytes))).toEqual(bytes);
+      }),
+    );
+  });
+
+  it('handles inputs larger than one character chunk', () => {
+    const bytes = Uint8Array.from({ length: 100_000 }, (_, index) => (index * 31) & 255);
+    expect(b64uEncode(bytes)).toBe(Buffer.from(bytes).toString('base64url'));
+    expect(b64uDecode(b64uEncode(bytes))).toEqual(bytes);
+  });
+
+  it('b64uDecode refuses padding, whitespace, 4n+1 lengths and non-zero trailing bits', () => {
+    expect(() => b64uDecode('Zg==')).toThrow(RangeError);
+    expect(() => b64uDecode('Zg=')).toThrow(RangeError);
+    expect(() => b64uDecode('Zm9v\n')).toThrow(RangeError);
+    expect(() => b64uDecode(' Zm9v')).toThrow(RangeError);
+    expect(() => b64uDecode('Zm9vY')).toThrow(/4n\+1/);
+    expect(() => b64uDecode('A')).toThrow(RangeError);
+    // 'Zh' and 'Zm9' decode to the same bytes as 'Zg' and 'Zm8' in lenient decoders.
+    expect(() => b64uDecode('Zh')).toThrow(/non-canonical/);
+    expect(() => b64uDecode('Zm9')).toThrow(/non-canonical/);
+    expect(Buffer.from('Zh', 'base64url')).toEqual(Buffer.from('Zg', 'base64url'));
+    expect(() => b64uDecode(null as unknown as string)).toThrow(TypeError);
+  });
+
+  it('b64uDecode accepts exactly the texts b64uEncode produces (canonical)', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.split('');
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }), (characters) => {
+        const text = characters.join('');
+        let decoded: Uint8Array | undefined;
+        try {
+          decoded = b64uDecode(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(RangeError);
+        }
+        if (decoded !== undefined) expect(b64uEncode(decoded)).toBe(text);
+        else expect(b64uEncode(Buffer.from(text, 'base64url'))).not.toBe(text);
+      }),
+    );
+  });
+
+  it('b64Decode requires exactly the right padding', () => {
+    expect(() => b64Decode('Zg')).toThrow(/multiple of 4/);
+    expect(() => b64Decode('Zg=')).toThrow(/multiple of 4/);
+    expect(() => b64Decode('Zm8==')).toThrow(RangeError);
+    expect(() => b64Decode('Zg===')).toThrow(RangeError);
+    expect(() => b64Decode('Z===')).toThrow(RangeError);
+    expect(() => b64Decode('====')).toThrow(RangeError);
+    expect(() => b64Decode('Zg==Zg==')).toThrow(/invalid character "="/);
+    expect(() => b64Decode('Zm9v Zg==')).toThrow(RangeError);
+    expect(() => b64Decode('Zh==')).toThrow(/non-canonical/);
+    expect(() => b64Decode('Zm9=')).toThrow(/non-canonical/);
+    expect(() => b64Decode([] as unknown as string)).toThrow(TypeError);
+  });
+});
+
+describe('UTF-8', () => {
+  it('encodes and decodes multi-byte text', () => {
+    const text = 'Prüfbericht – 証拠 🔏';
+    expect(utf8Encode(text)).toEqual(new Uint8Array(Buffer.from(text, 'utf8')));
+    expect(utf8Decode(utf8Encode(text))).toBe(text);
+  });
+
+  it('refuses lone surrogates instead of writing U+FFFD', () => {
+    expect(() => utf8Encode('a\uD800b')).toThrow(/lone surrogate at position 1/);
+    expect(() => utf8Encode('\uDC00')).toThrow(RangeError);
+    expect(() => utf8Encode('\uD83D')).toThrow(RangeError);
+    expect(utf8Encode('\uD83D\uDD0F')).toEqual(Uint8Array.of(0xf0, 0x9f, 0x94, 0x8f));
+  });
+
+  it('decodes fatally and keeps a leading byte order mark', () => {
+    expect(() => utf8Decode(Uint8Array.of(0xc0, 0xaf))).toThrow(/not valid UTF-8/); // overlong '/'
+    expect(() => utf8Decode(Uint8Array.of(0xed, 0xa0, 0x80))).toThrow(RangeError); // surrogate
+    expect(() => utf8Decode(Uint8Array.of(0xe2, 0x82))).toThrow(RangeError); // truncated
+    expect(() => utf8Decode(Uint8Array.of(0xff))).toThrow(RangeError);
+    expect(utf8Decode(Uint8Array.of(0xef, 0xbb, 0xbf, 0x41))).toBe('\uFEFFA');
+    expect(() => utf8Decode('text' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+
+  it('round-trips every well-formed string', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (text) => {
+        expect(utf8Decode(utf8Encode(text))).toBe(text);
+      }),
+    );
+  });
+});
+
+describe('base58btc', () => {
+  // Examples from the IETF draft "The Base58 Encoding Scheme" (draft-msporny-base58), section 5.
+  it.each([
+    ['Hello World!', '2NEpo7TZRRrLZSi2U'],
+    ['The quick brown fox jumps over the lazy dog.', 'USm3fpXnKG5EUBx2ndxBDMPVciP5hGey2Jh4NDv6gmeo1LkMeiKrLJUUBk6Z'],
+  ])('%j is %j', (plain, encoded) => {
+    expect(base58btcEncode(ascii(plain))).toBe(encoded);
+    expect(base58btcDecode(encoded)).toEqual(ascii(plain));
+  });
+
+  it('maps leading zero bytes to leading 1s', () => {
+    expect(base58btcEncode(hexDecode('0000287fb4cd'))).toBe('11233QC4');
+    expect(base58btcDecode('11233QC4')).toEqual(hexDecode('0000287fb4cd'));
+    expect(base58btcEncode(new Uint8Array(3))).toBe('111');
+    expect(base58btcDecode('111')).toEqual(new Uint8Array(3));
+    expect(base58btcEncode(new Uint8Array(0))).toBe('');
+    expect(base58btcDecode('')).toEqual(new Uint8Array(0));
+  });
+
+  it('refuses characters outside the alphabet', () => {
+    for (const bad of ['0', 'O', 'I', 'l', '+', ' ', 'é']) {
+      expect(() => base58btcDecode(`2NE${bad}`)).toThrow(/invalid character .* at position 3/);
+    }
+  });
+
+  it('round-trips random data', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 80 }), (bytes) => {
+        expect(base58btcDecode(base58btcEncode(bytes))).toEqual(bytes);
+      }),
+    );
+  });
+});
+
+describe('byte helpers', () => {
+  it('equalBytes compares lengths and contents', () => {
+    expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 2))).toBe(true);
+    expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 3))).toBe(false);
+    expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 2, 0))).toBe(false);
+    expect(equalBytes(new Uint8Array(0), new Uint8Array(0))).toBe(true);
+    expect(() => equalBytes([1] as unknown as Uint8Array, Uint8Array.of(1))).toThrow(TypeError);
+  });
+
+  it('compareBytes orders unsigned bytes with prefixes first', () => {
+    expect(compareBytes(Uint8Array.of(0x7f), Uint8Array.of(0x80))).toBeLessThan(0);
+    expect(compareBytes(Uint8Array.of(1, 2), Uint8Array.of(1))).toBeGreaterThan(0);
+    expect(compareBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 2))).toBe(0);
+    fc.assert(
+      fc.property(fc.uint8Array(), fc.uint8Array(), (a, b) => {
+        expect(Math.sign(compareBytes(a, b))).toBe(Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      }),
+    );
+  });
+
+  it('concatBytes joins into a fresh array', () => {
+    const a = Uint8Array.of(1);
+    const joined = concatBytes(a, new Uint8Array(0), Uint8Array.of(2, 3));
+    expect(joined).toEqual(Uint8Array.of(1, 2, 3));
+    expect(concatBytes(a)).not.toBe(a);
+    expect(concatBytes()).toEqual(new Uint8Array(0));
+    expect(() => concatBytes(a, 'b' as unknown as Uint8Array)).toThrow(/argument 1 must be a Uint8Array/);
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The crypto layer's public surface: import from here, not from the individual modules.
+ *
+ * Everything is isomorphic. The node:crypto provider lives in src-main/core and implements the
+ * same CryptoProvider contract.
+ */
+export { AuthenticationError } from './provider';
+export type { CryptoProvider } from './provider';
+export {
+  AES256GCM_LENGTHS,
+  MLDSA65_LENGTHS,
+  assertAesArguments,
+  createPortableProvider,
+} from './portable-provider';
+export {
+  ED25519_LENGTHS,
+  ed25519IsCanonicalScalar,
+  ed25519IsStrictPublicKey,
+  ed25519VerifyStrict,
+} from './ed25519-strict';
+export { assertBytes, assertIndex, assertString, describeType, isBytes } from './assert';
+export {
+  b64Decode,
+  b64Encode,
+  b64uDecode,
+  b64uEncode,
+  base58btcDecode,
+  base58btcEncode,
+  compareBytes,
+  concatBytes,
+  equalBytes,
+  hexDecode,
+  hexEncode,
+  isHex64,
+  utf8Decode,
+  utf8Encode,
+} from './encoding';
+export { didKeyFromEd25519, ed25519FromDidKey } from './did-key';
+export {
+  anchorFold,
+  anchorTree,
+  rfc9162InclusionPath,
+  rfc9162LeafHash,
+  rfc9162NodeHash,
+  rfc9162Root,
+  rfc9162RootFromInclusionPath,
+} from './merkle';
+export type { HashFunction } from './merkle';
