@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { b64uEncode, createPortableProvider, utf8Encode } from '../../crypto';
+import { jcs } from '../../json';
+import { createVerifyContext, type KeyEntry } from '../../verify/context';
+import { ed25519KeyEntry } from '../../verify/keys';
+import { verifyDocument } from '../../verify/verify';
+import { signEnvelope } from './sign';
+import { envelopeDigest } from './verify';
+
+const crypto = createPortableProvider();
+const now = new Date('2026-06-01T00:00:00Z');
+const seeds = { requester: new Uint8Array(32).fill(7), operator: new Uint8Array(32).fill(8), service: new Uint8Array(32).fill(9) };
+const signers = {
+  requester: { key_id: 'did:svc:requester', seed: seeds.requester },
+  operator: { key_id: 'did:svc:operator', seed: seeds.operator },
+  service: { key_id: 'did:svc:service', seed: seeds.service },
+};
+const advertised: KeyEntry[] = Object.values(signers).map((signer) => ed25519KeyEntry(crypto, signer.key_id, signer.seed));
+const ctx = createVerifyContext(crypto, { now, advertised });
+const fields = { v: 'svc-receipt-v1', receipt_id: 'rcp_1', settlement: { chain: 'base', asset: 'USDC', tx: '0x00' } };
+
+describe('svc-receipt-v1 envelope verification', () => {
+  it('signs the 32 raw bytes of SHA-256(JCS(envelope without signatures))', () => {
+    const envelope = signEnvelope(fields, signers, crypto);
+    const digest = crypto.sha256(utf8Encode(jcs(fields)));
+    expect(envelopeDigest(envelope, crypto.sha256)).toEqual(digest);
+    const signatures = envelope['signatures'] as Record<string, { sig_b64u: string }>;
+    expect(signatures['service']?.sig_b64u).toBe(b64uEncode(crypto.ed25519Sign(digest, seeds.service)));
+  });
+
+  it('a signature over the JCS text instead of its digest is INVALID', () => {
+    const envelope = signEnvelope(fields, signers, crypto);
+    const signatures = envelope['signatures'] as Record<string, { key_id: string; sig_b64u: string }>;
+    signatures['operator'] = { key_id: signers.operator.key_id, sig_b64u: b64uEncode(crypto.ed25519Sign(utf8Encode(jcs(fields)), seeds.operator)) };
+    const report = verifyDocument(JSON.stringify(envelope), ctx);
+    expect(report.status).toBe('INVALID');
+    expect(report.checks.map((check) => [check.id, check.status])).toEqual([
+      ['schema', 'pass'],
+      ['signature.requester', 'pass'],
+      ['signature.operator', 'fail'],
+      ['signature.service', 'pass'],
+    ]);
+  });
+
+  it('states each role key and trust in its check; trust is the service key', () => {
+    const pinned = { ...ed25519KeyEntry(crypto, signers.service.key_id, seeds.service), label: 'Service' };
+    const report = verifyDocument(JSON.stringify(signEnvelope(fields, signers, crypto)), { ...ctx, pinned: [pinned] });
+    expect(report.status).toBe('PASS');
+    expect(report.trust).toMatchObject({ status: 'trusted', key_id: 'did:svc:service', label: 'Service' });
+    expect(report.checks[1]?.detail).toContain('did:svc:requester (advertised, trust unpinned)');
+    expect(report.checks[3]?.detail).toContain('did:svc:service (pinned, trust trusted)');
+  });
+
+  it('without a service signature trust is not_applicable and status never PASS', () => {
+    const { service: _service, ...others } = signers;
+    const report = verifyDocument(JSON.stringify(signEnvelope(fields, others, crypto)), ctx);
+    expect(report.status).toBe('INDETERMINATE');
+    expect(report.trust.status).toBe('not_applicable');
+    expect(report.checks[3]).toMatchObject({ id: 'signature.service', status: 'unavailable' });
+  });
+
+  it('an envelope with no signatures at all is INDETERMINATE, every role unavailable', () => {
+    const report = verifyDocument(JSON.stringify({ ...fields, signatures: {} }), ctx);
+    expect(report.status).toBe('INDETERMINATE');
+    expect(report.checks.slice(1).map((check) => check.status)).toEqual(['unavailable', 'unavailable', 'unavailable']);
+  });
+
+  it('number spellings are not significant: JCS canonicalizes them', () => {
+    const text = JSON.stringify(signEnvelope({ ...fields, amount: 1.5 }, signers, crypto));
+    expect(verifyDocument(text.replace('"amount":1.5', '"amount":1.50'), ctx).status).toBe('PASS');
+    expect(verifyDocument(text.replace('"amount":1.5', '"amount":1.51'), ctx).status).toBe('INVALID');
+  });
+
+  it('signs a member named __proto__ like any other', () => {
+    const signed = signEnvelope(JSON.parse('{"v":"svc-receipt-v1","__proto__":{"x":1}}'), signers, crypto);
+    const text = JSON.stringify(signed);
+    expect(text).toContain('"__proto__":{"x":1}');
+    expect(verifyDocument(text, ctx).status).toBe('PASS');
+    expect(verifyDocument(text.replace('"x":1', '"x":2'), ctx).status).toBe('INVALID');
+  });
+
+  it.each<[string, Record<string, unknown>, string, string]>([
+    ['no signatures', { v: 'svc-receipt-v1' }, 'missing_property', '/signatures'],
+    ['signatures not an object', { v: 'svc-receipt-v1', signatures: [] }, 'invalid_type', '/signatures'],
+    ['role not an object', { v: 'svc-receipt-v1', signatures: { service: 'x' } }, 'invalid_type', '/signatures/service'],
+    ['bad key id', { v: 'svc-receipt-v1', signatures: { service: { key_id: 'k1', sig_b64u: b64uEncode(new Uint8Array(64)) } } }, 'invalid_key_id', '/signatures/service/key_id'],
+    ['short signature', { v: 'svc-receipt-v1', signatures: { service: { key_id: 'did:svc:s', sig_b64u: 'AAAA' } } }, 'invalid_signature_encoding', '/signatures/service/sig_b64u'],
+    ['extra role member', { v: 'svc-receipt-v1', signatures: { service: { key_id: 'did:svc:s', sig_b64u: b64uEncode(new Uint8Array(64)), alg: 'x' } } }, 'unknown_property', '/signatures/service/alg'],
+    ['receipt id prefix', { v: 'svc-receipt-v1', receipt_id: 'r_1', signatures: {} }, 'invalid_receipt_id', '/receipt_id'],
+    ['issued_at not TS', { v: 'svc-receipt-v1', issued_at: '2026-06-01', signatures: {} }, 'invalid_timestamp', '/issued_at'],
+  ])('%s is MALFORMED', (_name, document, code, path) => {
+    const report = verifyDocument(JSON.stringify(document), ctx);
+    expect(report.status).toBe('MALFORMED');
+    expect(report.errors.map((error) => [error.code, error.path])).toContainEqual([code, path]);
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonValue } from '../json/types';
+import { detectFormat, detectModule, knownFormatNames } from './detect';
+import type { FormatModule } from './format-module';
+import { formatModules } from './registry';
+
+describe('detectFormat', () => {
+  it.each<[string, JsonValue, string]>([
+    ['classical', { signed_payload: {}, signature: '', public_key_hex: '' }, 'classical'],
+    ['classical without its key', { signed_payload: {}, signature: '' }, 'classical'],
+    ['countersigner', { signed_over: '', countersignature: '' }, 'countersigner'],
+    ['sealed', { sealed: true, enc: 'A256GCM' }, 'sealed'],
+    ['envelope', { v: 'svc-receipt-v1' }, 'envelope/svc-receipt-v1'],
+    ['sealed: false is not sealed', { sealed: false, enc: 'A256GCM' }, 'unknown'],
+    ['another envelope version', { v: 'svc-receipt-v2' }, 'unknown'],
+    ['an array', [{ v: 'svc-receipt-v1' }], 'unknown'],
+    ['null', null, 'unknown'],
+    ['a string', 'classical', 'unknown'],
+    ['an empty object', {}, 'unknown'],
+  ])('%s', (_name, value, format) => {
+    expect(detectFormat(value)).toBe(format);
+  });
+
+  it('asks rows in order: a sealed wrapper wins over what it sits beside', () => {
+    expect(detectFormat({ sealed: true, enc: 'A256GCM', signed_payload: {}, signature: '' })).toBe('sealed');
+    expect(detectFormat({ signed_over: '', countersignature: '', signed_payload: {}, signature: '' })).toBe('countersigner');
+  });
+
+  it('uses the table it is given, so a new format is one row', () => {
+    const row: FormatModule = {
+      name: 'example',
+      detect: (value) => (typeof value === 'object' && value !== null && 'example' in value ? 'anchor' : undefined),
+      verify: () => {
+        throw new Error('not called');
+      },
+    };
+    expect(detectModule({ example: 1 }, [row, ...formatModules()])?.module).toBe(row);
+    expect(detectModule({ example: 1 })).toBeUndefined();
+  });
+
+  it('names the known formats', () => {
+    expect(knownFormatNames()).toEqual(['sealed', 'countersigner', 'classical', 'envelope/svc-receipt-v1']);
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * Field checks shared by every format's schema validation.
+ *
+ * Each helper answers a plain fact (a decoded value, or undefined when the text is not in the
+ * required encoding; a list of problems with JSON Pointer paths) so that verifiers, the key-file
+ * parser and later formats speak about bad fields the same way.
+ *
+ * Encodings are checked strictly: a decoded value is accepted only when encoding it again gives
+ * back the same text, so padding where none belongs, stray bits in the last character, uppercase
+ * hex and whitespace are all refused whatever a decoder would tolerate.
+ */
+import { b64Decode, b64Encode, b64uDecode, b64uEncode, hexDecode, hexEncode } from '../crypto';
+import { pointerAppend } from '../json';
+import type { JsonNode, JsonObjectNode, JsonValue } from '../json/types';
+import type { ReportError } from './report';
+
+/** A JSON object as plain values. */
+export type JsonObject = { [name: string]: JsonValue };
+
+const HEX_PATTERN = /^(?:[0-9a-f]{2})*$/;
+const B64U_PATTERN = /^[A-Za-z0-9_-]*$/;
+const B64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * Whether a plain JSON value is an object (not an array, not null).
+ *
+ * @param value - A plain JSON value.
+ * @returns True for an object.
+ */
+export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Make a report error.
+ *
+ * @param code - A stable machine code.
+ * @param path - JSON Pointer to the value.
+ * @param message - What is wrong, for people.
+ * @returns The error.
+ */
+export function problem(code: string, path: string, message: string): ReportError {
+  return { code, path, message };
+}
+
+/**
+ * Check an object's member names against the required and optional ones.
+ *
+ * @param value - The object.
+ * @param path - Its JSON Pointer.
+ * @param required - Names that must be present.
+ * @param optional - Names that may be present.
+ * @returns `missing_property` and `unknown_property` problems (empty when the names fit).
+ */
+export function memberProblems(
+  value: JsonObject,
+  path: string,
+  required: readonly string[],
+  optional: readonly string[] = [],
+): ReportError[] {
+  const problems: ReportError[] = [];
+  for (const name of required) {
+    if (!Object.hasOwn(value, name)) {
+      problems.push(problem('missing_property', pointerAppend(path, name), `Required member "${name}" is missing.`));
+    }
+  }
+  for (const name of Object.keys(value)) {
+    if (!required.includes(name) && !optional.includes(name)) {
+      problems.push(problem('unknown_property', pointerAppend(path, name), `Unknown member ${quote(name)}.`));
+    }
+  }
+  return problems;
+}
+
+/**
+ * Decode lowercase hex, optionally of an exact byte length.
+ *
+ * @param text - The value to decode (anything; non-strings give undefined).
+ * @param length - The required number of bytes, if any.
+ * @returns The bytes, or undefined when the text is not lowercase hex of that length.
+ */
+export function decodeHexField(text: unknown, length?: number): Uint8Array | undefined {
+  if (typeof text !== 'string' || !HEX_PATTERN.test(text)) return undefined;
+  if (length !== undefined && text.length !== length * 2) return undefined;
+  return roundTrip(text, hexDecode, hexEncode);
+}
+
+/**
+ * Decode unpadded base64url, optionally of an exact byte length.
+ *
+ * @param text - The value to decode.
+ * @param length - The required number of bytes, if any.
+ * @returns The bytes, or undefined when the text is not canonical b64u of that length.
+ */
+export function decodeB64uField(text: unknown, length?: number): Uint8Array | undefined {
+  if (typeof text !== 'string' || !B64U_PATTERN.test(text) || text.length % 4 === 1) return undefined;
+  const bytes = roundTrip(text, b64uDecode, b64uEncode);
+  if (bytes === undefined || (length !== undefined && bytes.length !== length)) return undefined;
+  return bytes;
+}
+
+/**
+ * Decode standard padded base64, optionally of an exact byte length.
+ *
+ * @param text - The value to decode.
+ * @param length - The required number of bytes, if any.
+ * @returns The bytes, or undefined when the text is not canonical b64 of that length.
+ */
+export function decodeB64Field(text: unknown, length?: number): Uint8Array | undefined {
+  if (typeof text !== 'string' || !B64_PATTERN.test(text)) return undefined;
+  const bytes = roundTrip(text, b64Decode, b64Encode);
+  if (bytes === undefined || (length !== undefined && bytes.length !== length)) return undefined;
+  return bytes;
+}
+
+/**
+ * Whether a number node is a non-negative integer spelled plainly (no sign, fraction or
+ * exponent) and no larger than 2^53 - 1.
+ *
+ * @param node - A JSON node.
+ * @returns True for e.g. `0` or `42`; false for `-1`, `1.0`, `1e3` or a non-number.
+ */
+export function isPlainNonNegativeInteger(node: JsonNode | undefined): boolean {
+  return (
+    node !== undefined &&
+    node.type === 'number' &&
+    /^(?:0|[1-9][0-9]{0,15})$/.test(node.lexeme) &&
+    Number.isSafeInteger(node.value)
+  );
+}
+
+/**
+ * The value node of an object member.
+ *
+ * @param node - An object node.
+ * @param name - The member name.
+ * @returns The member's value node, or undefined.
+ */
+export function memberNode(node: JsonObjectNode, name: string): JsonNode | undefined {
+  for (const [memberName, value] of node.members) if (memberName === name) return value;
+  return undefined;
+}
+
+/**
+ * A short description of a JSON value's type for error messages.
+ *
+ * @param value - A plain JSON value.
+ * @returns `null`, `an array`, `an object`, `a string`, `a number` or `a boolean`.
+ */
+export function describeType(value: JsonValue | undefined): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+/**
+ * Quote untrusted text for a message: JSON-escaped and cut to 64 characters.
+ *
+ * @param text - The text.
+ * @returns The quoted text.
+ */
+export function quote(text: string): string {
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
+}
+
+function roundTrip(
+  text: string,
+  decode: (text: string) => Uint8Array,
+  encode: (bytes: Uint8Array) => string,
+): Uint8Array | undefined {
+  try {
+    const bytes = decode(text);
+    return encode(bytes) === text ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { b64uEncode, createPortableProvider, didKeyFromEd25519 } from '../crypto';
+import type { KeyEntry } from './context';
+import { KeyFileError, parseKeyFile, parseSecretsFile, serializeKeyFile } from './key-file';
+
+const crypto = createPortableProvider();
+const publicKey = crypto.ed25519PublicKey(new Uint8Array(32).fill(1));
+const pk = b64uEncode(publicKey);
+const mldsa = b64uEncode(crypto.mldsa65KeyGen(new Uint8Array(32).fill(2)).publicKey);
+
+function keyFile(...entries: object[]): string {
+  return JSON.stringify({ keys: entries });
+}
+
+function failure(run: () => unknown): KeyFileError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof KeyFileError) return error;
+    throw error;
+  }
+  throw new Error('expected a KeyFileError');
+}
+
+describe('parseKeyFile', () => {
+  it('reads every field of both algorithms', () => {
+    const entries = parseKeyFile(
+      keyFile(
+        { key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk, label: 'Acme', not_before: '2026-01-01T00:00:00Z', not_after: '2027-01-01T00:00:00.000Z', status: 'pinned' },
+        { key_id: 'did:web:pq.example.com', algorithm: 'ML-DSA-65', public_key: mldsa, status: 'revoked', use: ['typed-pq'] },
+      ),
+    );
+    expect(entries).toEqual([
+      { key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: publicKey, label: 'Acme', not_before: '2026-01-01T00:00:00Z', not_after: '2027-01-01T00:00:00.000Z', status: 'pinned' },
+      { key_id: 'did:web:pq.example.com', algorithm: 'ML-DSA-65', public_key: expect.any(Uint8Array), status: 'revoked' },
+    ]);
+    expect(entries[1]?.public_key).toHaveLength(1952);
+    expect(parseKeyFile('{"keys":[],"note":"listing confers no trust"}')).toEqual([]);
+  });
+
+  it('round-trips through serializeKeyFile', () => {
+    const entries: KeyEntry[] = [
+      { key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: publicKey, label: 'A', not_before: '2026-01-01T00:00:00Z', status: 'revoked' },
+      { key_id: didKeyFromEd25519(publicKey), algorithm: 'Ed25519', public_key: publicKey },
+    ];
+    const text = serializeKeyFile(entries);
+    expect(text.endsWith('\n')).toBe(true);
+    expect(parseKeyFile(text)).toEqual(entries);
+    expect(() => serializeKeyFile('x' as never)).toThrow(TypeError);
+  });
+
+  it('advertised mode drops status and label and accepts any status word', () => {
+    const text = keyFile({ key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: pk, status: 'active', label: 'x', use: ['sign'] });
+    expect(parseKeyFile(text, { advertised: true })).toEqual([{ key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: publicKey }]);
+    expect(failure(() => parseKeyFile(text))).toMatchObject({ code: 'invalid_status', path: '/keys/0/status' });
+  });
+
+  const good = { key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: pk };
+  const cases: [string, string, string, string][] = [
+    ['duplicate member', '{"keys":[],"keys":[]}', 'duplicate_name', '/keys'],
+    ['not JSON', '{"keys":[', 'unexpected_end', '/keys/0'],
+    ['not an object', '[]', 'invalid_type', ''],
+    ['no keys', '{}', 'missing_property', '/keys'],
+    ['keys not an array', '{"keys":{}}', 'invalid_type', '/keys'],
+    ['unknown top-level member', '{"keys":[],"extra":1}', 'unknown_property', '/extra'],
+    ['note not a string', '{"keys":[],"note":1}', 'invalid_type', '/note'],
+    ['entry not an object', '{"keys":[1]}', 'invalid_type', '/keys/0'],
+    ['missing key_id', keyFile({ algorithm: 'Ed25519', public_key: pk }), 'missing_property', '/keys/0/key_id'],
+    ['unknown entry member', keyFile({ ...good, colour: 'red' }), 'unknown_property', '/keys/0/colour'],
+    ['bad key_id', keyFile({ ...good, key_id: 'key-1' }), 'invalid_key_id', '/keys/0/key_id'],
+    ['bad algorithm', keyFile({ ...good, algorithm: 'ed25519' }), 'invalid_algorithm', '/keys/0/algorithm'],
+    ['short key', keyFile({ ...good, public_key: pk.slice(0, 40) }), 'invalid_public_key', '/keys/0/public_key'],
+    ['padded key', keyFile({ ...good, public_key: `${pk}=` }), 'invalid_public_key', '/keys/0/public_key'],
+    ['Ed25519 length for ML-DSA', keyFile({ ...good, algorithm: 'ML-DSA-65' }), 'invalid_public_key', '/keys/0/public_key'],
+    ['bad not_before', keyFile({ ...good, not_before: '2026-01-01' }), 'invalid_timestamp', '/keys/0/not_before'],
+    ['reversed window', keyFile({ ...good, not_before: '2027-01-01T00:00:00Z', not_after: '2026-01-01T00:00:00Z' }), 'invalid_window', '/keys/0/not_after'],
+    ['bad status', keyFile({ ...good, status: 'trusted' }), 'invalid_status', '/keys/0/status'],
+    ['bad label', keyFile({ ...good, label: 7 }), 'invalid_label', '/keys/0/label'],
+    ['bad use', keyFile({ ...good, use: 'sign' }), 'invalid_use', '/keys/0/use'],
+    ['duplicate key id', keyFile(good, good), 'duplicate_key_id', '/keys/1/key_id'],
+    ['did:key of another key', keyFile({ ...good, key_id: didKeyFromEd25519(crypto.ed25519PublicKey(new Uint8Array(32))) }), 'did_key_mismatch', '/keys/0/public_key'],
+  ];
+  it.each(cases)('%s is refused with its path', (_name, text, code, path) => {
+    const error = failure(() => parseKeyFile(text));
+    expect(error.code).toBe(code);
+    expect(error.path).toBe(path);
+    expect(error.message.length).toBeGreaterThan(10);
+  });
+
+  it('throws TypeError for non-string input', () => {
+    expect(() => parseKeyFile(new Uint8Array(2) as never)).toThrow(TypeError);
+  });
+});
+
+describe('parseSecretsFile', () => {
+  const key = b64uEncode(new Uint8Array(32).fill(9));
+  it('reads secrets', () => {
+    expect(parseSecretsFile(JSON.stringify({ secrets: [{ key_id: 'tenant-1/2026', key }] }))).toEqual([
+      { key_id: 'tenant-1/2026', key: new Uint8Array(32).fill(9) },
+    ]);
+  });
+
+  const cases: [string, object, string, string][] = [
+    ['short key', { secrets: [{ key_id: 's', key: key.slice(0, 20) }] }, 'invalid_secret', '/secrets/0/key'],
+    ['space in id', { secrets: [{ key_id: 'a b', key }] }, 'invalid_key_id', '/secrets/0/key_id'],
+    ['empty id', { secrets: [{ key_id: '', key }] }, 'invalid_key_id', '/secrets/0/key_id'],
+    ['duplicate id', { secrets: [{ key_id: 's', key }, { key_id: 's', key }] }, 'duplicate_key_id', '/secrets/1/key_id'],
+    ['unknown member', { secrets: [{ key_id: 's', key, alg: 'A256GCM' }] }, 'unknown_property', '/secrets/0/alg'],
+    ['missing secrets', { keys: [] }, 'missing_property', '/secrets'],
+  ];
+  it.each(cases)('%s is refused with its path', (_name, value, code, path) => {
+    expect(failure(() => parseSecretsFile(JSON.stringify(value)))).toMatchObject({ code, path });
+  });
+});

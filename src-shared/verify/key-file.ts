@@ -1,0 +1,307 @@
+/**
+ * Key files and secret files (PROTOCOL sections 0 and 5).
+ *
+ * Key file: `{"keys": [{"key_id", "algorithm", "public_key", "label"?, "not_before"?,
+ * "not_after"?, "status"?}]}`. The same shape is a `--keys` input, the /v1/keys answer, a
+ * bundle's keys/service-keys.json and a trust-store export. Secret file:
+ * `{"secrets": [{"key_id", "key"}]}`.
+ *
+ * Both are parsed strictly (duplicate names, comments and the like are refused) and every field is
+ * validated; the first problem is thrown as a {@link KeyFileError} naming its JSON Pointer.
+ */
+import { b64uEncode, ed25519FromDidKey, equalBytes } from '../crypto';
+import { JsonParseError, parseJsonTree, pointerAppend, toPlain } from '../json';
+import type { JsonValue } from '../json/types';
+import type { KeyAlgorithm, KeyEntry, SecretEntry } from './context';
+import { decodeB64uField, describeType, isJsonObject, quote, type JsonObject } from './fields';
+import { isKeyId, KEY_ALGORITHMS, MAX_KEY_ID_LENGTH, PUBLIC_KEY_LENGTH } from './keys';
+import { isTimestamp, timestampToMillis } from './timestamp';
+
+/** A key or secret file that cannot be used, with where and why. */
+export class KeyFileError extends Error {
+  /** A stable machine code, e.g. `invalid_public_key` or a strict-parse code. */
+  readonly code: string;
+  /** JSON Pointer (RFC 6901) to the offending value; `""` for the whole file. */
+  readonly path: string;
+  constructor(code: string, path: string, message: string) {
+    super(message);
+    this.name = 'KeyFileError';
+    this.code = code;
+    this.path = path;
+  }
+}
+
+/** Options for {@link parseKeyFile}. */
+export interface KeyFileOptions {
+  /**
+   * Read the file as advertised keys (a `--keys` file, a bundle's keys/, /v1/keys) rather than a
+   * trust store. There `status` and `label` mean nothing (PROTOCOL section 0): they are checked to
+   * be strings and dropped, so a service listing's own status words (e.g. `active`) are accepted.
+   */
+  advertised?: boolean;
+}
+
+/** The longest label kept; longer labels are refused rather than cut. */
+export const MAX_LABEL_LENGTH = 256;
+/** The longest secret key id; secrets are matched by exact string. */
+export const MAX_SECRET_ID_LENGTH = 256;
+/** Secret ids: printable ASCII without spaces (they are names, not DIDs). */
+export const SECRET_ID_PATTERN = /^[\x21-\x7e]+$/;
+
+const KEY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'label', 'not_before', 'not_after', 'status', 'use'];
+
+/**
+ * Parse a key file.
+ *
+ * Rules beyond the shape: key ids are unique within the file; a did:key id must encode the very
+ * public key of its entry; `not_before` must not be after `not_after`; `use`, as /v1/keys lists
+ * it, may be present as an array of strings and is ignored, and so may a top-level `note`
+ * string (the listing's "listing confers no trust"). Unknown members are refused.
+ *
+ * @param text - The file's text.
+ * @param options - See {@link KeyFileOptions}.
+ * @returns The entries, in file order.
+ * @throws TypeError if `text` is not a string.
+ * @throws KeyFileError naming the first problem and its JSON Pointer.
+ * @example parseKeyFile('{"keys":[{"key_id":"did:svc:a","algorithm":"Ed25519","public_key":"..."}]}')
+ */
+export function parseKeyFile(text: string, options: KeyFileOptions = {}): KeyEntry[] {
+  if (typeof text !== 'string') throw new TypeError('parseKeyFile expects the file text as a string');
+  const root = parseStrict(text);
+  const list = topLevelList(root, 'keys', ['note']);
+  if (Object.hasOwn(root as JsonObject, 'note') && typeof (root as JsonObject)['note'] !== 'string') {
+    throw new KeyFileError(
+      'invalid_type',
+      '/note',
+      `"note" must be a string, got ${describeType((root as JsonObject)['note'])}.`,
+    );
+  }
+  const seen = new Set<string>();
+  return list.map((item, index) => {
+    const entry = parseKeyEntry(item, `/keys/${index}`, options.advertised === true);
+    if (seen.has(entry.key_id)) {
+      throw new KeyFileError(
+        'duplicate_key_id',
+        `/keys/${index}/key_id`,
+        `Key id ${quote(entry.key_id)} appears twice.`,
+      );
+    }
+    seen.add(entry.key_id);
+    return entry;
+  });
+}
+
+/**
+ * Parse a secret file for sealed documents.
+ *
+ * Secret ids are names matched exactly (printable ASCII, no spaces, at most
+ * {@link MAX_SECRET_ID_LENGTH} characters) and unique within the file; each key is 32 bytes of
+ * b64u.
+ *
+ * @param text - The file's text.
+ * @returns The secrets, in file order.
+ * @throws TypeError if `text` is not a string.
+ * @throws KeyFileError naming the first problem and its JSON Pointer.
+ */
+export function parseSecretsFile(text: string): SecretEntry[] {
+  if (typeof text !== 'string') throw new TypeError('parseSecretsFile expects the file text as a string');
+  const list = topLevelList(parseStrict(text), 'secrets', []);
+  const seen = new Set<string>();
+  return list.map((item, index) => {
+    const path = `/secrets/${index}`;
+    const object = expectObject(item, path);
+    checkMembers(object, path, ['key_id', 'key'], ['key_id', 'key']);
+    const keyId = object['key_id'];
+    if (!isSecretId(keyId)) {
+      throw new KeyFileError(
+        'invalid_key_id',
+        `${path}/key_id`,
+        `"key_id" must be 1 to ${MAX_SECRET_ID_LENGTH} printable ASCII characters without spaces.`,
+      );
+    }
+    if (seen.has(keyId)) {
+      throw new KeyFileError('duplicate_key_id', `${path}/key_id`, `Secret id ${quote(keyId)} appears twice.`);
+    }
+    seen.add(keyId);
+    const key = decodeB64uField(object['key'], 32);
+    if (key === undefined) {
+      throw new KeyFileError('invalid_secret', `${path}/key`, '"key" must be 32 bytes as unpadded base64url.');
+    }
+    return { key_id: keyId, key };
+  });
+}
+
+/**
+ * Whether a value is a well-formed secret id (see {@link parseSecretsFile}).
+ *
+ * @param value - Anything.
+ * @returns True for a usable secret id.
+ */
+export function isSecretId(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_SECRET_ID_LENGTH && SECRET_ID_PATTERN.test(value);
+}
+
+/**
+ * Write key entries as a key file, two-space indented, members in a fixed order.
+ *
+ * The result parses back with {@link parseKeyFile} to equal entries.
+ *
+ * @param entries - The entries.
+ * @returns The file text, ending with a newline.
+ * @throws TypeError if `entries` is not an array of key entries.
+ */
+export function serializeKeyFile(entries: readonly KeyEntry[]): string {
+  if (!Array.isArray(entries)) throw new TypeError('serializeKeyFile expects an array of key entries');
+  const keys = entries.map((entry) => {
+    if (typeof entry !== 'object' || entry === null || !(entry.public_key instanceof Uint8Array)) {
+      throw new TypeError('Each key entry needs a Uint8Array public_key');
+    }
+    const out: JsonObject = {
+      key_id: entry.key_id,
+      algorithm: entry.algorithm,
+      public_key: b64uEncode(entry.public_key),
+    };
+    if (entry.label !== undefined) out['label'] = entry.label;
+    if (entry.not_before !== undefined) out['not_before'] = entry.not_before;
+    if (entry.not_after !== undefined) out['not_after'] = entry.not_after;
+    if (entry.status !== undefined) out['status'] = entry.status;
+    return out;
+  });
+  return `${JSON.stringify({ keys }, null, 2)}\n`;
+}
+
+function parseKeyEntry(item: JsonValue, path: string, advertised: boolean): KeyEntry {
+  const object = expectObject(item, path);
+  checkMembers(object, path, ['key_id', 'algorithm', 'public_key'], KEY_MEMBERS);
+  const keyId = object['key_id'];
+  if (!isKeyId(keyId)) {
+    throw new KeyFileError(
+      'invalid_key_id',
+      `${path}/key_id`,
+      '"key_id" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key ' +
+        `(at most ${MAX_KEY_ID_LENGTH} characters).`,
+    );
+  }
+  const algorithm = object['algorithm'];
+  if (typeof algorithm !== 'string' || !(KEY_ALGORITHMS as readonly string[]).includes(algorithm)) {
+    throw new KeyFileError(
+      'invalid_algorithm',
+      `${path}/algorithm`,
+      `"algorithm" must be one of ${KEY_ALGORITHMS.join(', ')}.`,
+    );
+  }
+  const keyAlgorithm = algorithm as KeyAlgorithm;
+  const length = PUBLIC_KEY_LENGTH[keyAlgorithm];
+  const publicKey = decodeB64uField(object['public_key'], length);
+  if (publicKey === undefined) {
+    throw new KeyFileError(
+      'invalid_public_key',
+      `${path}/public_key`,
+      `"public_key" must be ${length} bytes (${keyAlgorithm}) as unpadded base64url.`,
+    );
+  }
+  if (keyId.startsWith('did:key:')) {
+    if (keyAlgorithm !== 'Ed25519' || !equalBytes(ed25519FromDidKey(keyId), publicKey)) {
+      throw new KeyFileError(
+        'did_key_mismatch',
+        `${path}/public_key`,
+        'A did:key id names its own Ed25519 public key; "public_key" must be that key.',
+      );
+    }
+  }
+  const entry: KeyEntry = { key_id: keyId, algorithm: keyAlgorithm, public_key: publicKey };
+  for (const bound of ['not_before', 'not_after'] as const) {
+    const value = object[bound];
+    if (value === undefined) continue;
+    if (!isTimestamp(value)) {
+      throw new KeyFileError(
+        'invalid_timestamp',
+        `${path}/${bound}`,
+        `"${bound}" must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z.`,
+      );
+    }
+    entry[bound] = value;
+  }
+  if (entry.not_before !== undefined && entry.not_after !== undefined) {
+    if (timestampToMillis(entry.not_before) > timestampToMillis(entry.not_after)) {
+      throw new KeyFileError('invalid_window', `${path}/not_after`, '"not_after" is before "not_before".');
+    }
+  }
+  const label = object['label'];
+  if (label !== undefined) {
+    if (typeof label !== 'string' || label.length > MAX_LABEL_LENGTH) {
+      throw new KeyFileError(
+        'invalid_label',
+        `${path}/label`,
+        `"label" must be a string of at most ${MAX_LABEL_LENGTH} characters.`,
+      );
+    }
+    if (!advertised) entry.label = label;
+  }
+  const status = object['status'];
+  if (status !== undefined) {
+    if (advertised) {
+      if (typeof status !== 'string') {
+        throw new KeyFileError(
+          'invalid_status',
+          `${path}/status`,
+          `"status" must be a string, got ${describeType(status)}.`,
+        );
+      }
+    } else if (status === 'pinned' || status === 'revoked') {
+      entry.status = status;
+    } else {
+      throw new KeyFileError('invalid_status', `${path}/status`, '"status" must be "pinned" or "revoked".');
+    }
+  }
+  const use = object['use'];
+  if (use !== undefined && (!Array.isArray(use) || use.some((item) => typeof item !== 'string'))) {
+    throw new KeyFileError('invalid_use', `${path}/use`, '"use" must be an array of strings.');
+  }
+  return entry;
+}
+
+function parseStrict(text: string): JsonValue {
+  try {
+    return toPlain(parseJsonTree(text));
+  } catch (error) {
+    if (error instanceof JsonParseError) {
+      throw new KeyFileError(error.code, error.path, `Not strict JSON: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+function topLevelList(root: JsonValue, name: string, extra: readonly string[]): JsonValue[] {
+  const object = expectObject(root, '');
+  checkMembers(object, '', [name], [name, ...extra]);
+  const list = object[name];
+  if (!Array.isArray(list)) {
+    throw new KeyFileError('invalid_type', `/${name}`, `"${name}" must be an array, got ${describeType(list)}.`);
+  }
+  return list;
+}
+
+function expectObject(value: JsonValue, path: string): JsonObject {
+  if (!isJsonObject(value)) {
+    throw new KeyFileError(
+      'invalid_type',
+      path,
+      `Expected an object at ${path === '' ? 'the top level' : path}, got ${describeType(value)}.`,
+    );
+  }
+  return value;
+}
+
+function checkMembers(object: JsonObject, path: string, required: readonly string[], allowed: readonly string[]): void {
+  for (const name of required) {
+    if (!Object.hasOwn(object, name)) {
+      throw new KeyFileError('missing_property', pointerAppend(path, name), `Required member "${name}" is missing.`);
+    }
+  }
+  for (const name of Object.keys(object)) {
+    if (!allowed.includes(name)) {
+      throw new KeyFileError('unknown_property', pointerAppend(path, name), `Unknown member ${quote(name)}.`);
+    }
+  }
+}

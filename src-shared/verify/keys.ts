@@ -1,0 +1,276 @@
+/**
+ * Key resolution and trust (PROTOCOL sections 0 and 1).
+ *
+ * A verifier finds a public key, in order: pinned keys (the trust store) by key_id; a did:key,
+ * decoded offline; keys that came with the input (advertised). Documents that embed a raw key
+ * (classical, countersigner, typed PQ) carry the key themselves, and a pinned entry with the same
+ * public key bytes makes it trusted.
+ *
+ * Trust is judged only for pinned entries: `trusted` inside the entry's validity window and not
+ * revoked, `revoked` when the store marks it revoked, `expired` outside the window (before
+ * `not_before` as well as after `not_after`). Every other key is `unpinned`.
+ *
+ * A revoked or expired pinned key is still used to check the signature: the report's status is
+ * the cryptographic result only, and its trust says revoked or expired (PROTOCOL section 1 keeps
+ * the two apart, so a UI can say "this signature is genuine, and the key was revoked").
+ *
+ * Likewise a report's trust describes the key the document names or embeds whatever the
+ * signature's outcome: an INVALID report can carry trust `trusted` (the named key is pinned; it
+ * just did not sign this). Trust never upgrades a status; consumers judge status first.
+ */
+import { ed25519FromDidKey, equalBytes } from '../crypto';
+import type { CryptoProvider } from '../crypto/provider';
+import type { KeyAlgorithm, KeyEntry, VerifyContext } from './context';
+import type { TrustResult } from './report';
+import { timestampToMillis } from './timestamp';
+
+/** Where a resolved key came from. */
+export type KeySource = 'pinned' | 'did:key' | 'advertised' | 'document';
+
+/** A public key found for a signature, with where it came from and the trust it confers. */
+export interface ResolvedKey {
+  /** The key id, when the key has one (embedded keys match a pinned entry's id only if pinned). */
+  key_id?: string;
+  algorithm: KeyAlgorithm;
+  public_key: Uint8Array;
+  source: KeySource;
+  /** The pinned or advertised entry the key came from. */
+  entry?: KeyEntry;
+  trust: TrustResult;
+}
+
+/** Public key length in bytes of each algorithm. */
+export const PUBLIC_KEY_LENGTH: Readonly<Record<KeyAlgorithm, number>> = {
+  Ed25519: 32,
+  'ML-DSA-65': 1952,
+};
+
+/** The algorithms a key entry may name. */
+export const KEY_ALGORITHMS: readonly KeyAlgorithm[] = ['Ed25519', 'ML-DSA-65'];
+
+/** The longest key id accepted; DIDs in practice are far shorter. */
+export const MAX_KEY_ID_LENGTH = 512;
+
+/**
+ * The shape of a key id (PROTOCOL section 0): `did:svc:<id>`, `did:web:<host>[:path]` or
+ * `did:key:z6Mk...`. A did:key must also decode ({@link isKeyId} checks that).
+ */
+export const KEY_ID_PATTERN =
+  /^did:(?:svc:[A-Za-z0-9._-]+(?::[A-Za-z0-9._-]+)*|web:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?:%3A\d{1,5})?(?::[A-Za-z0-9._~%-]+)*|key:z6Mk[1-9A-HJ-NP-Za-km-z]+)$/;
+
+/**
+ * Whether a value is a well-formed key id.
+ *
+ * @param value - Anything.
+ * @returns True for a string of at most {@link MAX_KEY_ID_LENGTH} characters that matches
+ *   {@link KEY_ID_PATTERN} and, for did:key, decodes to an Ed25519 public key.
+ */
+export function isKeyId(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > MAX_KEY_ID_LENGTH || !KEY_ID_PATTERN.test(value)) return false;
+  if (value.startsWith('did:key:')) return decodeDidKey(value) !== undefined;
+  return true;
+}
+
+/**
+ * Find the public key for a key id: pinned first, then did:key, then advertised.
+ *
+ * When the trust store holds several entries with this id (a key re-pinned with a new window),
+ * a revoked entry wins over all others, then an entry valid at `ctx.now`, then the first one.
+ *
+ * @param keyId - The key id the document names.
+ * @param ctx - The verification context (pinned and advertised keys, the clock).
+ * @returns The key and its trust, or undefined when no source knows the id.
+ * @throws TypeError if `keyId` is not a string.
+ */
+export function findKeyById(keyId: string, ctx: VerifyContext): ResolvedKey | undefined {
+  if (typeof keyId !== 'string') throw new TypeError('A key id must be a string');
+  const pinned = pickPinned(ctx.pinned.filter((entry) => entry.key_id === keyId), ctx.now);
+  if (pinned !== undefined) {
+    return {
+      key_id: keyId,
+      algorithm: pinned.algorithm,
+      public_key: pinned.public_key,
+      source: 'pinned',
+      entry: pinned,
+      trust: pinnedTrust(pinned, ctx.now),
+    };
+  }
+  if (keyId.startsWith('did:key:')) {
+    const publicKey = decodeDidKey(keyId);
+    if (publicKey !== undefined) {
+      return {
+        key_id: keyId,
+        algorithm: 'Ed25519',
+        public_key: publicKey,
+        source: 'did:key',
+        trust: {
+          status: 'unpinned',
+          key_id: keyId,
+          detail: 'The key was decoded from its did:key identifier; it is not pinned in the trust store.',
+        },
+      };
+    }
+  }
+  const advertised = ctx.advertised.find((entry) => entry.key_id === keyId);
+  if (advertised !== undefined) {
+    return {
+      key_id: keyId,
+      algorithm: advertised.algorithm,
+      public_key: advertised.public_key,
+      source: 'advertised',
+      entry: advertised,
+      trust: {
+        status: 'unpinned',
+        key_id: keyId,
+        detail:
+          'The key came with the input (a key file, a bundle or the service listing); listing a key confers no trust.',
+      },
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Resolve a public key that the document itself carries (classical, countersigner, typed PQ).
+ *
+ * A pinned entry with the same algorithm and equal public key bytes makes the key pinned (and its
+ * trust is judged as for any pinned key); otherwise the key is `unpinned`, since a key embedded in
+ * a document does not by itself authenticate the issuer.
+ *
+ * @param publicKey - The key bytes from the document.
+ * @param algorithm - The algorithm the document uses.
+ * @param ctx - The verification context.
+ * @returns The resolved key; never undefined, the document supplies the key.
+ * @throws TypeError if `publicKey` is not a Uint8Array.
+ */
+export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, ctx: VerifyContext): ResolvedKey {
+  if (!(publicKey instanceof Uint8Array)) throw new TypeError('An embedded public key must be a Uint8Array');
+  const matches = ctx.pinned.filter(
+    (entry) => entry.algorithm === algorithm && equalBytes(entry.public_key, publicKey),
+  );
+  const pinned = pickPinned(matches, ctx.now);
+  if (pinned !== undefined) {
+    return {
+      key_id: pinned.key_id,
+      algorithm,
+      public_key: publicKey,
+      source: 'pinned',
+      entry: pinned,
+      trust: pinnedTrust(pinned, ctx.now),
+    };
+  }
+  return {
+    algorithm,
+    public_key: publicKey,
+    source: 'document',
+    trust: {
+      status: 'unpinned',
+      detail: 'The public key came with the document and matches no pinned key; it does not identify the issuer.',
+    },
+  };
+}
+
+/**
+ * Judge the trust of a pinned key entry at an instant.
+ *
+ * @param entry - A trust-store entry.
+ * @param now - The instant of judgement.
+ * @returns `revoked` if the entry is revoked, `expired` if `now` is before `not_before` or after
+ *   `not_after`, `trusted` otherwise. A window bound that is not a valid TS counts as outside the
+ *   window: an unreadable bound must not widen trust.
+ */
+export function pinnedTrust(entry: KeyEntry, now: Date): TrustResult {
+  const base: TrustResult = { status: 'trusted', key_id: entry.key_id };
+  if (entry.label !== undefined) base.label = entry.label;
+  if (entry.status === 'revoked') {
+    return { ...base, status: 'revoked', detail: `Key ${entry.key_id} is revoked in the trust store.` };
+  }
+  const window = windowState(entry, now);
+  if (window !== 'inside') {
+    const bounds = `${entry.not_before ?? 'the beginning'} to ${entry.not_after ?? 'no end'}`;
+    const when = window === 'before' ? 'not yet valid' : 'no longer valid';
+    return {
+      ...base,
+      status: 'expired',
+      detail: `Key ${entry.key_id} is pinned but ${when} at ${describeInstant(now)} (valid ${bounds}).`,
+    };
+  }
+  return { ...base, detail: `Key ${entry.key_id} is pinned in the trust store and inside its validity window.` };
+}
+
+/**
+ * Describe a resolved key for a check's detail, e.g. `did:svc:x (pinned, trusted)`.
+ *
+ * @param key - A resolved key.
+ * @returns A short phrase.
+ */
+export function describeKey(key: ResolvedKey): string {
+  const name = key.key_id ?? 'the embedded key';
+  const source = key.source === 'document' ? 'from the document' : key.source;
+  return `${name} (${source}, trust ${key.trust.status})`;
+}
+
+/**
+ * Make an Ed25519 key entry from a 32-byte secret seed, for tests, samples and benchmarks.
+ *
+ * @param crypto - The provider that derives the public key.
+ * @param keyId - The key id to give the entry.
+ * @param seed - The 32-byte secret seed.
+ * @param extra - Optional label, window and status.
+ * @returns The entry (the seed is not kept).
+ * @throws TypeError if `keyId` is not a key id.
+ */
+export function ed25519KeyEntry(
+  crypto: CryptoProvider,
+  keyId: string,
+  seed: Uint8Array,
+  extra: Pick<KeyEntry, 'label' | 'not_before' | 'not_after' | 'status'> = {},
+): KeyEntry {
+  if (!isKeyId(keyId)) throw new TypeError(`Not a key id: ${String(keyId)}`);
+  return { key_id: keyId, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(seed), ...extra };
+}
+
+function pickPinned(entries: readonly KeyEntry[], now: Date): KeyEntry | undefined {
+  return (
+    entries.find((entry) => entry.status === 'revoked') ??
+    entries.find((entry) => windowState(entry, now) === 'inside') ??
+    entries[0]
+  );
+}
+
+function windowState(entry: KeyEntry, now: Date): 'before' | 'inside' | 'after' {
+  const instant = now.getTime();
+  // An invalid clock must not make a bounded key look valid.
+  const bounded = entry.not_before !== undefined || entry.not_after !== undefined;
+  if (bounded && !Number.isFinite(instant)) return 'after';
+  if (entry.not_before !== undefined) {
+    const start = safeMillis(entry.not_before);
+    if (start === undefined || instant < start) return 'before';
+  }
+  if (entry.not_after !== undefined) {
+    const end = safeMillis(entry.not_after);
+    if (end === undefined || instant > end) return 'after';
+  }
+  return 'inside';
+}
+
+function describeInstant(now: Date): string {
+  return Number.isFinite(now.getTime()) ? now.toISOString() : 'an invalid clock time';
+}
+
+function safeMillis(timestamp: string): number | undefined {
+  try {
+    return timestampToMillis(timestamp);
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeDidKey(did: string): Uint8Array | undefined {
+  try {
+    const key = ed25519FromDidKey(did);
+    return key.length === 32 ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}

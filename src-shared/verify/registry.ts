@@ -1,0 +1,33 @@
+/**
+ * The table of document formats, in detection order.
+ *
+ * The first module whose `detect` recognizes a document verifies it. More specific shapes come
+ * first: a sealed wrapper before anything it could contain, the countersigner record before the
+ * classical receipt. Adding a format is one line in the list below plus its own folder.
+ *
+ * The table is built on first use rather than at module load, so an import cycle through a
+ * format folder (a format importing the verify index, which imports this registry) cannot catch
+ * a format's module object before it is initialized.
+ */
+import { classicalFormat } from '../formats/classical';
+import { countersignerFormat } from '../formats/countersigner';
+import { envelopeFormat } from '../formats/envelope';
+import { sealedFormat } from '../formats/sealed';
+import type { FormatModule } from './format-module';
+
+let table: readonly FormatModule[] | undefined;
+
+/**
+ * Every format the verifier knows, in detection order.
+ *
+ * @returns The frozen table.
+ */
+export function formatModules(): readonly FormatModule[] {
+  table ??= Object.freeze([
+    sealedFormat,
+    countersignerFormat,
+    classicalFormat,
+    envelopeFormat,
+  ]);
+  return table;
+}

@@ -1,0 +1,154 @@
+/**
+ * The verification entry point: any document in, one Report out (PROTOCOL section 1).
+ *
+ * Steps: strict parse (a failure is MALFORMED with the parser's code and JSON Pointer, format
+ * `unknown`), detection through the format registry, then the format's verifier.
+ *
+ * Decisions:
+ * - A document no format recognizes is MALFORMED with error `unknown_format`: it is well-formed
+ *   JSON but fits no schema we know, and a schema failure is MALFORMED. (UNSUPPORTED is kept for
+ *   algorithms and suites we recognize but do not execute.)
+ * - These functions never throw because of the document. An unexpected exception inside a
+ *   verifier becomes status INDETERMINATE with error `internal`: the verifier could not reach a
+ *   verdict, which is never a success. A bad context (no provider, an invalid clock) is a
+ *   programming error and throws TypeError.
+ * - Sealed documents verify their plaintext in turn; at most {@link MAX_SEALED_DEPTH} sealed
+ *   layers are opened, deeper nesting is MALFORMED (`nesting_too_deep`).
+ */
+import { JsonParseError, parseJsonBytes, parseJsonTree, toPlain } from '../json';
+import type { JsonNode } from '../json/types';
+import type { VerifyContext } from './context';
+import { detectModule, knownFormatNames } from './detect';
+import type { FormatInput } from './format-module';
+import type { Report, ReportFormat } from './report';
+import { singleErrorReport } from './report-builder';
+
+/** The most sealed layers opened around one document; each layer is a decryption and a parse. */
+export const MAX_SEALED_DEPTH = 4;
+
+/** Options for {@link verifyParsed}. */
+export interface VerifyParsedOptions {
+  /** How many sealed layers enclose this document (0 for a top-level document). */
+  depth?: number;
+}
+
+/**
+ * Verify one document given as text or bytes.
+ *
+ * Bytes must be UTF-8 (invalid UTF-8 and a BOM are MALFORMED). Any input gives a report.
+ *
+ * @param input - The document's JSON text or its bytes.
+ * @param ctx - Crypto provider, pinned and advertised keys, secrets and the clock.
+ * @returns The report.
+ * @throws TypeError if `input` is neither a string nor a Uint8Array, or `ctx` is not a context.
+ * @example verifyDocument(text, createVerifyContext(createPortableProvider())).status
+ */
+export function verifyDocument(input: string | Uint8Array, ctx: VerifyContext): Report {
+  if (typeof input !== 'string' && !(input instanceof Uint8Array)) {
+    throw new TypeError('verifyDocument expects the document as a string or a Uint8Array');
+  }
+  assertContext(ctx);
+  return parseAndVerify(input, ctx, 0);
+}
+
+/**
+ * Verify a document that was already parsed strictly.
+ *
+ * @param tree - The parsed document (from parseJsonTree or parseJsonBytes).
+ * @param ctx - The verification context.
+ * @param options - The sealed nesting depth, for nested calls.
+ * @returns The report.
+ * @throws TypeError if `tree` is not a JSON tree node or `ctx` is not a context.
+ */
+export function verifyParsed(tree: JsonNode, ctx: VerifyContext, options: VerifyParsedOptions = {}): Report {
+  if (typeof tree !== 'object' || tree === null || typeof tree.type !== 'string') {
+    throw new TypeError('verifyParsed expects a JSON tree node');
+  }
+  assertContext(ctx);
+  const depth = options.depth ?? 0;
+  if (!Number.isSafeInteger(depth) || depth < 0) {
+    throw new TypeError('verifyParsed depth must be a non-negative integer');
+  }
+  return verifyTree(tree, ctx, depth);
+}
+
+function parseAndVerify(input: string | Uint8Array, ctx: VerifyContext, depth: number): Report {
+  let tree: JsonNode;
+  try {
+    tree = typeof input === 'string' ? parseJsonTree(input) : parseJsonBytes(input);
+  } catch (error) {
+    if (error instanceof JsonParseError) {
+      return singleErrorReport('unknown', 'MALFORMED', 'parse', {
+        code: error.code,
+        path: error.path,
+        message: `The input is not strict JSON: ${error.message} (at offset ${error.offset}).`,
+      });
+    }
+    return internalReport('unknown', error);
+  }
+  return verifyTree(tree, ctx, depth);
+}
+
+function verifyTree(tree: JsonNode, ctx: VerifyContext, depth: number): Report {
+  let format: ReportFormat = 'unknown';
+  try {
+    const value = toPlain(tree);
+    const detection = detectModule(value);
+    if (detection === undefined) {
+      return singleErrorReport('unknown', 'MALFORMED', 'format', {
+        code: 'unknown_format',
+        path: '',
+        message: `The document matches no known format (known: ${knownFormatNames().join(', ')}).`,
+      });
+    }
+    format = detection.format;
+    const input: FormatInput = {
+      format,
+      tree,
+      value,
+      ctx,
+      verifyNested: (bytes) => verifyNested(bytes, ctx, depth + 1),
+    };
+    return detection.module.verify(input);
+  } catch (error) {
+    return internalReport(format, error);
+  }
+}
+
+function verifyNested(bytes: Uint8Array, ctx: VerifyContext, depth: number): Report {
+  if (depth > MAX_SEALED_DEPTH) {
+    return singleErrorReport('unknown', 'MALFORMED', 'nesting', {
+      code: 'nesting_too_deep',
+      path: '',
+      message: `Sealed documents nest more than ${MAX_SEALED_DEPTH} deep; the innermost layers were not verified.`,
+    });
+  }
+  try {
+    return parseAndVerify(bytes, ctx, depth);
+  } catch (error) {
+    return internalReport('unknown', error);
+  }
+}
+
+function internalReport(format: ReportFormat, error: unknown): Report {
+  // The message only: a stack trace tells a user nothing and may leak paths.
+  const reason = error instanceof Error ? error.message : String(error);
+  return singleErrorReport(format, 'INDETERMINATE', 'internal', {
+    code: 'internal',
+    path: '',
+    message: `The verifier failed unexpectedly and reached no verdict: ${reason}`,
+  });
+}
+
+function assertContext(ctx: VerifyContext): void {
+  if (typeof ctx !== 'object' || ctx === null) throw new TypeError('A VerifyContext object is required');
+  if (typeof ctx.crypto !== 'object' || ctx.crypto === null) {
+    throw new TypeError('VerifyContext.crypto must be a CryptoProvider');
+  }
+  for (const name of ['pinned', 'advertised', 'secrets'] as const) {
+    if (!Array.isArray(ctx[name])) throw new TypeError(`VerifyContext.${name} must be an array`);
+  }
+  if (!(ctx.now instanceof Date) || !Number.isFinite(ctx.now.getTime())) {
+    throw new TypeError('VerifyContext.now must be a valid Date');
+  }
+}
