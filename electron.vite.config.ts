@@ -1,6 +1,12 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
+import packageJson from './package.json' with { type: 'json' };
+
+// electron-vite asks the installed electron package for its version to pick build targets.
+// Where the optional electron dependency could not be installed (no binary download), tell it
+// the version we pin instead, so the same bundles build on every machine.
+process.env.ELECTRON_MAJOR_VER ??= packageJson.optionalDependencies.electron.split('.')[0];
 
 // One codebase, three bundles: the Electron main process, its preload, and the renderer that
 // both the Electron window and local web mode serve.
@@ -24,6 +30,7 @@ export default defineConfig({
     build: {
       outDir: 'out/renderer',
       emptyOutDir: true,
+      minify: true,
       rollupOptions: { input: { index: resolve(import.meta.dirname, 'src-renderer/index.html') } },
     },
   },

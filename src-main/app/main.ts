@@ -4,7 +4,7 @@
  * The shell is thin on purpose: everything it offers is the app API (src-main/appapi), which
  * local web mode serves too, so every capability is reachable and tested without Electron.
  */
-import { app, BrowserWindow, ipcMain, Menu, protocol, session, shell, net, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, ipcMain, Menu, protocol, session, shell, net, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createAppApi } from '../appapi/app-api';
@@ -40,7 +40,7 @@ function createWindow(): void {
 }
 
 function buildMenu(): void {
-  const template: Electron.MenuItemConstructorOptions[] = [
+  const template: MenuItemConstructorOptions[] = [
     { label: 'File', submenu: [{ role: 'quit' }] },
     { label: 'View', submenu: [{ role: 'reload' }, { role: 'togglefullscreen' }] },
     {

@@ -27,12 +27,15 @@ export const CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
 ].join('; ');
 
+const HTML_TYPE = 'text/html; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
+  '.html': HTML_TYPE,
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
+  '.json': JSON_TYPE,
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
   '.ico': 'image/x-icon',
@@ -154,7 +157,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     } catch {
       // Client-side routes fall back to the app shell.
       body = await readFile(join(root, 'index.html'));
-      response.writeHead(extname(relative) === '' ? 200 : 404, { 'content-type': MIME['.html']!, 'cache-control': 'no-store' });
+      response.writeHead(extname(relative) === '' ? 200 : 404, { 'content-type': HTML_TYPE, 'cache-control': 'no-store' });
       response.end(extname(relative) === '' ? body : 'not found');
       return;
     }
@@ -199,7 +202,7 @@ function setSecurityHeaders(response: ServerResponse): void {
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': MIME['.json']!, 'cache-control': 'no-store' });
+  response.writeHead(status, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
   response.end(text);
 }
 

@@ -116,7 +116,7 @@ export function formatHelp(spec: CommandSpec): string {
     const width = Math.max(...labels.map((label) => label.length), '-h, --help'.length);
     entries.forEach(([, option], index) => {
       const repeat = option.multiple ? ' (may be repeated)' : '';
-      lines.push(`  ${labels[index]!.padEnd(width)}  ${option.help}${repeat}`);
+      lines.push(`  ${(labels[index] ?? '').padEnd(width)}  ${option.help}${repeat}`);
     });
     lines.push(`  ${'-h, --help'.padEnd(width)}  show this help`);
   }

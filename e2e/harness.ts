@@ -1,0 +1,90 @@
+/**
+ * The e2e harness: the real app in local web mode (a child process, as a user starts it) and
+ * Debian's Chromium driven by playwright-core.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const ARTIFACTS = join(REPO_ROOT, 'e2e', 'artifacts');
+
+/** Chromium flags for this machine: headless, as root, and quiet on a closed network. */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
+export interface RunningApp {
+  url: string;
+  home: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `evroom app --web --no-open` with a fresh EVROOM_HOME and waits for its first line.
+ */
+export async function startWebApp(env: Record<string, string> = {}): Promise<RunningApp> {
+  const home = mkdtempSync(join(tmpdir(), 'evroom-e2e-'));
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), 'app', '--web', '--no-open'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const firstLine = await new Promise<string>((resolveLine, rejectLine) => {
+    const lines = createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => rejectLine(new Error(`app did not start in time; stderr: ${stderr}`)), 60_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolveLine(line);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      rejectLine(new Error(`app exited with ${code}; stderr: ${stderr}`));
+    });
+  });
+  const match = /^Evidence Room at (http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)$/.exec(firstLine);
+  if (!match?.[1]) throw new Error(`unexpected first line: ${firstLine}`);
+  return {
+    url: match[1],
+    home,
+    process: child,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Launches Debian's Chromium. */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+}
+
+/** The folder for a test's screenshots and traces. */
+export function artifactPath(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return join(ARTIFACTS, name);
+}

@@ -1,0 +1,140 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { b64uEncode, createPortableProvider, hexEncode } from '../../src-shared/crypto';
+import { signClassical } from '../../src-shared/formats/classical';
+
+// The CLI as a user runs it: a real process, real files, real exit codes.
+const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
+const crypto = createPortableProvider();
+const seed = new Uint8Array(32).fill(7);
+const publicKey = crypto.ed25519PublicKey(seed);
+
+function evroom(args: string[], input?: string) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('evroom verify', () => {
+  let dir: string;
+  let valid: string;
+  let tampered: string;
+  let trust: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'evroom-cli-'));
+    const text = signClassical('{"sequence":3,"amount":1.50,"memo":"coffee"}', seed, crypto);
+    valid = join(dir, 'valid.json');
+    writeFileSync(valid, text);
+    tampered = join(dir, 'tampered.json');
+    const altered = text.replace('"signed_payload":{"amount":1.50', '"signed_payload":{"amount":1.51');
+    expect(altered).not.toBe(text);
+    writeFileSync(tampered, altered);
+    trust = join(dir, 'trust.json');
+    writeFileSync(
+      trust,
+      JSON.stringify({ keys: [{ key_id: 'did:svc:test:k1', algorithm: 'Ed25519', public_key: b64uEncode(publicKey), label: 'Test issuer', status: 'pinned' }] }),
+    );
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reports a valid receipt as PASS with unpinned trust and exits 0', () => {
+    const result = evroom(['verify', valid]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('PASS');
+    expect(result.stdout).toContain('unpinned');
+    expect(result.stdout).toContain('signature');
+    expect(result.stdout).not.toContain('\u001b[');
+  });
+
+  it('prints one JSON line per input with the input path, and exits 1 when one is not PASS', () => {
+    const result = evroom(['verify', '--json', valid, tampered]);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status: string; report_version: string });
+    expect(lines.map((line) => [line.input, line.status])).toEqual([
+      [valid, 'PASS'],
+      [tampered, 'MISMATCH'],
+    ]);
+    expect(lines[0]!.report_version).toBe('1');
+  });
+
+  it('reads standard input for -', () => {
+    const result = evroom(['verify', '--json', '-'], signClassical({ sequence: 1 }, seed, crypto));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout) as { input: string; status: string }).toMatchObject({ input: '-', status: 'PASS' });
+  });
+
+  it('makes trust trusted with a pinned key, and --require-trusted fails without one', () => {
+    const pinned = evroom(['verify', '--json', '--trust', trust, valid]);
+    expect(pinned.code).toBe(0);
+    expect((JSON.parse(pinned.stdout) as { trust: { status: string; label?: string } }).trust).toMatchObject({ status: 'trusted', label: 'Test issuer' });
+    expect(evroom(['verify', '--require-trusted', '--trust', trust, valid]).code).toBe(0);
+    const unpinned = evroom(['verify', '--require-trusted', valid]);
+    expect(unpinned.code).toBe(1);
+    expect(unpinned.stdout).toContain('not trusted');
+  });
+
+  it('gives each bad input its own error line and exits 2', () => {
+    const empty = join(dir, 'empty.json');
+    writeFileSync(empty, '');
+    const binary = join(dir, 'binary.bin');
+    writeFileSync(binary, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff]));
+    const folder = join(dir, 'folder');
+    mkdirSync(folder);
+    const missing = join(dir, 'missing.json');
+    const result = evroom(['verify', valid, missing, folder, empty, binary]);
+    expect(result.code).toBe(2);
+    const errors = result.stderr.trim().split('\n');
+    expect(errors).toEqual([
+      `evroom: ${missing}: no such file`,
+      `evroom: ${folder}: is a directory, not a file`,
+      `evroom: ${empty}: is empty; expected a JSON document`,
+      `evroom: ${binary}: is a binary file, not a JSON document`,
+    ]);
+    // The good input is still reported.
+    expect(result.stdout).toContain('PASS');
+  });
+
+  it('reports a malformed document (duplicate name) as MALFORMED with its path, exit 1', () => {
+    const duplicate = join(dir, 'duplicate.json');
+    writeFileSync(duplicate, '{"signed_payload":{"a":1,"a":2},"signature":"00","public_key_hex":"00"}');
+    const result = evroom(['verify', '--json', duplicate]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { status: string; errors: { code: string; path: string }[] };
+    expect(report.status).toBe('MALFORMED');
+    expect(report.errors[0]).toMatchObject({ code: 'duplicate_name', path: '/signed_payload/a' });
+  });
+
+  it('refuses usage errors with exit 2 and a pointer to help', () => {
+    const noFiles = evroom(['verify']);
+    expect(noFiles.code).toBe(2);
+    expect(noFiles.stderr).toContain('name at least one FILE');
+    const unknown = evroom(['verify', '--frobnicate', valid]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown option --frobnicate');
+    const badTrust = join(dir, 'bad-trust.json');
+    writeFileSync(badTrust, JSON.stringify({ keys: [{ key_id: 'did:svc:x', algorithm: 'Ed25519', public_key: hexEncode(publicKey) }] }));
+    const bad = evroom(['verify', '--trust', badTrust, valid]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^evroom: trust store .*bad-trust\.json at \/keys\/0\/public_key: /);
+    expect(bad.stdout).toBe('');
+  });
+
+  it('prints help for --help and for an unknown command says what exists', () => {
+    const help = evroom(['verify', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--require-trusted');
+    expect(help.stdout).toContain('Exit codes');
+    const unknown = evroom(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+  });
+});
