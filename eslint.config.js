@@ -22,7 +22,7 @@ const nodeOnlyModules = [
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/**', 'out/**', 'dist/**', 'coverage/**', 'e2e/artifacts/**', 'docs/screenshots/**'],
+    ignores: ['src-shared/schemas/*.generated.js', 'node_modules/**', 'out/**', 'dist/**', 'coverage/**', 'e2e/artifacts/**', 'docs/screenshots/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.strict,
