@@ -411,7 +411,7 @@ function envelopeCases(crypto: CryptoProvider): ConformanceCase[] {
       name: 'envelope: tampered field',
       input: modified((doc) => ((doc['response'] as JsonObject)['sealed'] = true)),
       ctx: context(crypto, keys),
-      expect: expect('INVALID', 'unpinned', 'signature_invalid', '/signatures/requester/sig_b64u'),
+      expect: expect('MISMATCH', 'unpinned', 'content_mismatch', ''),
     },
     {
       name: 'envelope: forged service signature',

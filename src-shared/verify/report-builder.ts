@@ -235,6 +235,11 @@ export class ReportBuilder {
     return this.checks.has(id);
   }
 
+  /** The status recorded for a check, or undefined when it has not been recorded. */
+  checkStatus(id: string): CheckStatus | undefined {
+    return this.checks.get(id)?.status;
+  }
+
   /** The status so far (before the "nothing verified" rule of {@link ReportBuilder.build}). */
   currentStatus(): ReportStatus {
     return this.status;

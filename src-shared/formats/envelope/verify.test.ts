@@ -39,7 +39,30 @@ describe('svc-receipt-v1 envelope verification', () => {
       ['signature.requester', 'pass'],
       ['signature.operator', 'fail'],
       ['signature.service', 'pass'],
+      ['content', 'pass'],
     ]);
+  });
+
+  it('content altered after signing is MISMATCH: no signer signed what is there', () => {
+    const text = JSON.stringify(signEnvelope(fields, signers, crypto));
+    const report = verifyDocument(text.replace('"asset":"USDC"', '"asset":"USDT"'), ctx);
+    expect(report.status).toBe('MISMATCH');
+    expect(report.checks.map((check) => [check.id, check.status])).toEqual([
+      ['schema', 'pass'],
+      ['signature.requester', 'fail'],
+      ['signature.operator', 'fail'],
+      ['signature.service', 'fail'],
+      ['content', 'fail'],
+    ]);
+    expect(report.errors).toContainEqual(expect.objectContaining({ code: 'content_mismatch', path: '' }));
+  });
+
+  it('with a single signer, a failing signature stays INVALID and content is unchecked', () => {
+    const { service } = signers;
+    const text = JSON.stringify(signEnvelope(fields, { service }, crypto));
+    const report = verifyDocument(text.replace('"asset":"USDC"', '"asset":"USDT"'), ctx);
+    expect(report.status).toBe('INVALID');
+    expect(report.checks.at(-1)).toMatchObject({ id: 'content', status: 'unchecked' });
   });
 
   it('states each role key and trust in its check; trust is the service key', () => {
@@ -62,13 +85,13 @@ describe('svc-receipt-v1 envelope verification', () => {
   it('an envelope with no signatures at all is INDETERMINATE, every role unavailable', () => {
     const report = verifyDocument(JSON.stringify({ ...fields, signatures: {} }), ctx);
     expect(report.status).toBe('INDETERMINATE');
-    expect(report.checks.slice(1).map((check) => check.status)).toEqual(['unavailable', 'unavailable', 'unavailable']);
+    expect(report.checks.slice(1).map((check) => check.status)).toEqual(['unavailable', 'unavailable', 'unavailable', 'unchecked']);
   });
 
   it('number spellings are not significant: JCS canonicalizes them', () => {
     const text = JSON.stringify(signEnvelope({ ...fields, amount: 1.5 }, signers, crypto));
     expect(verifyDocument(text.replace('"amount":1.5', '"amount":1.50'), ctx).status).toBe('PASS');
-    expect(verifyDocument(text.replace('"amount":1.5', '"amount":1.51'), ctx).status).toBe('INVALID');
+    expect(verifyDocument(text.replace('"amount":1.5', '"amount":1.51'), ctx).status).toBe('MISMATCH');
   });
 
   it('signs a member named __proto__ like any other', () => {
@@ -76,7 +99,7 @@ describe('svc-receipt-v1 envelope verification', () => {
     const text = JSON.stringify(signed);
     expect(text).toContain('"__proto__":{"x":1}');
     expect(verifyDocument(text, ctx).status).toBe('PASS');
-    expect(verifyDocument(text.replace('"x":1', '"x":2'), ctx).status).toBe('INVALID');
+    expect(verifyDocument(text.replace('"x":1', '"x":2'), ctx).status).toBe('MISMATCH');
   });
 
   it.each<[string, Record<string, unknown>, string, string]>([

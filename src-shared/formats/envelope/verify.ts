@@ -15,6 +15,14 @@
  *   `signature.service`). A missing role, or a key id no source resolves, is `unavailable`
  *   (status at least INDETERMINATE, never PASS). A key found with another algorithm than Ed25519
  *   is a failing check (INVALID: the signature cannot verify under that key).
+ * - Tampering (MISMATCH) versus a forged signature (INVALID): the envelope has no digest member,
+ *   so the signatures are its only integrity binding. Check `content` compares them: when two or
+ *   more roles' keys resolve and not one of their signatures verifies, the content disagrees
+ *   with what every signer signed, so it was altered after signing (MISMATCH). When at least one
+ *   verifies, the content is what that signer signed and a failing role is a bad signature over
+ *   consistent content (INVALID). With fewer than two resolved signatures the two cases cannot
+ *   be told apart: `content` passes if the one signature verifies and is `unchecked`
+ *   otherwise, and a failing signature stays INVALID.
  * - Trust is the trust of the service role's key: the service is the issuer that vouches for
  *   the envelope. Without a service signature trust is `not_applicable`; with a service key id
  *   that resolves to nothing it is `unpinned`. Each role's check detail states that role's key and
@@ -47,7 +55,7 @@ export const ENVELOPE_ROLES = ['requester', 'operator', 'service'] as const;
 export type EnvelopeRole = (typeof ENVELOPE_ROLES)[number];
 
 /** The checks of an envelope report, in report order. */
-export const ENVELOPE_CHECKS = ['schema', ...ENVELOPE_ROLES.map((role) => `signature.${role}`)] as const;
+export const ENVELOPE_CHECKS = ['schema', ...ENVELOPE_ROLES.map((role) => `signature.${role}`), 'content'] as const;
 
 /**
  * Recognize an svc-receipt-v1 envelope: an object with `v` equal to `svc-receipt-v1`.
@@ -139,6 +147,8 @@ export function verifyEnvelope(input: FormatInput): Report {
     status: 'not_applicable',
     detail: 'The envelope carries no service signature, so no issuer key was judged.',
   };
+  let resolved = 0;
+  let verified = 0;
   for (const role of ENVELOPE_ROLES) {
     const checkId = `signature.${role}`;
     const path = `/signatures/${role}`;
@@ -161,9 +171,30 @@ export function verifyEnvelope(input: FormatInput): Report {
       label: `The ${role} signature`,
     });
     if (role === 'service') serviceTrust = key?.trust ?? unresolvedTrust(entry.keyId);
+    if (key !== undefined && key.algorithm === 'Ed25519') {
+      resolved += 1;
+      if (builder.checkStatus(checkId) === 'pass') verified += 1;
+    }
   }
+  checkContent(builder, resolved, verified);
   builder.setTrust(serviceTrust);
   return builder.build();
+}
+
+/** The `content` check: see the module header for why several failing signers mean MISMATCH. */
+function checkContent(builder: ReportBuilder, resolved: number, verified: number): void {
+  if (verified > 0) {
+    builder.pass('content', `The content is what ${verified === 1 ? 'a signer' : `${verified} signers`} signed.`);
+  } else if (resolved >= 2) {
+    builder.fail(
+      'MISMATCH',
+      'content',
+      `None of the ${resolved} signatures whose keys are known verifies: the content was altered after signing.`,
+      problem('content_mismatch', '', 'The envelope does not match what any of its signers signed.'),
+    );
+  } else {
+    builder.unchecked('content', 'With fewer than two verifiable signatures, alteration cannot be told apart from a bad signature.');
+  }
 }
 
 interface RoleSignature {
