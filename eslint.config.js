@@ -1,9 +1,9 @@
 // ESLint flat config. The layering rules of docs/architecture.md are enforced here twice:
-// by path zones (import-x/no-restricted-paths) and by module names (no-restricted-imports),
+// by path zones (import/no-restricted-paths) and by module names (no-restricted-imports),
 // so neither a relative path nor a bare specifier can cross a layer by accident.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import importPlugin from 'eslint-plugin-import';
 import { builtinModules } from 'node:module';
 import globals from 'globals';
 
@@ -27,9 +27,9 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
-    plugins: { 'import-x': importX },
+    plugins: { import: importPlugin },
     settings: {
-      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'] })],
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'] } },
     },
     languageOptions: { globals: { ...globals.node } },
     rules: {
@@ -39,7 +39,7 @@ export default tseslint.config(
         'error',
         { selector: 'ExportDefaultDeclaration', message: 'Use named exports only (docs/architecture.md, STYLE).' },
       ],
-      'import-x/no-restricted-paths': [
+      'import/no-restricted-paths': [
         'error',
         {
           zones: [

@@ -23,8 +23,8 @@ describe('layering lint rules', () => {
 
   it('refuses src-main from src-shared and from the renderer', async () => {
     const code = "import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';\nexport const x = createNodeCryptoProvider;\n";
-    expect(await ruleIds(code, 'src-shared/probe.ts')).toContain('import-x/no-restricted-paths');
-    expect(await ruleIds(code, 'src-renderer/probe.ts')).toContain('import-x/no-restricted-paths');
+    expect(await ruleIds(code, 'src-shared/probe.ts')).toContain('import/no-restricted-paths');
+    expect(await ruleIds(code, 'src-renderer/probe.ts')).toContain('import/no-restricted-paths');
   });
 
   it('refuses Node modules in the renderer', async () => {

@@ -1,6 +1,6 @@
 /**
  * The app's version, from package.json (bundled into the Electron build, read by tsx in the CLI).
  */
-import packageJson from '../package.json';
+import { version } from '../package.json';
 
-export const APP_VERSION: string = packageJson.version;
+export const APP_VERSION: string = version;
