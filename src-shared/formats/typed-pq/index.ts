@@ -1,0 +1,31 @@
+/**
+ * Typed post-quantum envelopes (PROTOCOL section 7, 1.0.0-typed-pq): recognition, verification,
+ * signing and the documentation's worked example.
+ */
+import type { FormatModule } from '../../verify/format-module';
+import { detectTypedPq, verifyTypedPq } from './verify';
+
+export {
+  MAX_TYPED_PQ_FRAGMENTS,
+  TYPED_PQ_AGGREGATION,
+  TYPED_PQ_LENGTHS,
+  TYPED_PQ_OBJECT,
+  TYPED_PQ_SCHEME,
+  TYPED_PQ_VERSION,
+  detectTypedPq,
+  fragmentDigest,
+  linearDigest,
+  typedPqChecks,
+  verifyTypedPq,
+} from './verify';
+export { signTypedPq } from './sign';
+export type { TypedPqSignOptions } from './sign';
+export { TYPED_PQ_EXAMPLE_FRAGMENTS, TYPED_PQ_EXAMPLE_KEY_ID, typedPqWorkedExample } from './examples';
+export type { TypedPqWorkedExample } from './examples';
+
+/** The typed-pq format's entry in the verification registry. */
+export const typedPqFormat: FormatModule = {
+  name: 'typed-pq',
+  detect: detectTypedPq,
+  verify: verifyTypedPq,
+};
