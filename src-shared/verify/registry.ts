@@ -12,7 +12,11 @@
 import { classicalFormat } from '../formats/classical';
 import { countersignerFormat } from '../formats/countersigner';
 import { envelopeFormat } from '../formats/envelope';
+import { profileFormat } from '../formats/profile';
 import { sealedFormat } from '../formats/sealed';
+import { typedFormat } from '../formats/typed';
+import { typedPqFormat } from '../formats/typed-pq';
+import { wearableFormat } from '../formats/wearable';
 import type { FormatModule } from './format-module';
 
 let table: readonly FormatModule[] | undefined;
@@ -25,9 +29,13 @@ let table: readonly FormatModule[] | undefined;
 export function formatModules(): readonly FormatModule[] {
   table ??= Object.freeze([
     sealedFormat,
+    wearableFormat,
     countersignerFormat,
     classicalFormat,
     envelopeFormat,
+    profileFormat,
+    typedPqFormat,
+    typedFormat,
   ]);
   return table;
 }
