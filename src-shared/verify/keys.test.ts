@@ -107,7 +107,10 @@ describe('embedded keys', () => {
 
   it('describes keys for check details', () => {
     const ctx = createVerifyContext(crypto, { now });
-    expect(describeKey(findEmbeddedKey(keyA, 'Ed25519', ctx))).toBe('the embedded key (from the document, trust unpinned)');
+    const resolved = findEmbeddedKey(keyA, 'Ed25519', ctx);
+    expect(resolved.key_id).toBe(didKeyFromEd25519(keyA));
+    expect(resolved.trust.key_id).toBe(didKeyFromEd25519(keyA));
+    expect(describeKey(resolved)).toBe(`the embedded key ${didKeyFromEd25519(keyA)} (from the document, trust unpinned)`);
   });
 });
 

@@ -18,7 +18,7 @@
  * signature's outcome: an INVALID report can carry trust `trusted` (the named key is pinned; it
  * just did not sign this). Trust never upgrades a status; consumers judge status first.
  */
-import { ed25519FromDidKey, equalBytes } from '../crypto';
+import { didKeyFromEd25519, ed25519FromDidKey, equalBytes } from '../crypto';
 import type { CryptoProvider } from '../crypto/provider';
 import type { KeyAlgorithm, KeyEntry, VerifyContext } from './context';
 import type { TrustResult } from './report';
@@ -159,12 +159,17 @@ export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, 
       trust: pinnedTrust(pinned, ctx.now),
     };
   }
+  // An embedded Ed25519 key is named by its did:key, so the ledger can find every document of
+  // that key (to re-judge trust when the user pins it) and people can pin it by that name.
+  const keyId = algorithm === 'Ed25519' && publicKey.length === 32 ? didKeyFromEd25519(publicKey) : undefined;
   return {
+    ...(keyId === undefined ? {} : { key_id: keyId }),
     algorithm,
     public_key: publicKey,
     source: 'document',
     trust: {
       status: 'unpinned',
+      ...(keyId === undefined ? {} : { key_id: keyId }),
       detail: 'The public key came with the document and matches no pinned key; it does not identify the issuer.',
     },
   };
@@ -205,7 +210,7 @@ export function pinnedTrust(entry: KeyEntry, now: Date): TrustResult {
  * @returns A short phrase.
  */
 export function describeKey(key: ResolvedKey): string {
-  const name = key.key_id ?? 'the embedded key';
+  const name = key.source === 'document' ? `the embedded key${key.key_id ? ` ${key.key_id}` : ''}` : (key.key_id ?? 'the embedded key');
   const source = key.source === 'document' ? 'from the document' : key.source;
   return `${name} (${source}, trust ${key.trust.status})`;
 }
