@@ -1,31 +1,96 @@
-import { useEffect, useState } from 'react';
-import type { AppInfo } from '../src-shared/api/contract';
-import { createClient } from './transport';
+/**
+ * The app shell: navigation, theme, and the view for the current route.
+ */
+import { useEffect, useState, type ReactNode } from 'react';
+import type { Theme } from '../src-shared/api/contract';
+import { api, transportKind } from './api';
+import { hrefFor, useRoute } from './router';
+import { OverviewView } from './views/overview';
+import { ReceiptsView } from './views/receipts';
+import { ReceiptDetailView } from './views/receipt-detail';
+import { VerifyView } from './views/verify';
+import { BundlesView } from './views/bundles';
+import { TrustView } from './views/trust';
+import { SettingsView } from './views/settings';
+import { ErrorNotice } from './components/ui';
 
-const { client, transport } = createClient();
+const NAVIGATION: { path: string; label: string; icon: string }[] = [
+  { path: 'overview', label: 'Overview', icon: '◧' },
+  { path: 'receipts', label: 'Receipts', icon: '☰' },
+  { path: 'verify', label: 'Verify', icon: '✓' },
+  { path: 'bundles', label: 'Bundles', icon: '▣' },
+  { path: 'trust', label: 'Trust store', icon: '🛡' },
+  { path: 'settings', label: 'Settings', icon: '⚙' },
+];
 
-/** The app shell. The auditor's views arrive with the desktop-app issue; this page proves the transport. */
+/** Applies the theme to the document: `system` follows the operating system. */
+export function applyTheme(theme: Theme): void {
+  document.documentElement.dataset.theme = theme;
+}
+
+function viewFor(path: string[], query: URLSearchParams): ReactNode {
+  const [section, id] = path;
+  switch (section) {
+    case 'overview':
+      return <OverviewView />;
+    case 'receipts':
+      return id ? <ReceiptDetailView id={Number(id)} /> : <ReceiptsView query={query} />;
+    case 'verify':
+      return <VerifyView />;
+    case 'bundles':
+      return <BundlesView id={id ? Number(id) : undefined} />;
+    case 'trust':
+      return <TrustView />;
+    case 'settings':
+      return <SettingsView onTheme={applyTheme} />;
+    default:
+      return <ErrorNotice title="Page not found" message={`There is no page “${section ?? ''}”.`} hint={<a href={hrefFor(['overview'])}>Go to the overview</a>} />;
+  }
+}
+
 export function App() {
-  const [info, setInfo] = useState<AppInfo | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const route = useRoute();
+  const [connection, setConnection] = useState<string | null>(null);
   useEffect(() => {
-    client.info(undefined).then(setInfo, (reason: unknown) => setError(reason instanceof Error ? reason.message : String(reason)));
+    api.info().then(
+      (info) => setConnection(`v${info.version} · ${transportKind === 'ipc' ? 'desktop' : 'local web mode'}`),
+      (reason: unknown) => setConnection(`not connected: ${reason instanceof Error ? reason.message : String(reason)}`),
+    );
+    api['settings.get']().then(
+      (settings) => applyTheme(settings.theme),
+      () => applyTheme('system'),
+    );
   }, []);
+  const section = route.path[0];
   return (
-    <main className="shell">
-      <header className="shell-header">
-        <h1>Evidence Room</h1>
-        <p className="subtitle">Verification and audit workstation</p>
-      </header>
-      <section className="panel" aria-live="polite">
-        {info && (
-          <p data-testid="connection">
-            Connected over {transport === 'ipc' ? 'IPC' : 'local HTTP'} · version {info.version} · data folder <code>{info.dataDirectory}</code>
-          </p>
-        )}
-        {error && <p role="alert" className="error">Could not reach the app: {error}</p>}
-        {!info && !error && <p>Connecting…</p>}
-      </section>
-    </main>
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <nav className="sidebar" aria-label="Main">
+        <div className="brand">
+          <img src="./favicon.svg" alt="" width="28" height="28" />
+          <span>Evidence Room</span>
+        </div>
+        <ul>
+          {NAVIGATION.map((item) => (
+            <li key={item.path}>
+              <a href={hrefFor([item.path])} aria-current={section === item.path ? 'page' : undefined} className="nav-link">
+                <span aria-hidden="true" className="nav-icon">
+                  {item.icon}
+                </span>
+                {item.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+        <p className="sidebar-footer" data-testid="connection">
+          {connection ?? 'Connecting…'}
+        </p>
+      </nav>
+      <main id="main" className="main" tabIndex={-1}>
+        {viewFor(route.path, route.query)}
+      </main>
+    </div>
   );
 }

@@ -70,14 +70,12 @@ async function runElectron(binary: string, terminal: Terminal): Promise<number> 
 
 async function runWeb(port: number, open: boolean, terminal: Terminal): Promise<number> {
   const dataDirectory = resolveDataDirectory();
+  const api = createAppApi({ mode: 'web', dataDirectory });
   let server;
   try {
-    server = await startWebServer({
-      rendererDirectory: RENDERER_DIRECTORY,
-      port,
-      api: createAppApi({ mode: 'web', dataDirectory }),
-    });
+    server = await startWebServer({ rendererDirectory: RENDERER_DIRECTORY, port, api });
   } catch (error) {
+    api.close();
     throw new CliError(`app: ${error instanceof Error ? error.message : String(error)}`);
   }
   writeLine(terminal.out, `Evidence Room at ${server.url}`);
@@ -93,6 +91,7 @@ async function runWeb(port: number, open: boolean, terminal: Terminal): Promise<
     process.on('SIGTERM', stop);
   });
   await server.close();
+  api.close();
   return 0;
 }
 

@@ -1,0 +1,9 @@
+import { EmptyState, Page } from '../components/ui';
+
+export function VerifyView() {
+  return (
+    <Page title="Verify">
+      <EmptyState title="Coming soon" />
+    </Page>
+  );
+}
