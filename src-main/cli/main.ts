@@ -7,6 +7,9 @@ import { formatHelp, HelpRequested, type CommandSpec } from './arguments';
 import { processTerminal, writeLine, type Terminal } from './terminal';
 import { runVerify, verifySpec } from './commands/verify';
 import { appSpec, runApp } from './commands/app';
+import { keysSpec, runKeys } from './commands/keys';
+import { runSign, signSpec } from './commands/sign';
+import { runSamples, samplesSpec } from './commands/samples';
 
 interface Command {
   spec: CommandSpec;
@@ -16,6 +19,9 @@ interface Command {
 /** Every command, in the order `evroom --help` lists them. */
 const COMMANDS: readonly Command[] = [
   { spec: verifySpec, run: runVerify },
+  { spec: keysSpec, run: runKeys },
+  { spec: signSpec, run: runSign },
+  { spec: samplesSpec, run: runSamples },
   { spec: appSpec, run: runApp },
 ];
 
