@@ -65,7 +65,7 @@ export declare class BrowserWindow {
 
 export interface MenuItemConstructorOptions {
   label?: string;
-  role?: 'quit' | 'reload' | 'togglefullscreen' | 'about' | 'copy' | 'paste' | 'selectAll';
+  role?: 'quit' | 'reload' | 'togglefullscreen' | 'about' | 'copy' | 'paste' | 'selectAll' | 'zoomIn' | 'zoomOut' | 'resetZoom' | 'editMenu';
   accelerator?: string;
   type?: 'normal' | 'separator' | 'submenu';
   click?: () => void;
@@ -104,6 +104,22 @@ export declare const session: {
       onBeforeRequest(filter: { urls: string[] }, listener: (details: { url: string }, callback: (response: { cancel: boolean }) => void) => void): void;
     };
   };
+};
+
+export interface OpenDialogReturnValue {
+  canceled: boolean;
+  filePaths: string[];
+}
+
+export interface SaveDialogReturnValue {
+  canceled: boolean;
+  filePath?: string;
+}
+
+export declare const dialog: {
+  showOpenDialog(window: BrowserWindow, options: { title?: string; properties?: ('openFile')[]; filters?: { name: string; extensions: string[] }[] }): Promise<OpenDialogReturnValue>;
+  showSaveDialog(window: BrowserWindow, options: { title?: string; defaultPath?: string; filters?: { name: string; extensions: string[] }[] }): Promise<SaveDialogReturnValue>;
+  showMessageBox(window: BrowserWindow, options: { type?: 'info' | 'error' | 'warning'; title?: string; message: string; detail?: string }): Promise<{ response: number }>;
 };
 
 export declare const shell: {

@@ -4,24 +4,27 @@
  * The shell is thin on purpose: everything it offers is the app API (src-main/appapi), which
  * local web mode serves too, so every capability is reachable and tested without Electron.
  */
-import { app, BrowserWindow, ipcMain, Menu, protocol, session, shell, net, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, session, shell, net, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createAppApi } from '../appapi/app-api';
+import { readFile } from 'node:fs/promises';
+import { createAppApi, type AppApiDispatcher } from '../appapi/app-api';
 import { resolveDataDirectory } from '../ledger/data-directory';
-import { APP_ORIGIN, APP_PROTOCOL, CONTENT_SECURITY_POLICY, secureWebPreferences } from './window-options';
+import { APP_ORIGIN, APP_PROTOCOL, CONTENT_SECURITY_POLICY, isTrustedSender, secureWebPreferences, type SenderFacts } from './window-options';
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
 const rendererDirectory = join(import.meta.dirname, '../renderer');
 let mainWindow: BrowserWindow | null = null;
 
-function isTrustedSender(event: IpcMainInvokeEvent): boolean {
+function senderFacts(event: IpcMainInvokeEvent): SenderFacts {
   const frame = event.senderFrame;
-  if (!frame || !mainWindow || event.sender !== mainWindow.webContents) return false;
-  // Sub-frames never get the API, only the top frame of our own origin.
-  if (frame !== event.sender.mainFrame) return false;
-  return new URL(frame.url).origin === APP_ORIGIN;
+  return {
+    fromMainWindow: mainWindow !== null && event.sender === mainWindow.webContents,
+    // Sub-frames never get the API, only the top frame of our own origin.
+    fromTopFrame: frame !== null && frame === event.sender.mainFrame,
+    url: frame?.url ?? '',
+  };
 }
 
 function createWindow(): void {
@@ -39,10 +42,67 @@ function createWindow(): void {
   void mainWindow.loadURL(`${APP_ORIGIN}/index.html`);
 }
 
-function buildMenu(): void {
+/** Shows a route of the app (in-page navigation: the hash changes, the page stays). */
+function show(route: string): void {
+  void mainWindow?.loadURL(`${APP_ORIGIN}/index.html#${route}`);
+}
+
+async function reportError(error: unknown): Promise<void> {
+  if (!mainWindow) return;
+  await dialog.showMessageBox(mainWindow, { type: 'error', title: 'Evidence Room', message: error instanceof Error ? error.message : String(error) });
+}
+
+function buildMenu(api: AppApiDispatcher): void {
+  const importBundle = async (): Promise<void> => {
+    if (!mainWindow) return;
+    const choice = await dialog.showOpenDialog(mainWindow, { title: 'Import an evidence bundle', properties: ['openFile'], filters: [{ name: 'Evidence bundles', extensions: ['zip'] }] });
+    const file = choice.filePaths[0];
+    if (choice.canceled || !file) return;
+    const job = (await api('imports.start', { path: file })) as { jobId: string };
+    show(`/bundles?job=${encodeURIComponent(job.jobId)}`);
+  };
+  const verifyFile = async (): Promise<void> => {
+    if (!mainWindow) return;
+    const choice = await dialog.showOpenDialog(mainWindow, { title: 'Verify a document', properties: ['openFile'], filters: [{ name: 'JSON documents', extensions: ['json'] }] });
+    const file = choice.filePaths[0];
+    if (choice.canceled || !file) return;
+    const text = await readFile(file, 'utf8');
+    const result = (await api('verify', { text, save: true, name: file })) as { saved?: { id: number } };
+    show(result.saved ? `/receipts/${result.saved.id}` : '/verify');
+  };
+  const exportBundle = async (): Promise<void> => {
+    if (!mainWindow) return;
+    const choice = await dialog.showSaveDialog(mainWindow, { title: 'Export the ledger as a bundle', defaultPath: 'evidence.zip', filters: [{ name: 'Evidence bundles', extensions: ['zip'] }] });
+    if (choice.canceled || !choice.filePath) return;
+    const result = (await api('exports.create', { name: choice.filePath })) as { path: string; receipts: number };
+    await dialog.showMessageBox(mainWindow, { type: 'info', title: 'Export complete', message: `Exported ${result.receipts} receipts`, detail: result.path });
+  };
   const template: MenuItemConstructorOptions[] = [
-    { label: 'File', submenu: [{ role: 'quit' }] },
-    { label: 'View', submenu: [{ role: 'reload' }, { role: 'togglefullscreen' }] },
+    {
+      label: 'File',
+      submenu: [
+        { label: 'Import bundle…', accelerator: 'CmdOrCtrl+O', click: () => void importBundle().catch(reportError) },
+        { label: 'Verify file…', accelerator: 'CmdOrCtrl+Shift+O', click: () => void verifyFile().catch(reportError) },
+        { label: 'Export…', accelerator: 'CmdOrCtrl+E', click: () => void exportBundle().catch(reportError) },
+        { type: 'separator' },
+        { role: 'quit' },
+      ],
+    },
+    { role: 'editMenu' },
+    {
+      label: 'View',
+      submenu: [
+        { label: 'Overview', click: () => show('/overview') },
+        { label: 'Receipts', click: () => show('/receipts') },
+        { label: 'Trust store', click: () => show('/trust') },
+        { type: 'separator' },
+        { role: 'reload' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
+        { role: 'togglefullscreen' },
+      ],
+    },
     {
       label: 'Help',
       submenu: [
@@ -71,11 +131,11 @@ void app.whenReady().then(() => {
     callback({ cancel: true }),
   );
   ipcMain.handle('evroom:invoke', async (event, method: unknown, input: unknown) => {
-    if (!isTrustedSender(event)) throw new Error('refused: unknown sender');
+    if (!isTrustedSender(senderFacts(event))) throw new Error('refused: unknown sender');
     if (typeof method !== 'string') throw new Error('refused: method must be a string');
     return api(method, input);
   });
-  buildMenu();
+  buildMenu(api);
   createWindow();
 });
 

@@ -28,4 +28,31 @@ export function secureWebPreferences(preloadPath: string) {
 
 /** The only origin the app's pages may come from. */
 export const APP_PROTOCOL = 'app';
-export const APP_ORIGIN = `${APP_PROTOCOL}://evroom`;
+export const APP_HOST = 'evroom';
+export const APP_ORIGIN = `${APP_PROTOCOL}://${APP_HOST}`;
+
+/** What the IPC wrapper knows about a call's sender. */
+export interface SenderFacts {
+  /** The call came from our main window's web contents. */
+  fromMainWindow: boolean;
+  /** The call came from that window's top frame, not a sub-frame. */
+  fromTopFrame: boolean;
+  /** The sending frame's URL. */
+  url: string;
+}
+
+/**
+ * Whether an IPC call may reach the app API: only our window's top frame, on our own origin.
+ * Calls from other windows, sub-frames or any other origin are dropped.
+ */
+export function isTrustedSender(sender: SenderFacts): boolean {
+  if (!sender.fromMainWindow || !sender.fromTopFrame) return false;
+  try {
+    // Node's URL gives a non-special scheme such as app: the origin "null", so compare the
+    // scheme and host rather than `origin`.
+    const url = new URL(sender.url);
+    return url.protocol === `${APP_PROTOCOL}:` && url.host === APP_HOST;
+  } catch {
+    return false;
+  }
+}
