@@ -13,11 +13,14 @@ const crypto = createPortableProvider();
 const seed = new Uint8Array(32).fill(7);
 const publicKey = crypto.ed25519PublicKey(seed);
 
+// A data folder of its own, so a trust store on the machine running the tests cannot leak in.
+const HOME = mkdtempSync(join(tmpdir(), 'evroom-cli-home-'));
+
 function evroom(args: string[], input?: string) {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     input,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, EVROOM_HOME: HOME },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -44,7 +47,10 @@ describe('evroom verify', () => {
     );
   });
 
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(HOME, { recursive: true, force: true });
+  });
 
   it('reports a valid receipt as PASS with unpinned trust and exits 0', () => {
     const result = evroom(['verify', valid]);

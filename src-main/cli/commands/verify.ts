@@ -1,7 +1,9 @@
 /**
  * `evroom verify FILE...`: verify documents offline and report each one.
  */
+import { existsSync } from 'node:fs';
 import { createNodeCryptoProvider } from '../../core/node-crypto-provider';
+import { ledgerFileIn, listTrustedKeys, openLedgerReadOnly, userDataDirectory } from '../../ledger';
 import { KeyFileError, parseKeyFile, parseSecretsFile } from '../../../src-shared/verify/key-file';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../../src-shared/verify/context';
 import { verifyDocument } from '../../../src-shared/verify/verify';
@@ -18,7 +20,8 @@ export const verifySpec: CommandSpec = {
   description: [
     'Checks each document (a path, or - for standard input) and prints its status, its trust and',
     'every check. Status is the cryptographic result; trust says whether the signing key is one',
-    'you pinned. Nothing is sent anywhere.',
+    'you pinned: in the trust store of the data folder (see `evroom trust`) or a --trust file.',
+    'Nothing is sent anywhere, and nothing is written.',
   ],
   options: {
     json: { type: 'boolean', help: 'print one JSON line per input: the report plus "input"' },
@@ -26,6 +29,7 @@ export const verifySpec: CommandSpec = {
     trust: { type: 'string', multiple: true, value: 'FILE', help: 'a trust store file: keys you pinned (may be repeated)' },
     secret: { type: 'string', multiple: true, value: 'FILE', help: 'AES-256-GCM secrets for sealed documents' },
     'require-trusted': { type: 'boolean', help: 'exit 1 unless every signing key is pinned and trusted' },
+    'no-trust-store': { type: 'boolean', help: 'ignore the trust store of the data folder (EVROOM_HOME); use only --trust files' },
   },
   exitCodes: [
     '0  every input is PASS (and trusted, with --require-trusted)',
@@ -55,7 +59,10 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
   }
   const context: VerifyContext = {
     crypto: createNodeCryptoProvider(),
-    pinned: await loadKeyFiles(optionValues(parsed, 'trust'), 'trust store', true),
+    pinned: [
+      ...(flag(parsed, 'no-trust-store') ? [] : ledgerTrustStore()),
+      ...(await loadKeyFiles(optionValues(parsed, 'trust'), 'trust store', true)),
+    ],
     advertised: await loadKeyFiles(optionValues(parsed, 'keys'), 'key file', false),
     secrets: await loadSecretFiles(optionValues(parsed, 'secret')),
     now: new Date(),
@@ -99,6 +106,34 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
     writeLine(terminal.out, `${positionals.length} inputs: ${passed} passed, ${failed} did not`);
   }
   return exitCode;
+}
+
+/**
+ * The pinned and revoked keys of the data folder's ledger, read-only; none when there is no
+ * ledger yet (verify never creates one).
+ */
+function ledgerTrustStore(): KeyEntry[] {
+  const file = ledgerFileIn(userDataDirectory());
+  if (!existsSync(file)) return [];
+  let ledger;
+  try {
+    ledger = openLedgerReadOnly(file);
+  } catch (error) {
+    throw new CliError(`the trust store in ${file} cannot be read: ${error instanceof Error ? error.message : String(error)} (use --no-trust-store to skip it)`);
+  }
+  try {
+    return listTrustedKeys(ledger.readable).map((record) => ({
+      key_id: record.key_id,
+      algorithm: record.algorithm,
+      public_key: new Uint8Array(record.public_key),
+      status: record.status === 'revoked' ? 'revoked' : 'pinned',
+      ...(record.label !== null ? { label: record.label } : {}),
+      ...(record.not_before !== null ? { not_before: record.not_before } : {}),
+      ...(record.not_after !== null ? { not_after: record.not_after } : {}),
+    }));
+  } finally {
+    ledger.close();
+  }
 }
 
 /** Reads and merges key files; trust store entries without a status count as pinned. */
