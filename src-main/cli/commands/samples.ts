@@ -796,9 +796,7 @@ function typedSamples(crypto: CryptoProvider, set: SampleSet): void {
     'typed/unsupported.json',
     'typed/proof.demand',
     'UNSUPPORTED',
-    // The typed verifier judges the trust of the key a contract names even when it does not
-    // execute the signature (classical and profile receipts say not_applicable there).
-    'trusted',
+    'not_applicable',
     'algorithm names ES256; r1.0.0 contracts are verified with Ed25519 only.',
     sign('proof.demand', 'proof-demand-0003', demand, { algorithm: 'ES256' }),
   );

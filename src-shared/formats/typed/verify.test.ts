@@ -215,7 +215,8 @@ describe.each(TYPED_CONTRACT_TYPES.map((type) => [type, FIXTURES[type]] as const
     expect(checkOf(report, 'signature')).toBe('unsupported');
     expect(checkOf(report, 'payload_sha256')).toBe('unchecked');
     expect(errorsOf(report)).toContainEqual(['unsupported_algorithm', '/algorithm']);
-    expect(report.trust).toMatchObject({ status: 'unpinned', key_id: keyId });
+    // Nothing was verified under the key, so it is not vouched for.
+    expect(report.trust).toMatchObject({ status: 'not_applicable', key_id: keyId });
   });
 
   it('an unknown key_id is INDETERMINATE with the signature unavailable', () => {

@@ -39,10 +39,9 @@ import type { JsonNode, JsonValue } from '../../json/types';
 import type { VerifyContext } from '../../verify/context';
 import { describeType, isJsonObject, memberProblems, problem, quote, type JsonObject } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
-import { findKeyById } from '../../verify/keys';
 import type { Report, ReportError, ReportFormat } from '../../verify/report';
 import { ReportBuilder, checkStatusOf, singleErrorReport } from '../../verify/report-builder';
-import { checkRuleD1, unresolvedTrust } from '../../verify/signature';
+import { checkRuleD1 } from '../../verify/signature';
 import {
   TYPED_ALGORITHM,
   contractTypeForRoute,
@@ -253,7 +252,9 @@ function verifyLink(
     );
     builder.unchecked('payload_sha256', 'Not checked: the signature algorithm is not supported.');
     builder.unsupported('signature', `The signature was not executed: ${quote(contract.algorithm)} is not supported.`);
-    builder.setTrust(findKeyById(contract.key_id, ctx)?.trust ?? unresolvedTrust(contract.key_id));
+    // Nothing was verified under the key, so no key is vouched for (as for classical and profile
+    // receipts with an unsupported algorithm): trust is not_applicable, never the key's trust.
+    builder.setTrust({ status: 'not_applicable', key_id: contract.key_id, detail: 'No signature was executed, so no key was judged.' });
   }
 
   checkContractRule(builder, contract);
