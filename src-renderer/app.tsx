@@ -13,13 +13,14 @@ import { BundlesView } from './views/bundles';
 import { TrustView } from './views/trust';
 import { SettingsView } from './views/settings';
 import { ErrorNotice } from './components/ui';
+import { ShieldIcon } from './components/icons';
 
-const NAVIGATION: { path: string; label: string; icon: string }[] = [
+const NAVIGATION: { path: string; label: string; icon: ReactNode }[] = [
   { path: 'overview', label: 'Overview', icon: '◧' },
   { path: 'receipts', label: 'Receipts', icon: '☰' },
   { path: 'verify', label: 'Verify', icon: '✓' },
   { path: 'bundles', label: 'Bundles', icon: '▣' },
-  { path: 'trust', label: 'Trust store', icon: '🛡' },
+  { path: 'trust', label: 'Trust store', icon: <ShieldIcon size={14} /> },
   { path: 'settings', label: 'Settings', icon: '⚙' },
 ];
 

@@ -1,7 +1,9 @@
 /**
  * Status and trust badges: an icon and a word, never colour alone, and never merged.
  */
+import type { ReactNode } from 'react';
 import type { CheckStatus, ReportStatus, TrustStatus } from '../../src-shared/verify/report';
+import { ShieldIcon } from './icons';
 
 const STATUS: Record<ReportStatus, { icon: string; tone: string; meaning: string }> = {
   PASS: { icon: '✓', tone: 'good', meaning: 'every check that ran passed' },
@@ -13,8 +15,8 @@ const STATUS: Record<ReportStatus, { icon: string; tone: string; meaning: string
   MALFORMED: { icon: '⚠', tone: 'bad', meaning: 'not a well-formed document of a known format' },
 };
 
-const TRUST: Record<TrustStatus, { icon: string; tone: string; label: string; meaning: string }> = {
-  trusted: { icon: '🛡', tone: 'good', label: 'trusted', meaning: 'signed by a key you pinned, inside its validity window' },
+const TRUST: Record<TrustStatus, { icon: ReactNode; tone: string; label: string; meaning: string }> = {
+  trusted: { icon: <ShieldIcon />, tone: 'good', label: 'trusted', meaning: 'signed by a key you pinned, inside its validity window' },
   unpinned: { icon: '○', tone: 'neutral', label: 'unpinned', meaning: 'valid key, issuer unknown: not in your trust store' },
   revoked: { icon: '⊘', tone: 'bad', label: 'revoked', meaning: 'the pinned key was revoked' },
   expired: { icon: '⌛', tone: 'warn', label: 'expired', meaning: 'outside the pinned key’s validity window' },
