@@ -1,0 +1,294 @@
+/**
+ * Bundle data as the views show it, narrowed from the contract's `unknown` fields.
+ *
+ * The contract types a bundle's signature, counts, findings and manifest as `unknown`: they are
+ * stored JSON written by the import (src-main/evidence/import-bundle.ts, manifest.ts). The
+ * renderer must not trust their shape, so every reader here checks each member and falls back
+ * to "not recorded" instead of throwing: a bundle imported by an older or newer version still
+ * shows what can be shown.
+ */
+import type { ReactNode } from 'react';
+import { REPORT_STATUSES, TRUST_STATUSES } from '../../src-shared/api/contract';
+import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
+import { TrustBadge } from './status';
+
+/** The outcome of checking manifest.sig, as stored (SignatureCheck). */
+export interface BundleSignature {
+  /** `valid`, `invalid`, `mismatch`, `unavailable`, `unsupported`, `malformed`, `missing`, or another word. */
+  status: string;
+  keyId: string | undefined;
+  trust: TrustStatus;
+  trustLabel: string | undefined;
+  trustDetail: string | undefined;
+  manifestSha256: string | undefined;
+  detail: string | undefined;
+}
+
+/** The counts an import stored (ImportCounts plus the findings summary). */
+export interface BundleCounts {
+  files: number | undefined;
+  receipts: number | undefined;
+  receiptsNew: number | undefined;
+  receiptsKnown: number | undefined;
+  anchors: number | undefined;
+  anchorsNew: number | undefined;
+  advertisedKeys: number | undefined;
+  byStatus: [ReportStatus, number][];
+  byTrust: [TrustStatus, number][];
+  findingsTotal: number | undefined;
+  findingsByCode: [string, number][];
+}
+
+/** One finding: something wrong with the bundle that did not stop the import. */
+export interface BundleFinding {
+  code: string;
+  path: string;
+  message: string;
+}
+
+/** The manifest fields the detail view shows. */
+export interface BundleManifest {
+  bundleFormat: string | undefined;
+  tenantId: string | undefined;
+  generatedAt: string | undefined;
+  keyId: string | undefined;
+  fileCount: number | undefined;
+  declaredCounts: [string, number][];
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+function isTrustStatus(value: unknown): value is TrustStatus {
+  return typeof value === 'string' && (TRUST_STATUSES as readonly string[]).includes(value);
+}
+
+/** Number-valued members of an object, in a stable order. */
+function countEntries(value: unknown): [string, number][] {
+  const source = record(value);
+  if (!source) return [];
+  const entries: [string, number][] = [];
+  for (const [name, member] of Object.entries(source)) {
+    const amount = count(member);
+    if (amount !== undefined) entries.push([name, amount]);
+  }
+  return entries;
+}
+
+/**
+ * Reads a stored manifest signature check.
+ *
+ * @returns undefined when nothing usable was stored (a bundle whose import never got that far)
+ */
+export function readSignature(value: unknown): BundleSignature | undefined {
+  const source = record(value);
+  const status = text(source?.status);
+  if (!source || status === undefined) return undefined;
+  const trust = record(source.trust);
+  return {
+    status,
+    keyId: text(source.key_id) ?? text(trust?.key_id),
+    trust: isTrustStatus(trust?.status) ? trust.status : 'not_applicable',
+    trustLabel: text(trust?.label),
+    trustDetail: text(trust?.detail),
+    manifestSha256: text(source.manifest_sha256),
+    detail: text(source.detail),
+  };
+}
+
+/** Reads stored import counts; members that are missing or not counts stay undefined. */
+export function readCounts(value: unknown): BundleCounts {
+  const source = record(value) ?? {};
+  const findings = record(source.findings);
+  // Report statuses in precedence order (worst first), trust in the contract's order.
+  const byStatusSource = record(source.byStatus) ?? {};
+  const byTrustSource = record(source.byTrust) ?? {};
+  const byStatus = REPORT_STATUSES.flatMap((status): [ReportStatus, number][] => {
+    const amount = count(byStatusSource[status]);
+    return amount ? [[status, amount]] : [];
+  });
+  const byTrust = TRUST_STATUSES.flatMap((trust): [TrustStatus, number][] => {
+    const amount = count(byTrustSource[trust]);
+    return amount ? [[trust, amount]] : [];
+  });
+  return {
+    files: count(source.files),
+    receipts: count(source.receipts),
+    receiptsNew: count(source.receiptsNew),
+    receiptsKnown: count(source.receiptsKnown),
+    anchors: count(source.anchors),
+    anchorsNew: count(source.anchorsNew),
+    advertisedKeys: count(source.advertisedKeys),
+    byStatus,
+    byTrust,
+    findingsTotal: count(findings?.total),
+    findingsByCode: countEntries(findings?.byCode),
+  };
+}
+
+/** Reads stored findings, skipping anything that is not a finding. */
+export function readFindings(value: unknown): BundleFinding[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item): BundleFinding[] => {
+    const source = record(item);
+    const code = text(source?.code);
+    if (!source || code === undefined) return [];
+    return [{ code, path: text(source.path) ?? '', message: text(source.message) ?? '' }];
+  });
+}
+
+/** Reads the stored manifest (parsed manifest.json). */
+export function readManifest(value: unknown): BundleManifest | undefined {
+  const source = record(value);
+  if (!source) return undefined;
+  return {
+    bundleFormat: text(source.bundle_format),
+    tenantId: text(source.tenant_id),
+    generatedAt: text(source.generated_at),
+    keyId: text(source.key_id),
+    fileCount: Array.isArray(source.files) ? source.files.length : undefined,
+    declaredCounts: countEntries(source.counts),
+  };
+}
+
+const SIGNATURE: Record<string, { icon: string; tone: string; label: string; meaning: string }> = {
+  valid: { icon: '✓', tone: 'good', label: 'signature valid', meaning: 'manifest.sig verifies over this manifest' },
+  invalid: { icon: '✗', tone: 'bad', label: 'signature invalid', meaning: 'manifest.sig does not verify: the manifest or the signature was altered' },
+  mismatch: { icon: '≠', tone: 'bad', label: 'digest mismatch', meaning: 'manifest.sig names another manifest than the one in the zip' },
+  malformed: { icon: '⚠', tone: 'bad', label: 'signature malformed', meaning: 'manifest.sig is not a well-formed signature file' },
+  unavailable: { icon: '?', tone: 'warn', label: 'not checked: no key', meaning: 'no key for the signer was found, so the signature could not be checked' },
+  unsupported: { icon: '⊘', tone: 'other', label: 'not checked: unsupported', meaning: 'the signature uses an algorithm this program does not check' },
+  missing: { icon: '–', tone: 'warn', label: 'unsigned', meaning: 'the bundle has no manifest.sig' },
+};
+
+/** How a signature status looks: icon, tone and words. Unknown statuses are never green. */
+export function signatureStyle(status: string): { icon: string; tone: string; label: string; meaning: string } {
+  return SIGNATURE[status] ?? { icon: '?', tone: 'warn', label: `signature ${status}`, meaning: 'a signature result this version does not know' };
+}
+
+/** The manifest signature result: an icon and words, never colour alone. */
+export function SignatureBadge({ status, large = false }: { status: string; large?: boolean }) {
+  const style = signatureStyle(status);
+  return (
+    <span className={`badge badge-${style.tone}${large ? ' badge-large' : ''}`} title={style.meaning} data-signature={status}>
+      <span aria-hidden="true" className="badge-icon">
+        {style.icon}
+      </span>
+      {style.label}
+    </span>
+  );
+}
+
+/**
+ * Signature result and signer trust side by side (never merged): "signature valid" and
+ * "unpinned" are two separate facts.
+ */
+export function SignatureWithTrust({ signature }: { signature: BundleSignature | undefined }): ReactNode {
+  if (!signature) return <span className="muted">not recorded</span>;
+  return (
+    <span className="bundle-signature-pair">
+      <SignatureBadge status={signature.status} />
+      {signature.keyId !== undefined && <TrustBadge trust={signature.trust} />}
+    </span>
+  );
+}
+
+const FINDING_WORDS: Record<string, string> = {
+  file_missing: 'listed in the manifest, missing from the zip',
+  file_extra: 'in the zip, not listed in the manifest',
+  file_mismatch: 'bytes differ from the manifest',
+  unexpected_file: 'not part of the bundle layout',
+  count_mismatch: 'declared count disagrees',
+  manifest_signature_missing: 'manifest.sig missing',
+  manifest_signature_malformed: 'manifest.sig malformed',
+  manifest_signature_mismatch: 'manifest.sig names another manifest',
+  manifest_signature_unavailable: 'no key to check manifest.sig',
+  manifest_signature_unsupported: 'manifest.sig algorithm unsupported',
+  manifest_signature_invalid: 'manifest.sig does not verify',
+  manifest_key_mismatch: 'signer differs from manifest key_id',
+  keys_invalid: 'key file unusable',
+  anchors_invalid: 'anchors file unusable',
+  receipt_not_pass: 'receipt did not verify PASS',
+  receipt_name_mismatch: 'file name is not the receipt id',
+};
+
+/** A finding code in words. */
+export function findingWords(code: string): string {
+  return FINDING_WORDS[code] ?? code.replace(/_/g, ' ');
+}
+
+/** The groups findings are shown in, in order; a finding's group is the first that takes its code. */
+export const FINDING_GROUPS: { id: string; title: string; description: string; codes: readonly string[] }[] = [
+  { id: 'missing', title: 'Missing files', description: 'The manifest lists these files but the zip does not have them.', codes: ['file_missing'] },
+  { id: 'extra', title: 'Extra files', description: 'The zip has these files but the manifest does not list them, or they are not part of the bundle layout.', codes: ['file_extra', 'unexpected_file'] },
+  { id: 'mismatch', title: 'Mismatching files', description: 'These files differ from what the manifest says (size or SHA-256): altered after the manifest was made?', codes: ['file_mismatch'] },
+  { id: 'not-pass', title: 'Receipts not PASS', description: 'These receipts were stored, but their verification status is not PASS.', codes: ['receipt_not_pass'] },
+  {
+    id: 'signature',
+    title: 'Manifest signature',
+    description: 'Problems with manifest.sig. The receipts inside were still verified one by one.',
+    codes: ['manifest_signature_missing', 'manifest_signature_malformed', 'manifest_signature_mismatch', 'manifest_signature_unavailable', 'manifest_signature_unsupported', 'manifest_signature_invalid', 'manifest_key_mismatch'],
+  },
+  { id: 'other', title: 'Other findings', description: 'Key and anchor files, declared counts and receipt file names.', codes: [] },
+];
+
+/** Findings grouped as {@link FINDING_GROUPS} says; empty groups are left out. */
+export function groupFindings(findings: readonly BundleFinding[]): { id: string; title: string; description: string; findings: BundleFinding[] }[] {
+  const groups = FINDING_GROUPS.map((group) => ({ id: group.id, title: group.title, description: group.description, findings: [] as BundleFinding[] }));
+  for (const finding of findings) {
+    const index = FINDING_GROUPS.findIndex((group) => group.codes.includes(finding.code));
+    const group = groups[index === -1 ? groups.length - 1 : index];
+    group?.findings.push(finding);
+  }
+  return groups.filter((group) => group.findings.length > 0);
+}
+
+const REFUSALS: Record<string, { words: string; advice: string }> = {
+  zip_unreadable: { words: 'the file is not a readable zip', advice: 'Check that the file is the evidence bundle itself and that it downloaded completely.' },
+  zip_corrupt: { words: 'the zip is damaged', advice: 'Download or export the bundle again; the file was probably cut short or altered.' },
+  zip_path_absolute: { words: 'an entry has an absolute path', advice: 'An entry tries to write outside the bundle folder. Do not extract this zip with other tools; ask the sender for a clean export.' },
+  zip_path_drive: { words: 'an entry names a drive letter', advice: 'An entry tries to write outside the bundle folder. Ask the sender for a clean export.' },
+  zip_path_traversal: { words: 'an entry climbs out of the bundle with “..”', advice: 'This is a path-traversal zip: an entry tries to write outside the bundle folder. Do not extract it with other tools; ask the sender for a clean export.' },
+  zip_path_backslash: { words: 'an entry name has a backslash', advice: 'Bundles use “/” between folders. Ask the sender for a clean export.' },
+  zip_path_control: { words: 'an entry name has control characters', advice: 'Names with control characters can hide what a file is. Ask the sender for a clean export.' },
+  zip_path_invalid: { words: 'an entry name is unusable', advice: 'Ask the sender for a clean export.' },
+  zip_symlink: { words: 'an entry is a symbolic link', advice: 'Links can point anywhere on your disk, so bundles may not contain them. Ask the sender for a clean export.' },
+  zip_special_file: { words: 'an entry is a device, pipe or socket', advice: 'Bundles hold ordinary files only. Ask the sender for a clean export.' },
+  zip_directory_invalid: { words: 'a directory entry is not a real directory', advice: 'Ask the sender for a clean export.' },
+  zip_duplicate_name: { words: 'two entries have the same name', advice: 'Which copy counts would be ambiguous. Ask the sender for a clean export.' },
+  zip_path_conflict: { words: 'a name is used both as a file and as a folder', advice: 'Ask the sender for a clean export.' },
+  zip_encrypted: { words: 'an entry is encrypted', advice: 'Evidence bundles are not encrypted at the zip level. Ask the sender for the plain export.' },
+  zip_unsupported_compression: { words: 'an entry uses an unsupported compression method', advice: 'Only stored and deflate entries are read. Ask the sender to export with a standard zip writer.' },
+  zip_too_many_entries: { words: 'the zip has more entries than the limit', advice: 'If the bundle is genuine, raise the entry limit in Settings and import it again.' },
+  zip_entry_too_large: { words: 'an entry is larger than the limit', advice: 'If the bundle is genuine, raise the size limit in Settings and import it again.' },
+  zip_too_large: { words: 'the zip inflates to more bytes than the limit', advice: 'If the bundle is genuine, raise the size limit in Settings and import it again.' },
+  zip_ratio_exceeded: { words: 'the zip inflates suspiciously much (a zip bomb?)', advice: 'If the bundle is genuine, raise the compression-ratio limit in Settings and import it again.' },
+  zip_size_mismatch: { words: 'an entry is not the size its header says', advice: 'The zip was altered or damaged. Ask the sender for a clean export.' },
+  zip_crc_mismatch: { words: 'an entry fails its CRC-32 check', advice: 'The zip was altered or damaged. Download or export it again.' },
+  zip_changed: { words: 'the file changed while it was being imported', advice: 'Import it again once nothing else is writing to it.' },
+  manifest_missing: { words: 'there is no manifest.json', advice: 'Without the manifest nothing in the zip can be checked. Is this an evidence bundle?' },
+  manifest_invalid: { words: 'manifest.json is not a valid manifest', advice: 'The message above points at the problem. Ask the sender for a clean export.' },
+  manifest_unsupported_format: { words: 'the bundle format is not one this version reads', advice: 'Update Evidence Room, or ask the sender for an evroom.evidence/1 bundle.' },
+};
+
+/**
+ * What a failed import's code means.
+ *
+ * @returns `refused: true` for refusals decided before anything was written (zip and manifest
+ *   checks); other failures stopped part-way and may have left a partial bundle
+ */
+export function refusalReason(code: string): { refused: boolean; words: string; advice: string } {
+  const known = REFUSALS[code];
+  if (known) return { refused: true, ...known };
+  if (code.startsWith('zip_') || code.startsWith('manifest_')) return { refused: true, words: code.replace(/_/g, ' '), advice: 'Ask the sender for a clean export.' };
+  return { refused: false, words: 'the import stopped part-way', advice: 'Receipts stored before the failure are kept and the bundle is marked partial; importing the same zip again finishes it.' };
+}
