@@ -17,6 +17,7 @@ import {
   type AppApiMethod,
   type AppApiResults,
   type AppInfo,
+  type AuditEntry,
   type BundleSummary,
   type PinnedKey,
   type ReceiptFilters,
@@ -52,6 +53,9 @@ import { createImportJobs } from './import-jobs';
 import { readSettings, writeSettings } from './settings-store';
 
 export { ApiInputError };
+
+/** Audit actions that record trust decisions. */
+const TRUST_ACTIONS = new Set(['pin', 'unpin', 'revoke', 'label', 'validity']);
 
 export interface AppApiOptions {
   mode: AppInfo['mode'];
@@ -390,10 +394,24 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return { key_id: input.key_id, removed: true as const };
     },
 
-    'trust.audit': (input) =>
-      listAuditEntries(store().ledger.readable, { limit: input.limit })
-        .filter((entry) => entry.action.startsWith('trust') || ['pin', 'unpin', 'revoke', 'label', 'validity'].includes(entry.action))
-        .map((entry) => ({ id: entry.id, at: entry.at, action: entry.action, subject: entry.subject, details: entry.details })),
+    'trust.audit': (input) => {
+      // Trust decisions are a few rows among many imports and exports: walk the whole log (it is
+      // append-only and small per action) and keep the newest `limit` trust rows.
+      const { ledger } = store();
+      const trustRows: AuditEntry[] = [];
+      let afterId = 0;
+      for (;;) {
+        const page = listAuditEntries(ledger.readable, { direction: 'asc', afterId, limit: 1000 });
+        for (const entry of page) {
+          if (TRUST_ACTIONS.has(entry.action) || entry.action.startsWith('trust')) {
+            trustRows.push({ id: entry.id, at: entry.at, action: entry.action, subject: entry.subject, details: entry.details });
+          }
+        }
+        if (page.length < 1000) break;
+        afterId = page[page.length - 1]!.id;
+      }
+      return trustRows.slice(-input.limit).reverse();
+    },
 
     'settings.get': () => settings(),
 

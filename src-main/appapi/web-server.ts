@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
+import { MAX_UPLOAD_B64 } from '../../src-shared/api/contract';
 
 /** The Content-Security-Policy of every page we serve (and of the Electron window). */
 export const CONTENT_SECURITY_POLICY = [
@@ -43,8 +44,11 @@ const MIME: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** Request bodies of the app API are small JSON documents; anything larger is refused. */
-export const MAX_API_BODY_BYTES = 20 * 1024 * 1024;
+/**
+ * The largest app API request body. Most calls are small; a bundle uploaded in web mode travels
+ * as base64url inside `imports.start`, up to the contract's MAX_UPLOAD_B64 plus the JSON around it.
+ */
+export const MAX_API_BODY_BYTES = MAX_UPLOAD_B64 + 64 * 1024;
 
 /** A handler for app API calls: method name and validated-later input in, JSON out. */
 export type ApiHandler = (method: string, input: unknown) => Promise<unknown>;
