@@ -407,8 +407,9 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
             trustRows.push({ id: entry.id, at: entry.at, action: entry.action, subject: entry.subject, details: entry.details });
           }
         }
-        if (page.length < 1000) break;
-        afterId = page[page.length - 1]!.id;
+        const last = page.at(-1);
+        if (page.length < 1000 || last === undefined) break;
+        afterId = last.id;
       }
       return trustRows.slice(-input.limit).reverse();
     },
