@@ -1,0 +1,12 @@
+/**
+ * Every migration, in order. Add a new file `NNNN-name.ts` and append it here; the runner
+ * refuses a list that is out of order or has a gap.
+ */
+import { initialMigration } from './0001-initial';
+import type { Migration } from './types';
+
+export type { Migration } from './types';
+export { LEDGER_APPLICATION_ID } from './0001-initial';
+
+/** The migrations compiled into this program, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [initialMigration];

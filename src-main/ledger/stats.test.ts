@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { appendAudit } from './audit-log';
+import { insertBundle } from './bundles';
+import { insertAdvertisedKey, insertTrustedKey } from './keys';
+import type { Ledger } from './open-ledger';
+import { insertReceipts } from './receipts';
+import { ledgerStats } from './stats';
+import { makeReceipt, makeTemporaryLedger, sha256Hex } from './test-support';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length > 0) cleanups.pop()?.();
+});
+
+function temporary(): Ledger {
+  const made = makeTemporaryLedger();
+  cleanups.push(made.dispose);
+  return made.ledger;
+}
+
+describe('ledgerStats', () => {
+  it('is all zeros on a new ledger', () => {
+    expect(ledgerStats(temporary().readable)).toEqual({
+      receipts: 0,
+      byFormat: {},
+      byStatus: {},
+      byTrust: {},
+      bundles: 0,
+      keys: { pinned: 0, revoked: 0, advertised: 0 },
+      anchors: 0,
+      auditEntries: 0,
+    });
+  });
+
+  it('counts distinct receipts and everything else', () => {
+    const ledger = temporary();
+    insertReceipts(ledger.writable, [
+      { ...makeReceipt('a', { format: 'classical', status: 'PASS', trust: 'trusted' }), source: { kind: 'file', ref: '1' } },
+      { ...makeReceipt('a', { format: 'classical', status: 'PASS', trust: 'trusted' }), source: { kind: 'file', ref: '2' } },
+      makeReceipt('b', { format: 'classical', status: 'INVALID', trust: 'unpinned' }),
+      makeReceipt('c', { format: 'profile/nano', status: 'PASS', trust: 'unpinned' }),
+    ]);
+    insertBundle(ledger.writable, { bundle_sha256: sha256Hex('z'), manifest_json: '{}', signature: null });
+    const key = { algorithm: 'Ed25519' as const, public_key: new Uint8Array(32).fill(1), source: 'user' };
+    insertTrustedKey(ledger.writable, { ...key, key_id: 'did:svc:a', status: 'pinned' });
+    insertTrustedKey(ledger.writable, { ...key, key_id: 'did:svc:b', status: 'revoked', revoked_at: 5 });
+    insertAdvertisedKey(ledger.writable, { ...key, key_id: 'did:svc:a', status: 'advertised', source: 'bundle:1' });
+    appendAudit(ledger.writable, 'import', 'x');
+    expect(ledgerStats(ledger.readable)).toEqual({
+      receipts: 3,
+      byFormat: { classical: 2, 'profile/nano': 1 },
+      byStatus: { PASS: 2, INVALID: 1 },
+      byTrust: { trusted: 1, unpinned: 2 },
+      bundles: 1,
+      keys: { pinned: 1, revoked: 1, advertised: 1 },
+      anchors: 0,
+      auditEntries: 1,
+    });
+  });
+});
