@@ -99,6 +99,38 @@ export default tseslint.config(
     },
   },
   {
+    // Ownership inside src-main: only the ledger touches SQLite, only evidence touches zips.
+    files: ['src-main/**/*.ts'],
+    ignores: ['src-main/ledger/**', 'src-main/evidence/**', 'src-main/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite; use its repositories. ${LAYERS}` },
+            { name: 'yauzl', message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` },
+            { name: 'yazl', message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` },
+            { name: 'jszip', message: `jszip is for the browser verifier; the main process uses src-main/evidence. ${LAYERS}` },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src-main/ledger/**/*.ts'],
+    ignores: ['src-main/ledger/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: ['yauzl', 'yazl', 'jszip'].map((name) => ({ name, message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` })) }],
+    },
+  },
+  {
+    files: ['src-main/evidence/**/*.ts'],
+    ignores: ['src-main/evidence/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite. ${LAYERS}` }] }],
+    },
+  },
+  {
     files: ['**/*.test.ts', 'e2e/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -31,6 +31,17 @@ describe('layering lint rules', () => {
     expect(await ruleIds("import { join } from 'node:path';\nexport const x = join;\n", 'src-renderer/probe.ts')).toContain('no-restricted-imports');
   });
 
+  it('keeps SQLite in src-main/ledger and zips in src-main/evidence', async () => {
+    const sqlite = "import Database from 'better-sqlite3';\nexport const x = Database;\n";
+    const zip = "import yauzl from 'yauzl';\nexport const x = yauzl;\n";
+    expect(await ruleIds(sqlite, 'src-main/core/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(sqlite, 'src-main/evidence/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(sqlite, 'src-main/ledger/probe.ts')).toEqual([]);
+    expect(await ruleIds(zip, 'src-main/appapi/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(zip, 'src-main/ledger/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(zip, 'src-main/evidence/probe.ts')).toEqual([]);
+  });
+
   it('lets src-main use Node and src-shared, and tests in src-shared read files', async () => {
     expect(await ruleIds("import { readFileSync } from 'node:fs';\nimport type { Report } from '../../src-shared/verify/report';\nexport const x: [typeof readFileSync, Report | null] = [readFileSync, null];\n", 'src-main/core/probe.ts')).toEqual([]);
     expect(await ruleIds("import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'src-shared/json/probe.test.ts')).toEqual([]);
