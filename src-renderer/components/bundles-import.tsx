@@ -147,9 +147,11 @@ export function BundleImport({ onImported, onFinished }: { onImported: (progress
   const running = stage.kind === 'job' && stage.progress.state === 'running';
   const busy = stage.kind === 'reading' || stage.kind === 'encoding' || stage.kind === 'sending' || running;
 
-  // Resume an import started earlier in this session (the page was left and came back to).
+  // Resume an import started earlier in this session (the page was left and came back to), or
+  // one the desktop menu's File > Import bundle started (it opens #/bundles?job=<id>).
   useEffect(() => {
-    const remembered = rememberedJob();
+    const fromMenu = new URLSearchParams(window.location.hash.split('?')[1] ?? '').get('job');
+    const remembered = fromMenu ?? rememberedJob();
     if (remembered === undefined) return;
     api['imports.progress']({ jobId: remembered }).then(
       (progress) => setStage((current) => (current.kind === 'idle' ? { kind: 'job', progress, cancelRequested: false, finishedWhileAway: progress.state !== 'running' } : current)),
