@@ -32,7 +32,9 @@ import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { verifyReceiptBytes } from '../core/receipt-facts';
 import { advertisedEntries, reevaluateTrust } from '../core/reevaluate-trust';
 import { exportBundle } from '../evidence/export-bundle';
+import { buildSamples } from '../cli/commands/samples';
 import {
+  appendAudit,
   countReceipts,
   getBundle,
   getReceipt,
@@ -438,7 +440,36 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     },
 
     'samples.load': () => {
-      throw new RefusedError('not_available', 'Sample data is not available in this build.');
+      // The labelled samples of `evroom samples` (every format: valid, tampered, forged, …) as demo
+      // data. Their signers' keys are recorded as advertised: they verify, and confer no trust.
+      const set = buildSamples();
+      const { ledger, trust } = store();
+      trust.recordAdvertised(set.keys, 'samples');
+      const context: VerifyContext = { ...verifyContext(), secrets: set.secrets };
+      const documents = set.files.map((sample) => {
+        const raw = new TextEncoder().encode(sample.text);
+        const facts = verifyReceiptBytes(raw, context);
+        return { receipt_sha256: facts.receipt_sha256, raw, report: facts.report, receipt_id: facts.receipt_id, issued_at: facts.issued_at, source: { kind: 'file' as const, ref: `samples/${sample.file}` } };
+      });
+      const inserted = ledger.runInTransaction((database) => {
+        const rows = insertReceipts(database, documents);
+        appendAudit(database, 'import', 'built-in samples', { receipts: rows.length, new: rows.filter((row) => row.created).length });
+        return rows;
+      });
+      const created = inserted.filter((row) => row.created).length;
+      return {
+        jobId: 'samples',
+        state: 'done' as const,
+        fileName: 'built-in samples',
+        phase: 'done',
+        filesRead: documents.length,
+        filesTotal: documents.length,
+        receiptsVerified: documents.length,
+        receiptsTotal: documents.length,
+        perSecond: 0,
+        secondsLeft: 0,
+        result: { receipts: documents.length, receiptsNew: created, receiptsKnown: documents.length - created },
+      };
     },
   };
 

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AppApiResults } from '../../src-shared/api/contract';
+import { b64uEncode, createPortableProvider } from '../../src-shared/crypto';
+import { signClassical } from '../../src-shared/formats/classical';
+import { createAppApi, type AppApiDispatcher } from './app-api';
+
+// The app API as both transports reach it: untrusted method names and inputs in, over a real
+// ledger in a temporary data folder.
+const crypto = createPortableProvider();
+const seed = new Uint8Array(32).fill(9);
+
+describe('app API', () => {
+  let home: string;
+  let api: AppApiDispatcher;
+  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) => api(method, input) as Promise<AppApiResults[M]>;
+
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'evroom-appapi-'));
+    api = createAppApi({ mode: 'web', dataDirectory: home });
+  });
+
+  afterEach(() => {
+    api.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('refuses unknown methods and inputs that do not fit the contract', async () => {
+    await expect(api('frobnicate', {})).rejects.toMatchObject({ code: 'not_found', httpStatus: 404 });
+    await expect(api('overview', { extra: 1 })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('unknown member "extra"') });
+    await expect(api('receipts.get', { id: 'one' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api('receipts.list', { filters: { status: 'GOOD' } })).rejects.toMatchObject({ message: expect.stringContaining('status must be one of') });
+    await expect(api('trust.pin', { key_id: 'did:svc:x', algorithm: 'RSA', public_key: 'AA' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api('imports.start', {})).rejects.toMatchObject({ message: expect.stringContaining('exactly one of path') });
+  });
+
+  it('verifies without storing, then saves once however often it is saved', async () => {
+    const text = signClassical('{"sequence":1,"amount":"2.00"}', seed, crypto);
+    const checked = await call('verify', { text });
+    expect(checked.report.status).toBe('PASS');
+    expect(checked.saved).toBeUndefined();
+    expect((await call('overview')).receipts).toBe(0);
+    const first = await call('verify', { text, save: true, name: 'a.json' });
+    const second = await call('verify', { text, save: true, name: 'b.json' });
+    expect(first.saved).toMatchObject({ created: true });
+    expect(second.saved).toEqual({ id: first.saved?.id, created: false });
+    const detail = await call('receipts.get', { id: first.saved?.id });
+    expect(detail.raw).toBe(text);
+    expect(detail.signed[0]?.text).toBe('{"amount":"2.00","sequence":1}');
+    expect(detail.sources.map((source) => source.ref).sort()).toEqual(['a.json', 'b.json']);
+    await expect(api('receipts.get', { id: 999 })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('re-judges stored receipts when their key is pinned, revoked and unpinned', async () => {
+    const text = signClassical('{"sequence":2}', seed, crypto);
+    const { saved } = await call('verify', { text, save: true });
+    const row = async () => (await call('receipts.list', {})).rows.find((candidate) => candidate.id === saved?.id);
+    expect((await row())?.trust).toBe('unpinned');
+    const issuer = (await row())?.issuer_key_id;
+    expect(issuer).toMatch(/^did:key:z6Mk/);
+    await call('trust.pin', { key_id: 'did:svc:test:issuer', algorithm: 'Ed25519', public_key: b64uEncode(crypto.ed25519PublicKey(seed)), label: 'Test issuer' });
+    expect((await row())?.trust).toBe('trusted');
+    expect((await call('receipts.list', { filters: { trust: 'trusted' } })).rows).toHaveLength(1);
+    await call('trust.revoke', { key_id: 'did:svc:test:issuer', reason: 'test' });
+    expect((await row())?.trust).toBe('revoked');
+    await call('trust.unpin', { key_id: 'did:svc:test:issuer' });
+    expect((await row())?.trust).toBe('unpinned');
+    const audit = await call('trust.audit', {});
+    expect(audit.map((entry) => entry.action)).toEqual(['unpin', 'revoke', 'pin']);
+  });
+
+  it('loads the built-in samples as demo data, once', async () => {
+    const loaded = await call('samples.load');
+    expect(loaded.state).toBe('done');
+    const overview = await call('overview');
+    expect(overview.receipts).toBe(loaded.receiptsTotal);
+    expect(Object.keys(overview.byStatus).length).toBeGreaterThan(3);
+    expect(overview.attention.length).toBeGreaterThan(0);
+    await call('samples.load');
+    expect((await call('overview')).receipts).toBe(loaded.receiptsTotal);
+    const { advertised } = await call('trust.list');
+    expect(advertised.length).toBeGreaterThan(0);
+    expect((await call('trust.list')).pinned).toEqual([]);
+  });
+
+  it('keeps settings in the data folder and validates them', async () => {
+    expect((await call('settings.get')).theme).toBe('system');
+    await call('settings.set', { theme: 'dark', limits: { maxEntries: 1000 } });
+    api.close();
+    api = createAppApi({ mode: 'web', dataDirectory: home });
+    const settings = await call('settings.get');
+    expect(settings).toMatchObject({ theme: 'dark', dataDirectory: home, limits: { maxEntries: 1000 } });
+    await expect(api('settings.set', { theme: 'purple' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api('settings.set', { limits: { maxRatio: 0 } })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+});
