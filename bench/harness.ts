@@ -73,3 +73,35 @@ export function writeBaseline(file: string, rows: Measurement[]): void {
   };
   writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);
 }
+
+/** The median of a non-empty list. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Measures a row against its raw primitive in short alternating pairs and returns the medians.
+ *
+ * On a shared machine the available CPU drifts over seconds; timing the two side by side, many
+ * times over, and taking the median of each pair's ratio cancels that drift, where one long run
+ * of each would compare different machine conditions.
+ */
+export function pairedRates(
+  pairs: number,
+  raw: { operations: number; work: () => void },
+  row: { operations: number; work: () => void },
+): { rawRate: number; rowRate: number; ratio: number } {
+  const rawRates: number[] = [];
+  const rowRates: number[] = [];
+  const ratios: number[] = [];
+  for (let pair = 0; pair < pairs; pair += 1) {
+    const rawRate = bestRate(raw.operations, 1, raw.work);
+    const rowRate = bestRate(row.operations, 1, row.work);
+    rawRates.push(rawRate);
+    rowRates.push(rowRate);
+    ratios.push(rowRate / rawRate);
+  }
+  return { rawRate: median(rawRates), rowRate: median(rowRates), ratio: median(ratios) };
+}

@@ -161,7 +161,7 @@ export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, 
   }
   // An embedded Ed25519 key is named by its did:key, so the ledger can find every document of
   // that key (to re-judge trust when the user pins it) and people can pin it by that name.
-  const keyId = algorithm === 'Ed25519' && publicKey.length === 32 ? didKeyFromEd25519(publicKey) : undefined;
+  const keyId = algorithm === 'Ed25519' && publicKey.length === 32 ? cachedDidKey(publicKey) : undefined;
   return {
     ...(keyId === undefined ? {} : { key_id: keyId }),
     algorithm,
@@ -173,6 +173,22 @@ export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, 
       detail: 'The public key came with the document and matches no pinned key; it does not identify the issuer.',
     },
   };
+}
+
+/** did:key names of recently seen embedded keys: bulk verification repeats a few keys. */
+const DID_KEY_CACHE = new Map<string, string>();
+const DID_KEY_CACHE_SIZE = 256;
+
+function cachedDidKey(publicKey: Uint8Array): string {
+  // 32 bytes as a 32-character string: a cheap exact map key.
+  const id = String.fromCharCode(...publicKey);
+  let did = DID_KEY_CACHE.get(id);
+  if (did === undefined) {
+    did = didKeyFromEd25519(publicKey);
+    if (DID_KEY_CACHE.size >= DID_KEY_CACHE_SIZE) DID_KEY_CACHE.clear();
+    DID_KEY_CACHE.set(id, did);
+  }
+  return did;
 }
 
 /**
