@@ -24,9 +24,21 @@ const NAVIGATION: { path: string; label: string; icon: ReactNode }[] = [
   { path: 'settings', label: 'Settings', icon: '⚙' },
 ];
 
-/** Applies the theme to the document: `system` follows the operating system. */
+const systemDark = window.matchMedia('(prefers-color-scheme: dark)');
+let chosenTheme: Theme = 'system';
+
+function paintTheme(): void {
+  const dark = chosenTheme === 'dark' || (chosenTheme === 'system' && systemDark.matches);
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+}
+
+// `system` follows the operating system, also when it changes while the app is open.
+systemDark.addEventListener('change', paintTheme);
+
+/** Applies the theme: `light`, `dark`, or `system` (resolved to one of the two). */
 export function applyTheme(theme: Theme): void {
-  document.documentElement.dataset.theme = theme;
+  chosenTheme = theme;
+  paintTheme();
 }
 
 function viewFor(path: string[], query: URLSearchParams): ReactNode {
