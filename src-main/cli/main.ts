@@ -7,6 +7,10 @@ import { formatHelp, HelpRequested, type CommandSpec } from './arguments';
 import { processTerminal, writeLine, type Terminal } from './terminal';
 import { runVerify, verifySpec } from './commands/verify';
 import { appSpec, runApp } from './commands/app';
+import { importSpec, runImport } from './commands/import';
+import { exportSpec, runExport } from './commands/export';
+import { ledgerSpec, runLedger } from './commands/ledger';
+import { runTrust, trustSpec } from './commands/trust';
 import { keysSpec, runKeys } from './commands/keys';
 import { runSign, signSpec } from './commands/sign';
 import { runSamples, samplesSpec } from './commands/samples';
@@ -23,6 +27,10 @@ const COMMANDS: readonly Command[] = [
   { spec: signSpec, run: runSign },
   { spec: samplesSpec, run: runSamples },
   { spec: appSpec, run: runApp },
+  { spec: importSpec, run: runImport },
+  { spec: exportSpec, run: runExport },
+  { spec: ledgerSpec, run: runLedger },
+  { spec: trustSpec, run: runTrust },
 ];
 
 function overview(): string {

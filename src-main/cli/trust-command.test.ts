@@ -1,0 +1,155 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { b64uEncode, didKeyFromEd25519, utf8Encode } from '../../src-shared/crypto';
+import { signClassical } from '../../src-shared/formats/classical';
+import { createNodeCryptoProvider } from '../core/node-crypto-provider';
+import { bundleParts, keyEntryFor, zipBundle } from '../evidence/test-support';
+
+const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
+const node = createNodeCryptoProvider();
+const seedA = new Uint8Array(32).fill(71);
+const seedB = new Uint8Array(32).fill(72);
+const KEY_A = 'did:svc:acme:k1';
+const KEY_B = didKeyFromEd25519(node.ed25519PublicKey(seedB));
+const publicA = b64uEncode(node.ed25519PublicKey(seedA));
+
+function evroom(home: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1', FORCE_COLOR: undefined },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+interface Listing {
+  trusted: { key_id: string; status: string; label?: string; public_key: string; revocation_reason?: string }[];
+  advertised: { key_id: string; source: string }[];
+}
+
+function listing(home: string): Listing {
+  const result = evroom(home, ['trust', 'list', '--json']);
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as Listing;
+}
+
+function auditCount(home: string): number {
+  return (JSON.parse(evroom(home, ['ledger', 'stats', '--json']).stdout) as { auditEntries: number }).auditEntries;
+}
+
+describe('evroom trust', () => {
+  let directory: string;
+
+  beforeAll(() => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-trust-cli-'));
+  });
+  afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+  it('pins, lists, revokes, unpins, each audited', () => {
+    const home = path.join(directory, 'home-a');
+    const pinned = evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA, '--label', 'Acme service key', '--not-after', '2030-01-01T00:00:00Z']);
+    expect(pinned.code).toBe(0);
+    expect(pinned.stdout).toContain(`Pinned ${KEY_A}`);
+    expect(listing(home).trusted).toEqual([
+      expect.objectContaining({ key_id: KEY_A, status: 'pinned', label: 'Acme service key', public_key: publicA }),
+    ]);
+    expect(evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA]).stdout).toContain('nothing changed');
+    const human = evroom(home, ['trust', 'list']);
+    expect(human.stdout).toMatch(/pinned\s+did:svc:acme:k1, Ed25519, “Acme service key”/);
+
+    const revoked = evroom(home, ['trust', 'revoke', KEY_A, '--reason', 'key leaked']);
+    expect(revoked.code).toBe(0);
+    expect(listing(home).trusted[0]).toMatchObject({ status: 'revoked', revocation_reason: 'key leaked' });
+    expect(evroom(home, ['trust', 'unpin', KEY_A]).code).toBe(0);
+    expect(listing(home).trusted).toEqual([]);
+    // pin, revoke, unpin: three audit rows, and the chain holds.
+    expect(auditCount(home)).toBe(3);
+    expect(evroom(home, ['ledger', 'check']).code).toBe(0);
+  }, 240_000);
+
+  it('refuses every bad argument with a specific error (exit 2) and changes nothing', () => {
+    const home = path.join(directory, 'home-b');
+    expect(evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA]).code).toBe(0);
+    const before = { list: listing(home), audit: auditCount(home) };
+    const cases: [string[], RegExp][] = [
+      [['trust', 'pin', '--key-id', 'acme', '--public-key', publicA], /invalid_key_id/],
+      [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', 'AAAA'], /--public-key must be 32 bytes/],
+      [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', publicA, '--algorithm', 'RSA'], /--algorithm must be/],
+      [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', publicA, '--not-after', 'tomorrow'], /invalid_timestamp/],
+      [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', publicA, '--not-before', '2030-01-01T00:00:00Z', '--not-after', '2029-01-01T00:00:00Z'], /invalid_window/],
+      [['trust', 'pin', '--key-id', KEY_A, '--public-key', b64uEncode(node.ed25519PublicKey(seedB))], /key_conflict/],
+      [['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA, '--label', 'Other'], /already_pinned/],
+      [['trust', 'pin', '--key-id', 'did:svc:x'], /--public-key/],
+      [['trust', 'pin'], /--key-id/],
+      [['trust', 'unpin', 'did:svc:nobody'], /unknown_key/],
+      [['trust', 'unpin'], /name the key id/],
+      [['trust', 'revoke', 'did:svc:nobody'], /unknown_key/],
+      [['trust', 'import', path.join(directory, 'missing.json')], /no such file/],
+      [['trust', 'frobnicate'], /unknown subcommand/],
+      [['trust'], /name a subcommand/],
+    ];
+    for (const [args, message] of cases) {
+      const result = evroom(home, args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toMatch(message);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect({ list: listing(home), audit: auditCount(home) }).toEqual(before);
+  }, 240_000);
+
+  it('imports and exports key files, and pins from a key file', () => {
+    const home = path.join(directory, 'home-c');
+    const file = path.join(directory, 'keys.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        keys: [
+          { key_id: KEY_A, algorithm: 'Ed25519', public_key: publicA, label: 'Acme', status: 'pinned' },
+          { key_id: KEY_B, algorithm: 'Ed25519', public_key: b64uEncode(node.ed25519PublicKey(seedB)), status: 'revoked' },
+        ],
+      }),
+    );
+    const imported = evroom(home, ['trust', 'import', file]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain('1 pinned, 1 revoked');
+    const exported = evroom(home, ['trust', 'export']);
+    expect(exported.code).toBe(0);
+    const keys = (JSON.parse(exported.stdout) as { keys: { key_id: string; status: string; label?: string }[] }).keys;
+    expect(keys.map((key) => [key.key_id, key.status, key.label])).toEqual(
+      [
+        [KEY_A, 'pinned', 'Acme'],
+        [KEY_B, 'revoked', undefined],
+      ].sort(),
+    );
+    const out = path.join(directory, 'export.json');
+    expect(evroom(home, ['trust', 'export', '--out', out]).code).toBe(0);
+    expect(fs.readFileSync(out, 'utf8')).toBe(exported.stdout);
+    expect(evroom(home, ['trust', 'export', '--out', out]).stderr).toContain('exists');
+
+    const other = path.join(directory, 'home-d');
+    const one = evroom(other, ['trust', 'pin', '--from-file', file, '--key-id', KEY_A, '--label', 'From the file']);
+    expect(one.code).toBe(0);
+    expect(listing(other).trusted).toEqual([expect.objectContaining({ key_id: KEY_A, label: 'From the file' })]);
+    expect(evroom(other, ['trust', 'pin', '--from-file', file]).stderr).toContain('holds 2 keys');
+    expect(evroom(other, ['trust', 'pin', '--from-file', file, '--key-id', KEY_B]).stderr).toContain('revoked');
+  }, 240_000);
+
+  it('lists keys advertised by an imported bundle apart from the trust store', () => {
+    const home = path.join(directory, 'home-e');
+    const signer = { seed: seedA, keyId: KEY_A };
+    const parts = bundleParts([{ stem: 'r0', bytes: utf8Encode(signClassical({ sequence: 0 }, seedB, node)) }], {
+      keyId: KEY_A,
+      keys: [keyEntryFor(KEY_A, seedA, node)],
+    });
+    const bundle = path.join(directory, 'advertising.zip');
+    fs.writeFileSync(bundle, zipBundle(parts, signer, node));
+    expect(evroom(home, ['import', bundle]).code).toBe(0);
+    const listed = listing(home);
+    expect(listed.trusted).toEqual([]);
+    expect(listed.advertised).toEqual([expect.objectContaining({ key_id: KEY_A, source: 'bundle:1' })]);
+    expect(evroom(home, ['trust', 'list']).stdout).toMatch(/Advertised keys \(1\)[^\n]*\n\s+did:svc:acme:k1, Ed25519, from bundle:1/);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * The verification worker: runs inside a worker thread started by the pool (worker-pool.ts).
+ *
+ * It builds one node:crypto provider and one VerifyContext from `workerData`, then answers
+ * each batch message with one ReceiptFacts per document. Importing this module anywhere but a
+ * pool worker does nothing.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createVerifyContext } from '../../src-shared/verify/context';
+import { createNodeCryptoProvider } from './node-crypto-provider';
+import { verifyReceiptBytes, type ReceiptFacts } from './receipt-facts';
+import type { VerifyRequest, VerifyResponse, VerifyWorkerData } from './worker-pool';
+
+function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerData): void {
+  const context = createVerifyContext(createNodeCryptoProvider(), {
+    pinned: data.pinned,
+    advertised: data.advertised,
+    secrets: data.secrets,
+    now: new Date(data.now),
+  });
+  port.on('message', (request: VerifyRequest) => {
+    let response: VerifyResponse;
+    try {
+      const bytes = new Uint8Array(request.bytes);
+      const results: ReceiptFacts[] = [];
+      for (let index = 0; index + 1 < request.offsets.length; index += 1) {
+        const start = request.offsets[index] as number;
+        const end = request.offsets[index + 1] as number;
+        results.push(verifyReceiptBytes(bytes.subarray(start, end), context));
+      }
+      response = { id: request.id, results };
+    } catch (error) {
+      // verifyReceiptBytes does not throw for any document; this is a defect, reported as one.
+      response = { id: request.id, error: error instanceof Error ? error.message : String(error) };
+    }
+    port.postMessage(response);
+  });
+}
+
+if (parentPort !== null && typeof workerData === 'object' && workerData !== null) {
+  startWorker(parentPort, workerData as VerifyWorkerData);
+}

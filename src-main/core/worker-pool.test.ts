@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { utf8Encode } from '../../src-shared/crypto';
+import { signClassical } from '../../src-shared/formats/classical';
+import { signEnvelope } from '../../src-shared/formats/envelope';
+import { createVerifyContext } from '../../src-shared/verify/context';
+import { verifyDocument } from '../../src-shared/verify/verify';
+import { createNodeCryptoProvider } from './node-crypto-provider';
+import { verifyReceiptBytes } from './receipt-facts';
+import { createVerifyPool, type VerifyPool } from './worker-pool';
+
+const portable = createNodeCryptoProvider();
+const seed = new Uint8Array(32).fill(4);
+const KEY_ID = 'did:svc:acme:k1';
+const key = { key_id: KEY_ID, algorithm: 'Ed25519' as const, public_key: portable.ed25519PublicKey(seed) };
+
+function envelope(index: number): Uint8Array {
+  const signed = signEnvelope(
+    { v: 'svc-receipt-v1', receipt_id: `rcp_${index}`, issued_at: '2026-11-01T12:00:00Z', request: { hash: 'h', origin: 'o', purpose: 'p', policy_hash: 'x' } },
+    { requester: { key_id: KEY_ID, seed }, operator: { key_id: KEY_ID, seed }, service: { key_id: KEY_ID, seed } },
+    portable,
+  );
+  return utf8Encode(JSON.stringify(signed));
+}
+
+describe('createVerifyPool', () => {
+  let pool: VerifyPool;
+
+  beforeAll(() => {
+    pool = createVerifyPool({ size: 2, advertised: [key] });
+  });
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it('gives the same reports as verifying on this thread, in order, with identity and ids', async () => {
+    const documents = [
+      utf8Encode(signClassical({ sequence: 1, amount: '1.50' }, seed, portable)),
+      envelope(1),
+      utf8Encode('{"not":"a receipt"}'),
+      utf8Encode('{"a":1,"a":2}'),
+      new Uint8Array([0xff, 0xfe]),
+    ];
+    const results = await pool.verify(documents);
+    const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key] });
+    expect(results).toHaveLength(documents.length);
+    results.forEach((result, index) => {
+      const local = verifyReceiptBytes(documents[index]!, context);
+      expect(result).toEqual(local);
+      expect(result.report.status).toBe(verifyDocument(documents[index]!, context).status);
+    });
+    expect(results.map((result) => result.report.status)).toEqual(['PASS', 'PASS', 'MALFORMED', 'MALFORMED', 'MALFORMED']);
+    expect(results[1]).toMatchObject({ receipt_id: 'rcp_1', report: { trust: { status: 'unpinned', key_id: KEY_ID } } });
+  });
+
+  it('verifies many batches concurrently on both workers', async () => {
+    const documents = Array.from({ length: 600 }, (_, index) => envelope(index));
+    const batches = [documents.slice(0, 200), documents.slice(200, 400), documents.slice(400)];
+    const results = (await Promise.all(batches.map((batch) => pool.verify(batch)))).flat();
+    expect(results).toHaveLength(600);
+    expect(results.every((result) => result.report.status === 'PASS')).toBe(true);
+    expect(new Set(results.map((result) => result.receipt_sha256)).size).toBe(600);
+    expect(results.map((result) => result.receipt_id)).toEqual(documents.map((_, index) => `rcp_${index}`));
+  });
+
+  it('judges trust by the pinned keys it was started with', async () => {
+    const pinnedPool = createVerifyPool({ size: 1, pinned: [{ ...key, status: 'pinned', label: 'Acme' }] });
+    try {
+      const [result] = await pinnedPool.verify([envelope(7)]);
+      expect(result?.report.trust).toMatchObject({ status: 'trusted', label: 'Acme' });
+    } finally {
+      await pinnedPool.close();
+    }
+  });
+
+  it('answers an empty batch at once and refuses work after close', async () => {
+    const small = createVerifyPool({ size: 1 });
+    expect(await small.verify([])).toEqual([]);
+    await small.close();
+    await small.close();
+    await expect(small.verify([envelope(1)])).rejects.toThrow(/closed/);
+  });
+
+  it('checks its options', () => {
+    expect(() => createVerifyPool({ size: 0 })).toThrow(RangeError);
+    expect(() => createVerifyPool({ size: 1.5 })).toThrow(TypeError);
+    expect(() => createVerifyPool({ pinned: {} as never })).toThrow(TypeError);
+    expect(() => createVerifyPool({ now: new Date(Number.NaN) })).toThrow(TypeError);
+  });
+});

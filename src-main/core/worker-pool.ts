@@ -1,0 +1,188 @@
+/**
+ * A pool of worker threads that verify documents in bulk with the node:crypto provider.
+ *
+ * Verification is synchronous and CPU-bound (PROTOCOL section 1 reports, OpenSSL Ed25519), so
+ * the main process hands batches of document bytes to N workers, each with its own provider
+ * and a VerifyContext built once from the pinned and advertised keys given at start. A batch's
+ * bytes travel in one transferred ArrayBuffer (no copy across the thread boundary); a batch of
+ * a few hundred documents amortises the messaging.
+ *
+ * Workers are TypeScript modules: each starts from a small .mjs bootstrap that registers tsx
+ * (as bin/evroom.mjs does for the main thread) and then imports the worker module.
+ *
+ * @example
+ * const pool = createVerifyPool({ pinned: trust.pinnedEntries(), advertised: bundleKeys });
+ * try {
+ *   const facts = await pool.verify(batchOfDocuments); // one ReceiptFacts per document, in order
+ * } finally {
+ *   await pool.close();
+ * }
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { KeyEntry, SecretEntry } from '../../src-shared/verify/context';
+import type { ReceiptFacts } from './receipt-facts';
+
+/** Documents per message that keep the messaging cost small against verification (~256). */
+export const DEFAULT_VERIFY_BATCH_SIZE = 256;
+
+/** The most workers a pool starts; beyond the core count more threads only add contention. */
+export const MAX_POOL_SIZE = 64;
+
+/** Options of {@link createVerifyPool}. */
+export interface VerifyPoolOptions {
+  /** The trust store's entries (`VerifyContext.pinned`). */
+  pinned?: readonly KeyEntry[];
+  /** Keys that came with the input (`VerifyContext.advertised`); never trusted. */
+  advertised?: readonly KeyEntry[];
+  /** Secrets for sealed documents. */
+  secrets?: readonly SecretEntry[];
+  /** The instant validity windows are judged at (default: now, fixed for the pool's life). */
+  now?: Date;
+  /** How many workers (default `os.availableParallelism()`, 1 to {@link MAX_POOL_SIZE}). */
+  size?: number;
+}
+
+/** A running pool. */
+export interface VerifyPool {
+  /** The number of workers. */
+  readonly size: number;
+  /**
+   * Verify a batch of documents on the least busy worker.
+   *
+   * @param documents - The documents' bytes; they are copied into one buffer, so the caller's
+   *   arrays stay usable.
+   * @returns One result per document, in the same order.
+   * @throws Error (rejects) when the pool is closed or a worker failed.
+   */
+  verify(documents: readonly Uint8Array[]): Promise<ReceiptFacts[]>;
+  /** Stop every worker; pending batches reject. Calling it twice is harmless. */
+  close(): Promise<void>;
+}
+
+/** What a worker is started with (`workerData`). */
+export interface VerifyWorkerData {
+  pinned: KeyEntry[];
+  advertised: KeyEntry[];
+  secrets: SecretEntry[];
+  /** ms since the epoch. */
+  now: number;
+}
+
+/** A batch sent to a worker. Document i is `bytes[offsets[i] .. offsets[i + 1])`. */
+export interface VerifyRequest {
+  id: number;
+  bytes: ArrayBuffer;
+  offsets: Uint32Array;
+}
+
+/** A worker's answer to one batch. */
+export type VerifyResponse = { id: number; results: ReceiptFacts[] } | { id: number; error: string };
+
+interface Pending {
+  resolve(results: ReceiptFacts[]): void;
+  reject(error: Error): void;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+const BOOTSTRAP = new URL('./verify-worker.mjs', import.meta.url);
+
+function checkList<T>(value: unknown, name: string): T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError(`createVerifyPool: ${name} must be an array`);
+  return value as T[];
+}
+
+/**
+ * Start a pool of verification workers.
+ *
+ * @param options - Keys, clock and size.
+ * @returns The pool; close it when done (its workers keep the process alive).
+ * @throws TypeError for key lists that are not arrays or a clock that is not a valid Date;
+ *   RangeError for a size outside 1..{@link MAX_POOL_SIZE}.
+ */
+export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createVerifyPool: options must be an object');
+  const size = options.size ?? Math.min(availableParallelism(), MAX_POOL_SIZE);
+  if (!Number.isSafeInteger(size)) throw new TypeError('createVerifyPool: size must be an integer');
+  if (size < 1 || size > MAX_POOL_SIZE) throw new RangeError(`createVerifyPool: size must be 1 to ${MAX_POOL_SIZE}`);
+  const now = options.now ?? new Date();
+  if (!(now instanceof Date) || !Number.isFinite(now.getTime())) throw new TypeError('createVerifyPool: now must be a valid Date');
+  const data: VerifyWorkerData = {
+    pinned: checkList<KeyEntry>(options.pinned, 'pinned'),
+    advertised: checkList<KeyEntry>(options.advertised, 'advertised'),
+    secrets: checkList<SecretEntry>(options.secrets, 'secrets'),
+    now: now.getTime(),
+  };
+
+  let closed = false;
+  let failure: Error | undefined;
+  let nextId = 1;
+  const workers: PoolWorker[] = [];
+
+  function fail(error: Error): void {
+    if (failure === undefined) failure = error;
+    for (const entry of workers) {
+      for (const pending of entry.pending.values()) pending.reject(error);
+      entry.pending.clear();
+    }
+  }
+
+  for (let index = 0; index < size; index += 1) {
+    const worker = new Worker(BOOTSTRAP, { workerData: data });
+    const entry: PoolWorker = { worker, pending: new Map() };
+    worker.on('message', (message: VerifyResponse) => {
+      const pending = entry.pending.get(message.id);
+      if (pending === undefined) return;
+      entry.pending.delete(message.id);
+      if ('error' in message) pending.reject(new Error(`A verification worker failed: ${message.error}`));
+      else pending.resolve(message.results);
+    });
+    worker.on('error', (error) => fail(new Error(`A verification worker stopped: ${error.message}`)));
+    worker.on('exit', (code) => {
+      if (!closed) fail(new Error(`A verification worker exited unexpectedly (code ${code}).`));
+    });
+    workers.push(entry);
+  }
+
+  function verify(documents: readonly Uint8Array[]): Promise<ReceiptFacts[]> {
+    if (!Array.isArray(documents)) return Promise.reject(new TypeError('verify expects an array of Uint8Array'));
+    if (closed) return Promise.reject(new Error('The verification pool is closed.'));
+    if (failure !== undefined) return Promise.reject(failure);
+    if (documents.length === 0) return Promise.resolve([]);
+    const offsets = new Uint32Array(documents.length + 1);
+    let total = 0;
+    for (const [index, document] of documents.entries()) {
+      if (!(document instanceof Uint8Array)) {
+        return Promise.reject(new TypeError(`verify: document ${index} is not a Uint8Array`));
+      }
+      total += document.length;
+      offsets[index + 1] = total;
+    }
+    const bytes = new Uint8Array(total);
+    for (const [index, document] of documents.entries()) bytes.set(document, offsets[index]);
+    // The least busy worker: fewest batches in flight.
+    let target = workers[0] as PoolWorker;
+    for (const entry of workers) if (entry.pending.size < target.pending.size) target = entry;
+    const id = nextId;
+    nextId += 1;
+    return new Promise<ReceiptFacts[]>((resolve, reject) => {
+      target.pending.set(id, { resolve, reject });
+      const request: VerifyRequest = { id, bytes: bytes.buffer, offsets };
+      target.worker.postMessage(request, [bytes.buffer, offsets.buffer]);
+    });
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    fail(new Error('The verification pool was closed.'));
+    await Promise.all(workers.map((entry) => entry.worker.terminate()));
+  }
+
+  return { size, verify, close };
+}

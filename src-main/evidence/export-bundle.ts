@@ -1,0 +1,300 @@
+/**
+ * Export a selection of the ledger as an evidence bundle (PROTOCOL section 9), signed by the
+ * local signing key, that imports back with zero findings on another machine.
+ *
+ * The ledger is read page by page (keyset paging, import order) and each receipt's bytes are
+ * fetched only when the zip writer reaches it, so memory holds one page of summaries and the
+ * manifest's file list, never the bundle. Layout: `receipts/<receipt id>.json` (the stored bytes
+ * exactly; `<receipt_sha256>.json` for receipts without a usable or unique id),
+ * `anchors/<batch_id>.json` (every anchor record when the whole ledger is exported, else the
+ * records of the exported receipts; see anchors-file.ts),
+ * `keys/service-keys.json` (the local signing key and the key of every issuer of an exported
+ * receipt that the ledger knows, pinned or advertised: the receiving side needs them to verify,
+ * and listing a key confers no trust), then `manifest.json` and `manifest.sig`.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { utf8Encode } from '../../src-shared/crypto';
+import type { KeyEntry } from '../../src-shared/verify/context';
+import { isKeyId } from '../../src-shared/verify/keys';
+import { serializeKeyFile } from '../../src-shared/verify/key-file';
+import { createNodeCryptoProvider } from '../core/node-crypto-provider';
+import {
+  appendAudit,
+  countReceipts,
+  getReceipt,
+  getTrustedKey,
+  listAdvertisedKeys,
+  listAnchors,
+  listReceipts,
+  type Ledger,
+  type ReceiptFilters,
+} from '../ledger/index';
+import { serializeAnchorsFile } from './anchors-file';
+import { KEYS_NAME, receiptPath } from './bundle-layout';
+import { hashFile } from './import-bundle';
+import {
+  BUNDLE_FORMAT,
+  MANIFEST_NAME,
+  serializeManifest,
+  serializeManifestSignature,
+  SIGNATURE_NAME,
+  signManifest,
+  type ManifestFile,
+} from './manifest';
+import { createProgressReporter, type ExportPhase, type ExportProgress } from './progress';
+import { loadOrCreateSigningKey } from './signing-key';
+import { createZipWriter } from './zip-writer';
+
+/** The tenant id written when none is given. */
+export const DEFAULT_EXPORT_TENANT = 'local';
+/** Receipt summaries read per ledger page. */
+const PAGE_SIZE = 500;
+
+/** Options of {@link exportBundle}. */
+export interface ExportOptions {
+  /** The zip to write. */
+  out: string;
+  /** The data directory holding (or to hold) the local signing key. */
+  dataDirectory: string;
+  /** Which receipts (as the ledger's list filters); all when omitted. */
+  filters?: ReceiptFilters;
+  /** manifest.json's tenant_id (default {@link DEFAULT_EXPORT_TENANT}). */
+  tenantId?: string;
+  /** Replace `out` when it exists (default: refuse). */
+  overwrite?: boolean;
+  /** generated_at and entry times (default now). */
+  now?: Date;
+  onProgress?: (event: ExportProgress) => void;
+}
+
+/** What an export wrote. */
+export interface ExportResult {
+  file: string;
+  /** hex SHA-256 of the zip. */
+  sha256: string;
+  /** The zip's size. */
+  bytes: number;
+  receipts: number;
+  anchors: number;
+  /** Keys listed in keys/service-keys.json. */
+  keys: number;
+  /** The local signing key's id (a did:key). */
+  key_id: string;
+  /** True when this export created the signing key. */
+  keyCreated: boolean;
+  tenant_id: string;
+  generated_at: string;
+}
+
+/** An export that cannot be done; nothing was written. */
+export class ExportError extends Error {
+  readonly code: 'out_exists' | 'out_unwritable';
+  constructor(code: 'out_exists' | 'out_unwritable', message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ExportError';
+    this.code = code;
+  }
+}
+
+/** The entry for keys/service-keys.json: what a verifier needs, without label or status. */
+function publicEntry(entry: { key_id: string; algorithm: KeyEntry['algorithm']; public_key: Uint8Array; not_before?: string | null; not_after?: string | null }): KeyEntry {
+  const out: KeyEntry = { key_id: entry.key_id, algorithm: entry.algorithm, public_key: new Uint8Array(entry.public_key) };
+  if (entry.not_before !== undefined && entry.not_before !== null) out.not_before = entry.not_before;
+  if (entry.not_after !== undefined && entry.not_after !== null) out.not_after = entry.not_after;
+  return out;
+}
+
+/**
+ * Export receipts of the ledger as a signed evidence bundle.
+ *
+ * The zip is written to a temporary file beside `out` and renamed into place when complete; an
+ * `export` audit row records the file, its SHA-256, the counts and the filters.
+ *
+ * @param ledger - The open ledger.
+ * @param options - Output, data directory, filters, tenant id, overwrite, clock, progress.
+ * @returns What was written.
+ * @throws ExportError out_exists / out_unwritable; SigningKeyError for a damaged key file;
+ *   TypeError / RangeError for bad filters (nothing written).
+ */
+export async function exportBundle(ledger: Ledger, options: ExportOptions): Promise<ExportResult> {
+  if (typeof ledger !== 'object' || ledger === null || typeof ledger.runInTransaction !== 'function') {
+    throw new TypeError('exportBundle: ledger must be an open Ledger');
+  }
+  if (typeof options !== 'object' || options === null) throw new TypeError('exportBundle: options must be an object');
+  if (typeof options.out !== 'string' || options.out.length === 0) throw new TypeError('exportBundle: out must be a path');
+  const out = path.resolve(options.out);
+  const filters = options.filters ?? {};
+  const tenantId = options.tenantId ?? DEFAULT_EXPORT_TENANT;
+  if (typeof tenantId !== 'string' || tenantId.length === 0 || tenantId.length > 256) {
+    throw new RangeError('exportBundle: tenantId must be 1 to 256 characters');
+  }
+  const now = options.now ?? new Date();
+  const generatedAt = now.toISOString();
+  // Checks the filters (TypeError / RangeError) before anything is created.
+  const total = countReceipts(ledger.readable, filters);
+  if (!options.overwrite && fs.existsSync(out)) {
+    throw new ExportError('out_exists', `${out} exists; choose another name or allow overwriting.`);
+  }
+  const crypto = createNodeCryptoProvider();
+  const { key, created: keyCreated } = loadOrCreateSigningKey(options.dataDirectory, crypto, { now });
+  const progress = createProgressReporter<ExportPhase, ExportProgress>(
+    options.onProgress,
+    (phase, fields, perSecond, secondsLeft) => ({
+      phase,
+      receiptsWritten: fields.receiptsWritten ?? 0,
+      receiptsTotal: fields.receiptsTotal ?? 0,
+      perSecond,
+      secondsLeft,
+    }),
+  );
+
+  const temporary = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(6).toString('hex')}.partial`);
+  const written = { receipts: 0, anchors: 0, keys: 0 };
+  try {
+    fs.writeFileSync(temporary, '', { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    key.seed.fill(0);
+    throw new ExportError('out_unwritable', `Cannot write beside ${out}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const writer = createZipWriter(temporary, { mtime: now });
+    const files: ManifestFile[] = [];
+    const fields = { receiptsWritten: 0, receiptsTotal: total };
+    const issuers = new Set<string>();
+    const usedStems = new Set<string>();
+    const anchorsByBatch = new Map<string, { receipt_sha256: string | null; record: unknown }[]>();
+    // The whole ledger takes every anchor record; a selection takes those of its receipts.
+    const whole = Object.values(filters).every((value) => value === undefined);
+    const withAnchors = !whole && listAnchors(ledger.readable, { limit: 1 }).rows.length > 0;
+    let receipts = 0;
+    let anchorCount = 0;
+
+    function record(name: string, data: Uint8Array): Uint8Array {
+      files.push({ path: name, sha256: createHash('sha256').update(data).digest('hex'), bytes: data.length });
+      return data;
+    }
+
+    progress.update('writing', 0, total, fields);
+    let after: string | undefined;
+    do {
+      const page = listReceipts(ledger.readable, {
+        filters,
+        sort: { column: 'imported_at', direction: 'asc' },
+        limit: PAGE_SIZE,
+        ...(after === undefined ? {} : { after }),
+      });
+      for (const row of page.rows) {
+        const name = receiptPath(row.receipt_id, row.receipt_sha256, usedStems);
+        if (row.issuer_key_id !== null) issuers.add(row.issuer_key_id);
+        receipts += 1;
+        writer.add(name, () => {
+          const stored = getReceipt(ledger.readable, row.id);
+          if (stored === undefined) throw new Error(`Receipt ${row.receipt_sha256} disappeared from the ledger during the export.`);
+          fields.receiptsWritten += 1;
+          progress.update('writing', fields.receiptsWritten, total, fields);
+          return record(name, stored.raw);
+        });
+        if (withAnchors) {
+          for (const anchor of listAnchors(ledger.readable, { receipt_sha256: row.receipt_sha256, limit: 1000 }).rows) {
+            const list = anchorsByBatch.get(anchor.batch_id) ?? [];
+            list.push({ receipt_sha256: anchor.receipt_sha256, record: anchor.record });
+            anchorsByBatch.set(anchor.batch_id, list);
+            anchorCount += 1;
+          }
+        }
+      }
+      after = page.nextCursor ?? undefined;
+      await writer.waitForRoom();
+    } while (after !== undefined);
+
+    if (whole) {
+      let anchorsAfter: string | undefined;
+      do {
+        const page = listAnchors(ledger.readable, { limit: 1000, ...(anchorsAfter === undefined ? {} : { after: anchorsAfter }) });
+        for (const anchor of page.rows) {
+          const list = anchorsByBatch.get(anchor.batch_id) ?? [];
+          list.push({ receipt_sha256: anchor.receipt_sha256, record: anchor.record });
+          anchorsByBatch.set(anchor.batch_id, list);
+          anchorCount += 1;
+        }
+        anchorsAfter = page.nextCursor ?? undefined;
+      } while (anchorsAfter !== undefined);
+    }
+    for (const [batchId, anchors] of [...anchorsByBatch].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const text = serializeAnchorsFile(batchId, anchors);
+      const name = `anchors/${batchId}.json`;
+      writer.add(name, () => record(name, utf8Encode(text)));
+    }
+
+    const keys: KeyEntry[] = [publicEntry(key)];
+    for (const issuer of [...issuers].sort()) {
+      if (issuer === key.key_id || !isKeyId(issuer)) continue;
+      const known = getTrustedKey(ledger.readable, issuer) ?? listAdvertisedKeys(ledger.readable, { key_id: issuer })[0];
+      if (known !== undefined) keys.push(publicEntry(known));
+    }
+    const keysText = serializeKeyFile(keys);
+    writer.add(KEYS_NAME, () => record(KEYS_NAME, utf8Encode(keysText)));
+
+    // The manifest is made when the writer reaches it: every file before it is written by then.
+    let manifestBytes: Uint8Array | undefined;
+    writer.add(MANIFEST_NAME, () => {
+      progress.update('finishing', fields.receiptsWritten, total, fields);
+      manifestBytes = utf8Encode(
+        serializeManifest({
+          bundle_format: BUNDLE_FORMAT,
+          tenant_id: tenantId,
+          generated_at: generatedAt,
+          key_id: key.key_id,
+          files,
+          counts: { receipts, anchors: anchorCount },
+        }),
+      );
+      return manifestBytes;
+    });
+    writer.add(SIGNATURE_NAME, () => {
+      if (manifestBytes === undefined) throw new Error('manifest.json was not written before manifest.sig');
+      const signature = signManifest(manifestBytes, key.seed, key.key_id, crypto);
+      key.seed.fill(0);
+      return utf8Encode(serializeManifestSignature(signature));
+    });
+    await writer.finish();
+    fs.renameSync(temporary, out);
+    written.receipts = receipts;
+    written.anchors = anchorCount;
+    written.keys = keys.length;
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  } finally {
+    key.seed.fill(0);
+  }
+
+  const sha256 = await hashFile(out);
+  const bytes = fs.statSync(out).size;
+  appendAudit(ledger.writable, 'export', out, {
+    sha256,
+    bytes,
+    receipts: written.receipts,
+    anchors: written.anchors,
+    keys: written.keys,
+    key_id: key.key_id,
+    key_created: keyCreated,
+    tenant_id: tenantId,
+    filters,
+  });
+  progress.update('done', written.receipts, total, { receiptsWritten: written.receipts, receiptsTotal: total }, true);
+  return {
+    file: out,
+    sha256,
+    bytes,
+    receipts: written.receipts,
+    anchors: written.anchors,
+    keys: written.keys,
+    key_id: key.key_id,
+    keyCreated,
+    tenant_id: tenantId,
+    generated_at: generatedAt,
+  };
+}

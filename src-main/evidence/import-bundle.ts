@@ -1,0 +1,631 @@
+/**
+ * Import a tenant evidence bundle into the ledger (PROTOCOL section 9).
+ *
+ * Two passes over the zip, so that every rule is enforced before anything is written:
+ *
+ * 1. Checking (no writes). The zip is hashed (its SHA-256 identifies the bundle); the central
+ *    directory is checked entry by entry (zip-hygiene.ts) against the limits; manifest.json is
+ *    parsed strictly; then every file is read, inflated with an output cap, and checked against
+ *    its declared size and CRC-32, and its SHA-256 is compared with the manifest. Any rule
+ *    broken is a {@link BundleError} and the ledger is untouched.
+ * 2. Importing. The bundle row is written `partial`, with the advertised keys of
+ *    keys/service-keys.json; receipts go to the worker pool in batches and are stored with
+ *    their reports in one transaction per `transactionSize` receipts (with the anchors read so
+ *    far); the last transaction marks the bundle `complete`, stores counts, findings and the
+ *    manifest signature result, and appends the `import` audit row.
+ *
+ * A crash in pass 2 leaves a `partial` bundle row and whole batches. Importing the same zip
+ * again (same SHA-256) finds that row and goes through every receipt once more: stored
+ * receipts (same JCS SHA-256) are left as they are, sources are a set, anchors are keyed by
+ * URN, so nothing is duplicated and the bundle ends `complete`.
+ *
+ * Findings (the bundle is imported, exit 1 in the CLI): files missing from the zip, extra files,
+ * files whose bytes differ from the manifest, unexpected files, manifest.sig problems, an
+ * unusable keys file or anchors file, counts that disagree, receipts whose report is not PASS,
+ * receipts whose file name is neither their id nor their SHA-256. A signer that is merely
+ * unpinned is reported as the signature's trust, never as a finding.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
+import { KeyFileError, parseKeyFile } from '../../src-shared/verify/key-file';
+import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
+import { timestampToMillis } from '../../src-shared/verify/timestamp';
+import { createNodeCryptoProvider } from '../core/node-crypto-provider';
+import type { ReceiptFacts } from '../core/receipt-facts';
+import { createVerifyPool, DEFAULT_VERIFY_BATCH_SIZE, type VerifyPool } from '../core/worker-pool';
+import {
+  appendAudit,
+  getBundle,
+  insertAnchor,
+  insertBundle,
+  insertReceipts,
+  updateBundle,
+  type Ledger,
+  type NewAnchor,
+  type NewReceipt,
+  type WritableDB,
+} from '../ledger/index';
+import { createTrustStore, TrustError } from '../trust/index';
+import { AnchorsFileError, parseAnchorsFile } from './anchors-file';
+import { classifyBundlePath, KEYS_NAME, pathStem, type BundlePathKind } from './bundle-layout';
+import { BundleError, printableName } from './errors';
+import { resolveZipLimits, type ZipLimits } from './limits';
+import {
+  checkManifestSignature,
+  MANIFEST_NAME,
+  parseManifest,
+  SIGNATURE_NAME,
+  type Manifest,
+  type SignatureCheck,
+} from './manifest';
+import { createProgressReporter, type ImportPhase, type ImportProgress } from './progress';
+import { openZipArchive, type ZipEntry } from './zip-reader';
+
+/** Receipts stored per transaction by default. */
+export const DEFAULT_TRANSACTION_SIZE = 2000;
+/** Findings listed one by one in a result and in the bundle row; the rest are only counted. */
+export const MAX_LISTED_FINDINGS = 1000;
+/**
+ * Bytes of receipts and anchors pass 1 keeps for pass 2 (32 MiB, about 50,000 standard
+ * receipts), which then need not be read and inflated twice; pass 2 reads the rest again. More
+ * would trade the 500 MB memory budget of a 100,000-receipt import for little time.
+ */
+const PASS_ONE_CACHE_BYTES = 32 * 1024 * 1024;
+/** Bytes of receipts per batch sent to a worker, whatever the count: large receipts make small batches. */
+const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/** Stable codes of {@link Finding}. */
+export type FindingCode =
+  | 'file_missing'
+  | 'file_extra'
+  | 'file_mismatch'
+  | 'unexpected_file'
+  | 'count_mismatch'
+  | 'manifest_signature_missing'
+  | 'manifest_signature_malformed'
+  | 'manifest_signature_mismatch'
+  | 'manifest_signature_unavailable'
+  | 'manifest_signature_unsupported'
+  | 'manifest_signature_invalid'
+  | 'manifest_key_mismatch'
+  | 'keys_invalid'
+  | 'anchors_invalid'
+  | 'receipt_not_pass'
+  | 'receipt_name_mismatch';
+
+/** Something wrong with an imported bundle that did not stop the import. */
+export interface Finding {
+  code: FindingCode;
+  /** The file concerned (a zip entry name), or '' for the bundle as a whole. */
+  path: string;
+  message: string;
+}
+
+/**
+ * An import that stopped after it had started writing (a storage failure, a worker that died,
+ * the zip changing on disk). The bundle is recorded as `partial`; importing the same zip again
+ * finishes it without duplicates.
+ */
+export class ImportInterruptedError extends Error {
+  /** hex SHA-256 of the zip. */
+  readonly bundleSha256: string;
+  constructor(bundleSha256: string, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    super(`The import stopped part-way: ${reason} The bundle is recorded as partial; import it again to finish.`, { cause });
+    this.name = 'ImportInterruptedError';
+    this.bundleSha256 = bundleSha256;
+  }
+}
+
+/** Options of {@link importBundle}. */
+export interface ImportOptions {
+  /** Zip limits; unset ones take the defaults of limits.ts. */
+  limits?: Partial<ZipLimits>;
+  /** Worker threads verifying receipts (default: os.availableParallelism()). */
+  workers?: number;
+  /** Receipts per transaction (default {@link DEFAULT_TRANSACTION_SIZE}). */
+  transactionSize?: number;
+  /** Receives progress events. */
+  onProgress?: (event: ImportProgress) => void;
+  /** The instant validity windows are judged at and the import is recorded at (default now). */
+  now?: Date;
+  /** The name recorded for the bundle (default: the file's base name). */
+  fileName?: string;
+}
+
+/** Counts of an import. */
+export interface ImportCounts {
+  /** Files (not directories) in the zip. */
+  files: number;
+  /** Receipt files read. */
+  receipts: number;
+  /** Receipts this import stored for the first time. */
+  receiptsNew: number;
+  /** Receipts that were already in the ledger (from an earlier import or earlier in this bundle). */
+  receiptsKnown: number;
+  byStatus: Partial<Record<ReportStatus, number>>;
+  byTrust: Partial<Record<TrustStatus, number>>;
+  /** Anchor records read from valid anchors files. */
+  anchors: number;
+  anchorsNew: number;
+  /** Keys listed in keys/service-keys.json (recorded as advertised, never trusted). */
+  advertisedKeys: number;
+}
+
+/** The outcome of an import that was not refused. */
+export interface ImportResult {
+  bundle: {
+    id: number;
+    sha256: string;
+    file_name: string;
+    tenant_id: string;
+    generated_at: string;
+    key_id: string;
+    status: 'complete';
+  };
+  /** An earlier import of this zip had stopped part-way; this one finished it. */
+  resumed: boolean;
+  /** This zip had been imported completely before; nothing new was stored. */
+  alreadyImported: boolean;
+  signature: SignatureCheck;
+  counts: ImportCounts;
+  /** At most {@link MAX_LISTED_FINDINGS}, in the order found. */
+  findings: Finding[];
+  /** Every finding, counted by code. */
+  findingCounts: Partial<Record<FindingCode, number>>;
+  totalFindings: number;
+  /** True when there are no findings. */
+  clean: boolean;
+}
+
+/** A zip file entry with its place in the bundle and what pass 1 learnt about it. */
+interface ScannedFile {
+  entry: ZipEntry;
+  kind: BundlePathKind;
+  sha256: string;
+  /** The bytes, when pass 1 kept them for pass 2. */
+  data?: Buffer;
+}
+
+class FindingList {
+  readonly listed: Finding[] = [];
+  readonly counts: Partial<Record<FindingCode, number>> = {};
+  total = 0;
+
+  add(code: FindingCode, filePath: string, message: string): void {
+    this.total += 1;
+    this.counts[code] = (this.counts[code] ?? 0) + 1;
+    if (this.listed.length < MAX_LISTED_FINDINGS) this.listed.push({ code, path: filePath, message });
+  }
+}
+
+function checkOptions(options: ImportOptions): { limits: ZipLimits; transactionSize: number; now: Date } {
+  if (typeof options !== 'object' || options === null) throw new TypeError('importBundle: options must be an object');
+  const limits = resolveZipLimits(options.limits ?? {});
+  const transactionSize = options.transactionSize ?? DEFAULT_TRANSACTION_SIZE;
+  if (!Number.isSafeInteger(transactionSize) || transactionSize < 1) {
+    throw new RangeError('importBundle: transactionSize must be a positive integer');
+  }
+  const now = options.now ?? new Date();
+  if (!(now instanceof Date) || !Number.isFinite(now.getTime())) throw new TypeError('importBundle: now must be a valid Date');
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new TypeError('importBundle: onProgress must be a function');
+  }
+  return { limits, transactionSize, now };
+}
+
+/**
+ * The SHA-256 of a whole file, streamed.
+ *
+ * @param file - The path.
+ * @returns HEX64.
+ * @throws BundleError zip_unreadable when the file cannot be read.
+ */
+export async function hashFile(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+    throw new BundleError('zip_unreadable', `The bundle cannot be read: ${reason}.`, { cause: error });
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * Import an evidence bundle.
+ *
+ * @param ledger - The open ledger.
+ * @param file - The zip's path.
+ * @param options - Limits, workers, batch size, progress listener, clock, recorded name.
+ * @returns What was imported, the manifest signature check, counts and findings.
+ * @throws BundleError when the bundle is refused (nothing was written); TypeError / RangeError
+ *   for bad options; LedgerError when the ledger cannot be written at all (nothing was written);
+ *   ImportInterruptedError when storing fails part-way (the bundle stays `partial` and
+ *   importing it again finishes it).
+ */
+export async function importBundle(ledger: Ledger, file: string, options: ImportOptions = {}): Promise<ImportResult> {
+  if (typeof ledger !== 'object' || ledger === null || typeof ledger.runInTransaction !== 'function') {
+    throw new TypeError('importBundle: ledger must be an open Ledger');
+  }
+  if (typeof file !== 'string' || file.length === 0) throw new TypeError('importBundle: file must be a path');
+  const { limits, transactionSize, now } = checkOptions(options);
+  const fileName = options.fileName ?? path.basename(file);
+  const progress = createProgressReporter<ImportPhase, ImportProgress>(
+    options.onProgress,
+    (phase, fields, perSecond, secondsLeft) => ({
+      phase,
+      filesRead: fields.filesRead ?? 0,
+      filesTotal: fields.filesTotal ?? 0,
+      receiptsVerified: fields.receiptsVerified ?? 0,
+      receiptsTotal: fields.receiptsTotal ?? 0,
+      perSecond,
+      secondsLeft,
+    }),
+  );
+
+  progress.update('hashing', 0, 0, {});
+  const bundleSha256 = await hashFile(file);
+  const archive = await openZipArchive(file, limits);
+  let pool: VerifyPool | undefined;
+  let writing = false;
+  try {
+    const files = archive.entries.filter((entry) => !entry.directory);
+    const fields = { filesRead: 0, filesTotal: files.length, receiptsVerified: 0, receiptsTotal: 0 };
+    progress.update('checking', 0, files.length, fields);
+
+    // manifest.json first: without it (or with a bad one) nothing else is worth reading.
+    const byName = new Map(files.map((entry) => [entry.name, entry]));
+    const manifestEntry = byName.get(MANIFEST_NAME);
+    if (manifestEntry === undefined) {
+      throw new BundleError('manifest_missing', 'The bundle has no manifest.json at its top level.', { entry: MANIFEST_NAME });
+    }
+    const manifestBytes = await archive.read(manifestEntry);
+    const manifest = parseManifest(manifestBytes);
+    const signatureEntry = byName.get(SIGNATURE_NAME);
+    const signatureBytes = signatureEntry === undefined ? undefined : await archive.read(signatureEntry);
+    const keysEntry = byName.get(KEYS_NAME);
+    const keysBytes = keysEntry === undefined ? undefined : await archive.read(keysEntry);
+
+    const findings = new FindingList();
+    const advertised = readAdvertisedKeys(keysBytes, findings);
+    const trust = createTrustStore(ledger);
+    const context: VerifyContext = {
+      crypto: createNodeCryptoProvider(),
+      pinned: trust.pinnedEntries(),
+      advertised,
+      secrets: [],
+      now,
+    };
+    // Workers start now and load their modules while pass 1 reads the zip.
+    pool = createVerifyPool({ pinned: context.pinned, advertised, now, ...(options.workers === undefined ? {} : { size: options.workers }) });
+
+    // Pass 1: every file read and checked; nothing written.
+    const scanned: ScannedFile[] = [];
+    const known = new Map<ZipEntry, Uint8Array>([[manifestEntry, manifestBytes]]);
+    if (signatureEntry !== undefined && signatureBytes !== undefined) known.set(signatureEntry, signatureBytes);
+    if (keysEntry !== undefined && keysBytes !== undefined) known.set(keysEntry, keysBytes);
+    let cached = 0;
+    for (const entry of files) {
+      const data = known.get(entry) ?? (await archive.read(entry));
+      const file: ScannedFile = { entry, kind: classifyBundlePath(entry.name), sha256: createHash('sha256').update(data).digest('hex') };
+      if ((file.kind === 'receipt' || file.kind === 'anchor') && cached + data.length <= PASS_ONE_CACHE_BYTES) {
+        file.data = Buffer.from(data.buffer, data.byteOffset, data.length);
+        cached += data.length;
+      }
+      scanned.push(file);
+      fields.filesRead += 1;
+      progress.update('checking', fields.filesRead, fields.filesTotal, fields);
+    }
+    for (const entry of archive.entries) {
+      if (entry.directory && classifyBundlePath(entry.name) !== 'directory') {
+        findings.add('unexpected_file', entry.name, `The directory ${printableName(entry.name)} is not part of the bundle layout.`);
+      }
+    }
+    checkFiles(manifest, scanned, findings);
+    const signature = checkManifestSignature(manifestBytes, signatureBytes, context);
+    addSignatureFindings(signature, manifest, findings);
+
+    // Pass 2: everything below writes.
+    const receipts = scanned.filter((file) => file.kind === 'receipt');
+    fields.receiptsTotal = receipts.length;
+    const stored = ledger.runInTransaction((database) => {
+      const bundle = insertBundle(
+        database,
+        {
+          bundle_sha256: bundleSha256,
+          file_name: fileName,
+          tenant_id: manifest.tenant_id,
+          generated_at: timestampToMillis(manifest.generated_at),
+          manifest_json: Buffer.from(manifestBytes).toString('utf8'),
+          signature,
+          status: 'partial',
+        },
+        { at: now.getTime() },
+      );
+      const previous = bundle.created ? undefined : getBundle(database, bundle.id);
+      if (advertised.length > 0) {
+        try {
+          trust.recordAdvertised(advertised, `bundle:${bundle.id}`);
+        } catch (error) {
+          if (!(error instanceof TrustError)) throw error;
+          findings.add('keys_invalid', KEYS_NAME, `The keys could not be recorded: ${error.message}`);
+        }
+      }
+      return { id: bundle.id, previousStatus: previous?.status };
+    });
+    writing = true;
+
+    const counts: ImportCounts = {
+      files: files.length,
+      receipts: receipts.length,
+      receiptsNew: 0,
+      receiptsKnown: 0,
+      byStatus: {},
+      byTrust: {},
+      anchors: 0,
+      anchorsNew: 0,
+      advertisedKeys: advertised.length,
+    };
+    const source = { kind: 'bundle' as const, ref: String(stored.id) };
+    const pendingReceipts: NewReceipt[] = [];
+    let pendingAnchors: NewAnchor[] = [];
+    const at = now.getTime();
+
+    /** Store up to `limit` pending receipts (all when omitted) and every pending anchor. */
+    function flush(database: WritableDB, limit = pendingReceipts.length): void {
+      const chunk = pendingReceipts.splice(0, limit);
+      if (chunk.length > 0) {
+        for (const inserted of insertReceipts(database, chunk, { at })) {
+          if (inserted.created) counts.receiptsNew += 1;
+          else counts.receiptsKnown += 1;
+        }
+      }
+      for (const anchor of pendingAnchors) {
+        if (insertAnchor(database, anchor, { at }).created) counts.anchorsNew += 1;
+      }
+      pendingAnchors = [];
+    }
+
+    function accept(file: ScannedFile, data: Uint8Array, facts: ReceiptFacts): void {
+      const { report } = facts;
+      counts.byStatus[report.status] = (counts.byStatus[report.status] ?? 0) + 1;
+      counts.byTrust[report.trust.status] = (counts.byTrust[report.trust.status] ?? 0) + 1;
+      if (report.status !== 'PASS') {
+        const first = report.errors[0]?.message ?? report.checks.find((check) => check.status !== 'pass')?.detail ?? '';
+        findings.add('receipt_not_pass', file.entry.name, `${report.status}${first === '' ? '' : `: ${first}`}`);
+      }
+      const stem = pathStem(file.entry.name);
+      if (facts.receipt_id !== null && stem !== facts.receipt_id && stem !== facts.receipt_sha256) {
+        findings.add(
+          'receipt_name_mismatch',
+          file.entry.name,
+          `The file is named ${printableName(stem)} but holds receipt ${printableName(facts.receipt_id)}.`,
+        );
+      }
+      pendingReceipts.push({
+        receipt_sha256: facts.receipt_sha256,
+        raw: data,
+        report,
+        receipt_id: facts.receipt_id,
+        issued_at: facts.issued_at,
+        source,
+      });
+    }
+
+    const verifyPool = pool;
+    const inFlight: Promise<void>[] = [];
+    const maxInFlight = verifyPool.size * 4;
+    let batch: { file: ScannedFile; data: Buffer }[] = [];
+    let batchBytes = 0;
+
+    function dispatch(): void {
+      const items = batch;
+      batch = [];
+      batchBytes = 0;
+      const started = verifyPool.verify(items.map((item) => item.data));
+      // Results are accepted in dispatch order: each waits for the one before it.
+      const previous = inFlight[inFlight.length - 1] ?? Promise.resolve();
+      const accepted = Promise.all([started, previous]).then(([results]) => {
+          results.forEach((facts, index) => {
+            const item = items[index] as { file: ScannedFile; data: Buffer };
+            accept(item.file, item.data, facts);
+          });
+          fields.receiptsVerified += results.length;
+          // Exactly `transactionSize` receipts per transaction; the rest wait for the next one.
+          while (pendingReceipts.length >= transactionSize) ledger.runInTransaction((database) => flush(database, transactionSize));
+          progress.update('verifying', fields.receiptsVerified, fields.receiptsTotal, fields);
+        });
+      // Awaited below; this handler only keeps a failure that is never awaited (because an
+      // earlier one ended the import) from becoming an unhandled rejection.
+      accepted.catch(() => undefined);
+      inFlight.push(accepted);
+    }
+
+    progress.update('verifying', 0, receipts.length, fields);
+    for (const file of scanned) {
+      if (file.kind !== 'receipt' && file.kind !== 'anchor') continue;
+      let data = file.data;
+      file.data = undefined;
+      if (data === undefined) {
+        data = await archive.read(file.entry);
+        if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
+          throw new BundleError('zip_changed', `Entry "${printableName(file.entry.name)}" changed on disk during the import.`, {
+            entry: printableName(file.entry.name),
+          });
+        }
+      }
+      if (file.kind === 'anchor') {
+        readAnchors(file, data, pendingAnchors, counts, findings);
+        continue;
+      }
+      batch.push({ file, data });
+      batchBytes += data.length;
+      if (batch.length >= DEFAULT_VERIFY_BATCH_SIZE || batchBytes >= MAX_BATCH_BYTES) dispatch();
+      while (inFlight.length >= maxInFlight) await inFlight.shift();
+    }
+    if (batch.length > 0) dispatch();
+    while (inFlight.length > 0) await inFlight.shift();
+
+    progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);
+    checkCounts(manifest, counts, findings);
+    const summary = {
+      ...counts,
+      findings: { total: findings.total, byCode: findings.counts },
+    };
+    ledger.runInTransaction((database) => {
+      flush(database);
+      updateBundle(database, stored.id, { status: 'complete', counts: summary, findings: findings.listed, signature });
+      appendAudit(
+        database,
+        'import',
+        bundleSha256,
+        {
+          bundle_id: stored.id,
+          file_name: fileName,
+          tenant_id: manifest.tenant_id,
+          receipts: counts.receipts,
+          new: counts.receiptsNew,
+          known: counts.receiptsKnown,
+          anchors: counts.anchors,
+          findings: findings.total,
+          signature: signature.status,
+          signer_trust: signature.trust.status,
+          resumed: stored.previousStatus === 'partial',
+          already_imported: stored.previousStatus === 'complete',
+        },
+        { at },
+      );
+    });
+    progress.update('done', fields.receiptsVerified, fields.receiptsTotal, fields, true);
+    return {
+      bundle: {
+        id: stored.id,
+        sha256: bundleSha256,
+        file_name: fileName,
+        tenant_id: manifest.tenant_id,
+        generated_at: manifest.generated_at,
+        key_id: manifest.key_id,
+        status: 'complete',
+      },
+      resumed: stored.previousStatus === 'partial',
+      alreadyImported: stored.previousStatus === 'complete',
+      signature,
+      counts,
+      findings: findings.listed,
+      findingCounts: findings.counts,
+      totalFindings: findings.total,
+      clean: findings.total === 0,
+    };
+  } catch (error) {
+    if (writing) throw new ImportInterruptedError(bundleSha256, error);
+    throw error;
+  } finally {
+    await archive.close();
+    await pool?.close();
+  }
+}
+
+function readAdvertisedKeys(bytes: Uint8Array | undefined, findings: FindingList): KeyEntry[] {
+  if (bytes === undefined) return [];
+  try {
+    return parseKeyFile(Buffer.from(bytes).toString('utf8'), { advertised: true });
+  } catch (error) {
+    if (!(error instanceof KeyFileError)) throw error;
+    const where = error.path === '' ? '' : ` at ${error.path}`;
+    findings.add('keys_invalid', KEYS_NAME, `The key file cannot be used${where}: ${error.message}`);
+    return [];
+  }
+}
+
+function readAnchors(
+  file: ScannedFile,
+  data: Uint8Array,
+  pending: NewAnchor[],
+  counts: ImportCounts,
+  findings: FindingList,
+): void {
+  try {
+    const parsed = parseAnchorsFile(data, pathStem(file.entry.name));
+    for (const anchor of parsed.anchors) {
+      pending.push({
+        svc_anchor: anchor.svc_anchor,
+        batch_id: parsed.batch_id,
+        receipt_sha256: anchor.receipt_sha256,
+        record: anchor.record,
+        status: anchor.status,
+      });
+    }
+    counts.anchors += parsed.anchors.length;
+  } catch (error) {
+    if (!(error instanceof AnchorsFileError)) throw error;
+    const where = error.path === '' ? '' : ` at ${error.path}`;
+    findings.add('anchors_invalid', file.entry.name, `The anchors file cannot be used${where}: ${error.message}`);
+  }
+}
+
+/** Compare the zip's files with the manifest's list: missing, extra, mismatching, unexpected. */
+function checkFiles(manifest: Manifest, scanned: readonly ScannedFile[], findings: FindingList): void {
+  const present = new Map(scanned.map((file) => [file.entry.name, file]));
+  const listed = new Set<string>();
+  for (const expected of manifest.files) {
+    listed.add(expected.path);
+    const file = present.get(expected.path);
+    if (file === undefined) {
+      findings.add('file_missing', expected.path, 'The manifest lists this file but the zip does not have it.');
+      continue;
+    }
+    if (file.entry.uncompressedSize !== expected.bytes || file.sha256 !== expected.sha256) {
+      findings.add(
+        'file_mismatch',
+        expected.path,
+        `The file differs from the manifest: ${file.entry.uncompressedSize} bytes with SHA-256 ${file.sha256}, ` +
+          `the manifest says ${expected.bytes} bytes with SHA-256 ${expected.sha256}.`,
+      );
+    }
+  }
+  for (const file of scanned) {
+    if (file.kind === 'manifest' || file.kind === 'signature') continue;
+    if (!listed.has(file.entry.name)) {
+      findings.add('file_extra', file.entry.name, 'The zip has this file but the manifest does not list it.');
+    }
+    if (file.kind === 'other') {
+      findings.add('unexpected_file', file.entry.name, 'The file is not part of the bundle layout and was not read.');
+    }
+  }
+}
+
+function addSignatureFindings(signature: SignatureCheck, manifest: Manifest, findings: FindingList): void {
+  const codes: Partial<Record<SignatureCheck['status'], FindingCode>> = {
+    missing: 'manifest_signature_missing',
+    malformed: 'manifest_signature_malformed',
+    mismatch: 'manifest_signature_mismatch',
+    unavailable: 'manifest_signature_unavailable',
+    unsupported: 'manifest_signature_unsupported',
+    invalid: 'manifest_signature_invalid',
+  };
+  const code = codes[signature.status];
+  if (code !== undefined) findings.add(code, SIGNATURE_NAME, signature.detail);
+  if (signature.key_id !== undefined && signature.key_id !== manifest.key_id) {
+    findings.add(
+      'manifest_key_mismatch',
+      SIGNATURE_NAME,
+      `manifest.sig is signed by ${signature.key_id} but manifest.json names ${manifest.key_id}.`,
+    );
+  }
+}
+
+function checkCounts(manifest: Manifest, counts: ImportCounts, findings: FindingList): void {
+  const listedReceipts = manifest.files.filter((file) => classifyBundlePath(file.path) === 'receipt').length;
+  const declared = manifest.counts;
+  if (declared.receipts !== undefined && declared.receipts !== listedReceipts) {
+    findings.add('count_mismatch', MANIFEST_NAME, `counts.receipts is ${declared.receipts} but the manifest lists ${listedReceipts} receipt files.`);
+  }
+  if (declared.anchors !== undefined && declared.anchors !== counts.anchors) {
+    findings.add('count_mismatch', MANIFEST_NAME, `counts.anchors is ${declared.anchors} but the anchors files hold ${counts.anchors} records.`);
+  }
+}
+

@@ -1,0 +1,396 @@
+/**
+ * Reading a bundle zip: yauzl parses the structure (end of central directory, ZIP64 records,
+ * central directory records); our own code checks every entry and reads, inflates and checks
+ * each entry's data.
+ *
+ * Why not yauzl's read streams: a stream pipeline per entry costs far more than the entry's
+ * data when a bundle holds 100,000 small receipts (sequential streams read about 5,000 entries
+ * a second here). Instead the file is read in large blocks through a small cache (the
+ * RandomAccessReader yauzl reads through too), and each entry's compressed bytes are inflated
+ * in one call with an output cap. Every size is enforced by our code: the declared size against
+ * the limits when the central directory is read, and the actual inflated size against the
+ * declared one when the data is read, so a lying header cannot slip past a limit. CRC-32 is
+ * checked too.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { crc32, inflateRawSync } from 'node:zlib';
+import yauzl from 'yauzl';
+import { BundleError, printableName } from './errors';
+import type { ZipLimits } from './limits';
+import { checkCentralEntry, EntryNames } from './zip-hygiene';
+
+/** One entry of the central directory, checked. */
+export interface ZipEntry {
+  /** Position in the central directory. */
+  readonly index: number;
+  /** The decoded name; directories end with `/`. */
+  readonly name: string;
+  readonly directory: boolean;
+  /** 0 stored or 8 deflate. */
+  readonly compressionMethod: number;
+  readonly compressedSize: number;
+  /** As declared; {@link ZipArchive.read} checks the data against it. */
+  readonly uncompressedSize: number;
+  readonly crc32: number;
+  readonly localHeaderOffset: number;
+}
+
+/** An open, checked zip. */
+export interface ZipArchive {
+  /** The path it was opened from. */
+  readonly file: string;
+  /** Its size in bytes. */
+  readonly size: number;
+  /** Every entry, in central directory order. */
+  readonly entries: readonly ZipEntry[];
+  /** The sum of declared uncompressed sizes. */
+  readonly totalBytes: number;
+  /**
+   * Read one entry's data, inflated and checked (size, CRC-32).
+   *
+   * @throws BundleError zip_corrupt, zip_size_mismatch, zip_crc_mismatch
+   */
+  read(entry: ZipEntry): Promise<Buffer>;
+  /** Close the file. Calling it twice is harmless. */
+  close(): Promise<void>;
+}
+
+/** Blocks of this size are read from the file and cached. */
+const BLOCK_SIZE = 1024 * 1024;
+/** Blocks kept: enough for sequential reading with a little look-behind (16 MiB). */
+const CACHED_BLOCKS = 16;
+const LOCAL_HEADER_SIGNATURE = 0x04034b50;
+const LOCAL_HEADER_SIZE = 30;
+
+/**
+ * A RandomAccessReader over a file handle with a small LRU cache of 1 MiB blocks.
+ *
+ * yauzl reads the central directory through it; {@link BlockReader.readBytes} serves entry data.
+ */
+class BlockReader extends yauzl.RandomAccessReader {
+  private readonly blocks = new Map<number, Buffer>();
+  private readonly loading = new Map<number, Promise<Buffer>>();
+
+  constructor(
+    private readonly handle: FileHandle,
+    readonly size: number,
+  ) {
+    super();
+  }
+
+  private async block(index: number): Promise<Buffer> {
+    const cached = this.blocks.get(index);
+    if (cached !== undefined) {
+      // Refresh its place in the LRU order.
+      this.blocks.delete(index);
+      this.blocks.set(index, cached);
+      return cached;
+    }
+    let pending = this.loading.get(index);
+    if (pending === undefined) {
+      pending = this.load(index);
+      this.loading.set(index, pending);
+    }
+    return pending;
+  }
+
+  private async load(index: number): Promise<Buffer> {
+    try {
+      const start = index * BLOCK_SIZE;
+      const length = Math.min(BLOCK_SIZE, this.size - start);
+      const buffer = Buffer.allocUnsafe(length);
+      let filled = 0;
+      while (filled < length) {
+        const { bytesRead } = await this.handle.read(buffer, filled, length - filled, start + filled);
+        if (bytesRead === 0) throw new BundleError('zip_changed', 'The zip file became shorter while it was read.');
+        filled += bytesRead;
+      }
+      this.blocks.set(index, buffer);
+      if (this.blocks.size > CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
+      return buffer;
+    } finally {
+      this.loading.delete(index);
+    }
+  }
+
+  /**
+   * Read `length` bytes at `position` into a new buffer.
+   *
+   * @throws BundleError zip_corrupt when the range is outside the file
+   */
+  async readBytes(position: number, length: number): Promise<Buffer> {
+    if (position < 0 || length < 0 || position + length > this.size) {
+      throw new BundleError('zip_corrupt', `The zip refers to bytes ${position}..${position + length} beyond its end.`);
+    }
+    const out = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const at = position + done;
+      const index = Math.floor(at / BLOCK_SIZE);
+      const block = await this.block(index);
+      const offset = at - index * BLOCK_SIZE;
+      const count = Math.min(length - done, block.length - offset);
+      block.copy(out, done, offset, offset + count);
+      done += count;
+    }
+    return out;
+  }
+
+  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (error: Error | null) => void): void {
+    this.readBytes(position, length).then(
+      (bytes) => {
+        bytes.copy(buffer, offset);
+        callback(null);
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    // Never used by our code (entry data is read with readBytes); implemented for yauzl's contract.
+    return Readable.from(this.chunks(start, end));
+  }
+
+  private async *chunks(start: number, end: number): AsyncGenerator<Buffer> {
+    for (let at = start; at < end; at += BLOCK_SIZE) yield await this.readBytes(at, Math.min(BLOCK_SIZE, end - at));
+  }
+
+  override close(callback: (error: Error | null) => void): void {
+    this.blocks.clear();
+    callback(null);
+  }
+}
+
+/** The yauzl Entry as it is with `decodeStrings: false`: the name and comment are Buffers. */
+type RawEntry = Omit<yauzl.Entry, 'fileName'> & { fileName: Buffer | string };
+
+function structureError(error: unknown): BundleError {
+  if (error instanceof BundleError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (/strong encryption/i.test(message)) {
+    return new BundleError('zip_encrypted', 'An entry uses strong encryption; bundles are never encrypted.', { cause: error });
+  }
+  if (/compressed\/uncompressed size mismatch/i.test(message)) {
+    return new BundleError('zip_size_mismatch', `A stored entry declares two different sizes (${message}).`, { cause: error });
+  }
+  if (/end of central directory record signature not found/i.test(message)) {
+    return new BundleError('zip_unreadable', 'The file is not a zip archive (no end of central directory record).', {
+      cause: error,
+    });
+  }
+  return new BundleError('zip_corrupt', `The zip structure is damaged: ${message}.`, { cause: error });
+}
+
+function openWithYauzl(reader: BlockReader, size: number): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromRandomAccessReader(
+      reader,
+      size,
+      // Names as raw bytes: our own code decodes and checks them (yauzl would silently turn
+      // backslashes into slashes). Entries one at a time, closed by us.
+      { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false, strictFileNames: true },
+      (error, zip) => (error ? reject(structureError(error)) : resolve(zip)),
+    );
+  });
+}
+
+/**
+ * Call `visit` for every central directory record, in order; resolves after the last one.
+ *
+ * One listener set for the whole directory rather than a promise per record: a bundle can have
+ * hundreds of thousands of entries. A throw from `visit` stops the reading and rejects.
+ */
+function eachEntry(zip: yauzl.ZipFile, visit: (entry: RawEntry) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    function finish(error?: unknown): void {
+      zip.removeListener('entry', onEntry);
+      zip.removeListener('end', onEnd);
+      zip.removeListener('error', onError);
+      if (error === undefined) resolve();
+      else reject(error instanceof BundleError ? error : structureError(error));
+    }
+    function onEntry(entry: RawEntry): void {
+      try {
+        visit(entry);
+      } catch (error) {
+        finish(error);
+        return;
+      }
+      // The reader answers from its cache on a microtask, so this does not grow the stack.
+      zip.readEntry();
+    }
+    function onEnd(): void {
+      finish();
+    }
+    function onError(error: unknown): void {
+      finish(error ?? new Error('unknown zip error'));
+    }
+    zip.on('entry', onEntry);
+    zip.on('end', onEnd);
+    zip.on('error', onError);
+    zip.readEntry();
+  });
+}
+
+/**
+ * Open a zip and check its whole central directory against the hygiene rules and the limits.
+ *
+ * Nothing but the central directory is read: the entry count is checked against the limit
+ * before the first record, each record as it is read, totals and duplicates as they grow.
+ *
+ * @param file - The zip's path.
+ * @param limits - The limits in force.
+ * @returns The open archive; close it when done.
+ * @throws BundleError for the first rule broken (the file is closed again).
+ */
+export async function openZipArchive(file: string, limits: ZipLimits): Promise<ZipArchive> {
+  if (typeof file !== 'string' || file.length === 0) throw new TypeError('openZipArchive expects a file path');
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    throw new BundleError('zip_unreadable', `The file cannot be opened: ${(error as Error).message}`, { cause: error });
+  }
+  let zip: yauzl.ZipFile | undefined;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new BundleError('zip_unreadable', 'The path is not a regular file.');
+    const size = stat.size;
+    const reader = new BlockReader(handle, size);
+    zip = await openWithYauzl(reader, size);
+    if (zip.entryCount > limits.maxEntries) {
+      throw new BundleError(
+        'zip_too_many_entries',
+        `The zip has ${zip.entryCount} entries, over the limit of ${limits.maxEntries}.`,
+      );
+    }
+    const entries: ZipEntry[] = [];
+    const names = new EntryNames();
+    let totalBytes = 0;
+    let totalCompressed = 0;
+    await eachEntry(zip, (raw) => {
+      const nameBytes = typeof raw.fileName === 'string' ? Buffer.from(raw.fileName, 'utf8') : raw.fileName;
+      const checked = checkCentralEntry(
+        {
+          nameBytes,
+          generalPurposeBitFlag: raw.generalPurposeBitFlag,
+          versionMadeBy: raw.versionMadeBy,
+          externalFileAttributes: raw.externalFileAttributes,
+          compressionMethod: raw.compressionMethod,
+          compressedSize: raw.compressedSize,
+          uncompressedSize: raw.uncompressedSize,
+          extraFields: raw.extraFields,
+        },
+        limits,
+      );
+      names.add(checked);
+      totalBytes += raw.uncompressedSize;
+      totalCompressed += raw.compressedSize;
+      if (totalBytes > limits.maxBytes) {
+        throw new BundleError(
+          'zip_too_large',
+          `The entries inflate to more than ${limits.maxBytes} bytes in total (the limit).`,
+          { entry: printableName(checked.name) },
+        );
+      }
+      entries.push({
+        index: entries.length,
+        name: checked.name,
+        directory: checked.directory,
+        compressionMethod: raw.compressionMethod,
+        compressedSize: raw.compressedSize,
+        uncompressedSize: raw.uncompressedSize,
+        crc32: raw.crc32,
+        localHeaderOffset: raw.relativeOffsetOfLocalHeader,
+      });
+    });
+    if (totalBytes > 0 && totalBytes / Math.max(totalCompressed, 1) > limits.maxRatio) {
+      throw new BundleError(
+        'zip_ratio_exceeded',
+        `The archive inflates ${Math.round(totalBytes / Math.max(totalCompressed, 1))} times its compressed size, ` +
+          `over the limit of ${limits.maxRatio}.`,
+      );
+    }
+    return createArchive(file, size, entries, totalBytes, reader, zip, handle, limits);
+  } catch (error) {
+    zip?.close();
+    await handle.close();
+    throw structureError(error);
+  }
+}
+
+function createArchive(
+  file: string,
+  size: number,
+  entries: readonly ZipEntry[],
+  totalBytes: number,
+  reader: BlockReader,
+  zip: yauzl.ZipFile,
+  handle: FileHandle,
+  limits: ZipLimits,
+): ZipArchive {
+  let closed = false;
+
+  async function read(entry: ZipEntry): Promise<Buffer> {
+    if (closed) throw new Error('The zip archive is closed.');
+    const shown = printableName(entry.name);
+    const header = await reader.readBytes(entry.localHeaderOffset, LOCAL_HEADER_SIZE);
+    if (header.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) {
+      throw new BundleError('zip_corrupt', `Entry "${shown}": no local file header where the central directory says.`, {
+        entry: shown,
+      });
+    }
+    const dataStart = entry.localHeaderOffset + LOCAL_HEADER_SIZE + header.readUInt16LE(26) + header.readUInt16LE(28);
+    if (dataStart + entry.compressedSize > size) {
+      throw new BundleError('zip_corrupt', `Entry "${shown}": its data runs past the end of the file.`, { entry: shown });
+    }
+    const compressed = await reader.readBytes(dataStart, entry.compressedSize);
+    let data: Buffer;
+    if (entry.compressionMethod === 0) {
+      data = compressed;
+    } else {
+      // Inflate at most one byte past the declared size (and never past the entry limit): a
+      // header that understates the size is caught without inflating the rest.
+      const cap = Math.min(entry.uncompressedSize, limits.maxEntryBytes) + 1;
+      try {
+        // An output chunk of the expected size: zlib would otherwise keep a 16 KiB buffer
+        // behind every small receipt for as long as the receipt is held.
+        data = inflateRawSync(compressed, { maxOutputLength: cap, chunkSize: Math.max(64, Math.min(cap, 1024 * 1024)) });
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
+          throw new BundleError(
+            'zip_size_mismatch',
+            `Entry "${shown}" inflates to more than the ${entry.uncompressedSize} bytes its header declares.`,
+            { entry: shown, cause: error },
+          );
+        }
+        throw new BundleError('zip_corrupt', `Entry "${shown}": its compressed data is damaged (${(error as Error).message}).`, {
+          entry: shown,
+          cause: error,
+        });
+      }
+    }
+    if (data.length !== entry.uncompressedSize) {
+      throw new BundleError(
+        'zip_size_mismatch',
+        `Entry "${shown}" holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`,
+        { entry: shown },
+      );
+    }
+    if (crc32(data) !== entry.crc32) {
+      throw new BundleError('zip_crc_mismatch', `Entry "${shown}": its data does not match its CRC-32.`, { entry: shown });
+    }
+    return data;
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    zip.close();
+    await handle.close();
+  }
+
+  return { file, size, entries, totalBytes, read, close };
+}
