@@ -58,7 +58,7 @@ export function createImportJobs(): ImportJobs {
         onProgress: (event) => {
           if (job.progress.state === 'running') job.progress = { ...job.progress, ...event, phase: event.phase };
         },
-      } as ImportOptions).then(
+      }).then(
         (result: ImportResult) => finish({ state: 'done', phase: 'done', result, bundleId: result.bundle.id, secondsLeft: 0 }),
         (error: unknown) => {
           if (job.controller.signal.aborted) {

@@ -133,6 +133,20 @@ export interface ImportOptions {
   now?: Date;
   /** The name recorded for the bundle (default: the file's base name). */
   fileName?: string;
+  /**
+   * Stops the import at the next batch boundary. What was stored stays (whole batches, the
+   * bundle `partial`), exactly as after a crash: importing the same zip again finishes it.
+   */
+  signal?: AbortSignal;
+}
+
+/** The import was stopped through its AbortSignal. */
+export class ImportCancelledError extends Error {
+  readonly code = 'import_cancelled';
+  constructor() {
+    super('The import was cancelled; receipts already stored are kept, and importing the same bundle again finishes it.');
+    this.name = 'ImportCancelledError';
+  }
 }
 
 /** Counts of an import. */
@@ -447,6 +461,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
 
     progress.update('verifying', 0, receipts.length, fields);
     for (const file of scanned) {
+      if (options.signal?.aborted) throw new ImportCancelledError();
       if (file.kind !== 'receipt' && file.kind !== 'anchor') continue;
       let data = file.data;
       file.data = undefined;
@@ -469,15 +484,17 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     }
     if (batch.length > 0) dispatch();
     while (inFlight.length > 0) await inFlight.shift();
+    if (options.signal?.aborted) throw new ImportCancelledError();
 
     progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);
     checkCounts(manifest, counts, findings);
-    const summary = {
-      ...counts,
-      findings: { total: findings.total, byCode: findings.counts },
-    };
     ledger.runInTransaction((database) => {
       flush(database);
+      // After the last flush: it counts the final batch's new and known receipts.
+      const summary = {
+        ...counts,
+        findings: { total: findings.total, byCode: findings.counts },
+      };
       updateBundle(database, stored.id, { status: 'complete', counts: summary, findings: findings.listed, signature });
       appendAudit(
         database,
