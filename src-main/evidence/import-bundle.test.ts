@@ -21,7 +21,7 @@ import {
 } from '../ledger/index';
 import { createTrustStore } from '../trust/index';
 import { BundleError } from './errors';
-import { importBundle, type FindingCode, type ImportOptions, type ImportResult } from './import-bundle';
+import { ImportInterruptedError, importBundle, type FindingCode, type ImportOptions, type ImportResult } from './import-bundle';
 import { bundleParts, buildZip, keyEntryFor, zipBundle, type BundleParts, type RawZipEntry } from './test-support';
 
 const crypto = createNodeCryptoProvider();
@@ -214,6 +214,34 @@ describe('importBundle', () => {
       expect(stats.auditEntries).toBe(after.auditEntries + 1);
       const record = getReceipt(ledger.readable, listReceipts(ledger.readable, { limit: 1 }).rows[0]!.id);
       expect(record?.sources).toHaveLength(1);
+    });
+
+    it('reports an import that stops part-way, and finishes it on the next run', async () => {
+      const file = writeZip(zipBundle(cleanParts(), signer, crypto));
+      const file_ = path.join(directory, `stopped-${Date.now()}.sqlite`);
+      const stopping = openLedger(file_);
+      // Closing the ledger once verification starts makes the next batch's transaction fail.
+      const error = await importBundle(stopping, file, {
+        workers: 1,
+        transactionSize: 5,
+        onProgress: (event) => {
+          if (event.phase === 'verifying' && event.receiptsVerified > 0) stopping.close();
+        },
+      }).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(ImportInterruptedError);
+      const reopened = openLedger(file_);
+      try {
+        expect(listBundles(reopened.readable).rows[0]?.status).toBe('partial');
+        const finished = await importBundle(reopened, file, { workers: 1 });
+        expect(finished).toMatchObject({ resumed: true, clean: true, counts: { receipts: 13 } });
+        expect(ledgerStats(reopened.readable)).toMatchObject({ receipts: 13, bundles: 1 });
+        expect(getBundle(reopened.readable, finished.bundle.id)?.status).toBe('complete');
+      } finally {
+        reopened.close();
+      }
     });
 
     it('accepts directory entries and stored (uncompressed) entries', async () => {

@@ -538,7 +538,8 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       clean: findings.total === 0,
     };
   } catch (error) {
-    if (writing) throw new ImportInterruptedError(bundleSha256, error);
+    // A cancellation is already the caller's own, precise error.
+    if (writing && !(error instanceof ImportCancelledError)) throw new ImportInterruptedError(bundleSha256, error);
     throw error;
   } finally {
     await archive.close();

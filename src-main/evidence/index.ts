@@ -31,6 +31,7 @@ export {
   DEFAULT_TRANSACTION_SIZE,
   MAX_LISTED_FINDINGS,
   hashFile,
+  ImportCancelledError,
   ImportInterruptedError,
   importBundle,
   type Finding,
