@@ -14,7 +14,13 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { index: resolve(import.meta.dirname, 'src-main/app/main.ts') } },
+      rollupOptions: {
+        input: {
+          index: resolve(import.meta.dirname, 'src-main/app/main.ts'),
+          // The verification worker threads' entry (src-main/core/worker-pool.ts finds it).
+          'verify-worker': resolve(import.meta.dirname, 'src-main/core/verify-worker.ts'),
+        },
+      },
     },
   },
   preload: {

@@ -19,6 +19,8 @@
  * }
  */
 import { availableParallelism } from 'node:os';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { KeyEntry, SecretEntry } from '../../src-shared/verify/context';
 import type { ReceiptFacts } from './receipt-facts';
@@ -89,7 +91,10 @@ interface PoolWorker {
   pending: Map<number, Pending>;
 }
 
-const BOOTSTRAP = new URL('./verify-worker.mjs', import.meta.url);
+// From source (CLI, tests) the worker is TypeScript, started through a tsx bootstrap; in the
+// built Electron app electron-vite emits verify-worker.js beside the bundled main process.
+const BUILT_WORKER = new URL('./verify-worker.js', import.meta.url);
+const BOOTSTRAP = import.meta.url.endsWith('.js') && existsSync(fileURLToPath(BUILT_WORKER)) ? BUILT_WORKER : new URL('./verify-worker.mjs', import.meta.url);
 
 function checkList<T>(value: unknown, name: string): T[] {
   if (value === undefined) return [];
