@@ -187,7 +187,7 @@ describe('jcs', () => {
       expect(() => jcs({ a: [value] } as unknown as JsonValue)).toThrow(/\/a\/0/);
     }
     expect(() => jcs({ a: undefined } as unknown as JsonValue)).toThrow(/undefined at \/a is not a JSON value/);
-    // eslint-disable-next-line no-sparse-arrays
+    // eslint-disable-next-line no-sparse-arrays -- a hole is the input under test
     expect(() => jcs([1, , 3] as unknown as JsonValue)).toThrow(/undefined at \/1/);
     expect(() => jcs({ [Symbol('s')]: 1 } as unknown as JsonValue)).toThrow(TypeError);
   });
