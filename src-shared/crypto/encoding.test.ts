@@ -14,6 +14,7 @@ import {
   hexDecode,
   hexEncode,
   isHex64,
+  lowerHexDecode,
   utf8Decode,
   utf8Encode,
 } from './encoding';
@@ -46,6 +47,26 @@ describe('hex', () => {
         expect(text).toBe(Buffer.from(bytes).toString('hex'));
         expect(hexDecode(text)).toEqual(bytes);
         expect(hexDecode(text.toUpperCase())).toEqual(bytes);
+      }),
+    );
+  });
+
+  it('lowerHexDecode decodes lowercase hex and answers undefined for anything else', () => {
+    expect(lowerHexDecode('')).toEqual(new Uint8Array(0));
+    expect(lowerHexDecode('00ff7a')).toEqual(Uint8Array.of(0, 255, 0x7a));
+    for (const bad of ['0', '00FF', 'Ff', 'gg', ' 00', '00\n', '0x00', '\u0660\u0660', 5, null, undefined]) {
+      expect(lowerHexDecode(bad)).toBeUndefined();
+    }
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(lowerHexDecode(hexEncode(bytes))).toEqual(bytes);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string({ maxLength: 12 }), (text) => {
+        const decoded = lowerHexDecode(text);
+        // Accepted exactly when the text is canonical lowercase hex.
+        expect(decoded === undefined ? undefined : hexEncode(decoded)).toBe(/^(?:[0-9a-f]{2})*$/.test(text) ? text : undefined);
       }),
     );
   });

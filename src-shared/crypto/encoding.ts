@@ -26,6 +26,7 @@ const HEX_BY_BYTE: readonly string[] = Array.from(
 const HEX_VALUE = decodeTable('0123456789abcdefABCDEF', [
   0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15,
 ]);
+const LOWER_HEX_VALUE = decodeTable(HEX_DIGITS);
 const B64_VALUE = decodeTable(B64_ALPHABET);
 const B64U_VALUE = decodeTable(B64U_ALPHABET);
 const BASE58_VALUE = decodeTable(BASE58_ALPHABET);
@@ -113,6 +114,30 @@ export function hexDecode(text: string): Uint8Array {
     if (high === INVALID) throw invalidCharacter('hexDecode', text, 2 * index);
     const low = lookup(HEX_VALUE, text, 2 * index + 1);
     if (low === INVALID) throw invalidCharacter('hexDecode', text, 2 * index + 1);
+    bytes[index] = (high << 4) | low;
+  }
+  return bytes;
+}
+
+/**
+ * Bytes of a lowercase hex string, or undefined when it is not one.
+ *
+ * The strict form protocol fields use: an even number of the digits `0-9a-f`, nothing else (no
+ * uppercase, whitespace or prefix). Lowercase hex has one spelling per byte string, so what this
+ * accepts re-encodes to the same text. One pass, no exception on bad input: it sits on the
+ * verification hot path.
+ *
+ * @param text - any value
+ * @returns the decoded bytes, or undefined
+ * @example lowerHexDecode('00ff') // Uint8Array [0, 255]; lowerHexDecode('00FF') is undefined
+ */
+export function lowerHexDecode(text: unknown): Uint8Array | undefined {
+  if (typeof text !== 'string' || text.length % 2 !== 0) return undefined;
+  const bytes = new Uint8Array(text.length / 2);
+  for (let index = 0, position = 0; index < bytes.length; index++, position += 2) {
+    const high = lookup(LOWER_HEX_VALUE, text, position);
+    const low = lookup(LOWER_HEX_VALUE, text, position + 1);
+    if (high === INVALID || low === INVALID) return undefined;
     bytes[index] = (high << 4) | low;
   }
   return bytes;

@@ -32,6 +32,7 @@ export {
   hexDecode,
   hexEncode,
   isHex64,
+  lowerHexDecode,
   utf8Decode,
   utf8Encode,
 } from './encoding';

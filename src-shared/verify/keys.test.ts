@@ -112,6 +112,22 @@ describe('embedded keys', () => {
     expect(resolved.trust.key_id).toBe(didKeyFromEd25519(keyA));
     expect(describeKey(resolved)).toBe(`the embedded key ${didKeyFromEd25519(keyA)} (from the document, trust unpinned)`);
   });
+
+  it('are named by their own did:key however keys alternate (the name cache is exact)', () => {
+    const ctx = createVerifyContext(crypto, { now });
+    const keys = Array.from({ length: 300 }, (_, index) => crypto.ed25519PublicKey(new Uint8Array(32).fill(index % 256).map((byte, at) => (at === 0 ? index >> 8 : byte))));
+    for (const round of [0, 1]) {
+      for (const [index, key] of keys.entries()) {
+        if ((index + round) % 3 === 0) continue;
+        expect(findEmbeddedKey(key, 'Ed25519', ctx).key_id).toBe(didKeyFromEd25519(key));
+      }
+    }
+    // A caller reusing its buffer for another key gets the other key's name.
+    const buffer = keyA.slice();
+    expect(findEmbeddedKey(buffer, 'Ed25519', ctx).key_id).toBe(didKeyFromEd25519(keyA));
+    buffer.set(keyB);
+    expect(findEmbeddedKey(buffer, 'Ed25519', ctx).key_id).toBe(didKeyFromEd25519(keyB));
+  });
 });
 
 describe('trust of a pinned entry', () => {

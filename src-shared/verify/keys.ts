@@ -145,10 +145,11 @@ export function findKeyById(keyId: string, ctx: VerifyContext): ResolvedKey | un
  */
 export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, ctx: VerifyContext): ResolvedKey {
   if (!(publicKey instanceof Uint8Array)) throw new TypeError('An embedded public key must be a Uint8Array');
-  const matches = ctx.pinned.filter(
-    (entry) => entry.algorithm === algorithm && equalBytes(entry.public_key, publicKey),
+  // Most bulk runs pin nothing that matches; skip building the candidate list then.
+  const pinned = ctx.pinned.length === 0 ? undefined : pickPinned(
+    ctx.pinned.filter((entry) => entry.algorithm === algorithm && equalBytes(entry.public_key, publicKey)),
+    ctx.now,
   );
-  const pinned = pickPinned(matches, ctx.now);
   if (pinned !== undefined) {
     return {
       key_id: pinned.key_id,
@@ -162,32 +163,44 @@ export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, 
   // An embedded Ed25519 key is named by its did:key, so the ledger can find every document of
   // that key (to re-judge trust when the user pins it) and people can pin it by that name.
   const keyId = algorithm === 'Ed25519' && publicKey.length === 32 ? cachedDidKey(publicKey) : undefined;
+  if (keyId === undefined) {
+    return { algorithm, public_key: publicKey, source: 'document', trust: { status: 'unpinned', detail: EMBEDDED_DETAIL } };
+  }
   return {
-    ...(keyId === undefined ? {} : { key_id: keyId }),
+    key_id: keyId,
     algorithm,
     public_key: publicKey,
     source: 'document',
-    trust: {
-      status: 'unpinned',
-      ...(keyId === undefined ? {} : { key_id: keyId }),
-      detail: 'The public key came with the document and matches no pinned key; it does not identify the issuer.',
-    },
+    trust: { status: 'unpinned', key_id: keyId, detail: EMBEDDED_DETAIL },
   };
 }
 
-/** did:key names of recently seen embedded keys: bulk verification repeats a few keys. */
+const EMBEDDED_DETAIL =
+  'The public key came with the document and matches no pinned key; it does not identify the issuer.';
+
+/**
+ * did:key names of recently seen embedded keys: bulk verification repeats a few keys, and
+ * naming one costs a base58 encoding. The most recent key is checked first without a lookup.
+ */
 const DID_KEY_CACHE = new Map<string, string>();
 const DID_KEY_CACHE_SIZE = 256;
+const latin1 = new TextDecoder('latin1');
+let lastKey: Uint8Array = new Uint8Array(0);
+let lastDid = '';
 
 function cachedDidKey(publicKey: Uint8Array): string {
-  // 32 bytes as a 32-character string: a cheap exact map key.
-  const id = String.fromCharCode(...publicKey);
+  if (equalBytes(publicKey, lastKey)) return lastDid;
+  // Each byte as one character (WHATWG's latin1 maps the 256 byte values to 256 distinct
+  // characters): a cheap exact map key.
+  const id = latin1.decode(publicKey);
   let did = DID_KEY_CACHE.get(id);
   if (did === undefined) {
     did = didKeyFromEd25519(publicKey);
     if (DID_KEY_CACHE.size >= DID_KEY_CACHE_SIZE) DID_KEY_CACHE.clear();
     DID_KEY_CACHE.set(id, did);
   }
+  lastKey = publicKey.slice();
+  lastDid = did;
   return did;
 }
 
