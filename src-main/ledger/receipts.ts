@@ -291,8 +291,39 @@ export function insertReceipts(
       return { id, receipt_sha256: receipt.receipt_sha256, created, sourceAdded };
     });
     indexNewRows(database, results);
+    countNewRows(database, checked, results);
     return results;
   });
+}
+
+/**
+ * Add the rows this call created to receipt_counts: one upsert per distinct value of each
+ * counted column in the batch (migration 2 explains why not a trigger).
+ */
+function countNewRows(database: WritableDB, checked: readonly CheckedReceipt[], results: readonly InsertedReceipt[]): void {
+  const counts = new Map<string, { dimension: string; value: string; n: number }>();
+  const add = (dimension: string, value: string): void => {
+    const key = `${dimension}\u0000${value}`;
+    const entry = counts.get(key);
+    if (entry === undefined) counts.set(key, { dimension, value, n: 1 });
+    else entry.n += 1;
+  };
+  results.forEach((result, index) => {
+    if (!result.created) return;
+    const receipt = checked[index] as CheckedReceipt;
+    add('format', receipt.report.format);
+    add('status', receipt.report.status);
+    add('trust', receipt.report.trust.status);
+    // issuer_order: the issuer, or '' when there is none (as the table's generated column).
+    add('issuer', receipt.issuer_key_id ?? '');
+  });
+  for (const { dimension, value, n } of counts.values()) {
+    execute(
+      database,
+      sql`INSERT INTO receipt_counts (dimension, value, n) VALUES (${dimension}, ${value}, ${n})
+          ON CONFLICT (dimension, value) DO UPDATE SET n = n + excluded.n`,
+    );
+  }
 }
 
 /**

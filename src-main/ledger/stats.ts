@@ -20,7 +20,7 @@ export interface LedgerStats {
 }
 
 function grouped(database: ReadableDB, dimension: 'format' | 'status' | 'trust'): Record<string, number> {
-  // receipt_counts is kept exact by triggers, so this reads a few rows whatever the size.
+  // receipt_counts is kept exact (insertReceipts adds, triggers subtract), so this reads a few rows whatever the size.
   const counts: Record<string, number> = {};
   const rows = queryAll<{ value: string; n: number }>(
     database,
@@ -37,7 +37,7 @@ function count(database: ReadableDB, query: SqlQuery): number {
 /**
  * Counts of everything in the ledger.
  *
- * Receipt counts come from receipt_counts (exact, kept by triggers); the other tables are
+ * Receipt counts come from receipt_counts (exact: insertReceipts and triggers keep it); the other tables are
  * small. Cheap at any ledger size.
  *
  * @param database - any handle

@@ -3,10 +3,11 @@
  * refuses a list that is out of order or has a gap.
  */
 import { initialMigration } from './0001-initial';
+import { batchCountsMigration } from './0002-batch-counts';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
 export { LEDGER_APPLICATION_ID } from './0001-initial';
 
 /** The migrations compiled into this program, oldest first. */
-export const MIGRATIONS: readonly Migration[] = [initialMigration];
+export const MIGRATIONS: readonly Migration[] = [initialMigration, batchCountsMigration];
