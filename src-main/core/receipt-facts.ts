@@ -59,9 +59,10 @@ export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): Recei
       issued_at: null,
     };
   }
-  const report = verifyParsed(tree, ctx);
+  const canonical = jcsTree(tree);
+  const report = verifyParsed(tree, ctx, { canonical });
   return {
-    receipt_sha256: hexEncode(ctx.crypto.sha256(utf8Encode(jcsTree(tree)))),
+    receipt_sha256: hexEncode(ctx.crypto.sha256(utf8Encode(canonical))),
     report,
     receipt_id: documentId(tree),
     issued_at: issuedAt(tree),

@@ -17,6 +17,7 @@ import {
   lowerHexDecode,
   utf8Decode,
   utf8Encode,
+  utf8Length,
 } from './encoding';
 
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (character) => character.charCodeAt(0));
@@ -47,6 +48,24 @@ describe('hex', () => {
         expect(text).toBe(Buffer.from(bytes).toString('hex'));
         expect(hexDecode(text)).toEqual(bytes);
         expect(hexDecode(text.toUpperCase())).toEqual(bytes);
+      }),
+    );
+  });
+
+  it('utf8Length is the length of utf8Encode, lone surrogates included', () => {
+    expect(utf8Length('')).toBe(0);
+    expect(utf8Length('a\u00e9\u20ac\u{1f600}')).toBe(1 + 2 + 3 + 4);
+    expect(utf8Length('\ud800x\udc00')).toBe(7);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+        expect(utf8Length(text)).toBe(utf8Encode(text).length);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0xd7f0, max: 0xe010 }), { maxLength: 12 }), (units) => {
+        const text = String.fromCharCode(...units);
+        // TextEncoder writes U+FFFD for a lone surrogate (utf8Encode refuses one).
+        expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
       }),
     );
   });

@@ -120,6 +120,32 @@ export function hexDecode(text: string): Uint8Array {
 }
 
 /**
+ * The number of bytes of a string's UTF-8 encoding, without encoding it.
+ *
+ * A lone surrogate counts 3 bytes, as the U+FFFD a TextEncoder writes for it ({@link utf8Encode}
+ * refuses one).
+ *
+ * @param text - the text
+ * @returns its UTF-8 length in bytes
+ * @throws TypeError when `text` is not a string
+ */
+export function utf8Length(text: string): number {
+  assertString(text, 'utf8Length: text');
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: two code units, four bytes.
+      bytes += 2;
+      index++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/**
  * Bytes of a lowercase hex string, or undefined when it is not one.
  *
  * The strict form protocol fields use: an even number of the digits `0-9a-f`, nothing else (no

@@ -35,6 +35,7 @@ export {
   lowerHexDecode,
   utf8Decode,
   utf8Encode,
+  utf8Length,
 } from './encoding';
 export { didKeyFromEd25519, ed25519FromDidKey } from './did-key';
 export {

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { b64uEncode } from '../crypto';
 import { parseJsonTree } from '../json';
 import type { JsonObjectNode } from '../json/types';
 import { decodeB64Field, decodeB64uField, decodeHexField, isPlainNonNegativeInteger, memberNode, memberProblems, quote } from './fields';
@@ -23,6 +25,23 @@ describe('strict field decoding', () => {
     expect(decodeB64uField('+/8')).toBeUndefined();
     expect(decodeB64uField('AAEC', 4)).toBeUndefined();
     expect(decodeB64uField(null)).toBeUndefined();
+  });
+
+  it('b64u: accepts a text exactly when it is the encoding of what it decodes to', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'AQgw_-=+/ \n'), maxLength: 12 }), (text) => {
+        const decoded = decodeB64uField(text);
+        expect(decoded === undefined ? undefined : b64uEncode(decoded)).toBe(
+          /^[A-Za-z0-9_-]*$/.test(text) && text.length % 4 !== 1 && b64uEncode(b64uDecodeLoose(text)) === text ? text : undefined,
+        );
+      }),
+    );
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 70 }), (bytes) => {
+        expect(decodeB64uField(b64uEncode(bytes), bytes.length)).toEqual(bytes);
+        expect(decodeB64uField(b64uEncode(bytes), bytes.length + 1)).toBeUndefined();
+      }),
+    );
   });
 
   it('b64: padded, canonical, exact length', () => {
@@ -52,3 +71,20 @@ describe('strict field decoding', () => {
     expect(quote('x'.repeat(100))).toHaveLength(2 + 64 + 1);
   });
 });
+
+/** Decode b64u ignoring the unused trailing bits: the reference the strict decoder is held to. */
+function b64uDecodeLoose(text: string): Uint8Array {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let bits = 0;
+  let value = 0;
+  const out: number[] = [];
+  for (const character of text) {
+    value = (value << 6) | alphabet.indexOf(character);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push((value >> bits) & 255);
+    }
+  }
+  return Uint8Array.from(out);
+}

@@ -18,6 +18,11 @@ export interface FormatInput {
   tree: JsonNode;
   /** The same document as plain values. */
   value: JsonValue;
+  /**
+   * JCS (RFC 8785) of the whole document, computed at most once per verification (the ledger
+   * needs it too, for the receipt's identity, and hands it in).
+   */
+  canonical(): string;
   ctx: VerifyContext;
   /**
    * Verify the bytes of a document found inside this one (a sealed plaintext): strict parse,

@@ -15,7 +15,7 @@
  * - Sealed documents verify their plaintext in turn; at most {@link MAX_SEALED_DEPTH} sealed
  *   layers are opened, deeper nesting is MALFORMED (`nesting_too_deep`).
  */
-import { JsonParseError, parseJsonBytes, parseJsonTree, toPlain } from '../json';
+import { JsonParseError, jcsTree, parseJsonBytes, parseJsonTree, toPlain } from '../json';
 import type { JsonNode } from '../json/types';
 import type { VerifyContext } from './context';
 import { detectModule, knownFormatNames } from './detect';
@@ -30,6 +30,8 @@ export const MAX_SEALED_DEPTH = 4;
 export interface VerifyParsedOptions {
   /** How many sealed layers enclose this document (0 for a top-level document). */
   depth?: number;
+  /** `jcsTree(tree)`, when the caller has already computed it; otherwise computed if needed. */
+  canonical?: string;
 }
 
 /**
@@ -69,7 +71,10 @@ export function verifyParsed(tree: JsonNode, ctx: VerifyContext, options: Verify
   if (!Number.isSafeInteger(depth) || depth < 0) {
     throw new TypeError('verifyParsed depth must be a non-negative integer');
   }
-  return verifyTree(tree, ctx, depth);
+  if (options.canonical !== undefined && typeof options.canonical !== 'string') {
+    throw new TypeError('verifyParsed canonical must be the JCS text of the tree');
+  }
+  return verifyTree(tree, ctx, depth, options.canonical);
 }
 
 function parseAndVerify(input: string | Uint8Array, ctx: VerifyContext, depth: number): Report {
@@ -89,7 +94,7 @@ function parseAndVerify(input: string | Uint8Array, ctx: VerifyContext, depth: n
   return verifyTree(tree, ctx, depth);
 }
 
-function verifyTree(tree: JsonNode, ctx: VerifyContext, depth: number): Report {
+function verifyTree(tree: JsonNode, ctx: VerifyContext, depth: number, canonical?: string): Report {
   let format: ReportFormat = 'unknown';
   try {
     const value = toPlain(tree);
@@ -106,6 +111,7 @@ function verifyTree(tree: JsonNode, ctx: VerifyContext, depth: number): Report {
       format,
       tree,
       value,
+      canonical: () => (canonical ??= jcsTree(tree)),
       ctx,
       verifyNested: (bytes) => verifyNested(bytes, ctx, depth + 1),
     };

@@ -21,6 +21,7 @@ export {
   profileDigest,
   profileOf,
   profileSigningText,
+  profileSigningTextOfTree,
   verifyProfile,
 } from './verify';
 export type { ProfileFormat, ProfileName } from './verify';

@@ -17,7 +17,10 @@ import {
   profileByteLength,
   profileDigest,
   profileOf,
+  profileSigningText,
+  profileSigningTextOfTree,
 } from './verify';
+import { parseJsonTree, toPlain } from '../../json';
 
 const crypto = createPortableProvider();
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -481,5 +484,26 @@ describe('legacy proof_tier receipts', () => {
     const report = verify(resign(document));
     expect([report.format, report.status]).toEqual(['profile/standard', 'MALFORMED']);
     expect(report.errors.map((error) => [error.code, error.path])).toEqual([['unknown_property', '/proof_tier']]);
+  });
+});
+
+describe('the signing text from the parsed tree', () => {
+  it('equals profileSigningText of the plain document, for every profile and odd members', () => {
+    const documents = [
+      issueProfileReceipt('nano', nanoFields, seed, KEY_ID, crypto, { now: NOW }),
+      issueProfileReceipt('standard', standardFields, seed, KEY_ID, crypto, { now: NOW }),
+      issueProfileReceipt('pq', pqFields, seed, KEY_ID, crypto, { now: NOW }),
+    ].map((document) => JSON.stringify(document));
+    documents.push(
+      '{"receipt":{"sig_b64u":"x","__proto__":1,"\u00e9":[1.50,2e3]},"z":{"sig_b64u":"kept"},"a":-0.0}',
+      '{"receipt":{}}',
+    );
+    for (const text of documents) {
+      const tree = parseJsonTree(text);
+      expect(profileSigningTextOfTree(tree)).toBe(profileSigningText(toPlain(tree) as JsonObject));
+    }
+    expect(() => profileSigningTextOfTree(parseJsonTree('{"receipt":[]}'))).toThrow(TypeError);
+    expect(() => profileSigningTextOfTree(parseJsonTree('{"a":1}'))).toThrow(TypeError);
+    expect(() => profileSigningTextOfTree(parseJsonTree('[]'))).toThrow(TypeError);
   });
 });

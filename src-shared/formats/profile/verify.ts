@@ -30,9 +30,9 @@
  * - The signer is `receipt.k` (nano) or `receipt.key_id`, resolved by key id: pinned, then
  *   did:key (decoded offline), then advertised; none is INDETERMINATE. Trust is that key's.
  */
-import { utf8Encode } from '../../crypto';
-import { jcs } from '../../json';
-import type { JsonValue } from '../../json/types';
+import { utf8Encode, utf8Length } from '../../crypto';
+import { jcs, jcsTree } from '../../json';
+import type { JsonNode, JsonValue } from '../../json/types';
 import { validate as validateLegacy } from '../../schemas/profile-legacy.generated';
 import { validate as validateNano } from '../../schemas/profile-nano.generated';
 import { validate as validatePq } from '../../schemas/profile-pq.generated';
@@ -175,6 +175,27 @@ export function profileDigest(document: JsonObject, sha256: (data: Uint8Array) =
 }
 
 /**
+ * {@link profileSigningText} from the parsed document: JCS of the tree with `receipt.sig_b64u`
+ * left out. The same text (a test checks), without copying the document into plain objects.
+ *
+ * @param tree - The parsed receipt.
+ * @returns The JCS text.
+ * @throws TypeError if the document is not an object or its `receipt` is not an object.
+ */
+export function profileSigningTextOfTree(tree: JsonNode): string {
+  if (tree.type !== 'object') throw new TypeError('A profile receipt must be a JSON object');
+  let found = false;
+  const members = tree.members.map(([name, member]): [string, JsonNode] => {
+    if (name !== 'receipt') return [name, member];
+    if (member.type !== 'object') throw new TypeError('A profile receipt needs a "receipt" object');
+    found = true;
+    return [name, { type: 'object', members: member.members.filter(([inner]) => inner !== 'sig_b64u') }];
+  });
+  if (!found) throw new TypeError('A profile receipt needs a "receipt" object');
+  return jcsTree({ type: 'object', members });
+}
+
+/**
  * The size a byte budget is measured in: UTF-8 bytes of JCS of the whole receipt.
  *
  * @param document - The receipt.
@@ -226,7 +247,7 @@ export function verifyProfile(input: FormatInput): Report {
   if (value['ok'] === false) builder.note(NANO_NOT_OK_NOTE);
 
   const budget = PROFILE_BYTE_BUDGETS[profile];
-  if (budget !== undefined) checkBudget(builder, value, profile, budget);
+  if (budget !== undefined) checkBudget(builder, utf8Length(input.canonical()), profile, budget);
 
   if (profile === 'pq') {
     const metadata = value['crypto_agile_metadata'];
@@ -253,7 +274,7 @@ export function verifyProfile(input: FormatInput): Report {
     checkId: 'signature',
     keyId,
     signature,
-    message: profileDigest(value, ctx.crypto.sha256),
+    message: ctx.crypto.sha256(utf8Encode(profileSigningTextOfTree(input.tree))),
     keyIdPath: `/receipt/${keyIdName}`,
     signaturePath: '/receipt/sig_b64u',
     label: 'The receipt signature',
@@ -281,8 +302,7 @@ function semanticProblems(document: JsonObject, keyIdName: string): ReportError[
   return problems;
 }
 
-function checkBudget(builder: ReportBuilder, document: JsonObject, profile: ProfileName, budget: number): void {
-  const size = profileByteLength(document);
+function checkBudget(builder: ReportBuilder, size: number, profile: ProfileName, budget: number): void {
   if (size <= budget) {
     builder.pass('size_budget', `The receipt is ${size} bytes as JCS, within the ${profile} budget of ${budget} bytes.`);
     return;
