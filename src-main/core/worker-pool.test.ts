@@ -6,7 +6,9 @@ import { createVerifyContext } from '../../src-shared/verify/context';
 import { verifyDocument } from '../../src-shared/verify/verify';
 import { createNodeCryptoProvider } from './node-crypto-provider';
 import { verifyReceiptBytes } from './receipt-facts';
-import { createVerifyPool, type VerifyPool } from './worker-pool';
+import { Worker } from 'node:worker_threads';
+import { createVerifyPool, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
+import { TSX_BOOTSTRAP, verifyWorkerSource } from './worker-source';
 
 const portable = createNodeCryptoProvider();
 const seed = new Uint8Array(32).fill(4);
@@ -85,5 +87,43 @@ describe('createVerifyPool', () => {
     expect(() => createVerifyPool({ size: 1.5 })).toThrow(TypeError);
     expect(() => createVerifyPool({ pinned: {} as never })).toThrow(TypeError);
     expect(() => createVerifyPool({ now: new Date(Number.NaN) })).toThrow(TypeError);
+  });
+});
+
+describe('the worker code', () => {
+  async function verifyOn(worker: Worker, document: Uint8Array): Promise<VerifyResponse> {
+    const bytes = document.slice().buffer;
+    const answer = new Promise<VerifyResponse>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    const request: VerifyRequest = { id: 1, bytes, offsets: Uint32Array.of(0, document.length) };
+    worker.postMessage(request, [bytes]);
+    return answer;
+  }
+  const data: VerifyWorkerData = { pinned: [], advertised: [key], secrets: [], now: Date.now() };
+
+  it('is, from source, the worker module bundled in memory: no tsx loader', async () => {
+    const source = verifyWorkerSource();
+    expect(source.kind).toBe('code');
+    if (source.kind !== 'code') return;
+    expect(source.code).not.toMatch(/tsx\/esm/);
+    const worker = new Worker(source.code, { eval: true, workerData: data });
+    try {
+      const response = await verifyOn(worker, envelope(3));
+      expect('results' in response && response.results[0]?.report.status).toBe('PASS');
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  it('falls back to the tsx bootstrap, which verifies the same way', async () => {
+    const worker = new Worker(TSX_BOOTSTRAP, { workerData: data });
+    try {
+      const response = await verifyOn(worker, envelope(4));
+      expect('results' in response && response.results[0]?.report.status).toBe('PASS');
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -7,8 +7,8 @@
  * bytes travel in one transferred ArrayBuffer (no copy across the thread boundary); a batch of
  * a few hundred documents amortises the messaging.
  *
- * Workers are TypeScript modules: each starts from a small .mjs bootstrap that registers tsx
- * (as bin/evroom.mjs does for the main thread) and then imports the worker module.
+ * Where the workers' code comes from (a built file, or the TypeScript source bundled once per
+ * process) is worker-source.ts's business.
  *
  * @example
  * const pool = createVerifyPool({ pinned: trust.pinnedEntries(), advertised: bundleKeys });
@@ -19,11 +19,10 @@
  * }
  */
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { KeyEntry, SecretEntry } from '../../src-shared/verify/context';
 import type { ReceiptFacts } from './receipt-facts';
+import { verifyWorkerSource } from './worker-source';
 
 /** Documents per message that keep the messaging cost small against verification (~256). */
 export const DEFAULT_VERIFY_BATCH_SIZE = 256;
@@ -91,10 +90,6 @@ interface PoolWorker {
   pending: Map<number, Pending>;
 }
 
-// From source (CLI, tests) the worker is TypeScript, started through a tsx bootstrap; in the
-// built Electron app electron-vite emits verify-worker.js beside the bundled main process.
-const BUILT_WORKER = new URL('./verify-worker.js', import.meta.url);
-const BOOTSTRAP = import.meta.url.endsWith('.js') && existsSync(fileURLToPath(BUILT_WORKER)) ? BUILT_WORKER : new URL('./verify-worker.mjs', import.meta.url);
 
 function checkList<T>(value: unknown, name: string): T[] {
   if (value === undefined) return [];
@@ -137,8 +132,10 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     }
   }
 
+  const source = verifyWorkerSource();
   for (let index = 0; index < size; index += 1) {
-    const worker = new Worker(BOOTSTRAP, { workerData: data });
+    const worker =
+      source.kind === 'file' ? new Worker(source.url, { workerData: data }) : new Worker(source.code, { eval: true, workerData: data });
     const entry: PoolWorker = { worker, pending: new Map() };
     worker.on('message', (message: VerifyResponse) => {
       const pending = entry.pending.get(message.id);
