@@ -2,13 +2,13 @@
  * The verification worker: runs inside a worker thread started by the pool (worker-pool.ts).
  *
  * It builds one node:crypto provider and one VerifyContext from `workerData`, then answers
- * each batch message with one ReceiptFacts per document. Importing this module anywhere but a
+ * each batch message with one VerifiedReceipt per document. Importing this module anywhere but a
  * pool worker does nothing.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createVerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from './node-crypto-provider';
-import { verifyReceiptBytes, type ReceiptFacts } from './receipt-facts';
+import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from './receipt-facts';
 import type { VerifyRequest, VerifyResponse, VerifyWorkerData } from './worker-pool';
 
 function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerData): void {
@@ -22,11 +22,11 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
     let response: VerifyResponse;
     try {
       const bytes = new Uint8Array(request.bytes);
-      const results: ReceiptFacts[] = [];
+      const results: VerifiedReceipt[] = [];
       for (let index = 0; index + 1 < request.offsets.length; index += 1) {
         const start = request.offsets[index] as number;
         const end = request.offsets[index + 1] as number;
-        results.push(verifyReceiptBytes(bytes.subarray(start, end), context));
+        results.push(toVerifiedReceipt(verifyReceiptBytes(bytes.subarray(start, end), context)));
       }
       response = { id: request.id, results };
     } catch (error) {

@@ -5,7 +5,7 @@ import { signEnvelope } from '../../src-shared/formats/envelope';
 import { createVerifyContext } from '../../src-shared/verify/context';
 import { verifyDocument } from '../../src-shared/verify/verify';
 import { createNodeCryptoProvider } from './node-crypto-provider';
-import { verifyReceiptBytes } from './receipt-facts';
+import { toVerifiedReceipt, verifyReceiptBytes } from './receipt-facts';
 import { Worker } from 'node:worker_threads';
 import { createVerifyPool, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
 import { TSX_BOOTSTRAP, verifyWorkerSource } from './worker-source';
@@ -47,11 +47,15 @@ describe('createVerifyPool', () => {
     expect(results).toHaveLength(documents.length);
     results.forEach((result, index) => {
       const local = verifyReceiptBytes(documents[index]!, context);
-      expect(result).toEqual(local);
+      expect(result).toEqual(toVerifiedReceipt(local));
+      expect(JSON.parse(result.report.json)).toEqual(local.report);
       expect(result.report.status).toBe(verifyDocument(documents[index]!, context).status);
     });
     expect(results.map((result) => result.report.status)).toEqual(['PASS', 'PASS', 'MALFORMED', 'MALFORMED', 'MALFORMED']);
-    expect(results[1]).toMatchObject({ receipt_id: 'rcp_1', report: { trust: { status: 'unpinned', key_id: KEY_ID } } });
+    expect(results[1]).toMatchObject({ receipt_id: 'rcp_1', problem: '', report: { trust: { status: 'unpinned', key_id: KEY_ID } } });
+    // A report that is not PASS carries its first problem for findings.
+    expect(results[3]?.problem).toMatch(/duplicate member name/);
+    expect(results[4]?.problem).toMatch(/not valid UTF-8/);
   });
 
   it('verifies many batches concurrently on both workers', async () => {
@@ -68,7 +72,8 @@ describe('createVerifyPool', () => {
     const pinnedPool = createVerifyPool({ size: 1, pinned: [{ ...key, status: 'pinned', label: 'Acme' }] });
     try {
       const [result] = await pinnedPool.verify([envelope(7)]);
-      expect(result?.report.trust).toMatchObject({ status: 'trusted', label: 'Acme' });
+      expect(result?.report.trust).toEqual({ status: 'trusted', key_id: KEY_ID });
+      expect(JSON.parse(result?.report.json ?? '{}')).toMatchObject({ trust: { status: 'trusted', label: 'Acme' } });
     } finally {
       await pinnedPool.close();
     }

@@ -13,7 +13,7 @@
  * @example
  * const pool = createVerifyPool({ pinned: trust.pinnedEntries(), advertised: bundleKeys });
  * try {
- *   const facts = await pool.verify(batchOfDocuments); // one ReceiptFacts per document, in order
+ *   const facts = await pool.verify(batchOfDocuments); // one VerifiedReceipt per document, in order
  * } finally {
  *   await pool.close();
  * }
@@ -21,7 +21,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { KeyEntry, SecretEntry } from '../../src-shared/verify/context';
-import type { ReceiptFacts } from './receipt-facts';
+import type { VerifiedReceipt } from './receipt-facts';
 import { verifyWorkerSource } from './worker-source';
 
 /** Documents per message that keep the messaging cost small against verification (~256). */
@@ -56,7 +56,7 @@ export interface VerifyPool {
    * @returns One result per document, in the same order.
    * @throws Error (rejects) when the pool is closed or a worker failed.
    */
-  verify(documents: readonly Uint8Array[]): Promise<ReceiptFacts[]>;
+  verify(documents: readonly Uint8Array[]): Promise<VerifiedReceipt[]>;
   /** Stop every worker; pending batches reject. Calling it twice is harmless. */
   close(): Promise<void>;
 }
@@ -78,10 +78,10 @@ export interface VerifyRequest {
 }
 
 /** A worker's answer to one batch. */
-export type VerifyResponse = { id: number; results: ReceiptFacts[] } | { id: number; error: string };
+export type VerifyResponse = { id: number; results: VerifiedReceipt[] } | { id: number; error: string };
 
 interface Pending {
-  resolve(results: ReceiptFacts[]): void;
+  resolve(results: VerifiedReceipt[]): void;
   reject(error: Error): void;
 }
 
@@ -90,6 +90,11 @@ interface PoolWorker {
   pending: Map<number, Pending>;
 }
 
+/**
+ * A worker's garbage is short-lived (one batch's parse trees and reports), so a small young
+ * generation collects it as well as V8's default does and keeps each worker's memory small.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 function checkList<T>(value: unknown, name: string): T[] {
   if (value === undefined) return [];
@@ -135,7 +140,9 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   const source = verifyWorkerSource();
   for (let index = 0; index < size; index += 1) {
     const worker =
-      source.kind === 'file' ? new Worker(source.url, { workerData: data }) : new Worker(source.code, { eval: true, workerData: data });
+      source.kind === 'file'
+        ? new Worker(source.url, { workerData: data, resourceLimits: WORKER_LIMITS })
+        : new Worker(source.code, { eval: true, workerData: data, resourceLimits: WORKER_LIMITS });
     const entry: PoolWorker = { worker, pending: new Map() };
     worker.on('message', (message: VerifyResponse) => {
       const pending = entry.pending.get(message.id);
@@ -151,7 +158,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     workers.push(entry);
   }
 
-  function verify(documents: readonly Uint8Array[]): Promise<ReceiptFacts[]> {
+  function verify(documents: readonly Uint8Array[]): Promise<VerifiedReceipt[]> {
     if (!Array.isArray(documents)) return Promise.reject(new TypeError('verify expects an array of Uint8Array'));
     if (closed) return Promise.reject(new Error('The verification pool is closed.'));
     if (failure !== undefined) return Promise.reject(failure);
@@ -172,7 +179,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     for (const entry of workers) if (entry.pending.size < target.pending.size) target = entry;
     const id = nextId;
     nextId += 1;
-    return new Promise<ReceiptFacts[]>((resolve, reject) => {
+    return new Promise<VerifiedReceipt[]>((resolve, reject) => {
       target.pending.set(id, { resolve, reject });
       const request: VerifyRequest = { id, bytes: bytes.buffer, offsets };
       target.worker.postMessage(request, [bytes.buffer, offsets.buffer]);

@@ -58,8 +58,8 @@ export interface ZipArchive {
 
 /** Blocks of this size are read from the file and cached. */
 const BLOCK_SIZE = 1024 * 1024;
-/** Blocks kept: enough for sequential reading with a little look-behind (16 MiB). */
-const CACHED_BLOCKS = 16;
+/** Blocks kept: enough for sequential reading with a little look-behind (4 MiB). */
+const CACHED_BLOCKS = 4;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 const LOCAL_HEADER_SIZE = 30;
 
@@ -234,6 +234,21 @@ function eachEntry(zip: yauzl.ZipFile, visit: (entry: RawEntry) => void): Promis
 }
 
 /**
+ * The bytes in a buffer of their own.
+ *
+ * Small buffers from Buffer.allocUnsafe (and zlib's output for small entries) are slices of a
+ * shared 8 KiB pool: keeping one keeps its whole slab. An import keeps tens of thousands of
+ * small receipts for a while, which made it hold several times their size; a copy into an
+ * exactly sized buffer costs one memcpy of a few hundred bytes.
+ */
+function ownBuffer(data: Buffer): Buffer {
+  if (data.byteOffset === 0 && data.buffer.byteLength === data.length) return data;
+  const copy = new Uint8Array(data.length);
+  copy.set(data);
+  return Buffer.from(copy.buffer, 0, copy.length);
+}
+
+/**
  * Open a zip and check its whole central directory against the hygiene rules and the limits.
  *
  * Nothing but the central directory is read: the entry count is checked against the limit
@@ -382,7 +397,7 @@ function createArchive(
     if (crc32(data) !== entry.crc32) {
       throw new BundleError('zip_crc_mismatch', `Entry "${shown}": its data does not match its CRC-32.`, { entry: shown });
     }
-    return data;
+    return ownBuffer(data);
   }
 
   async function close(): Promise<void> {

@@ -133,6 +133,32 @@ describe('insertReceipts', () => {
     expect(() => insertReceipts(ledger.writable, 'nope' as never)).toThrow(TypeError);
   });
 
+  it('stores a report given as JSON text with its columns, as workers send it', () => {
+    const ledger = temporary();
+    const report = makeReport({ format: 'profile/nano', status: 'INVALID', trust: 'unpinned' });
+    const json = JSON.stringify({ ...report, trust: { ...report.trust, key_id: 'did:svc:w:k1' } });
+    const serialized = { json, format: 'profile/nano', status: 'INVALID' as const, trust: { status: 'unpinned' as const, key_id: 'did:svc:w:k1' } };
+    const [inserted] = insertReceipts(ledger.writable, [{ ...makeReceipt('s1'), report: serialized }]);
+    const row = ledger.readable
+      .prepare('SELECT format, status, trust, issuer_key_id, report_json FROM receipts WHERE id = ?')
+      .get(inserted?.id) as Record<string, unknown>;
+    expect(row).toEqual({ format: 'profile/nano', status: 'INVALID', trust: 'unpinned', issuer_key_id: 'did:svc:w:k1', report_json: json });
+    expect(countReceipts(ledger.readable, { status: 'INVALID' })).toBe(1);
+
+    const bad = [
+      { ...serialized, json: 'not json' },
+      { ...serialized, json: '' },
+      { ...serialized, json: 5 },
+      { ...serialized, status: 'FINE' },
+      { ...serialized, trust: { status: 'maybe' } },
+      { ...serialized, trust: { status: 'unpinned', key_id: 7 } },
+    ];
+    for (const item of bad) {
+      expect(() => insertReceipts(ledger.writable, [makeReceipt('s2'), { ...makeReceipt('s3'), report: item as never }])).toThrow();
+      expect(countReceipts(ledger.readable)).toBe(1);
+    }
+  });
+
   it('replaces a report after re-verification, keeping identity and sources', () => {
     const ledger = temporary();
     const receipt = makeReceipt('re', { trust: 'unpinned' });

@@ -59,8 +59,12 @@ export interface NewReceipt {
   receipt_sha256: string;
   /** The bytes exactly as received. */
   raw: Uint8Array;
-  /** The verification report; `format`, `status` and `trust` columns are taken from it. */
-  report: Report;
+  /**
+   * The verification report; `format`, `status` and `trust` columns are taken from it. Either
+   * the Report itself, or its JSON text with those fields beside it ({@link SerializedReport},
+   * as verification workers send it; the text is stored as given).
+   */
+  report: Report | SerializedReport;
   /** The document's own id, when it has one (`receipt.id`, `receipt_id`, `contract_id`). */
   receipt_id?: string | null;
   /** The signing key's id; defaults to `report.trust.key_id`. */
@@ -74,6 +78,15 @@ export interface NewReceipt {
   search_text?: string;
   /** Where it came from; recorded even when the receipt was already stored. */
   source?: ReceiptSource;
+}
+
+/** A report already serialized, with the fields stored beside it as columns. */
+export interface SerializedReport {
+  /** JSON text of a Report; stored as is (SQLite checks it is JSON). */
+  json: string;
+  format: string;
+  status: ReportStatus;
+  trust: { status: TrustStatus; key_id?: string };
 }
 
 /** What {@link insertReceipts} did with one input, in input order. */
@@ -182,6 +195,34 @@ const SORT_KEYS: Record<ReceiptSortColumn, readonly SortKeyColumn[]> = {
 };
 const SORT_KEY_IDENTIFIERS = ['id', 'issued_order', 'issuer_order', 'receipt_id_order', 'format', 'status', 'trust'];
 
+/** The longest report text stored (a report lists checks and errors; 1 MiB is far beyond any). */
+const MAX_REPORT_JSON_LENGTH = 1024 * 1024;
+
+/** A report as given to insertReceipts, checked: its columns and its JSON text. */
+interface CheckedReport {
+  format: string;
+  status: ReportStatus;
+  trust: { status: TrustStatus; key_id?: string };
+  json: string;
+}
+
+function checkNewReport(value: unknown, name: string): CheckedReport {
+  const report = checkObject(value, name);
+  if (!Object.hasOwn(report, 'json')) {
+    const checked = checkReport(value, name);
+    return { format: checked.format, status: checked.status, trust: checked.trust, json: toJsonText(checked, name) };
+  }
+  if (typeof report.json !== 'string' || report.json.length === 0 || report.json.length > MAX_REPORT_JSON_LENGTH) {
+    throw new TypeError(`${name}.json must be a report's JSON text of at most ${MAX_REPORT_JSON_LENGTH} characters`);
+  }
+  checkText(report.format, `${name}.format`, MAX_FORMAT_LENGTH);
+  checkOneOf(report.status, RECEIPT_STATUSES, `${name}.status`);
+  const trust = checkObject(report.trust, `${name}.trust`);
+  checkOneOf(trust.status, TRUST_STATUSES, `${name}.trust.status`);
+  if (trust.key_id !== undefined && typeof trust.key_id !== 'string') throw new TypeError(`${name}.trust.key_id must be a string`);
+  return value as CheckedReport;
+}
+
 function checkReport(value: unknown, name: string): Report {
   const report = checkObject(value, name);
   if (report.report_version !== REPORT_VERSION) {
@@ -203,8 +244,7 @@ const SUMMARY_COLUMNS = sqlFragment`r.id, r.receipt_sha256, r.format, r.receipt_
 interface CheckedReceipt {
   receipt_sha256: string;
   raw: Uint8Array;
-  report: Report;
-  reportJson: string;
+  report: CheckedReport;
   receipt_id: string | null;
   issuer_key_id: string | null;
   issued_at: number | null;
@@ -217,7 +257,7 @@ function checkNewReceipt(value: unknown, index: number): CheckedReceipt {
   const input = checkObject(value, name);
   const receipt_sha256 = checkHex64(input.receipt_sha256, `${name}.receipt_sha256`);
   if (!(input.raw instanceof Uint8Array)) throw new TypeError(`${name}.raw must be a Uint8Array`);
-  const report = checkReport(input.report, `${name}.report`);
+  const report = checkNewReport(input.report, `${name}.report`);
   const receipt_id = checkOptionalText(input.receipt_id, `${name}.receipt_id`, MAX_RECEIPT_ID_LENGTH);
   const issuer_key_id = checkOptionalText(
     input.issuer_key_id === undefined ? report.trust.key_id : input.issuer_key_id,
@@ -241,7 +281,6 @@ function checkNewReceipt(value: unknown, index: number): CheckedReceipt {
     receipt_sha256,
     raw: input.raw,
     report,
-    reportJson: toJsonText(report, `${name}.report`),
     receipt_id,
     issuer_key_id,
     issued_at,
@@ -279,7 +318,7 @@ export function insertReceipts(
                                   imported_at, status, trust, report_json, search_text)
             VALUES (${receipt.receipt_sha256}, ${receipt.raw}, ${receipt.report.format}, ${receipt.receipt_id},
                     ${receipt.issuer_key_id}, ${receipt.issued_at}, ${at}, ${receipt.report.status},
-                    ${receipt.report.trust.status}, ${receipt.reportJson}, ${receipt.search_text})
+                    ${receipt.report.trust.status}, ${receipt.report.json}, ${receipt.search_text})
             ON CONFLICT (receipt_sha256) DO NOTHING`,
       );
       const created = inserted.changes === 1;
