@@ -32,7 +32,6 @@ import {
   createPortableProvider,
   ed25519IsCanonicalScalar,
   ed25519IsStrictPublicKey,
-  hexEncode,
   isBytes,
 } from '../../src-shared/crypto/index';
 import type { CryptoProvider } from '../../src-shared/crypto/index';
@@ -113,7 +112,8 @@ function createKeyCache(capacity: number): { get(publicKey: Uint8Array): KeyObje
   let newestId = '';
   return {
     get(publicKey: Uint8Array): KeyObject | undefined {
-      const id = hexEncode(publicKey);
+      // Each byte as one character: an exact key, made natively (hex built in JS cost more).
+      const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('latin1');
       if (entries.has(id)) {
         const keyObject = entries.get(id);
         // Bulk verification repeats one key: skip the re-insertion when it is already newest.

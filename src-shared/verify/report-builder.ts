@@ -77,6 +77,9 @@ export function checkStatusOf(status: ReportStatus): CheckStatus {
  * builder.fail('INVALID', 'signature', 'the signature does not verify');
  * builder.build().status // 'INVALID'
  */
+/** Frozen lists of planned check ids already checked (see the ReportBuilder constructor). */
+const CHECKED_PLANS = new WeakSet<readonly string[]>();
+
 export class ReportBuilder {
   /** The report's format; a verifier may refine it (e.g. `typed/<contract_type>`). */
   format: ReportFormat;
@@ -95,11 +98,15 @@ export class ReportBuilder {
    */
   constructor(format: ReportFormat, planned: readonly string[] = []) {
     if (typeof format !== 'string') throw new TypeError('ReportBuilder needs a format string');
-    if (!Array.isArray(planned) || planned.some((id) => typeof id !== 'string')) {
-      throw new TypeError('ReportBuilder planned check ids must be strings');
+    if (!CHECKED_PLANS.has(planned)) {
+      if (!Array.isArray(planned) || planned.some((id) => typeof id !== 'string')) {
+        throw new TypeError('ReportBuilder planned check ids must be strings');
+      }
+      // A verifier passes the same frozen list for every document: check it once.
+      if (Object.isFrozen(planned)) CHECKED_PLANS.add(planned);
     }
     this.format = format;
-    this.planned = [...planned];
+    this.planned = Object.isFrozen(planned) ? planned : [...planned];
   }
 
   /**

@@ -16,7 +16,7 @@
  *   layers are opened, deeper nesting is MALFORMED (`nesting_too_deep`).
  */
 import { JsonParseError, jcsTree, parseJsonBytes, parseJsonTree, toPlain } from '../json';
-import type { JsonNode } from '../json/types';
+import type { JsonNode, JsonValue } from '../json/types';
 import type { VerifyContext } from './context';
 import { detectModule, knownFormatNames } from './detect';
 import type { FormatInput } from './format-module';
@@ -107,17 +107,30 @@ function verifyTree(tree: JsonNode, ctx: VerifyContext, depth: number, canonical
       });
     }
     format = detection.format;
-    const input: FormatInput = {
-      format,
-      tree,
-      value,
-      canonical: () => (canonical ??= jcsTree(tree)),
-      ctx,
-      verifyNested: (bytes) => verifyNested(bytes, ctx, depth + 1),
-    };
-    return detection.module.verify(input);
+    return detection.module.verify(new Input(format, tree, value, ctx, depth, canonical));
   } catch (error) {
     return internalReport(format, error);
+  }
+}
+
+/** A FormatInput whose methods live on the prototype: no closures made per document. */
+class Input implements FormatInput {
+  constructor(
+    readonly format: ReportFormat,
+    readonly tree: JsonNode,
+    readonly value: JsonValue,
+    readonly ctx: VerifyContext,
+    private readonly depth: number,
+    private canonicalText: string | undefined,
+  ) {}
+
+  canonical(): string {
+    this.canonicalText ??= jcsTree(this.tree);
+    return this.canonicalText;
+  }
+
+  verifyNested(bytes: Uint8Array): Report {
+    return verifyNested(bytes, this.ctx, this.depth + 1);
   }
 }
 

@@ -39,7 +39,7 @@ import type { Report, ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
 
 /** The checks of a classical report, in report order. */
-export const CLASSICAL_CHECKS = ['schema', 'alg', 'raw_payload', 'sequence', 'signature'] as const;
+export const CLASSICAL_CHECKS = Object.freeze(['schema', 'alg', 'raw_payload', 'sequence', 'signature'] as const);
 
 const REQUIRED = ['signed_payload', 'signature', 'public_key_hex'];
 const OPTIONAL = ['alg', 'raw_payload', 'sequence'];

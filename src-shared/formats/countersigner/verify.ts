@@ -40,14 +40,14 @@ import type { Report, ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
 
 /** The checks of a countersigner report, in report order. */
-export const COUNTERSIGNER_CHECKS = [
+export const COUNTERSIGNER_CHECKS = Object.freeze([
   'schema',
   'signed_over',
   'countersignature',
   'inclusion',
   'checkpoint_freshness',
   'log_consistency',
-] as const;
+] as const);
 
 /** The longest inclusion path accepted: a tree of 2^64 leaves needs 64 hashes. */
 export const MAX_PATH_LENGTH = 64;

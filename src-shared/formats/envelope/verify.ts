@@ -55,7 +55,7 @@ export const ENVELOPE_ROLES = ['requester', 'operator', 'service'] as const;
 export type EnvelopeRole = (typeof ENVELOPE_ROLES)[number];
 
 /** The checks of an envelope report, in report order. */
-export const ENVELOPE_CHECKS = ['schema', ...ENVELOPE_ROLES.map((role) => `signature.${role}`), 'content'] as const;
+export const ENVELOPE_CHECKS = Object.freeze(['schema', ...ENVELOPE_ROLES.map((role) => `signature.${role}`), 'content'] as const);
 
 /**
  * Recognize an svc-receipt-v1 envelope: an object with `v` equal to `svc-receipt-v1`.

@@ -87,8 +87,8 @@ export const NANO_NOT_OK_NOTE = 'The receipt states ok: false; a valid signature
 
 /** The checks of a profile report, in report order: with a byte budget, and for pq. */
 export const PROFILE_CHECKS = Object.freeze({
-  budgeted: ['schema', 'size_budget', 'signature'] as const,
-  pq: ['schema', 'algorithm', 'signature'] as const,
+  budgeted: Object.freeze(['schema', 'size_budget', 'signature'] as const),
+  pq: Object.freeze(['schema', 'algorithm', 'signature'] as const),
 });
 
 /** The algorithm every profile signs with. */

@@ -34,7 +34,7 @@ import type { Report, ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
 
 /** The checks of a sealed report, in report order. */
-export const SEALED_CHECKS = ['schema', 'enc', 'decryption', 'inner'] as const;
+export const SEALED_CHECKS = Object.freeze(['schema', 'enc', 'decryption', 'inner'] as const);
 
 const REQUIRED = ['sealed', 'enc', 'key_id', 'iv', 'ciphertext', 'tag'];
 

@@ -54,7 +54,7 @@ import { readTypedContract, type TypedContractReading } from './schema';
 import { checkSigrLinks, sigrLinkCheckIds } from './sigr';
 
 /** The checks every typed contract report starts with, in report order. */
-export const TYPED_BASE_CHECKS = ['schema', 'algorithm', 'payload_sha256', 'signature'] as const;
+export const TYPED_BASE_CHECKS = Object.freeze(['schema', 'algorithm', 'payload_sha256', 'signature'] as const);
 
 /** The most delegation parents verified with one contract; real chains are a handful deep. */
 export const MAX_DELEGATION_PARENTS = 32;

@@ -70,7 +70,7 @@ export const WEARABLE_COMPARED_FIELDS = [
 ] as const satisfies readonly (keyof WearableDerivedFields)[];
 
 /** The checks of a wearable report, in report order. */
-export const WEARABLE_CHECKS = [
+export const WEARABLE_CHECKS = Object.freeze([
   'schema',
   'payload_sha256',
   'signature',
@@ -78,7 +78,7 @@ export const WEARABLE_CHECKS = [
   'receipt_id',
   'recorded_at',
   ...WEARABLE_COMPARED_FIELDS.map((name) => `derived.${name}`),
-] as const;
+] as const);
 
 /** The note every wearable report carries. */
 export const WEARABLE_SCOPE_NOTE =
