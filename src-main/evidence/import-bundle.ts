@@ -25,7 +25,7 @@
  * receipts whose file name is neither their id nor their SHA-256. A signer that is merely
  * unpinned is reported as the signature's trust, never as a finding.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash as hashOnce } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
@@ -301,7 +301,7 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
   if (keysEntry !== undefined && keysBytes !== undefined) known.set(keysEntry, keysBytes);
   for (const entry of files) {
     const data = known.get(entry) ?? (await archive.read(entry));
-    scanned.push({ entry, kind: classifyBundlePath(entry.name), sha256: createHash('sha256').update(data).digest('hex') });
+    scanned.push({ entry, kind: classifyBundlePath(entry.name), sha256: hashOnce('sha256', data, 'hex') });
     fields.filesRead += 1;
     progress.update('checking', fields.filesRead, fields.filesTotal, fields);
   }
@@ -506,7 +506,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       if (options.signal?.aborted) throw new ImportCancelledError();
       if (file.kind !== 'receipt' && file.kind !== 'anchor') continue;
       const data = await archive.read(file.entry);
-      if (createHash('sha256').update(data).digest('hex') !== file.sha256) {
+      if (hashOnce('sha256', data, 'hex') !== file.sha256) {
         throw new BundleError('zip_changed', `Entry "${printableName(file.entry.name)}" changed on disk during the import.`, {
           entry: printableName(file.entry.name),
         });
