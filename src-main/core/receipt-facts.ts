@@ -12,7 +12,7 @@ import { hexEncode, utf8Encode } from '../../src-shared/crypto';
 import { JsonParseError, jcsTree, parseJsonBytes } from '../../src-shared/json';
 import type { JsonNode } from '../../src-shared/json/types';
 import type { VerifyContext } from '../../src-shared/verify/context';
-import type { Report, ReportStatus, TrustStatus } from '../../src-shared/verify/report';
+import type { Report, SerializedReport } from '../../src-shared/verify/report';
 import { singleErrorReport } from '../../src-shared/verify/report-builder';
 import { isTimestamp, timestampToMillis } from '../../src-shared/verify/timestamp';
 import { verifyParsed } from '../../src-shared/verify/verify';
@@ -67,18 +67,6 @@ export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): Recei
     receipt_id: documentId(tree),
     issued_at: issuedAt(tree),
   };
-}
-
-/**
- * A report already serialized, with the fields stored beside it as columns. The ledger stores
- * `json` as is; the producer guarantees the fields are the report's own.
- */
-export interface SerializedReport {
-  /** JSON text of the Report. */
-  json: string;
-  format: string;
-  status: ReportStatus;
-  trust: { status: TrustStatus; key_id?: string };
 }
 
 /**

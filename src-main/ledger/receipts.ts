@@ -13,7 +13,7 @@
  * combined with sorting by another categorical column (filter status, sort by trust) sorts the
  * filter's matching rows, about 5 microseconds each (49 ms a page for 10,000 matches at 1M rows).
  */
-import { REPORT_VERSION, STATUS_PRECEDENCE, type Report, type ReportStatus, type TrustStatus } from '../../src-shared/verify/report';
+import { REPORT_VERSION, STATUS_PRECEDENCE, type Report, type ReportStatus, type SerializedReport, type TrustStatus } from '../../src-shared/verify/report';
 import {
   checkHex64,
   checkInstant,
@@ -78,15 +78,6 @@ export interface NewReceipt {
   search_text?: string;
   /** Where it came from; recorded even when the receipt was already stored. */
   source?: ReceiptSource;
-}
-
-/** A report already serialized, with the fields stored beside it as columns. */
-export interface SerializedReport {
-  /** JSON text of a Report; stored as is (SQLite checks it is JSON). */
-  json: string;
-  format: string;
-  status: ReportStatus;
-  trust: { status: TrustStatus; key_id?: string };
 }
 
 /** What {@link insertReceipts} did with one input, in input order. */
@@ -198,15 +189,8 @@ const SORT_KEY_IDENTIFIERS = ['id', 'issued_order', 'issuer_order', 'receipt_id_
 /** The longest report text stored (a report lists checks and errors; 1 MiB is far beyond any). */
 const MAX_REPORT_JSON_LENGTH = 1024 * 1024;
 
-/** A report as given to insertReceipts, checked: its columns and its JSON text. */
-interface CheckedReport {
-  format: string;
-  status: ReportStatus;
-  trust: { status: TrustStatus; key_id?: string };
-  json: string;
-}
-
-function checkNewReport(value: unknown, name: string): CheckedReport {
+/** A report as given to insertReceipts, checked, in the one form stored: columns and JSON text. */
+function checkNewReport(value: unknown, name: string): SerializedReport {
   const report = checkObject(value, name);
   if (!Object.hasOwn(report, 'json')) {
     const checked = checkReport(value, name);
@@ -220,7 +204,7 @@ function checkNewReport(value: unknown, name: string): CheckedReport {
   const trust = checkObject(report.trust, `${name}.trust`);
   checkOneOf(trust.status, TRUST_STATUSES, `${name}.trust.status`);
   if (trust.key_id !== undefined && typeof trust.key_id !== 'string') throw new TypeError(`${name}.trust.key_id must be a string`);
-  return value as CheckedReport;
+  return value as SerializedReport;
 }
 
 function checkReport(value: unknown, name: string): Report {
@@ -244,7 +228,7 @@ const SUMMARY_COLUMNS = sqlFragment`r.id, r.receipt_sha256, r.format, r.receipt_
 interface CheckedReceipt {
   receipt_sha256: string;
   raw: Uint8Array;
-  report: CheckedReport;
+  report: SerializedReport;
   receipt_id: string | null;
   issuer_key_id: string | null;
   issued_at: number | null;

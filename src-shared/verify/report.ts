@@ -79,3 +79,16 @@ export interface Report {
    */
   inner?: Report;
 }
+
+/**
+ * A Report already serialized, with the fields that are stored or counted beside it. Producers
+ * (the verification workers) guarantee the fields are the report's own; the ledger stores the
+ * text as is.
+ */
+export interface SerializedReport {
+  /** JSON text of the Report. */
+  json: string;
+  format: string;
+  status: ReportStatus;
+  trust: { status: TrustStatus; key_id?: string };
+}
