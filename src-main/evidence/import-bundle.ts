@@ -319,7 +319,8 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
   return {
     manifest: { ...rest, listedReceipts: listed.filter((listedFile) => classifyBundlePath(listedFile.path) === 'receipt').length },
     takeManifestJson: () => {
-      const text = manifestJson ?? '{}';
+      if (manifestJson === undefined) throw new Error('importBundle: the manifest text was already handed over');
+      const text = manifestJson;
       manifestJson = undefined;
       return text;
     },

@@ -18,7 +18,8 @@ import {
   type ReceiptSummary,
   type SortDirection,
 } from './receipts';
-import type { Ledger } from './open-ledger';
+import { openLedger, type Ledger } from './open-ledger';
+import { initialMigration } from './migrations/0001-initial';
 import { addReceiptSource } from './receipt-sources';
 import { makeReceipt, makeReport, makeTemporaryLedger, sha256Hex } from './test-support';
 
@@ -280,6 +281,29 @@ describe('receipt_counts', () => {
       .all() as { dimension: string; value: string; n: number }[];
     return Object.fromEntries(rows.map((row) => [`${row.dimension}=${row.value}`, row.n]));
   }
+
+  it('stays exact across migration 2, which moves insert counting from a trigger to insertReceipts', () => {
+    const made = makeTemporaryLedger({ migrations: [initialMigration] });
+    cleanups.push(made.dispose);
+    // Rows stored before migration 2, counted by its trigger (as the code of that time relied on).
+    const insertV1 = made.ledger.writable.prepare(
+      `INSERT INTO receipts (receipt_sha256, raw, format, imported_at, status, trust, report_json, search_text)
+       VALUES (?, x'7b7d', 'classical', 0, ?, 'unpinned', '{}', '')`,
+    );
+    insertV1.run(makeReceipt('m1').receipt_sha256, 'INVALID');
+    insertV1.run(makeReceipt('m2').receipt_sha256, 'PASS');
+    made.ledger.close();
+    const ledger = openLedger(made.file);
+    try {
+      insertReceipts(ledger.writable, [makeReceipt('m2'), makeReceipt('m3', { status: 'INVALID' }), makeReceipt('m4')]);
+      expect(fromCounts(ledger)).toEqual(fromTable(ledger));
+      expect(fromCounts(ledger)).toMatchObject({ 'status=INVALID': 2, 'status=PASS': 2 });
+      const triggers = ledger.readable.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'receipt_counts%'").all();
+      expect(triggers.map((row) => (row as { name: string }).name).sort()).toEqual(['receipt_counts_after_delete', 'receipt_counts_after_update']);
+    } finally {
+      ledger.close();
+    }
+  });
 
   it('stays exact through inserts, repeats, report updates and deletes', () => {
     const ledger = temporary();
