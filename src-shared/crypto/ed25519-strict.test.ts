@@ -3,7 +3,7 @@ import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
 
-import { ed25519IsCanonicalScalar, ed25519IsStrictPublicKey, ed25519VerifyStrict } from './ed25519-strict';
+import { ed25519IsCanonicalScalar, ed25519IsStrictPublicKey, ed25519SignatureHasCanonicalS, ed25519VerifyStrict } from './ed25519-strict';
 import { concatBytes, hexDecode, utf8Encode } from './encoding';
 
 const Point = ed25519.Point;
@@ -35,6 +35,37 @@ describe('ed25519IsCanonicalScalar', () => {
     expect(ed25519IsCanonicalScalar(new Uint8Array(31))).toBe(false);
     expect(ed25519IsCanonicalScalar(new Uint8Array(33))).toBe(false);
     expect(ed25519IsCanonicalScalar('0' as unknown as Uint8Array)).toBe(false);
+  });
+});
+
+describe('ed25519SignatureHasCanonicalS', () => {
+  const withS = (scalar: Uint8Array, r = 0x5a): Uint8Array => {
+    const signature = new Uint8Array(64).fill(r);
+    signature.set(scalar, 32);
+    return signature;
+  };
+
+  it('answers what ed25519IsCanonicalScalar answers for bytes 32..63, whatever R holds', () => {
+    for (const value of [0n, 1n, L - 1n, L, L + 1n, 2n ** 252n, 2n ** 253n, 2n ** 256n - 1n]) {
+      const scalar = scalarBytes(value);
+      for (const r of [0x00, 0xff]) {
+        expect(ed25519SignatureHasCanonicalS(withS(scalar, r))).toBe(ed25519IsCanonicalScalar(scalar));
+      }
+    }
+  });
+
+  it('reads a view at its own offset', () => {
+    const backing = new Uint8Array(80).fill(0xff);
+    backing.set(withS(scalarBytes(L - 1n)), 16);
+    expect(ed25519SignatureHasCanonicalS(backing.subarray(16, 80))).toBe(true);
+    backing.set(scalarBytes(L), 48);
+    expect(ed25519SignatureHasCanonicalS(backing.subarray(16, 80))).toBe(false);
+  });
+
+  it('answers false for the wrong length or type', () => {
+    expect(ed25519SignatureHasCanonicalS(new Uint8Array(63))).toBe(false);
+    expect(ed25519SignatureHasCanonicalS(new Uint8Array(65))).toBe(false);
+    expect(ed25519SignatureHasCanonicalS('0' as unknown as Uint8Array)).toBe(false);
   });
 });
 

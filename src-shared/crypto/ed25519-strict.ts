@@ -61,9 +61,27 @@ function numberFromLittleEndian(bytes: Uint8Array): bigint {
  * @returns true when `scalar` has 32 bytes and its value is < L; false otherwise
  */
 export function ed25519IsCanonicalScalar(scalar: Uint8Array): boolean {
-  if (!isBytes(scalar) || scalar.length !== 32) return false;
+  return isBytes(scalar) && scalar.length === 32 && scalarBelowOrder(scalar, 0);
+}
+
+/**
+ * Whether the S half of a 64-byte signature R || S is below the group order L.
+ *
+ * The same check as {@link ed25519IsCanonicalScalar} on bytes 32..63, read in place: a
+ * `subarray` of a small typed array makes V8 move its bytes off the heap, which costs more than
+ * the check itself on the bulk verification path.
+ *
+ * @param signature - a signature (64 bytes)
+ * @returns true when `signature` has 64 bytes and its S is < L; false otherwise
+ */
+export function ed25519SignatureHasCanonicalS(signature: Uint8Array): boolean {
+  return isBytes(signature) && signature.length === 64 && scalarBelowOrder(signature, 32);
+}
+
+/** Whether the 32 little-endian bytes at `offset` are a value below L. */
+function scalarBelowOrder(bytes: Uint8Array, offset: number): boolean {
   for (let index = 31; index >= 0; index--) {
-    const byte = scalar[index] ?? 0;
+    const byte = bytes[offset + index] ?? 0;
     const limit = GROUP_ORDER_BYTES[index] ?? 0;
     if (byte !== limit) return byte < limit;
   }

@@ -206,6 +206,29 @@ describe('UTF-8', () => {
     expect(utf8Encode('\uD83D\uDD0F')).toEqual(Uint8Array.of(0xf0, 0x9f, 0x94, 0x8f));
   });
 
+  it('gives every result its own bytes, within and across shared slabs, at any length', () => {
+    const wellFormed = fc.string({ unit: 'grapheme', maxLength: 1500 });
+    fc.assert(
+      fc.property(fc.array(wellFormed, { minLength: 1, maxLength: 40 }), (texts) => {
+        const results = texts.map((text) => utf8Encode(text));
+        results.forEach((bytes, index) => {
+          expect(bytes).toEqual(new Uint8Array(Buffer.from(texts[index]!, 'utf8')));
+        });
+        // No two results share a byte: writing into one leaves all the others as they were.
+        for (const bytes of results) bytes.fill(0xff);
+        const spans = results
+          .filter((bytes) => bytes.length > 0)
+          .map((bytes) => ({ buffer: bytes.buffer, start: bytes.byteOffset, end: bytes.byteOffset + bytes.length }));
+        for (const a of spans) {
+          for (const b of spans) {
+            if (a !== b && a.buffer === b.buffer) expect(a.end <= b.start || b.end <= a.start).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('decodes fatally and keeps a leading byte order mark', () => {
     expect(() => utf8Decode(Uint8Array.of(0xc0, 0xaf))).toThrow(/not valid UTF-8/); // overlong '/'
     expect(() => utf8Decode(Uint8Array.of(0xed, 0xa0, 0x80))).toThrow(RangeError); // surrogate

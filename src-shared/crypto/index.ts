@@ -15,6 +15,7 @@ export {
 export {
   ED25519_LENGTHS,
   ed25519IsCanonicalScalar,
+  ed25519SignatureHasCanonicalS,
   ed25519IsStrictPublicKey,
   ed25519VerifyStrict,
 } from './ed25519-strict';
