@@ -1,6 +1,8 @@
+import { fromPlain } from '../json';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../json/types';
 import { detectFormat, detectModule, knownFormatNames } from './detect';
+import { objectMember } from './fields';
 import type { FormatModule } from './format-module';
 import { formatModules } from './registry';
 
@@ -18,24 +20,24 @@ describe('detectFormat', () => {
     ['a string', 'classical', 'unknown'],
     ['an empty object', {}, 'unknown'],
   ])('%s', (_name, value, format) => {
-    expect(detectFormat(value)).toBe(format);
+    expect(detectFormat(fromPlain(value))).toBe(format);
   });
 
   it('asks rows in order: a sealed wrapper wins over what it sits beside', () => {
-    expect(detectFormat({ sealed: true, enc: 'A256GCM', signed_payload: {}, signature: '' })).toBe('sealed');
-    expect(detectFormat({ signed_over: '', countersignature: '', signed_payload: {}, signature: '' })).toBe('countersigner');
+    expect(detectFormat(fromPlain({ sealed: true, enc: 'A256GCM', signed_payload: {}, signature: '' }))).toBe('sealed');
+    expect(detectFormat(fromPlain({ signed_over: '', countersignature: '', signed_payload: {}, signature: '' }))).toBe('countersigner');
   });
 
   it('uses the table it is given, so a new format is one row', () => {
     const row: FormatModule = {
       name: 'example',
-      detect: (value) => (typeof value === 'object' && value !== null && 'example' in value ? 'anchor' : undefined),
+      detect: (node) => (objectMember(node, 'example') !== undefined ? 'anchor' : undefined),
       verify: () => {
         throw new Error('not called');
       },
     };
-    expect(detectModule({ example: 1 }, [row, ...formatModules()])?.module).toBe(row);
-    expect(detectModule({ example: 1 })).toBeUndefined();
+    expect(detectModule(fromPlain({ example: 1 }), [row, ...formatModules()])?.module).toBe(row);
+    expect(detectModule(fromPlain({ example: 1 }))).toBeUndefined();
   });
 
   it('names the known formats', () => {

@@ -5,7 +5,7 @@
  * validate. A document that looks like a format but breaks its schema is reported as that format
  * with status MALFORMED, which tells the user far more than "unknown".
  */
-import type { JsonValue } from '../json/types';
+import type { JsonNode } from '../json/types';
 import type { FormatModule } from './format-module';
 import { formatModules } from './registry';
 import type { ReportFormat } from './report';
@@ -19,27 +19,27 @@ export interface Detection {
 /**
  * Detect a document's format.
  *
- * @param value - A parsed JSON value.
+ * @param node - A parsed document (a tree from the strict parser, or `fromPlain` of a value).
  * @returns The format of the first registered module that recognizes it, or `unknown`.
- * @example detectFormat({ v: 'svc-receipt-v1', signatures: {} }) // 'envelope/svc-receipt-v1'
+ * @example detectFormat(parseJsonTree('{"v":"svc-receipt-v1","signatures":{}}')) // 'envelope/svc-receipt-v1'
  */
-export function detectFormat(value: JsonValue): ReportFormat {
-  return detectModule(value)?.format ?? 'unknown';
+export function detectFormat(node: JsonNode): ReportFormat {
+  return detectModule(node)?.format ?? 'unknown';
 }
 
 /**
  * Detect a document's format and the module that verifies it.
  *
- * @param value - A parsed JSON value.
+ * @param node - A parsed document.
  * @param modules - The table to consult; the registry by default.
  * @returns The detection, or undefined for an unknown document.
  */
 export function detectModule(
-  value: JsonValue,
+  node: JsonNode,
   modules: readonly FormatModule[] = formatModules(),
 ): Detection | undefined {
   for (const module of modules) {
-    const format = module.detect(value);
+    const format = module.detect(node);
     if (format !== undefined) return { format, module };
   }
   return undefined;

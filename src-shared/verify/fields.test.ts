@@ -1,9 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { b64uEncode } from '../crypto';
-import { parseJsonTree } from '../json';
+import { fromPlain, parseJsonTree } from '../json';
 import type { JsonObjectNode } from '../json/types';
-import { decodeB64Field, decodeB64uField, decodeHexField, isPlainNonNegativeInteger, memberNode, memberProblems, quote } from './fields';
+import {
+  decodeB64Field,
+  decodeB64uField,
+  decodeHexField,
+  isPlainNonNegativeInteger,
+  memberNode,
+  memberNodeProblems,
+  memberProblems,
+  memberString,
+  objectMember,
+  quote,
+} from './fields';
 
 describe('strict field decoding', () => {
   it('hex: lowercase only, exact length', () => {
@@ -64,6 +75,33 @@ describe('strict field decoding', () => {
       { code: 'missing_property', path: '/top/b', message: 'Required member "b" is missing.' },
       { code: 'unknown_property', path: '/top/x~1y', message: 'Unknown member "x/y".' },
     ]);
+  });
+
+  it('member problems of a node are those of its plain value, in the same order', () => {
+    const names = fc.constantFrom('a', 'b', 'c', 'x/y', '~', '__proto__', '');
+    fc.assert(
+      fc.property(
+        fc.dictionary(names, fc.integer()),
+        fc.uniqueArray(names, { maxLength: 4 }),
+        fc.uniqueArray(names, { maxLength: 4 }),
+        (object, required, optional) => {
+          const node = fromPlain(object) as JsonObjectNode;
+          expect(memberNodeProblems(node, '/p', required, optional)).toEqual(memberProblems(object, '/p', required, optional));
+        },
+      ),
+    );
+  });
+
+  it('reads members of object nodes only, strings as strings', () => {
+    const node = parseJsonTree('{"s":"text","n":1,"o":{"s":"inner"},"a":["s"]}');
+    expect(memberString(node, 's')).toBe('text');
+    expect(memberString(node, 'n')).toBeUndefined();
+    expect(memberString(node, 'missing')).toBeUndefined();
+    expect(memberString(objectMember(node, 'o'), 's')).toBe('inner');
+    expect(memberString(objectMember(node, 'a'), 's')).toBeUndefined();
+    expect(objectMember(objectMember(node, 'missing'), 's')).toBeUndefined();
+    expect(objectMember(parseJsonTree('["s"]'), '0')).toBeUndefined();
+    expect(objectMember(node, 'n')).toEqual({ type: 'number', lexeme: '1', value: 1 });
   });
 
   it('quotes and shortens untrusted text', () => {

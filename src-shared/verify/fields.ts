@@ -139,8 +139,64 @@ export function isPlainNonNegativeInteger(node: JsonNode | undefined): boolean {
  * @returns The member's value node, or undefined.
  */
 export function memberNode(node: JsonObjectNode, name: string): JsonNode | undefined {
-  for (const [memberName, value] of node.members) if (memberName === name) return value;
+  for (const member of node.members) if (member[0] === name) return member[1];
   return undefined;
+}
+
+/**
+ * The value node of a member, when `node` is an object that has it (format detection reads the
+ * tree with this, without turning the document into plain values).
+ *
+ * @param node - Any JSON node, or undefined.
+ * @param name - The member name.
+ * @returns The member's value node, or undefined when `node` is not an object or lacks it.
+ */
+export function objectMember(node: JsonNode | undefined, name: string): JsonNode | undefined {
+  return node?.type === 'object' ? memberNode(node, name) : undefined;
+}
+
+/**
+ * A member's string value.
+ *
+ * @param node - Any JSON node, or undefined.
+ * @param name - The member name.
+ * @returns The string, or undefined when `node` is not an object, lacks the member, or the
+ *   member is not a string.
+ */
+export function memberString(node: JsonNode | undefined, name: string): string | undefined {
+  const member = objectMember(node, name);
+  return member?.type === 'string' ? member.value : undefined;
+}
+
+/**
+ * Check an object node's member names against the required and optional ones.
+ *
+ * The tree form of {@link memberProblems}: the same problems, in the same order.
+ *
+ * @param node - The object node.
+ * @param path - Its JSON Pointer.
+ * @param required - Names that must be present.
+ * @param optional - Names that may be present.
+ * @returns `missing_property` and `unknown_property` problems (empty when the names fit).
+ */
+export function memberNodeProblems(
+  node: JsonObjectNode,
+  path: string,
+  required: readonly string[],
+  optional: readonly string[] = [],
+): ReportError[] {
+  const problems: ReportError[] = [];
+  for (const name of required) {
+    if (memberNode(node, name) === undefined) {
+      problems.push(problem('missing_property', pointerAppend(path, name), `Required member "${name}" is missing.`));
+    }
+  }
+  for (const [name] of node.members) {
+    if (!required.includes(name) && !optional.includes(name)) {
+      problems.push(problem('unknown_property', pointerAppend(path, name), `Unknown member ${quote(name)}.`));
+    }
+  }
+  return problems;
 }
 
 /**

@@ -16,8 +16,8 @@ export interface FormatInput {
   format: ReportFormat;
   /** The strictly parsed document, number lexemes kept. */
   tree: JsonNode;
-  /** The same document as plain values. */
-  value: JsonValue;
+  /** The same document as plain values, made on first use (see {@link FormatModule.detect}). */
+  readonly value: JsonValue;
   /**
    * JCS (RFC 8785) of the whole document, computed at most once per verification (the ledger
    * needs it too, for the receipt's identity, and hands it in).
@@ -39,10 +39,13 @@ export interface FormatModule {
   /**
    * Recognize a document by its shape, cheaply and without validating it.
    *
-   * @param value - Any parsed JSON value.
+   * Reads the tree, so that documents whose verifier never needs plain values (classical
+   * receipts) are not converted for detection alone.
+   *
+   * @param node - Any parsed document.
    * @returns The report format when the document is of this kind, else undefined.
    */
-  detect(value: JsonValue): ReportFormat | undefined;
+  detect(node: JsonNode): ReportFormat | undefined;
   /**
    * Verify a document this module recognized.
    *

@@ -97,8 +97,7 @@ function parseAndVerify(input: string | Uint8Array, ctx: VerifyContext, depth: n
 function verifyTree(tree: JsonNode, ctx: VerifyContext, depth: number, canonical?: string): Report {
   let format: ReportFormat = 'unknown';
   try {
-    const value = toPlain(tree);
-    const detection = detectModule(value);
+    const detection = detectModule(tree);
     if (detection === undefined) {
       return singleErrorReport('unknown', 'MALFORMED', 'format', {
         code: 'unknown_format',
@@ -107,22 +106,35 @@ function verifyTree(tree: JsonNode, ctx: VerifyContext, depth: number, canonical
       });
     }
     format = detection.format;
-    return detection.module.verify(new Input(format, tree, value, ctx, depth, canonical));
+    return detection.module.verify(new Input(format, tree, ctx, depth, canonical));
   } catch (error) {
     return internalReport(format, error);
   }
 }
 
-/** A FormatInput whose methods live on the prototype: no closures made per document. */
+/**
+ * A FormatInput whose methods live on the prototype: no closures made per document. The plain
+ * value is made on first use; classical receipts are verified from the tree alone.
+ */
 class Input implements FormatInput {
+  private plain: JsonValue | undefined;
+  private plainMade = false;
+
   constructor(
     readonly format: ReportFormat,
     readonly tree: JsonNode,
-    readonly value: JsonValue,
     readonly ctx: VerifyContext,
     private readonly depth: number,
     private canonicalText: string | undefined,
   ) {}
+
+  get value(): JsonValue {
+    if (!this.plainMade) {
+      this.plain = toPlain(this.tree);
+      this.plainMade = true;
+    }
+    return this.plain as JsonValue;
+  }
 
   canonical(): string {
     this.canonicalText ??= jcsTree(this.tree);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createPortableProvider, hexEncode, utf8Encode } from '../../crypto';
+import { parseJsonTree } from '../../json';
 import { createVerifyContext } from '../../verify/context';
+import type { FormatInput } from '../../verify/format-module';
 import { verifyDocument } from '../../verify/verify';
 import { signClassical } from './sign';
+import { verifyClassical } from './verify';
 
 const crypto = createPortableProvider();
 const ctx = createVerifyContext(crypto, { now: new Date('2026-06-01T00:00:00Z') });
@@ -102,6 +105,40 @@ describe('classical verification', () => {
       ['invalid_type', '/raw_payload'],
     ]);
     expect(report.checks.filter((check) => check.status === 'unchecked').map((check) => check.id)).toEqual(['alg', 'raw_payload', 'sequence', 'signature']);
+  });
+
+  it('names the wrong type of each member as plain values would', () => {
+    const text = signClassical({ sequence: 1 }, seed, crypto);
+    const cases: [unknown, string][] = [[[1], 'an array'], ['x', 'a string'], [null, 'null'], [true, 'a boolean'], [1.5, 'a number']];
+    for (const [payload, described] of cases) {
+      const report = verifyDocument(edit(text, (doc) => ((doc['signed_payload'] = payload), (doc['alg'] = { a: 1 }))), ctx);
+      expect(report.errors.map((error) => error.message)).toEqual([
+        `"signed_payload" must be an object, got ${described}.`,
+        '"alg" must be a string, got an object.',
+      ]);
+    }
+    expect(verifyDocument('[1]', ctx).status).toBe('MALFORMED');
+  });
+
+  it('verifies from the tree alone, never asking for the plain value', () => {
+    const tree = parseJsonTree(signClassical({ sequence: 1, amount: '1.50' }, seed, crypto));
+    const input: FormatInput = {
+      format: 'classical',
+      tree,
+      get value(): never {
+        throw new Error('the plain value was asked for');
+      },
+      canonical: () => {
+        throw new Error('the canonical text was asked for');
+      },
+      ctx,
+      verifyNested: () => {
+        throw new Error('not nested');
+      },
+    };
+    const report = verifyClassical(input);
+    expect(report.status).toBe('PASS');
+    expect(report.checks.map((check) => check.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass']);
   });
 
   it('a public key of the wrong length is MALFORMED', () => {

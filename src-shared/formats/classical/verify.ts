@@ -22,14 +22,14 @@
  * - Trust is that of the embedded key: trusted only when a pinned entry holds the same bytes.
  */
 import { skp, toPlain } from '../../json';
-import type { JsonNode, JsonObjectNode, JsonValue } from '../../json/types';
+import type { JsonNode, JsonObjectNode } from '../../json/types';
 import { utf8Encode } from '../../crypto';
 import {
   decodeHexField,
   describeType,
-  isJsonObject,
   memberNode,
-  memberProblems,
+  memberNodeProblems,
+  objectMember,
   problem,
   quote,
 } from '../../verify/fields';
@@ -50,11 +50,11 @@ const OPTIONAL = ['alg', 'raw_payload', 'sequence'];
  * `public_key_hex` is not required for recognition, so a receipt that lost its key is reported
  * as a MALFORMED classical receipt rather than an unknown document.
  *
- * @param value - Any parsed JSON value.
+ * @param node - Any parsed document.
  * @returns `classical` or undefined.
  */
-export function detectClassical(value: JsonValue): 'classical' | undefined {
-  return isJsonObject(value) && Object.hasOwn(value, 'signed_payload') && Object.hasOwn(value, 'signature')
+export function detectClassical(node: JsonNode): 'classical' | undefined {
+  return objectMember(node, 'signed_payload') !== undefined && objectMember(node, 'signature') !== undefined
     ? 'classical'
     : undefined;
 }
@@ -67,30 +67,28 @@ export function detectClassical(value: JsonValue): 'classical' | undefined {
  */
 export function verifyClassical(input: FormatInput): Report {
   const builder = new ReportBuilder('classical', CLASSICAL_CHECKS);
-  const { tree, value, ctx } = input;
-  if (tree.type !== 'object' || !isJsonObject(value)) {
+  // Read from the tree alone: the plain value is never made for a classical receipt.
+  const { tree, ctx } = input;
+  if (tree.type !== 'object') {
     builder.fail(
       'MALFORMED',
       'schema',
       'A classical receipt is a JSON object.',
-      problem('invalid_type', '', `Expected an object, got ${describeType(value)}.`),
+      problem('invalid_type', '', `Expected an object, got ${describeNodeType(tree)}.`),
     );
     return builder.build();
   }
 
-  const problems = memberProblems(value, '', REQUIRED, OPTIONAL);
+  const problems = memberNodeProblems(tree, '', REQUIRED, OPTIONAL);
   const payloadNode = memberNode(tree, 'signed_payload');
   if (payloadNode !== undefined && payloadNode.type !== 'object') {
     problems.push(
-      problem(
-        'invalid_type',
-        '/signed_payload',
-        `"signed_payload" must be an object, got ${describeType(value['signed_payload'])}.`,
-      ),
+      problem('invalid_type', '/signed_payload', `"signed_payload" must be an object, got ${describeNodeType(payloadNode)}.`),
     );
   }
-  const signature = decodeHexField(value['signature'], 64);
-  if (Object.hasOwn(value, 'signature') && signature === undefined) {
+  const signatureNode = memberNode(tree, 'signature');
+  const signature = decodeHexField(stringOf(signatureNode), 64);
+  if (signatureNode !== undefined && signature === undefined) {
     problems.push(
       problem(
         'invalid_signature_encoding',
@@ -99,8 +97,9 @@ export function verifyClassical(input: FormatInput): Report {
       ),
     );
   }
-  const publicKey = decodeHexField(value['public_key_hex'], 32);
-  if (Object.hasOwn(value, 'public_key_hex') && publicKey === undefined) {
+  const publicKeyNode = memberNode(tree, 'public_key_hex');
+  const publicKey = decodeHexField(stringOf(publicKeyNode), 32);
+  if (publicKeyNode !== undefined && publicKey === undefined) {
     problems.push(
       problem(
         'invalid_public_key',
@@ -109,15 +108,11 @@ export function verifyClassical(input: FormatInput): Report {
       ),
     );
   }
-  for (const name of ['alg', 'raw_payload']) {
-    if (Object.hasOwn(value, name) && typeof value[name] !== 'string') {
-      problems.push(
-        problem(
-          'invalid_type',
-          `/${name}`,
-          `"${name}" must be a string, got ${describeType(value[name])}.`,
-        ),
-      );
+  const algNode = memberNode(tree, 'alg');
+  const rawPayloadNode = memberNode(tree, 'raw_payload');
+  for (const [name, node] of [['alg', algNode], ['raw_payload', rawPayloadNode]] as const) {
+    if (node !== undefined && node.type !== 'string') {
+      problems.push(problem('invalid_type', `/${name}`, `"${name}" must be a string, got ${describeNodeType(node)}.`));
     }
   }
   if (problems.length > 0 || payloadNode?.type !== 'object' || signature === undefined || publicKey === undefined) {
@@ -127,23 +122,23 @@ export function verifyClassical(input: FormatInput): Report {
   builder.pass('schema', 'signed_payload, signature and public_key_hex are present and well-formed.');
 
   const message = skp(payloadNode);
-  const alg = value['alg'];
+  const alg = stringOf(algNode);
   const supported = alg === undefined || alg === 'Ed25519';
   if (alg === undefined) builder.pass('alg', 'No alg member; Ed25519 is the classical default.');
   else if (supported) builder.pass('alg', 'alg is Ed25519.');
   else {
     builder.unsupported(
       'alg',
-      `alg ${quote(String(alg))} is not supported; only Ed25519 is.`,
+      `alg ${quote(alg)} is not supported; only Ed25519 is.`,
       problem(
         'unsupported_algorithm',
         '/alg',
-        `Unsupported alg ${quote(String(alg))}; classical receipts are verified with Ed25519 only.`,
+        `Unsupported alg ${quote(alg)}; classical receipts are verified with Ed25519 only.`,
       ),
     );
   }
 
-  checkRawPayload(builder, value['raw_payload'], message);
+  checkRawPayload(builder, stringOf(rawPayloadNode), message);
   checkSequence(builder, tree, payloadNode);
 
   if (!supported) {
@@ -165,7 +160,17 @@ export function verifyClassical(input: FormatInput): Report {
   return builder.build();
 }
 
-function checkRawPayload(builder: ReportBuilder, rawPayload: JsonValue | undefined, message: string): void {
+/** A string node's value; undefined for anything else (the schema check reports the type). */
+function stringOf(node: JsonNode | undefined): string | undefined {
+  return node?.type === 'string' ? node.value : undefined;
+}
+
+/** {@link describeType} of a node, for messages; converts only the node described. */
+function describeNodeType(node: JsonNode): string {
+  return describeType(node.type === 'object' ? {} : node.type === 'array' ? [] : toPlain(node));
+}
+
+function checkRawPayload(builder: ReportBuilder, rawPayload: string | undefined, message: string): void {
   if (rawPayload === undefined) {
     builder.unchecked('raw_payload', 'The receipt carries no raw_payload to compare.');
   } else if (rawPayload === message) {
@@ -178,7 +183,7 @@ function checkRawPayload(builder: ReportBuilder, rawPayload: JsonValue | undefin
       problem(
         'raw_payload_mismatch',
         '/raw_payload',
-        `raw_payload differs from the canonical signed payload ${firstDifference(String(rawPayload), message)}.`,
+        `raw_payload differs from the canonical signed payload ${firstDifference(rawPayload, message)}.`,
       ),
     );
   }
@@ -204,7 +209,7 @@ function checkSequence(builder: ReportBuilder, tree: JsonObjectNode, payload: Js
 
 function describeNode(node: JsonNode): string {
   const text = skp(node);
-  return `${text.length > 40 ? `${text.slice(0, 40)}…` : text} (${describeType(toPlain(node))})`;
+  return `${text.length > 40 ? `${text.slice(0, 40)}…` : text} (${describeNodeType(node)})`;
 }
 
 function firstDifference(actual: string, expected: string): string {

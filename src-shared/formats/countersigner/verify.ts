@@ -23,7 +23,7 @@
  * - Trust is that of the embedded countersigner key (trusted only when pinned by its bytes).
  */
 import { rfc9162LeafHash, rfc9162RootFromInclusionPath, equalBytes, hexEncode, utf8Encode } from '../../crypto';
-import type { JsonValue } from '../../json/types';
+import type { JsonNode, JsonValue } from '../../json/types';
 import {
   decodeB64Field,
   decodeHexField,
@@ -32,6 +32,7 @@ import {
   isPlainNonNegativeInteger,
   memberNode,
   memberProblems,
+  objectMember,
   problem,
 } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
@@ -71,11 +72,11 @@ const MEMBERS = [
 /**
  * Recognize a countersigner record: an object with `signed_over` and `countersignature`.
  *
- * @param value - Any parsed JSON value.
+ * @param node - Any parsed document.
  * @returns `countersigner` or undefined.
  */
-export function detectCountersigner(value: JsonValue): 'countersigner' | undefined {
-  return isJsonObject(value) && Object.hasOwn(value, 'signed_over') && Object.hasOwn(value, 'countersignature')
+export function detectCountersigner(node: JsonNode): 'countersigner' | undefined {
+  return objectMember(node, 'signed_over') !== undefined && objectMember(node, 'countersignature') !== undefined
     ? 'countersigner'
     : undefined;
 }

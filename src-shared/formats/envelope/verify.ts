@@ -30,14 +30,15 @@
  */
 import { utf8Encode } from '../../crypto';
 import { jcs, pointerAppend } from '../../json';
-import type { JsonValue } from '../../json/types';
+import type { JsonNode } from '../../json/types';
 import {
   decodeB64uField,
   describeType,
   isJsonObject,
-  memberProblems,
-  problem,
   type JsonObject,
+  memberProblems,
+  memberString,
+  problem,
 } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
 import { isKeyId } from '../../verify/keys';
@@ -60,11 +61,11 @@ export const ENVELOPE_CHECKS = Object.freeze(['schema', ...ENVELOPE_ROLES.map((r
 /**
  * Recognize an svc-receipt-v1 envelope: an object with `v` equal to `svc-receipt-v1`.
  *
- * @param value - Any parsed JSON value.
+ * @param node - Any parsed document.
  * @returns `envelope/svc-receipt-v1` or undefined.
  */
-export function detectEnvelope(value: JsonValue): 'envelope/svc-receipt-v1' | undefined {
-  return isJsonObject(value) && value['v'] === ENVELOPE_VERSION ? 'envelope/svc-receipt-v1' : undefined;
+export function detectEnvelope(node: JsonNode): 'envelope/svc-receipt-v1' | undefined {
+  return memberString(node, 'v') === ENVELOPE_VERSION ? 'envelope/svc-receipt-v1' : undefined;
 }
 
 /**

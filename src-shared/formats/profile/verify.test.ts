@@ -1,3 +1,4 @@
+import { fromPlain } from '../../json';
 import { describe, expect, it } from 'vitest';
 import { b64uEncode, createPortableProvider, didKeyFromEd25519 } from '../../crypto';
 import { createVerifyContext, type KeyEntry, type VerifyContext } from '../../verify/context';
@@ -237,15 +238,15 @@ describe.each(variants)('$name receipts', (variant) => {
 
 describe('profile detection', () => {
   it('recognizes each profile by its marker, legacy by proof_tier without receipt_profile', () => {
-    expect(detectProfile({ profile: 'nano' })).toBe('profile/nano');
-    expect(detectProfile({ profile: 'standard', v: 'r1.0.0', receipt: {} })).toBe('profile/nano');
-    expect(detectProfile({ receipt_profile: 'standard' })).toBe('profile/standard');
-    expect(detectProfile({ receipt_profile: 'gold' })).toBe('profile/standard');
-    expect(detectProfile({ receipt_profile: 'pq' })).toBe('profile/pq');
-    expect(detectProfile({ proof_tier: 'pq' })).toBe('legacy/proof_tier');
-    expect(detectProfile({ proof_tier: 'pq', receipt_profile: 'pq' })).toBe('profile/pq');
-    expect(detectProfile({ profile: 'x' })).toBeUndefined();
-    expect(detectProfile([{ profile: 'nano' }])).toBeUndefined();
+    expect(detectProfile(fromPlain({ profile: 'nano' }))).toBe('profile/nano');
+    expect(detectProfile(fromPlain({ profile: 'standard', v: 'r1.0.0', receipt: {} }))).toBe('profile/nano');
+    expect(detectProfile(fromPlain({ receipt_profile: 'standard' }))).toBe('profile/standard');
+    expect(detectProfile(fromPlain({ receipt_profile: 'gold' }))).toBe('profile/standard');
+    expect(detectProfile(fromPlain({ receipt_profile: 'pq' }))).toBe('profile/pq');
+    expect(detectProfile(fromPlain({ proof_tier: 'pq' }))).toBe('legacy/proof_tier');
+    expect(detectProfile(fromPlain({ proof_tier: 'pq', receipt_profile: 'pq' }))).toBe('profile/pq');
+    expect(detectProfile(fromPlain({ profile: 'x' }))).toBeUndefined();
+    expect(detectProfile(fromPlain([{ profile: 'nano' }]))).toBeUndefined();
     expect(profileOf({ proof_tier: 'pq' })).toBe('pq');
     expect(profileOf({ receipt_profile: 'gold' })).toBeUndefined();
   });

@@ -37,7 +37,7 @@ import { validate as validateLegacy } from '../../schemas/profile-legacy.generat
 import { validate as validateNano } from '../../schemas/profile-nano.generated';
 import { validate as validatePq } from '../../schemas/profile-pq.generated';
 import { validate as validateStandard } from '../../schemas/profile-standard.generated';
-import { decodeB64uField, describeType, isJsonObject, problem, quote, type JsonObject } from '../../verify/fields';
+import { decodeB64uField, describeType, isJsonObject, type JsonObject, memberNode, memberString, problem, quote } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
 import { isKeyId } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
@@ -108,17 +108,17 @@ const VALIDATORS: Readonly<Record<ProfileName, SchemaValidator>> = {
  * - `proof_tier` present without `receipt_profile`: `legacy/proof_tier`.
  * - `profile` equal to `nano`, or `profile` together with `v` and `receipt`: `profile/nano`.
  *
- * @param value - Any parsed JSON value.
+ * @param node - Any parsed document.
  * @returns The profile format, or undefined.
  */
-export function detectProfile(value: JsonValue): ProfileFormat | undefined {
-  if (!isJsonObject(value)) return undefined;
-  if (Object.hasOwn(value, 'receipt_profile')) {
-    return value['receipt_profile'] === 'pq' ? 'profile/pq' : 'profile/standard';
+export function detectProfile(node: JsonNode): ProfileFormat | undefined {
+  if (node.type !== 'object') return undefined;
+  if (memberNode(node, 'receipt_profile') !== undefined) {
+    return memberString(node, 'receipt_profile') === 'pq' ? 'profile/pq' : 'profile/standard';
   }
-  if (Object.hasOwn(value, 'proof_tier')) return 'legacy/proof_tier';
-  if (value['profile'] === 'nano') return 'profile/nano';
-  if (Object.hasOwn(value, 'profile') && Object.hasOwn(value, 'v') && Object.hasOwn(value, 'receipt')) {
+  if (memberNode(node, 'proof_tier') !== undefined) return 'legacy/proof_tier';
+  if (memberString(node, 'profile') === 'nano') return 'profile/nano';
+  if (memberNode(node, 'profile') !== undefined && memberNode(node, 'v') !== undefined && memberNode(node, 'receipt') !== undefined) {
     return 'profile/nano';
   }
   return undefined;
@@ -214,7 +214,7 @@ export function profileByteLength(document: JsonValue): number {
  */
 export function verifyProfile(input: FormatInput): Report {
   const { value, ctx } = input;
-  const format = toProfileFormat(input.format, value);
+  const format = toProfileFormat(input.format, input.tree);
   const legacy = format === 'legacy/proof_tier';
   const profile = legacy ? legacyTier(value) : profileFromFormat(format);
   const builder = new ReportBuilder(format, profile === 'pq' ? PROFILE_CHECKS.pq : PROFILE_CHECKS.budgeted);
@@ -319,12 +319,12 @@ function checkBudget(builder: ReportBuilder, size: number, profile: ProfileName,
   );
 }
 
-function toProfileFormat(format: string, value: JsonValue): ProfileFormat {
+function toProfileFormat(format: string, tree: JsonNode): ProfileFormat {
   if (format === 'profile/nano' || format === 'profile/standard' || format === 'profile/pq' || format === 'legacy/proof_tier') {
     return format;
   }
   // Called directly with another format: decide from the document itself.
-  return detectProfile(value) ?? 'profile/standard';
+  return detectProfile(tree) ?? 'profile/standard';
 }
 
 function profileFromFormat(format: Exclude<ProfileFormat, 'legacy/proof_tier'>): ProfileName {

@@ -19,12 +19,13 @@
  *   document).
  */
 import { AuthenticationError } from '../../crypto';
-import type { JsonValue } from '../../json/types';
+import type { JsonNode, JsonValue } from '../../json/types';
 import {
   decodeB64uField,
   describeType,
   isJsonObject,
   memberProblems,
+  objectMember,
   problem,
   quote,
 } from '../../verify/fields';
@@ -44,11 +45,12 @@ export const SEALED_ENC = 'A256GCM';
 /**
  * Recognize a sealed document: an object with `sealed: true` and an `enc` member.
  *
- * @param value - Any parsed JSON value.
+ * @param node - Any parsed document.
  * @returns `sealed` or undefined.
  */
-export function detectSealed(value: JsonValue): 'sealed' | undefined {
-  return isJsonObject(value) && value['sealed'] === true && Object.hasOwn(value, 'enc') ? 'sealed' : undefined;
+export function detectSealed(node: JsonNode): 'sealed' | undefined {
+  const sealed = objectMember(node, 'sealed');
+  return sealed?.type === 'boolean' && sealed.value && objectMember(node, 'enc') !== undefined ? 'sealed' : undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { fromPlain } from '../../json';
 import { describe, expect, it } from 'vitest';
 import { b64Encode, createPortableProvider, didKeyFromEd25519, hexEncode } from '../../crypto';
 import type { JsonValue } from '../../json/types';
@@ -203,11 +204,11 @@ describe('typed-pq verification', () => {
   });
 
   it('recognizes typed-pq documents, including one that lost its fragments', () => {
-    expect(detectTypedPq({ envelope: {}, fragments: [] })).toBe('typed-pq');
-    expect(detectTypedPq({ envelope: { object: 'afir.attestation' } })).toBe('typed-pq');
-    expect(detectTypedPq({ envelope: { version: '1.0.0-typed-pq' } })).toBe('typed-pq');
-    expect(detectTypedPq({ envelope: {} })).toBeUndefined();
-    expect(detectTypedPq([])).toBeUndefined();
+    expect(detectTypedPq(fromPlain({ envelope: {}, fragments: [] }))).toBe('typed-pq');
+    expect(detectTypedPq(fromPlain({ envelope: { object: 'afir.attestation' } }))).toBe('typed-pq');
+    expect(detectTypedPq(fromPlain({ envelope: { version: '1.0.0-typed-pq' } }))).toBe('typed-pq');
+    expect(detectTypedPq(fromPlain({ envelope: {} }))).toBeUndefined();
+    expect(detectTypedPq(fromPlain([]))).toBeUndefined();
     const lost = verify(edit(embedded, (copy) => delete (copy as Partial<typeof copy>).fragments));
     expect([lost.format, lost.status]).toEqual(['typed-pq', 'MALFORMED']);
     expect(codes(lost)).toEqual([['missing_property', '/fragments']]);

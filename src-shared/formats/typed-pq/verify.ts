@@ -29,10 +29,10 @@
  */
 import { concatBytes, equalBytes, hexEncode, utf8Encode } from '../../crypto';
 import { jcs } from '../../json';
-import type { JsonValue } from '../../json/types';
+import type { JsonNode, JsonValue } from '../../json/types';
 import { validate } from '../../schemas/typed-pq.generated';
 import type { VerifyContext } from '../../verify/context';
-import { decodeB64Field, decodeHexField, describeType, isJsonObject, problem, quote, type JsonObject } from '../../verify/fields';
+import { decodeB64Field, decodeHexField, describeType, isJsonObject, type JsonObject, memberString, objectMember, problem, quote } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
 import { describeKey, findEmbeddedKey, findKeyById, isKeyId, type ResolvedKey } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
@@ -78,14 +78,14 @@ export function typedPqChecks(count: number): string[] {
  * names `afir.attestation` or version `1.0.0-typed-pq` (so an envelope that lost its fragments is
  * reported as a MALFORMED typed-pq document, not an unknown one).
  *
- * @param value - Any parsed JSON value.
+ * @param node - Any parsed document.
  * @returns `typed-pq` or undefined.
  */
-export function detectTypedPq(value: JsonValue): 'typed-pq' | undefined {
-  if (!isJsonObject(value) || !Object.hasOwn(value, 'envelope')) return undefined;
-  if (Object.hasOwn(value, 'fragments')) return 'typed-pq';
-  const envelope = value['envelope'];
-  if (isJsonObject(envelope) && (envelope['object'] === TYPED_PQ_OBJECT || envelope['version'] === TYPED_PQ_VERSION)) {
+export function detectTypedPq(node: JsonNode): 'typed-pq' | undefined {
+  const envelope = objectMember(node, 'envelope');
+  if (envelope === undefined) return undefined;
+  if (objectMember(node, 'fragments') !== undefined) return 'typed-pq';
+  if (memberString(envelope, 'object') === TYPED_PQ_OBJECT || memberString(envelope, 'version') === TYPED_PQ_VERSION) {
     return 'typed-pq';
   }
   return undefined;

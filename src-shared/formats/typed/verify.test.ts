@@ -1,3 +1,4 @@
+import { fromPlain } from '../../json';
 import { describe, expect, it } from 'vitest';
 import { createPortableProvider, didKeyFromEd25519 } from '../../crypto';
 import { createVerifyContext, type KeyEntry, type VerifyContext } from '../../verify/context';
@@ -275,8 +276,8 @@ describe('typed contract envelope', () => {
   const valid = contractOf('proof.demand', FIXTURES['proof.demand'].body());
 
   it('is recognized by contract_type, schema and body; an unknown contract_type is MALFORMED as typed/unknown', () => {
-    expect(detectTypedContract(valid)).toBe('typed/proof.demand');
-    expect(detectTypedContract({ contract_type: 'x', schema: 'r1.0.0' })).toBeUndefined();
+    expect(detectTypedContract(fromPlain(valid))).toBe('typed/proof.demand');
+    expect(detectTypedContract(fromPlain({ contract_type: 'x', schema: 'r1.0.0' }))).toBeUndefined();
     const unknown = signRuleD1({ ...valid, contract_type: 'proof.anything' }, seed, crypto);
     const report = verify(unknown);
     expect(report.format).toBe('typed/unknown');

@@ -37,7 +37,7 @@
 import { JsonParseError, parseJsonBytes, parseJsonTree, toPlain } from '../../json';
 import type { JsonNode, JsonValue } from '../../json/types';
 import type { VerifyContext } from '../../verify/context';
-import { describeType, isJsonObject, memberProblems, problem, quote, type JsonObject } from '../../verify/fields';
+import { describeType, isJsonObject, type JsonObject, memberProblems, objectMember, problem, quote } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
 import type { Report, ReportError, ReportFormat } from '../../verify/report';
 import { ReportBuilder, checkStatusOf, singleErrorReport } from '../../verify/report-builder';
@@ -70,14 +70,14 @@ export interface TypedVerifyOptions {
 /**
  * Recognize a typed contract: an object with `contract_type`, `schema` and `body`.
  *
- * @param value - Any parsed JSON value.
+ * @param node - Any parsed document.
  * @returns `typed/<contract_type>` for the seven types, `typed/unknown` for any other
  *   contract_type, or undefined when the document is not a typed contract.
  */
-export function detectTypedContract(value: JsonValue): `typed/${string}` | undefined {
-  if (!isJsonObject(value)) return undefined;
-  if (!Object.hasOwn(value, 'contract_type') || !Object.hasOwn(value, 'schema') || !Object.hasOwn(value, 'body')) return undefined;
-  return typedFormat(value['contract_type']);
+export function detectTypedContract(node: JsonNode): `typed/${string}` | undefined {
+  const contractType = objectMember(node, 'contract_type');
+  if (contractType === undefined || objectMember(node, 'schema') === undefined || objectMember(node, 'body') === undefined) return undefined;
+  return typedFormat(contractType.type === 'string' ? contractType.value : undefined);
 }
 
 /**

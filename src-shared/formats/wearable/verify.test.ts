@@ -1,3 +1,4 @@
+import { fromPlain } from '../../json';
 import { describe, expect, it } from 'vitest';
 import { b64uEncode, createPortableProvider, didKeyFromEd25519, hexDecode, hexEncode, utf8Encode } from '../../crypto';
 import { createVerifyContext, type VerifyContext } from '../../verify/context';
@@ -541,13 +542,13 @@ describe('wearable receipt verification: the device signature', () => {
 describe('detectWearable', () => {
   it('recognizes a wearable receipt by signed_body.receipt_type or by receipt_id', () => {
     const receipt = copy(issued());
-    expect(detectWearable(receipt as unknown as JsonObject)).toBe('wearable/r2.0.0');
-    expect(detectWearable({ signed_body: { receipt_type: 'ppr.wearable' } })).toBe('wearable/r2.0.0');
-    expect(detectWearable({ receipt_id: 'r_ppr.wearable_1_x' })).toBe('wearable/r2.0.0');
-    expect(detectWearable({ signed_body: { receipt_type: 'ppr.other' } })).toBeUndefined();
-    expect(detectWearable({ receipt_id: 'rcp_01' })).toBeUndefined();
-    expect(detectWearable([])).toBeUndefined();
-    expect(detectWearable('r_ppr.wearable_')).toBeUndefined();
+    expect(detectWearable(fromPlain(receipt as unknown as JsonObject))).toBe('wearable/r2.0.0');
+    expect(detectWearable(fromPlain({ signed_body: { receipt_type: 'ppr.wearable' } }))).toBe('wearable/r2.0.0');
+    expect(detectWearable(fromPlain({ receipt_id: 'r_ppr.wearable_1_x' }))).toBe('wearable/r2.0.0');
+    expect(detectWearable(fromPlain({ signed_body: { receipt_type: 'ppr.other' } }))).toBeUndefined();
+    expect(detectWearable(fromPlain({ receipt_id: 'rcp_01' }))).toBeUndefined();
+    expect(detectWearable(fromPlain([]))).toBeUndefined();
+    expect(detectWearable(fromPlain('r_ppr.wearable_'))).toBeUndefined();
   });
 
   it('a wearable receipt that lost its signed_body is a MALFORMED wearable receipt, not an unknown document', () => {

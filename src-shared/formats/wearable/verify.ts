@@ -38,8 +38,8 @@
  * - device_public_key is carried by the receipt itself: a valid device signature shows the
  *   observation was signed by that key, not which device holds it, and it never affects trust.
  */
-import type { JsonValue } from '../../json/types';
-import { isJsonObject, problem, type JsonObject } from '../../verify/fields';
+import type { JsonNode } from '../../json/types';
+import { type JsonObject, memberString, objectMember, problem } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
 import type { Report } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
@@ -95,15 +95,13 @@ export const WEARABLE_DEVICE_KEY_NOTE =
  * Either marker suffices, so a receipt that lost one of them is reported as a MALFORMED wearable
  * receipt rather than an unknown document.
  *
- * @param value - Any parsed JSON value.
+ * @param node - Any parsed document.
  * @returns `wearable/r2.0.0` or undefined.
  */
-export function detectWearable(value: JsonValue): 'wearable/r2.0.0' | undefined {
-  if (!isJsonObject(value)) return undefined;
-  const body = value['signed_body'];
-  if (isJsonObject(body) && body['receipt_type'] === WEARABLE_RECEIPT_TYPE) return WEARABLE_FORMAT;
-  const receiptId = value['receipt_id'];
-  return typeof receiptId === 'string' && receiptId.startsWith(WEARABLE_RECEIPT_ID_PREFIX) ? WEARABLE_FORMAT : undefined;
+export function detectWearable(node: JsonNode): 'wearable/r2.0.0' | undefined {
+  if (memberString(objectMember(node, 'signed_body'), 'receipt_type') === WEARABLE_RECEIPT_TYPE) return WEARABLE_FORMAT;
+  const receiptId = memberString(node, 'receipt_id');
+  return receiptId?.startsWith(WEARABLE_RECEIPT_ID_PREFIX) === true ? WEARABLE_FORMAT : undefined;
 }
 
 /**
