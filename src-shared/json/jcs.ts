@@ -8,6 +8,7 @@
  *
  * The output is a JavaScript string; hash or sign its UTF-8 encoding.
  */
+import { JCS_FORM, SKP_FORM, canonicalSource } from './parsed-nodes';
 import { pointerFromTokens } from './pointer';
 import { MAX_JSON_DEPTH } from './types';
 import type { JsonNode, JsonValue } from './types';
@@ -253,6 +254,8 @@ function writeNode(node: JsonNode, preserveNumbers: boolean, tokens: Tokens, dep
       if (typeof node.value !== 'number' || !Number.isFinite(node.value)) throw nonJson(node.value, tokens, depth);
       return String(node.value);
     case 'array': {
+      const source = canonicalSource(node, preserveNumbers ? SKP_FORM : JCS_FORM);
+      if (source !== undefined) return source;
       checkDepth(tokens, depth);
       const items = node.items;
       let text = '[';
@@ -265,6 +268,9 @@ function writeNode(node: JsonNode, preserveNumbers: boolean, tokens: Tokens, dep
       return `${text}]`;
     }
     case 'object': {
+      // Parsed text that is already canonical is its own serialization (parsed-nodes.ts).
+      const source = canonicalSource(node, preserveNumbers ? SKP_FORM : JCS_FORM);
+      if (source !== undefined) return source;
       checkDepth(tokens, depth);
       const members = sortMembers(node.members);
       let text = '{';

@@ -18,6 +18,7 @@ import { toPlain } from './plain';
 import { pointerFromTokens } from './pointer';
 import { JsonParseError, MAX_JSON_DEPTH } from './types';
 import type { JsonErrorCode, JsonNode, JsonValue } from './types';
+import { JCS_FORM, NOT_CANONICAL, ParsedArrayNode, ParsedObjectNode, SKP_FORM, type SourceForm } from './parsed-nodes';
 import { findInvalidUtf8 } from './utf8-validate';
 
 interface ParseState {
@@ -29,6 +30,14 @@ interface ParseState {
   readonly tokens: (string | number)[];
   /** How many entries of `tokens` are live; the rest are stale and ignored. */
   tokenCount: number;
+  /**
+   * Counts everything read so far that keeps text from being SKP as written: whitespace inside
+   * a value, an escaped string, a member sorting before its predecessor. A container whose
+   * reading left this unchanged is canonical source (see parsed-nodes.ts).
+   */
+  irregular: number;
+  /** Counts numbers spelled otherwise than JCS would write them (SKP keeps any spelling). */
+  nonJcsNumbers: number;
 }
 
 // Literal nodes carry no position or identity, so every occurrence can share one frozen object.
@@ -64,7 +73,7 @@ export function parseJsonTree(text: string): JsonNode {
   if (text.charCodeAt(0) === 0xfeff) {
     throw new JsonParseError('bom', 'the input starts with a byte order mark (U+FEFF), which strict JSON does not allow', '', 0);
   }
-  const state: ParseState = { text, length: text.length, position: 0, depth: 0, tokens: [], tokenCount: 0 };
+  const state: ParseState = { text, length: text.length, position: 0, depth: 0, tokens: [], tokenCount: 0, irregular: 0, nonJcsNumbers: 0 };
   skipWhitespace(state);
   if (state.position >= state.length) {
     const message = text.length === 0 ? 'the input is empty' : 'the input contains only whitespace';
@@ -164,7 +173,10 @@ function skipWhitespace(state: ParseState): void {
     if (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) position++;
     else break;
   }
-  state.position = position;
+  if (position !== state.position) {
+    state.irregular++;
+    state.position = position;
+  }
 }
 
 /** Read one value; `state.position` is at its first character (whitespace already skipped). */
@@ -269,6 +281,9 @@ function readNumber(state: ParseState): JsonNode {
     fail(state, 'non_finite_number', `the number ${lexeme.length > 40 ? `${lexeme.slice(0, 40)}...` : lexeme} is too large for a double`, start);
   }
   state.position = position;
+  // JCS spells a number as String(value): certainly so for a short plain integer other than -0
+  // (exact, no exponent); any other spelling is left to the serializer to judge.
+  if (!plainInteger || lexeme.length > 15 || lexeme === '-0') state.nonJcsNumbers++;
   return { type: 'number', lexeme, value };
 }
 
@@ -321,47 +336,40 @@ function failLoneSurrogate(state: ParseState, code: number, position: number): n
   fail(state, 'lone_surrogate', `the string contains a lone surrogate ${describeCharacter(code)}`, position);
 }
 
-/** The slow path of {@link readString}, from the first backslash at `position`. */
+/**
+ * The slow path of {@link readString}, from the first backslash at `position`.
+ *
+ * The loop only validates; once the closing quote is found, the native JSON.parse decodes the
+ * string literal in one step. Every escape has been checked by then (no lone surrogate, no
+ * control character, only JSON escapes), and JSON.parse decodes valid literals exactly as RFC
+ * 8259 says, so the value is the same as decoding here, but flat: building it piece by piece
+ * made a rope that every later comparison had to flatten.
+ */
 function readEscapedString(state: ParseState, start: number, position: number): string {
   const text = state.text;
   const length = state.length;
-  let value = text.slice(start, position);
-  let runStart = position;
+  // Some escapes are canonical (\" for one), but telling them apart is not worth it here.
+  state.irregular++;
   for (;;) {
     if (position >= length) fail(state, 'unexpected_end', 'the input ended inside a string', position);
     const code = text.charCodeAt(position);
     if (code === 0x22) {
       state.position = position + 1;
-      return value + text.slice(runStart, position);
+      return JSON.parse(text.slice(start - 1, position + 1)) as string;
     }
     if (code === 0x5c) {
-      value += text.slice(runStart, position);
       const escape = text.charCodeAt(position + 1);
       switch (escape) {
         case 0x22:
-          value += '"';
-          break;
         case 0x5c:
-          value += '\\';
-          break;
         case 0x2f:
-          value += '/';
-          break;
         case 0x62:
-          value += '\b';
-          break;
         case 0x66:
-          value += '\f';
-          break;
         case 0x6e:
-          value += '\n';
-          break;
         case 0x72:
-          value += '\r';
-          break;
         case 0x74:
-          value += '\t';
-          break;
+          position += 2;
+          continue;
         case 0x75: {
           const unit = readHex4(text, position + 2);
           if (unit < 0) fail(state, 'invalid_escape', 'a \\u escape needs four hexadecimal digits', position);
@@ -373,22 +381,16 @@ function readEscapedString(state: ParseState, start: number, position: number): 
             const low = readHex4(text, position + 8);
             if (low < 0) fail(state, 'invalid_escape', 'a \\u escape needs four hexadecimal digits', position + 6);
             if (low < 0xdc00 || low > 0xdfff) failLoneSurrogate(state, unit, position);
-            value += String.fromCharCode(unit, low);
             position += 12;
           } else {
-            value += String.fromCharCode(unit);
             position += 6;
           }
-          runStart = position;
           continue;
         }
         default:
           if (position + 1 >= length) fail(state, 'unexpected_end', 'the input ended inside a string', position + 1);
           fail(state, 'invalid_escape', `a backslash followed by ${describeCharacter(escape)} is not a JSON escape`, position);
       }
-      position += 2;
-      runStart = position;
-      continue;
     }
     if (code < 0x20) failControlCharacter(state, code, position);
     if (code >= 0xd800 && code <= 0xdfff) {
@@ -432,6 +434,9 @@ function enterContainer(state: ParseState): void {
 }
 
 function readArray(state: ParseState): JsonNode {
+  const start = state.position;
+  const irregular = state.irregular;
+  const nonJcsNumbers = state.nonJcsNumbers;
   enterContainer(state);
   const text = state.text;
   const items: JsonNode[] = [];
@@ -439,7 +444,7 @@ function readArray(state: ParseState): JsonNode {
   if (text.charCodeAt(state.position) === 0x5d) {
     state.position++;
     state.depth--;
-    return { type: 'array', items };
+    return new ParsedArrayNode(items, text, start, state.position, sourceForm(state, irregular, nonJcsNumbers));
   }
   for (;;) {
     state.tokens[slot] = items.length;
@@ -459,10 +464,19 @@ function readArray(state: ParseState): JsonNode {
   }
   state.position++;
   state.depth--;
-  return { type: 'array', items };
+  return new ParsedArrayNode(items, text, start, state.position, sourceForm(state, irregular, nonJcsNumbers));
+}
+
+/** The canonical form of the text read since the counters stood at `irregular`, `nonJcsNumbers`. */
+function sourceForm(state: ParseState, irregular: number, nonJcsNumbers: number): SourceForm {
+  if (state.irregular !== irregular) return NOT_CANONICAL;
+  return state.nonJcsNumbers === nonJcsNumbers ? JCS_FORM : SKP_FORM;
 }
 
 function readObject(state: ParseState): JsonNode {
+  const start = state.position;
+  const irregular = state.irregular;
+  const nonJcsNumbers = state.nonJcsNumbers;
   enterContainer(state);
   const text = state.text;
   const members: [string, JsonNode][] = [];
@@ -470,13 +484,17 @@ function readObject(state: ParseState): JsonNode {
   if (text.charCodeAt(state.position) === 0x7d) {
     state.position++;
     state.depth--;
-    return { type: 'object', members };
+    return new ParsedObjectNode(members, text, start, state.position, sourceForm(state, irregular, nonJcsNumbers));
   }
   let seen: Set<string> | undefined;
+  let previous: string | undefined;
   for (;;) {
     const nameStart = state.position;
     if (text.charCodeAt(nameStart) !== 0x22) failMemberName(state, nameStart);
     const name = readString(state);
+    // JCS order is by UTF-16 code units, which is how `<` compares strings.
+    if (previous !== undefined && !(previous < name)) state.irregular++;
+    previous = name;
     state.tokens[slot] = name;
     if (seen === undefined) {
       for (const member of members) {
@@ -511,7 +529,7 @@ function readObject(state: ParseState): JsonNode {
   }
   state.position++;
   state.depth--;
-  return { type: 'object', members };
+  return new ParsedObjectNode(members, text, start, state.position, sourceForm(state, irregular, nonJcsNumbers));
 }
 
 function failDuplicate(state: ParseState, slot: number, name: string, position: number): never {
