@@ -88,6 +88,19 @@ describe('hex', () => {
         expect(decoded === undefined ? undefined : hexEncode(decoded)).toBe(/^(?:[0-9a-f]{2})*$/.test(text) ? text : undefined);
       }),
     );
+    // Mostly digits with an odd character, short and past the 1,024-character scratch copy.
+    const unit = fc.constantFrom(...'0123456789abcdef'.split(''), 'A', 'F', 'g', '\u00e9', '\u0000', '\ud800', '\udc00', '\u{1f600}', '\u0130');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit, maxLength: 40 }), fc.string({ unit, minLength: 1000, maxLength: 1100 })), (text) => {
+        const decoded = lowerHexDecode(text);
+        expect(decoded === undefined ? undefined : hexEncode(decoded)).toBe(/^(?:[0-9a-f]{2})*$/.test(text) ? text : undefined);
+      }),
+    );
+    for (const length of [1024, 1026, 4096]) {
+      const valid = 'a0'.repeat(length / 2);
+      expect(lowerHexDecode(valid)).toEqual(new Uint8Array(length / 2).fill(0xa0));
+      expect(lowerHexDecode(`${valid.slice(0, -1)}G`)).toBeUndefined();
+    }
   });
 
   it('isHex64 accepts exactly 64 lowercase hex digits', () => {

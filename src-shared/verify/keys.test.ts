@@ -122,6 +122,11 @@ describe('embedded keys', () => {
         expect(findEmbeddedKey(key, 'Ed25519', ctx).key_id).toBe(didKeyFromEd25519(key));
       }
     }
+    // A few keys in turn, as a bulk verification sees them: the recent-key list is hit and rotated.
+    for (let step = 0; step < 200; step++) {
+      const key = keys[(step * 7 + (step >> 3)) % 11]!;
+      expect(findEmbeddedKey(key, 'Ed25519', ctx).key_id).toBe(didKeyFromEd25519(key));
+    }
     // A caller reusing its buffer for another key gets the other key's name.
     const buffer = keyA.slice();
     expect(findEmbeddedKey(buffer, 'Ed25519', ctx).key_id).toBe(didKeyFromEd25519(keyA));

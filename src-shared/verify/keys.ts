@@ -180,16 +180,18 @@ const EMBEDDED_DETAIL =
 
 /**
  * did:key names of recently seen embedded keys: bulk verification repeats a few keys, and
- * naming one costs a base58 encoding. The most recent key is checked first without a lookup.
+ * naming one costs a base58 encoding. The most recent keys are compared byte by byte, newest
+ * first (different keys almost always differ in their first byte); older ones are found by a
+ * map lookup.
  */
 const DID_KEY_CACHE = new Map<string, string>();
 const DID_KEY_CACHE_SIZE = 256;
+const RECENT_KEYS = 8;
+const recentKeys: { key: Uint8Array; did: string }[] = [];
 const latin1 = new TextDecoder('latin1');
-let lastKey: Uint8Array = new Uint8Array(0);
-let lastDid = '';
 
 function cachedDidKey(publicKey: Uint8Array): string {
-  if (equalBytes(publicKey, lastKey)) return lastDid;
+  for (const recent of recentKeys) if (equalBytes(publicKey, recent.key)) return recent.did;
   // Each byte as one character (WHATWG's latin1 maps the 256 byte values to 256 distinct
   // characters): a cheap exact map key.
   const id = latin1.decode(publicKey);
@@ -199,8 +201,8 @@ function cachedDidKey(publicKey: Uint8Array): string {
     if (DID_KEY_CACHE.size >= DID_KEY_CACHE_SIZE) DID_KEY_CACHE.clear();
     DID_KEY_CACHE.set(id, did);
   }
-  lastKey = publicKey.slice();
-  lastDid = did;
+  if (recentKeys.length >= RECENT_KEYS) recentKeys.pop();
+  recentKeys.unshift({ key: publicKey.slice(), did });
   return did;
 }
 

@@ -66,6 +66,32 @@ describe('ReportBuilder', () => {
     expect(report.report_version).toBe('1');
   });
 
+  it('gives each report its own checks and errors, however often it builds', () => {
+    const builder = new ReportBuilder('classical', Object.freeze(['schema', 'signature']));
+    builder.pass('schema', 'fits');
+    builder.fail('INVALID', 'signature', 'bad', { code: 'signature_invalid', path: '/signature', message: 'bad' });
+    builder.pass('unplanned', 'extra');
+    const first = builder.build();
+    const second = builder.build();
+    expect(second).toEqual(first);
+    expect(first.checks.map((check) => check.id)).toEqual(['schema', 'signature', 'unplanned']);
+    (first.checks[0] as { detail?: string }).detail = 'changed';
+    (first.errors[0] as { message: string }).message = 'changed';
+    first.checks.pop();
+    first.errors.pop();
+    const third = builder.build();
+    expect(third).toEqual(second);
+    expect(second.checks[0]?.detail).toBe('fits');
+    expect(second.errors).toEqual([{ code: 'signature_invalid', path: '/signature', message: 'bad' }]);
+    builder.pass('later', 'after the first reports');
+    expect(second.checks).toHaveLength(3);
+    expect(builder.build().checks.map((check) => check.id)).toEqual(['schema', 'signature', 'unplanned', 'later']);
+  });
+
+  it('refuses a plan that names a check twice', () => {
+    expect(() => new ReportBuilder('classical', ['a', 'b', 'a'])).toThrow(/must differ/);
+  });
+
   it('is never PASS when nothing passed', () => {
     const builder = new ReportBuilder('unknown', ['a']);
     builder.unchecked('a', 'skipped');

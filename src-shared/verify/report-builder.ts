@@ -102,6 +102,7 @@ export class ReportBuilder {
       if (!Array.isArray(planned) || planned.some((id) => typeof id !== 'string')) {
         throw new TypeError('ReportBuilder planned check ids must be strings');
       }
+      if (new Set(planned).size !== planned.length) throw new TypeError('ReportBuilder planned check ids must differ');
       // A verifier passes the same frozen list for every document: check it once.
       if (Object.isFrozen(planned)) CHECKED_PLANS.add(planned);
     }
@@ -260,11 +261,20 @@ export class ReportBuilder {
    */
   build(unreachedDetail = 'Not checked: an earlier problem stopped verification.'): Report {
     const checks: Check[] = [];
+    let plannedRecorded = 0;
     for (const id of this.planned) {
-      checks.push({ ...(this.checks.get(id) ?? { id, status: 'unchecked', detail: unreachedDetail }) });
+      const check = this.checks.get(id);
+      if (check === undefined) checks.push({ id, status: 'unchecked', detail: unreachedDetail });
+      else {
+        plannedRecorded++;
+        checks.push({ ...check });
+      }
     }
-    for (const [id, check] of this.checks) {
-      if (!this.planned.includes(id)) checks.push({ ...check });
+    // Planned ids differ (the constructor checks), so this finds any unplanned check.
+    if (plannedRecorded < this.checks.size) {
+      for (const [id, check] of this.checks) {
+        if (!this.planned.includes(id)) checks.push({ ...check });
+      }
     }
     let status = this.status;
     const errors = this.errors.map((error) => ({ ...error }));

@@ -79,14 +79,15 @@ export function verifyClassical(input: FormatInput): Report {
     return builder.build();
   }
 
-  const problems = memberNodeProblems(tree, '', REQUIRED, OPTIONAL);
-  const payloadNode = memberNode(tree, 'signed_payload');
+  const members = readMembers(tree);
+  const problems = members.problems;
+  const payloadNode = members.signed_payload;
   if (payloadNode !== undefined && payloadNode.type !== 'object') {
     problems.push(
       problem('invalid_type', '/signed_payload', `"signed_payload" must be an object, got ${describeNodeType(payloadNode)}.`),
     );
   }
-  const signatureNode = memberNode(tree, 'signature');
+  const signatureNode = members.signature;
   const signature = decodeHexField(stringOf(signatureNode), 64);
   if (signatureNode !== undefined && signature === undefined) {
     problems.push(
@@ -97,7 +98,7 @@ export function verifyClassical(input: FormatInput): Report {
       ),
     );
   }
-  const publicKeyNode = memberNode(tree, 'public_key_hex');
+  const publicKeyNode = members.public_key_hex;
   const publicKey = decodeHexField(stringOf(publicKeyNode), 32);
   if (publicKeyNode !== undefined && publicKey === undefined) {
     problems.push(
@@ -108,8 +109,8 @@ export function verifyClassical(input: FormatInput): Report {
       ),
     );
   }
-  const algNode = memberNode(tree, 'alg');
-  const rawPayloadNode = memberNode(tree, 'raw_payload');
+  const algNode = members.alg;
+  const rawPayloadNode = members.raw_payload;
   for (const [name, node] of [['alg', algNode], ['raw_payload', rawPayloadNode]] as const) {
     if (node !== undefined && node.type !== 'string') {
       problems.push(problem('invalid_type', `/${name}`, `"${name}" must be a string, got ${describeNodeType(node)}.`));
@@ -139,7 +140,7 @@ export function verifyClassical(input: FormatInput): Report {
   }
 
   checkRawPayload(builder, stringOf(rawPayloadNode), message);
-  checkSequence(builder, tree, payloadNode);
+  checkSequence(builder, members.sequence, payloadNode);
 
   if (!supported) {
     builder.unsupported('signature', 'Not executed: the receipt names an algorithm we do not verify.');
@@ -158,6 +159,40 @@ export function verifyClassical(input: FormatInput): Report {
     );
   }
   return builder.build();
+}
+
+/** The members a classical receipt may have, found in one pass, and the schema problems of its member names. */
+interface ClassicalMembers {
+  signed_payload?: JsonNode;
+  signature?: JsonNode;
+  public_key_hex?: JsonNode;
+  alg?: JsonNode;
+  raw_payload?: JsonNode;
+  sequence?: JsonNode;
+  /** What memberNodeProblems(tree, '', REQUIRED, OPTIONAL) answers, in the same order. */
+  problems: ReportError[];
+}
+
+function readMembers(tree: JsonObjectNode): ClassicalMembers {
+  const found: ClassicalMembers = { problems: [] };
+  let unknown = false;
+  for (const [name, node] of tree.members) {
+    switch (name) {
+      case 'signed_payload':
+      case 'signature':
+      case 'public_key_hex':
+      case 'alg':
+      case 'raw_payload':
+      case 'sequence':
+        found[name] = node;
+        break;
+      default:
+        unknown = true;
+    }
+  }
+  const complete = found.signed_payload !== undefined && found.signature !== undefined && found.public_key_hex !== undefined;
+  if (unknown || !complete) found.problems = memberNodeProblems(tree, '', REQUIRED, OPTIONAL);
+  return found;
 }
 
 /** A string node's value; undefined for anything else (the schema check reports the type). */
@@ -189,8 +224,7 @@ function checkRawPayload(builder: ReportBuilder, rawPayload: string | undefined,
   }
 }
 
-function checkSequence(builder: ReportBuilder, tree: JsonObjectNode, payload: JsonObjectNode): void {
-  const outer = memberNode(tree, 'sequence');
+function checkSequence(builder: ReportBuilder, outer: JsonNode | undefined, payload: JsonObjectNode): void {
   if (outer === undefined) {
     builder.unchecked('sequence', 'The receipt carries no top-level sequence to compare.');
     return;
