@@ -56,6 +56,9 @@ const STRING_SPECIAL = /[\u0000-\u001f\\\ud800-\udfff]/;
  */
 const LINEAR_DUPLICATE_SCAN_LIMIT = 32;
 
+/** Strings up to this many characters are screened by a loop, longer ones by {@link STRING_SPECIAL}. */
+const SHORT_STRING = 16;
+
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
@@ -298,10 +301,26 @@ function readString(state: ParseState): string {
   // definition of what is accepted.
   const end = text.indexOf('"', start);
   if (end !== -1) {
-    const value = text.slice(start, end);
-    if (!STRING_SPECIAL.test(value)) {
-      state.position = end + 1;
-      return value;
+    if (end - start <= SHORT_STRING) {
+      // Short strings (member names, codes): a few comparisons cost less than a regex call.
+      let plain = true;
+      for (let position = start; position < end; position++) {
+        const code = text.charCodeAt(position);
+        if (code < 0x20 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) {
+          plain = false;
+          break;
+        }
+      }
+      if (plain) {
+        state.position = end + 1;
+        return text.slice(start, end);
+      }
+    } else {
+      const value = text.slice(start, end);
+      if (!STRING_SPECIAL.test(value)) {
+        state.position = end + 1;
+        return value;
+      }
     }
   }
   let position = start;
@@ -337,19 +356,75 @@ function failLoneSurrogate(state: ParseState, code: number, position: number): n
 }
 
 /**
- * The slow path of {@link readString}, from the first backslash at `position`.
+ * A string with escapes, from its first backslash at `position` (the slow path of
+ * {@link readString}).
  *
- * The loop only validates; once the closing quote is found, the native JSON.parse decodes the
- * string literal in one step. Every escape has been checked by then (no lone surrogate, no
- * control character, only JSON escapes), and JSON.parse decodes valid literals exactly as RFC
- * 8259 says, so the value is the same as decoding here, but flat: building it piece by piece
- * made a rope that every later comparison had to flatten.
+ * Escapes are validated where indexOf finds them, and the runs between them are screened by
+ * one native regex test; then JSON.parse decodes the literal in one step. By then every escape
+ * has been checked (only JSON escapes, surrogate escapes in pairs) and the text holds no control
+ * character or surrogate, and JSON.parse decodes such a literal exactly as RFC 8259 says: the
+ * value is the same as decoding here, but flat (a rope built piece by piece made every later
+ * comparison flatten it). Anything else, errors included, goes to {@link readEscapedStringSlowly},
+ * which reports the first problem in text order.
  */
 function readEscapedString(state: ParseState, start: number, position: number): string {
   const text = state.text;
-  const length = state.length;
   // Some escapes are canonical (\" for one), but telling them apart is not worth it here.
   state.irregular++;
+  let backslash = position;
+  for (;;) {
+    const quote = text.indexOf('"', position);
+    if (quote === -1) break;
+    if (backslash !== -1 && backslash < quote) {
+      const length = validEscapeLength(text, backslash);
+      if (length === 0) break;
+      position = backslash + length;
+      backslash = text.indexOf('\\', position);
+      continue;
+    }
+    if (RAW_SPECIAL.test(text.slice(start, quote))) break;
+    state.position = quote + 1;
+    return JSON.parse(text.slice(start - 1, quote + 1)) as string;
+  }
+  return readEscapedStringSlowly(state, start, start);
+}
+
+/** Characters that may not stand unescaped in a string, and surrogates (left to the slow path). */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const RAW_SPECIAL = /[\u0000-\u001f\ud800-\udfff]/;
+
+/** The length of a valid JSON escape at `position` (a backslash), or 0 when it is not one. */
+function validEscapeLength(text: string, position: number): number {
+  switch (text.charCodeAt(position + 1)) {
+    case 0x22:
+    case 0x5c:
+    case 0x2f:
+    case 0x62:
+    case 0x66:
+    case 0x6e:
+    case 0x72:
+    case 0x74:
+      return 2;
+    case 0x75: {
+      const unit = readHex4(text, position + 2);
+      if (unit < 0xd800 || unit > 0xdfff) return unit < 0 ? 0 : 6;
+      // A high-surrogate escape must be followed at once by a low-surrogate escape.
+      if (unit >= 0xdc00 || text.charCodeAt(position + 6) !== 0x5c || text.charCodeAt(position + 7) !== 0x75) return 0;
+      const low = readHex4(text, position + 8);
+      return low >= 0xdc00 && low <= 0xdfff ? 12 : 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+/**
+ * The character-by-character form of {@link readEscapedString}, from `position`: the definition
+ * of what is accepted, and where each problem is reported.
+ */
+function readEscapedStringSlowly(state: ParseState, start: number, position: number): string {
+  const text = state.text;
+  const length = state.length;
   for (;;) {
     if (position >= length) fail(state, 'unexpected_end', 'the input ended inside a string', position);
     const code = text.charCodeAt(position);
@@ -488,26 +563,35 @@ function readObject(state: ParseState): JsonNode {
   }
   let seen: Set<string> | undefined;
   let previous: string | undefined;
+  let sorted = true;
   for (;;) {
     const nameStart = state.position;
     if (text.charCodeAt(nameStart) !== 0x22) failMemberName(state, nameStart);
     const name = readString(state);
-    // JCS order is by UTF-16 code units, which is how `<` compares strings.
-    if (previous !== undefined && !(previous < name)) state.irregular++;
-    previous = name;
     state.tokens[slot] = name;
-    if (seen === undefined) {
-      for (const member of members) {
-        if (member[0] === name) failDuplicate(state, slot, name, nameStart);
+    // JCS order is by UTF-16 code units, which is how `<` compares strings. While the names come
+    // in strictly increasing order, a new name is above every earlier one, so it cannot repeat
+    // one: signed documents are mostly written sorted, and skip the duplicate search entirely.
+    if (sorted && (previous === undefined || previous < name)) {
+      previous = name;
+    } else {
+      if (sorted) {
+        sorted = false;
+        state.irregular++;
       }
-      if (members.length >= LINEAR_DUPLICATE_SCAN_LIMIT) {
-        seen = new Set();
-        for (const member of members) seen.add(member[0]);
+      if (seen === undefined) {
+        for (const member of members) {
+          if (member[0] === name) failDuplicate(state, slot, name, nameStart);
+        }
+        if (members.length >= LINEAR_DUPLICATE_SCAN_LIMIT) {
+          seen = new Set();
+          for (const member of members) seen.add(member[0]);
+          seen.add(name);
+        }
+      } else {
+        if (seen.has(name)) failDuplicate(state, slot, name, nameStart);
         seen.add(name);
       }
-    } else {
-      if (seen.has(name)) failDuplicate(state, slot, name, nameStart);
-      seen.add(name);
     }
     state.tokenCount = slot + 1;
     skipWhitespace(state);
