@@ -402,6 +402,19 @@ describe('parseJson agrees with JSON.parse', () => {
     );
   });
 
+  it('on escaped strings of every length around the fast path\'s bound, and far past it', () => {
+    for (const units of [1, 4095, 4096, 4097, 100_000]) {
+      for (const unit of ['\\"', 'a', '\\u00e9', '\\ud83d\\ude00', '\u{1f600}']) {
+        const body = `\\n${unit.repeat(units)}`;
+        agreesWithJsonParse(`["${body}"]`);
+        agreesWithJsonParse(`["${body}`);
+        agreesWithJsonParse(`["${body}\\ud800"]`);
+        agreesWithJsonParse(`["${body}\u0001"]`);
+      }
+    }
+    expect(() => parseJsonTree(`["\\n${'a'.repeat(5000)}\\x"]`)).toThrow(expect.objectContaining({ code: 'invalid_escape', offset: 5004 }));
+  });
+
   it('on the hand-picked corner cases', () => {
     const texts = ['"\\u2028"', '"\u2028"', '-0', '0e0', '0E-0', '-0.0e+00', '1E400', '[]', '{}', '{"__proto__":1}', '" \\/ "', '[1,2', '"\\uD834\\uDD1E"', '1 ', ' 1', '\ufeff1'];
     for (const text of texts) agreesWithJsonParse(text);

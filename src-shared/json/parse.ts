@@ -359,64 +359,35 @@ function failLoneSurrogate(state: ParseState, code: number, position: number): n
  * A string with escapes, from its first backslash at `position` (the slow path of
  * {@link readString}).
  *
- * Escapes are validated where indexOf finds them, and the runs between them are screened by
- * one native regex test; then JSON.parse decodes the literal in one step. By then every escape
- * has been checked (only JSON escapes, surrogate escapes in pairs) and the text holds no control
- * character or surrogate, and JSON.parse decodes such a literal exactly as RFC 8259 says: the
- * value is the same as decoding here, but flat (a rope built piece by piece made every later
- * comparison flatten it). Anything else, errors included, goes to {@link readEscapedStringSlowly},
- * which reports the first problem in text order.
+ * One sticky regex test validates the rest of the literal ({@link ESCAPED_STRING_BODY}), then
+ * JSON.parse decodes it in one step. A literal the regex accepts has only JSON escapes, surrogate
+ * escapes in pairs and no control character or raw surrogate, and JSON.parse decodes such a
+ * literal exactly as RFC 8259 says: the value is the same as decoding here, but flat (a rope
+ * built piece by piece made every later comparison flatten it). Anything else, errors included,
+ * goes to {@link readEscapedStringSlowly}, which reports the first problem in text order.
  */
 function readEscapedString(state: ParseState, start: number, position: number): string {
-  const text = state.text;
   // Some escapes are canonical (\" for one), but telling them apart is not worth it here.
   state.irregular++;
-  let backslash = position;
-  for (;;) {
-    const quote = text.indexOf('"', position);
-    if (quote === -1) break;
-    if (backslash !== -1 && backslash < quote) {
-      const length = validEscapeLength(text, backslash);
-      if (length === 0) break;
-      position = backslash + length;
-      backslash = text.indexOf('\\', position);
-      continue;
-    }
-    if (RAW_SPECIAL.test(text.slice(start, quote))) break;
-    state.position = quote + 1;
-    return JSON.parse(text.slice(start - 1, quote + 1)) as string;
+  ESCAPED_STRING_BODY.lastIndex = position;
+  if (ESCAPED_STRING_BODY.test(state.text)) {
+    const end = ESCAPED_STRING_BODY.lastIndex;
+    state.position = end;
+    return JSON.parse(state.text.slice(start - 1, end)) as string;
   }
   return readEscapedStringSlowly(state, start, start);
 }
 
-/** Characters that may not stand unescaped in a string, and surrogates (left to the slow path). */
-// eslint-disable-next-line no-control-regex -- control characters are what it looks for
-const RAW_SPECIAL = /[\u0000-\u001f\ud800-\udfff]/;
-
-/** The length of a valid JSON escape at `position` (a backslash), or 0 when it is not one. */
-function validEscapeLength(text: string, position: number): number {
-  switch (text.charCodeAt(position + 1)) {
-    case 0x22:
-    case 0x5c:
-    case 0x2f:
-    case 0x62:
-    case 0x66:
-    case 0x6e:
-    case 0x72:
-    case 0x74:
-      return 2;
-    case 0x75: {
-      const unit = readHex4(text, position + 2);
-      if (unit < 0xd800 || unit > 0xdfff) return unit < 0 ? 0 : 6;
-      // A high-surrogate escape must be followed at once by a low-surrogate escape.
-      if (unit >= 0xdc00 || text.charCodeAt(position + 6) !== 0x5c || text.charCodeAt(position + 7) !== 0x75) return 0;
-      const low = readHex4(text, position + 8);
-      return low >= 0xdc00 && low <= 0xdfff ? 12 : 0;
-    }
-    default:
-      return 0;
-  }
-}
+/**
+ * The rest of a string literal, closing quote included, when it holds only characters that may
+ * stand unescaped (no controls, no surrogates: those go to the slow path) and JSON escapes, with
+ * surrogate escapes in high-low pairs. Sticky: it matches at `lastIndex` or not at all. At most
+ * 4,096 characters or escapes: the regex engine keeps a backtrack entry per repetition, and an
+ * unbounded repetition overflowed its stack on a 16 MB string; longer strings take the slow path.
+ */
+const ESCAPED_STRING_BODY =
+  // eslint-disable-next-line no-control-regex -- control characters are what it excludes
+  /(?:[^"\\\u0000-\u001f\ud800-\udfff]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-CeEfF][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2}|[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})){0,4096}"/y;
 
 /**
  * The character-by-character form of {@link readEscapedString}, from `position`: the definition
