@@ -24,21 +24,14 @@ export const NOT_CANONICAL = 0;
 export const SKP_FORM = 1;
 export const JCS_FORM = 2;
 
-/** An object node from the parser. */
-export class ParsedObjectNode implements JsonObjectNode {
-  readonly type = 'object';
+/** Where a parsed container's text lies, and how far it is canonical. */
+abstract class ParsedContainer {
   readonly #text: string;
   readonly #start: number;
   readonly #end: number;
   readonly #form: SourceForm;
 
-  constructor(
-    readonly members: readonly (readonly [name: string, value: JsonNode])[],
-    text: string,
-    start: number,
-    end: number,
-    form: SourceForm,
-  ) {
+  protected constructor(text: string, start: number, end: number, form: SourceForm) {
     this.#text = text;
     this.#start = start;
     this.#end = end;
@@ -51,13 +44,24 @@ export class ParsedObjectNode implements JsonObjectNode {
   }
 }
 
+/** An object node from the parser. */
+export class ParsedObjectNode extends ParsedContainer implements JsonObjectNode {
+  readonly type = 'object';
+
+  constructor(
+    readonly members: readonly (readonly [name: string, value: JsonNode])[],
+    text: string,
+    start: number,
+    end: number,
+    form: SourceForm,
+  ) {
+    super(text, start, end, form);
+  }
+}
+
 /** An array node from the parser. */
-export class ParsedArrayNode implements JsonArrayNode {
+export class ParsedArrayNode extends ParsedContainer implements JsonArrayNode {
   readonly type = 'array';
-  readonly #text: string;
-  readonly #start: number;
-  readonly #end: number;
-  readonly #form: SourceForm;
 
   constructor(
     readonly items: readonly JsonNode[],
@@ -66,15 +70,7 @@ export class ParsedArrayNode implements JsonArrayNode {
     end: number,
     form: SourceForm,
   ) {
-    this.#text = text;
-    this.#start = start;
-    this.#end = end;
-    this.#form = form;
-  }
-
-  static sourceOf(node: JsonNode, form: typeof SKP_FORM | typeof JCS_FORM): string | undefined {
-    if (!(#form in node) || node.#form < form) return undefined;
-    return node.#text.slice(node.#start, node.#end);
+    super(text, start, end, form);
   }
 }
 
@@ -86,7 +82,5 @@ export class ParsedArrayNode implements JsonArrayNode {
  * @returns The exact text the serializer would write, or undefined when it must be written.
  */
 export function canonicalSource(node: JsonNode, form: typeof SKP_FORM | typeof JCS_FORM): string | undefined {
-  if (node.type === 'object') return ParsedObjectNode.sourceOf(node, form);
-  if (node.type === 'array') return ParsedArrayNode.sourceOf(node, form);
-  return undefined;
+  return node.type === 'object' || node.type === 'array' ? ParsedContainer.sourceOf(node, form) : undefined;
 }
