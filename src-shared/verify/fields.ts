@@ -56,13 +56,18 @@ export function memberProblems(
   required: readonly string[],
   optional: readonly string[] = [],
 ): ReportError[] {
+  return nameProblems(Object.keys(value), path, required, optional);
+}
+
+/** The problems of an object whose member names, in order, are `names`. */
+function nameProblems(names: readonly string[], path: string, required: readonly string[], optional: readonly string[]): ReportError[] {
   const problems: ReportError[] = [];
   for (const name of required) {
-    if (!Object.hasOwn(value, name)) {
+    if (!names.includes(name)) {
       problems.push(problem('missing_property', pointerAppend(path, name), `Required member "${name}" is missing.`));
     }
   }
-  for (const name of Object.keys(value)) {
+  for (const name of names) {
     if (!required.includes(name) && !optional.includes(name)) {
       problems.push(problem('unknown_property', pointerAppend(path, name), `Unknown member ${quote(name)}.`));
     }
@@ -185,18 +190,12 @@ export function memberNodeProblems(
   required: readonly string[],
   optional: readonly string[] = [],
 ): ReportError[] {
-  const problems: ReportError[] = [];
-  for (const name of required) {
-    if (memberNode(node, name) === undefined) {
-      problems.push(problem('missing_property', pointerAppend(path, name), `Required member "${name}" is missing.`));
-    }
-  }
-  for (const [name] of node.members) {
-    if (!required.includes(name) && !optional.includes(name)) {
-      problems.push(problem('unknown_property', pointerAppend(path, name), `Unknown member ${quote(name)}.`));
-    }
-  }
-  return problems;
+  return nameProblems(
+    node.members.map(([name]) => name),
+    path,
+    required,
+    optional,
+  );
 }
 
 /**
