@@ -29,6 +29,7 @@ import {
   assertAesArguments,
   assertBytes,
   assertIndex,
+  bytesKey,
   createPortableProvider,
   ed25519SignatureHasCanonicalS,
   ed25519IsStrictPublicKey,
@@ -44,8 +45,6 @@ const ED25519_PKCS8_PREFIX = Uint8Array.of(
 );
 /** Default number of public keys kept; a KeyObject is a few hundred bytes. */
 const DEFAULT_KEY_CACHE_SIZE = 1024;
-/** Decodes each byte to one character: key cache ids. */
-const LATIN1 = new TextDecoder('latin1');
 
 /** Options of `createNodeCryptoProvider`. */
 export interface NodeCryptoProviderOptions {
@@ -114,10 +113,7 @@ function createKeyCache(capacity: number): { get(publicKey: Uint8Array): KeyObje
   let newestId = '';
   return {
     get(publicKey: Uint8Array): KeyObject | undefined {
-      // Each byte as one character (WHATWG latin1 maps the 256 byte values to 256 distinct
-      // characters): an exact key, made natively. Not through `publicKey.buffer`: reading the
-      // buffer of a small typed array makes V8 move it off the heap, a microsecond or two.
-      const id = LATIN1.decode(publicKey);
+      const id = bytesKey(publicKey);
       if (entries.has(id)) {
         const keyObject = entries.get(id);
         // Bulk verification repeats one key: skip the re-insertion when it is already newest.

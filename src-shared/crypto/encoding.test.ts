@@ -14,6 +14,7 @@ import {
   hexDecode,
   hexEncode,
   isHex64,
+  bytesKey,
   lowerHexDecode,
   utf8Decode,
   utf8Encode,
@@ -68,6 +69,20 @@ describe('hex', () => {
         expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
       }),
     );
+  });
+
+  it('bytesKey gives one character per byte, equal keys exactly for equal bytes', () => {
+    const keys = new Set(Array.from({ length: 256 }, (_, byte) => bytesKey(Uint8Array.of(byte))));
+    expect(keys.size).toBe(256);
+    for (const key of keys) expect(key).toHaveLength(1);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.uint8Array({ maxLength: 40 }), (a, b) => {
+        expect(bytesKey(a) === bytesKey(b)).toBe(a.length === b.length && a.every((byte, index) => byte === b[index]));
+      }),
+    );
+    const backing = Uint8Array.of(9, 1, 2, 3, 9);
+    expect(bytesKey(backing.subarray(1, 4))).toBe(bytesKey(Uint8Array.of(1, 2, 3)));
+    expect(() => bytesKey([1] as unknown as Uint8Array)).toThrow(TypeError);
   });
 
   it('lowerHexDecode decodes lowercase hex and answers undefined for anything else', () => {

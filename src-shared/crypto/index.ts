@@ -29,6 +29,7 @@ export {
   base58btcEncode,
   compareBytes,
   concatBytes,
+  bytesKey,
   equalBytes,
   hexDecode,
   hexEncode,

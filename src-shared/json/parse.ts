@@ -375,7 +375,7 @@ function readEscapedString(state: ParseState, start: number, position: number): 
     state.position = end;
     return JSON.parse(state.text.slice(start - 1, end)) as string;
   }
-  return readEscapedStringSlowly(state, start, start);
+  return readEscapedStringSlowly(state, start);
 }
 
 /**
@@ -390,10 +390,11 @@ const ESCAPED_STRING_BODY =
   /(?:[^"\\\u0000-\u001f\ud800-\udfff]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-CeEfF][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2}|[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})){0,4096}"/y;
 
 /**
- * The character-by-character form of {@link readEscapedString}, from `position`: the definition
- * of what is accepted, and where each problem is reported.
+ * The character-by-character form of {@link readEscapedString}, over the literal whose first
+ * character is at `start`: the definition of what is accepted, and where each problem is reported.
  */
-function readEscapedStringSlowly(state: ParseState, start: number, position: number): string {
+function readEscapedStringSlowly(state: ParseState, start: number): string {
+  let position = start;
   const text = state.text;
   const length = state.length;
   for (;;) {

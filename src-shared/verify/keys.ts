@@ -18,7 +18,7 @@
  * signature's outcome: an INVALID report can carry trust `trusted` (the named key is pinned; it
  * just did not sign this). Trust never upgrades a status; consumers judge status first.
  */
-import { didKeyFromEd25519, ed25519FromDidKey, equalBytes } from '../crypto';
+import { bytesKey, didKeyFromEd25519, ed25519FromDidKey, equalBytes } from '../crypto';
 import type { CryptoProvider } from '../crypto/provider';
 import type { KeyAlgorithm, KeyEntry, VerifyContext } from './context';
 import type { TrustResult } from './report';
@@ -188,13 +188,10 @@ const DID_KEY_CACHE = new Map<string, string>();
 const DID_KEY_CACHE_SIZE = 256;
 const RECENT_KEYS = 8;
 const recentKeys: { key: Uint8Array; did: string }[] = [];
-const latin1 = new TextDecoder('latin1');
 
 function cachedDidKey(publicKey: Uint8Array): string {
   for (const recent of recentKeys) if (equalBytes(publicKey, recent.key)) return recent.did;
-  // Each byte as one character (WHATWG's latin1 maps the 256 byte values to 256 distinct
-  // characters): a cheap exact map key.
-  const id = latin1.decode(publicKey);
+  const id = bytesKey(publicKey);
   let did = DID_KEY_CACHE.get(id);
   if (did === undefined) {
     did = didKeyFromEd25519(publicKey);
