@@ -1,0 +1,119 @@
+/**
+ * The operations layer's errors, and the one translation of any error into the envelope.
+ *
+ * Operations throw {@link OperationError} for what the caller got wrong or asked for that cannot
+ * be done; the libraries below them throw their own domain errors (TrustError, LedgerError,
+ * BundleError, ...). Every door (CLI, app API over IPC and HTTP, the HTTP service) turns whatever
+ * it caught into `{code, message, details}` with {@link describeError} and only then decides its
+ * own rendering: an exit code, an HTTP status, an IPC rejection. So one action gives one code
+ * through every door.
+ */
+import type { ErrorEnvelope } from '../../src-shared/api/error-envelope';
+
+/**
+ * What kind of failure an error is, which each door maps to its own signal (HTTP status, exit
+ * code).
+ *
+ * - `invalid_input`: the request itself is malformed (HTTP 400, exit 2).
+ * - `not_found`: it names something that does not exist (404, exit 2).
+ * - `refused`: well-formed, understood, and refused by a rule (422, exit 2).
+ * - `conflict`: clashes with the current state, e.g. a key pinned with other bytes (409, exit 2).
+ * - `too_large`: over a size limit (413, exit 2).
+ * - `cancelled`: stopped on request (409, exit 2).
+ * - `internal`: a fault of ours; its message is not shown to remote callers (500, exit 2).
+ */
+export type ErrorKind = 'invalid_input' | 'not_found' | 'refused' | 'conflict' | 'too_large' | 'cancelled' | 'internal';
+
+/** The HTTP status of each kind. */
+export const HTTP_STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  invalid_input: 400,
+  not_found: 404,
+  refused: 422,
+  conflict: 409,
+  too_large: 413,
+  cancelled: 409,
+  internal: 500,
+};
+
+type Details = ErrorEnvelope['details'];
+
+/** A failure an operation reports to its caller, with a stable code. Nothing was changed. */
+export class OperationError extends Error {
+  readonly code: string;
+  readonly kind: ErrorKind;
+  readonly details: Details;
+  constructor(kind: ErrorKind, code: string, message: string, options: { details?: Details; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'OperationError';
+    this.kind = kind;
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+}
+
+/** Codes of domain errors that mean "conflicts with the current state". */
+const CONFLICT_CODES = new Set(['key_conflict', 'already_pinned', 'key_revoked', 'already_revoked', 'busy']);
+/** Codes of domain errors that mean "names something that is not there". */
+const NOT_FOUND_CODES = new Set(['unknown_key', 'not_found']);
+/** Domain error classes (by name, so no door has to import every library) whose messages are for people. */
+const DOMAIN_ERRORS = new Set([
+  'TrustError',
+  'LedgerError',
+  'BundleError',
+  'ExportError',
+  'KeyFileError',
+  'SigningKeyError',
+  'AnchorsFileError',
+  'WearableInputError',
+  'PrivateKeyFileError',
+]);
+
+function detailValue(value: unknown): string | number | boolean | null | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  return undefined;
+}
+
+/** The structured facts a domain error carries (`entry`, `path`, `field`, ...), as details. */
+function domainDetails(error: Error): Details {
+  const details: Details = {};
+  for (const name of ['entry', 'path', 'field', 'limit', 'actual', 'key_id']) {
+    const value = detailValue((error as unknown as Record<string, unknown>)[name]);
+    if (value !== undefined) details[name] = value;
+  }
+  return details;
+}
+
+/**
+ * Any thrown value as the envelope and its kind.
+ *
+ * Errors of ours carry their code and message. A TypeError or RangeError thrown by an exported
+ * function's input checks is `invalid_request`. Anything else is `internal`, and its message is
+ * kept only in `internalMessage` for local logs: a remote caller sees "internal error".
+ *
+ * @param error - What was caught.
+ * @returns The envelope, its kind, and for internal faults the original message.
+ */
+export function describeError(error: unknown): { envelope: ErrorEnvelope; kind: ErrorKind; internalMessage?: string } {
+  if (error instanceof OperationError) {
+    return { envelope: { code: error.code, message: error.message, details: error.details }, kind: error.kind };
+  }
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    if (error.name === 'ApiInputError') {
+      return { envelope: { code: 'invalid_request', message: error.message, details: domainDetails(error) }, kind: 'invalid_input' };
+    }
+    if (DOMAIN_ERRORS.has(error.name) && typeof code === 'string') {
+      const kind: ErrorKind = NOT_FOUND_CODES.has(code) ? 'not_found' : CONFLICT_CODES.has(code) ? 'conflict' : 'refused';
+      return { envelope: { code, message: error.message, details: domainDetails(error) }, kind };
+    }
+    if (error.name === 'ImportCancelledError') {
+      return { envelope: { code: 'cancelled', message: error.message, details: {} }, kind: 'cancelled' };
+    }
+    if (error instanceof TypeError || error instanceof RangeError) {
+      return { envelope: { code: 'invalid_request', message: error.message, details: {} }, kind: 'invalid_input' };
+    }
+    return { envelope: { code: 'internal', message: 'internal error', details: {} }, kind: 'internal', internalMessage: error.message };
+  }
+  return { envelope: { code: 'internal', message: 'internal error', details: {} }, kind: 'internal', internalMessage: String(error) };
+}
