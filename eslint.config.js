@@ -8,6 +8,9 @@ import { builtinModules } from 'node:module';
 import globals from 'globals';
 
 const LAYERS = 'See docs/architecture.md ("Layers").';
+
+/** The doors of src-main: each translates one kind of caller onto src-main/operations. */
+const DOORS = ['cli', 'appapi', 'http'];
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 /** Bare module names no isomorphic or renderer file may import. */
@@ -57,6 +60,19 @@ export default tseslint.config(
               target: './src-main',
               from: ['./src-renderer'],
               message: `src-main never imports the renderer; share code through src-shared. ${LAYERS}`,
+            },
+            // Doors are thin and never import each other: the CLI, the app API (IPC and web mode)
+            // and the HTTP service each translate, and all call src-main/operations. The shell in
+            // src-main/app assembles doors (it starts web mode for `evroom app`).
+            ...DOORS.map((door) => ({
+              target: `./src-main/${door}`,
+              from: DOORS.filter((other) => other !== door).map((other) => `./src-main/${other}`),
+              message: `Doors (${DOORS.join(', ')}) never import each other; move shared work into src-main/operations. ${LAYERS}`,
+            })),
+            {
+              target: './src-main/operations',
+              from: [...DOORS.map((door) => `./src-main/${door}`), './src-main/app'],
+              message: `The operations layer sits below every door and the shell; it never imports them. ${LAYERS}`,
             },
           ],
         },

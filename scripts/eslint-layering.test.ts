@@ -46,4 +46,16 @@ describe('layering lint rules', () => {
     expect(await ruleIds("import { readFileSync } from 'node:fs';\nimport type { Report } from '../../src-shared/verify/report';\nexport const x: [typeof readFileSync, Report | null] = [readFileSync, null];\n", 'src-main/core/probe.ts')).toEqual([]);
     expect(await ruleIds("import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'src-shared/json/probe.test.ts')).toEqual([]);
   });
+
+  it('keeps doors apart and the operations layer below them', async () => {
+    const appapiFromCli = "import { createAppApi } from '../appapi/app-api';\nexport const x = createAppApi;\n";
+    const cliFromAppapi = "import { runCli } from '../cli/main';\nexport const x = runCli;\n";
+    const cliFromOperations = "import { runCli } from '../cli/main';\nexport const x = runCli;\n";
+    const operationsFromCli = "import { pinKey } from '../operations/trust';\nexport const x = pinKey;\n";
+    expect(await ruleIds(appapiFromCli, 'src-main/cli/probe.ts')).toContain('import/no-restricted-paths');
+    expect(await ruleIds(cliFromAppapi, 'src-main/appapi/probe.ts')).toContain('import/no-restricted-paths');
+    expect(await ruleIds(cliFromOperations, 'src-main/operations/probe.ts')).toContain('import/no-restricted-paths');
+    expect(await ruleIds(operationsFromCli, 'src-main/cli/probe.ts')).toEqual([]);
+    expect(await ruleIds(operationsFromCli, 'src-main/appapi/probe.ts')).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@
  * The renderer's handle on the app API: one client for the whole app and a hook for views.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AppApiMethod, AppApiResults } from '../src-shared/api/contract';
+import type { AppApiArguments, AppApiMethod, AppApiResults } from '../src-shared/api/contract';
 import { createClient } from './transport';
 
 const created = createClient();
@@ -13,8 +13,8 @@ export const api = created.client;
 export const transportKind = created.transport;
 
 /** Calls a method by name with an input (for the hook and generic callers). */
-export function callApi<M extends AppApiMethod>(method: M, input?: Record<string, unknown>): Promise<AppApiResults[M]> {
-  return api[method](input) as Promise<AppApiResults[M]>;
+export function callApi<M extends AppApiMethod>(method: M, ...input: AppApiArguments<M>): Promise<AppApiResults[M]> {
+  return (api[method] as (...args: AppApiArguments<M>) => Promise<AppApiResults[M]>)(...input);
 }
 
 export interface ApiState<T> {
@@ -29,7 +29,7 @@ export interface ApiState<T> {
  *
  * Stale answers (an earlier request finishing after a later one) are dropped.
  */
-export function useApi<M extends AppApiMethod>(method: M, input: Record<string, unknown> | undefined, key = ''): ApiState<AppApiResults[M]> {
+export function useApi<M extends AppApiMethod>(method: M, input: AppApiArguments<M>[0], key = ''): ApiState<AppApiResults[M]> {
   const [data, setData] = useState<AppApiResults[M] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [loading, setLoading] = useState(true);
@@ -40,7 +40,7 @@ export function useApi<M extends AppApiMethod>(method: M, input: Record<string, 
   useEffect(() => {
     const request = ++latest.current;
     setLoading(true);
-    callApi(method, inputRef.current).then(
+    callApi(method, ...([inputRef.current] as AppApiArguments<M>)).then(
       (result) => {
         if (request !== latest.current) return;
         setData(result);

@@ -5,8 +5,10 @@
  * /api/<method> with the session token the server put in the URL fragment. The renderer picks
  * one at start and never knows more.
  */
-import type { AppApiClient, AppApiMethod, AppApiResults } from '../src-shared/api/contract';
+import type { AppApiAnswer, AppApiClient, ErrorEnvelope } from '../src-shared/api/contract';
+import { isErrorEnvelope } from '../src-shared/api/error-envelope';
 
+/** The preload's bridge: one call, answered with the result or the error envelope (never a rejection). */
 interface PreloadBridge {
   invoke(method: string, input: unknown): Promise<unknown>;
 }
@@ -17,14 +19,24 @@ declare global {
   }
 }
 
-/** An app API call that failed, with the server's code and message. */
+/** An app API call that failed, with the envelope's code, message and details. */
 export class ApiCallError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
+  readonly details: ErrorEnvelope['details'];
+  constructor(envelope: ErrorEnvelope) {
+    super(envelope.message);
     this.name = 'ApiCallError';
-    this.code = code;
+    this.code = envelope.code;
+    this.details = envelope.details;
   }
+}
+
+/** The result of an answer, or its envelope thrown as an ApiCallError. */
+function unwrap(answer: unknown): unknown {
+  const candidate = answer as Partial<AppApiAnswer> | null;
+  if (candidate && candidate.ok === true) return candidate.result;
+  if (candidate && candidate.ok === false && isErrorEnvelope(candidate.error)) throw new ApiCallError(candidate.error);
+  throw new ApiCallError({ code: 'transport_error', message: 'The app answered in a shape this page does not understand.', details: {} });
 }
 
 function readToken(): string | null {
@@ -45,19 +57,23 @@ function httpInvoke(token: string | null): PreloadBridge['invoke'] {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token ?? ''}` },
       body: JSON.stringify(input ?? {}),
     });
-    const body = (await response.json()) as { result?: unknown; error?: { code: string; message: string } };
-    if (!response.ok || body.error) throw new ApiCallError(body.error?.code ?? 'http_error', body.error?.message ?? `HTTP ${response.status}`);
-    return body.result;
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      throw new ApiCallError({ code: 'transport_error', message: `The app answered HTTP ${response.status} without a JSON body.`, details: {} });
+    }
+    return unwrap(body);
   };
 }
 
 /** Builds the typed client over whichever transport this window has. */
 export function createClient(): { client: AppApiClient; transport: 'ipc' | 'http' } {
   const bridge = window.evroom;
-  const invoke = bridge ? bridge.invoke.bind(bridge) : httpInvoke(readToken());
+  const invoke = bridge ? async (method: string, input: unknown) => unwrap(await bridge.invoke(method, input)) : httpInvoke(readToken());
   const client = new Proxy({} as AppApiClient, {
     get(_target, method: string) {
-      return (input: unknown) => invoke(method, input) as Promise<AppApiResults[AppApiMethod]>;
+      return (input?: unknown) => invoke(method, input);
     },
   });
   return { client, transport: bridge ? 'ipc' : 'http' };

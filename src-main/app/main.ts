@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { createAppApi, type AppApiDispatcher } from '../appapi/app-api';
 import { resolveDataDirectory } from '../ledger/data-directory';
+import { describeError } from '../operations/errors';
 import { APP_ORIGIN, APP_PROTOCOL, CONTENT_SECURITY_POLICY, isTrustedSender, secureWebPreferences, type SenderFacts } from './window-options';
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
@@ -49,7 +50,8 @@ function show(route: string): void {
 
 async function reportError(error: unknown): Promise<void> {
   if (!mainWindow) return;
-  await dialog.showMessageBox(mainWindow, { type: 'error', title: 'Evidence Room', message: error instanceof Error ? error.message : String(error) });
+  const { envelope } = describeError(error);
+  await dialog.showMessageBox(mainWindow, { type: 'error', title: 'Evidence Room', message: envelope.message, detail: `(${envelope.code})` });
 }
 
 function buildMenu(api: AppApiDispatcher): void {
@@ -58,7 +60,8 @@ function buildMenu(api: AppApiDispatcher): void {
     const choice = await dialog.showOpenDialog(mainWindow, { title: 'Import an evidence bundle', properties: ['openFile'], filters: [{ name: 'Evidence bundles', extensions: ['zip'] }] });
     const file = choice.filePaths[0];
     if (choice.canceled || !file) return;
-    const job = (await api('imports.start', { path: file })) as { jobId: string };
+    // The file the user chose in the system dialog: the one path the app imports by name.
+    const job = api.desktop.importFile(file);
     show(`/bundles?job=${encodeURIComponent(job.jobId)}`);
   };
   const verifyFile = async (): Promise<void> => {
@@ -67,14 +70,15 @@ function buildMenu(api: AppApiDispatcher): void {
     const file = choice.filePaths[0];
     if (choice.canceled || !file) return;
     const text = await readFile(file, 'utf8');
-    const result = (await api('verify', { text, save: true, name: file })) as { saved?: { id: number } };
+    const result = await api.desktop.verifyText(text, file);
     show(result.saved ? `/receipts/${result.saved.id}` : '/verify');
   };
   const exportBundle = async (): Promise<void> => {
     if (!mainWindow) return;
     const choice = await dialog.showSaveDialog(mainWindow, { title: 'Export the ledger as a bundle', defaultPath: 'evidence.zip', filters: [{ name: 'Evidence bundles', extensions: ['zip'] }] });
     if (choice.canceled || !choice.filePath) return;
-    const result = (await api('exports.create', { name: choice.filePath })) as { path: string; receipts: number };
+    // Written where the user chose, not under the data folder.
+    const result = await api.desktop.exportTo(choice.filePath);
     await dialog.showMessageBox(mainWindow, { type: 'info', title: 'Export complete', message: `Exported ${result.receipts} receipts`, detail: result.path });
   };
   const template: MenuItemConstructorOptions[] = [
@@ -130,10 +134,11 @@ void app.whenReady().then(() => {
   session.defaultSession.webRequest.onBeforeRequest({ urls: ['http://*/*', 'https://*/*', 'ws://*/*', 'wss://*/*'] }, (_details, callback) =>
     callback({ cancel: true }),
   );
+  // Answers are the contract's envelope ({ok, result} or {ok, error: {code, message, details}}),
+  // never a rejection: Electron flattens a rejection into a message and loses its code.
   ipcMain.handle('evroom:invoke', async (event, method: unknown, input: unknown) => {
-    if (!isTrustedSender(senderFacts(event))) throw new Error('refused: unknown sender');
-    if (typeof method !== 'string') throw new Error('refused: method must be a string');
-    return api(method, input);
+    if (!isTrustedSender(senderFacts(event))) return { ok: false, error: { code: 'forbidden', message: 'refused: unknown sender', details: {} } };
+    return api.answer(method, input);
   });
   buildMenu(api);
   createWindow();

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -28,12 +28,17 @@ describe('app API', () => {
   });
 
   it('refuses unknown methods and inputs that do not fit the contract', async () => {
-    await expect(api('frobnicate', {})).rejects.toMatchObject({ code: 'not_found', httpStatus: 404 });
+    await expect(api('frobnicate', {})).rejects.toMatchObject({ code: 'not_found', kind: 'not_found' });
+    expect(await api.answer('frobnicate', {})).toEqual({ ok: false, error: { code: 'not_found', message: "unknown app API method 'frobnicate'", details: {} } });
+    expect(await api.answer(42, {})).toMatchObject({ ok: false, error: { code: 'not_found' } });
     await expect(api('overview', { extra: 1 })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('unknown member "extra"') });
     await expect(api('receipts.get', { id: 'one' })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(api('receipts.list', { filters: { status: 'GOOD' } })).rejects.toMatchObject({ message: expect.stringContaining('status must be one of') });
     await expect(api('trust.pin', { key_id: 'did:svc:x', algorithm: 'RSA', public_key: 'AA' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(api('imports.start', {})).rejects.toMatchObject({ message: expect.stringContaining('exactly one of path') });
+    await expect(api('imports.start', {})).rejects.toMatchObject({ message: expect.stringContaining('data is required') });
+    // The renderer cannot name a path of this machine to import (a dialog's choice goes through
+    // the desktop shell, not the contract).
+    await expect(api('imports.start', { path: '/dev/zero' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('unknown member "path"') });
   });
 
   it('verifies without storing, then saves once however often it is saved', async () => {
@@ -83,6 +88,31 @@ describe('app API', () => {
     const { advertised } = await call('trust.list');
     expect(advertised.length).toBeGreaterThan(0);
     expect((await call('trust.list')).pinned).toEqual([]);
+  });
+
+  it('exports from the desktop menu to the file the user chose, and imports it back through the menu', async () => {
+    const text = signClassical('{"sequence":3}', seed, crypto);
+    await call('verify', { text, save: true });
+    const elsewhere = mkdtempSync(join(tmpdir(), 'evroom-chosen-'));
+    try {
+      const chosen = join(elsewhere, 'my evidence.zip');
+      const exported = await api.desktop.exportTo(chosen);
+      expect(exported).toEqual({ path: chosen, receipts: 1 });
+      expect(existsSync(chosen)).toBe(true);
+      expect(existsSync(join(home, 'exports'))).toBe(false);
+      // Through the contract the renderer names a file only: a path is flattened into exports/.
+      const viaContract = await call('exports.create', { name: join(elsewhere, 'sneaky.zip') });
+      expect(viaContract.path).toBe(join(home, 'exports', 'sneaky.zip'));
+      const job = api.desktop.importFile(chosen);
+      let progress = await call('imports.progress', { jobId: job.jobId });
+      for (let tries = 0; tries < 400 && progress.state === 'running'; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        progress = await call('imports.progress', { jobId: job.jobId });
+      }
+      expect(progress).toMatchObject({ state: 'done', fileName: 'my evidence.zip', result: { receipts: 1, receiptsKnown: 1, receiptsNew: 0 } });
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('keeps settings in the data folder and validates them', async () => {

@@ -1,110 +1,96 @@
 /**
  * The implementation of the app API contract (src-shared/api), shared by IPC and local HTTP.
  *
- * One dispatcher checks the method name against the contract and validates the input with the
- * contract's validator before any handler runs; handlers then work on typed input. The ledger
- * is opened on first use, in the data directory.
+ * A door, and a thin one: it checks the method name against the contract, validates the input
+ * with the contract's validator, calls the operations layer (src-main/operations) and turns the
+ * answer into the contract's typed result. Errors leave as the one envelope
+ * (`{code, message, details}`) through {@link AppApiDispatcher.answer}, whichever transport
+ * carries them. The workspace (ledger and trust store) is opened on first use.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   APP_API,
   ApiInputError,
   isAppApiMethod,
   type AdvertisedKey,
+  type AppApiAnswer,
   type AppApiInput,
   type AppApiMethod,
   type AppApiResults,
   type AppInfo,
   type AuditEntry,
   type BundleSummary,
+  type ExportResult,
+  type ImportProgress,
+  type JsonData,
   type PinnedKey,
   type ReceiptFilters,
   type ReceiptRow,
   type Settings,
 } from '../../src-shared/api/contract';
+import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
 import { b64uDecode, b64uEncode, utf8Decode } from '../../src-shared/crypto';
-import type { VerifyContext } from '../../src-shared/verify/context';
 import { signedContent } from '../../src-shared/verify/signed-content';
 import { pinnedTrust } from '../../src-shared/verify/keys';
-import { createNodeCryptoProvider } from '../core/node-crypto-provider';
-import { verifyReceiptBytes } from '../core/receipt-facts';
-import { advertisedEntries, reevaluateTrust } from '../core/reevaluate-trust';
-import { exportBundle } from '../evidence/export-bundle';
-import { buildSamples } from '../cli/commands/samples';
+import { describeError, OperationError } from '../operations/errors';
+import { exportEvidence } from '../operations/evidence';
+import { loadSamples } from '../operations/load-samples';
+import { pinKey, revokeKey, unpinKey } from '../operations/trust';
+import { saveVerified, verifyBytes } from '../operations/verify';
+import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
 import {
-  appendAudit,
   countReceipts,
   getBundle,
   getReceipt,
-  insertReceipts,
-  ledgerFileIn,
   ledgerStats,
   listAuditEntries,
   listBundles,
   listReceipts,
-  openLedger,
-  type Ledger,
+  type BundleSummary as StoredBundleSummary,
   type ReceiptFilters as LedgerFilters,
   type ReceiptSummary,
 } from '../ledger';
-import { createTrustStore, type TrustedKey, type TrustStore } from '../trust';
+import type { TrustedKey } from '../trust';
 import { APP_VERSION } from '../version';
+import { readCounts, readFindings, readManifest, readSignature } from './bundle-views';
 import { createImportJobs } from './import-jobs';
 import { readSettings, writeSettings } from './settings-store';
 
 export { ApiInputError };
 
-/** Audit actions that record trust decisions. */
-const TRUST_ACTIONS = new Set(['pin', 'unpin', 'revoke', 'label', 'validity']);
+const TRUST_ACTIONS = new Set<string>(TRUST_AUDIT_ACTIONS);
 
 export interface AppApiOptions {
   mode: AppInfo['mode'];
   dataDirectory: string;
 }
 
-/** A method not in the contract. */
-export class UnknownMethodError extends Error {
-  readonly code = 'not_found';
-  readonly httpStatus = 404;
-  constructor(method: string) {
-    super(`unknown app API method '${method}'`);
-    this.name = 'UnknownMethodError';
-  }
+function notFound(message: string): OperationError {
+  return new OperationError('not_found', 'not_found', message);
 }
 
-/** A thing the caller named does not exist (HTTP 404). */
-export class NotFoundError extends Error {
-  readonly code = 'not_found';
-  readonly httpStatus = 404;
-  constructor(message: string) {
-    super(message);
-    this.name = 'NotFoundError';
-  }
-}
+/**
+ * The app API of one app instance.
+ *
+ * Called as a function it runs one method and throws on failure (for tests and trusted callers);
+ * `answer` runs one method and never throws: it gives the result or the error envelope, which
+ * is what both transports carry.
+ */
+export type AppApiDispatcher = ((method: string, input: unknown) => Promise<unknown>) & {
+  answer(method: unknown, input: unknown): Promise<AppApiAnswer>;
+  /** Actions of the desktop app's own menu, on files the user chose in a system dialog. */
+  desktop: DesktopActions;
+  close(): void;
+};
 
-/** A request the app understood but refuses, with the library's code (HTTP 409/422). */
-class RefusedError extends Error {
-  readonly httpStatus = 422;
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RefusedError';
-  }
+/** What the desktop shell does on files the user picked in its dialogs (never reachable from the renderer). */
+export interface DesktopActions {
+  importFile(file: string): ImportProgress;
+  exportTo(file: string, filters?: ReceiptFilters): Promise<ExportResult>;
+  verifyText(text: string, name: string): Promise<AppApiResults['verify']>;
 }
-
-/** Errors from our libraries that describe the caller's input become 4xx with their message. */
-function asUserError(error: unknown): never {
-  if (error instanceof Error && (error.name === 'TrustError' || error.name === 'LedgerError' || error.name === 'BundleError' || error.name === 'ExportError' || error instanceof RangeError || error instanceof TypeError)) {
-    throw new RefusedError((error as { code?: string }).code ?? 'invalid_request', error.message);
-  }
-  throw error;
-}
-
-export type AppApiDispatcher = ((method: string, input: unknown) => Promise<unknown>) & { close(): void };
 
 function toRow(summary: ReceiptSummary): ReceiptRow {
   return {
@@ -120,7 +106,7 @@ function toRow(summary: ReceiptSummary): ReceiptRow {
   };
 }
 
-function toLedgerFilters(filters: ReceiptFilters): LedgerFilters {
+function toLedgerFilters(filters: ReceiptFilters = {}): LedgerFilters {
   const out: LedgerFilters = {};
   if (filters.format !== undefined) out.format = filters.format;
   if (filters.status !== undefined) out.status = filters.status;
@@ -151,7 +137,7 @@ function toPinned(key: TrustedKey, now: Date): PinnedKey {
   };
 }
 
-function toBundle(summary: { id: number; bundle_sha256: string; file_name: string | null; tenant_id: string | null; generated_at: number | null; imported_at: number; status: 'partial' | 'complete'; signature: unknown; counts: unknown }): BundleSummary {
+function toBundle(summary: StoredBundleSummary): BundleSummary {
   return {
     id: summary.id,
     bundle_sha256: summary.bundle_sha256,
@@ -160,33 +146,24 @@ function toBundle(summary: { id: number; bundle_sha256: string; file_name: strin
     generated_at: summary.generated_at,
     imported_at: summary.imported_at,
     status: summary.status,
-    signature: summary.signature,
-    counts: summary.counts,
+    signature: readSignature(summary.signature),
+    counts: readCounts(summary.counts),
   };
 }
 
 /**
  * Creates the dispatcher: validates the method name and the input, then runs the method.
  *
- * @returns a function taking the untrusted method name and input, with `close()` for shutdown
+ * @returns a function taking the untrusted method name and input, with `answer` for the
+ *   transports, `desktop` for the shell's menu and `close()` for shutdown
  */
 export function createAppApi(options: AppApiOptions): AppApiDispatcher {
-  const crypto = createNodeCryptoProvider();
   const jobs = createImportJobs();
-  let opened: { ledger: Ledger; trust: TrustStore } | undefined;
+  let opened: Workspace | undefined;
 
-  function store(): { ledger: Ledger; trust: TrustStore } {
-    if (!opened) {
-      mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
-      const ledger = openLedger(ledgerFileIn(options.dataDirectory));
-      opened = { ledger, trust: createTrustStore(ledger) };
-    }
+  function workspace(): Workspace {
+    opened ??= openWorkspace(options.dataDirectory);
     return opened;
-  }
-
-  function verifyContext(): VerifyContext {
-    const { trust } = store();
-    return { crypto, pinned: trust.pinnedEntries(), advertised: advertisedEntries(trust), secrets: [], now: new Date() };
   }
 
   function settings(): Settings {
@@ -194,21 +171,30 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     return { dataDirectory: options.dataDirectory, ...stored };
   }
 
-  function startImport(file: string, fileName: string, cleanup?: () => void) {
+  function startImport(file: string, fileName: string, cleanup?: () => void): ImportProgress {
     const { limits } = readSettings(options.dataDirectory);
-    return jobs.start(store().ledger, file, fileName, { limits: { maxEntries: limits.maxEntries, maxBytes: limits.maxBytes, maxRatio: limits.maxRatio } }, cleanup);
+    return jobs.start(workspace(), file, fileName, { limits: { maxEntries: limits.maxEntries, maxBytes: limits.maxBytes, maxRatio: limits.maxRatio } }, cleanup);
   }
 
-  function afterTrustChange(key: { key_id: string; algorithm?: string; public_key?: Uint8Array }): void {
-    const { ledger, trust } = store();
-    reevaluateTrust(ledger, trust, crypto, key);
+  async function verifyText(text: string, save: boolean, name: string | undefined): Promise<AppApiResults['verify']> {
+    const bytes = new TextEncoder().encode(text);
+    const open = workspace();
+    const facts = verifyBytes(bytes, workspaceVerifyContext(open));
+    if (!save) return { report: facts.report };
+    const [saved] = saveVerified(open, [{ bytes, facts, source: { kind: 'paste', ref: name ?? 'pasted in the app' } }]);
+    return { report: facts.report, ...(saved ? { saved } : {}) };
+  }
+
+  async function exportTo(file: string, filters?: ReceiptFilters): Promise<ExportResult> {
+    const result = await exportEvidence(workspace(), { out: file, filters: toLedgerFilters(filters) });
+    return { path: result.file, receipts: result.receipts };
   }
 
   const handlers: { [M in AppApiMethod]: (input: AppApiInput<M>) => Promise<AppApiResults[M]> | AppApiResults[M] } = {
     info: () => ({ name: 'Evidence Room', version: APP_VERSION, mode: options.mode, dataDirectory: options.dataDirectory }),
 
     overview: () => {
-      const { ledger, trust } = store();
+      const { ledger, trust } = workspace();
       const stats = ledgerStats(ledger.readable);
       const attention = [
         ...listReceipts(ledger.readable, { filters: { trust: 'revoked' }, limit: 5 }).rows,
@@ -233,25 +219,21 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     },
 
     'receipts.list': (input) => {
-      const { ledger } = store();
-      try {
-        const page = listReceipts(ledger.readable, {
-          filters: toLedgerFilters(input.filters),
-          ...(input.sort ? { sort: { column: input.sort, direction: input.direction ?? 'desc' } } : {}),
-          ...(input.after ? { after: input.after } : {}),
-          limit: input.limit ?? 100,
-        });
-        return { rows: page.rows.map(toRow), nextCursor: page.nextCursor };
-      } catch (error) {
-        return asUserError(error);
-      }
+      const page = listReceipts(workspace().ledger.readable, {
+        filters: toLedgerFilters(input.filters),
+        ...(input.sort ? { sort: { column: input.sort, direction: input.direction ?? 'desc' } } : {}),
+        ...(input.after ? { after: input.after } : {}),
+        limit: input.limit ?? 100,
+      });
+      return { rows: page.rows.map(toRow), nextCursor: page.nextCursor };
     },
 
-    'receipts.count': (input) => ({ count: countReceipts(store().ledger.readable, toLedgerFilters(input.filters)) }),
+    'receipts.count': (input) => ({ count: countReceipts(workspace().ledger.readable, toLedgerFilters(input.filters)) }),
 
     'receipts.get': (input) => {
-      const stored = getReceipt(store().ledger.readable, input.id);
-      if (!stored) throw new NotFoundError(`There is no receipt ${input.id} in the ledger.`);
+      const open = workspace();
+      const stored = getReceipt(open.ledger.readable, input.id);
+      if (!stored) throw notFound(`There is no receipt ${input.id} in the ledger.`);
       let raw: string;
       try {
         raw = utf8Decode(stored.raw);
@@ -262,7 +244,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
         ...toRow(stored),
         report: stored.report,
         raw,
-        signed: signedContent(stored.format, stored.raw, crypto),
+        signed: signedContent(stored.format, stored.raw, open.crypto),
         sources: stored.sources.map((source) => ({
           kind: source.kind,
           ref: source.ref,
@@ -273,147 +255,91 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       };
     },
 
-    verify: (input) => {
-      const bytes = new TextEncoder().encode(input.text);
-      const facts = verifyReceiptBytes(bytes, verifyContext());
-      if (!input.save) return { report: facts.report };
-      const { ledger } = store();
-      const [inserted] = ledger.runInTransaction((database) =>
-        insertReceipts(database, [
-          {
-            receipt_sha256: facts.receipt_sha256,
-            raw: bytes,
-            report: facts.report,
-            receipt_id: facts.receipt_id,
-            issued_at: facts.issued_at,
-            source: { kind: 'paste', ref: input.name ?? 'pasted in the app' },
-          },
-        ]),
-      );
-      return { report: facts.report, ...(inserted ? { saved: { id: inserted.id, created: inserted.created } } : {}) };
-    },
+    verify: (input) => verifyText(input.text, input.save ?? false, input.name),
 
-    'bundles.list': () => listBundles(store().ledger.readable, { limit: 1000 }).rows.map(toBundle),
+    'bundles.list': () => listBundles(workspace().ledger.readable, { limit: 1000 }).rows.map(toBundle),
 
     'bundles.get': (input) => {
-      const bundle = getBundle(store().ledger.readable, input.id);
-      if (!bundle) throw new NotFoundError(`There is no bundle ${input.id} in the ledger.`);
-      let manifest: unknown = null;
-      try {
-        manifest = JSON.parse(bundle.manifest_json);
-      } catch {
-        manifest = bundle.manifest_json;
-      }
-      return { ...toBundle(bundle), manifest, findings: bundle.findings };
+      const bundle = getBundle(workspace().ledger.readable, input.id);
+      if (!bundle) throw notFound(`There is no bundle ${input.id} in the ledger.`);
+      return { ...toBundle(bundle), manifest: readManifest(bundle.manifest_json), findings: readFindings(bundle.findings) };
     },
 
     'imports.start': (input) => {
-      if (input.path !== undefined) return startImport(input.path, input.name ?? input.path.split(/[\\/]/).pop() ?? input.path);
-      const directory = mkdtempSync(join(tmpdir(), 'evroom-upload-'));
-      const file = join(directory, 'bundle.zip');
       let bytes: Uint8Array;
       try {
-        bytes = b64uDecode(input.data ?? '');
+        bytes = b64uDecode(input.data);
       } catch {
-        rmSync(directory, { recursive: true, force: true });
         throw new ApiInputError('data is not valid base64url');
       }
+      const directory = mkdtempSync(join(tmpdir(), 'evroom-upload-'));
+      const file = join(directory, 'bundle.zip');
       writeFileSync(file, bytes, { mode: 0o600 });
       return startImport(file, input.name ?? 'uploaded bundle.zip', () => rmSync(directory, { recursive: true, force: true }));
     },
 
     'imports.progress': (input) => {
       const progress = jobs.progress(input.jobId);
-      if (!progress) throw new NotFoundError(`There is no import job ${input.jobId}.`);
+      if (!progress) throw notFound(`There is no import job ${input.jobId}.`);
       return progress;
     },
 
     'imports.cancel': (input) => {
       const progress = jobs.cancel(input.jobId);
-      if (!progress) throw new NotFoundError(`There is no import job ${input.jobId}.`);
+      if (!progress) throw notFound(`There is no import job ${input.jobId}.`);
       return progress;
     },
 
     'trust.list': () => {
-      const { trust } = store();
+      const { trust } = workspace();
       const now = new Date();
-      const advertised: AdvertisedKey[] = trust.listAdvertised().map((key) => ({
-        key_id: key.key_id,
-        algorithm: key.algorithm,
-        public_key: b64uEncode(key.public_key),
-        source: key.source,
-        added_at: key.added_at,
-        contradictsTrustStore: key.contradictsTrustStore,
-      }));
+      const advertised: AdvertisedKey[] = trust.listAdvertised().map((key) => ({ ...key, public_key: b64uEncode(key.public_key) }));
       return { pinned: trust.list().map((key) => toPinned(key, now)), advertised };
     },
 
     'trust.pin': (input) => {
-      const { trust } = store();
       let publicKey: Uint8Array;
       try {
         publicKey = b64uDecode(input.public_key);
       } catch {
         throw new ApiInputError('public_key must be base64url without padding');
       }
-      try {
-        const { key } = trust.pin({
-          key_id: input.key_id,
-          algorithm: input.algorithm,
-          public_key: publicKey,
-          ...(input.label ? { label: input.label } : {}),
-          ...(input.not_before ? { not_before: input.not_before } : {}),
-          ...(input.not_after ? { not_after: input.not_after } : {}),
-        });
-        afterTrustChange(key);
-        return toPinned(key, new Date());
-      } catch (error) {
-        return asUserError(error);
-      }
+      const { key } = pinKey(workspace(), {
+        key_id: input.key_id,
+        algorithm: input.algorithm,
+        public_key: publicKey,
+        ...(input.label ? { label: input.label } : {}),
+        ...(input.not_before ? { not_before: input.not_before } : {}),
+        ...(input.not_after ? { not_after: input.not_after } : {}),
+      });
+      return toPinned(key, new Date());
     },
 
-    'trust.revoke': (input) => {
-      const { trust } = store();
-      try {
-        const key = trust.revoke(input.key_id, input.reason);
-        afterTrustChange(key);
-        return toPinned(key, new Date());
-      } catch (error) {
-        return asUserError(error);
-      }
-    },
+    'trust.revoke': (input) => toPinned(revokeKey(workspace(), input.key_id, input.reason).key, new Date()),
 
     'trust.unpin': (input) => {
-      const { trust } = store();
-      const key = trust.get(input.key_id);
-      if (!key) throw new NotFoundError(`The key ${input.key_id} is not in the trust store.`);
-      try {
-        trust.unpin(input.key_id);
-      } catch (error) {
-        return asUserError(error);
-      }
-      afterTrustChange(key);
+      unpinKey(workspace(), input.key_id);
       return { key_id: input.key_id, removed: true as const };
     },
 
     'trust.audit': (input) => {
       // Trust decisions are a few rows among many imports and exports: walk the whole log (it is
       // append-only and small per action) and keep the newest `limit` trust rows.
-      const { ledger } = store();
+      const { ledger } = workspace();
       const trustRows: AuditEntry[] = [];
       let afterId = 0;
       for (;;) {
         const page = listAuditEntries(ledger.readable, { direction: 'asc', afterId, limit: 1000 });
         for (const entry of page) {
           if (TRUST_ACTIONS.has(entry.action) || entry.action.startsWith('trust')) {
-            trustRows.push({ id: entry.id, at: entry.at, action: entry.action, subject: entry.subject, details: entry.details });
+            trustRows.push({ id: entry.id, at: entry.at, action: entry.action, subject: entry.subject, details: entry.details as JsonData });
           }
         }
         const last = page.at(-1);
         if (page.length < 1000 || last === undefined) break;
         afterId = last.id;
       }
-      return trustRows.slice(-input.limit).reverse();
+      return trustRows.slice(-(input.limit ?? 200)).reverse();
     },
 
     'settings.get': () => settings(),
@@ -426,60 +352,51 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return settings();
     },
 
-    'exports.create': async (input) => {
+    'exports.create': (input) => {
+      // The renderer names a file, never a folder: exports land in the data folder's exports/.
       const directory = join(options.dataDirectory, 'exports');
       mkdirSync(directory, { recursive: true, mode: 0o700 });
-      const safeName = (input.name ?? `evidence-${new Date().toISOString().replace(/[:.]/g, '-')}`).replace(/[^A-Za-z0-9._-]/g, '_');
-      const out = join(directory, safeName.endsWith('.zip') ? safeName : `${safeName}.zip`);
-      try {
-        const result = await exportBundle(store().ledger, { out, dataDirectory: options.dataDirectory, filters: toLedgerFilters(input.filters) });
-        return { path: result.file, receipts: result.receipts };
-      } catch (error) {
-        return asUserError(error);
-      }
+      const safeName = basename(input.name ?? `evidence-${new Date().toISOString().replace(/[:.]/g, '-')}`).replace(/[^A-Za-z0-9._-]/g, '_');
+      return exportTo(join(directory, safeName.endsWith('.zip') ? safeName : `${safeName}.zip`), input.filters);
     },
 
     'samples.load': () => {
-      // The labelled samples of `evroom samples` (every format: valid, tampered, forged, …) as demo
-      // data. Their signers' keys are recorded as advertised: they verify, and confer no trust.
-      const set = buildSamples();
-      const { ledger, trust } = store();
-      trust.recordAdvertised(set.keys, 'samples');
-      const context: VerifyContext = { ...verifyContext(), secrets: set.secrets };
-      const documents = set.files.map((sample) => {
-        const raw = new TextEncoder().encode(sample.text);
-        const facts = verifyReceiptBytes(raw, context);
-        return { receipt_sha256: facts.receipt_sha256, raw, report: facts.report, receipt_id: facts.receipt_id, issued_at: facts.issued_at, source: { kind: 'file' as const, ref: `samples/${sample.file}` } };
-      });
-      const inserted = ledger.runInTransaction((database) => {
-        const rows = insertReceipts(database, documents);
-        appendAudit(database, 'import', 'built-in samples', { receipts: rows.length, new: rows.filter((row) => row.created).length });
-        return rows;
-      });
-      const created = inserted.filter((row) => row.created).length;
+      const loaded = loadSamples(workspace());
       return {
         jobId: 'samples',
         state: 'done' as const,
         fileName: 'built-in samples',
         phase: 'done',
-        filesRead: documents.length,
-        filesTotal: documents.length,
-        receiptsVerified: documents.length,
-        receiptsTotal: documents.length,
+        filesRead: loaded.documents,
+        filesTotal: loaded.documents,
+        receiptsVerified: loaded.documents,
+        receiptsTotal: loaded.documents,
         perSecond: 0,
         secondsLeft: 0,
-        result: { receipts: documents.length, receiptsNew: created, receiptsKnown: documents.length - created },
+        result: { receipts: loaded.documents, receiptsNew: loaded.created, receiptsKnown: loaded.documents - loaded.created, findings: 0, alreadyImported: loaded.created === 0, resumed: false },
       };
     },
   };
 
   const dispatch = (async (method: string, input: unknown) => {
-    if (!isAppApiMethod(method)) throw new UnknownMethodError(method);
+    if (!isAppApiMethod(method)) throw new OperationError('not_found', 'not_found', `unknown app API method '${String(method)}'`);
     const validated = APP_API[method](input) as never;
     return (handlers[method] as (value: never) => unknown)(validated);
   }) as AppApiDispatcher;
+  dispatch.answer = async (method, input) => {
+    try {
+      return { ok: true, result: (await dispatch(method as string, input)) as AppApiResults[AppApiMethod] };
+    } catch (error) {
+      return { ok: false, error: describeError(error).envelope };
+    }
+  };
+  dispatch.desktop = {
+    importFile: (file) => startImport(file, basename(file)),
+    exportTo,
+    verifyText: (text, name) => verifyText(text, true, name),
+  };
   dispatch.close = () => {
-    opened?.ledger.close();
+    opened?.close();
     opened = undefined;
   };
   return dispatch;

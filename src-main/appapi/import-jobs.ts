@@ -5,12 +5,16 @@
  * its last progress event and, at the end, its result or its error.
  */
 import { randomBytes } from 'node:crypto';
-import type { ImportProgress } from '../../src-shared/api/contract';
-import { importBundle, type ImportOptions, type ImportResult } from '../evidence/import-bundle';
-import type { Ledger } from '../ledger';
+import type { ImportOutcome, ImportProgress } from '../../src-shared/api/contract';
+import type { ImportOptions, ImportResult } from '../evidence/import-bundle';
+import { describeError } from '../operations/errors';
+import { importEvidence } from '../operations/evidence';
+import type { Workspace } from '../operations/workspace';
 
 interface Job {
   progress: ImportProgress;
+  /** When the job ended (ms since the epoch), for pruning. */
+  finishedAt: number | undefined;
   controller: AbortController;
   cleanup: (() => void) | undefined;
 }
@@ -19,7 +23,7 @@ interface Job {
 const KEEP_FINISHED_MS = 60 * 60 * 1000;
 
 export interface ImportJobs {
-  start(ledger: Ledger, file: string, fileName: string, options: ImportOptions, cleanup?: () => void): ImportProgress;
+  start(workspace: Workspace, file: string, fileName: string, options: ImportOptions, cleanup?: () => void): ImportProgress;
   progress(jobId: string): ImportProgress | undefined;
   cancel(jobId: string): ImportProgress | undefined;
 }
@@ -31,27 +35,28 @@ export function createImportJobs(): ImportJobs {
   function prune(): void {
     const now = Date.now();
     for (const [id, job] of jobs) {
-      const finishedAt = (job.progress as ImportProgress & { finishedAt?: number }).finishedAt;
-      if (finishedAt !== undefined && now - finishedAt > KEEP_FINISHED_MS) jobs.delete(id);
+      if (job.finishedAt !== undefined && now - job.finishedAt > KEEP_FINISHED_MS) jobs.delete(id);
     }
   }
 
   return {
-    start(ledger, file, fileName, options, cleanup) {
+    start(workspace, file, fileName, options, cleanup) {
       prune();
       const jobId = randomBytes(12).toString('base64url');
       const job: Job = {
         progress: { jobId, state: 'running', fileName, phase: 'starting', filesRead: 0, filesTotal: 0, receiptsVerified: 0, receiptsTotal: 0, perSecond: 0, secondsLeft: null },
         controller: new AbortController(),
         cleanup,
+        finishedAt: undefined,
       };
       jobs.set(jobId, job);
       const finish = (update: Partial<ImportProgress>): void => {
-        job.progress = { ...job.progress, ...update, finishedAt: Date.now() } as ImportProgress;
+        job.progress = { ...job.progress, ...update };
+        job.finishedAt = Date.now();
         job.cleanup?.();
         job.cleanup = undefined;
       };
-      importBundle(ledger, file, {
+      importEvidence(workspace, file, {
         ...options,
         fileName,
         signal: job.controller.signal,
@@ -59,14 +64,17 @@ export function createImportJobs(): ImportJobs {
           if (job.progress.state === 'running') job.progress = { ...job.progress, ...event, phase: event.phase };
         },
       }).then(
-        (result: ImportResult) => finish({ state: 'done', phase: 'done', result, bundleId: result.bundle.id, secondsLeft: 0 }),
+        (result: ImportResult) => finish({ state: 'done', phase: 'done', result: outcome(result), bundleId: result.bundle.id, secondsLeft: 0 }),
         (error: unknown) => {
           if (job.controller.signal.aborted) {
-            finish({ state: 'cancelled', phase: 'cancelled', error: { code: 'cancelled', message: 'The import was cancelled; receipts already stored are kept and importing the bundle again finishes it.' } });
+            finish({ state: 'cancelled', phase: 'cancelled', error: { code: 'cancelled', message: 'The import was cancelled; receipts already stored are kept and importing the bundle again finishes it.', details: {} } });
             return;
           }
-          const code = (error as { code?: string }).code ?? 'import_failed';
-          finish({ state: 'failed', phase: 'failed', error: { code, message: error instanceof Error ? error.message : String(error) } });
+          const { envelope, kind } = describeError(error);
+          // An import that stopped part-way (a storage failure, a worker that died) says so in
+          // its own words; it is not a fault the user cannot act on.
+          const stopped = kind === 'internal' && error instanceof Error && error.name === 'ImportInterruptedError';
+          finish({ state: 'failed', phase: 'failed', error: stopped ? { code: 'import_interrupted', message: error.message, details: {} } : envelope });
         },
       );
       return job.progress;
@@ -80,5 +88,17 @@ export function createImportJobs(): ImportJobs {
       if (job.progress.state === 'running') job.controller.abort();
       return job.progress;
     },
+  };
+}
+
+/** What the renderer is told of a finished import. */
+function outcome(result: ImportResult): ImportOutcome {
+  return {
+    receipts: result.counts.receipts,
+    receiptsNew: result.counts.receiptsNew,
+    receiptsKnown: result.counts.receiptsKnown,
+    findings: result.totalFindings,
+    alreadyImported: result.alreadyImported,
+    resumed: result.resumed,
   };
 }

@@ -12,6 +12,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { MAX_UPLOAD_B64 } from '../../src-shared/api/contract';
+import { describeError, HTTP_STATUS_OF_KIND } from '../operations/errors';
 
 /** The Content-Security-Policy of every page we serve (and of the Electron window). */
 export const CONTENT_SECURITY_POLICY = [
@@ -89,7 +90,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
 
   const server = createServer((request, response) => {
     handle(request, response).catch(() => {
-      if (!response.headersSent) sendJson(response, 500, { error: { code: 'internal', message: 'internal error' } });
+      if (!response.headersSent) sendError(response, 500, 'internal', 'internal error');
       else response.destroy();
     });
   });
@@ -98,7 +99,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     setSecurityHeaders(response);
     const host = request.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      sendJson(response, 403, { error: { code: 'forbidden', message: 'requests must be addressed to 127.0.0.1' } });
+      sendError(response, 403, 'forbidden', 'requests must be addressed to 127.0.0.1');
       return;
     }
     const url = new URL(request.url ?? '/', `http://${host}`);
@@ -107,7 +108,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      sendJson(response, 405, { error: { code: 'method_not_allowed', message: 'only GET is served here' } });
+      sendError(response, 405, 'method_not_allowed', 'only GET is served here');
       return;
     }
     await serveStatic(response, url.pathname);
@@ -116,28 +117,33 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   async function handleApi(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     const authorization = Buffer.from(request.headers.authorization ?? '');
     if (authorization.length !== tokenBytes.length || !timingSafeEqual(authorization, tokenBytes)) {
-      sendJson(response, 401, { error: { code: 'unauthorized', message: 'missing or wrong session token; open the URL the app printed' } });
+      sendError(response, 401, 'unauthorized', 'missing or wrong session token; open the URL the app printed');
       return;
     }
     if (request.method !== 'POST') {
-      sendJson(response, 405, { error: { code: 'method_not_allowed', message: 'app API calls are POST' } });
+      sendError(response, 405, 'method_not_allowed', 'app API calls are POST');
       return;
     }
-    const method = decodeURIComponent(url.pathname.slice('/api/'.length));
+    let method: string;
+    try {
+      method = decodeURIComponent(url.pathname.slice('/api/'.length));
+    } catch {
+      sendError(response, 400, 'invalid_request', 'the method name in the path is not valid percent-encoding');
+      return;
+    }
     let input: unknown;
     try {
       input = await readJsonBody(request);
     } catch (error) {
-      sendJson(response, 400, { error: { code: 'invalid_request', message: error instanceof Error ? error.message : 'bad body' } });
+      sendError(response, 400, 'invalid_request', error instanceof Error ? error.message : 'bad body');
       return;
     }
     try {
-      sendJson(response, 200, { result: await options.api(method, input) });
+      sendJson(response, 200, { ok: true, result: await options.api(method, input) });
     } catch (error) {
-      const status = (error as { httpStatus?: number }).httpStatus ?? 500;
-      const code = (error as { code?: string }).code ?? 'internal';
-      const message = status === 500 ? 'internal error' : error instanceof Error ? error.message : String(error);
-      sendJson(response, status, { error: { code, message } });
+      // The one envelope, as IPC carries it; only the HTTP status is this transport's own.
+      const { envelope, kind } = describeError(error);
+      sendJson(response, HTTP_STATUS_OF_KIND[kind], { ok: false, error: envelope });
     }
   }
 
@@ -146,13 +152,13 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     try {
       relative = decodeURIComponent(pathname);
     } catch {
-      sendJson(response, 400, { error: { code: 'invalid_request', message: 'bad path encoding' } });
+      sendError(response, 400, 'invalid_request', 'bad path encoding');
       return;
     }
     if (relative === '/' || relative === '') relative = '/index.html';
     const file = normalize(join(root, relative));
     if (file !== root && !file.startsWith(root + sep)) {
-      sendJson(response, 404, { error: { code: 'not_found', message: 'not found' } });
+      sendError(response, 404, 'not_found', 'not found');
       return;
     }
     let body: Buffer;
@@ -202,6 +208,10 @@ function setSecurityHeaders(response: ServerResponse): void {
   response.setHeader('cross-origin-opener-policy', 'same-origin');
   response.setHeader('cross-origin-resource-policy', 'same-origin');
   response.setHeader('x-frame-options', 'DENY');
+}
+
+function sendError(response: ServerResponse, status: number, code: string, message: string): void {
+  sendJson(response, status, { ok: false, error: { code, message, details: {} } });
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

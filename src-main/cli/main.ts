@@ -1,6 +1,7 @@
 /**
  * The `evroom` command line: dispatch, help, and the one place errors become exit codes.
  */
+import { describeError } from '../operations/errors';
 import { APP_VERSION } from '../version';
 import { CliError } from './cli-error';
 import { formatHelp, HelpRequested, type CommandSpec } from './arguments';
@@ -81,8 +82,14 @@ export async function runCli(argv: readonly string[], terminal: Terminal = proce
       writeLine(terminal.err, `evroom: ${error.message}`);
       return error.exitCode;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    writeLine(terminal.err, `evroom: unexpected error: ${message}`);
+    // Errors of the operations layer and the libraries below it carry the one envelope: print
+    // its message and code, as the app and web mode show them.
+    const { envelope, kind, internalMessage } = describeError(error);
+    if (kind !== 'internal') {
+      writeLine(terminal.err, `evroom: ${envelope.message} (${envelope.code})`);
+      return 2;
+    }
+    writeLine(terminal.err, `evroom: unexpected error: ${internalMessage ?? envelope.message}`);
     if (process.env.EVROOM_DEBUG && error instanceof Error && error.stack) writeLine(terminal.err, error.stack);
     return 2;
   }

@@ -4,7 +4,7 @@
  * refused fields from the API shown next to the field they concern.
  */
 import { useEffect, useImperativeHandle, useRef, useState, type ReactNode, type Ref } from 'react';
-import { KEY_ALGORITHMS, type ApiKeyAlgorithm, type PinnedKey } from '../../src-shared/api/contract';
+import { KEY_ALGORITHMS, type ApiKeyAlgorithm, type AppApiParams, type PinnedKey } from '../../src-shared/api/contract';
 import { ed25519FromDidKey } from '../../src-shared/crypto/did-key';
 import { b64uDecode, b64uEncode } from '../../src-shared/crypto/encoding';
 import { isKeyId, PUBLIC_KEY_LENGTH } from '../../src-shared/verify/keys';
@@ -196,7 +196,7 @@ export function PinForm({
   const pin = async (): Promise<void> => {
     setConfirming(false);
     setBusy(true);
-    const input: Record<string, string> = { key_id: draft.key_id.trim(), algorithm: draft.algorithm, public_key: normalisePublicKey(draft.public_key) };
+    const input: AppApiParams['trust.pin'] = { key_id: draft.key_id.trim(), algorithm: draft.algorithm, public_key: normalisePublicKey(draft.public_key) };
     if (draft.label.trim()) input.label = draft.label.trim();
     if (draft.not_before.trim()) input.not_before = draft.not_before.trim();
     if (draft.not_after.trim()) input.not_after = draft.not_after.trim();

@@ -3,7 +3,7 @@
  * manifest, signature (and, apart from it, the signer's trust), counts and findings.
  */
 import type { ReactNode } from 'react';
-import type { BundleDetail, BundleSummary, ImportProgress } from '../../src-shared/api/contract';
+import type { BundleCounts, BundleDetail, BundleFinding, BundleSignature, BundleSummary, ImportProgress } from '../../src-shared/api/contract';
 import { useApi } from '../api';
 import { hrefFor, navigate } from '../router';
 import { Code, EmptyState, ErrorNotice, Fields, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
@@ -14,13 +14,7 @@ import {
   SignatureWithTrust,
   findingWords,
   groupFindings,
-  readCounts,
-  readFindings,
-  readManifest,
-  readSignature,
   signatureStyle,
-  type BundleCounts,
-  type BundleSignature,
 } from '../components/bundles-shapes';
 import './bundles.css';
 
@@ -124,8 +118,7 @@ function BundleList() {
 }
 
 function BundleRow({ bundle }: { bundle: BundleSummary }) {
-  const counts = readCounts(bundle.counts);
-  const signature = readSignature(bundle.signature);
+  const { counts, signature } = bundle;
   return (
     <tr data-bundle-id={bundle.id}>
       <td>
@@ -180,10 +173,7 @@ function BundleDetailPage({ id }: { id: number }) {
 }
 
 function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
-  const manifest = readManifest(bundle.manifest);
-  const signature = readSignature(bundle.signature);
-  const counts = readCounts(bundle.counts);
-  const findings = readFindings(bundle.findings);
+  const { manifest, signature, counts, findings } = bundle;
   const recent = justImported.get(bundle.id);
   const receiptsHref = hrefFor(['receipts'], { bundle: String(bundle.id) });
   return (
@@ -242,9 +232,8 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
 }
 
 function JustImportedNotice({ progress }: { progress: ImportProgress }) {
-  const result = typeof progress.result === 'object' && progress.result !== null ? (progress.result as Record<string, unknown>) : {};
-  const already = result.alreadyImported === true;
-  const resumed = result.resumed === true;
+  const already = progress.result?.alreadyImported === true;
+  const resumed = progress.result?.resumed === true;
   return (
     <div className="notice notice-info" role="status" data-testid="just-imported">
       <p className="notice-title">{already ? 'This bundle had been imported before' : resumed ? 'Import finished (it had stopped part-way before)' : 'Import finished'}</p>
@@ -400,7 +389,7 @@ function CountsPanel({ counts, bundleId }: { counts: BundleCounts; bundleId: num
   );
 }
 
-function FindingsPanel({ findings, counts, receiptsHref, complete }: { findings: ReturnType<typeof readFindings>; counts: BundleCounts; receiptsHref: string; complete: boolean }) {
+function FindingsPanel({ findings, counts, receiptsHref, complete }: { findings: BundleFinding[]; counts: BundleCounts; receiptsHref: string; complete: boolean }) {
   const total = counts.findingsTotal ?? findings.length;
   const groups = groupFindings(findings);
   return (

@@ -7,6 +7,19 @@
  * Everything here is plain JSON: bytes travel as b64u strings, instants as ms since the epoch.
  */
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
+import type { ErrorEnvelope } from './error-envelope';
+import {
+  KEY_ALGORITHMS,
+  REPORT_STATUSES,
+  TRUST_STATUSES,
+  type AdvertisedKeyOf,
+  type AuditAction,
+  type BundleStatus,
+  type FindingCode,
+  type KeyAlgorithm,
+  type SignatureCheckStatus,
+  type SourceKind,
+} from './vocabulary';
 import {
   ApiInputError,
   integerField,
@@ -20,17 +33,15 @@ import {
   stringField,
 } from './validate';
 
-export { ApiInputError };
+export { ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TRUST_STATUSES };
+export type { ErrorEnvelope };
 
 // ---------------------------------------------------------------------------------------------
 // Shared shapes
 
-export const REPORT_STATUSES: readonly ReportStatus[] = ['MALFORMED', 'UNSUPPORTED', 'AUTH_FAILED', 'MISMATCH', 'INVALID', 'INDETERMINATE', 'PASS'];
-export const TRUST_STATUSES: readonly TrustStatus[] = ['trusted', 'unpinned', 'revoked', 'expired', 'not_applicable'];
 export const RECEIPT_SORT_COLUMNS = ['issued_at', 'imported_at', 'format', 'status', 'trust', 'issuer', 'receipt_id'] as const;
 export type ReceiptSortColumn = (typeof RECEIPT_SORT_COLUMNS)[number];
-export const KEY_ALGORITHMS = ['Ed25519', 'ML-DSA-65'] as const;
-export type ApiKeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
+export type ApiKeyAlgorithm = KeyAlgorithm;
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
@@ -92,7 +103,7 @@ export interface SignedContent {
 }
 
 export interface ReceiptSource {
-  kind: string;
+  kind: SourceKind;
   ref: string;
   imported_at: number;
   /** When the source is a bundle: its id in the ledger. */
@@ -106,13 +117,60 @@ export interface ReceiptDetail extends ReceiptRow {
   /** The canonical bytes its signatures cover. */
   signed: SignedContent[];
   sources: ReceiptSource[];
-  /** The anchor record for this receipt, when one is known. */
-  anchor: unknown;
+  /** The anchor record for this receipt, when one is known (anchoring fills it in). */
+  anchor: null;
 }
 
 export interface FormatCount {
   value: string;
   count: number;
+}
+
+/** The outcome of checking a bundle's manifest.sig, as the views show it. */
+export interface BundleSignature {
+  status: SignatureCheckStatus;
+  keyId: string | undefined;
+  /** Trust in the signer; `not_applicable` when no key was used. */
+  trust: TrustStatus;
+  trustLabel: string | undefined;
+  trustDetail: string | undefined;
+  manifestSha256: string | undefined;
+  detail: string | undefined;
+}
+
+/** The counts an import stored (members an older import did not record stay undefined). */
+export interface BundleCounts {
+  files: number | undefined;
+  receipts: number | undefined;
+  receiptsNew: number | undefined;
+  receiptsKnown: number | undefined;
+  anchors: number | undefined;
+  anchorsNew: number | undefined;
+  advertisedKeys: number | undefined;
+  /** Report statuses in precedence order (worst first); only those with receipts. */
+  byStatus: [ReportStatus, number][];
+  /** Trust in the vocabulary's order; only those with receipts. */
+  byTrust: [TrustStatus, number][];
+  findingsTotal: number | undefined;
+  findingsByCode: [string, number][];
+}
+
+/** One finding: something wrong with the bundle that did not stop the import. */
+export interface BundleFinding {
+  /** A {@link FindingCode}, or a code a newer version recorded. */
+  code: FindingCode | (string & {});
+  path: string;
+  message: string;
+}
+
+/** The manifest fields the detail view shows. */
+export interface BundleManifest {
+  bundleFormat: string | undefined;
+  tenantId: string | undefined;
+  generatedAt: string | undefined;
+  keyId: string | undefined;
+  fileCount: number | undefined;
+  declaredCounts: [string, number][];
 }
 
 export interface BundleSummary {
@@ -122,14 +180,16 @@ export interface BundleSummary {
   tenant_id: string | null;
   generated_at: number | null;
   imported_at: number;
-  status: 'partial' | 'complete';
-  signature: unknown;
-  counts: unknown;
+  status: BundleStatus;
+  /** undefined when nothing usable was stored (an import that never got that far). */
+  signature: BundleSignature | undefined;
+  counts: BundleCounts;
 }
 
 export interface BundleDetail extends BundleSummary {
-  manifest: unknown;
-  findings: unknown;
+  /** undefined when the stored manifest.json is not an object. */
+  manifest: BundleManifest | undefined;
+  findings: BundleFinding[];
 }
 
 export interface Overview {
@@ -164,12 +224,25 @@ export interface ImportProgress {
   perSecond: number;
   /** null while unknown. */
   secondsLeft: number | null;
-  /** The import's result once done: exit-code meaning, counts, findings. */
-  result?: unknown;
-  /** Why it failed or was refused (a named error code and message). */
-  error?: { code: string; message: string };
+  /** The import's result once done. */
+  result?: ImportOutcome;
+  /** Why it failed or was refused. */
+  error?: ErrorEnvelope;
   /** The bundle's id in the ledger once it has one. */
   bundleId?: number;
+}
+
+/** What a finished import stored. */
+export interface ImportOutcome {
+  receipts: number;
+  receiptsNew: number;
+  receiptsKnown: number;
+  /** Findings of every kind (0 for a clean import). */
+  findings: number;
+  /** This bundle had been imported completely before; nothing new was stored. */
+  alreadyImported: boolean;
+  /** An earlier import of this bundle had stopped part-way; this one finished it. */
+  resumed: boolean;
 }
 
 export interface PinnedKey {
@@ -189,14 +262,8 @@ export interface PinnedKey {
   revocation_reason?: string;
 }
 
-export interface AdvertisedKey {
-  key_id: string;
-  algorithm: ApiKeyAlgorithm;
-  public_key: string;
-  source: string;
-  added_at: number;
-  contradictsTrustStore: boolean;
-}
+/** An advertised key on the wire: its public key as base64url. */
+export type AdvertisedKey = AdvertisedKeyOf<string>;
 
 export interface TrustStoreView {
   pinned: PinnedKey[];
@@ -206,10 +273,15 @@ export interface TrustStoreView {
 export interface AuditEntry {
   id: number;
   at: number;
-  action: string;
+  /** An {@link AuditAction}, or one a newer version recorded. */
+  action: AuditAction | (string & {});
   subject: string;
-  details: unknown;
+  /** The action's details as recorded (plain JSON). */
+  details: JsonData;
 }
+
+/** Plain JSON, as stored. */
+export type JsonData = null | boolean | number | string | JsonData[] | { [name: string]: JsonData };
 
 export interface Limits {
   maxEntries: number;
@@ -281,92 +353,124 @@ function keyIdInput(input: unknown, extra: readonly string[] = []): Record<strin
   return { ...source, key_id: stringField(source, 'key_id', 2048) };
 }
 
+/** What each method takes, as the caller writes it (`undefined`: nothing). */
+export interface AppApiParams {
+  info: undefined;
+  overview: undefined;
+  'receipts.list': { filters?: ReceiptFilters; sort?: ReceiptSortColumn; direction?: 'asc' | 'desc'; after?: string; limit?: number };
+  'receipts.count': { filters?: ReceiptFilters };
+  'receipts.get': { id: number };
+  verify: { text: string; save?: boolean; name?: string };
+  'bundles.list': undefined;
+  'bundles.get': { id: number };
+  /**
+   * Imports an uploaded bundle (the zip's bytes as base64url). The app never imports a path
+   * named by the renderer: the desktop app's File menu imports the file the user chose in its
+   * dialog without going through this contract.
+   */
+  'imports.start': { data: string; name?: string };
+  'imports.progress': { jobId: string };
+  'imports.cancel': { jobId: string };
+  'trust.list': undefined;
+  'trust.pin': { key_id: string; algorithm: ApiKeyAlgorithm; public_key: string; label?: string; not_before?: string; not_after?: string };
+  'trust.revoke': { key_id: string; reason?: string };
+  'trust.unpin': { key_id: string };
+  'trust.audit': { limit?: number };
+  'settings.get': undefined;
+  'settings.set': { theme?: Theme; limits?: Partial<Limits> };
+  'exports.create': { filters?: ReceiptFilters; name?: string };
+  'samples.load': undefined;
+}
+
+type Validators = { [M in keyof AppApiParams]: (input: unknown) => AppApiParams[M] };
+
+/** Sets `name` on `target` only when `value` is defined (inputs carry no undefined members). */
+function put<T extends object, K extends keyof T>(target: T, name: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[name] = value;
+}
+
 /** The contract: method name to input validator. Result types are in `AppApiResults`. */
-export const APP_API = {
+export const APP_API: Validators = {
   info: noInput,
   overview: noInput,
-  'receipts.list': (input: unknown) => {
+  'receipts.list': (input) => {
     const source = objectInput(input, ['filters', 'sort', 'direction', 'after', 'limit']);
-    const result: { filters: ReceiptFilters; sort?: ReceiptSortColumn; direction?: 'asc' | 'desc'; after?: string; limit?: number } = {
-      filters: filtersInput(source.filters),
-    };
-    const sort = optionalOneOf(source, 'sort', RECEIPT_SORT_COLUMNS);
-    if (sort !== undefined) result.sort = sort;
-    const direction = optionalOneOf(source, 'direction', ['asc', 'desc'] as const);
-    if (direction !== undefined) result.direction = direction;
-    const after = optionalString(source, 'after', 2048);
-    if (after !== undefined) result.after = after;
-    const limit = optionalInteger(source, 'limit', 1, 500);
-    if (limit !== undefined) result.limit = limit;
+    const result: AppApiParams['receipts.list'] = { filters: filtersInput(source.filters) };
+    put(result, 'sort', optionalOneOf(source, 'sort', RECEIPT_SORT_COLUMNS));
+    put(result, 'direction', optionalOneOf(source, 'direction', ['asc', 'desc'] as const));
+    put(result, 'after', optionalString(source, 'after', 2048));
+    put(result, 'limit', optionalInteger(source, 'limit', 1, 500));
     return result;
   },
-  'receipts.count': (input: unknown) => ({ filters: filtersInput(objectInput(input, ['filters']).filters) }),
+  'receipts.count': (input) => ({ filters: filtersInput(objectInput(input, ['filters']).filters) }),
   'receipts.get': idInput,
-  verify: (input: unknown) => {
+  verify: (input) => {
     const source = objectInput(input, ['text', 'save', 'name']);
-    return {
-      text: stringField(source, 'text', MAX_VERIFY_TEXT),
-      save: optionalBoolean(source, 'save') ?? false,
-      name: optionalString(source, 'name', MAX_PATH),
-    };
+    const result: AppApiParams['verify'] = { text: stringField(source, 'text', MAX_VERIFY_TEXT), save: optionalBoolean(source, 'save') ?? false };
+    put(result, 'name', optionalString(source, 'name', MAX_PATH));
+    return result;
   },
   'bundles.list': noInput,
   'bundles.get': idInput,
-  'imports.start': (input: unknown) => {
-    const source = objectInput(input, ['path', 'name', 'data']);
-    const path = optionalString(source, 'path', MAX_PATH);
-    const data = optionalString(source, 'data', MAX_UPLOAD_B64);
-    if ((path === undefined) === (data === undefined)) throw new ApiInputError('give exactly one of path (a file on this machine) or data (the bundle as base64url)');
-    if (data !== undefined && !/^[A-Za-z0-9_-]*$/.test(data)) throw new ApiInputError('data must be base64url without padding');
-    return { path, data, name: optionalString(source, 'name', MAX_TEXT) };
+  'imports.start': (input) => {
+    const source = objectInput(input, ['name', 'data']);
+    if (source.data === undefined) throw new ApiInputError('data is required: the bundle as base64url (the app imports uploads, never a path)');
+    const data = stringField(source, 'data', MAX_UPLOAD_B64, 0);
+    if (!/^[A-Za-z0-9_-]*$/.test(data)) throw new ApiInputError('data must be base64url without padding');
+    const result: AppApiParams['imports.start'] = { data };
+    put(result, 'name', optionalString(source, 'name', MAX_TEXT));
+    return result;
   },
   'imports.progress': jobInput,
   'imports.cancel': jobInput,
   'trust.list': noInput,
-  'trust.pin': (input: unknown) => {
+  'trust.pin': (input) => {
     const source = objectInput(input, ['key_id', 'algorithm', 'public_key', 'label', 'not_before', 'not_after']);
-    return {
+    const result: AppApiParams['trust.pin'] = {
       key_id: stringField(source, 'key_id', 2048),
       algorithm: oneOf(source, 'algorithm', KEY_ALGORITHMS),
       public_key: stringField(source, 'public_key', 4096),
-      label: optionalString(source, 'label', MAX_TEXT),
-      not_before: optionalTimestamp(source, 'not_before'),
-      not_after: optionalTimestamp(source, 'not_after'),
     };
+    put(result, 'label', optionalString(source, 'label', MAX_TEXT));
+    put(result, 'not_before', optionalTimestamp(source, 'not_before'));
+    put(result, 'not_after', optionalTimestamp(source, 'not_after'));
+    return result;
   },
-  'trust.revoke': (input: unknown) => {
+  'trust.revoke': (input) => {
     const source = keyIdInput(input, ['reason']);
-    return { key_id: source.key_id, reason: optionalString(source, 'reason', MAX_TEXT) };
+    const result: AppApiParams['trust.revoke'] = { key_id: source.key_id };
+    put(result, 'reason', optionalString(source, 'reason', MAX_TEXT));
+    return result;
   },
-  'trust.unpin': (input: unknown) => ({ key_id: keyIdInput(input).key_id }),
-  'trust.audit': (input: unknown) => ({ limit: optionalInteger(objectInput(input, ['limit']), 'limit', 1, 1000) ?? 200 }),
+  'trust.unpin': (input) => ({ key_id: keyIdInput(input).key_id }),
+  'trust.audit': (input) => ({ limit: optionalInteger(objectInput(input, ['limit']), 'limit', 1, 1000) ?? 200 }),
   'settings.get': noInput,
-  'settings.set': (input: unknown) => {
+  'settings.set': (input) => {
     const source = objectInput(input, ['theme', 'limits']);
-    const result: { theme?: Theme; limits?: Partial<Limits> } = {};
-    const theme = optionalOneOf(source, 'theme', THEMES);
-    if (theme !== undefined) result.theme = theme;
+    const result: AppApiParams['settings.set'] = {};
+    put(result, 'theme', optionalOneOf(source, 'theme', THEMES));
     if (source.limits !== undefined) {
       const limits = objectInput(source.limits, ['maxEntries', 'maxBytes', 'maxRatio'], 'limits');
-      result.limits = {};
-      const maxEntries = optionalInteger(limits, 'maxEntries', 1, 10_000_000);
-      if (maxEntries !== undefined) result.limits.maxEntries = maxEntries;
-      const maxBytes = optionalInteger(limits, 'maxBytes', 1024, 1024 ** 4);
-      if (maxBytes !== undefined) result.limits.maxBytes = maxBytes;
-      const maxRatio = optionalInteger(limits, 'maxRatio', 1, 100_000);
-      if (maxRatio !== undefined) result.limits.maxRatio = maxRatio;
+      const chosen: Partial<Limits> = {};
+      put(chosen, 'maxEntries', optionalInteger(limits, 'maxEntries', 1, 10_000_000));
+      put(chosen, 'maxBytes', optionalInteger(limits, 'maxBytes', 1024, 1024 ** 4));
+      put(chosen, 'maxRatio', optionalInteger(limits, 'maxRatio', 1, 100_000));
+      result.limits = chosen;
     }
     return result;
   },
-  'exports.create': (input: unknown) => {
+  'exports.create': (input) => {
     const source = objectInput(input, ['filters', 'name']);
-    return { filters: filtersInput(source.filters), name: optionalString(source, 'name', MAX_TEXT) };
+    const result: AppApiParams['exports.create'] = { filters: filtersInput(source.filters) };
+    put(result, 'name', optionalString(source, 'name', MAX_TEXT));
+    return result;
   },
   'samples.load': noInput,
-} as const;
+};
 
-export type AppApiMethod = keyof typeof APP_API;
-export type AppApiInput<M extends AppApiMethod> = ReturnType<(typeof APP_API)[M]>;
+export type AppApiMethod = keyof AppApiParams;
+/** A method's input after validation. */
+export type AppApiInput<M extends AppApiMethod> = AppApiParams[M];
 
 /** The result type of each method. */
 export interface AppApiResults {
@@ -393,9 +497,12 @@ export interface AppApiResults {
   'samples.load': ImportProgress;
 }
 
-/** What the renderer calls: each method takes the validator's input type (loosely, as the caller writes it). */
+/** The arguments a method takes: none for methods without input. */
+export type AppApiArguments<M extends AppApiMethod> = undefined extends AppApiParams[M] ? [input?: AppApiParams[M]] : [input: AppApiParams[M]];
+
+/** What the renderer calls: each method typed in both directions. */
 export type AppApiClient = {
-  [M in AppApiMethod]: (input?: Partial<Record<string, unknown>>) => Promise<AppApiResults[M]>;
+  [M in AppApiMethod]: (...input: AppApiArguments<M>) => Promise<AppApiResults[M]>;
 };
 
 /** Whether a string names a method of the contract. */
@@ -403,8 +510,8 @@ export function isAppApiMethod(name: unknown): name is AppApiMethod {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(APP_API, name);
 }
 
-/** An error the API reports with a code the renderer can show and act on. */
-export interface ApiErrorBody {
-  code: string;
-  message: string;
-}
+/**
+ * What a transport carries back for one call: the result, or the error envelope. IPC and HTTP
+ * both carry this, so the renderer sees the same `code` whichever transport it has.
+ */
+export type AppApiAnswer<M extends AppApiMethod = AppApiMethod> = { ok: true; result: AppApiResults[M] } | { ok: false; error: ErrorEnvelope };

@@ -35,7 +35,9 @@ export const STATUS_PRECEDENCE = [
 ] as const;
 export type ReportStatus = (typeof STATUS_PRECEDENCE)[number];
 
-export type TrustStatus = 'trusted' | 'unpinned' | 'revoked' | 'expired' | 'not_applicable';
+/** Every trust judgement a report can carry (PROTOCOL section 1), in the order views list them. */
+export const TRUST_STATUSES = ['trusted', 'unpinned', 'revoked', 'expired', 'not_applicable'] as const;
+export type TrustStatus = (typeof TRUST_STATUSES)[number];
 
 export interface TrustResult {
   status: TrustStatus;

@@ -4,8 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createAppApi } from '../../appapi/app-api';
-import { startWebServer } from '../../appapi/web-server';
+import { startLocalWebMode } from '../../app/web-mode';
 import { findElectronBinary } from '../../app/electron-binary';
 import { resolveDataDirectory } from '../../ledger/data-directory';
 import { CliError } from '../cli-error';
@@ -70,12 +69,10 @@ async function runElectron(binary: string, terminal: Terminal): Promise<number> 
 
 async function runWeb(port: number, open: boolean, terminal: Terminal): Promise<number> {
   const dataDirectory = resolveDataDirectory();
-  const api = createAppApi({ mode: 'web', dataDirectory });
   let server;
   try {
-    server = await startWebServer({ rendererDirectory: RENDERER_DIRECTORY, port, api });
+    server = await startLocalWebMode({ dataDirectory, rendererDirectory: RENDERER_DIRECTORY, port });
   } catch (error) {
-    api.close();
     throw new CliError(`app: ${error instanceof Error ? error.message : String(error)}`);
   }
   writeLine(terminal.out, `Evidence Room at ${server.url}`);
@@ -91,7 +88,6 @@ async function runWeb(port: number, open: boolean, terminal: Terminal): Promise<
     process.on('SIGTERM', stop);
   });
   await server.close();
-  api.close();
   return 0;
 }
 

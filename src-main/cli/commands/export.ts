@@ -1,13 +1,14 @@
 /**
  * `evroom export [filters] --out FILE.zip`: write a signed evidence bundle of ledger receipts.
  */
-import { ExportError, exportBundle, SigningKeyError, type ExportProgress } from '../../evidence/index';
+import { ExportError, SigningKeyError, type ExportProgress } from '../../evidence/index';
 import { LedgerError } from '../../ledger/index';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec } from '../arguments';
 import { paint, writeLine, type Terminal } from '../terminal';
 import { createProgressBar, rateText } from './import';
-import { FILTER_OPTIONS, openCliLedger, readFilters } from './ledger';
+import { FILTER_OPTIONS, openCliWorkspace, readFilters } from './ledger';
+import { exportEvidence } from '../../operations/evidence';
 
 export const exportSpec: CommandSpec = {
   name: 'export',
@@ -58,12 +59,11 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
   if (tenant !== undefined && (tenant.length > 256 || /[\u0000-\u001f\u007f-\u009f]/.test(tenant))) {
     throw new CliError('export: --tenant must be 1 to 256 characters without control characters');
   }
-  const { dataDirectory, ledger } = openCliLedger('export');
+  const workspace = openCliWorkspace('export');
   const bar = createProgressBar(terminal);
   try {
-    const result = await exportBundle(ledger, {
+    const result = await exportEvidence(workspace, {
       out,
-      dataDirectory,
       filters,
       overwrite: flag(parsed, 'force'),
       ...(tenant === undefined ? {} : { tenantId: tenant }),
@@ -91,6 +91,6 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
     }
     throw error;
   } finally {
-    ledger.close();
+    workspace.close();
   }
 }

@@ -12,7 +12,6 @@ import {
   DEFAULT_TRANSACTION_SIZE,
   DEFAULT_ZIP_LIMITS,
   ImportInterruptedError,
-  importBundle,
   type ImportProgress,
   type ImportResult,
   type ZipLimits,
@@ -23,7 +22,9 @@ import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
 import { paint, writeLine, type Terminal } from '../terminal';
 import { describeFsError } from '../read-input';
-import { integerOption, openCliLedger } from './ledger';
+import { integerOption, openCliWorkspace } from './ledger';
+import { describeError } from '../../operations/errors';
+import { importEvidence } from '../../operations/evidence';
 
 export const importSpec: CommandSpec = {
   name: 'import',
@@ -167,10 +168,10 @@ export async function runImport(argv: readonly string[], terminal: Terminal): Pr
     throw new CliError(`import: ${file}: ${describeFsError(error)}`);
   }
 
-  const { ledger } = openCliLedger('import');
+  const workspace = openCliWorkspace('import');
   const bar = createProgressBar(terminal);
   try {
-    const result = await importBundle(ledger, file, {
+    const result = await importEvidence(workspace, file, {
       limits,
       ...(workers === undefined ? {} : { workers }),
       ...(transactionSize === undefined ? {} : { transactionSize }),
@@ -188,21 +189,16 @@ export async function runImport(argv: readonly string[], terminal: Terminal): Pr
     bar.clear();
     if (error instanceof BundleError) {
       const where = error.entry === undefined ? '' : ` (entry ${error.entry}${error.path === undefined ? '' : `, at ${error.path}`})`;
-      if (json) {
-        writeLine(
-          terminal.out,
-          JSON.stringify({ status: 'refused', file, error: { code: error.code, entry: error.entry ?? null, path: error.path ?? null, message: error.message } }),
-        );
-      }
+      if (json) writeLine(terminal.out, JSON.stringify({ status: 'refused', file, error: describeError(error).envelope }));
       throw new CliError(`import: refused, nothing was written: ${error.code}${where}: ${error.message}`);
     }
     if (error instanceof ImportInterruptedError || error instanceof LedgerError) {
-      if (json) writeLine(terminal.out, JSON.stringify({ status: 'failed', file, error: { message: error.message } }));
+      if (json) writeLine(terminal.out, JSON.stringify({ status: 'failed', file, error: { code: error instanceof LedgerError ? error.code : 'import_interrupted', message: error.message, details: {} } }));
       throw new CliError(`import: ${error.message}`);
     }
     throw error;
   } finally {
-    ledger.close();
+    workspace.close();
   }
 }
 

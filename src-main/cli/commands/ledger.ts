@@ -10,11 +10,9 @@ import {
   findReceiptsByDocumentId,
   getReceipt,
   LedgerError,
-  ledgerFileIn,
   ledgerStats,
   listReceipts,
   MAX_PAGE_SIZE,
-  openLedger,
   RECEIPT_SORT_COLUMNS,
   RECEIPT_STATUSES,
   resolveDataDirectory,
@@ -27,6 +25,7 @@ import {
 } from '../../ledger/index';
 import type { ReportStatus, TrustStatus } from '../../../src-shared/verify/report';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
+import { openWorkspace, type Workspace } from '../../operations/workspace';
 import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
 import { flag, optionValue, parseCommandArguments, type CommandSpec, type OptionSpec, type ParsedArguments } from '../arguments';
@@ -45,14 +44,19 @@ export interface CliLedger {
  * @returns The directory and the open ledger; close the ledger when done.
  * @throws CliError (exit 2) when the folder or the ledger cannot be opened.
  */
-export function openCliLedger(command: string): CliLedger {
+export function openCliWorkspace(command: string): Workspace {
   try {
-    const dataDirectory = resolveDataDirectory();
-    return { dataDirectory, ledger: openLedger(ledgerFileIn(dataDirectory)) };
+    return openWorkspace(resolveDataDirectory());
   } catch (error) {
     if (error instanceof LedgerError) throw new CliError(`${command}: ${error.message}`);
     throw error;
   }
+}
+
+/** Opens the data folder's ledger for a command (errors as one line, exit 2). */
+export function openCliLedger(command: string): CliLedger {
+  const workspace = openCliWorkspace(command);
+  return { dataDirectory: workspace.dataDirectory, ledger: workspace.ledger };
 }
 
 /** The filter options shared by `export` and `ledger list`. */

@@ -12,13 +12,15 @@ import type { KeyAlgorithm, KeyEntry } from '../../../src-shared/verify/context'
 import { decodeB64uField } from '../../../src-shared/verify/fields';
 import { KeyFileError, parseKeyFile } from '../../../src-shared/verify/key-file';
 import { KEY_ALGORITHMS, PUBLIC_KEY_LENGTH } from '../../../src-shared/verify/keys';
-import { LedgerError } from '../../ledger/index';
-import { createTrustStore, TrustError, type AdvertisedKey, type PinInput, type TrustedKey, type TrustStore } from '../../trust/index';
+import { describeError } from '../../operations/errors';
+import { exportTrustKeys, importTrustKeys, pinKey, revokeKey, unpinKey, type Reevaluation } from '../../operations/trust';
+import type { Workspace } from '../../operations/workspace';
+import type { AdvertisedKey, PinInput, TrustedKey, TrustStore } from '../../trust/index';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
 import { describeFsError, readTextFile } from '../read-input';
 import { paint, writeLine, type Terminal } from '../terminal';
-import { openCliLedger } from './ledger';
+import { openCliWorkspace } from './ledger';
 
 export const trustSpec: CommandSpec = {
   name: 'trust',
@@ -118,17 +120,19 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
     case 'pin': {
       const parsed = parseCommandArguments(pinSpec, rest);
       const entry = await pinInput(parsed);
-      return withTrust('trust pin', (trust) => {
-        const { changed, key } = trust.pin(entry);
+      return withWorkspace('trust pin', (workspace) => {
+        const { changed, key, reevaluation } = pinKey(workspace, entry);
         writeLine(terminal.out, changed ? `Pinned ${describe(key)}.` : `${key.key_id} was already pinned with this key; nothing changed.`);
+        reportReevaluation(terminal, reevaluation);
         return 0;
       });
     }
     case 'unpin': {
       const keyId = oneKeyId('trust unpin', parseCommandArguments(unpinSpec, rest));
-      return withTrust('trust unpin', (trust) => {
-        trust.unpin(keyId);
+      return withWorkspace('trust unpin', (workspace) => {
+        const { reevaluation } = unpinKey(workspace, keyId);
         writeLine(terminal.out, `Unpinned ${keyId}; its signatures now report trust "unpinned".`);
+        reportReevaluation(terminal, reevaluation);
         return 0;
       });
     }
@@ -136,16 +140,17 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       const parsed = parseCommandArguments(revokeSpec, rest);
       const keyId = oneKeyId('trust revoke', parsed);
       const reason = optionValue(parsed, 'reason');
-      return withTrust('trust revoke', (trust) => {
-        trust.revoke(keyId, reason);
+      return withWorkspace('trust revoke', (workspace) => {
+        const { reevaluation } = revokeKey(workspace, keyId, reason);
         writeLine(terminal.out, `Revoked ${keyId}${reason === undefined ? '' : ` (${reason})`}; its signatures now report trust "revoked".`);
+        reportReevaluation(terminal, reevaluation);
         return 0;
       });
     }
     case 'list': {
       const parsed = parseCommandArguments(listSpec, rest);
       noPositionals('trust list', parsed);
-      return withTrust('trust list', (trust) => list(trust, flag(parsed, 'json'), terminal));
+      return withWorkspace('trust list', (workspace) => list(workspace.trust, flag(parsed, 'json'), terminal));
     }
     case 'import': {
       const parsed = parseCommandArguments(importSpec, rest);
@@ -153,12 +158,13 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       if (file === undefined) throw new CliError('trust import: name the key file to import');
       if (extra.length > 0) throw new CliError(`trust import: name one key file, not ${parsed.positionals.length}`);
       const text = await readTextFile(file, 'key file');
-      return withTrust('trust import', (trust) => {
-        const counts = trust.importKeys(text, { source: path.resolve(file) });
+      return withWorkspace('trust import', (workspace) => {
+        const { counts, reevaluation } = importTrustKeys(workspace, text, { source: path.resolve(file) });
         writeLine(
           terminal.out,
           `Imported ${file}: ${counts.pinned} pinned, ${counts.revoked} revoked, ${counts.updated} updated, ${counts.unchanged} unchanged.`,
         );
+        reportReevaluation(terminal, reevaluation);
         return 0;
       });
     }
@@ -166,13 +172,7 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       const parsed = parseCommandArguments(exportSpec, rest);
       noPositionals('trust export', parsed);
       const out = optionValue(parsed, 'out');
-      const { ledger } = openCliLedger('trust export');
-      let text: string;
-      try {
-        text = createTrustStore(ledger).exportKeys();
-      } finally {
-        ledger.close();
-      }
+      const text = await withWorkspace('trust export', (workspace) => exportTrustKeys(workspace));
       if (out === undefined) {
         terminal.out.write(text);
         return 0;
@@ -265,19 +265,25 @@ async function pinInput(parsed: ParsedArguments): Promise<PinInput> {
   return input;
 }
 
-async function withTrust(command: string, run: (trust: TrustStore) => number): Promise<number> {
-  const { ledger } = openCliLedger(command);
+async function withWorkspace<T>(command: string, run: (workspace: Workspace) => T): Promise<T> {
+  const workspace = openCliWorkspace(command);
   try {
-    return run(createTrustStore(ledger));
+    return run(workspace);
   } catch (error) {
-    if (error instanceof TrustError) {
-      throw new CliError(`${command}: ${error.message} (${error.code}); nothing changed`);
-    }
-    if (error instanceof LedgerError) throw new CliError(`${command}: ${error.message}`);
-    throw error;
+    const { envelope, kind } = describeError(error);
+    if (kind === 'internal') throw error;
+    const refusal = error instanceof Error && (error.name === 'TrustError' || error.name === 'OperationError');
+    throw new CliError(refusal ? `${command}: ${envelope.message} (${envelope.code}); nothing changed` : `${command}: ${envelope.message}`);
   } finally {
-    ledger.close();
+    workspace.close();
   }
+}
+
+/** Says how many stored receipts a trust change judged again (nothing when there were none). */
+function reportReevaluation(terminal: Terminal, reevaluation: Reevaluation): void {
+  if (reevaluation.reverified === 0) return;
+  const receipts = reevaluation.reverified === 1 ? 'receipt' : 'receipts';
+  writeLine(terminal.out, `Re-judged ${reevaluation.reverified} stored ${receipts} signed by it; ${reevaluation.changed} changed.`);
 }
 
 function describe(key: TrustedKey): string {

@@ -1,0 +1,57 @@
+/**
+ * Verifying documents, and keeping what was verified in the ledger.
+ *
+ * A verification never changes anything unless the caller asks to save it: then the document
+ * is stored exactly as received, with its report and where it came from.
+ */
+import type { VerifyContext } from '../../src-shared/verify/context';
+import { verifyReceiptBytes, type ReceiptFacts } from '../core/receipt-facts';
+import { insertReceipts, type SourceKind } from '../ledger';
+import type { Workspace } from './workspace';
+
+/**
+ * Verifies one document.
+ *
+ * Never throws because of the document: bytes that are not strict JSON give a MALFORMED
+ * report.
+ *
+ * @param bytes - The document exactly as received.
+ * @param context - Keys, trust, secrets and the instant (see workspaceVerifyContext).
+ * @returns Its report with the facts the ledger files it under.
+ */
+export function verifyBytes(bytes: Uint8Array, context: VerifyContext): ReceiptFacts {
+  return verifyReceiptBytes(bytes, context);
+}
+
+/** Where a saved document came from. */
+export interface DocumentSource {
+  kind: SourceKind;
+  /** A file path, a name the user gave, `samples/...`. */
+  ref: string;
+}
+
+/**
+ * Stores verified documents (with their reports) in the ledger, in one transaction.
+ *
+ * A document already stored (same JCS SHA-256) is not stored twice; the source is added to it.
+ *
+ * @returns The row id of each document, and whether this call created it.
+ */
+export function saveVerified(
+  workspace: Workspace,
+  documents: readonly { bytes: Uint8Array; facts: ReceiptFacts; source: DocumentSource }[],
+): { id: number; created: boolean }[] {
+  return workspace.ledger.runInTransaction((database) =>
+    insertReceipts(
+      database,
+      documents.map((document) => ({
+        receipt_sha256: document.facts.receipt_sha256,
+        raw: document.bytes,
+        report: document.facts.report,
+        receipt_id: document.facts.receipt_id,
+        issued_at: document.facts.issued_at,
+        source: document.source,
+      })),
+    ).map((row) => ({ id: row.id, created: row.created })),
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * A workspace: the data folder opened for work (its ledger, its trust store, the fast crypto).
+ *
+ * Every door opens its workspace through {@link openWorkspace} and hands it to the operations;
+ * none opens the ledger or builds a trust store of its own. Opening creates the data folder
+ * (mode 0700) and the ledger when they do not exist yet.
+ */
+import { mkdirSync } from 'node:fs';
+import type { CryptoProvider } from '../../src-shared/crypto/provider';
+import type { KeyEntry, SecretEntry, VerifyContext } from '../../src-shared/verify/context';
+import { createNodeCryptoProvider } from '../core/node-crypto-provider';
+import { ledgerFileIn, openLedger, type Ledger } from '../ledger';
+import { createTrustStore, type TrustStore } from '../trust';
+import { advertisedEntries } from './reevaluate-trust';
+
+/** The data folder, opened. Close it when done. */
+export interface Workspace {
+  readonly dataDirectory: string;
+  readonly ledger: Ledger;
+  readonly trust: TrustStore;
+  readonly crypto: CryptoProvider;
+  /** Closes the ledger; the workspace is unusable afterwards. */
+  close(): void;
+}
+
+let sharedCrypto: CryptoProvider | undefined;
+
+/** The node:crypto provider, made once per process (it keeps a key cache). */
+export function nodeCrypto(): CryptoProvider {
+  sharedCrypto ??= createNodeCryptoProvider();
+  return sharedCrypto;
+}
+
+/**
+ * Opens the data folder's ledger and trust store, creating them when missing.
+ *
+ * @param dataDirectory - The data folder (EVROOM_HOME or the platform's application-data folder).
+ * @returns The workspace.
+ * @throws LedgerError when the ledger cannot be opened (not a ledger, too new, unwritable).
+ */
+export function openWorkspace(dataDirectory: string): Workspace {
+  if (typeof dataDirectory !== 'string' || dataDirectory.length === 0) throw new TypeError('openWorkspace expects the data folder path');
+  mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
+  const ledger = openLedger(ledgerFileIn(dataDirectory));
+  const trust = createTrustStore(ledger);
+  return {
+    dataDirectory,
+    ledger,
+    trust,
+    crypto: nodeCrypto(),
+    close: () => ledger.close(),
+  };
+}
+
+/** What a verification may add to the workspace's own keys. */
+export interface VerifyExtras {
+  /** Keys that verify signatures but confer no trust (key files, bundles). */
+  advertised?: readonly KeyEntry[];
+  /** Keys pinned for this verification only (trust files). */
+  pinned?: readonly KeyEntry[];
+  secrets?: readonly SecretEntry[];
+  now?: Date;
+}
+
+/**
+ * The verification context of a workspace: its pinned and revoked keys as trust, its advertised
+ * keys as keys that verify but never confer trust, plus whatever the caller adds.
+ *
+ * @param workspace - The open workspace.
+ * @param extras - Keys, trust and secrets given for this verification only.
+ * @returns The context the verifiers take.
+ */
+export function workspaceVerifyContext(workspace: Workspace, extras: VerifyExtras = {}): VerifyContext {
+  return {
+    crypto: workspace.crypto,
+    pinned: [...workspace.trust.pinnedEntries(), ...(extras.pinned ?? [])],
+    advertised: [...advertisedEntries(workspace.trust), ...(extras.advertised ?? [])],
+    secrets: [...(extras.secrets ?? [])],
+    now: extras.now ?? new Date(),
+  };
+}
