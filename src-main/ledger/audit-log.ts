@@ -17,6 +17,7 @@
  * last hash kept somewhere else, e.g. in an exported report.)
  */
 import { createHash } from 'node:crypto';
+import { AUDIT_ACTIONS, type AuditAction } from '../../src-shared/api/vocabulary';
 import { checkInstant, checkInteger, checkOneOf, toJsonText } from './checks';
 import { execute, queryAll, queryOne, transaction, type ReadableDB, type WritableDB } from './database';
 import { sql } from './sql';
@@ -28,21 +29,7 @@ export const GENESIS_SHA256 = '0'.repeat(64);
  * Actions the program records. Others are accepted when they are spelled like these
  * (lowercase words joined by `-`), so a new feature does not need a schema change.
  */
-export const AUDIT_ACTIONS = [
-  'import',
-  'pin',
-  'unpin',
-  'revoke',
-  'label',
-  'validity',
-  'advertise',
-  'export',
-  'report',
-  'trust-import',
-  'trust-export',
-  'reverify',
-] as const;
-export type KnownAuditAction = (typeof AUDIT_ACTIONS)[number];
+export { AUDIT_ACTIONS, type AuditAction as KnownAuditAction };
 
 const ACTION_PATTERN = /^[a-z]+(?:-[a-z]+)*$/;
 const MAX_ACTION_LENGTH = 64;

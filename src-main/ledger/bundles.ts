@@ -14,13 +14,13 @@ import {
   checkOptionalText,
   toJsonText,
 } from './checks';
+import { BUNDLE_STATUSES, type BundleStatus } from '../../src-shared/api/vocabulary';
 import { decodeCursor, encodeCursor, queryFingerprint } from './cursor';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
 import { LedgerError } from './errors';
 import { sql, sqlFragment, sqlJoin, type SqlFragment } from './sql';
 
-export const BUNDLE_STATUSES = ['complete', 'partial'] as const;
-export type BundleStatus = (typeof BUNDLE_STATUSES)[number];
+export { BUNDLE_STATUSES, type BundleStatus };
 
 /** A bundle to record. */
 export interface NewBundle {

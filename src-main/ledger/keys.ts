@@ -8,7 +8,7 @@
  * key bytes), never consulted for trust, and may contradict the trust store: that is worth
  * showing, not hiding.
  */
-import type { KeyAlgorithm } from '../../src-shared/verify/context';
+import { KEY_ALGORITHMS, type KeyAlgorithm } from '../../src-shared/api/vocabulary';
 import { checkInstant, checkObject, checkOneOf, checkOptionalText, checkText } from './checks';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
 import { LedgerError } from './errors';
@@ -18,7 +18,7 @@ export const KEY_STATUSES = ['pinned', 'revoked', 'advertised'] as const;
 export type KeyStatus = (typeof KEY_STATUSES)[number];
 /** Statuses of rows that form the trust store. */
 export type TrustStoreStatus = Exclude<KeyStatus, 'advertised'>;
-export const KEY_ALGORITHMS: readonly KeyAlgorithm[] = ['Ed25519', 'ML-DSA-65'];
+export { KEY_ALGORITHMS };
 /** Public key length in bytes per algorithm (Ed25519: RFC 8032; ML-DSA-65: FIPS 204). */
 export const PUBLIC_KEY_LENGTHS: Readonly<Record<KeyAlgorithm, number>> = { Ed25519: 32, 'ML-DSA-65': 1952 };
 /** The longest key_id stored (a did:web with a path can be long, not this long). */

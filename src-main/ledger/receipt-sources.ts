@@ -7,13 +7,13 @@
  * not this table, records each import event.
  */
 import { checkInstant, checkObject, checkOneOf } from './checks';
+import { SOURCE_KINDS, type SourceKind } from '../../src-shared/api/vocabulary';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
 import { LedgerError } from './errors';
 import { sql } from './sql';
 
-/** Where a receipt can come from. */
-export const SOURCE_KINDS = ['file', 'bundle', 'paste', 'service'] as const;
-export type SourceKind = (typeof SOURCE_KINDS)[number];
+/** Where a receipt can come from (the one list: src-shared/api/vocabulary.ts). */
+export { SOURCE_KINDS, type SourceKind };
 
 /** The longest `ref` stored (a path or URL). */
 export const MAX_SOURCE_REF_LENGTH = 4096;

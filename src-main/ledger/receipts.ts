@@ -13,7 +13,8 @@
  * combined with sorting by another categorical column (filter status, sort by trust) sorts the
  * filter's matching rows, about 5 microseconds each (49 ms a page for 10,000 matches at 1M rows).
  */
-import { REPORT_VERSION, STATUS_PRECEDENCE, type Report, type ReportStatus, type SerializedReport, type TrustStatus } from '../../src-shared/verify/report';
+import { REPORT_STATUSES, TRUST_STATUSES } from '../../src-shared/api/vocabulary';
+import { REPORT_VERSION, type Report, type ReportStatus, type SerializedReport, type TrustStatus } from '../../src-shared/verify/report';
 import {
   checkHex64,
   checkInstant,
@@ -37,10 +38,10 @@ import {
 } from './receipt-sources';
 import { sql, sqlFragment, sqlIdentifier, sqlJoin, type SqlFragment, type SqlQuery } from './sql';
 
-/** Report statuses, as stored in `receipts.status`. */
-export const RECEIPT_STATUSES: readonly ReportStatus[] = STATUS_PRECEDENCE;
-/** Trust statuses, as stored in `receipts.trust`. */
-export const TRUST_STATUSES: readonly TrustStatus[] = ['trusted', 'unpinned', 'revoked', 'expired', 'not_applicable'];
+/** Report statuses, as stored in `receipts.status` (the one list: src-shared/api/vocabulary.ts). */
+export const RECEIPT_STATUSES: readonly ReportStatus[] = REPORT_STATUSES;
+/** Trust statuses, as stored in `receipts.trust` (the one list: src-shared/api/vocabulary.ts). */
+export { TRUST_STATUSES };
 
 /** Limits that mirror the schema's CHECKs, so a bad value is a RangeError before SQLite sees it. */
 const MAX_FORMAT_LENGTH = 128;

@@ -9,7 +9,7 @@
 import { OperationError } from './errors';
 import { reevaluateTrust } from './reevaluate-trust';
 import type { Workspace } from './workspace';
-import type { ImportCounts, PinInput, TrustedKey } from '../trust';
+import type { PinInput, TrustedKey, TrustImportCounts } from '../trust';
 
 /** How many stored receipts a trust change verified again, and how many of them changed. */
 export interface Reevaluation {
@@ -74,7 +74,7 @@ function fingerprint(key: TrustedKey): string {
  *
  * @throws TrustError invalid_key_file, key_conflict, key_revoked (nothing changed).
  */
-export function importTrustKeys(workspace: Workspace, text: string, options: { source?: string } = {}): { counts: ImportCounts; reevaluation: Reevaluation } {
+export function importTrustKeys(workspace: Workspace, text: string, options: { source?: string } = {}): { counts: TrustImportCounts; reevaluation: Reevaluation } {
   const before = new Map(workspace.trust.list().map((key) => [key.key_id, fingerprint(key)]));
   const counts = workspace.trust.importKeys(text, options);
   const touched = workspace.trust.list().filter((key) => before.get(key.key_id) !== fingerprint(key));

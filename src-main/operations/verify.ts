@@ -5,6 +5,8 @@
  * is stored exactly as received, with its report and where it came from.
  */
 import type { VerifyContext } from '../../src-shared/verify/context';
+import type { Report } from '../../src-shared/verify/report';
+import { verifyDocument } from '../../src-shared/verify/verify';
 import { verifyReceiptBytes, type ReceiptFacts } from '../core/receipt-facts';
 import { insertReceipts, type SourceKind } from '../ledger';
 import type { Workspace } from './workspace';
@@ -21,6 +23,17 @@ import type { Workspace } from './workspace';
  */
 export function verifyBytes(bytes: Uint8Array, context: VerifyContext): ReceiptFacts {
   return verifyReceiptBytes(bytes, context);
+}
+
+/**
+ * Verifies one document for its report alone (no identity hash: the CLI's `verify` path).
+ *
+ * @param bytes - The document exactly as received.
+ * @param context - Keys, trust, secrets and the instant.
+ * @returns The report; never throws because of the document.
+ */
+export function verifyReport(bytes: Uint8Array, context: VerifyContext): Report {
+  return verifyDocument(bytes, context);
 }
 
 /** Where a saved document came from. */

@@ -5,11 +5,11 @@
  * none opens the ledger or builds a trust store of its own. Opening creates the data folder
  * (mode 0700) and the ledger when they do not exist yet.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { CryptoProvider } from '../../src-shared/crypto/provider';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
-import { ledgerFileIn, openLedger, type Ledger } from '../ledger';
+import { ledgerFileIn, listTrustedKeys, openLedger, openLedgerReadOnly, type Ledger } from '../ledger';
 import { createTrustStore, type TrustStore } from '../trust';
 import { advertisedEntries } from './reevaluate-trust';
 
@@ -50,6 +50,33 @@ export function openWorkspace(dataDirectory: string): Workspace {
     crypto: nodeCrypto(),
     close: () => ledger.close(),
   };
+}
+
+/**
+ * The pinned and revoked keys of a data folder's trust store, read without opening it for
+ * writing; none when there is no ledger yet (reading never creates one).
+ *
+ * @param dataDirectory - The data folder.
+ * @returns The entries as `VerifyContext.pinned` takes them.
+ * @throws LedgerError when the ledger exists but cannot be read.
+ */
+export function readTrustStore(dataDirectory: string): KeyEntry[] {
+  const file = ledgerFileIn(dataDirectory);
+  if (!existsSync(file)) return [];
+  const ledger = openLedgerReadOnly(file);
+  try {
+    return listTrustedKeys(ledger.readable).map((record) => ({
+      key_id: record.key_id,
+      algorithm: record.algorithm,
+      public_key: new Uint8Array(record.public_key),
+      status: record.status === 'revoked' ? 'revoked' : 'pinned',
+      ...(record.label !== null ? { label: record.label } : {}),
+      ...(record.not_before !== null ? { not_before: record.not_before } : {}),
+      ...(record.not_after !== null ? { not_after: record.not_after } : {}),
+    }));
+  } finally {
+    ledger.close();
+  }
 }
 
 /** What a verification may add to the workspace's own keys. */

@@ -10,7 +10,7 @@ export { TrustError, type TrustErrorCode } from './errors';
 export {
   createTrustStore,
   type AdvertisedKey,
-  type ImportCounts,
+  type TrustImportCounts,
   type PinInput,
   type TrustedKey,
   type TrustStore,

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { b64uEncode, equalBytes } from '../../src-shared/crypto';
+import type { AdvertisedKeyOf } from '../../src-shared/api/vocabulary';
 import type { KeyAlgorithm, KeyEntry } from '../../src-shared/verify/context';
 import { KeyFileError, parseKeyFile, serializeKeyFile } from '../../src-shared/verify/key-file';
 import { MAX_KEY_ID_LENGTH } from '../../src-shared/verify/keys';
@@ -57,23 +58,8 @@ export interface TrustedKey {
   revocation_reason?: string;
 }
 
-/** A key that came with some input; it is shown, never trusted. */
-export interface AdvertisedKey {
-  key_id: string;
-  algorithm: KeyAlgorithm;
-  public_key: Uint8Array;
-  not_before?: string;
-  not_after?: string;
-  /** Where it came from, e.g. `bundle:12`, a file path, `service`. */
-  source: string;
-  /** When it was first recorded from that source (ms since the epoch). */
-  added_at: number;
-  /**
-   * True when the trust store holds this key_id with other key bytes: the input advertised a
-   * key that contradicts what the user pinned. Worth a warning in every view.
-   */
-  contradictsTrustStore: boolean;
-}
+/** A key that came with some input; it is shown, never trusted (the one shape: src-shared/api/vocabulary.ts). */
+export type AdvertisedKey = AdvertisedKeyOf<Uint8Array>;
 
 /** What to pin. */
 export interface PinInput {
@@ -85,8 +71,8 @@ export interface PinInput {
   not_after?: string;
 }
 
-/** The outcome of {@link TrustStore.importKeys}. */
-export interface ImportCounts {
+/** The outcome of {@link TrustStore.importKeys} (keys, not receipts: a bundle import has its own counts). */
+export interface TrustImportCounts {
   /** Keys newly pinned. */
   pinned: number;
   /** Keys newly revoked (new entries, or pinned entries the file marks revoked). */
@@ -162,7 +148,7 @@ export interface TrustStore {
    *
    * @throws TrustError invalid_key_file (with `path`), key_conflict, key_revoked
    */
-  importKeys(text: string, options?: { source?: string }): ImportCounts;
+  importKeys(text: string, options?: { source?: string }): TrustImportCounts;
   /**
    * The trust store as the verifier takes it (`VerifyContext.pinned`): pinned entries and
    * revoked entries (with `status: 'revoked'`, so their signatures report `revoked`).
@@ -516,7 +502,7 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
     });
   }
 
-  function importKeys(text: string, importOptions: { source?: string } = {}): ImportCounts {
+  function importKeys(text: string, importOptions: { source?: string } = {}): TrustImportCounts {
     if (typeof text !== 'string') throw new TypeError('importKeys expects the key file text');
     const source = checkSourceName(importOptions.source ?? 'trust-import');
     let entries: KeyEntry[];
@@ -549,7 +535,7 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
     });
     return ledger.runInTransaction((database) => {
       const at = now();
-      const counts: ImportCounts = { pinned: 0, revoked: 0, updated: 0, unchanged: 0 };
+      const counts: TrustImportCounts = { pinned: 0, revoked: 0, updated: 0, unchanged: 0 };
       for (const entry of checked) {
         const existing = getTrustedKey(database, entry.key_id);
         if (existing === undefined) {

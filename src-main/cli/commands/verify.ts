@@ -1,12 +1,11 @@
 /**
  * `evroom verify FILE...`: verify documents offline and report each one.
  */
-import { existsSync } from 'node:fs';
-import { createNodeCryptoProvider } from '../../core/node-crypto-provider';
-import { ledgerFileIn, listTrustedKeys, openLedgerReadOnly, userDataDirectory } from '../../ledger';
+import { userDataDirectory } from '../../ledger';
+import { verifyReport } from '../../operations/verify';
+import { nodeCrypto, readTrustStore } from '../../operations/workspace';
 import { KeyFileError, parseKeyFile, parseSecretsFile } from '../../../src-shared/verify/key-file';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../../src-shared/verify/context';
-import { verifyDocument } from '../../../src-shared/verify/verify';
 import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
 import { readDocumentInput, readTextFile } from '../read-input';
@@ -58,7 +57,7 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
     throw new CliError('verify: standard input (-) can be named only once');
   }
   const context: VerifyContext = {
-    crypto: createNodeCryptoProvider(),
+    crypto: nodeCrypto(),
     pinned: [
       ...(flag(parsed, 'no-trust-store') ? [] : ledgerTrustStore()),
       ...(await loadKeyFiles(optionValues(parsed, 'trust'), 'trust store', true)),
@@ -84,7 +83,7 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
       if (json) writeLine(terminal.out, JSON.stringify({ input, error: { code: 'io_error', message: error.message } }));
       continue;
     }
-    const report = verifyDocument(bytes, context);
+    const report = verifyReport(bytes, context);
     const ok = report.status === 'PASS' && (!requireTrusted || report.trust.status === 'trusted');
     if (ok) passed += 1;
     else {
@@ -108,31 +107,12 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
   return exitCode;
 }
 
-/**
- * The pinned and revoked keys of the data folder's ledger, read-only; none when there is no
- * ledger yet (verify never creates one).
- */
+/** The data folder's trust store, read-only (never created by verify). */
 function ledgerTrustStore(): KeyEntry[] {
-  const file = ledgerFileIn(userDataDirectory());
-  if (!existsSync(file)) return [];
-  let ledger;
   try {
-    ledger = openLedgerReadOnly(file);
+    return readTrustStore(userDataDirectory());
   } catch (error) {
-    throw new CliError(`the trust store in ${file} cannot be read: ${error instanceof Error ? error.message : String(error)} (use --no-trust-store to skip it)`);
-  }
-  try {
-    return listTrustedKeys(ledger.readable).map((record) => ({
-      key_id: record.key_id,
-      algorithm: record.algorithm,
-      public_key: new Uint8Array(record.public_key),
-      status: record.status === 'revoked' ? 'revoked' : 'pinned',
-      ...(record.label !== null ? { label: record.label } : {}),
-      ...(record.not_before !== null ? { not_before: record.not_before } : {}),
-      ...(record.not_after !== null ? { not_after: record.not_after } : {}),
-    }));
-  } finally {
-    ledger.close();
+    throw new CliError(`the trust store in ${userDataDirectory()} cannot be read: ${error instanceof Error ? error.message : String(error)} (use --no-trust-store to skip it)`);
   }
 }
 
