@@ -101,7 +101,9 @@ describe('IPC', () => {
   it('one handler, and it checks the sender before anything else', () => {
     const handlers = mainSource.match(/ipcMain\.handle\(/g) ?? [];
     expect(handlers).toHaveLength(1);
-    expect(mainSource).toMatch(/ipcMain\.handle\('evroom:invoke', async \(event, method: unknown, input: unknown\) => \{\n\s+if \(!isTrustedSender\(senderFacts\(event\)\)\) throw/);
+    // The refusal is an answer (the envelope), not a rejection, so its code reaches the renderer.
+    expect(mainSource).toMatch(/ipcMain\.handle\('evroom:invoke', async \(event, method: unknown, input: unknown\) => \{\n\s+if \(!isTrustedSender\(senderFacts\(event\)\)\) return \{ ok: false, error: \{ code: 'forbidden'/);
+    expect(mainSource).toMatch(/return api\.answer\(method, input\);\n\s+\}\);/);
   });
 
   it('trusts only the main window’s top frame on the app origin', () => {
