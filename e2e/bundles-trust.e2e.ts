@@ -251,8 +251,9 @@ describe('bundles and trust store', () => {
     await page.getByRole('button', { name: 'Pin key…' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Pin key' }).click();
     await page.locator('#pin-public_key-error').getByText('key_conflict').waitFor();
-    // Chromium logs the refused request (HTTP 422) as a console error; that one is expected.
-    expect(failures.splice(failuresBefore)).toEqual([expect.stringContaining('status of 422')]);
+    // Chromium logs the refused request (HTTP 409 Conflict: the key id is pinned with other
+    // bytes) as a console error; that one is expected.
+    expect(failures.splice(failuresBefore)).toEqual([expect.stringContaining('status of 409')]);
     await page.getByRole('button', { name: 'Clear' }).click();
 
     // Revoke (with a reason), then unpin: each confirmed, each re-evaluating the receipts.

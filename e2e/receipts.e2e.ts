@@ -260,7 +260,9 @@ describe('receipts list and detail', () => {
     // (nothing new is stored) and each gains the bundle as a source.
     const exported = await callApi<{ path: string; receipts: number }>(app, 'exports.create', { filters: { format: 'classical' } });
     expect(exported.receipts).toBeGreaterThan(0);
-    let progress = await callApi<{ jobId: string; state: string; bundleId?: number }>(app, 'imports.start', { path: exported.path });
+    // The app imports uploads, never a path it is told: send the exported zip's bytes.
+    const data = readFileSync(exported.path).toString('base64url');
+    let progress = await callApi<{ jobId: string; state: string; bundleId?: number }>(app, 'imports.start', { name: 'export.zip', data });
     for (let attempt = 0; progress.state === 'running' && attempt < 200; attempt++) {
       await new Promise((resolveWait) => setTimeout(resolveWait, 150));
       progress = await callApi(app, 'imports.progress', { jobId: progress.jobId });
