@@ -36,7 +36,7 @@ function unwrap(answer: unknown): unknown {
   const candidate = answer as Partial<AppApiAnswer> | null;
   if (candidate && candidate.ok === true) return candidate.result;
   if (candidate && candidate.ok === false && isErrorEnvelope(candidate.error)) throw new ApiCallError(candidate.error);
-  throw new ApiCallError({ code: 'transport_error', message: 'The app answered in a shape this page does not understand.', details: {} });
+  throw new ApiCallError({ code: 'transport_error', message: 'The app answered in a shape this page does not understand.', details: [] });
 }
 
 function readToken(): string | null {
@@ -61,7 +61,7 @@ function httpInvoke(token: string | null): PreloadBridge['invoke'] {
     try {
       body = await response.json();
     } catch {
-      throw new ApiCallError({ code: 'transport_error', message: `The app answered HTTP ${response.status} without a JSON body.`, details: {} });
+      throw new ApiCallError({ code: 'transport_error', message: `The app answered HTTP ${response.status} without a JSON body.`, details: [] });
     }
     return unwrap(body);
   };

@@ -167,7 +167,7 @@ describe('every door re-judges stored trust the same way', () => {
       });
       const http = (await response.json()) as AppApiAnswer;
       expect(response.status).toBe(404);
-      expect(ipc).toEqual({ ok: false, error: { code: 'unknown_key', message: `The key ${ISSUER} is not in the trust store.`, details: { key_id: ISSUER } } });
+      expect(ipc).toEqual({ ok: false, error: { code: 'unknown_key', message: `The key ${ISSUER} is not in the trust store.`, details: [{ path: '/key_id', message: 'not in the trust store' }] } });
       expect(http).toEqual(ipc);
       const cli = spawnSync(process.execPath, [BIN, 'trust', 'unpin', ISSUER], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
       expect(cli.status).toBe(2);

@@ -137,7 +137,7 @@ void app.whenReady().then(() => {
   // Answers are the contract's envelope ({ok, result} or {ok, error: {code, message, details}}),
   // never a rejection: Electron flattens a rejection into a message and loses its code.
   ipcMain.handle('evroom:invoke', async (event, method: unknown, input: unknown) => {
-    if (!isTrustedSender(senderFacts(event))) return { ok: false, error: { code: 'forbidden', message: 'refused: unknown sender', details: {} } };
+    if (!isTrustedSender(senderFacts(event))) return { ok: false, error: { code: 'forbidden', message: 'refused: unknown sender', details: [] } };
     return api.answer(method, input);
   });
   buildMenu(api);

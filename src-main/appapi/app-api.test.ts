@@ -29,7 +29,7 @@ describe('app API', () => {
 
   it('refuses unknown methods and inputs that do not fit the contract', async () => {
     await expect(api('frobnicate', {})).rejects.toMatchObject({ code: 'not_found', kind: 'not_found' });
-    expect(await api.answer('frobnicate', {})).toEqual({ ok: false, error: { code: 'not_found', message: "unknown app API method 'frobnicate'", details: {} } });
+    expect(await api.answer('frobnicate', {})).toEqual({ ok: false, error: { code: 'not_found', message: "unknown app API method 'frobnicate'", details: [] } });
     expect(await api.answer(42, {})).toMatchObject({ ok: false, error: { code: 'not_found' } });
     await expect(api('overview', { extra: 1 })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('unknown member "extra"') });
     await expect(api('receipts.get', { id: 'one' })).rejects.toMatchObject({ code: 'invalid_request' });

@@ -67,14 +67,14 @@ export function createImportJobs(): ImportJobs {
         (result: ImportResult) => finish({ state: 'done', phase: 'done', result: outcome(result), bundleId: result.bundle.id, secondsLeft: 0 }),
         (error: unknown) => {
           if (job.controller.signal.aborted) {
-            finish({ state: 'cancelled', phase: 'cancelled', error: { code: 'cancelled', message: 'The import was cancelled; receipts already stored are kept and importing the bundle again finishes it.', details: {} } });
+            finish({ state: 'cancelled', phase: 'cancelled', error: { code: 'cancelled', message: 'The import was cancelled; receipts already stored are kept and importing the bundle again finishes it.', details: [] } });
             return;
           }
           const { envelope, kind } = describeError(error);
           // An import that stopped part-way (a storage failure, a worker that died) says so in
           // its own words; it is not a fault the user cannot act on.
           const stopped = kind === 'internal' && error instanceof Error && error.name === 'ImportInterruptedError';
-          finish({ state: 'failed', phase: 'failed', error: stopped ? { code: 'import_interrupted', message: error.message, details: {} } : envelope });
+          finish({ state: 'failed', phase: 'failed', error: stopped ? { code: 'import_interrupted', message: error.message, details: [] } : envelope });
         },
       );
       return job.progress;

@@ -211,7 +211,7 @@ function setSecurityHeaders(response: ServerResponse): void {
 }
 
 function sendError(response: ServerResponse, status: number, code: string, message: string): void {
-  sendJson(response, status, { ok: false, error: { code, message, details: {} } });
+  sendJson(response, status, { ok: false, error: { code, message, details: [] } });
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {

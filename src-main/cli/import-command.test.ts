@@ -107,7 +107,7 @@ describe('evroom import', () => {
     expect(result.stderr).toMatch(/^evroom: import: refused, nothing was written: zip_path_traversal \(entry \.\.\/\.\.\/outside\.json\)/);
     const json = evroom(home, ['import', '--json', hostile]);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'refused', error: { code: 'zip_path_traversal', details: { entry: '../../outside.json' } } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'refused', error: { code: 'zip_path_traversal', details: [{ path: '../../outside.json', message: expect.any(String) }] } });
     // The limits are flags: 30 receipts and 3 more files are over --max-entries 10.
     const limited = evroom(home, ['import', '--max-entries', '10', clean]);
     expect(limited.code).toBe(2);

@@ -47,7 +47,7 @@ export class OperationError extends Error {
     this.name = 'OperationError';
     this.kind = kind;
     this.code = code;
-    this.details = options.details ?? {};
+    this.details = options.details ?? [];
   }
 }
 
@@ -68,20 +68,18 @@ const DOMAIN_ERRORS = new Set([
   'PrivateKeyFileError',
 ]);
 
-function detailValue(value: unknown): string | number | boolean | null | undefined {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  return undefined;
-}
-
-/** The structured facts a domain error carries (`entry`, `path`, `field`, ...), as details. */
+/**
+ * Where a domain error points, as details: a zip `entry` (with the JSON Pointer inside it when
+ * the error has one, as manifest errors do), else the JSON Pointer `path` of a key file or an
+ * input.
+ */
 function domainDetails(error: Error): Details {
-  const details: Details = {};
-  for (const name of ['entry', 'path', 'field', 'limit', 'actual', 'key_id']) {
-    const value = detailValue((error as unknown as Record<string, unknown>)[name]);
-    if (value !== undefined) details[name] = value;
-  }
-  return details;
+  const facts = error as unknown as { entry?: unknown; path?: unknown };
+  const entry = typeof facts.entry === 'string' ? facts.entry : undefined;
+  const pointer = typeof facts.path === 'string' ? facts.path : undefined;
+  if (entry !== undefined) return [{ path: pointer ? `${entry}#${pointer}` : entry, message: error.message }];
+  if (pointer !== undefined) return [{ path: pointer, message: error.message }];
+  return [];
 }
 
 /**
@@ -108,12 +106,12 @@ export function describeError(error: unknown): { envelope: ErrorEnvelope; kind: 
       return { envelope: { code, message: error.message, details: domainDetails(error) }, kind };
     }
     if (error.name === 'ImportCancelledError') {
-      return { envelope: { code: 'cancelled', message: error.message, details: {} }, kind: 'cancelled' };
+      return { envelope: { code: 'cancelled', message: error.message, details: [] }, kind: 'cancelled' };
     }
     if (error instanceof TypeError || error instanceof RangeError) {
-      return { envelope: { code: 'invalid_request', message: error.message, details: {} }, kind: 'invalid_input' };
+      return { envelope: { code: 'invalid_request', message: error.message, details: [] }, kind: 'invalid_input' };
     }
-    return { envelope: { code: 'internal', message: 'internal error', details: {} }, kind: 'internal', internalMessage: error.message };
+    return { envelope: { code: 'internal', message: 'internal error', details: [] }, kind: 'internal', internalMessage: error.message };
   }
-  return { envelope: { code: 'internal', message: 'internal error', details: {} }, kind: 'internal', internalMessage: String(error) };
+  return { envelope: { code: 'internal', message: 'internal error', details: [] }, kind: 'internal', internalMessage: String(error) };
 }

@@ -58,7 +58,7 @@ export function unpinKey(workspace: Workspace, keyId: string): { key: TrustedKey
   if (typeof keyId !== 'string') throw new TypeError('unpinKey expects a key id');
   const key = workspace.trust.get(keyId);
   if (key === undefined) {
-    throw new OperationError('not_found', 'unknown_key', `The key ${keyId} is not in the trust store.`, { details: { key_id: keyId } });
+    throw new OperationError('not_found', 'unknown_key', `The key ${keyId} is not in the trust store.`, { details: [{ path: '/key_id', message: 'not in the trust store' }] });
   }
   workspace.trust.unpin(keyId);
   return { key, reevaluation: reevaluate(workspace, [key]) };

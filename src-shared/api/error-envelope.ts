@@ -1,17 +1,26 @@
 /**
  * The one error shape every door answers with: the CLI's `--json` output, local web mode's HTTP
- * body, the desktop app's IPC rejection and the HTTP service all carry `{code, message, details}`.
+ * body, the desktop app's IPC answer and the HTTP service all carry `{code, message, details}`
+ * (PROTOCOL section 10).
  *
  * `code` is stable and machine-readable (`unknown_key`, `zip_ratio_exceeded`, `invalid_request`);
- * `message` is one sentence for people; `details` holds the structured facts a caller may act on
- * (the zip entry concerned, a JSON Pointer, the field that was wrong), `{}` when there are none.
+ * `message` is one sentence for people; `details` lists where the problem is, each with a `path`
+ * (a JSON Pointer into the input, or the zip entry concerned) and what is wrong there; `[]` when
+ * the message says it all.
  */
+
+/** One place a problem was found. */
+export interface ErrorDetail {
+  /** A JSON Pointer into the request or file (`/public_key`), or a zip entry's name. */
+  path: string;
+  message: string;
+}
 
 /** The error every transport carries. */
 export interface ErrorEnvelope {
   code: string;
   message: string;
-  details: Record<string, string | number | boolean | null>;
+  details: ErrorDetail[];
 }
 
 /** The codes whose meaning every door shares (each domain adds its own, e.g. `unknown_key`). */
@@ -25,12 +34,13 @@ export const COMMON_ERROR_CODES = ['invalid_request', 'not_found', 'cancelled', 
  */
 export function isErrorEnvelope(value: unknown): value is ErrorEnvelope {
   if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Record<string, unknown>;
+  const candidate = value as { code?: unknown; message?: unknown; details?: unknown };
   return (
     typeof candidate.code === 'string' &&
     typeof candidate.message === 'string' &&
-    typeof candidate.details === 'object' &&
-    candidate.details !== null &&
-    !Array.isArray(candidate.details)
+    Array.isArray(candidate.details) &&
+    candidate.details.every(
+      (detail: unknown) => typeof detail === 'object' && detail !== null && typeof (detail as ErrorDetail).path === 'string' && typeof (detail as ErrorDetail).message === 'string',
+    )
   );
 }

@@ -193,7 +193,7 @@ export async function runImport(argv: readonly string[], terminal: Terminal): Pr
       throw new CliError(`import: refused, nothing was written: ${error.code}${where}: ${error.message}`);
     }
     if (error instanceof ImportInterruptedError || error instanceof LedgerError) {
-      if (json) writeLine(terminal.out, JSON.stringify({ status: 'failed', file, error: { code: error instanceof LedgerError ? error.code : 'import_interrupted', message: error.message, details: {} } }));
+      if (json) writeLine(terminal.out, JSON.stringify({ status: 'failed', file, error: { code: error instanceof LedgerError ? error.code : 'import_interrupted', message: error.message, details: [] } }));
       throw new CliError(`import: ${error.message}`);
     }
     throw error;
