@@ -113,3 +113,18 @@ export {
   type KnownAuditAction,
 } from './audit-log';
 export { ledgerStats, type LedgerStats } from './stats';
+export {
+  consumeQuota,
+  findApiKey,
+  getTenant,
+  insertApiKey,
+  insertTenant,
+  isTenantId,
+  listApiKeys,
+  listTenants,
+  quotaUsed,
+  recordWearableNonce,
+  revokeApiKey,
+  type ApiKeyRecord,
+  type TenantRecord,
+} from './service-state';

@@ -136,3 +136,14 @@ export interface AdvertisedKeyOf<Bytes> {
    */
   contradictsTrustStore: boolean;
 }
+
+/** Service tiers (spec section 8): each API key is bound to one tenant and its tier. */
+export const TIERS = ['free', 'pro', 'scale', 'enterprise'] as const;
+export type Tier = (typeof TIERS)[number];
+
+/** The prefix of each tier's API keys (spec section 5; the free tier has no key of its own). */
+export const API_KEY_PREFIXES: Readonly<Record<Tier, string>> = { free: 'svc_free_', pro: 'svc_pro_', scale: 'svc_scale_', enterprise: 'svc_ent_' };
+
+/** Scopes an API key may carry: `partner` opens the pilot routes (PROTOCOL section 10). */
+export const API_KEY_SCOPES = ['partner'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
