@@ -30,6 +30,10 @@ export const AUDIT_ACTIONS = [
   'trust-import',
   'trust-export',
   'reverify',
+  'tenant-create',
+  'apikey-issue',
+  'apikey-revoke',
+  'service-key-rotate',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,0 +1,53 @@
+/**
+ * `GET /v1/keys` (the advertised signing keys, PROTOCOL 6) and `GET /status` (every route's
+ * status, signed under Rule D1 and regenerated every 60 s, PROTOCOL 10).
+ *
+ * The /v1/keys answer is a key file: saved as it is, `evroom verify --keys` takes it. Listing a
+ * key confers no trust, and the answer says so.
+ */
+import type { FastifyInstance } from 'fastify';
+import { b64uEncode } from '../../../src-shared/crypto';
+import type { JsonObject } from '../../../src-shared/verify/fields';
+import { signRuleD1 } from '../../../src-shared/verify/signature';
+import { STATUS_INTERVAL_MS, type ServiceContext } from '../service';
+
+/** The note /v1/keys carries. */
+export const KEYS_NOTE = 'Listing a key confers no trust: pin a key you have checked independently to make its signatures trusted.';
+
+/** A signed /status document. */
+export type StatusDocument = JsonObject;
+
+/** Registers /v1/keys and /status, and keeps /status fresh until the service closes. */
+export function registerKeysStatusRoutes(app: FastifyInstance, context: ServiceContext, status: { routes(): readonly string[]; update(document: StatusDocument): void }): void {
+  app.get('/v1/keys', { schema: { summary: 'The signing keys this service advertises (a key file; listing confers no trust)', tags: ['keys'] } }, async () => ({
+    keys: context.signer.listed.map((key) => ({
+      key_id: key.key_id,
+      algorithm: key.algorithm,
+      public_key: b64uEncode(key.public_key),
+      use: ['receipts', 'typed-contracts', 'status', 'evidence'],
+      status: key.active ? 'active' : 'retired',
+      ...(key.not_before !== undefined ? { not_before: key.not_before } : {}),
+      ...(key.not_after !== undefined ? { not_after: key.not_after } : {}),
+    })),
+    note: KEYS_NOTE,
+  }));
+
+  function regenerate(): void {
+    const endpoints = [...new Set(status.routes())]
+      .filter((route) => !route.endsWith(' /openapi.json') && !route.endsWith(' /verifier'))
+      .sort()
+      .map((route) => ({ route, status: 'up' }));
+    const unsigned: JsonObject = { generated_at: context.now().toISOString(), key_id: context.signer.key_id, endpoints };
+    status.update(signRuleD1(unsigned, context.signer.seed, context.workspace.crypto));
+  }
+
+  app.get('/status', { schema: { summary: 'Every route’s status, signed under Rule D1, regenerated every 60 s', tags: ['keys'] } }, async () => context.status());
+
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    regenerate();
+    timer = setInterval(regenerate, STATUS_INTERVAL_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
+}

@@ -1,0 +1,208 @@
+/**
+ * The HTTP service of the interface (spec section 4; PROTOCOL sections 2, 3, 6-7, 9-11): a door
+ * like the CLI and the app API, on Fastify.
+ *
+ * Every route reads the raw body itself (our strict parser sees duplicate names and number
+ * spellings that JSON.parse would hide), works through src-main/operations, and answers errors
+ * in PROTOCOL 10's shape. Bodies over 1 MiB are refused (413) from their declared length, before
+ * they are read. Each route group is a module of ./routes; OpenAPI 3.1 is generated from the
+ * route schemas and served at /openapi.json.
+ */
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import type { KeyEntry } from '../../src-shared/verify/context';
+import type { Workspace } from '../operations/workspace';
+import { authenticate, type Caller } from '../operations/service-admin';
+import { APP_VERSION } from '../version';
+import { errorAnswer, HttpError } from './errors';
+import { registerKeysStatusRoutes, type StatusDocument } from './routes/keys-status';
+import { registerPilotRoutes } from './routes/pilot';
+import { registerPricingRubricRoutes } from './routes/pricing-rubric';
+import { registerReceiptRoutes } from './routes/receipts';
+import { registerTenantRoutes } from './routes/tenants';
+import { registerTypedRoutes } from './routes/typed';
+import { registerVerifyRoutes } from './routes/verify';
+import { registerWearableRoutes } from './routes/wearable';
+
+/** Request bodies up to 1 MiB (PROTOCOL section 10). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Requests per minute per client address on every route, by default. */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+/** Receipts per UTC day per client address on the free route (spec section 8). */
+export const FREE_RECEIPTS_PER_DAY = 100;
+/** Receipts per UTC month of a pro tenant (spec section 8); scale and enterprise are unlimited. */
+export const PRO_RECEIPTS_PER_MONTH = 50_000;
+/** How often /status is signed anew. */
+export const STATUS_INTERVAL_MS = 60_000;
+/** Requests remembered for the app's Service view. */
+const RECENT_REQUESTS = 100;
+
+/** The key the service signs receipts, typed contracts and /status with, and the keys it lists. */
+export interface ServiceSigner {
+  key_id: string;
+  /** The 32-byte Ed25519 seed. */
+  seed: Uint8Array;
+  public_key: Uint8Array;
+  /** Every key /v1/keys lists: the active one and the retired ones, with their status. */
+  listed: readonly (KeyEntry & { status?: 'pinned' | 'revoked'; created_at?: string; retired_at?: string; active: boolean })[];
+}
+
+/** A request the service answered (for the app's Service view; never a key or a body). */
+export interface RequestRecord {
+  at: number;
+  method: string;
+  route: string;
+  status: number;
+  ms: number;
+}
+
+export interface ServiceOptions {
+  workspace: Workspace;
+  signer: ServiceSigner;
+  /** The clock (tests move it). Default: the system's. */
+  now?: () => Date;
+  rateLimitPerMinute?: number;
+  freePerDay?: number;
+  proPerMonth?: number;
+  /** Fastify's logger (pino); off by default. Keys and bodies are never logged. */
+  logger?: boolean;
+  /** Where the anchoring engine plugs in (issue "Anchoring"); undefined: tenants get no anchor. */
+  anchor?: undefined;
+}
+
+/** What every route module is given. */
+export interface ServiceContext {
+  readonly workspace: Workspace;
+  readonly signer: ServiceSigner;
+  now(): Date;
+  readonly freePerDay: number;
+  readonly proPerMonth: number;
+  /** The caller of a request that must carry an API key; 401 without a valid one. */
+  requireCaller(request: FastifyRequest): Caller;
+  /** The latest signed /status. */
+  status(): StatusDocument;
+}
+
+/** The built service, with what the app's Service view shows. */
+export interface Service {
+  app: FastifyInstance;
+  recentRequests(): RequestRecord[];
+  close(): Promise<void>;
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer ([^\s]+)$/.exec(header);
+  return match?.[1];
+}
+
+/**
+ * Builds the service (not yet listening).
+ *
+ * @param options - The workspace, the signer, limits.
+ * @returns The Fastify app and the view of its recent requests.
+ */
+export async function buildService(options: ServiceOptions): Promise<Service> {
+  const now = options.now ?? (() => new Date());
+  const app = Fastify({
+    logger: options.logger
+      ? { redact: { paths: ['req.headers.authorization'], censor: '[redacted]' }, serializers: { req: (request) => ({ method: request.method, url: request.url.split('?')[0] }) } }
+      : false,
+    bodyLimit: MAX_BODY_BYTES,
+    // Routes read their raw bytes; ids in paths are short.
+    maxParamLength: 200,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const recent: RequestRecord[] = [];
+
+  // Bodies arrive as bytes; each route parses them strictly. Any other media type is 415.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(/^application\/json(?:\s*;.*)?$/i, { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
+
+  app.addHook('onRequest', async (request) => {
+    // A declared length over the limit is refused at once, before the body is read.
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
+      throw new HttpError(413, 'payload_too_large', 'The request body is larger than 1 MiB.');
+    }
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    recent.push({ at: Date.now(), method: request.method, route: request.routeOptions.url ?? request.url.split('?')[0] ?? '', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 });
+    if (recent.length > RECENT_REQUESTS) recent.splice(0, recent.length - RECENT_REQUESTS);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const answer = errorAnswer(error);
+    if (answer.internal !== undefined) request.log.error({ err: answer.internal }, 'internal error');
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+  });
+  app.setNotFoundHandler(async (request, reply) =>
+    reply.code(404).send({ error: { code: 'not_found', message: `There is no route ${request.method} ${request.url.split('?')[0]}.`, details: [] } }),
+  );
+
+  await app.register(rateLimit, {
+    max: options.rateLimitPerMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      error: { code: 'rate_limited', message: `More than ${context.max} requests a minute from this address; try again in ${Math.ceil(context.ttl / 1000)} s.`, details: [] },
+    }),
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Evidence Room service', version: APP_VERSION, description: 'Receipts, verification and evidence bundles (spec section 4). Errors: PROTOCOL section 10.' },
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_<tier>_… API key' } } },
+    },
+  });
+
+  let statusDocument: StatusDocument | undefined;
+  const context: ServiceContext = {
+    workspace: options.workspace,
+    signer: options.signer,
+    now,
+    freePerDay: options.freePerDay ?? FREE_RECEIPTS_PER_DAY,
+    proPerMonth: options.proPerMonth ?? PRO_RECEIPTS_PER_MONTH,
+    requireCaller(request) {
+      const presented = bearer(request);
+      if (presented === undefined) throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', { headers: { 'www-authenticate': 'Bearer' } });
+      const caller = authenticate(options.workspace, presented);
+      if (caller === undefined) throw new HttpError(401, 'unauthorized', 'The API key is unknown or revoked.', { headers: { 'www-authenticate': 'Bearer' } });
+      return caller;
+    },
+    status() {
+      if (statusDocument === undefined) throw new Error('status is not ready');
+      return statusDocument;
+    },
+  };
+
+  const routes: string[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
+  });
+  await app.register(async (scope) => {
+    registerReceiptRoutes(scope, context);
+    registerVerifyRoutes(scope, context);
+    registerTypedRoutes(scope, context);
+    registerWearableRoutes(scope, context);
+    registerTenantRoutes(scope, context);
+    registerPricingRubricRoutes(scope, context);
+    registerPilotRoutes(scope, context);
+    registerKeysStatusRoutes(scope, context, { routes: () => routes, update: (document) => (statusDocument = document) });
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/verifier', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(404).send({ error: { code: 'not_found', message: 'The browser reference verifier is not served by this version yet; run `evroom verifier --out verifier.html`.', details: [] } }),
+  );
+  await app.ready();
+
+  return {
+    app,
+    recentRequests: () => [...recent].reverse(),
+    close: () => app.close(),
+  };
+}

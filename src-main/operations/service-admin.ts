@@ -1,0 +1,139 @@
+/**
+ * Running the service's accounts: tenants, API keys, and who a presented key belongs to.
+ *
+ * An API key is `svc_<tier>_` + 32 random base64url characters (PROTOCOL section 9). It is shown
+ * once, when issued, and stored only as its SHA-256; lists and revocations name it by its
+ * prefix (the tier prefix and the first 8 random characters), which cannot be used as a key.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { API_KEY_PREFIXES, API_KEY_SCOPES, TIERS, type ApiKeyScope, type Tier } from '../../src-shared/api/vocabulary';
+import {
+  appendAudit,
+  findApiKey,
+  getTenant,
+  insertApiKey,
+  insertTenant,
+  isTenantId,
+  listApiKeys,
+  listTenants,
+  revokeApiKey,
+  type ApiKeyRecord,
+  type TenantRecord,
+} from '../ledger';
+import { OperationError } from './errors';
+import type { Workspace } from './workspace';
+
+/** Random characters after the tier prefix (32 b64u characters: 192 bits). */
+const KEY_RANDOM_LENGTH = 32;
+/** Random characters kept in the listed prefix. */
+const PREFIX_RANDOM_LENGTH = 8;
+/** The longest text taken as an API key (a key is at most 41 characters; anything longer is refused unhashed). */
+const MAX_PRESENTED_KEY = 128;
+
+/** Who a key belongs to, as the service sees it. */
+export interface Caller {
+  tenant: TenantRecord;
+  key: ApiKeyRecord;
+}
+
+/**
+ * Creates a tenant.
+ *
+ * @throws OperationError invalid_request (bad id or tier), conflict (the id exists).
+ */
+export function createTenant(workspace: Workspace, id: string, tier: Tier): TenantRecord {
+  if (!isTenantId(id)) {
+    throw new OperationError('invalid_input', 'invalid_request', `A tenant id is 1 to 64 characters from A-Z a-z 0-9 . _ -, not "${String(id).slice(0, 80)}".`, {
+      details: [{ path: '/id', message: 'not a tenant id' }],
+    });
+  }
+  if (!(TIERS as readonly string[]).includes(tier)) {
+    throw new OperationError('invalid_input', 'invalid_request', `The tier must be one of ${TIERS.join(', ')}.`, { details: [{ path: '/tier', message: 'unknown tier' }] });
+  }
+  return workspace.ledger.runInTransaction((database) => {
+    if (getTenant(database, id) !== undefined) {
+      throw new OperationError('conflict', 'conflict', `The tenant ${id} exists already.`, { details: [{ path: '/id', message: 'exists already' }] });
+    }
+    const tenant = insertTenant(database, { id, tier, at: Date.now() });
+    appendAudit(database, 'tenant-create', id, { tier });
+    return tenant;
+  });
+}
+
+/** Every tenant. */
+export function tenants(workspace: Workspace): TenantRecord[] {
+  return listTenants(workspace.ledger.readable);
+}
+
+function keyHash(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/**
+ * Issues an API key for a tenant, bound to the tenant's tier.
+ *
+ * @returns the key (shown this once, never stored) and its record
+ * @throws OperationError not_found (no such tenant), invalid_request (an unknown scope)
+ */
+export function issueApiKey(workspace: Workspace, tenantId: string, scopes: readonly string[] = []): { key: string; record: ApiKeyRecord } {
+  for (const scope of scopes) {
+    if (!(API_KEY_SCOPES as readonly string[]).includes(scope)) {
+      throw new OperationError('invalid_input', 'invalid_request', `Unknown scope "${scope}"; scopes: ${API_KEY_SCOPES.join(', ')}.`, {
+        details: [{ path: '/scopes', message: 'unknown scope' }],
+      });
+    }
+  }
+  return workspace.ledger.runInTransaction((database) => {
+    const tenant = getTenant(database, tenantId);
+    if (tenant === undefined) throw new OperationError('not_found', 'not_found', `There is no tenant ${tenantId}.`, { details: [{ path: '/tenant', message: 'no such tenant' }] });
+    const random = randomBytes(24).toString('base64url');
+    if (random.length !== KEY_RANDOM_LENGTH) throw new Error('unexpected API key length');
+    const key = `${API_KEY_PREFIXES[tenant.tier]}${random}`;
+    const prefix = `${API_KEY_PREFIXES[tenant.tier]}${random.slice(0, PREFIX_RANDOM_LENGTH)}`;
+    const record = insertApiKey(database, { key_sha256: keyHash(key), prefix, tenant_id: tenant.id, tier: tenant.tier, scopes: [...new Set(scopes)] as ApiKeyScope[], at: Date.now() });
+    appendAudit(database, 'apikey-issue', prefix, { tenant: tenant.id, tier: tenant.tier, scopes: record.scopes });
+    return { key, record };
+  });
+}
+
+/** API keys by prefix (of one tenant when given). */
+export function apiKeys(workspace: Workspace, tenantId?: string): ApiKeyRecord[] {
+  return listApiKeys(workspace.ledger.readable, tenantId);
+}
+
+/**
+ * Revokes an API key by its prefix.
+ *
+ * @throws OperationError not_found (no key with this prefix)
+ */
+export function revokeKeyByPrefix(workspace: Workspace, prefix: string): ApiKeyRecord {
+  if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 32) {
+    throw new OperationError('invalid_input', 'invalid_request', 'Name the key by its prefix (as `evroom apikeys list` shows it).');
+  }
+  return workspace.ledger.runInTransaction((database) => {
+    try {
+      const record = revokeApiKey(database, prefix, Date.now());
+      appendAudit(database, 'apikey-revoke', prefix, { tenant: record.tenant_id });
+      return record;
+    } catch (error) {
+      if (error instanceof Error && (error as { code?: string }).code === 'not_found') {
+        throw new OperationError('not_found', 'not_found', `No API key has the prefix ${prefix}.`, { details: [{ path: '/prefix', message: 'no such key' }] });
+      }
+      throw error;
+    }
+  });
+}
+
+/**
+ * Who a presented API key belongs to.
+ *
+ * @param presented - The key as sent (after `Bearer `).
+ * @returns the caller, or undefined for a key that is unknown or revoked
+ */
+export function authenticate(workspace: Workspace, presented: string): Caller | undefined {
+  if (typeof presented !== 'string' || presented.length === 0 || presented.length > MAX_PRESENTED_KEY) return undefined;
+  const key = findApiKey(workspace.ledger.readable, keyHash(presented));
+  if (key === undefined || key.revoked_at !== null) return undefined;
+  const tenant = getTenant(workspace.ledger.readable, key.tenant_id);
+  return tenant === undefined ? undefined : { tenant, key };
+}
