@@ -7,18 +7,23 @@
  *
  * Identity (`receipt_sha256`) is the hex SHA-256 of the document's JCS form, as the ledger
  * defines it; for bytes that do not parse strictly it is the SHA-256 of the bytes themselves.
+ *
+ * The other facts (the document's own id, when it says it was issued, and which key it says
+ * signed it) are each format's to say: the detected format module's `facts` reads them from the
+ * same tree, and the rules for what is worth recording live in src-shared/verify/document-facts.ts.
+ * A document of no known format says nothing.
  */
 import { hexEncode, utf8Encode } from '../../src-shared/crypto';
 import { JsonParseError, jcsTree, parseJsonBytes } from '../../src-shared/json';
 import type { JsonNode } from '../../src-shared/json/types';
 import type { VerifyContext } from '../../src-shared/verify/context';
 import type { Report, SerializedReport } from '../../src-shared/verify/report';
+import { detectModule } from '../../src-shared/verify/detect';
+import { NO_FACTS } from '../../src-shared/verify/document-facts';
 import { singleErrorReport } from '../../src-shared/verify/report-builder';
-import { isTimestamp, timestampToMillis } from '../../src-shared/verify/timestamp';
 import { verifyParsed } from '../../src-shared/verify/verify';
 
-/** The longest document id kept (the ledger's limit); longer ids are not recorded. */
-export const MAX_RECEIPT_ID_LENGTH = 512;
+export { MAX_RECEIPT_ID_LENGTH } from '../../src-shared/verify/document-facts';
 
 /** A verified document with what the ledger needs to store it. */
 export interface ReceiptFacts {
@@ -29,6 +34,12 @@ export interface ReceiptFacts {
   receipt_id: string | null;
   /** When the document says it was issued, in ms since the epoch, when it says so. */
   issued_at: number | null;
+  /**
+   * The key the document says signed it (its format's issuer key id; an embedded key by its
+   * did:key). A document that names none, such as a sealed one whose signer is inside the
+   * ciphertext, is filed under the key its verification resolved (`report.trust.key_id`).
+   */
+  issuer_key_id: string | null;
 }
 
 /**
@@ -57,15 +68,18 @@ export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): Recei
       report: singleErrorReport('unknown', 'MALFORMED', 'parse', reason),
       receipt_id: null,
       issued_at: null,
+      issuer_key_id: null,
     };
   }
   const canonical = jcsTree(tree);
   const report = verifyParsed(tree, ctx, { canonical });
+  const facts = detectModule(tree)?.module.facts(tree) ?? NO_FACTS;
   return {
     receipt_sha256: hexEncode(ctx.crypto.sha256(utf8Encode(canonical))),
     report,
-    receipt_id: documentId(tree),
-    issued_at: issuedAt(tree),
+    receipt_id: facts.receipt_id,
+    issued_at: facts.issued_at,
+    issuer_key_id: facts.issuer_key_id ?? report.trust.key_id ?? null,
   };
 }
 
@@ -79,6 +93,7 @@ export interface VerifiedReceipt {
   receipt_sha256: string;
   receipt_id: string | null;
   issued_at: number | null;
+  issuer_key_id: string | null;
   report: SerializedReport;
   /** For a report that is not PASS: its first error message, or its first check not passed. */
   problem: string;
@@ -98,64 +113,11 @@ export function toVerifiedReceipt(facts: ReceiptFacts): VerifiedReceipt {
     receipt_sha256: facts.receipt_sha256,
     receipt_id: facts.receipt_id,
     issued_at: facts.issued_at,
+    issuer_key_id: facts.issuer_key_id,
     report: { json: JSON.stringify(report), format: report.format, status: report.status, trust },
     problem:
       report.status === 'PASS'
         ? ''
         : (report.errors[0]?.message ?? report.checks.find((check) => check.status !== 'pass')?.detail ?? ''),
   };
-}
-
-function member(node: JsonNode | undefined, name: string): JsonNode | undefined {
-  if (node === undefined || node.type !== 'object') return undefined;
-  for (const [key, value] of node.members) if (key === name) return value;
-  return undefined;
-}
-
-function stringOf(node: JsonNode | undefined): string | undefined {
-  return node !== undefined && node.type === 'string' ? node.value : undefined;
-}
-
-/**
- * The document's own id: `receipt.id` (profile receipts), `receipt_id` (wearable, envelope),
- * `contract_id` (typed contracts). Only short printable ids are kept: anything else is not an
- * id a person would look up.
- */
-function documentId(tree: JsonNode): string | null {
-  const candidate =
-    stringOf(member(member(tree, 'receipt'), 'id')) ?? stringOf(member(tree, 'receipt_id')) ?? stringOf(member(tree, 'contract_id'));
-  if (candidate === undefined || candidate.length === 0 || candidate.length > MAX_RECEIPT_ID_LENGTH) return null;
-  // Printable ASCII only: an id is shown in lists and used in file names of exports.
-  return /^[\x21-\x7e]+$/.test(candidate) ? candidate : null;
-}
-
-/** Issue instants before 2000 or after 9999 are not plausible and are not recorded. */
-const EARLIEST_ISSUE = Date.UTC(2000, 0, 1);
-const LATEST_ISSUE = Date.UTC(9999, 11, 31);
-
-function plausible(millis: number): number | null {
-  return Number.isSafeInteger(millis) && millis >= EARLIEST_ISSUE && millis <= LATEST_ISSUE ? millis : null;
-}
-
-/**
- * When the document says it was issued: `issued_at` (TS, profile and typed; ISO 8601 in the
- * envelope), nano `i` and wearable `ts` (Unix seconds).
- */
-function issuedAt(tree: JsonNode): number | null {
-  const text = stringOf(member(tree, 'issued_at'));
-  if (text !== undefined) {
-    if (isTimestamp(text)) return plausible(timestampToMillis(text));
-    // The envelope's issued_at is "ISO 8601" without our TS restriction; accept full dates only.
-    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/.test(text)) {
-      return plausible(Math.trunc(Date.parse(text)));
-    }
-    return null;
-  }
-  for (const name of ['i', 'ts']) {
-    const node = member(tree, name);
-    if (node !== undefined && node.type === 'number' && Number.isSafeInteger(node.value)) {
-      return plausible(node.value * 1000);
-    }
-  }
-  return null;
 }

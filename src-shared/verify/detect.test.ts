@@ -29,12 +29,18 @@ describe('detectFormat', () => {
   });
 
   it('uses the table it is given, so a new format is one row', () => {
+    const notCalled = (): never => {
+      throw new Error('not called');
+    };
     const row: FormatModule = {
       name: 'example',
+      owns: (format) => format === 'anchor',
       detect: (node) => (objectMember(node, 'example') !== undefined ? 'anchor' : undefined),
-      verify: () => {
-        throw new Error('not called');
-      },
+      verify: notCalled,
+      signedContent: notCalled,
+      facts: notCalled,
+      issuers: [],
+      samples: notCalled,
     };
     expect(detectModule(fromPlain({ example: 1 }), [row, ...formatModules()])?.module).toBe(row);
     expect(detectModule(fromPlain({ example: 1 }))).toBeUndefined();

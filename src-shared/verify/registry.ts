@@ -1,11 +1,13 @@
 /**
- * The table of document formats, in detection order.
+ * The table of document formats: the one place a new format is listed.
  *
- * The first module whose `detect` recognizes a document verifies it. More specific shapes come
- * first: a sealed wrapper before anything it could contain, the countersigner record before the
- * classical receipt. Adding a format is one line in the list below plus its own folder.
+ * Rows are in the order people see the formats (`evroom sign`'s list, the samples' folders);
+ * each row also gives the format's place in detection, where more specific shapes come first:
+ * a sealed wrapper before anything it could contain, the countersigner record before the
+ * classical receipt, the typed-pq envelope before the typed contract. The first module whose
+ * `detect` recognizes a document verifies it. Adding a format is one row below plus its folder.
  *
- * The table is built on first use rather than at module load, so an import cycle through a
+ * The tables are built on first use rather than at module load, so an import cycle through a
  * format folder (a format importing the verify index, which imports this registry) cannot catch
  * a format's module object before it is initialized.
  */
@@ -17,9 +19,41 @@ import { sealedFormat } from '../formats/sealed';
 import { typedFormat } from '../formats/typed';
 import { typedPqFormat } from '../formats/typed-pq';
 import { wearableFormat } from '../formats/wearable';
-import type { FormatModule } from './format-module';
+import type { FormatIssuer, FormatModule } from './format-module';
 
-let table: readonly FormatModule[] | undefined;
+/** One format in the table. */
+export interface RegistryRow {
+  module: FormatModule;
+  /** Its place in detection: lower is asked first. Unique. */
+  detection: number;
+}
+
+function rows(): readonly RegistryRow[] {
+  return [
+    { module: classicalFormat, detection: 4 },
+    { module: countersignerFormat, detection: 3 },
+    { module: sealedFormat, detection: 1 },
+    { module: envelopeFormat, detection: 5 },
+    { module: wearableFormat, detection: 2 },
+    { module: profileFormat, detection: 6 },
+    { module: typedFormat, detection: 8 },
+    { module: typedPqFormat, detection: 7 },
+  ];
+}
+
+let table: readonly RegistryRow[] | undefined;
+let detectionOrder: readonly FormatModule[] | undefined;
+let catalogue: readonly FormatModule[] | undefined;
+
+/**
+ * The registry's rows, in the order people see the formats.
+ *
+ * @returns The frozen rows.
+ */
+export function registryRows(): readonly RegistryRow[] {
+  table ??= Object.freeze(rows().map((row) => Object.freeze({ ...row })));
+  return table;
+}
 
 /**
  * Every format the verifier knows, in detection order.
@@ -27,15 +61,25 @@ let table: readonly FormatModule[] | undefined;
  * @returns The frozen table.
  */
 export function formatModules(): readonly FormatModule[] {
-  table ??= Object.freeze([
-    sealedFormat,
-    wearableFormat,
-    countersignerFormat,
-    classicalFormat,
-    envelopeFormat,
-    profileFormat,
-    typedPqFormat,
-    typedFormat,
-  ]);
-  return table;
+  detectionOrder ??= Object.freeze([...registryRows()].sort((a, b) => a.detection - b.detection).map((row) => row.module));
+  return detectionOrder;
+}
+
+/**
+ * Every format, in the order people see them (issuers, samples).
+ *
+ * @returns The frozen list.
+ */
+export function catalogueModules(): readonly FormatModule[] {
+  catalogue ??= Object.freeze(registryRows().map((row) => row.module));
+  return catalogue;
+}
+
+/**
+ * Every kind of document the formats issue from caller fields, in the order people see them.
+ *
+ * @returns The issuers (e.g. `classical`, ..., `nano`, `standard`, ..., `typed-pq`).
+ */
+export function formatIssuers(): readonly FormatIssuer[] {
+  return catalogueModules().flatMap((module) => module.issuers);
 }

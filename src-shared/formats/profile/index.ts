@@ -4,6 +4,10 @@
  */
 import type { FormatModule } from '../../verify/format-module';
 import { detectProfile, verifyProfile } from './verify';
+import { profileFacts } from './facts';
+import { profileIssuers } from './issue';
+import { profileSamples } from './samples';
+import { profileSignedContent } from './signed-content';
 
 export {
   LEGACY_NOTE,
@@ -55,10 +59,19 @@ export {
   profileWorkedExamples,
 } from './examples';
 export type { ProfileWorkedExample } from './examples';
+export { PROFILE_MEMBERS, profileIssuers } from './issue';
+export { profileFacts } from './facts';
+export { profileSamples } from './samples';
+export { profileSignedContent } from './signed-content';
 
-/** The profile receipts' entry in the verification registry (all four report formats). */
+/** The profile receipts' entry in the format registry (all four report formats). */
 export const profileFormat: FormatModule = {
   name: 'profile',
+  owns: (format) => format.startsWith('profile/') || format === 'legacy/proof_tier',
   detect: detectProfile,
   verify: verifyProfile,
+  signedContent: profileSignedContent,
+  facts: profileFacts,
+  issuers: profileIssuers,
+  samples: profileSamples,
 };

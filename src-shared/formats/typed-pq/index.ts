@@ -4,6 +4,10 @@
  */
 import type { FormatModule } from '../../verify/format-module';
 import { detectTypedPq, verifyTypedPq } from './verify';
+import { typedPqFacts } from './facts';
+import { typedPqIssuer } from './issue';
+import { typedPqSamples } from './samples';
+import { typedPqSignedContent } from './signed-content';
 
 export {
   MAX_TYPED_PQ_FRAGMENTS,
@@ -22,10 +26,19 @@ export { signTypedPq } from './sign';
 export type { TypedPqSignOptions } from './sign';
 export { TYPED_PQ_EXAMPLE_FRAGMENTS, TYPED_PQ_EXAMPLE_KEY_ID, typedPqWorkedExample } from './examples';
 export type { TypedPqWorkedExample } from './examples';
+export { issueTypedPq, typedPqIssuer } from './issue';
+export { typedPqFacts } from './facts';
+export { typedPqSamples } from './samples';
+export { typedPqSignedContent } from './signed-content';
 
-/** The typed-pq format's entry in the verification registry. */
+/** The typed-pq format's entry in the format registry. */
 export const typedPqFormat: FormatModule = {
   name: 'typed-pq',
+  owns: (format) => format === 'typed-pq',
   detect: detectTypedPq,
   verify: verifyTypedPq,
+  signedContent: typedPqSignedContent,
+  facts: typedPqFacts,
+  issuers: [typedPqIssuer],
+  samples: typedPqSamples,
 };

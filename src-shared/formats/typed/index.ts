@@ -3,6 +3,10 @@
  */
 import type { FormatModule } from '../../verify/format-module';
 import { detectTypedContract, verifyTypedFormat } from './verify';
+import { typedFacts } from './facts';
+import { typedIssuer } from './issue';
+import { typedSamples } from './samples';
+import { typedSignedContent } from './signed-content';
 
 export {
   TYPED_ALGORITHM,
@@ -43,10 +47,19 @@ export { buildDelegationChain, buildSigrChain, signSigrLink, signTypedContract }
 export type { DelegationLinkSpec, SigrLinkFields, TypedContractFields, TypedSigner } from './sign';
 export { WORKED_EXAMPLE_SEED_HEX, typedWorkedExample } from './worked-example';
 export type { TypedWorkedExample } from './worked-example';
+export { TYPED_MEMBERS, issueTypedContract, typedIssuer } from './issue';
+export { typedFacts } from './facts';
+export { typedSamples } from './samples';
+export { typedSignedContent } from './signed-content';
 
-/** The typed contracts' entry in the verification registry. */
+/** The typed contracts' entry in the format registry. */
 export const typedFormat: FormatModule = {
   name: 'typed',
+  owns: (format) => format.startsWith('typed/'),
   detect: detectTypedContract,
   verify: verifyTypedFormat,
+  signedContent: typedSignedContent,
+  facts: typedFacts,
+  issuers: [typedIssuer],
+  samples: typedSamples,
 };

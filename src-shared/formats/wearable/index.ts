@@ -4,6 +4,10 @@
  */
 import type { FormatModule } from '../../verify/format-module';
 import { detectWearable, verifyWearable } from './verify';
+import { wearableFacts } from './facts';
+import { wearableIssuer } from './issue';
+import { wearableSamples } from './samples';
+import { wearableSignedContent } from './signed-content';
 
 export {
   WEARABLE_CHECKS,
@@ -79,10 +83,19 @@ export {
   wearableWorkedExample,
 } from './example';
 export type { WearableWorkedExample } from './example';
+export { issueWearableDocument, wearableIssuer } from './issue';
+export { wearableFacts } from './facts';
+export { wearableSamples } from './samples';
+export { wearableSignedContent } from './signed-content';
 
-/** The wearable format's entry in the verification registry. */
+/** The wearable format's entry in the format registry. */
 export const wearableFormat: FormatModule = {
   name: 'wearable/r2.0.0',
+  owns: (format) => format === 'wearable/r2.0.0',
   detect: detectWearable,
   verify: verifyWearable,
+  signedContent: wearableSignedContent,
+  facts: wearableFacts,
+  issuers: [wearableIssuer],
+  samples: wearableSamples,
 };

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { createPortableProvider } from '../../crypto';
+import { parseJsonTree, toPlain } from '../../json';
+import type { IssueFields, IssueInput, IssueKey } from '../../verify/format-module';
+import { IssueInputError } from '../../verify/issue-error';
+import { verifyDocument } from '../../verify/verify';
+import { wearableIssuer } from './issue';
+import { wearableExampleObservation } from './example';
+
+function wearableFields(): IssueFields {
+  const observation = wearableExampleObservation(crypto) as unknown as Record<string, unknown>;
+  delete observation['device_signature'];
+  delete observation['device_public_key'];
+  return fields(JSON.stringify(observation));
+}
+
+const crypto = createPortableProvider();
+const NOW = new Date('2026-06-01T12:00:00.000Z');
+
+function ed25519(fill: number): IssueKey {
+  const seed = new Uint8Array(32).fill(fill);
+  return { key_id: `did:svc:test:key${fill}`, algorithm: 'Ed25519', seed, public_key: crypto.ed25519PublicKey(seed) };
+}
+
+const key = ed25519(2);
+
+function fields(text: string): IssueFields {
+  const tree = parseJsonTree(text);
+  return { text, tree, value: toPlain(tree) };
+}
+
+function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
+  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+}
+
+describe('wearableIssuer', () => {
+  it('issues a document that verifies with the keys it names', () => {
+    const issued = wearableIssuer.issue(input({ name: 'wearable', fields: wearableFields(), key, roles: { device: ed25519(5) }, issuedAt: '2026-03-14T09:27:00.000Z' }));
+    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    expect([report.format, report.status]).toEqual(['wearable/r2.0.0', 'PASS']);
+    expect(issued.text.endsWith('\n')).toBe(true);
+  });
+
+  it('refuses fields it cannot issue with a stable code and path', () => {
+    let refusal: unknown;
+    try {
+      wearableIssuer.issue(input({ name: 'wearable', fields: wearableFields(), key, roles: { device: ed25519(5) }, issuedAt: '2026-03-14T09:27:00.500Z' }));
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(IssueInputError);
+    const { code, path } = refusal as IssueInputError;
+    expect([code, path]).toEqual(['issued_at_not_whole_second', '']);
+  });
+});
