@@ -37,17 +37,28 @@ export const HTTP_STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
 
 type Details = ErrorEnvelope['details'];
 
-/** A failure an operation reports to its caller, with a stable code. Nothing was changed. */
+/** Facts a door may use to word an error its own way (the CLI's option names, say); not sent. */
+export type ErrorFacts = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/**
+ * A failure an operation reports to its caller, with a stable code. Nothing was changed.
+ *
+ * `details` go into the envelope; `facts` stay with the door. A `facts.path` (a JSON Pointer)
+ * becomes the one detail when no details are given.
+ */
 export class OperationError extends Error {
   readonly code: string;
   readonly kind: ErrorKind;
   readonly details: Details;
-  constructor(kind: ErrorKind, code: string, message: string, options: { details?: Details; cause?: unknown } = {}) {
+  readonly facts: ErrorFacts;
+  constructor(kind: ErrorKind, code: string, message: string, options: { details?: Details; facts?: ErrorFacts; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'OperationError';
     this.kind = kind;
     this.code = code;
-    this.details = options.details ?? [];
+    this.facts = options.facts ?? {};
+    const path = this.facts['path'];
+    this.details = options.details ?? (typeof path === 'string' ? [{ path, message }] : []);
   }
 }
 

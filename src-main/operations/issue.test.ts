@@ -163,9 +163,10 @@ describe('issueDocument', () => {
   ])('refuses %s with a stable code', (_name, request, kind, code, details) => {
     const error = refusal(request);
     expect([error.kind, error.code]).toEqual([kind, code]);
-    expect(error.details).toMatchObject(details);
-    // Every door gets the same envelope.
-    expect(describeError(error).envelope).toMatchObject({ code, message: error.message });
+    expect(error.facts).toMatchObject(details);
+    // Every door gets the same envelope; a pointer into the fields is its one detail.
+    const pointer = error.facts.path;
+    expect(describeError(error).envelope).toEqual({ code, message: error.message, details: typeof pointer === 'string' ? [{ path: pointer, message: error.message }] : [] });
     expect(error.message).not.toMatch(/[\n\r]/);
   });
 });

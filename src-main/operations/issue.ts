@@ -120,7 +120,7 @@ export function readIssueFields(format: string, fields: string | JsonNode | Issu
       tree = parseJsonTree(fields);
     } catch (error) {
       if (error instanceof JsonParseError) {
-        throw new OperationError('invalid_input', error.code, formatJsonError(error), { details: { path: error.path, parse_error: true }, cause: error });
+        throw new OperationError('invalid_input', error.code, formatJsonError(error), { facts: { path: error.path, parse_error: true }, cause: error });
       }
       throw error;
     }
@@ -146,7 +146,7 @@ export function readIssueFields(format: string, fields: string | JsonNode | Issu
  * @param request - The format, fields, signers, secrets, instant and key id.
  * @returns The document with its report and warnings; nothing is written anywhere.
  * @throws OperationError: `invalid_input` for what the request got wrong (an unknown format,
- *   fields the format refuses, with `details.path` a JSON Pointer into the fields; a missing or
+ *   fields the format refuses, with `facts.path` (and the one detail) a JSON Pointer into the fields; a missing or
  *   wrong key, a bad key id, no matching secret); `refused` (`would_not_verify`,
  *   `seal_does_not_open`) for a document the verifier would not accept.
  */
@@ -199,11 +199,11 @@ function fieldError(error: unknown): unknown {
       const value = (error as unknown as Record<string, unknown>)[name];
       if (typeof value === 'string') details[name] = value;
     }
-    return new OperationError('invalid_input', error.code, oneLine(error.message), { details, cause: error });
+    return new OperationError('invalid_input', error.code, oneLine(error.message), { facts: details, cause: error });
   }
   // The formats' signers check their input with TypeError and RangeError: the fields are wrong.
   if (error instanceof TypeError || error instanceof RangeError) {
-    return new OperationError('invalid_input', 'invalid_fields', oneLine(error.message), { details: { path: '' }, cause: error });
+    return new OperationError('invalid_input', 'invalid_fields', oneLine(error.message), { facts: { path: '' }, cause: error });
   }
   return error;
 }
@@ -219,7 +219,7 @@ function checkSigners(
     if (signer === undefined) continue;
     const isIssuer = role === ISSUER_ROLE && issuer.keyAlgorithm !== undefined;
     if (!isIssuer && !roleNames.includes(role)) {
-      throw new OperationError('invalid_input', 'signer_not_applicable', `${issuer.name} documents are not signed by a ${role} key`, { details: { role } });
+      throw new OperationError('invalid_input', 'signer_not_applicable', `${issuer.name} documents are not signed by a ${role} key`, { facts: { role } });
     }
     const wanted = isIssuer ? (issuer.keyAlgorithm ?? 'Ed25519') : 'Ed25519';
     if (signer.algorithm !== wanted) {
@@ -227,14 +227,14 @@ function checkSigners(
         'invalid_input',
         'wrong_algorithm',
         `the ${role} key is an ${signer.algorithm} key; ${issuer.name} documents are signed with ${wanted}`,
-        { details: { role, algorithm: signer.algorithm, expected: wanted } },
+        { facts: { role, algorithm: signer.algorithm, expected: wanted } },
       );
     }
     if (isIssuer) key = signer;
     else roles[role] = signer;
   }
   if (issuer.keyAlgorithm !== undefined && key === undefined) {
-    throw new OperationError('invalid_input', 'signer_missing', `${issuer.name} documents need the issuer's key`, { details: { role: ISSUER_ROLE } });
+    throw new OperationError('invalid_input', 'signer_missing', `${issuer.name} documents need the issuer's key`, { facts: { role: ISSUER_ROLE } });
   }
   return { key, roles };
 }
@@ -243,17 +243,17 @@ function effectiveKeyId(key: IssueKey, override: string | undefined): string {
   if (override === undefined) return key.key_id;
   if (!isKeyId(override)) {
     throw new OperationError('invalid_input', 'invalid_key_id', `'${override}' is not a key id (did:svc:<id>, did:web:<host>[:path] or did:key)`, {
-      details: { key_id: override },
+      facts: { key_id: override },
     });
   }
   if (override.startsWith('did:key:') && key.algorithm !== 'Ed25519') {
     throw new OperationError('invalid_input', 'did_key_algorithm', `a did:key cannot name an ${key.algorithm} key (did:key names Ed25519 keys only)`, {
-      details: { key_id: override, algorithm: key.algorithm },
+      facts: { key_id: override, algorithm: key.algorithm },
     });
   }
   if (override.startsWith('did:key:') && override !== didKeyFromEd25519(key.public_key)) {
     throw new OperationError('invalid_input', 'did_key_other_key', `${override} is the did:key of another key than the issuer's`, {
-      details: { key_id: override },
+      facts: { key_id: override },
     });
   }
   return override;
@@ -266,7 +266,7 @@ function pickSecret(secrets: readonly SecretEntry[], keyId: string | undefined):
     if (only === undefined) throw new OperationError('invalid_input', 'no_secret', 'no secret was given');
     if (more.length > 0) {
       throw new OperationError('invalid_input', 'secret_ambiguous', `${secrets.length} secrets were given; pick one by its id (${ids})`, {
-        details: { count: secrets.length, ids },
+        facts: { count: secrets.length, ids },
       });
     }
     return only;
@@ -274,7 +274,7 @@ function pickSecret(secrets: readonly SecretEntry[], keyId: string | undefined):
   const found = secrets.find((secret) => secret.key_id === keyId);
   if (found === undefined) {
     throw new OperationError('invalid_input', 'unknown_secret', `there is no secret '${keyId}' (there are: ${ids || 'none'})`, {
-      details: { key_id: keyId, ids },
+      facts: { key_id: keyId, ids },
     });
   }
   return found;
@@ -285,7 +285,7 @@ function judge(issuer: FormatIssuer, report: Report): string[] {
   if (issuer.wraps) {
     if (report.inner === undefined) {
       throw new OperationError('refused', 'seal_does_not_open', `the sealed document does not open with its own secret (${report.status})`, {
-        details: { status: report.status },
+        facts: { status: report.status },
       });
     }
     return [];
@@ -303,7 +303,7 @@ function judge(issuer: FormatIssuer, report: Report): string[] {
     'refused',
     'would_not_verify',
     `the signed document would not verify (${report.status}): ${first ? describeReportError(first) : firstFailure(report)}`,
-    { details: { status: report.status, ...(first ? { path: first.path, error: first.code } : {}) } },
+    { facts: { status: report.status, ...(first ? { path: first.path, error: first.code } : {}) } },
   );
 }
 

@@ -243,7 +243,7 @@ function withCliWording<T>(wording: Wording, step: () => T): T {
 }
 
 function cliMessage(error: OperationError, { label, inputName, secretFile }: Wording): string {
-  const { details } = error;
+  const details = error.facts;
   const path = typeof details['path'] === 'string' ? details['path'] : undefined;
   const secrets = `secret file ${secretFile ?? ''}`;
   switch (error.code) {
