@@ -64,11 +64,11 @@ function anchorsText(receiptSha: string | null): string {
       {
         receipt_sha256: null,
         record: {
-          svc_anchor: 'urn:svc:anchor:base:123:0xabc:fedcba9876543210',
+          svc_anchor: `urn:svc:anchor:base:123:0x${'ab'.repeat(32)}:fedcba9876543210`,
           batch_id: BATCH,
           network: 'base',
           block_height: 123,
-          tx_hash: '0xabc',
+          tx_hash: `0x${'ab'.repeat(32)}`,
           merkle_root: `sha256:${'1'.repeat(64)}`,
           merkle_path: [],
           verified_at: '2026-11-01T12:05:00Z',
