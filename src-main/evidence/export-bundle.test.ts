@@ -148,7 +148,7 @@ describe('exportBundle', () => {
     expect(fs.statSync(path.dirname(keyFile)).mode & 0o777).toBe(0o700);
     expect(listAuditEntries(source.readable, { limit: 1 })[0]).toMatchObject({ action: 'export', subject: out, details: { receipts: 9, sha256: result.sha256 } });
     expect(JSON.stringify(listAuditEntries(source.readable, { limit: 1 }))).not.toContain(
-      (JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { seed_b64u: string }).seed_b64u,
+      (JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { seed: string }).seed,
     );
 
     // Another machine: a fresh ledger, nothing pinned.
