@@ -60,22 +60,70 @@ export function optionValues(parsed: ParsedArguments, name: string): string[] {
 }
 
 /**
+ * The arguments with every value of a string option attached to its option (`--name=VALUE`).
+ *
+ * Node's parseArgs refuses `--public-key -abc` as ambiguous, yet a base64url key or a file name
+ * may well start with `-`. The rule here is getopt's: an option declared to take a value takes
+ * the next argument as its value, whatever it looks like; a value is missing only when there is
+ * no next argument. `--name=VALUE` is accepted as it is. After `--` everything is an operand.
+ *
+ * @returns The rewritten arguments, and whether -h/--help was given as an option.
+ * @throws CliError (exit 2) for a string option at the very end.
+ */
+function attachValues(spec: CommandSpec, argv: readonly string[]): { args: string[]; help: boolean } {
+  const byShort = new Map<string, string>();
+  for (const [name, option] of Object.entries(spec.options)) if (option.short !== undefined) byShort.set(option.short, name);
+  const args: string[] = [];
+  let help = false;
+  for (let index = 0; index < argv.length; index += 1) {
+    const token = argv[index] as string;
+    if (token === '--') {
+      args.push(...argv.slice(index));
+      break;
+    }
+    if (token === '--help' || token === '-h') {
+      help = true;
+      continue;
+    }
+    let name: string | undefined;
+    if (token.startsWith('--') && !token.includes('=')) name = token.slice(2);
+    else if (/^-[^-]$/.test(token)) name = byShort.get(token.slice(1));
+    const option = name === undefined ? undefined : spec.options[name];
+    if (name === undefined || option?.type !== 'string') {
+      args.push(token);
+      continue;
+    }
+    if (index + 1 >= argv.length) throw new CliError(`${spec.name}: option --${name} needs a value. See: evroom ${spec.name} --help`);
+    index += 1;
+    args.push(`--${name}=${argv[index] as string}`);
+  }
+  return { args, help };
+}
+
+/**
  * Parses a command's arguments strictly.
+ *
+ * An option that takes a value takes the next argument, even one starting with `-` (see
+ * attachValues); `--name=VALUE` works too.
  *
  * @throws HelpRequested for -h/--help
  * @throws CliError (exit 2) for an unknown option, a missing value, or a repeated single option
  */
 export function parseCommandArguments(spec: CommandSpec, argv: readonly string[]): ParsedArguments {
-  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequested(spec);
+  const { args, help } = attachValues(spec, argv);
+  if (help) throw new HelpRequested(spec);
   const options: Record<string, { type: 'boolean' | 'string'; multiple?: boolean; short?: string }> = {};
   for (const [name, option] of Object.entries(spec.options)) {
     options[name] = { type: option.type, ...(option.multiple ? { multiple: true } : {}), ...(option.short ? { short: option.short } : {}) };
   }
   try {
-    const parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
+    const given = new Map<string, number>();
+    for (const token of parsed.tokens) if (token.kind === 'option') given.set(token.name, (given.get(token.name) ?? 0) + 1);
     for (const [name, option] of Object.entries(spec.options)) {
       const value = parsed.values[name];
-      if (option.type === 'string' && !option.multiple && Array.isArray(value)) {
+      // parseArgs keeps the last of a repeated single option; two values for one is a mistake.
+      if (option.type === 'string' && !option.multiple && (given.get(name) ?? 0) > 1) {
         throw new CliError(`${spec.name}: --${name} may be given only once`);
       }
       if (option.type === 'string' && value === '') throw new CliError(`${spec.name}: --${name} needs a non-empty value`);

@@ -100,6 +100,27 @@ describe('evroom trust', () => {
     expect({ list: listing(home), audit: auditCount(home) }).toEqual(before);
   }, 240_000);
 
+  it('pins a public key whose base64url starts with "-", given as the next argument or with =', () => {
+    const home = path.join(directory, 'home-dash');
+    // One key in 64 starts with "-" (first byte 0xf8..0xfb): search seeds until one does.
+    const dashed: string[] = [];
+    for (let fill = 0; fill < 256 && dashed.length < 2; fill += 1) {
+      const encoded = b64uEncode(node.ed25519PublicKey(new Uint8Array(32).fill(fill)));
+      if (encoded.startsWith('-')) dashed.push(encoded);
+    }
+    const [first, second] = dashed as [string, string];
+    expect(first).toMatch(/^-/);
+    expect(second).toMatch(/^-/);
+    const pinned = evroom(home, ['trust', 'pin', '--key-id', 'did:svc:dash:k1', '--public-key', first]);
+    expect(pinned.stderr).toBe('');
+    expect(pinned.code).toBe(0);
+    expect(evroom(home, ['trust', 'pin', '--key-id', 'did:svc:dash:k2', `--public-key=${second}`]).code).toBe(0);
+    expect(listing(home).trusted.map((key) => [key.key_id, key.public_key])).toEqual([
+      ['did:svc:dash:k1', first],
+      ['did:svc:dash:k2', second],
+    ]);
+  }, 240_000);
+
   it('imports and exports key files, and pins from a key file', () => {
     const home = path.join(directory, 'home-c');
     const file = path.join(directory, 'keys.json');

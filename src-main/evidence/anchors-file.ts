@@ -8,18 +8,17 @@
  *
  * where each record is the anchor record as the service returns it (spec section 2.6, pending
  * or resolved) with its `svc_anchor` URN. `receipt_sha256` ties the record to a receipt of the
- * ledger (the receipt's JCS SHA-256) when known. The record's status is read from its URN
- * (`urn:svc:anchor:pending:...` is pending, any other `urn:svc:anchor:` form is resolved).
+ * ledger (the receipt's JCS SHA-256) when known. The record's status is read from its URN by
+ * the rules of src-shared/anchor/urn.ts (pending or resolved form; anything else is refused),
+ * and a pending URN must name the file's batch.
  */
+import { BATCH_ID_PATTERN, isBatchId, parseAnchorUrn } from '../../src-shared/anchor/urn';
 import { isHex64 } from '../../src-shared/crypto';
 import { JsonParseError, parseJsonBytes, toPlain } from '../../src-shared/json';
 import type { JsonNode, JsonValue } from '../../src-shared/json/types';
 
-/** A batch id: the batch's opening minute (PROTOCOL section 8). */
-export const BATCH_ID_PATTERN = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\dZ$/;
-const URN_PREFIX = 'urn:svc:anchor:';
-const PENDING_PREFIX = 'urn:svc:anchor:pending:';
-const MAX_URN_LENGTH = 512;
+// Kept as an export of this module for its callers; the rule lives in src-shared/anchor/urn.ts.
+export { BATCH_ID_PATTERN };
 
 /** One anchor record of a batch file. */
 export interface AnchorFileEntry {
@@ -80,7 +79,7 @@ export function parseAnchorsFile(bytes: Uint8Array, expectedBatchId: string): An
   }
   const top = objectMembers(tree, '', ['batch_id', 'anchors'], ['batch_id', 'anchors']);
   const batchNode = top.get('batch_id') as JsonNode;
-  if (batchNode.type !== 'string' || !BATCH_ID_PATTERN.test(batchNode.value)) {
+  if (batchNode.type !== 'string' || !isBatchId(batchNode.value)) {
     throw new AnchorsFileError('/batch_id', '"batch_id" must be a batch minute YYYY-MM-DDThh:mmZ.');
   }
   const batchId = batchNode.value;
@@ -104,13 +103,21 @@ export function parseAnchorsFile(bytes: Uint8Array, expectedBatchId: string): An
     if (recordNode.type !== 'object') throw new AnchorsFileError(`${path}/record`, '"record" must be an object.');
     const record = toPlain(recordNode) as { [name: string]: JsonValue };
     const urn = record['svc_anchor'];
-    if (typeof urn !== 'string' || !urn.startsWith(URN_PREFIX) || urn.length > MAX_URN_LENGTH) {
-      throw new AnchorsFileError(`${path}/record/svc_anchor`, `"svc_anchor" must be a ${URN_PREFIX} URN.`);
+    const parsed = parseAnchorUrn(urn);
+    if (typeof urn !== 'string' || parsed === undefined) {
+      throw new AnchorsFileError(
+        `${path}/record/svc_anchor`,
+        '"svc_anchor" must be an anchor URN: urn:svc:anchor:pending:<batch_id>:<suffix> or ' +
+          'urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix>.',
+      );
+    }
+    if (parsed.status === 'pending' && parsed.batch_id !== batchId) {
+      throw new AnchorsFileError(`${path}/record/svc_anchor`, `The pending URN belongs to batch ${parsed.batch_id}.`);
     }
     if (record['batch_id'] !== undefined && record['batch_id'] !== batchId) {
       throw new AnchorsFileError(`${path}/record/batch_id`, `The record belongs to batch ${String(record['batch_id'])}.`);
     }
-    return { receipt_sha256: receiptSha256, record, status: urn.startsWith(PENDING_PREFIX) ? 'pending' : 'resolved', svc_anchor: urn };
+    return { receipt_sha256: receiptSha256, record, status: parsed.status, svc_anchor: urn };
   });
   return { batch_id: batchId, anchors };
 }
@@ -126,6 +133,6 @@ export function serializeAnchorsFile(
   batchId: string,
   anchors: readonly { receipt_sha256: string | null; record: unknown }[],
 ): string {
-  if (!BATCH_ID_PATTERN.test(batchId)) throw new RangeError('serializeAnchorsFile: not a batch id');
+  if (!isBatchId(batchId)) throw new RangeError('serializeAnchorsFile: not a batch id');
   return `${JSON.stringify({ batch_id: batchId, anchors: anchors.map((anchor) => ({ receipt_sha256: anchor.receipt_sha256, record: anchor.record })) }, null, 2)}\n`;
 }

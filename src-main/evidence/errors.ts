@@ -43,6 +43,8 @@ export type BundleErrorCode =
   | 'zip_entry_too_large'
   /** The entries inflate to more bytes in total than the configured limit. */
   | 'zip_too_large'
+  /** The zip file itself is larger than any zip within the configured limits can be. */
+  | 'zip_file_too_large'
   /** An entry, or the whole archive, inflates more than the configured ratio allows. */
   | 'zip_ratio_exceeded'
   /** An entry's data inflates to another size than its header declares. */
@@ -74,6 +76,31 @@ export class BundleError extends Error {
     this.entry = options.entry;
     this.path = options.path;
   }
+}
+
+/**
+ * The import was stopped through its AbortSignal.
+ *
+ * Thrown at the next chunk or batch boundary after the signal fired: while the zip is hashed or
+ * checked (nothing written yet), or between batches (whole batches stay stored, the bundle
+ * `partial`, exactly as after a crash, and importing the same zip again finishes it).
+ */
+export class ImportCancelledError extends Error {
+  readonly code = 'import_cancelled';
+  constructor() {
+    super('The import was cancelled; receipts already stored are kept, and importing the same bundle again finishes it.');
+    this.name = 'ImportCancelledError';
+  }
+}
+
+/**
+ * Throw {@link ImportCancelledError} when the signal has fired.
+ *
+ * @param signal - The caller's signal, if any.
+ * @throws ImportCancelledError when it is aborted.
+ */
+export function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw new ImportCancelledError();
 }
 
 /**

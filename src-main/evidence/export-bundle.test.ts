@@ -148,7 +148,7 @@ describe('exportBundle', () => {
     expect(fs.statSync(path.dirname(keyFile)).mode & 0o777).toBe(0o700);
     expect(listAuditEntries(source.readable, { limit: 1 })[0]).toMatchObject({ action: 'export', subject: out, details: { receipts: 9, sha256: result.sha256 } });
     expect(JSON.stringify(listAuditEntries(source.readable, { limit: 1 }))).not.toContain(
-      (JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { seed_b64u: string }).seed_b64u,
+      (JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { seed: string }).seed,
     );
 
     // Another machine: a fresh ledger, nothing pinned.
@@ -201,6 +201,36 @@ describe('exportBundle', () => {
     await expect(exportBundle(source, { out: path.join(directory, 'y.zip'), dataDirectory: other })).rejects.toBeInstanceOf(SigningKeyError);
     expect(fs.readFileSync(keyFile, 'utf8')).toBe('{"key_id":"did:key:z6Mk","algorithm":"Ed25519"}');
     expect(fs.existsSync(path.join(directory, 'y.zip'))).toBe(false);
+  });
+
+  it('writes a highly compressible receipt so that the import takes it with its default limits', async () => {
+    // A receipt with a 1 MB run of one character deflates about 1000:1, past the import's
+    // default ratio limit of 100: the export must store it rather than deflate it.
+    const seed = new Uint8Array(32).fill(34);
+    const packedHome = path.join(directory, 'home-packed');
+    fs.mkdirSync(packedHome);
+    const origin = openLedger(path.join(packedHome, 'ledger.sqlite'));
+    const target = openLedger(path.join(directory, 'packed-target.sqlite'));
+    try {
+      const report = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
+      const raw = utf8Encode(signClassical({ sequence: 1, memo: 'z'.repeat(1024 * 1024) }, seed, node));
+      const small = utf8Encode(signClassical({ sequence: 2, memo: 'tea' }, seed, node));
+      origin.runInTransaction((database) =>
+        insertReceipts(
+          database,
+          [raw, small].map((bytes) => ({ receipt_sha256: createHash('sha256').update(bytes).digest('hex'), raw: bytes, report, source: { kind: 'file' as const, ref: 'test' } })),
+        ),
+      );
+      const out = path.join(directory, 'packed.zip');
+      expect((await exportBundle(origin, { out, dataDirectory: packedHome })).receipts).toBe(2);
+      const back = await importBundle(target, out, { workers: 1 });
+      expect(back.findings).toEqual([]);
+      expect(back.clean).toBe(true);
+      expect(back.counts).toMatchObject({ receipts: 2, receiptsNew: 2, byStatus: { PASS: 2 } });
+    } finally {
+      origin.close();
+      target.close();
+    }
   });
 
   it(

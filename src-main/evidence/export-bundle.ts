@@ -34,6 +34,7 @@ import {
 import { serializeAnchorsFile } from './anchors-file';
 import { KEYS_NAME, receiptPath } from './bundle-layout';
 import { hashFile } from './import-bundle';
+import { DEFAULT_ZIP_LIMITS } from './limits';
 import {
   BUNDLE_FORMAT,
   MANIFEST_NAME,
@@ -159,7 +160,9 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     throw new ExportError('out_unwritable', `Cannot write beside ${out}: ${(error as Error).message}`, { cause: error });
   }
   try {
-    const writer = createZipWriter(temporary, { mtime: now });
+    // The import's default limits: what we write must import back anywhere without raising them
+    // (the writer stores an entry that deflate would shrink past the ratio limit).
+    const writer = createZipWriter(temporary, { mtime: now, limits: DEFAULT_ZIP_LIMITS });
     const files: ManifestFile[] = [];
     const fields = { receiptsWritten: 0, receiptsTotal: total };
     const issuers = new Set<string>();

@@ -64,11 +64,11 @@ function anchorsText(receiptSha: string | null): string {
       {
         receipt_sha256: null,
         record: {
-          svc_anchor: 'urn:svc:anchor:base:123:0xabc:fedcba9876543210',
+          svc_anchor: `urn:svc:anchor:base:123:0x${'ab'.repeat(32)}:fedcba9876543210`,
           batch_id: BATCH,
           network: 'base',
           block_height: 123,
-          tx_hash: '0xabc',
+          tx_hash: `0x${'ab'.repeat(32)}`,
           merkle_root: `sha256:${'1'.repeat(64)}`,
           merkle_path: [],
           verified_at: '2026-11-01T12:05:00Z',
@@ -220,23 +220,27 @@ describe('importBundle', () => {
       const file = writeZip(zipBundle(cleanParts(), signer, crypto));
       const file_ = path.join(directory, `stopped-${Date.now()}.sqlite`);
       const stopping = openLedger(file_);
-      // Closing the ledger once verification starts makes the next batch's transaction fail.
-      const error = await importBundle(stopping, file, {
-        workers: 1,
-        transactionSize: 5,
-        onProgress: (event) => {
-          if (event.phase === 'verifying' && event.receiptsVerified > 0) stopping.close();
-        },
-      }).then(
+      // A real storage failure at a known batch boundary, whatever the timing: the ledger file
+      // refuses a sixth receipt, so the first transaction (5 receipts) commits and the second
+      // fails. (Closing the ledger from a progress event depended on the throttled events'
+      // timing and sometimes let the import finish.)
+      stopping.writable.exec(`CREATE TRIGGER stop_after_one_batch BEFORE INSERT ON receipts
+        WHEN (SELECT count(*) FROM receipts) >= 5 BEGIN SELECT RAISE(ABORT, 'disk full (test)'); END`);
+      const error = await importBundle(stopping, file, { workers: 1, transactionSize: 5 }).then(
         () => undefined,
         (thrown: unknown) => thrown,
       );
       expect(error).toBeInstanceOf(ImportInterruptedError);
+      expect((error as Error).message).toMatch(/disk full \(test\)/);
+      // Whole batches only: the first transaction's 5 receipts, the bundle recorded as partial.
+      expect(ledgerStats(stopping.readable)).toMatchObject({ receipts: 5, bundles: 1 });
+      stopping.writable.exec('DROP TRIGGER stop_after_one_batch');
+      stopping.close();
       const reopened = openLedger(file_);
       try {
         expect(listBundles(reopened.readable).rows[0]?.status).toBe('partial');
         const finished = await importBundle(reopened, file, { workers: 1 });
-        expect(finished).toMatchObject({ resumed: true, clean: true, counts: { receipts: 13 } });
+        expect(finished).toMatchObject({ resumed: true, clean: true, counts: { receipts: 13, receiptsNew: 8, receiptsKnown: 5 } });
         expect(ledgerStats(reopened.readable)).toMatchObject({ receipts: 13, bundles: 1 });
         expect(getBundle(reopened.readable, finished.bundle.id)?.status).toBe('complete');
       } finally {

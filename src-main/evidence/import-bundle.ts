@@ -26,7 +26,6 @@
  * unpinned is reported as the signature's trust, never as a finding.
  */
 import { createHash, hash as hashOnce } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
 import { KeyFileError, parseKeyFile } from '../../src-shared/verify/key-file';
@@ -50,8 +49,8 @@ import {
 import { createTrustStore, TrustError } from '../trust/index';
 import { AnchorsFileError, parseAnchorsFile } from './anchors-file';
 import { classifyBundlePath, KEYS_NAME, pathStem, type BundlePathKind } from './bundle-layout';
-import { BundleError, printableName } from './errors';
-import { resolveZipLimits, type ZipLimits } from './limits';
+import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from './errors';
+import { maxZipFileBytes, resolveZipLimits, type ZipLimits } from './limits';
 import {
   checkManifestSignature,
   MANIFEST_NAME,
@@ -61,7 +60,10 @@ import {
   type SignatureCheck,
 } from './manifest';
 import { createProgressReporter, type ImportPhase, type ImportProgress } from './progress';
-import { openZipArchive, type ZipArchive, type ZipEntry } from './zip-reader';
+import { openRegularFile, openZipArchive, type ZipArchive, type ZipEntry } from './zip-reader';
+
+// Defined beside BundleError (the zip reader throws it too); exported here as before.
+export { ImportCancelledError } from './errors';
 
 /** Receipts stored per transaction by default. */
 export const DEFAULT_TRANSACTION_SIZE = 2000;
@@ -128,19 +130,12 @@ export interface ImportOptions {
   /** The name recorded for the bundle (default: the file's base name). */
   fileName?: string;
   /**
-   * Stops the import at the next batch boundary. What was stored stays (whole batches, the
-   * bundle `partial`), exactly as after a crash: importing the same zip again finishes it.
+   * Stops the import promptly with ImportCancelledError: while the zip is hashed (between 1 MiB
+   * chunks) or checked (between entries) nothing has been written; later it stops at the next
+   * batch boundary, and what was stored stays (whole batches, the bundle `partial`), exactly as
+   * after a crash: importing the same zip again finishes it.
    */
   signal?: AbortSignal;
-}
-
-/** The import was stopped through its AbortSignal. */
-export class ImportCancelledError extends Error {
-  readonly code = 'import_cancelled';
-  constructor() {
-    super('The import was cancelled; receipts already stored are kept, and importing the same bundle again finishes it.');
-    this.name = 'ImportCancelledError';
-  }
 }
 
 /** Counts of an import. */
@@ -219,26 +214,70 @@ function checkOptions(options: ImportOptions): { limits: ZipLimits; transactionS
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new TypeError('importBundle: onProgress must be a function');
   }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError('importBundle: signal must be an AbortSignal');
+  }
   return { limits, transactionSize, now };
 }
 
+/** Bytes read per step while hashing: between steps the signal and the size cap are checked. */
+const HASH_CHUNK_BYTES = 1024 * 1024;
+
+/** Options of {@link hashFile}. */
+export interface HashFileOptions {
+  /** Stops the hashing between chunks with ImportCancelledError. */
+  signal?: AbortSignal;
+  /** The most bytes read: a larger file is refused before reading, one that grows past it on the way. */
+  maxBytes?: number;
+  /** Called after each chunk with the bytes hashed so far and the size the file had when opened. */
+  onChunk?: (hashed: number, size: number) => void;
+}
+
 /**
- * The SHA-256 of a whole file, streamed.
+ * The SHA-256 of a whole regular file, read in chunks.
+ *
+ * Only a regular file is read (a FIFO or a device would never end); between chunks the
+ * signal is checked and the bytes read are held to the cap, so hashing stops promptly whatever
+ * the file does.
  *
  * @param file - The path.
+ * @param options - Signal, size cap, chunk listener.
  * @returns HEX64.
- * @throws BundleError zip_unreadable when the file cannot be read.
+ * @throws BundleError zip_unreadable when the file cannot be read or is not a regular file;
+ *   zip_file_too_large when it is, or grows, larger than `maxBytes`. ImportCancelledError when
+ *   the signal fired.
  */
-export async function hashFile(file: string): Promise<string> {
-  const hash = createHash('sha256');
+export async function hashFile(file: string, options: HashFileOptions = {}): Promise<string> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('hashFile: options must be an object');
+  const { signal, maxBytes = Number.MAX_SAFE_INTEGER, onChunk } = options;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError('hashFile: maxBytes must be a non-negative integer');
+  throwIfCancelled(signal);
+  const { handle, size } = await openRegularFile(file);
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
-    throw new BundleError('zip_unreadable', `The bundle cannot be read: ${reason}.`, { cause: error });
+    const tooLarge = (bytes: number): BundleError =>
+      new BundleError('zip_file_too_large', `The bundle file is ${bytes} bytes or more, over the limit of ${maxBytes} bytes.`);
+    if (size > maxBytes) throw tooLarge(size);
+    const hash = createHash('sha256');
+    const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+    let hashed = 0;
+    for (;;) {
+      throwIfCancelled(signal);
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await handle.read(buffer, 0, buffer.length, hashed));
+      } catch (error) {
+        throw new BundleError('zip_unreadable', `The bundle cannot be read: ${(error as Error).message}.`, { cause: error });
+      }
+      if (bytesRead === 0) break;
+      hashed += bytesRead;
+      if (hashed > maxBytes) throw tooLarge(hashed);
+      hash.update(buffer.subarray(0, bytesRead));
+      onChunk?.(hashed, size);
+    }
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
   }
-  return hash.digest('hex');
 }
 
 /** What pass 1 learnt: everything pass 2 needs, and nothing it does not (see checkBundle). */
@@ -256,6 +295,7 @@ interface CheckedBundle {
 
 interface CheckOptions {
   findings: FindingList;
+  signal: AbortSignal | undefined;
   progress: ReturnType<typeof createProgressReporter<ImportPhase, ImportProgress>>;
   pinned: KeyEntry[];
   now: Date;
@@ -300,6 +340,7 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
   if (signatureEntry !== undefined && signatureBytes !== undefined) known.set(signatureEntry, signatureBytes);
   if (keysEntry !== undefined && keysBytes !== undefined) known.set(keysEntry, keysBytes);
   for (const entry of files) {
+    throwIfCancelled(options.signal);
     const data = known.get(entry) ?? (await archive.read(entry));
     scanned.push({ entry, kind: classifyBundlePath(entry.name), sha256: hashOnce('sha256', data, 'hex') });
     fields.filesRead += 1;
@@ -365,8 +406,9 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
   );
 
   progress.update('hashing', 0, 0, {});
-  const bundleSha256 = await hashFile(file);
-  const archive = await openZipArchive(file, limits);
+  const { signal } = options;
+  const bundleSha256 = await hashFile(file, { signal, maxBytes: maxZipFileBytes(limits) });
+  const archive = await openZipArchive(file, limits, { signal });
   let pool: VerifyPool | undefined;
   let writing = false;
   try {
@@ -374,6 +416,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     const trust = createTrustStore(ledger);
     const checked = await checkBundle(archive, {
       findings,
+      signal,
       progress,
       pinned: trust.pinnedEntries(),
       now,
@@ -504,7 +547,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
 
     progress.update('verifying', 0, receipts.length, fields);
     for (const file of scanned) {
-      if (options.signal?.aborted) throw new ImportCancelledError();
+      throwIfCancelled(signal);
       if (file.kind !== 'receipt' && file.kind !== 'anchor') continue;
       const data = await archive.read(file.entry);
       if (hashOnce('sha256', data, 'hex') !== file.sha256) {
@@ -523,7 +566,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     }
     if (batch.length > 0) dispatch();
     while (inFlight.length > 0) await inFlight.shift();
-    if (options.signal?.aborted) throw new ImportCancelledError();
+    throwIfCancelled(signal);
 
     progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);
     checkCounts(manifest, counts, findings);

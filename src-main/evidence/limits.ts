@@ -37,6 +37,29 @@ export const DEFAULT_ZIP_LIMITS: Readonly<ZipLimits> = Object.freeze({
 export const RATIO_FLOOR_BYTES = 4096;
 
 /**
+ * Bytes one entry may take in a zip file besides its data: the local header (30) and the
+ * central directory record (46), each with the name (at most 1024 bytes, zip-hygiene.ts), a data
+ * descriptor (at most 24), and room for the extra fields and comments zip tools add.
+ */
+export const ENTRY_OVERHEAD_BYTES = 4096;
+
+/**
+ * The largest zip file that can hold entries within the limits.
+ *
+ * A bundle's file is checked against it before it is hashed: a file larger than this cannot pass
+ * the entry limits anyway, and reading it would only cost time. It allows the stored data itself
+ * (`maxBytes`; deflate may grow incompressible data by a fraction of a percent, so 1/256 more),
+ * the per-entry overhead of `maxEntries` entries, and the end records with a comment.
+ *
+ * @param limits - The limits in force.
+ * @returns The size in bytes.
+ */
+export function maxZipFileBytes(limits: ZipLimits): number {
+  if (typeof limits !== 'object' || limits === null) throw new TypeError('maxZipFileBytes expects zip limits');
+  return limits.maxBytes + Math.ceil(limits.maxBytes / 256) + limits.maxEntries * ENTRY_OVERHEAD_BYTES + 128 * 1024;
+}
+
+/**
  * Fill in defaults and check every limit.
  *
  * @param limits - Any subset of the limits.

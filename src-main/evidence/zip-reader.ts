@@ -12,12 +12,13 @@
  * declared one when the data is read, so a lying header cannot slip past a limit. CRC-32 is
  * checked too.
  */
+import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
-import { BundleError, printableName } from './errors';
-import type { ZipLimits } from './limits';
+import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from './errors';
+import { maxZipFileBytes, type ZipLimits } from './limits';
 import { checkCentralEntry, EntryNames } from './zip-hygiene';
 
 /** One entry of the central directory, checked. */
@@ -208,7 +209,7 @@ function eachEntry(zip: yauzl.ZipFile, visit: (entry: RawEntry) => void): Promis
       zip.removeListener('end', onEnd);
       zip.removeListener('error', onError);
       if (error === undefined) resolve();
-      else reject(error instanceof BundleError ? error : structureError(error));
+      else reject(error instanceof BundleError || error instanceof ImportCancelledError ? error : structureError(error));
     }
     function onEntry(entry: RawEntry): void {
       try {
@@ -249,6 +250,59 @@ function ownBuffer(data: Buffer): Buffer {
 }
 
 /**
+ * O_NONBLOCK where the platform has it: opening a FIFO for reading otherwise waits for a writer,
+ * holding one of libuv's few threadpool threads for good (and the process then ignores its first
+ * SIGINT). With it, the open returns at once and the fstat below refuses the FIFO.
+ */
+const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
+
+function describeKind(info: Stats): string {
+  if (info.isDirectory()) return 'a directory';
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isSocket()) return 'a socket';
+  return 'not a file';
+}
+
+/**
+ * Open a bundle file for reading, refusing anything but a regular file at once.
+ *
+ * The check is made on the open handle (fstat), so the path cannot be swapped for a device
+ * between the check and the reading; a FIFO is opened without blocking (see OPEN_FLAGS).
+ *
+ * @param file - The path.
+ * @returns The open handle (close it) and the file's size.
+ * @throws BundleError zip_unreadable when the path cannot be opened or is a directory, a FIFO,
+ *   a device or a socket.
+ */
+export async function openRegularFile(file: string): Promise<{ handle: FileHandle; size: number }> {
+  if (typeof file !== 'string' || file.length === 0) throw new TypeError('openRegularFile expects a file path');
+  let handle: FileHandle;
+  try {
+    handle = await open(file, OPEN_FLAGS);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    throw new BundleError('zip_unreadable', `The bundle cannot be read: ${reason}.`, { cause: error });
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new BundleError(
+        'zip_unreadable',
+        `${printableName(file)} is not a regular file (it is ${describeKind(info)}); a bundle is a zip file.`,
+      );
+    }
+    return { handle, size: info.size };
+  } catch (error) {
+    await handle.close();
+    if (error instanceof BundleError) throw error;
+    throw new BundleError('zip_unreadable', `The bundle cannot be read: ${(error as Error).message}.`, { cause: error });
+  }
+}
+
+/**
  * Open a zip and check its whole central directory against the hygiene rules and the limits.
  *
  * Nothing but the central directory is read: the entry count is checked against the limit
@@ -256,22 +310,20 @@ function ownBuffer(data: Buffer): Buffer {
  *
  * @param file - The zip's path.
  * @param limits - The limits in force.
+ * @param options - `signal`: stops the reading of the central directory between records.
  * @returns The open archive; close it when done.
- * @throws BundleError for the first rule broken (the file is closed again).
+ * @throws BundleError for the first rule broken (the file is closed again): zip_unreadable for a
+ *   path that is not a regular file, zip_file_too_large for a file larger than
+ *   {@link maxZipFileBytes} of the limits. ImportCancelledError when the signal fired.
  */
-export async function openZipArchive(file: string, limits: ZipLimits): Promise<ZipArchive> {
+export async function openZipArchive(file: string, limits: ZipLimits, options: { signal?: AbortSignal } = {}): Promise<ZipArchive> {
   if (typeof file !== 'string' || file.length === 0) throw new TypeError('openZipArchive expects a file path');
-  let handle: FileHandle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    throw new BundleError('zip_unreadable', `The file cannot be opened: ${(error as Error).message}`, { cause: error });
-  }
+  const { signal } = options;
+  const { handle, size } = await openRegularFile(file);
   let zip: yauzl.ZipFile | undefined;
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new BundleError('zip_unreadable', 'The path is not a regular file.');
-    const size = stat.size;
+    checkFileSize(size, limits);
+    throwIfCancelled(signal);
     const reader = new BlockReader(handle, size);
     zip = await openWithYauzl(reader, size);
     if (zip.entryCount > limits.maxEntries) {
@@ -285,6 +337,7 @@ export async function openZipArchive(file: string, limits: ZipLimits): Promise<Z
     let totalBytes = 0;
     let totalCompressed = 0;
     await eachEntry(zip, (raw) => {
+      throwIfCancelled(signal);
       const nameBytes = typeof raw.fileName === 'string' ? Buffer.from(raw.fileName, 'utf8') : raw.fileName;
       const checked = checkCentralEntry(
         {
@@ -331,7 +384,26 @@ export async function openZipArchive(file: string, limits: ZipLimits): Promise<Z
   } catch (error) {
     zip?.close();
     await handle.close();
+    if (error instanceof ImportCancelledError) throw error;
     throw structureError(error);
+  }
+}
+
+/**
+ * Refuse a zip file larger than any zip within the limits.
+ *
+ * @param size - The file's size in bytes.
+ * @param limits - The limits in force.
+ * @throws BundleError zip_file_too_large
+ */
+export function checkFileSize(size: number, limits: ZipLimits): void {
+  const cap = maxZipFileBytes(limits);
+  if (size > cap) {
+    throw new BundleError(
+      'zip_file_too_large',
+      `The bundle file is ${size} bytes, more than a zip within the limits can be (${cap} bytes for at most ` +
+        `${limits.maxEntries} entries inflating to ${limits.maxBytes} bytes).`,
+    );
   }
 }
 

@@ -16,7 +16,8 @@ function temporary(): Ledger {
 }
 
 const pending = 'urn:svc:anchor:pending:2026-11-22T04:00Z:0123456789abcdef';
-const resolvedUrn = 'urn:svc:anchor:base:123:0xabc:0123456789abcdef';
+const TX = `0x${'ab'.repeat(32)}`;
+const resolvedUrn = `urn:svc:anchor:base:123:${TX}:0123456789abcdef`;
 
 describe('anchors', () => {
   it('stores a pending anchor once and resolves it, findable by either URN', () => {
@@ -55,14 +56,14 @@ describe('anchors', () => {
     const ledger = temporary();
     for (let index = 0; index < 5; index += 1) {
       insertAnchor(ledger.writable, {
-        svc_anchor: `urn:svc:anchor:pending:B${index % 2}:${index}`,
-        batch_id: `B${index % 2}`,
+        svc_anchor: `urn:svc:anchor:pending:2026-11-22T04:0${index % 2}Z:${String(index).padStart(16, '0')}`,
+        batch_id: `2026-11-22T04:0${index % 2}Z`,
         receipt_sha256: sha256Hex(`r${index}`),
         record: {},
         status: 'pending',
       });
     }
-    expect(listAnchors(ledger.readable, { batch_id: 'B0' }).rows.map((row) => row.id)).toEqual([1, 3, 5]);
+    expect(listAnchors(ledger.readable, { batch_id: '2026-11-22T04:00Z' }).rows.map((row) => row.id)).toEqual([1, 3, 5]);
     expect(listAnchors(ledger.readable, { receipt_sha256: sha256Hex('r3') }).rows.map((row) => row.id)).toEqual([4]);
     const first = listAnchors(ledger.readable, { status: 'pending', limit: 2 });
     const second = listAnchors(ledger.readable, { status: 'pending', limit: 2, after: first.nextCursor ?? '' });
@@ -72,12 +73,35 @@ describe('anchors', () => {
 
   it('refuses bad input', () => {
     const ledger = temporary();
-    const base = { svc_anchor: pending, batch_id: 'b', record: {}, status: 'pending' as const };
+    const base = { svc_anchor: pending, batch_id: '2026-11-22T04:00Z', record: {}, status: 'pending' as const };
+    const resolvedBase = { ...base, svc_anchor: resolvedUrn, status: 'resolved' as const };
     expect(() => insertAnchor(ledger.writable, { ...base, svc_anchor: 'urn:other:1' })).toThrow(RangeError);
     expect(() => insertAnchor(ledger.writable, { ...base, status: 'done' as 'pending' })).toThrow(RangeError);
     expect(() => insertAnchor(ledger.writable, { ...base, receipt_sha256: 'nothex' })).toThrow(RangeError);
     expect(() => insertAnchor(ledger.writable, { ...base, record: undefined })).toThrow(TypeError);
+    // The URN rules of src-shared/anchor/urn.ts: the form, the status it implies, its batch.
+    expect(() => insertAnchor(ledger.writable, { ...base, svc_anchor: 'urn:svc:anchor:pending:B0:1' })).toThrow(RangeError);
+    expect(() => insertAnchor(ledger.writable, { ...base, svc_anchor: 'urn:svc:anchor:base:123:0xabc:0123456789abcdef', status: 'resolved' })).toThrow(RangeError);
+    expect(() => insertAnchor(ledger.writable, { ...base, status: 'resolved' })).toThrow(/pending URN/);
+    expect(() => insertAnchor(ledger.writable, { ...resolvedBase, status: 'pending' })).toThrow(/resolved URN/);
+    expect(() => insertAnchor(ledger.writable, { ...base, batch_id: '2026-11-22T04:01Z' })).toThrow(/names batch 2026-11-22T04:00Z/);
+    expect(() => insertAnchor(ledger.writable, { ...base, batch_id: 'b' })).toThrow(RangeError);
+    expect(() => listAnchors(ledger.readable, { batch_id: 'b' })).toThrow(RangeError);
+    expect(() => getAnchor(ledger.readable, 'urn:svc:anchor:x')).toThrow(RangeError);
     expect(listAnchors(ledger.readable).rows).toEqual([]);
     expect(() => resolveAnchor(ledger.writable, pending, { svc_anchor: resolvedUrn, record: {} })).toThrow(LedgerError);
+    // A resolved row is stored as it is (e.g. from a bundle), with the batch it names nowhere.
+    expect(insertAnchor(ledger.writable, resolvedBase).created).toBe(true);
+  });
+
+  it('resolves a pending URN only to a resolved URN of the same digest', () => {
+    const ledger = temporary();
+    insertAnchor(ledger.writable, { svc_anchor: pending, batch_id: '2026-11-22T04:00Z', record: {}, status: 'pending' });
+    const otherDigest = `urn:svc:anchor:base:123:${TX}:fedcba9876543210`;
+    expect(() => resolveAnchor(ledger.writable, pending, { svc_anchor: otherDigest, record: {} })).toThrow(/another digest/);
+    expect(() => resolveAnchor(ledger.writable, pending, { svc_anchor: pending, record: {} })).toThrow(/resolved anchor URN/);
+    expect(() => resolveAnchor(ledger.writable, resolvedUrn, { svc_anchor: resolvedUrn, record: {} })).toThrow(/pending anchor URN/);
+    expect(getAnchor(ledger.readable, pending)).toMatchObject({ status: 'pending', svc_anchor: pending });
+    expect(resolveAnchor(ledger.writable, pending, { svc_anchor: resolvedUrn, record: {} })).toMatchObject({ status: 'resolved' });
   });
 });

@@ -5,8 +5,13 @@
  * directly with a resolved record (e.g. from a bundle's anchors/). Resolving replaces
  * `svc_anchor` with the resolved URN and keeps the pending one in `pending_svc_anchor`, so
  * either form finds the row.
+ *
+ * URNs and batch ids follow src-shared/anchor/urn.ts, the one statement of their rules: a row's
+ * status is the form of its URN, a pending URN names the row's batch, and a resolved URN ends
+ * with the same digest suffix as the pending one it replaces.
  */
-import { checkHex64, checkInstant, checkInteger, checkObject, checkOneOf, checkText, toJsonText } from './checks';
+import { isBatchId, parseAnchorUrn, type ParsedAnchorUrn } from '../../src-shared/anchor/urn';
+import { checkHex64, checkInstant, checkInteger, checkObject, checkOneOf, toJsonText } from './checks';
 import { decodeCursor, encodeCursor, queryFingerprint } from './cursor';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
 import { LedgerError } from './errors';
@@ -15,8 +20,6 @@ import { sql, sqlFragment, sqlJoin, type SqlFragment } from './sql';
 export const ANCHOR_STATUSES = ['pending', 'resolved'] as const;
 export type AnchorStatus = (typeof ANCHOR_STATUSES)[number];
 
-const URN_PREFIX = 'urn:svc:anchor:';
-const MAX_URN_LENGTH = 512;
 
 /** An anchor record to store. */
 export interface NewAnchor {
@@ -53,10 +56,21 @@ function toRecord(row: AnchorRow): AnchorRecord {
   return { ...rest, record: JSON.parse(recordJson) as unknown };
 }
 
-function checkUrn(value: unknown, name: string): string {
-  const urn = checkText(value, name, MAX_URN_LENGTH);
-  if (!urn.startsWith(URN_PREFIX)) throw new RangeError(`${name} must start with "${URN_PREFIX}"`);
-  return urn;
+function checkUrn(value: unknown, name: string): { urn: string; parsed: ParsedAnchorUrn } {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
+  const parsed = parseAnchorUrn(value);
+  if (parsed === undefined) {
+    throw new RangeError(
+      `${name} must be an anchor URN: urn:svc:anchor:pending:<batch_id>:<suffix> or urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix>`,
+    );
+  }
+  return { urn: value, parsed };
+}
+
+function checkBatchId(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
+  if (!isBatchId(value)) throw new RangeError(`${name} must be a batch id (YYYY-MM-DDThh:mmZ)`);
+  return value;
 }
 
 /**
@@ -74,14 +88,18 @@ export function insertAnchor(
   options: { at?: number } = {},
 ): { id: number; created: boolean } {
   const input = checkObject(anchor, 'anchor');
-  const svcAnchor = checkUrn(input.svc_anchor, 'anchor.svc_anchor');
-  const batchId = checkText(input.batch_id, 'anchor.batch_id', 64);
+  const { urn: svcAnchor, parsed } = checkUrn(input.svc_anchor, 'anchor.svc_anchor');
+  const batchId = checkBatchId(input.batch_id, 'anchor.batch_id');
   const receiptSha256 =
     input.receipt_sha256 === undefined || input.receipt_sha256 === null
       ? null
       : checkHex64(input.receipt_sha256, 'anchor.receipt_sha256');
   const recordJson = toJsonText(input.record, 'anchor.record');
   const status = checkOneOf(input.status, ANCHOR_STATUSES, 'anchor.status');
+  if (status !== parsed.status) throw new RangeError(`anchor.status is ${status} but anchor.svc_anchor is a ${parsed.status} URN`);
+  if (parsed.status === 'pending' && parsed.batch_id !== batchId) {
+    throw new RangeError(`anchor.svc_anchor names batch ${parsed.batch_id}, not anchor.batch_id ${batchId}`);
+  }
   const at = checkInstant(options.at, 'at');
   const existing = getAnchor(database, svcAnchor);
   if (existing !== undefined) return { id: existing.id, created: false };
@@ -104,6 +122,8 @@ export function insertAnchor(
  * @param options - `at`: when (ms; default now)
  * @returns the updated row
  * @throws LedgerError `not_found` when no row has that URN
+ * @throws RangeError when `pendingSvcAnchor` is not a pending URN, `resolved.svc_anchor` not a
+ *   resolved one, or the two name different digests (their suffixes differ)
  */
 export function resolveAnchor(
   database: WritableDB,
@@ -111,9 +131,14 @@ export function resolveAnchor(
   resolved: { svc_anchor: string; record: unknown },
   options: { at?: number } = {},
 ): AnchorRecord {
-  const pending = checkUrn(pendingSvcAnchor, 'pendingSvcAnchor');
+  const { urn: pending, parsed: from } = checkUrn(pendingSvcAnchor, 'pendingSvcAnchor');
+  if (from.status !== 'pending') throw new RangeError('pendingSvcAnchor must be a pending anchor URN');
   const input = checkObject(resolved, 'resolved');
-  const svcAnchor = checkUrn(input.svc_anchor, 'resolved.svc_anchor');
+  const { urn: svcAnchor, parsed: to } = checkUrn(input.svc_anchor, 'resolved.svc_anchor');
+  if (to.status !== 'resolved') throw new RangeError('resolved.svc_anchor must be a resolved anchor URN');
+  if (to.suffix !== from.suffix) {
+    throw new RangeError(`resolved.svc_anchor ends with ${to.suffix}, another digest than the pending URN's ${from.suffix}`);
+  }
   const recordJson = toJsonText(input.record, 'resolved.record');
   const at = checkInstant(options.at, 'at');
   const row = getAnchor(database, pending);
@@ -133,7 +158,7 @@ export function resolveAnchor(
  * An anchor by its current or its pending URN.
  */
 export function getAnchor(database: ReadableDB, svcAnchor: string): AnchorRecord | undefined {
-  const urn = checkUrn(svcAnchor, 'svcAnchor');
+  const { urn } = checkUrn(svcAnchor, 'svcAnchor');
   const row =
     queryOne<AnchorRow>(database, sql`SELECT * FROM anchors WHERE svc_anchor = ${urn}`) ??
     queryOne<AnchorRow>(database, sql`SELECT * FROM anchors WHERE pending_svc_anchor = ${urn}`);
@@ -160,7 +185,7 @@ export function listAnchors(
     conditions.push(sqlFragment`status = ${shape.status}`);
   }
   if (input.batch_id !== undefined) {
-    shape.batch_id = checkText(input.batch_id, 'batch_id', 64);
+    shape.batch_id = checkBatchId(input.batch_id, 'batch_id');
     conditions.push(sqlFragment`batch_id = ${shape.batch_id}`);
   }
   if (input.receipt_sha256 !== undefined) {

@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { utf8Encode } from '../../src-shared/crypto';
+import { BundleError, ImportCancelledError } from './errors';
+import { DEFAULT_ZIP_LIMITS, maxZipFileBytes, resolveZipLimits } from './limits';
+import { buildZip } from './test-support';
+import { openRegularFile, openZipArchive } from './zip-reader';
+
+describe('openZipArchive', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'evroom-zip-reader-'));
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  function zipFile(count: number): string {
+    const file = join(directory, `zip-${count}.zip`);
+    writeFileSync(file, buildZip(Array.from({ length: count }, (_, index) => ({ name: `receipts/r${index}.json`, data: utf8Encode(`{"n":${index}}`) }))));
+    return file;
+  }
+
+  it('reads entries back, checked', async () => {
+    const archive = await openZipArchive(zipFile(3), DEFAULT_ZIP_LIMITS);
+    try {
+      expect(archive.entries.map((entry) => entry.name)).toEqual(['receipts/r0.json', 'receipts/r1.json', 'receipts/r2.json']);
+      expect((await archive.read(archive.entries[1]!)).toString('utf8')).toBe('{"n":1}');
+    } finally {
+      await archive.close();
+    }
+  });
+
+  it.runIf(process.platform !== 'win32')('refuses a FIFO and a directory at once', async () => {
+    const fifo = join(directory, 'pipe.zip');
+    execFileSync('mkfifo', [fifo]);
+    await expect(openZipArchive(fifo, DEFAULT_ZIP_LIMITS)).rejects.toMatchObject({
+      code: 'zip_unreadable',
+      message: expect.stringContaining('is not a regular file (it is a named pipe (FIFO))'),
+    });
+    await expect(openRegularFile(directory)).rejects.toMatchObject({ code: 'zip_unreadable', message: expect.stringContaining('it is a directory') });
+  });
+
+  it('refuses a file larger than any zip within the limits without reading it', async () => {
+    const limits = resolveZipLimits({ maxEntries: 4, maxBytes: 4096 });
+    const file = join(directory, 'big.zip');
+    writeFileSync(file, '');
+    truncateSync(file, maxZipFileBytes(limits) + 1);
+    const error = await openZipArchive(file, limits).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(BundleError);
+    expect(error).toMatchObject({ code: 'zip_file_too_large' });
+  });
+
+  it('stops reading the central directory when the signal fires', async () => {
+    const file = zipFile(50);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(openZipArchive(file, DEFAULT_ZIP_LIMITS, { signal: controller.signal })).rejects.toBeInstanceOf(ImportCancelledError);
+  });
+});
