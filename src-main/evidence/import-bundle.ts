@@ -509,6 +509,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
         report,
         receipt_id: facts.receipt_id,
         issued_at: facts.issued_at,
+        issuer_key_id: facts.issuer_key_id,
         source,
       });
     }

@@ -63,6 +63,7 @@ export function saveVerified(
         report: document.facts.report,
         receipt_id: document.facts.receipt_id,
         issued_at: document.facts.issued_at,
+        issuer_key_id: document.facts.issuer_key_id,
         source: document.source,
       })),
     ).map((row) => ({ id: row.id, created: row.created })),

@@ -116,6 +116,7 @@ const REFUSALS: Record<string, { words: string; advice: string }> = {
   zip_unsupported_compression: { words: 'an entry uses an unsupported compression method', advice: 'Only stored and deflate entries are read. Ask the sender to export with a standard zip writer.' },
   zip_too_many_entries: { words: 'the zip has more entries than the limit', advice: 'If the bundle is genuine, raise the entry limit in Settings and import it again.' },
   zip_entry_too_large: { words: 'an entry is larger than the limit', advice: 'If the bundle is genuine, raise the size limit in Settings and import it again.' },
+  zip_file_too_large: { words: 'the file is larger than any bundle within the limits', advice: 'If the bundle is genuine, raise the size limit in Settings and import it again.' },
   zip_too_large: { words: 'the zip inflates to more bytes than the limit', advice: 'If the bundle is genuine, raise the size limit in Settings and import it again.' },
   zip_ratio_exceeded: { words: 'the zip inflates suspiciously much (a zip bomb?)', advice: 'If the bundle is genuine, raise the compression-ratio limit in Settings and import it again.' },
   zip_size_mismatch: { words: 'an entry is not the size its header says', advice: 'The zip was altered or damaged. Ask the sender for a clean export.' },
