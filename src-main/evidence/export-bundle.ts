@@ -67,6 +67,12 @@ export interface ExportOptions {
   overwrite?: boolean;
   /** generated_at and entry times (default now). */
   now?: Date;
+  /**
+   * The key that signs manifest.sig (the HTTP service signs tenant evidence with its own key).
+   * Default: the data folder's export signing key, made on first use. The caller's seed is
+   * copied, never wiped.
+   */
+  signingKey?: { key_id: string; seed: Uint8Array; public_key: Uint8Array };
   onProgress?: (event: ExportProgress) => void;
 }
 
@@ -139,7 +145,10 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     throw new ExportError('out_exists', `${out} exists; choose another name or allow overwriting.`);
   }
   const crypto = createNodeCryptoProvider();
-  const { key, created: keyCreated } = loadOrCreateSigningKey(options.dataDirectory, crypto, { now });
+  const { key, created: keyCreated } =
+    options.signingKey === undefined
+      ? loadOrCreateSigningKey(options.dataDirectory, crypto, { now })
+      : { key: { key_id: options.signingKey.key_id, algorithm: 'Ed25519' as const, public_key: options.signingKey.public_key, seed: options.signingKey.seed.slice() }, created: false };
   const progress = createProgressReporter<ExportPhase, ExportProgress>(
     options.onProgress,
     (phase, fields, perSecond, secondsLeft) => ({

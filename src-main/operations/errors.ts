@@ -20,9 +20,10 @@ import type { ErrorEnvelope } from '../../src-shared/api/error-envelope';
  * - `conflict`: clashes with the current state, e.g. a key pinned with other bytes (409, exit 2).
  * - `too_large`: over a size limit (413, exit 2).
  * - `cancelled`: stopped on request (409, exit 2).
+ * - `too_many`: a quota or rate is used up (429, exit 2).
  * - `internal`: a fault of ours; its message is not shown to remote callers (500, exit 2).
  */
-export type ErrorKind = 'invalid_input' | 'not_found' | 'refused' | 'conflict' | 'too_large' | 'cancelled' | 'internal';
+export type ErrorKind = 'invalid_input' | 'not_found' | 'refused' | 'conflict' | 'too_large' | 'cancelled' | 'too_many' | 'internal';
 
 /** The HTTP status of each kind. */
 export const HTTP_STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
@@ -32,6 +33,7 @@ export const HTTP_STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   conflict: 409,
   too_large: 413,
   cancelled: 409,
+  too_many: 429,
   internal: 500,
 };
 

@@ -1,0 +1,34 @@
+/**
+ * The typed-contract verify routes (`POST /v1/verify/<kind>`, seven kinds, PROTOCOL section 6)
+ * and the typed post-quantum alias `POST /verify` (section 7). Each answers 200 with the report.
+ */
+import type { FastifyInstance } from 'fastify';
+import { TYPED_ROUTE_KINDS, verifyTypedRequest, type TypedRouteKind } from '../../../src-shared/formats/typed';
+import { singleErrorReport } from '../../../src-shared/verify/report-builder';
+import { verifyReport } from '../../operations/verify';
+import { bodyBytes } from '../body';
+import type { ServiceContext } from '../service';
+import { serviceVerifyContext } from './verify';
+
+/** Registers the seven typed routes and the typed-PQ alias. */
+export function registerTypedRoutes(app: FastifyInstance, context: ServiceContext): void {
+  for (const kind of Object.keys(TYPED_ROUTE_KINDS) as TypedRouteKind[]) {
+    app.post(
+      `/v1/verify/${kind}`,
+      { schema: { summary: `Verify a ${TYPED_ROUTE_KINDS[kind]} contract: {contract, parents?}`, tags: ['typed'], body: {} } },
+      async (request) => verifyTypedRequest(bodyBytes(request), kind, serviceVerifyContext(context)),
+    );
+  }
+  app.post('/verify', { schema: { summary: 'Verify a typed post-quantum envelope {envelope, fragments}', tags: ['typed'], body: {} } }, async (request) => {
+    const report = verifyReport(bodyBytes(request), serviceVerifyContext(context));
+    // This route is for typed post-quantum envelopes; another document is not what it checks.
+    if (report.format !== 'typed-pq' && report.status !== 'MALFORMED') {
+      return singleErrorReport('typed-pq', 'MALFORMED', 'schema', {
+        code: 'wrong_route',
+        path: '',
+        message: `This route verifies typed post-quantum envelopes ({envelope, fragments}); the document is ${report.format}. Use POST /v1/receipt/verify.`,
+      });
+    }
+    return report;
+  });
+}

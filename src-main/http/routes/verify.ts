@@ -1,0 +1,68 @@
+/**
+ * `POST /v1/receipt/verify` (alias `/v1/receipts/verify`): any supported document, or
+ * `{document, keys?}`, answered 200 with its report whatever the status (PROTOCOL section 3).
+ *
+ * The body is read with our strict parser: a duplicate member name is a MALFORMED report, never
+ * a silent last-wins. Keys given with the document, and the service's own listed keys, can
+ * check signatures; they never make trust `trusted` (only the operator's pinned keys do).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { utf8Encode } from '../../../src-shared/crypto';
+import { jcsTree, parseJsonBytes, skp } from '../../../src-shared/json';
+import type { JsonNode } from '../../../src-shared/json/types';
+import type { KeyEntry, VerifyContext } from '../../../src-shared/verify/context';
+import { KeyFileError, parseKeyFile } from '../../../src-shared/verify/key-file';
+import { verifyReport } from '../../operations/verify';
+import { workspaceVerifyContext } from '../../operations/workspace';
+import { bodyBytes } from '../body';
+import { HttpError } from '../errors';
+import type { ServiceContext } from '../service';
+
+/** The service's own keys, as keys that check signatures and confer no trust. */
+export function serviceVerifyContext(context: ServiceContext, keys: readonly KeyEntry[] = []): VerifyContext {
+  const listed = context.signer.listed.map((key) => ({ key_id: key.key_id, algorithm: key.algorithm, public_key: key.public_key }));
+  return workspaceVerifyContext(context.workspace, { advertised: [...listed, ...keys], now: context.now() });
+}
+
+function member(node: JsonNode, name: string): JsonNode | undefined {
+  return node.type === 'object' ? node.members.find(([key]) => key === name)?.[1] : undefined;
+}
+
+/**
+ * The document of a verify request and the keys sent with it: `{document, keys?}` is unwrapped
+ * (no format has a top-level `document`), anything else is the document itself.
+ */
+export function unwrapVerifyRequest(bytes: Uint8Array): { document: Uint8Array; keys: KeyEntry[] } {
+  let tree: JsonNode;
+  try {
+    tree = parseJsonBytes(bytes);
+  } catch {
+    return { document: bytes, keys: [] };
+  }
+  const document = member(tree, 'document');
+  if (document === undefined || tree.type !== 'object' || tree.members.some(([name]) => name !== 'document' && name !== 'keys')) return { document: bytes, keys: [] };
+  const keysNode = member(tree, 'keys');
+  let keys: KeyEntry[] = [];
+  if (keysNode !== undefined) {
+    try {
+      keys = parseKeyFile(jcsTree(keysNode));
+    } catch (error) {
+      if (error instanceof KeyFileError) throw new HttpError(400, 'invalid_request', `keys: ${error.message}`, { details: [{ path: `/keys${error.path}`, message: error.message }] });
+      throw error;
+    }
+  }
+  // The document as SKP (sorted members, number spellings as written): the same members and
+  // values, so every format verifies it as it would the document sent alone.
+  return { document: utf8Encode(skp(document)), keys };
+}
+
+/** Registers the verify route and its alias. */
+export function registerVerifyRoutes(app: FastifyInstance, context: ServiceContext): void {
+  const handler = async (request: FastifyRequest) => {
+    const { document, keys } = unwrapVerifyRequest(bodyBytes(request));
+    return verifyReport(document, serviceVerifyContext(context, keys));
+  };
+  const schema = { summary: 'Verify any supported document, or {document, keys?}; 200 with the report', tags: ['verify'], body: {} };
+  app.post('/v1/receipt/verify', { schema }, handler);
+  app.post('/v1/receipts/verify', { schema: { ...schema, summary: 'Alias of /v1/receipt/verify' } }, handler);
+}
