@@ -12,7 +12,8 @@ import { JsonParseError, parseJsonBytes, toPlain } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
 import { HttpError } from './errors';
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, unicodeRegExp: true });
+// strictRequired is off: `oneOf: [{required: [a]}, {required: [b]}]` names members defined beside it.
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, unicodeRegExp: true });
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** The raw body bytes; 400 when there is none. */

@@ -11,6 +11,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
+import Ajv from 'ajv';
 import type { KeyEntry } from '../../src-shared/verify/context';
 import type { Workspace } from '../operations/workspace';
 import { authenticate, type Caller } from '../operations/service-admin';
@@ -116,6 +117,11 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     forceCloseConnections: 'idle',
   });
   const recent: RequestRecord[] = [];
+
+  // Body schemas document the routes (OpenAPI) and are checked by the routes themselves on the
+  // strictly parsed body (body.ts); Fastify checks only paths and query strings.
+  const partsValidator = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? () => true : partsValidator.compile(schema)));
 
   // Bodies arrive as bytes; each route parses them strictly. Any other media type is 415.
   app.removeAllContentTypeParsers();

@@ -122,7 +122,7 @@ async function loadKeyFiles(names: readonly string[], what: string, pinned: bool
   for (const name of names) {
     const text = await readTextFile(name, what);
     try {
-      for (const entry of parseKeyFile(text)) {
+      for (const entry of parseKeyFile(text, { advertised: !pinned })) {
         entries.push(pinned ? { ...entry, status: entry.status ?? 'pinned' } : entry);
       }
     } catch (error) {

@@ -22,7 +22,7 @@ export function registerTypedRoutes(app: FastifyInstance, context: ServiceContex
   app.post('/verify', { schema: { summary: 'Verify a typed post-quantum envelope {envelope, fragments}', tags: ['typed'], body: {} } }, async (request) => {
     const report = verifyReport(bodyBytes(request), serviceVerifyContext(context));
     // This route is for typed post-quantum envelopes; another document is not what it checks.
-    if (report.format !== 'typed-pq' && report.status !== 'MALFORMED') {
+    if (report.format !== 'typed-pq') {
       return singleErrorReport('typed-pq', 'MALFORMED', 'schema', {
         code: 'wrong_route',
         path: '',

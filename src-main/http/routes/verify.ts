@@ -45,7 +45,7 @@ export function unwrapVerifyRequest(bytes: Uint8Array): { document: Uint8Array; 
   let keys: KeyEntry[] = [];
   if (keysNode !== undefined) {
     try {
-      keys = parseKeyFile(jcsTree(keysNode));
+      keys = parseKeyFile(jcsTree(keysNode), { advertised: true });
     } catch (error) {
       if (error instanceof KeyFileError) throw new HttpError(400, 'invalid_request', `keys: ${error.message}`, { details: [{ path: `/keys${error.path}`, message: error.message }] });
       throw error;
