@@ -15,6 +15,8 @@ import { runTrust, trustSpec } from './commands/trust';
 import { keysSpec, runKeys } from './commands/keys';
 import { runSign, signSpec } from './commands/sign';
 import { runSamples, samplesSpec } from './commands/samples';
+import { apikeysSpec, runApikeys, runTenants, tenantsSpec } from './commands/accounts';
+import { runServe, runService, serveSpec, serviceSpec } from './commands/serve';
 
 interface Command {
   spec: CommandSpec;
@@ -32,6 +34,10 @@ const COMMANDS: readonly Command[] = [
   { spec: exportSpec, run: runExport },
   { spec: ledgerSpec, run: runLedger },
   { spec: trustSpec, run: runTrust },
+  { spec: serveSpec, run: runServe },
+  { spec: tenantsSpec, run: runTenants },
+  { spec: apikeysSpec, run: runApikeys },
+  { spec: serviceSpec, run: runService },
 ];
 
 function overview(): string {

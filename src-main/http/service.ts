@@ -65,8 +65,8 @@ export interface ServiceOptions {
   rateLimitPerMinute?: number;
   freePerDay?: number;
   proPerMonth?: number;
-  /** Fastify's logger (pino); off by default. Keys and bodies are never logged. */
-  logger?: boolean;
+  /** Where request log lines go (Fastify's pino logger); none by default. Keys and bodies are never logged. */
+  logStream?: NodeJS.WritableStream;
   /** Where the anchoring engine plugs in (issue "Anchoring"); undefined: tenants get no anchor. */
   anchor?: undefined;
 }
@@ -107,12 +107,17 @@ function bearer(request: FastifyRequest): string | undefined {
 export async function buildService(options: ServiceOptions): Promise<Service> {
   const now = options.now ?? (() => new Date());
   const app = Fastify({
-    logger: options.logger
-      ? { redact: { paths: ['req.headers.authorization'], censor: '[redacted]' }, serializers: { req: (request) => ({ method: request.method, url: request.url.split('?')[0] }) } }
-      : false,
+    logger:
+      options.logStream === undefined
+        ? false
+        : {
+            stream: options.logStream,
+            // A request is logged by method and path only: never its headers (API keys), query or body.
+            serializers: { req: (request) => ({ method: request.method, url: request.url.split('?')[0], remoteAddress: request.ip }) },
+          },
     bodyLimit: MAX_BODY_BYTES,
-    // Routes read their raw bytes; ids in paths are short.
-    maxParamLength: 200,
+    // Ids in paths are short.
+    routerOptions: { maxParamLength: 200 },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });

@@ -25,6 +25,7 @@ import {
 } from '../../ledger/index';
 import type { ReportStatus, TrustStatus } from '../../../src-shared/verify/report';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
+import { describeError } from '../../operations/errors';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
 import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
@@ -50,6 +51,24 @@ export function openCliWorkspace(command: string): Workspace {
   } catch (error) {
     if (error instanceof LedgerError) throw new CliError(`${command}: ${error.message}`);
     throw error;
+  }
+}
+
+/**
+ * Runs an operation on the data folder's workspace and closes it; a refusal becomes one line
+ * (`COMMAND: MESSAGE (CODE); nothing changed`, exit 2), a fault of ours stays an error.
+ */
+export async function withCliWorkspace<T>(command: string, run: (workspace: Workspace) => T): Promise<Awaited<T>> {
+  const workspace = openCliWorkspace(command);
+  try {
+    return await run(workspace);
+  } catch (error) {
+    const { envelope, kind } = describeError(error);
+    if (kind === 'internal') throw error;
+    const refusal = error instanceof Error && (error.name === 'TrustError' || error.name === 'OperationError');
+    throw new CliError(refusal ? `${command}: ${envelope.message} (${envelope.code}); nothing changed` : `${command}: ${envelope.message}`);
+  } finally {
+    workspace.close();
   }
 }
 

@@ -12,15 +12,13 @@ import type { KeyAlgorithm, KeyEntry } from '../../../src-shared/verify/context'
 import { decodeB64uField } from '../../../src-shared/verify/fields';
 import { KeyFileError, parseKeyFile } from '../../../src-shared/verify/key-file';
 import { KEY_ALGORITHMS, PUBLIC_KEY_LENGTH } from '../../../src-shared/verify/keys';
-import { describeError } from '../../operations/errors';
 import { exportTrustKeys, importTrustKeys, pinKey, revokeKey, unpinKey, type Reevaluation } from '../../operations/trust';
-import type { Workspace } from '../../operations/workspace';
 import type { AdvertisedKey, PinInput, TrustedKey, TrustStore } from '../../trust/index';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
 import { describeFsError, readTextFile } from '../read-input';
 import { paint, writeLine, type Terminal } from '../terminal';
-import { openCliWorkspace } from './ledger';
+import { withCliWorkspace } from './ledger';
 
 export const trustSpec: CommandSpec = {
   name: 'trust',
@@ -120,7 +118,7 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
     case 'pin': {
       const parsed = parseCommandArguments(pinSpec, rest);
       const entry = await pinInput(parsed);
-      return withWorkspace('trust pin', (workspace) => {
+      return withCliWorkspace('trust pin', (workspace) => {
         const { changed, key, reevaluation } = pinKey(workspace, entry);
         writeLine(terminal.out, changed ? `Pinned ${describe(key)}.` : `${key.key_id} was already pinned with this key; nothing changed.`);
         reportReevaluation(terminal, reevaluation);
@@ -129,7 +127,7 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
     }
     case 'unpin': {
       const keyId = oneKeyId('trust unpin', parseCommandArguments(unpinSpec, rest));
-      return withWorkspace('trust unpin', (workspace) => {
+      return withCliWorkspace('trust unpin', (workspace) => {
         const { reevaluation } = unpinKey(workspace, keyId);
         writeLine(terminal.out, `Unpinned ${keyId}; its signatures now report trust "unpinned".`);
         reportReevaluation(terminal, reevaluation);
@@ -140,7 +138,7 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       const parsed = parseCommandArguments(revokeSpec, rest);
       const keyId = oneKeyId('trust revoke', parsed);
       const reason = optionValue(parsed, 'reason');
-      return withWorkspace('trust revoke', (workspace) => {
+      return withCliWorkspace('trust revoke', (workspace) => {
         const { reevaluation } = revokeKey(workspace, keyId, reason);
         writeLine(terminal.out, `Revoked ${keyId}${reason === undefined ? '' : ` (${reason})`}; its signatures now report trust "revoked".`);
         reportReevaluation(terminal, reevaluation);
@@ -150,7 +148,7 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
     case 'list': {
       const parsed = parseCommandArguments(listSpec, rest);
       noPositionals('trust list', parsed);
-      return withWorkspace('trust list', (workspace) => list(workspace.trust, flag(parsed, 'json'), terminal));
+      return withCliWorkspace('trust list', (workspace) => list(workspace.trust, flag(parsed, 'json'), terminal));
     }
     case 'import': {
       const parsed = parseCommandArguments(importSpec, rest);
@@ -158,7 +156,7 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       if (file === undefined) throw new CliError('trust import: name the key file to import');
       if (extra.length > 0) throw new CliError(`trust import: name one key file, not ${parsed.positionals.length}`);
       const text = await readTextFile(file, 'key file');
-      return withWorkspace('trust import', (workspace) => {
+      return withCliWorkspace('trust import', (workspace) => {
         const { counts, reevaluation } = importTrustKeys(workspace, text, { source: path.resolve(file) });
         writeLine(
           terminal.out,
@@ -172,7 +170,7 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       const parsed = parseCommandArguments(exportSpec, rest);
       noPositionals('trust export', parsed);
       const out = optionValue(parsed, 'out');
-      const text = await withWorkspace('trust export', (workspace) => exportTrustKeys(workspace));
+      const text = await withCliWorkspace('trust export', (workspace) => exportTrustKeys(workspace));
       if (out === undefined) {
         terminal.out.write(text);
         return 0;
@@ -263,20 +261,6 @@ async function pinInput(parsed: ParsedArguments): Promise<PinInput> {
   if (notBefore !== undefined) input.not_before = notBefore;
   if (notAfter !== undefined) input.not_after = notAfter;
   return input;
-}
-
-async function withWorkspace<T>(command: string, run: (workspace: Workspace) => T): Promise<T> {
-  const workspace = openCliWorkspace(command);
-  try {
-    return run(workspace);
-  } catch (error) {
-    const { envelope, kind } = describeError(error);
-    if (kind === 'internal') throw error;
-    const refusal = error instanceof Error && (error.name === 'TrustError' || error.name === 'OperationError');
-    throw new CliError(refusal ? `${command}: ${envelope.message} (${envelope.code}); nothing changed` : `${command}: ${envelope.message}`);
-  } finally {
-    workspace.close();
-  }
 }
 
 /** Says how many stored receipts a trust change judged again (nothing when there were none). */

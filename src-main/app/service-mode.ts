@@ -1,0 +1,84 @@
+/**
+ * The HTTP service, composed: the data folder's workspace, the service's signing keys, and the
+ * service listening on an address.
+ *
+ * `evroom serve` and the app's Service view start the service through here; the doors do not
+ * import each other (docs/architecture.md).
+ */
+import { buildService, type RequestRecord, type ServiceOptions } from '../http/service';
+
+export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
+import { loadServiceKeys } from '../operations/service-keys';
+import { openWorkspace } from '../operations/workspace';
+
+/** The service, listening. */
+export interface RunningService {
+  url: string;
+  host: string;
+  port: number;
+  /** The requests answered last, newest first (never a key or a body). */
+  recentRequests(): RequestRecord[];
+  /** Stops taking requests, lets those in flight finish, closes the ledger and wipes the key. */
+  close(): Promise<void>;
+}
+
+/** How to start the service. */
+export interface StartServiceOptions {
+  dataDirectory: string;
+  /** Default 127.0.0.1: the service is not reachable from other machines unless asked. */
+  host?: string;
+  /** 0: any free port. */
+  port: number;
+  rateLimitPerMinute?: number;
+  logStream?: NodeJS.WritableStream;
+  now?: ServiceOptions['now'];
+}
+
+/**
+ * Starts the service.
+ *
+ * @throws Error with a clear message when the address is taken; LedgerError or
+ *   PrivateKeyFileError when the data folder cannot be used
+ */
+export async function startService(options: StartServiceOptions): Promise<RunningService> {
+  const workspace = openWorkspace(options.dataDirectory);
+  let keys;
+  try {
+    keys = loadServiceKeys(workspace);
+  } catch (error) {
+    workspace.close();
+    throw error;
+  }
+  const seed = keys.active.seed;
+  const service = await buildService({
+    workspace,
+    signer: { key_id: keys.active.key_id, seed, public_key: keys.active.public_key, listed: keys.listed },
+    ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
+    ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  const host = options.host ?? '127.0.0.1';
+  try {
+    await service.app.listen({ host, port: options.port });
+  } catch (error) {
+    await service.close();
+    workspace.close();
+    seed.fill(0);
+    const code = (error as { code?: string }).code;
+    throw new Error(code === 'EADDRINUSE' ? `port ${options.port} on ${host} is already in use; choose another with --port` : code === 'EADDRNOTAVAIL' ? `${host} is not an address of this machine` : (error as Error).message);
+  }
+  const address = service.app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${port}`,
+    host,
+    port,
+    recentRequests: service.recentRequests,
+    close: async () => {
+      await service.close();
+      workspace.close();
+      seed.fill(0);
+    },
+  };
+}

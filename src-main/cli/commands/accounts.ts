@@ -1,0 +1,136 @@
+/**
+ * `evroom tenants create|list` and `evroom apikeys issue|list|revoke`: the HTTP service's
+ * accounts (PROTOCOL section 9). An API key is printed once, when issued; it is stored only as
+ * its SHA-256 and named afterwards by its prefix.
+ */
+import { TIERS, type Tier } from '../../../src-shared/api/vocabulary';
+import { apiKeys, createTenant, issueApiKey, revokeKeyByPrefix, tenants } from '../../operations/service-admin';
+import { CliError } from '../cli-error';
+import { flag, optionValue, optionValues, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
+import { writeLine, type Terminal } from '../terminal';
+import { withCliWorkspace } from './ledger';
+
+export const tenantsSpec: CommandSpec = {
+  name: 'tenants',
+  summary: 'Create and list the HTTP service’s tenants',
+  usage: 'evroom tenants create ID --tier free|pro|scale|enterprise [--json]\n       evroom tenants list [--json]',
+  description: [
+    'A tenant is who the service issues receipts for. Its tier sets its quota (free 100 a day,',
+    'pro 50,000 a month, scale and enterprise unlimited) and the prefix of its API keys.',
+    'ID: 1 to 64 characters from A-Z a-z 0-9 . _ -',
+  ],
+  options: {
+    tier: { type: 'string', value: 'TIER', help: `the tier: ${TIERS.join(', ')}` },
+    json: { type: 'boolean', help: 'print JSON' },
+  },
+  exitCodes: ['0  done', '2  refused (nothing changed), usage or I/O error'],
+  examples: ['evroom tenants create acme --tier pro', 'evroom tenants list --json'],
+};
+
+export const apikeysSpec: CommandSpec = {
+  name: 'apikeys',
+  summary: 'Issue, list and revoke API keys of the HTTP service',
+  usage: 'evroom apikeys issue --tenant ID [--scope partner] [--json]\n       evroom apikeys list [--tenant ID] [--json]\n       evroom apikeys revoke PREFIX',
+  description: [
+    'issue   makes a key for a tenant (svc_<tier>_ + 32 random characters) and prints it ONCE;',
+    '        only its SHA-256 is kept. --scope partner opens the pilot routes.',
+    'list    the keys by prefix (never the keys), with tenant, tier, scopes and state',
+    'revoke  a key by its prefix: requests with it are then 401',
+  ],
+  options: {
+    tenant: { type: 'string', value: 'ID', help: 'the tenant' },
+    scope: { type: 'string', multiple: true, value: 'SCOPE', help: 'a scope for the key (partner); may be repeated' },
+    json: { type: 'boolean', help: 'print JSON' },
+  },
+  exitCodes: ['0  done', '2  refused (nothing changed), usage or I/O error'],
+  examples: ['evroom apikeys issue --tenant acme --json', 'evroom apikeys issue --tenant acme --scope partner', 'evroom apikeys revoke svc_pro_Ab12Cd34'],
+};
+
+function positionals(command: string, parsed: ParsedArguments, count: number, what: string): string[] {
+  if (parsed.positionals.length !== count) {
+    throw new CliError(count === 0 ? `${command}: unexpected argument "${parsed.positionals[0]}"` : `${command}: name ${what}`);
+  }
+  return parsed.positionals;
+}
+
+function when(millis: number | null): string {
+  return millis === null ? '-' : new Date(millis).toISOString();
+}
+
+/** Runs `evroom tenants`. */
+export async function runTenants(argv: readonly string[], terminal: Terminal): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== undefined && sub.startsWith('-')) parseCommandArguments(tenantsSpec, argv);
+  const parsed = parseCommandArguments(tenantsSpec, rest);
+  const json = flag(parsed, 'json');
+  switch (sub) {
+    case 'create': {
+      const [id] = positionals('tenants create', parsed, 1, 'the tenant id');
+      const tier = optionValue(parsed, 'tier');
+      if (tier === undefined) throw new CliError(`tenants create: give the tier with --tier (${TIERS.join(', ')})`);
+      if (!(TIERS as readonly string[]).includes(tier)) throw new CliError(`tenants create: --tier must be one of ${TIERS.join(', ')}, not "${tier}"`);
+      const tenant = await withCliWorkspace('tenants create', (workspace) => createTenant(workspace, id as string, tier as Tier));
+      writeLine(terminal.out, json ? JSON.stringify(tenant) : `Created tenant ${tenant.id} (${tenant.tier}).`);
+      return 0;
+    }
+    case 'list': {
+      positionals('tenants list', parsed, 0, '');
+      const list = await withCliWorkspace('tenants list', (workspace) => tenants(workspace));
+      if (json) writeLine(terminal.out, JSON.stringify({ tenants: list }));
+      else if (list.length === 0) writeLine(terminal.out, 'No tenants yet. Create one: evroom tenants create ID --tier pro');
+      else for (const tenant of list) writeLine(terminal.out, `${tenant.id.padEnd(24)} ${tenant.tier.padEnd(10)} since ${when(tenant.created_at)}`);
+      return 0;
+    }
+    case undefined:
+      throw new CliError('tenants: name a subcommand: create or list. See: evroom tenants --help');
+    default:
+      throw new CliError(`tenants: unknown subcommand '${sub}'; use create or list. See: evroom tenants --help`);
+  }
+}
+
+/** Runs `evroom apikeys`. */
+export async function runApikeys(argv: readonly string[], terminal: Terminal): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== undefined && sub.startsWith('-')) parseCommandArguments(apikeysSpec, argv);
+  const parsed = parseCommandArguments(apikeysSpec, rest);
+  const json = flag(parsed, 'json');
+  switch (sub) {
+    case 'issue': {
+      positionals('apikeys issue', parsed, 0, '');
+      const tenant = optionValue(parsed, 'tenant');
+      if (tenant === undefined) throw new CliError('apikeys issue: name the tenant with --tenant ID');
+      const { key, record } = await withCliWorkspace('apikeys issue', (workspace) => issueApiKey(workspace, tenant, optionValues(parsed, 'scope')));
+      if (json) {
+        writeLine(terminal.out, JSON.stringify({ key, tenant_id: record.tenant_id, tier: record.tier, prefix: record.prefix, scopes: record.scopes }));
+      } else {
+        writeLine(terminal.out, key);
+        writeLine(terminal.err, `API key for ${record.tenant_id} (${record.tier}${record.scopes.length ? `, scopes: ${record.scopes.join(', ')}` : ''}), prefix ${record.prefix}.`);
+        writeLine(terminal.err, 'It is shown this once and kept only as its SHA-256: store it now.');
+      }
+      return 0;
+    }
+    case 'list': {
+      positionals('apikeys list', parsed, 0, '');
+      const list = await withCliWorkspace('apikeys list', (workspace) => apiKeys(workspace, optionValue(parsed, 'tenant')));
+      if (json) writeLine(terminal.out, JSON.stringify({ keys: list }));
+      else if (list.length === 0) writeLine(terminal.out, 'No API keys yet. Issue one: evroom apikeys issue --tenant ID');
+      else {
+        for (const key of list) {
+          const state = key.revoked_at === null ? 'active' : `revoked ${when(key.revoked_at)}`;
+          writeLine(terminal.out, `${key.prefix.padEnd(20)} ${key.tenant_id.padEnd(20)} ${key.tier.padEnd(10)} ${(key.scopes.join(',') || '-').padEnd(8)} ${state}`);
+        }
+      }
+      return 0;
+    }
+    case 'revoke': {
+      const [prefix] = positionals('apikeys revoke', parsed, 1, 'the key by its prefix (see evroom apikeys list)');
+      const record = await withCliWorkspace('apikeys revoke', (workspace) => revokeKeyByPrefix(workspace, prefix as string));
+      writeLine(terminal.out, json ? JSON.stringify(record) : `Revoked ${record.prefix} of ${record.tenant_id}; requests with it are refused (401).`);
+      return 0;
+    }
+    case undefined:
+      throw new CliError('apikeys: name a subcommand: issue, list or revoke. See: evroom apikeys --help');
+    default:
+      throw new CliError(`apikeys: unknown subcommand '${sub}'; use issue, list or revoke. See: evroom apikeys --help`);
+  }
+}
