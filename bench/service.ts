@@ -1,0 +1,200 @@
+/**
+ * bench/service.ts: the HTTP service under load (autocannon, 127.0.0.1), beside its raw parts
+ * measured in the same run.
+ *
+ * Rows: `GET /status`, `POST /v1/receipt/verify` (a standard receipt), `POST /v1/receipt/emit`
+ * (standard, a scale tenant: no quota) and a bare Fastify route returning a constant. The
+ * service runs as `evroom serve` in its own process (one core), autocannon in this one (the
+ * other core). Ratios: verify against the in-process standard-receipt verification rate of this
+ * process (the same work bench/verify.ts measures), emit against the bare route.
+ *
+ * Targets (issue "The HTTP service"): verify >= 0.6 of in-process, emit >= 0.4 of bare, p99
+ * under 25 ms at 32 connections, zero non-2xx.
+ *
+ * Options: --duration S (per row, default 10), --connections N (default 32), --quick (2 s rows,
+ * for CI: checks that everything answers 2xx, not the targets), --write-baseline.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { utf8Encode } from '../src-shared/crypto';
+import { issueProfileReceipt } from '../src-shared/formats/profile';
+import { jcs } from '../src-shared/json';
+import type { JsonValue } from '../src-shared/json/types';
+import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
+import { verifyReport } from '../src-main/operations/verify';
+import { bestRate, readBaseline, type Baseline } from './harness';
+
+const BIN = fileURLToPath(new URL('../bin/evroom.mjs', import.meta.url));
+const BASELINE = fileURLToPath(new URL('./baselines/service.json', import.meta.url));
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+const quick = process.argv.includes('--quick');
+const duration = Number(argument('duration') ?? (quick ? 2 : 10));
+const connections = Number(argument('connections') ?? 32);
+
+function evroom(home: string, args: string[]): string {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home } });
+  if (result.status !== 0) throw new Error(`evroom ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+function startChild(command: string, args: string[], env: NodeJS.ProcessEnv, pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = pattern.exec(output);
+      if (match?.[1]) resolve({ child, url: match[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`${command} exited with ${String(code)}: ${output}`)));
+  });
+}
+
+/** A bare Fastify app with one constant route, in its own process like the service. */
+const BARE_SERVER = `
+const Fastify = require('fastify');
+const app = Fastify({ logger: false });
+app.get('/constant', async () => ({ ok: true }));
+app.listen({ host: '127.0.0.1', port: 0 }).then((address) => console.log('bare at ' + address));
+process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
+`;
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  ratio?: number;
+  ratioOf?: string;
+  target?: string;
+}
+
+async function load(name: string, options: Record<string, unknown>): Promise<Row> {
+  const result = await autocannon({ connections, duration, pipelining: 1, ...options });
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors + result.timeouts };
+}
+
+async function main(): Promise<void> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-bench-service-'));
+  const children: ChildProcess[] = [];
+  try {
+    evroom(home, ['tenants', 'create', 'bench', '--tier', 'scale']);
+    const { key } = JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'bench', '--json'])) as { key: string };
+
+    // The standard receipt to verify, signed by a key sent along with it.
+    const crypto = createNodeCryptoProvider();
+    const seed = new Uint8Array(32).fill(7);
+    const receipt = issueProfileReceipt(
+      'standard',
+      {
+        agent_did: 'did:web:agent.example.com',
+        content: { sha256: 'a'.repeat(64), type: 'text/plain' },
+        settlement_reference: { rail: 'stablecoin', chain_id: 8453, asset: 'USDC' },
+        smsh: { sealed: false, declaration: 'No sealed evidence accompanies this receipt.' },
+        hktn_context: { reputation_tier: 'new' },
+      },
+      seed,
+      'did:svc:bench:k1',
+      crypto,
+      { now: new Date('2026-06-01T12:00:00.000Z') },
+    );
+    const keyFile = { keys: [{ key_id: 'did:svc:bench:k1', algorithm: 'Ed25519', public_key: Buffer.from(crypto.ed25519PublicKey(seed)).toString('base64url') }] };
+    const verifyBody = JSON.stringify({ document: receipt, keys: keyFile });
+
+    // In process: the same request's work (strict parse, verify) on one core.
+    const documentBytes = utf8Encode(jcs(receipt as JsonValue));
+    const context = { crypto, pinned: [], advertised: [{ key_id: 'did:svc:bench:k1', algorithm: 'Ed25519' as const, public_key: crypto.ed25519PublicKey(seed) }], secrets: [], now: new Date() };
+    const check = verifyReport(documentBytes, context);
+    if (check.status !== 'PASS') throw new Error(`the bench receipt does not verify: ${check.status}`);
+    const inProcess = bestRate(2000, quick ? 2 : 5, () => {
+      for (let index = 0; index < 2000; index += 1) verifyReport(documentBytes, context);
+    });
+
+    const service = await startChild(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', '1000000'], { ...process.env, EVROOM_HOME: home }, /service at (http:\/\/127\.0\.0\.1:\d+)/);
+    children.push(service.child);
+    const bare = await startChild(process.execPath, ['-e', BARE_SERVER], { ...process.env, NODE_PATH: path.join(process.cwd(), 'node_modules') }, /bare at (http:\/\/127\.0\.0\.1:\d+)/);
+    children.push(bare.child);
+
+    const json = { 'content-type': 'application/json' };
+    const bareRow = await load('bare Fastify route (constant)', { url: `${bare.url}/constant` });
+    const status = await load('GET /status', { url: `${service.url}/status` });
+    const verify = await load('POST /v1/receipt/verify (standard)', { url: `${service.url}/v1/receipt/verify`, method: 'POST', headers: json, body: verifyBody });
+    const emit = await load('POST /v1/receipt/emit (standard)', {
+      url: `${service.url}/v1/receipt/emit?profile=standard`,
+      method: 'POST',
+      headers: { ...json, authorization: `Bearer ${key}` },
+      body: JSON.stringify({ agent_did: 'did:web:agent.example.com', content_sha256: 'b'.repeat(64), content_type: 'text/plain' }),
+    });
+    verify.ratio = verify.rps / inProcess;
+    verify.ratioOf = 'in-process verify';
+    verify.target = '>= 0.60';
+    emit.ratio = emit.rps / bareRow.rps;
+    emit.ratioOf = 'bare route';
+    emit.target = '>= 0.40';
+
+    const rows = [bareRow, status, verify, emit];
+    const baseline: Baseline | null = readBaseline(BASELINE);
+    console.log(`bench/service.ts: ${connections} connections, ${duration} s a row, service and bare route each in its own process; node ${process.version}, ${os.cpus().length} cores`);
+    console.log(`in-process standard receipt verification: ${Math.round(inProcess).toLocaleString('en-US')}/s (one core)`);
+    console.log('');
+    console.log(['row'.padEnd(36), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'non-2xx'.padStart(8), '  ratio', '  target', '  baseline ratio'].join(' '));
+    for (const row of rows) {
+      const base = baseline?.rows[row.name]?.ratio;
+      const p99ok = row.p99 < 25 ? '' : ' (p99 over 25 ms)';
+      console.log(
+        [
+          row.name.padEnd(36),
+          Math.round(row.rps).toLocaleString('en-US').padStart(8),
+          String(row.p50).padStart(7),
+          String(row.p99).padStart(7),
+          String(row.non2xx).padStart(8),
+          row.ratio === undefined ? '       ' : `  ${row.ratio.toFixed(2)} of ${row.ratioOf}`,
+          row.target === undefined ? '' : `  ${row.target}${(row.ratio ?? 0) >= Number(row.target.slice(3)) ? ' ok' : ' BELOW'}`,
+          base === undefined ? '' : `  ${base.toFixed(2)}`,
+          p99ok,
+        ].join(' '),
+      );
+    }
+    const failures = rows.filter((row) => row.non2xx > 0);
+    if (failures.length > 0) {
+      console.error(`non-2xx answers: ${failures.map((row) => `${row.name} ${row.non2xx}`).join(', ')}`);
+      process.exitCode = 1;
+    }
+    if (process.argv.includes('--write-baseline')) {
+      const recorded = {
+        recorded: new Date().toISOString(),
+        machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, node ${process.version}`,
+        connections,
+        duration,
+        inProcessVerifyRate: Math.round(inProcess),
+        rows: Object.fromEntries(rows.map((row) => [row.name, { rate: Math.round(row.rps), p50: row.p50, p99: row.p99, non2xx: row.non2xx, ...(row.ratio === undefined ? {} : { ratio: Number(row.ratio.toFixed(3)) }) }])),
+      };
+      fs.writeFileSync(BASELINE, `${JSON.stringify(recorded, null, 2)}\n`);
+    }
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+await main();
