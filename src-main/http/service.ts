@@ -18,6 +18,7 @@ import { authenticate, type Caller } from '../operations/service-admin';
 import { APP_VERSION } from '../version';
 import { errorAnswer, HttpError } from './errors';
 import { registerKeysStatusRoutes, type StatusDocument } from './routes/keys-status';
+import { registerPilotRoutes } from './routes/pilot';
 import { registerPricingRubricRoutes } from './routes/pricing-rubric';
 import { registerReceiptRoutes } from './routes/receipts';
 import { registerTenantRoutes } from './routes/tenants';
@@ -201,6 +202,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     registerWearableRoutes(scope, context);
     registerTenantRoutes(scope, context);
     registerPricingRubricRoutes(scope, context);
+    registerPilotRoutes(scope, context);
     registerKeysStatusRoutes(scope, context, { routes: () => routes, update: (document) => (statusDocument = document) });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

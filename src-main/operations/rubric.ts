@@ -1,58 +1,69 @@
 /**
- * The profile rubric (PROTOCOL section 3): which receipt profile fits a use.
+ * The profile rubric (PROTOCOL section 3): which receipt profile a use calls for.
  *
- * Free verification or an amount under one cent: nano. A regulated intent, or retention past
- * 365 days: pq. Commerce: standard. Anything else: standard. A recommendation, not regulatory
- * approval, and the answer says so.
+ * Pure: the same input always gives the same recommendation. `POST /v1/rubric/select` and the
+ * prospector's readiness check both use it, so they can never disagree.
  */
-import type { EmitProfile } from './service-issue';
 
-/** Intents the rubric reads; anything else counts as `other`. */
-export const RUBRIC_INTENTS = ['free_verify', 'commerce', 'regulated', 'other'] as const;
+/** The profiles the rubric recommends. */
+export const RUBRIC_PROFILES = ['nano', 'standard', 'pq'] as const;
+export type RubricProfile = (typeof RUBRIC_PROFILES)[number];
+
+/** The intents the rubric knows; any other intent is judged by amount and retention only. */
+export const RUBRIC_INTENTS = ['free_verify', 'commerce', 'regulated'] as const;
 export type RubricIntent = (typeof RUBRIC_INTENTS)[number];
 
-/** What the rubric is asked. */
-export interface RubricRequest {
-  intent: string;
+/** Below this amount (USD) a transaction is sub-cent: nano. */
+export const SUB_CENT_USD = 0.01;
+/** Retention over this many days calls for pq. */
+export const LONG_RETENTION_DAYS = 365;
+
+/** What the rubric looks at; every member is optional. */
+export interface RubricInput {
+  intent?: string;
   amount_usd?: number;
   counterparty?: string;
   retention_days?: number;
 }
 
-/** The rubric's answer. */
-export interface RubricAnswer {
-  recommended_profile: EmitProfile;
+/** The recommendation and why. */
+export interface RubricResult {
+  recommended_profile: RubricProfile;
   reasons: string[];
-  disclaimer: string;
 }
 
-export const RUBRIC_DISCLAIMER = 'A recommendation from the published rubric, not regulatory approval: check the retention and evidence rules that apply to you.';
-
 /**
- * Recommends a profile.
+ * The profile the rubric recommends, with its reasons.
  *
- * @param request - The intent, and optionally the amount in USD, the counterparty, the retention.
- * @returns The profile with the reasons that chose it.
+ * PROTOCOL 3: free verify or an amount under 0.01 USD is nano; a regulated intent or retention
+ * over 365 days is pq; commerce is standard; anything else is standard. When rules disagree,
+ * pq wins over nano: a small amount does not waive a regulated or long-retention need.
+ *
+ * @param input - intent, amount_usd, counterparty, retention_days (all optional).
+ * @returns The recommended profile and the reasons that led to it.
+ * @throws TypeError if input is not an object or a member has the wrong type.
+ * @throws RangeError if amount_usd or retention_days is negative or not finite.
  */
-export function recommendProfile(request: RubricRequest): RubricAnswer {
-  const reasons: string[] = [];
-  const intent = request.intent.trim().toLowerCase();
-  let profile: EmitProfile;
-  if (intent === 'regulated' || (request.retention_days !== undefined && request.retention_days > 365)) {
-    profile = 'pq';
-    if (intent === 'regulated') reasons.push('a regulated use wants the long-retention profile');
-    if (request.retention_days !== undefined && request.retention_days > 365) reasons.push(`retention of ${request.retention_days} days is past the standard profile's 365`);
-  } else if (intent === 'free_verify' || (request.amount_usd !== undefined && request.amount_usd < 0.01)) {
-    profile = 'nano';
-    if (intent === 'free_verify') reasons.push('free verification needs only the compact profile');
-    if (request.amount_usd !== undefined && request.amount_usd < 0.01) reasons.push(`an amount of ${request.amount_usd} USD is under one cent`);
-  } else if (intent === 'commerce') {
-    profile = 'standard';
-    reasons.push('commerce carries a settlement reference and context: the standard profile');
-  } else {
-    profile = 'standard';
-    reasons.push('no rule chose another profile: standard is the default');
-  }
-  if (request.counterparty !== undefined) reasons.push(`counterparty ${request.counterparty} noted; it does not change the profile`);
-  return { recommended_profile: profile, reasons, disclaimer: RUBRIC_DISCLAIMER };
+export function recommendProfile(input: RubricInput): RubricResult {
+  if (typeof input !== 'object' || input === null) throw new TypeError('recommendProfile expects an object');
+  const { intent, amount_usd: amount, counterparty, retention_days: retention } = input;
+  if (intent !== undefined && typeof intent !== 'string') throw new TypeError('intent must be a string');
+  if (counterparty !== undefined && typeof counterparty !== 'string') throw new TypeError('counterparty must be a string');
+  if (amount !== undefined && typeof amount !== 'number') throw new TypeError('amount_usd must be a number');
+  if (retention !== undefined && typeof retention !== 'number') throw new TypeError('retention_days must be a number');
+  if (amount !== undefined && !(Number.isFinite(amount) && amount >= 0)) throw new RangeError('amount_usd must be a finite number >= 0');
+  if (retention !== undefined && !(Number.isFinite(retention) && retention >= 0)) throw new RangeError('retention_days must be a finite number >= 0');
+
+  const pq: string[] = [];
+  if (intent === 'regulated') pq.push('a regulated intent calls for the pq profile');
+  if (retention !== undefined && retention > LONG_RETENTION_DAYS) pq.push(`retention of ${retention} days is over ${LONG_RETENTION_DAYS} days`);
+  if (pq.length > 0) return { recommended_profile: 'pq', reasons: pq };
+
+  const nano: string[] = [];
+  if (intent === 'free_verify') nano.push('free verification needs only the nano profile');
+  if (amount !== undefined && amount < SUB_CENT_USD) nano.push(`an amount of ${amount} USD is under ${SUB_CENT_USD} USD`);
+  if (nano.length > 0) return { recommended_profile: 'nano', reasons: nano };
+
+  if (intent === 'commerce') return { recommended_profile: 'standard', reasons: ['commerce calls for the standard profile (it carries a settlement reference)'] };
+  return { recommended_profile: 'standard', reasons: ['no rule for nano or pq applies: standard is the default'] };
 }

@@ -2,9 +2,12 @@
  * `GET /pricing` (spec section 8 as data) and `POST /v1/rubric/select` (PROTOCOL section 3).
  */
 import type { FastifyInstance } from 'fastify';
-import { recommendProfile, type RubricRequest } from '../../operations/rubric';
+import { recommendProfile, type RubricInput } from '../../operations/rubric';
 import { readBody } from '../body';
 import type { ServiceContext } from '../service';
+
+/** Every rubric answer says what it is not. */
+export const RUBRIC_DISCLAIMER = 'A recommendation from the published rubric, not regulatory approval: check the retention and evidence rules that apply to you.';
 
 const DEPLOYMENT_NOTE = 'Declared design target; requires deployment confirmation.';
 
@@ -40,7 +43,8 @@ const RUBRIC_SCHEMA = {
 /** Registers /pricing and /v1/rubric/select. */
 export function registerPricingRubricRoutes(app: FastifyInstance, _context: ServiceContext): void {
   app.get('/pricing', { schema: { summary: 'The machine-readable price ladder (spec section 8)', tags: ['pricing'] } }, async () => PRICING);
-  app.post('/v1/rubric/select', { schema: { summary: 'Recommend a receipt profile', tags: ['pricing'], body: RUBRIC_SCHEMA } }, async (request) =>
-    recommendProfile(readBody<RubricRequest>(request, RUBRIC_SCHEMA)),
-  );
+  app.post('/v1/rubric/select', { schema: { summary: 'Recommend a receipt profile', tags: ['pricing'], body: RUBRIC_SCHEMA } }, async (request) => ({
+    ...recommendProfile(readBody<RubricInput>(request, RUBRIC_SCHEMA)),
+    disclaimer: RUBRIC_DISCLAIMER,
+  }));
 }
