@@ -149,3 +149,14 @@ export function explainQueryPlan(database: ReadableDB, query: SqlQuery): string[
   const rows = database.prepare<SqlValue[]>(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[];
   return rows.map((row) => row.detail);
 }
+
+/**
+ * A number that changes whenever any connection (this process's writer or another process)
+ * has committed since it was last read on this connection (`PRAGMA data_version`), and the
+ * writes this connection made itself. Callers cache what they read from the ledger against it.
+ *
+ * @returns an opaque string to compare for equality
+ */
+export function ledgerGeneration(database: ReadableDB): string {
+  return `${String(database.pragma('data_version', { simple: true }))}:${database.inTransaction ? 'tx' : ''}`;
+}

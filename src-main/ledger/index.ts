@@ -14,7 +14,7 @@
  * ledger.close();
  */
 export { LedgerError, type LedgerErrorCode } from './errors';
-export { explainQueryPlan, type ReadableDB, type WritableDB, type WriteResult } from './database';
+export { explainQueryPlan, ledgerGeneration, type ReadableDB, type WritableDB, type WriteResult } from './database';
 export {
   APP_NAME,
   LEDGER_FILE_NAME,

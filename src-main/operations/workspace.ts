@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { CryptoProvider } from '../../src-shared/crypto/provider';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
-import { ledgerFileIn, listTrustedKeys, openLedger, openLedgerReadOnly, type Ledger } from '../ledger';
+import { ledgerFileIn, ledgerGeneration, listTrustedKeys, openLedger, openLedgerReadOnly, type Ledger } from '../ledger';
 import { createTrustStore, type TrustStore } from '../trust';
 import { advertisedEntries } from './reevaluate-trust';
 
@@ -79,6 +79,20 @@ export function readTrustStore(dataDirectory: string): KeyEntry[] {
   }
 }
 
+/** The trust store's keys as the verifier takes them, read again only after the ledger changed. */
+const trustKeyCache = new WeakMap<Workspace, { generation: string; pinned: readonly KeyEntry[]; advertised: readonly KeyEntry[] }>();
+
+function trustKeys(workspace: Workspace): { pinned: readonly KeyEntry[]; advertised: readonly KeyEntry[] } {
+  // A busy service verifies many documents between two trust changes: reading the keys table
+  // for each one cost more than the verification of a small receipt.
+  const generation = ledgerGeneration(workspace.ledger.readable);
+  const cached = trustKeyCache.get(workspace);
+  if (cached !== undefined && cached.generation === generation) return cached;
+  const fresh = { generation, pinned: workspace.trust.pinnedEntries(), advertised: advertisedEntries(workspace.trust) };
+  trustKeyCache.set(workspace, fresh);
+  return fresh;
+}
+
 /** What a verification may add to the workspace's own keys. */
 export interface VerifyExtras {
   /** Keys that verify signatures but confer no trust (key files, bundles). */
@@ -98,10 +112,11 @@ export interface VerifyExtras {
  * @returns The context the verifiers take.
  */
 export function workspaceVerifyContext(workspace: Workspace, extras: VerifyExtras = {}): VerifyContext {
+  const keys = trustKeys(workspace);
   return {
     crypto: workspace.crypto,
-    pinned: [...workspace.trust.pinnedEntries(), ...(extras.pinned ?? [])],
-    advertised: [...advertisedEntries(workspace.trust), ...(extras.advertised ?? [])],
+    pinned: extras.pinned?.length ? [...keys.pinned, ...extras.pinned] : keys.pinned,
+    advertised: extras.advertised?.length ? [...keys.advertised, ...extras.advertised] : keys.advertised,
     secrets: [...(extras.secrets ?? [])],
     now: extras.now ?? new Date(),
   };

@@ -81,7 +81,7 @@ export function registerReceiptRoutes(app: FastifyInstance, context: ServiceCont
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();
       try {
-        const issued = issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context) });
+        const issued = await issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context) });
         return reply.code(201).send(issued.document);
       } catch (error) {
         throw asQuotaError(error, now);
@@ -93,7 +93,7 @@ export function registerReceiptRoutes(app: FastifyInstance, context: ServiceCont
     const body = readBody<{ input: string; purpose: string }>(request, FREE_BODY_SCHEMA);
     const now = context.now();
     try {
-      const issued = issueProfile(
+      const issued = await issueProfile(
         context.workspace,
         context.signer,
         'nano',

@@ -37,7 +37,7 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();
       try {
-        const issued = issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context) });
+        const issued = await issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context) });
         // Scale and enterprise receipts are anchored once the anchoring engine is plugged in.
         return reply.code(201).send({ receipt: issued.document, anchor: null });
       } catch (error) {

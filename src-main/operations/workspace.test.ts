@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pinKey, unpinKey } from './trust';
+import { openWorkspace, readTrustStore, workspaceVerifyContext, type Workspace } from './workspace';
+
+describe('workspace', () => {
+  let home: string;
+  let workspace: Workspace;
+
+  beforeEach(() => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-workspace-'));
+    workspace = openWorkspace(home);
+  });
+  afterEach(() => {
+    workspace.close();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('makes the data folder 0700 and reads no trust store where there is no ledger', () => {
+    expect(fs.statSync(home).mode & 0o777).toBe(0o700);
+    expect(readTrustStore(path.join(home, 'elsewhere'))).toEqual([]);
+    expect(fs.existsSync(path.join(home, 'elsewhere'))).toBe(false);
+  });
+
+  it('sees every trust change in the next context, made here or by another process', () => {
+    const publicKey = workspace.crypto.ed25519PublicKey(new Uint8Array(32).fill(3));
+    expect(workspaceVerifyContext(workspace).pinned).toEqual([]);
+    pinKey(workspace, { key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: publicKey });
+    expect(workspaceVerifyContext(workspace).pinned.map((key) => key.key_id)).toEqual(['did:svc:acme:k1']);
+    // Another connection to the same ledger (as another process would be) unpins it.
+    const other = openWorkspace(home);
+    unpinKey(other, 'did:svc:acme:k1');
+    other.close();
+    expect(workspaceVerifyContext(workspace).pinned).toEqual([]);
+    expect(readTrustStore(home)).toEqual([]);
+    // Keys given for one verification are added, not kept.
+    const extra = { key_id: 'did:svc:x', algorithm: 'Ed25519' as const, public_key: publicKey };
+    expect(workspaceVerifyContext(workspace, { advertised: [extra] }).advertised).toEqual([extra]);
+    expect(workspaceVerifyContext(workspace).advertised).toEqual([]);
+  });
+});
