@@ -15,6 +15,7 @@ import { runTrust, trustSpec } from './commands/trust';
 import { keysSpec, runKeys } from './commands/keys';
 import { runSign, signSpec } from './commands/sign';
 import { runSamples, samplesSpec } from './commands/samples';
+import { reportSpec, runReport } from './commands/report';
 
 interface Command {
   spec: CommandSpec;
@@ -32,6 +33,7 @@ const COMMANDS: readonly Command[] = [
   { spec: exportSpec, run: runExport },
   { spec: ledgerSpec, run: runLedger },
   { spec: trustSpec, run: runTrust },
+  { spec: reportSpec, run: runReport },
 ];
 
 function overview(): string {

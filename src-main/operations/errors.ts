@@ -66,6 +66,7 @@ const DOMAIN_ERRORS = new Set([
   'AnchorsFileError',
   'WearableInputError',
   'PrivateKeyFileError',
+  'AuditorKeyError',
 ]);
 
 function detailValue(value: unknown): string | number | boolean | null | undefined {

@@ -13,6 +13,7 @@ import { classicalFormat } from '../formats/classical';
 import { countersignerFormat } from '../formats/countersigner';
 import { envelopeFormat } from '../formats/envelope';
 import { profileFormat } from '../formats/profile';
+import { reportFormat } from '../formats/report';
 import { sealedFormat } from '../formats/sealed';
 import { typedFormat } from '../formats/typed';
 import { typedPqFormat } from '../formats/typed-pq';
@@ -36,6 +37,7 @@ export function formatModules(): readonly FormatModule[] {
     profileFormat,
     typedPqFormat,
     typedFormat,
+    reportFormat,
   ]);
   return table;
 }

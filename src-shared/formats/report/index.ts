@@ -1,0 +1,39 @@
+/**
+ * Audit reports (`evroom.report/1`, PROTOCOL section 12): the document model, recognition,
+ * verification of the JSON and of the HTML page, and the HTML rendering.
+ */
+import type { FormatModule } from '../../verify/format-module';
+import { detectReport, verifyReportDocument } from './verify';
+
+export {
+  ANCHOR_STATES,
+  CLAIM_LIMITS,
+  REPORT_FORMAT_ID,
+  REPORT_ID_PATTERN,
+  REPORT_MEMBERS,
+  REPORT_SECTIONS,
+  ROW_MEMBERS,
+  addRowToCounts,
+  countDimensions,
+  countReportRows,
+  orderedCounts,
+  type AnchorState,
+  type ReportBundle,
+  type ReportCounts,
+  type ReportFinding,
+  type ReportRow,
+  type ReportScope,
+  type SignedReport,
+  type SnapshotKey,
+  type UnsignedReport,
+} from './model';
+export { REPORT_CHECKS, REPORT_NOTE, detectReport, trustSnapshotSha256, verifyReportDocument } from './verify';
+export { EMBEDDED_REPORT_ID, REPORT_HTML_CSP, embeddedJsonText, escapeHtml, extractEmbeddedReport, looksLikeHtml, renderReportHtml } from './html';
+export { verifyReportHtml } from './verify-html';
+
+/** The report format's entry in the verification registry. */
+export const reportFormat: FormatModule = {
+  name: 'report',
+  detect: detectReport,
+  verify: verifyReportDocument,
+};
