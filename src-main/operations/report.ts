@@ -56,11 +56,11 @@ import {
   type ReceiptFilters,
 } from '../ledger';
 import { withAuditorKey } from '../report/auditor-key';
-import { reportFormOf, writeReportForm, type ReportForm } from '../report/write';
+import { renderReportBytes, reportFormOf, writeReportForm, type ReportForm } from '../report/write';
 import { APP_VERSION } from '../version';
 import { OperationError } from './errors';
 import { advertisedEntries } from './reevaluate-trust';
-import type { Workspace } from './workspace';
+import { workspaceVerifyContext, type Workspace } from './workspace';
 
 /** The folder of the data folder where made reports are kept. */
 export const REPORTS_FOLDER = 'reports';
@@ -546,6 +546,19 @@ export function readVerifiedReport(json: string, context: VerifyContext, name: s
     throw error;
   }
   return { report: value as SignedReport, verification };
+}
+
+/**
+ * A kept report in one form: the JSON as kept, or the HTML or PDF rendered from it again (both
+ * are functions of the signed JSON, so they are the same files `createReport` wrote).
+ *
+ * @throws OperationError invalid_request, not_found.
+ */
+export async function renderKeptReport(workspace: Workspace, reportId: string, form: ReportForm): Promise<Uint8Array> {
+  const json = readKeptReport(workspace, reportId);
+  if (form === 'json') return utf8Encode(json);
+  const { report } = readVerifiedReport(json, workspaceVerifyContext(workspace), `report ${reportId}`);
+  return renderReportBytes(report, json, form);
 }
 
 /** One change between two reports. */

@@ -35,7 +35,11 @@ export function embeddedJsonText(report: SignedReport): string {
   return jcs(report as unknown as JsonValue).replace(/</g, '\\u003c');
 }
 
-const STYLE = `
+/**
+ * The page's one stylesheet. The app's Content-Security-Policy allows exactly this inline style by
+ * its hash (REPORT_STYLE_SHA256 there), so the in-app preview is styled and nothing else inline is.
+ */
+export const REPORT_STYLE = `
 :root{--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg:#fff;--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--info:#0969da}
 *{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--ink);background:var(--bg);margin:0;padding:24px 32px;max-width:1200px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}
@@ -95,7 +99,7 @@ export function* renderReportHtml(report: SignedReport): Generator<string> {
   yield `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">`;
   yield `<meta http-equiv="Content-Security-Policy" content="${REPORT_HTML_CSP}">`;
   yield `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="evroom-payload-sha256" content="${escapeHtml(report.payload_sha256)}">`;
-  yield `<title>Audit report ${escapeHtml(report.report_id)}</title><style>${STYLE}</style></head><body>\n`;
+  yield `<title>Audit report ${escapeHtml(report.report_id)}</title><style>${REPORT_STYLE}</style></head><body>\n`;
   yield `<header><h1>Audit report</h1><p class="sub">${escapeHtml(report.report_id)} · generated ${escapeHtml(report.generated_at)} by ${escapeHtml(report.generator.name)} ${escapeHtml(report.generator.version)} · ${total} receipt${total === 1 ? '' : 's'}</p>`;
   yield `<p class="hash">payload_sha256 ${escapeHtml(report.payload_sha256)}</p></header>\n`;
   yield `<section id="scope"><h2>${sectionTitle('scope')}</h2>${definitionList([
