@@ -23,7 +23,9 @@ import { encodeUlid } from '../../src-shared/formats/profile/receipt-id';
 import {
   CLAIM_LIMITS,
   countReportRows,
+  receiptsJcs,
   REPORT_FORMAT_ID,
+  reportJcs,
   REPORT_ID_PATTERN,
   trustSnapshotSha256,
   type AnchorState,
@@ -38,7 +40,6 @@ import {
 import type { KeyAlgorithm, KeyEntry, VerifyContext } from '../../src-shared/verify/context';
 import { isJsonObject } from '../../src-shared/verify/fields';
 import type { Report } from '../../src-shared/verify/report';
-import { ruleD1Payload } from '../../src-shared/verify/signature';
 import { isTimestamp, timestampToMillis } from '../../src-shared/verify/timestamp';
 import { verifyDocument } from '../../src-shared/verify/verify';
 import {
@@ -346,6 +347,7 @@ export function makeReport(workspace: Workspace, options: MakeReportOptions = {}
   rows.sort((left, right) => (left.receipt_sha256 < right.receipt_sha256 ? -1 : left.receipt_sha256 > right.receipt_sha256 ? 1 : 0));
   const { bundles, findings } = reportBundles(workspace, filters);
   const snapshotSha256 = trustSnapshotSha256(keys as unknown as JsonValue[], (data) => workspace.crypto.sha256(data));
+  const rowsText = receiptsJcs(rows);
   const signed = withAuditorKey(
     workspace.dataDirectory,
     workspace.crypto,
@@ -366,14 +368,15 @@ export function makeReport(workspace: Workspace, options: MakeReportOptions = {}
         claim_limits: [...CLAIM_LIMITS],
         signer: { key_id: key.key_id },
       };
-      const payload = ruleD1Payload(unsigned as unknown as Record<string, JsonValue>);
-      const digest = workspace.crypto.sha256(utf8Encode(payload));
+      // Rule D1's payload, JCS of the report without payload_sha256 and sig_b64u (the same
+      // text ruleD1Payload gives, made in one pass over the rows: see reportJcs).
+      const digest = workspace.crypto.sha256(utf8Encode(reportJcs(unsigned, rowsText)));
       const signature = workspace.crypto.ed25519Sign(digest, seed);
       return { ...unsigned, payload_sha256: hexEncode(digest), sig_b64u: b64uEncode(signature) } satisfies SignedReport;
     },
     { now },
   );
-  return { report: signed.result, json: `${jcs(signed.result as unknown as JsonValue)}\n`, keyCreated: signed.key.created };
+  return { report: signed.result, json: `${reportJcs(signed.result, rowsText)}\n`, keyCreated: signed.key.created };
 }
 
 /** One file to write a report to. */
@@ -558,7 +561,8 @@ export async function renderKeptReport(workspace: Workspace, reportId: string, f
   const json = readKeptReport(workspace, reportId);
   if (form === 'json') return utf8Encode(json);
   const { report } = readVerifiedReport(json, workspaceVerifyContext(workspace), `report ${reportId}`);
-  return renderReportBytes(report, json, form);
+  // From the canonical text, not the kept file's: the page must embed exactly JCS(report).
+  return renderReportBytes(report, `${jcs(report as unknown as JsonValue)}\n`, form);
 }
 
 /** One change between two reports. */

@@ -35,9 +35,10 @@ export function reportFormOf(file: string): ReportForm | undefined {
  *
  * @param report - The signed report.
  * @param out - Where to write.
+ * @param json - The report's JCS text, when at hand.
  */
-export async function writeReportHtml(report: SignedReport, out: NodeJS.WritableStream): Promise<void> {
-  for (const chunk of renderReportHtml(report)) {
+export async function writeReportHtml(report: SignedReport, out: NodeJS.WritableStream, json?: string): Promise<void> {
+  for (const chunk of renderReportHtml(report, json)) {
     if (!out.write(chunk)) await once(out, 'drain');
   }
 }
@@ -61,7 +62,8 @@ export async function writeReportForm(report: SignedReport, json: string, file: 
       const out = fs.createWriteStream(temporary, { flags: 'wx' });
       const closed = once(out, 'close');
       if (form === 'html') {
-        await writeReportHtml(report, out);
+        // The JSON form's text is the JCS of the report and a newline.
+        await writeReportHtml(report, out, json.trimEnd());
         out.end();
       } else {
         await writeReportPdf(report, out);
@@ -85,7 +87,7 @@ export async function writeReportForm(report: SignedReport, json: string, file: 
  */
 export async function renderReportBytes(report: SignedReport, json: string, form: ReportForm): Promise<Uint8Array> {
   if (form === 'json') return new TextEncoder().encode(json);
-  if (form === 'html') return new TextEncoder().encode(Array.from(renderReportHtml(report)).join(''));
+  if (form === 'html') return new TextEncoder().encode(Array.from(renderReportHtml(report, json.trimEnd())).join(''));
   const chunks: Buffer[] = [];
   const { PassThrough } = await import('node:stream');
   const sink = new PassThrough();

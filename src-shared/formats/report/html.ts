@@ -91,9 +91,11 @@ function sectionTitle(id: (typeof REPORT_SECTIONS)[number][0]): string {
  * The page for a signed report, in chunks (write them in order to a file or join them).
  *
  * @param report - The signed report.
+ * @param json - The report's JCS text when the caller has it (saves computing it again for a
+ *   large report); it must be exactly `jcs(report)`.
  * @returns The page's text, piece by piece.
  */
-export function* renderReportHtml(report: SignedReport): Generator<string> {
+export function* renderReportHtml(report: SignedReport, json?: string): Generator<string> {
   const total = report.receipts.length;
   const filters = Object.entries(report.scope.filters).sort(([left], [right]) => (left < right ? -1 : 1));
   yield `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">`;
@@ -150,7 +152,7 @@ export function* renderReportHtml(report: SignedReport): Generator<string> {
     ['payload_sha256', report.payload_sha256],
     ['sig_b64u', report.sig_b64u],
   ])}<p class="sub">Check this file with <code>evroom verify</code>: it verifies the signed JSON embedded below and that this page was generated from it.</p></section>\n`;
-  yield `${OPEN_TAG}${embeddedJsonText(report)}${CLOSE_TAG}\n`;
+  yield `${OPEN_TAG}${json === undefined ? embeddedJsonText(report) : json.replace(/</g, '\\u003c')}${CLOSE_TAG}\n`;
   yield `<footer>Evidence Room audit report · ${escapeHtml(report.report_id)}</footer></body></html>\n`;
 }
 

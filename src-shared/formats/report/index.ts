@@ -17,6 +17,8 @@ export {
   countDimensions,
   countReportRows,
   orderedCounts,
+  receiptsJcs,
+  reportJcs,
   type AnchorState,
   type ReportBundle,
   type ReportCounts,
