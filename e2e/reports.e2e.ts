@@ -65,7 +65,9 @@ describe('audit reports in the app and in Chromium', () => {
     await frame.getByRole('heading', { name: 'Audit report' }).waitFor();
     expect(await page.locator('iframe[title="Report preview"]').getAttribute('sandbox')).toBe('');
     // The page's stylesheet applies (allowed by its hash), so the preview looks like the file.
-    const border = await frame.locator('h2').first().evaluate((element) => getComputedStyle(element).borderBottomStyle);
+    // The e2e project has no DOM types: reach getComputedStyle through globalThis.
+    type Styles = { getComputedStyle(element: unknown): { borderBottomStyle: string } };
+    const border = await frame.locator('h2').first().evaluate((element) => (globalThis as unknown as Styles).getComputedStyle(element).borderBottomStyle);
     expect(border).toBe('solid');
     await page.getByRole('table', { name: 'Reports made' }).locator('tbody tr').first().waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, 'reports.png'), fullPage: false });

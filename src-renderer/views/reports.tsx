@@ -23,7 +23,11 @@ function toTimestamp(value: string): string | undefined {
 
 /** Offers bytes as a download (web mode; the desktop shell shows its save dialog). */
 function download(name: string, mime: string, data: string): void {
-  const url = URL.createObjectURL(new Blob([b64uDecode(data)], { type: mime }));
+  // A copy into a fresh ArrayBuffer: Blob takes no view of a possibly shared buffer.
+  const bytes = b64uDecode(data);
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  const url = URL.createObjectURL(new Blob([copy.buffer], { type: mime }));
   const link = document.createElement('a');
   link.href = url;
   link.download = name;
