@@ -5,7 +5,7 @@
  * docs/user-guide.md (the view) and docs/reports.md (the HTML page and the PDF's first page).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -84,6 +84,10 @@ describe('audit reports in the app and in Chromium', () => {
     expect(await page.getByTestId('report-diff').textContent()).toMatch(/0 added · \d+ removed · 0 changed/);
     await page.getByTestId('report-diff').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, 'reports-diff.png') });
+    // Saving a form is a download in web mode.
+    const [saved] = await Promise.all([page.waitForEvent('download'), rows.nth(0).getByRole('button', { name: 'PDF' }).click()]);
+    expect(saved.suggestedFilename()).toMatch(/^rpt_[0-9A-Z]{26}\.pdf$/);
+    expect(readFileSync(await saved.path()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(failures).toEqual([]);
     await page.close();
   }, 120_000);
