@@ -161,6 +161,7 @@ describe('evroom report', () => {
       [['report', '--as-of', 'soon', '--out', path.join(directory, 'x.json')], /--as-of must be a date/],
       [['report', '--out', path.join(directory, 'r.json')], /exists; choose another name/],
       [['report', 'diff', path.join(directory, 'r.json')], /name two report files/],
+      [['report', '--out', path.join(directory, 'no-such-folder', 'x.json')], /cannot be written: its folder does not exist.*\(out_unwritable\)/],
     ];
     for (const [args, message] of cases) {
       const result = evroom(home, args);
@@ -169,5 +170,7 @@ describe('evroom report', () => {
       expect(result.stderr).not.toMatch(/\n\s+at /);
     }
     expect(fs.existsSync(path.join(directory, 'x.json'))).toBe(false);
+    // Nothing was kept for the refused runs: the three reports made above only.
+    expect(fs.readdirSync(path.join(home, 'reports'))).toHaveLength(2);
   });
 });

@@ -425,7 +425,8 @@ function keptFile(workspace: Workspace, reportId: string): string {
  * @param workspace - The open workspace.
  * @param options - As {@link makeReport}, plus the files to write and whether to replace them.
  * @returns What was made and written.
- * @throws OperationError out_exists (nothing written), invalid_as_of, unknown_report_form.
+ * @throws OperationError out_exists, out_unwritable (nothing kept, written or audited),
+ *   invalid_as_of, unknown_report_form.
  */
 export async function createReport(workspace: Workspace, options: MakeReportOptions & { outputs?: readonly ReportOutput[]; overwrite?: boolean }): Promise<CreatedReport> {
   const outputs = options.outputs ?? [];
@@ -437,6 +438,12 @@ export async function createReport(workspace: Workspace, options: MakeReportOpti
     if (!options.overwrite && fs.existsSync(resolved)) {
       throw new OperationError('conflict', 'out_exists', `${output.file} exists; choose another name or replace it.`, { details: { path: output.file } });
     }
+    try {
+      if (!fs.statSync(path.dirname(resolved)).isDirectory()) throw new Error('not a folder');
+      fs.accessSync(path.dirname(resolved), fs.constants.W_OK);
+    } catch {
+      throw new OperationError('refused', 'out_unwritable', `${output.file} cannot be written: its folder does not exist or is not writable.`, { details: { path: output.file } });
+    }
   }
   const made = makeReport(workspace, options);
   const { report } = made;
@@ -444,9 +451,16 @@ export async function createReport(workspace: Workspace, options: MakeReportOpti
   fs.mkdirSync(path.dirname(kept), { recursive: true, mode: 0o700 });
   fs.writeFileSync(kept, made.json, { flag: 'wx' });
   const files: CreatedReport['files'] = [];
-  for (const output of outputs) {
-    const bytes = await writeReportForm(report, made.json, output.file, output.form);
-    files.push({ file: output.file, form: output.form, bytes });
+  try {
+    for (const output of outputs) {
+      const bytes = await writeReportForm(report, made.json, output.file, output.form);
+      files.push({ file: output.file, form: output.form, bytes });
+    }
+  } catch (error) {
+    // All or nothing: a report whose forms were not all written is neither kept nor audited.
+    fs.rmSync(kept, { force: true });
+    for (const file of files) fs.rmSync(file.file, { force: true });
+    throw new OperationError('refused', 'out_unwritable', `The report could not be written: ${(error as Error).message}`, { cause: error });
   }
   appendAudit(workspace.ledger.writable, 'report', report.report_id, {
     payload_sha256: report.payload_sha256,

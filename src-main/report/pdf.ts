@@ -196,14 +196,14 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
   for (const finding of report.findings) paragraph(`${finding.bundle_sha256.slice(0, 12)} ${finding.code} ${finding.path}: ${finding.message}`, 8);
 
   heading('receipts');
-  const header = `${fit('receipt sha256', 64)} ${fit('receipt id', 30)} ${fit('format', 22)} ${fit('status', 13)} ${fit('trust', 14)} ${fit('anchor', 8)} issued at`;
+  const header = `${fit('receipt sha256', 64)} ${fit('receipt id', 30)} ${fit('format', 24)} ${fit('status', 13)} ${fit('trust', 14)} ${fit('anchor', 8)} issued at`;
   monoLine(header);
   for (const row of report.receipts) {
     if (doc.y + ROW_HEIGHT > bottomLimit()) {
       doc.addPage();
       monoLine(header);
     }
-    monoLine(`${row.receipt_sha256} ${fit(row.receipt_id, 30)} ${fit(row.format, 22)} ${fit(row.status, 13)} ${fit(row.trust, 14)} ${fit(row.anchor_state, 8)} ${row.issued_at ?? '–'}`);
+    monoLine(`${row.receipt_sha256} ${fit(row.receipt_id, 30)} ${fit(row.format, 24)} ${fit(row.status, 13)} ${fit(row.trust, 14)} ${fit(row.anchor_state, 8)} ${row.issued_at ?? '–'}`);
   }
 
   heading('limits');
