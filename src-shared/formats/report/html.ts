@@ -46,7 +46,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .sub{color:var(--muted);margin:0 0 16px}.hash{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;word-break:break-all}
 table{border-collapse:collapse;width:100%;font-size:12.5px}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:#f6f8fa}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:0}dt{color:var(--muted)}dd{margin:0}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:16px}.chart h3{font-size:13px;margin:0 0 4px}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}.chart{margin:0}.chart h3{font-size:13px;margin:0 0 4px}
 .s-PASS{color:var(--pass)}.s-MALFORMED,.s-MISMATCH,.s-INVALID,.s-AUTH_FAILED{color:var(--fail)}.s-INDETERMINATE,.s-UNSUPPORTED{color:var(--warn)}
 ul.limits li{margin-bottom:4px}footer{margin-top:32px;color:var(--muted);font-size:12px}
 @media print{body{padding:0;max-width:none}h2{break-after:avoid}tr{break-inside:avoid}thead{display:table-header-group}}
@@ -68,8 +68,9 @@ function barChart(title: string, entries: readonly [string, number][]): string {
   const bars = entries
     .map(([name, count], index) => {
       const y = index * rowHeight + 2;
-      const width = Math.round((count / max) * 150);
-      return `<text x="0" y="${y + 14}" font-size="12">${escapeHtml(name)}</text><rect x="120" y="${y + 3}" width="${width}" height="14" fill="#0969da" rx="2"/><text x="${124 + width}" y="${y + 14}" font-size="12">${count}</text>`;
+      const width = Math.round((count / max) * 120);
+      const label = name.length > 24 ? `${name.slice(0, 23)}…` : name;
+      return `<text x="0" y="${y + 14}" font-size="12">${escapeHtml(label)}</text><rect x="165" y="${y + 3}" width="${width}" height="14" fill="#0969da" rx="2"/><text x="${169 + width}" y="${y + 14}" font-size="12">${count}</text>`;
     })
     .join('');
   return `<figure class="chart"><h3>${escapeHtml(title)}</h3><svg xmlns="http://www.w3.org/2000/svg" width="330" height="${height}" role="img" aria-label="${escapeHtml(title)}">${bars}</svg></figure>`;
