@@ -28,6 +28,7 @@ import {
   type PinnedKey,
   type ReceiptFilters,
   type ReceiptRow,
+  type ReportSummary,
   type Settings,
 } from '../../src-shared/api/contract';
 import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
@@ -37,6 +38,7 @@ import { pinnedTrust } from '../../src-shared/verify/keys';
 import { describeError, OperationError } from '../operations/errors';
 import { exportEvidence } from '../operations/evidence';
 import { loadSamples } from '../operations/load-samples';
+import { createReport, diffReports, listReports, readKeptReport, readVerifiedReport, renderKeptReport } from '../operations/report';
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
@@ -103,6 +105,17 @@ function toRow(summary: ReceiptSummary): ReceiptRow {
     imported_at: summary.imported_at,
     status: summary.status,
     trust: summary.trust,
+  };
+}
+
+function toReportSummary(listing: ReportSummary): ReportSummary {
+  return {
+    report_id: listing.report_id,
+    generated_at: listing.generated_at,
+    payload_sha256: listing.payload_sha256,
+    receipts: listing.receipts,
+    by_status: listing.by_status,
+    scope: listing.scope,
   };
 }
 
@@ -358,6 +371,33 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       mkdirSync(directory, { recursive: true, mode: 0o700 });
       const safeName = basename(input.name ?? `evidence-${new Date().toISOString().replace(/[:.]/g, '-')}`).replace(/[^A-Za-z0-9._-]/g, '_');
       return exportTo(join(directory, safeName.endsWith('.zip') ? safeName : `${safeName}.zip`), input.filters);
+    },
+
+    'reports.list': () => listReports(workspace()).map(toReportSummary),
+    'reports.create': async (input) => {
+      const filters = toLedgerFilters(input.filters);
+      const made = await createReport(workspace(), { filters, ...(input.as_of === undefined ? {} : { asOf: input.as_of }) });
+      return {
+        report_id: made.report_id,
+        generated_at: made.generated_at,
+        payload_sha256: made.payload_sha256,
+        receipts: made.receipts,
+        by_status: made.counts.by_status,
+        scope: made.scope as ReportSummary['scope'],
+        signer_key_id: made.signer_key_id,
+        counts: made.counts,
+      };
+    },
+    'reports.get': async (input) => {
+      const bytes = await renderKeptReport(workspace(), input.report_id, input.form);
+      const mime = input.form === 'json' ? 'application/json' : input.form === 'html' ? 'text/html' : 'application/pdf';
+      return { report_id: input.report_id, form: input.form, name: `${input.report_id}.${input.form}`, mime, data: b64uEncode(bytes) };
+    },
+    'reports.diff': (input) => {
+      const context = workspaceVerifyContext(workspace());
+      const older = readVerifiedReport(readKeptReport(workspace(), input.old_report), context, input.old_report).report;
+      const newer = readVerifiedReport(readKeptReport(workspace(), input.new_report), context, input.new_report).report;
+      return diffReports(workspace(), older, newer);
     },
 
     'samples.load': () => {

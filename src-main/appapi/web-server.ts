@@ -9,16 +9,25 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { MAX_UPLOAD_B64 } from '../../src-shared/api/contract';
+import { REPORT_STYLE } from '../../src-shared/formats/report';
 import { describeError, HTTP_STATUS_OF_KIND } from '../operations/errors';
+
+/**
+ * The hash source of the audit report page's one stylesheet: the Reports view previews a report
+ * in a sandboxed srcdoc iframe, which inherits this policy, so exactly that inline style is
+ * allowed (src-renderer/index.html repeats it; a test keeps the two equal to the stylesheet).
+ */
+export const REPORT_STYLE_SOURCE = `'sha256-${createHash('sha256').update(REPORT_STYLE, 'utf8').digest('base64')}'`;
 
 /** The Content-Security-Policy of every page we serve (and of the Electron window). */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' ${REPORT_STYLE_SOURCE}`,
   "img-src 'self' data: blob:",
   "font-src 'self'",
   "connect-src 'self'",

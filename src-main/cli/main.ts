@@ -17,6 +17,7 @@ import { runSign, signSpec } from './commands/sign';
 import { runSamples, samplesSpec } from './commands/samples';
 import { apikeysSpec, runApikeys, runTenants, tenantsSpec } from './commands/accounts';
 import { runServe, runService, serveSpec, serviceSpec } from './commands/serve';
+import { reportSpec, runReport } from './commands/report';
 
 interface Command {
   spec: CommandSpec;
@@ -34,6 +35,7 @@ const COMMANDS: readonly Command[] = [
   { spec: exportSpec, run: runExport },
   { spec: ledgerSpec, run: runLedger },
   { spec: trustSpec, run: runTrust },
+  { spec: reportSpec, run: runReport },
   { spec: serveSpec, run: runServe },
   { spec: tenantsSpec, run: runTenants },
   { spec: apikeysSpec, run: runApikeys },

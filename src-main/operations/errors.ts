@@ -79,6 +79,7 @@ const DOMAIN_ERRORS = new Set([
   'AnchorsFileError',
   'WearableInputError',
   'PrivateKeyFileError',
+  'AuditorKeyError',
 ]);
 
 /**

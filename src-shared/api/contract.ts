@@ -353,6 +353,56 @@ function keyIdInput(input: unknown, extra: readonly string[] = []): Record<strin
   return { ...source, key_id: stringField(source, 'key_id', 2048) };
 }
 
+/** The forms a report is written in. */
+export const REPORT_FORMS = ['json', 'html', 'pdf'] as const;
+export type ReportFormName = (typeof REPORT_FORMS)[number];
+/** A report id: rpt_ and a ULID. */
+export const REPORT_ID_PATTERN = /^rpt_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+
+/** A report kept in the data folder, as listed. */
+export interface ReportSummary {
+  report_id: string;
+  /** TS. */
+  generated_at: string;
+  payload_sha256: string;
+  receipts: number;
+  by_status: Record<string, number>;
+  /** The filters (instants as TS) and the as-of instant it was made for. */
+  scope: { filters: Record<string, string>; as_of?: string };
+}
+
+/** A report just made. */
+export interface ReportMade extends ReportSummary {
+  signer_key_id: string;
+  counts: { by_status: Record<string, number>; by_trust: Record<string, number>; by_format: Record<string, number>; by_anchor: Record<string, number> };
+}
+
+/** A kept report in one form, to save or preview. */
+export interface ReportFile {
+  report_id: string;
+  form: ReportFormName;
+  /** A file name to offer, e.g. `rpt_....pdf`. */
+  name: string;
+  mime: string;
+  /** The bytes as base64url. */
+  data: string;
+}
+
+/** What changed between two reports. */
+export interface ReportDiffView {
+  old_report: string;
+  new_report: string;
+  added: string[];
+  removed: string[];
+  changed: { receipt_sha256: string; field: 'status' | 'trust' | 'anchor_state'; from: string; to: string; reason: string | null }[];
+}
+
+function reportIdField(source: Record<string, unknown>, name: string): string {
+  const value = stringField(source, name, 64);
+  if (!REPORT_ID_PATTERN.test(value)) throw new ApiInputError(`${name} must be a report id (rpt_ and a ULID)`);
+  return value;
+}
+
 /** What each method takes, as the caller writes it (`undefined`: nothing). */
 export interface AppApiParams {
   info: undefined;
@@ -380,6 +430,11 @@ export interface AppApiParams {
   'settings.set': { theme?: Theme; limits?: Partial<Limits> };
   'exports.create': { filters?: ReceiptFilters; name?: string };
   'samples.load': undefined;
+  'reports.list': undefined;
+  /** Makes, signs and keeps a report of the receipts the filters select (`bundle` is not a report scope). */
+  'reports.create': { filters?: ReceiptFilters; as_of?: string };
+  'reports.get': { report_id: string; form: ReportFormName };
+  'reports.diff': { old_report: string; new_report: string };
 }
 
 type Validators = { [M in keyof AppApiParams]: (input: unknown) => AppApiParams[M] };
@@ -466,6 +521,23 @@ export const APP_API: Validators = {
     return result;
   },
   'samples.load': noInput,
+  'reports.list': noInput,
+  'reports.create': (input) => {
+    const source = objectInput(input, ['filters', 'as_of']);
+    const filters = filtersInput(source.filters);
+    if (filters.bundle !== undefined) throw new ApiInputError('filters.bundle is not a report scope; filter by format, status, trust, issuer, time or text');
+    const result: AppApiParams['reports.create'] = { filters };
+    put(result, 'as_of', optionalTimestamp(source, 'as_of'));
+    return result;
+  },
+  'reports.get': (input) => {
+    const source = objectInput(input, ['report_id', 'form']);
+    return { report_id: reportIdField(source, 'report_id'), form: oneOf(source, 'form', REPORT_FORMS) };
+  },
+  'reports.diff': (input) => {
+    const source = objectInput(input, ['old_report', 'new_report']);
+    return { old_report: reportIdField(source, 'old_report'), new_report: reportIdField(source, 'new_report') };
+  },
 };
 
 export type AppApiMethod = keyof AppApiParams;
@@ -495,6 +567,12 @@ export interface AppApiResults {
   'exports.create': ExportResult;
   /** Imports the built-in sample bundle (every format, valid and broken) as demo data. */
   'samples.load': ImportProgress;
+  /** The reports kept in the data folder, newest first. */
+  'reports.list': ReportSummary[];
+  'reports.create': ReportMade;
+  'reports.get': ReportFile;
+  /** Both reports must verify. */
+  'reports.diff': ReportDiffView;
 }
 
 /** The arguments a method takes: none for methods without input. */

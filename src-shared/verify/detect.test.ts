@@ -47,6 +47,6 @@ describe('detectFormat', () => {
   });
 
   it('names the known formats', () => {
-    expect(knownFormatNames()).toEqual(['sealed', 'wearable/r2.0.0', 'countersigner', 'classical', 'envelope/svc-receipt-v1', 'profile', 'typed-pq', 'typed']);
+    expect(knownFormatNames()).toEqual(['sealed', 'wearable/r2.0.0', 'countersigner', 'classical', 'envelope/svc-receipt-v1', 'profile', 'typed-pq', 'typed', 'report']);
   });
 });

@@ -41,7 +41,7 @@ describe('the format registry', () => {
     expect(new Set(rows.map((row) => row.module)).size).toBe(rows.length);
     expect(new Set(rows.map((row) => row.detection)).size).toBe(rows.length);
     expect(new Set(formatModules())).toEqual(new Set(catalogueModules()));
-    expect(formatModules().map((module) => module.name)).toEqual(['sealed', 'wearable/r2.0.0', 'countersigner', 'classical', 'envelope/svc-receipt-v1', 'profile', 'typed-pq', 'typed']);
+    expect(formatModules().map((module) => module.name)).toEqual(['sealed', 'wearable/r2.0.0', 'countersigner', 'classical', 'envelope/svc-receipt-v1', 'profile', 'typed-pq', 'typed', 'report']);
   });
 
   it.each(registryRows().map((row) => [row.module.name, row.module] as const))('%s provides every member', (_name, module) => {
@@ -49,7 +49,8 @@ describe('the format registry', () => {
     for (const member of ['owns', 'detect', 'verify', 'signedContent', 'facts', 'samples'] as const) {
       expect(typeof module[member], `${module.name}.${member}`).toBe('function');
     }
-    expect(module.issuers.length, `${module.name} issues nothing`).toBeGreaterThan(0);
+    // Only a format the program makes from the ledger itself (audit reports) issues nothing from caller fields.
+    if (module.name !== 'report') expect(module.issuers.length, `${module.name} issues nothing`).toBeGreaterThan(0);
     for (const issuer of module.issuers) {
       expect(issuer.help.length, issuer.name).toBeGreaterThan(0);
       expect(typeof issuer.issue, issuer.name).toBe('function');

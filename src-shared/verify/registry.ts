@@ -15,6 +15,7 @@ import { classicalFormat } from '../formats/classical';
 import { countersignerFormat } from '../formats/countersigner';
 import { envelopeFormat } from '../formats/envelope';
 import { profileFormat } from '../formats/profile';
+import { reportFormat } from '../formats/report';
 import { sealedFormat } from '../formats/sealed';
 import { typedFormat } from '../formats/typed';
 import { typedPqFormat } from '../formats/typed-pq';
@@ -38,6 +39,7 @@ function rows(): readonly RegistryRow[] {
     { module: profileFormat, detection: 6 },
     { module: typedFormat, detection: 8 },
     { module: typedPqFormat, detection: 7 },
+    { module: reportFormat, detection: 9 },
   ];
 }
 

@@ -21,6 +21,7 @@ export type ReportFormat =
   | `typed/${string}`
   | 'typed-pq'
   | 'anchor'
+  | 'report'
   | 'unknown';
 
 /** Report statuses, strongest first: when several apply the earliest in this list wins. */

@@ -1,0 +1,146 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { utf8Encode } from '../../src-shared/crypto';
+import { signClassical } from '../../src-shared/formats/classical';
+import { REPORT_MEMBERS, type SignedReport } from '../../src-shared/formats/report';
+import { createNodeCryptoProvider } from '../core/node-crypto-provider';
+import { bundleParts, keyEntryFor, zipBundle } from '../evidence/test-support';
+import { AUDITOR_KEY_PATH } from '../report/auditor-key';
+import { importEvidence } from './evidence';
+import { createReport, diffReports, makeReport, readKeptReport, readVerifiedReport, trustStoreAsOf, listReports } from './report';
+import { pinKey, revokeKey } from './trust';
+import { openWorkspace, workspaceVerifyContext, type Workspace } from './workspace';
+
+const node = createNodeCryptoProvider();
+const issuerSeed = new Uint8Array(32).fill(61);
+const bundleSeed = new Uint8Array(32).fill(62);
+const ISSUER = 'did:svc:acme:report-issuer';
+const RECEIPTS = 4;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function seeded(directory: string): Promise<Workspace> {
+  const workspace = openWorkspace(path.join(directory, 'home'));
+  const receipts = Array.from({ length: RECEIPTS }, (_, index) => ({ stem: `r${index}`, bytes: utf8Encode(signClassical({ sequence: index }, issuerSeed, node)) }));
+  const parts = bundleParts(receipts, { keyId: 'did:svc:acme:bundler', keys: [keyEntryFor('did:svc:acme:bundler', bundleSeed, node)] });
+  const bundle = path.join(directory, 'bundle.zip');
+  fs.writeFileSync(bundle, zipBundle(parts, { seed: bundleSeed, keyId: 'did:svc:acme:bundler' }, node));
+  await importEvidence(workspace, bundle, { fileName: 'bundle.zip' });
+  return workspace;
+}
+
+function pin(workspace: Workspace, extra: { not_after?: string } = {}): void {
+  pinKey(workspace, { key_id: ISSUER, algorithm: 'Ed25519', public_key: node.ed25519PublicKey(issuerSeed), ...extra });
+}
+
+function trusts(report: SignedReport): string[] {
+  return [...new Set(report.receipts.map((row) => row.trust))];
+}
+
+describe('audit reports (operations)', () => {
+  let directory: string;
+  let workspace: Workspace;
+
+  beforeEach(async () => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-report-'));
+    workspace = await seeded(directory);
+  });
+  afterEach(() => {
+    workspace.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('makes a signed report with every section, kept in the data folder and audited', async () => {
+    const made = await createReport(workspace, {});
+    const text = readKeptReport(workspace, made.report_id);
+    const { report, verification } = readVerifiedReport(text, workspaceVerifyContext(workspace), 'kept');
+    expect(verification.status).toBe('PASS');
+    expect(Object.keys(report).sort()).toEqual([...REPORT_MEMBERS].sort());
+    expect(report.receipts).toHaveLength(RECEIPTS);
+    expect(report.counts.by_status.PASS).toBe(RECEIPTS);
+    expect(report.counts.by_trust.unpinned).toBe(RECEIPTS);
+    expect(report.counts.by_anchor.none).toBe(RECEIPTS);
+    expect(report.inputs.bundles).toHaveLength(1);
+    expect(report.inputs.bundles[0]?.signer_key_id).toBe('did:svc:acme:bundler');
+    expect(report.claim_limits.join(' ')).toMatch(/not authenticated/);
+    expect(report.signer.key_id).toMatch(/^did:key:z6Mk/);
+    expect(listReports(workspace).map((listing) => listing.report_id)).toEqual([made.report_id]);
+    // The auditor key: 0600 in a 0700 folder, and the same key for the next report.
+    const keyFile = path.join(workspace.dataDirectory, AUDITOR_KEY_PATH);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(keyFile)).mode & 0o777).toBe(0o700);
+    expect(makeReport(workspace).report.signer.key_id).toBe(report.signer.key_id);
+  });
+
+  it('refuses an as-of instant that is malformed or in the future, writing nothing', async () => {
+    expect(() => makeReport(workspace, { asOf: 'yesterday' })).toThrow(/as-of instant must be a timestamp/);
+    expect(() => makeReport(workspace, { asOf: '2999-01-01T00:00:00Z' })).toThrow(/in the future/);
+    await expect(createReport(workspace, { asOf: 'nope' })).rejects.toThrow(/as-of/);
+    expect(listReports(workspace)).toEqual([]);
+  });
+
+  it('judges trust as of an instant: pinned later is not trusted, revoked later still is', async () => {
+    const beforePin = new Date().toISOString();
+    await sleep(15);
+    pin(workspace);
+    await sleep(15);
+    const afterPin = new Date().toISOString();
+    await sleep(15);
+    revokeKey(workspace, ISSUER, 'compromised');
+    await sleep(15);
+    expect(trusts(makeReport(workspace).report)).toEqual(['revoked']);
+    expect(trusts(makeReport(workspace, { asOf: afterPin }).report)).toEqual(['trusted']);
+    expect(trusts(makeReport(workspace, { asOf: beforePin }).report)).toEqual(['unpinned']);
+    expect(trustStoreAsOf(workspace, Date.parse(afterPin)).map((key) => [key.key_id, key.status])).toEqual([[ISSUER, 'pinned']]);
+    expect(makeReport(workspace, { asOf: afterPin }).report.trust_snapshot.keys.map((key) => key.status)).toEqual(['pinned']);
+  });
+
+  it('diffs two reports with the reason the audit log records: pinned, revoked', async () => {
+    const first = makeReport(workspace).report;
+    await sleep(15);
+    pin(workspace);
+    await sleep(15);
+    const second = makeReport(workspace).report;
+    await sleep(15);
+    revokeKey(workspace, ISSUER, 'compromised');
+    await sleep(15);
+    const third = makeReport(workspace).report;
+    const pinned = diffReports(workspace, first, second);
+    expect(pinned.added).toEqual([]);
+    expect(pinned.removed).toEqual([]);
+    expect(pinned.changed).toHaveLength(RECEIPTS);
+    expect(pinned.changed[0]).toMatchObject({ field: 'trust', from: 'unpinned', to: 'trusted' });
+    expect(pinned.changed[0]?.reason).toMatch(/^pinned at /);
+    const revoked = diffReports(workspace, second, third);
+    expect(revoked.changed.map((change) => [change.from, change.to])).toEqual(Array(RECEIPTS).fill(['trusted', 'revoked']));
+    expect(revoked.changed[0]?.reason).toMatch(/^revoked at /);
+  });
+
+  it('diffs an expiry: the key’s window closed between the two reports', async () => {
+    const notAfter = new Date(Date.now() + 400).toISOString();
+    pin(workspace, { not_after: notAfter });
+    await sleep(30);
+    const inside = new Date().toISOString();
+    await sleep(450);
+    const before = makeReport(workspace, { asOf: inside }).report;
+    const after = makeReport(workspace).report;
+    expect(trusts(before)).toEqual(['trusted']);
+    expect(trusts(after)).toEqual(['expired']);
+    const diff = diffReports(workspace, before, after);
+    expect(diff.changed.map((change) => [change.field, change.from, change.to, change.reason])).toEqual(Array(RECEIPTS).fill(['trust', 'trusted', 'expired', 'key expired']));
+  });
+
+  it('diffs receipts added and removed', async () => {
+    const all = makeReport(workspace).report;
+    const some = makeReport(workspace, { filters: { text: all.receipts[0]?.receipt_sha256.slice(0, 12) ?? '' } }).report;
+    expect(some.receipts).toHaveLength(1);
+    const diff = diffReports(workspace, some, all);
+    expect(diff.added).toHaveLength(RECEIPTS - 1);
+    expect(diff.removed).toEqual([]);
+    expect(diffReports(workspace, all, some).removed).toHaveLength(RECEIPTS - 1);
+  });
+});

@@ -1,0 +1,251 @@
+/**
+ * Reports: make a signed audit report of the ledger, preview it, save it in each form, and
+ * compare two reports.
+ *
+ * The preview is the report's own HTML page in a sandboxed iframe (`sandbox=""`: no scripts, an
+ * opaque origin, no navigation) given as `srcdoc`. A srcdoc document inherits the app's
+ * Content-Security-Policy, which allows exactly one inline style: the report page's stylesheet,
+ * by its hash (see REPORT_STYLE_SHA256 and docs/reports.md). Nothing in the page can fetch.
+ */
+import { useState, type FormEvent } from 'react';
+import { REPORT_STATUSES, TRUST_STATUSES, type ReceiptFilters, type ReportDiffView, type ReportFormName, type ReportSummary } from '../../src-shared/api/contract';
+import { b64uDecode, utf8Decode } from '../../src-shared/crypto';
+import { api, errorMessage, useApi } from '../api';
+import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount } from '../components/ui';
+import './reports.css';
+
+/** A date or date-time field's value as a TS, or undefined when empty. */
+function toTimestamp(value: string): string | undefined {
+  if (value === '') return undefined;
+  const millis = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : `${value}Z`);
+  return Number.isFinite(millis) ? new Date(millis).toISOString() : undefined;
+}
+
+/** Offers bytes as a download (web mode; the desktop shell shows its save dialog). */
+function download(name: string, mime: string, data: string): void {
+  // A copy into a fresh ArrayBuffer: Blob takes no view of a possibly shared buffer.
+  const bytes = b64uDecode(data);
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  const url = URL.createObjectURL(new Blob([copy.buffer], { type: mime }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function scopeText(report: ReportSummary): string {
+  const filters = Object.entries(report.scope.filters).map(([name, value]) => `${name} ${value}`);
+  const parts = filters.length === 0 ? ['all receipts'] : filters;
+  if (report.scope.as_of) parts.push(`as of ${report.scope.as_of}`);
+  return parts.join(', ');
+}
+
+function MakeReport({ onMade }: { onMade: (id: string) => void }) {
+  const [status, setStatus] = useState('');
+  const [trust, setTrust] = useState('');
+  const [format, setFormat] = useState('');
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [asOf, setAsOf] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    const filters: ReceiptFilters = {};
+    if (status) filters.status = status as ReceiptFilters['status'];
+    if (trust) filters.trust = trust as ReceiptFilters['trust'];
+    if (format.trim()) filters.format = format.trim();
+    const fromTs = toTimestamp(from);
+    const toTs = toTimestamp(to);
+    if (fromTs) filters.from = fromTs;
+    if (toTs) filters.to = toTs;
+    const asOfTs = toTimestamp(asOf);
+    setBusy(true);
+    setError(undefined);
+    api['reports.create']({ filters, ...(asOfTs ? { as_of: asOfTs } : {}) }).then(
+      (made) => {
+        setBusy(false);
+        onMade(made.report_id);
+      },
+      (reason: unknown) => {
+        setBusy(false);
+        setError(errorMessage(reason));
+      },
+    );
+  };
+  return (
+    <Panel title="Make a report">
+      <form className="reports-form" onSubmit={submit} aria-label="Report scope">
+        <label>
+          Status
+          <select value={status} onChange={(event) => setStatus(event.target.value)}>
+            <option value="">any</option>
+            {REPORT_STATUSES.map((value) => (
+              <option key={value}>{value}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Trust
+          <select value={trust} onChange={(event) => setTrust(event.target.value)}>
+            <option value="">any</option>
+            {TRUST_STATUSES.map((value) => (
+              <option key={value}>{value}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Format
+          <input value={format} onChange={(event) => setFormat(event.target.value)} placeholder="e.g. classical" maxLength={128} />
+        </label>
+        <label>
+          Issued from
+          <input type="date" value={from} onChange={(event) => setFrom(event.target.value)} />
+        </label>
+        <label>
+          Issued before
+          <input type="date" value={to} onChange={(event) => setTo(event.target.value)} />
+        </label>
+        <label>
+          Trust as of (UTC)
+          <input type="datetime-local" step="1" value={asOf} onChange={(event) => setAsOf(event.target.value)} />
+        </label>
+        <div className="reports-form-actions">
+          <Button type="submit" variant="primary" disabled={busy}>
+            {busy ? 'Making…' : 'Make report'}
+          </Button>
+        </div>
+      </form>
+      <p className="reports-hint">The report is signed by this workstation’s auditor key and kept in the data folder. Leave “as of” empty to judge trust now.</p>
+      {error ? <ErrorNotice title="The report was not made" message={error} /> : null}
+    </Panel>
+  );
+}
+
+function DiffResult({ diff }: { diff: ReportDiffView }) {
+  return (
+    <div className="reports-diff" data-testid="report-diff">
+      <p>
+        <strong>{formatCount(diff.added.length)}</strong> added · <strong>{formatCount(diff.removed.length)}</strong> removed · <strong>{formatCount(diff.changed.length)}</strong> changed
+      </p>
+      {diff.changed.length > 0 ? (
+        <table className="reports-table">
+          <thead>
+            <tr>
+              <th>receipt</th>
+              <th>field</th>
+              <th>from</th>
+              <th>to</th>
+              <th>reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {diff.changed.slice(0, 200).map((change) => (
+              <tr key={`${change.receipt_sha256}-${change.field}`}>
+                <td className="mono">{change.receipt_sha256.slice(0, 16)}…</td>
+                <td>{change.field}</td>
+                <td>{change.from}</td>
+                <td>{change.to}</td>
+                <td>{change.reason ?? '–'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </div>
+  );
+}
+
+export function ReportsView() {
+  const [made, setMade] = useState<string | undefined>(undefined);
+  const list = useApi('reports.list', undefined, made ?? '');
+  const [preview, setPreview] = useState<{ id: string; html: string } | undefined>(undefined);
+  const [older, setOlder] = useState<string | undefined>(undefined);
+  const [newer, setNewer] = useState<string | undefined>(undefined);
+  const [diff, setDiff] = useState<ReportDiffView | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const fail = (reason: unknown): void => setError(errorMessage(reason));
+  const open = (id: string): void => {
+    api['reports.get']({ report_id: id, form: 'html' }).then((file) => setPreview({ id, html: utf8Decode(b64uDecode(file.data)) }), fail);
+  };
+  const save = (id: string, form: ReportFormName): void => {
+    api['reports.get']({ report_id: id, form }).then((file) => download(file.name, file.mime, file.data), fail);
+  };
+  const compare = (): void => {
+    if (!older || !newer) return;
+    setDiff(undefined);
+    api['reports.diff']({ old_report: older, new_report: newer }).then(setDiff, fail);
+  };
+  return (
+    <Page title="Reports" subtitle="Signed audit reports anyone can check with evroom verify">
+      <div className="reports-sections">
+        <MakeReport
+          onMade={(id) => {
+            setMade(id);
+            open(id);
+          }}
+        />
+        {error ? <ErrorNotice message={error} /> : null}
+        <Panel title="Reports made">
+          {list.loading && !list.data ? <Loading /> : null}
+          {list.error ? <ErrorNotice message={list.error} /> : null}
+          {list.data && list.data.length === 0 ? <EmptyState title="No reports yet">Make one above; it is kept in the data folder’s reports/.</EmptyState> : null}
+          {list.data && list.data.length > 0 ? (
+            <>
+              <table className="reports-table" aria-label="Reports made">
+                <thead>
+                  <tr>
+                    <th>old</th>
+                    <th>new</th>
+                    <th>report</th>
+                    <th>generated</th>
+                    <th>receipts</th>
+                    <th>PASS</th>
+                    <th>scope</th>
+                    <th>actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.data.map((report) => (
+                    <tr key={report.report_id} data-report-id={report.report_id}>
+                      <td>
+                        <input type="radio" name="old" aria-label={`Compare from ${report.report_id}`} checked={older === report.report_id} onChange={() => setOlder(report.report_id)} />
+                      </td>
+                      <td>
+                        <input type="radio" name="new" aria-label={`Compare to ${report.report_id}`} checked={newer === report.report_id} onChange={() => setNewer(report.report_id)} />
+                      </td>
+                      <td className="mono">{report.report_id}</td>
+                      <td>{report.generated_at}</td>
+                      <td>{formatCount(report.receipts)}</td>
+                      <td>{formatCount(report.by_status.PASS ?? 0)}</td>
+                      <td>{scopeText(report)}</td>
+                      <td className="reports-actions">
+                        <Button onClick={() => open(report.report_id)}>Preview</Button>
+                        <Button onClick={() => save(report.report_id, 'json')}>JSON</Button>
+                        <Button onClick={() => save(report.report_id, 'html')}>HTML</Button>
+                        <Button onClick={() => save(report.report_id, 'pdf')}>PDF</Button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <div className="reports-compare">
+                <Button onClick={compare} disabled={!older || !newer || older === newer}>
+                  Compare old → new
+                </Button>
+              </div>
+              {diff ? <DiffResult diff={diff} /> : null}
+            </>
+          ) : null}
+        </Panel>
+        {preview ? (
+          <Panel title={`Preview of ${preview.id}`}>
+            <iframe className="reports-preview" title="Report preview" sandbox="" srcDoc={preview.html} />
+          </Panel>
+        ) : null}
+      </div>
+    </Page>
+  );
+}
