@@ -68,10 +68,10 @@ describe('evroom report', () => {
   });
 
   it('refuses a count that disagrees with the rows even when re-signed by the auditor key', () => {
-    const keyFile = JSON.parse(fs.readFileSync(path.join(home, AUDITOR_KEY_PATH), 'utf8')) as { seed_b64u: string };
+    const keyFile = JSON.parse(fs.readFileSync(path.join(home, AUDITOR_KEY_PATH), 'utf8')) as { seed: string };
     const tampered = JSON.parse(JSON.stringify(report)) as SignedReport;
     tampered.counts.by_status.PASS = RECEIPTS + 1;
-    const resigned = signRuleD1(tampered as unknown as JsonObject, b64uDecode(keyFile.seed_b64u), node);
+    const resigned = signRuleD1(tampered as unknown as JsonObject, b64uDecode(keyFile.seed), node);
     const file = path.join(directory, 'count.json');
     fs.writeFileSync(file, JSON.stringify(resigned));
     const { code, report: verification } = verifyJson(home, file);

@@ -2,22 +2,18 @@
  * The workstation's auditor key: the Ed25519 key that signs audit reports (PROTOCOL 12).
  *
  * Made on first use and kept in the data folder as `keys/auditor-key.json` (file 0600, folder
- * 0700): `{"key_id": "did:key:z6Mk...", "algorithm": "Ed25519", "public_key": b64u,
- * "seed_b64u": b64u, "created_at": TS}`. Its key id is its did:key, so anyone verifies a report
+ * 0700) in the one private key file format every key of this program uses
+ * (src-main/core/private-key-file.ts). Its key id is its did:key, so anyone verifies a report
  * offline; nobody trusts it until they pin it. A key apart from the export signing key, so an
  * auditor can hand out (or rotate) one without the other.
  *
  * One function, {@link withAuditorKey}, loads or creates the key, lends the seed to the caller
- * and wipes it afterwards; when the private key files are unified (src-main/core), only this
- * module changes.
+ * and wipes it afterwards.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { b64uEncode, didKeyFromEd25519, equalBytes, type CryptoProvider } from '../../src-shared/crypto';
-import { JsonParseError, parseJson } from '../../src-shared/json';
-import { decodeB64uField } from '../../src-shared/verify/fields';
-import { isTimestamp } from '../../src-shared/verify/timestamp';
+import { didKeyFromEd25519, type CryptoProvider } from '../../src-shared/crypto';
+import { createPrivateKey, PrivateKeyFileError, readPrivateKeyFile, writePrivateKeyFile } from '../core/private-key-file';
 
 /** Where the key lives inside the data folder. */
 export const AUDITOR_KEY_PATH = path.join('keys', 'auditor-key.json');
@@ -39,87 +35,41 @@ export class AuditorKeyError extends Error {
   }
 }
 
-const MEMBERS = ['key_id', 'algorithm', 'public_key', 'seed_b64u', 'created_at'];
-
-function parseKeyFile(text: string, file: string, crypto: CryptoProvider): { seed: Uint8Array; public_key: Uint8Array; key_id: string } {
-  const broken = (why: string): AuditorKeyError =>
-    new AuditorKeyError('auditor_key_invalid', `The auditor key ${file} cannot be used: ${why} Move it away to make a new one.`);
-  let value: unknown;
-  try {
-    value = parseJson(text);
-  } catch (error) {
-    if (error instanceof JsonParseError) throw broken(`it is not strict JSON (${error.code}).`);
-    throw error;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw broken('it is not a JSON object.');
-  const object = value as Record<string, unknown>;
-  for (const name of Object.keys(object)) if (!MEMBERS.includes(name)) throw broken(`unknown member "${name}".`);
-  if (object.algorithm !== 'Ed25519') throw broken('"algorithm" must be "Ed25519".');
-  const seed = decodeB64uField(object.seed_b64u as never, 32);
-  if (seed === undefined) throw broken('"seed_b64u" must be 32 bytes as unpadded base64url.');
-  const publicKey = crypto.ed25519PublicKey(seed);
-  const listed = decodeB64uField(object.public_key as never, 32);
-  if (listed === undefined || !equalBytes(listed, publicKey)) {
-    seed.fill(0);
-    throw broken('"public_key" is not the seed\'s public key.');
-  }
-  if (object.key_id !== didKeyFromEd25519(publicKey) || !isTimestamp(object.created_at)) {
-    seed.fill(0);
-    throw broken('"key_id" must be the did:key of the public key and "created_at" a timestamp.');
-  }
-  return { seed, public_key: publicKey, key_id: object.key_id };
-}
-
-function tighten(file: string, wanted: number): void {
-  if (process.platform === 'win32') return;
-  const mode = fs.statSync(file).mode & 0o777;
-  if ((mode & ~wanted) !== 0) fs.chmodSync(file, mode & wanted);
-}
+const LABEL = 'Evidence Room auditor key';
 
 function loadOrCreate(dataDirectory: string, crypto: CryptoProvider, now: Date): { seed: Uint8Array; public_key: Uint8Array; key_id: string; created: boolean } {
   const file = path.join(dataDirectory, AUDITOR_KEY_PATH);
-  const unreadable = (error: unknown): AuditorKeyError =>
-    new AuditorKeyError('auditor_key_unreadable', `The auditor key ${file} cannot be read or written: ${(error as Error).message}`, { cause: error });
-  try {
-    const text = fs.readFileSync(file, 'utf8');
-    tighten(file, 0o600);
-    return { ...parseKeyFile(text, file, crypto), created: false };
-  } catch (error) {
-    if (error instanceof AuditorKeyError) throw error;
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable(error);
-  }
-  const seed = new Uint8Array(randomBytes(32));
-  const publicKey = crypto.ed25519PublicKey(seed);
-  const keyId = didKeyFromEd25519(publicKey);
-  const text = `${JSON.stringify({ key_id: keyId, algorithm: 'Ed25519', public_key: b64uEncode(publicKey), seed_b64u: b64uEncode(seed), created_at: now.toISOString() }, null, 2)}\n`;
-  const folder = path.dirname(file);
-  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-    tighten(folder, 0o700);
-    const descriptor = fs.openSync(temporary, 'wx', 0o600);
-    try {
-      fs.writeSync(descriptor, text);
-      fs.fsyncSync(descriptor);
-    } finally {
-      fs.closeSync(descriptor);
+  const refused = (error: unknown): AuditorKeyError => {
+    if (error instanceof PrivateKeyFileError && !['unreadable', 'unwritable', 'not_found'].includes(error.code)) {
+      return new AuditorKeyError('auditor_key_invalid', `The auditor key ${file} cannot be used: ${error.reason} Move it away to make a new one.`, { cause: error });
     }
+    return new AuditorKeyError('auditor_key_unreadable', `The auditor key ${file} cannot be read or written: ${(error as Error).message}`, { cause: error });
+  };
+  const read = (): { seed: Uint8Array; public_key: Uint8Array; key_id: string; created: boolean } => {
+    const { key } = readPrivateKeyFile(file, crypto);
+    if (key.algorithm !== 'Ed25519' || key.key_id !== didKeyFromEd25519(key.public_key)) {
+      key.seed.fill(0);
+      throw new AuditorKeyError('auditor_key_invalid', `The auditor key ${file} cannot be used: it must be an Ed25519 key named by its did:key. Move it away to make a new one.`);
+    }
+    return { seed: key.seed, public_key: key.public_key, key_id: key.key_id, created: false };
+  };
+  try {
+    if (fs.existsSync(file)) return read();
+    // The one private key file format (src-main/core/private-key-file.ts), written 0600 in a
+    // 0700 folder; a key another process wrote first wins and is read instead.
+    const key = createPrivateKey('Ed25519', crypto, { label: LABEL, createdAt: now });
     try {
-      // link() fails when the name exists: the first key written wins and is never replaced.
-      fs.linkSync(temporary, file);
+      writePrivateKeyFile(file, key);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      seed.fill(0);
-      return { ...parseKeyFile(fs.readFileSync(file, 'utf8'), file, crypto), created: false };
+      key.seed.fill(0);
+      if (error instanceof PrivateKeyFileError && error.code === 'exists') return read();
+      throw error;
     }
+    return { seed: key.seed, public_key: key.public_key, key_id: key.key_id, created: true };
   } catch (error) {
-    seed.fill(0);
     if (error instanceof AuditorKeyError) throw error;
-    throw unreadable(error);
-  } finally {
-    fs.rmSync(temporary, { force: true });
+    throw refused(error);
   }
-  return { seed, public_key: publicKey, key_id: keyId, created: true };
 }
 
 /**
