@@ -12,6 +12,7 @@ import { VerifyView } from './views/verify';
 import { BundlesView } from './views/bundles';
 import { TrustView } from './views/trust';
 import { SettingsView } from './views/settings';
+import { ServiceView } from './views/service';
 import { ErrorNotice } from './components/ui';
 import { ShieldIcon } from './components/icons';
 
@@ -21,6 +22,7 @@ const NAVIGATION: { path: string; label: string; icon: ReactNode }[] = [
   { path: 'verify', label: 'Verify', icon: '✓' },
   { path: 'bundles', label: 'Bundles', icon: '▣' },
   { path: 'trust', label: 'Trust store', icon: <ShieldIcon size={14} /> },
+  { path: 'service', label: 'Service', icon: '⇄' },
   { path: 'settings', label: 'Settings', icon: '⚙' },
 ];
 
@@ -54,6 +56,8 @@ function viewFor(path: string[], query: URLSearchParams): ReactNode {
       return <BundlesView id={id ? Number(id) : undefined} />;
     case 'trust':
       return <TrustView />;
+    case 'service':
+      return <ServiceView />;
     case 'settings':
       return <SettingsView onTheme={applyTheme} />;
     default:

@@ -100,6 +100,7 @@ function buildMenu(api: AppApiDispatcher): void {
         { label: 'Overview', click: () => show('/overview') },
         { label: 'Receipts', click: () => show('/receipts') },
         { label: 'Trust store', click: () => show('/trust') },
+        { label: 'Service', click: () => show('/service') },
         { type: 'separator' },
         { role: 'reload' },
         { role: 'resetZoom' },
