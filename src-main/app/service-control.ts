@@ -53,6 +53,11 @@ export function createServiceControl(dataDirectory: string): AppServiceControl {
             details: [{ path: '/port', message: 'in use' }],
           });
         }
+        if (code === 'EACCES') {
+          throw new OperationError('refused', 'port_unavailable', `Port ${port} needs privileges this app does not have; choose one above 1023, or 0 for any free one.`, {
+            details: [{ path: '/port', message: 'not permitted' }],
+          });
+        }
         throw error;
       }
       lastRequests = [];

@@ -20,7 +20,7 @@ export interface ServiceControl {
   /**
    * Starts the service on 127.0.0.1 (port 0: any free port); answers the running one when it runs.
    *
-   * @throws OperationError conflict `port_in_use` when the port is taken
+   * @throws OperationError conflict `port_in_use` when the port is taken (refused `port_unavailable` when it needs privileges)
    */
   start(port: number): Promise<{ url: string; port: number }>;
   /** Stops it (requests in flight finish); nothing when it is not running. */
