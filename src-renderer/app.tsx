@@ -13,6 +13,7 @@ import { BundlesView } from './views/bundles';
 import { TrustView } from './views/trust';
 import { SettingsView } from './views/settings';
 import { ReportsView } from './views/reports';
+import { ServiceView } from './views/service';
 import { ErrorNotice } from './components/ui';
 import { ShieldIcon } from './components/icons';
 
@@ -23,6 +24,7 @@ const NAVIGATION: { path: string; label: string; icon: ReactNode }[] = [
   { path: 'bundles', label: 'Bundles', icon: '▣' },
   { path: 'trust', label: 'Trust store', icon: <ShieldIcon size={14} /> },
   { path: 'reports', label: 'Reports', icon: '▤' },
+  { path: 'service', label: 'Service', icon: '⇄' },
   { path: 'settings', label: 'Settings', icon: '⚙' },
 ];
 
@@ -58,6 +60,8 @@ function viewFor(path: string[], query: URLSearchParams): ReactNode {
       return <TrustView />;
     case 'reports':
       return <ReportsView />;
+    case 'service':
+      return <ServiceView />;
     case 'settings':
       return <SettingsView onTheme={applyTheme} />;
     default:

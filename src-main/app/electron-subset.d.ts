@@ -84,6 +84,7 @@ export declare const app: {
   whenReady(): Promise<void>;
   on(event: 'window-all-closed', listener: () => void): void;
   on(event: 'web-contents-created', listener: (event: unknown, contents: WebContents) => void): void;
+  on(event: 'before-quit', listener: (event: { preventDefault(): void }) => void): void;
   quit(): void;
   getPath(name: 'userData' | 'home' | 'temp'): string;
 };

@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { createAppApi, type AppApiDispatcher } from '../appapi/app-api';
 import { resolveDataDirectory } from '../ledger/data-directory';
 import { describeError } from '../operations/errors';
+import { createServiceControl } from './service-control';
 import { APP_ORIGIN, APP_PROTOCOL, CONTENT_SECURITY_POLICY, isTrustedSender, secureWebPreferences, type SenderFacts } from './window-options';
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
@@ -99,6 +100,7 @@ function buildMenu(api: AppApiDispatcher): void {
         { label: 'Overview', click: () => show('/overview') },
         { label: 'Receipts', click: () => show('/receipts') },
         { label: 'Trust store', click: () => show('/trust') },
+        { label: 'Service', click: () => show('/service') },
         { type: 'separator' },
         { role: 'reload' },
         { role: 'resetZoom' },
@@ -119,7 +121,24 @@ function buildMenu(api: AppApiDispatcher): void {
 }
 
 void app.whenReady().then(() => {
-  const api = createAppApi({ mode: 'electron', dataDirectory: resolveDataDirectory() });
+  const dataDirectory = resolveDataDirectory();
+  const service = createServiceControl(dataDirectory);
+  const api = createAppApi({ mode: 'electron', dataDirectory, service });
+  // On quit, the service the Service view started lets its requests finish and closes its
+  // ledger connection before the app's own is closed; then the quit goes on.
+  let closed = false;
+  app.on('before-quit', (event) => {
+    if (closed) return;
+    event.preventDefault();
+    closed = true;
+    void service
+      .close()
+      .catch(() => undefined)
+      .finally(() => {
+        api.close();
+        app.quit();
+      });
+  });
   // Serve the built renderer from app://evroom only; nothing remote is ever loaded.
   protocol.handle(APP_PROTOCOL, async (request) => {
     const url = new URL(request.url);

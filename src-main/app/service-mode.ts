@@ -37,7 +37,7 @@ export interface StartServiceOptions {
 /**
  * Starts the service.
  *
- * @throws Error with a clear message when the address is taken; LedgerError or
+ * @throws Error with a clear message (and the system's `code`, e.g. EADDRINUSE) when the address is taken; LedgerError or
  *   PrivateKeyFileError when the data folder cannot be used
  */
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
@@ -65,7 +65,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     workspace.close();
     seed.fill(0);
     const code = (error as { code?: string }).code;
-    throw new Error(code === 'EADDRINUSE' ? `port ${options.port} on ${host} is already in use; choose another with --port` : code === 'EADDRNOTAVAIL' ? `${host} is not an address of this machine` : (error as Error).message);
+    // The system's code stays on the error so a caller can word it its own way (the app's Service view).
+    throw Object.assign(
+      new Error(code === 'EADDRINUSE' ? `port ${options.port} on ${host} is already in use; choose another with --port` : code === 'EADDRNOTAVAIL' ? `${host} is not an address of this machine` : (error as Error).message),
+      code === undefined ? {} : { code },
+    );
   }
   const address = service.app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;

@@ -8,12 +8,13 @@
  */
 import { createAppApi } from '../appapi/app-api';
 import { startWebServer } from '../appapi/web-server';
+import { createServiceControl } from './service-control';
 
 /** Web mode, running. */
 export interface RunningWebMode {
   url: string;
   port: number;
-  /** Stops serving and closes the data folder. */
+  /** Stops serving (and the HTTP service, if the Service view started it) and closes the data folder. */
   close(): Promise<void>;
 }
 
@@ -25,7 +26,8 @@ export interface RunningWebMode {
  * @throws Error with a clear message when the renderer is not built or the port is taken.
  */
 export async function startLocalWebMode(options: { dataDirectory: string; rendererDirectory: string; port: number }): Promise<RunningWebMode> {
-  const api = createAppApi({ mode: 'web', dataDirectory: options.dataDirectory });
+  const service = createServiceControl(options.dataDirectory);
+  const api = createAppApi({ mode: 'web', dataDirectory: options.dataDirectory, service });
   let server;
   try {
     server = await startWebServer({ rendererDirectory: options.rendererDirectory, port: options.port, api });
@@ -39,6 +41,7 @@ export async function startLocalWebMode(options: { dataDirectory: string; render
     port: running.port,
     close: async () => {
       await running.close();
+      await service.close();
       api.close();
     },
   };

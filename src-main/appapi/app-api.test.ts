@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppApiResults } from '../../src-shared/api/contract';
 import { b64uEncode, createPortableProvider } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
+import { issueProfile } from '../operations/service-issue';
+import { loadServiceKeys } from '../operations/service-keys';
+import { openWorkspace } from '../operations/workspace';
 import { createAppApi, type AppApiDispatcher } from './app-api';
 
 // The app API as both transports reach it: untrusted method names and inputs in, over a real
@@ -124,5 +127,94 @@ describe('app API', () => {
     expect(settings).toMatchObject({ theme: 'dark', dataDirectory: home, limits: { maxEntries: 1000 } });
     await expect(api('settings.set', { theme: 'purple' })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(api('settings.set', { limits: { maxRatio: 0 } })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('refuses service, tenant and key inputs that do not fit, naming the field', async () => {
+    expect(await api.answer('tenants.create', { id: 'acme corp', tier: 'pro' })).toEqual({
+      ok: false,
+      error: { code: 'invalid_request', message: 'id must be 1 to 64 characters from A-Z a-z 0-9 . _ -', details: [{ path: '/id', message: 'id must be 1 to 64 characters from A-Z a-z 0-9 . _ -' }] },
+    });
+    expect(await api.answer('tenants.create', { id: 'x'.repeat(65), tier: 'pro' })).toMatchObject({ ok: false, error: { details: [{ path: '/id' }] } });
+    expect(await api.answer('tenants.create', { id: 'acme', tier: 'gold' })).toMatchObject({ ok: false, error: { code: 'invalid_request', details: [{ path: '/tier' }] } });
+    await expect(api('tenants.create', { id: 'acme', tier: 'pro', quota: 5 })).rejects.toMatchObject({ message: expect.stringContaining('unknown member "quota"') });
+    expect(await api.answer('apikeys.issue', { tenant: 'acme', scopes: ['admin'] })).toMatchObject({ ok: false, error: { code: 'invalid_request', details: [{ path: '/scopes' }] } });
+    await expect(api('apikeys.issue', { tenant: 'acme', scopes: ['partner', 'partner'] })).rejects.toMatchObject({ message: 'scopes names partner twice' });
+    await expect(api('apikeys.issue', { tenant: 'acme', scopes: 'partner' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api('apikeys.issue', {})).rejects.toMatchObject({ code: 'invalid_request', message: 'tenant must be a string' });
+    await expect(api('apikeys.list', { tenant: '../etc' })).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await api.answer('apikeys.revoke', { prefix: 'svc_pro_' + 'A'.repeat(30) })).toMatchObject({ ok: false, error: { details: [{ path: '/prefix' }] } });
+    await expect(api('apikeys.revoke', { prefix: 'DROP TABLE' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('key prefix') });
+    expect(await api.answer('service.start', { port: 70000 })).toMatchObject({ ok: false, error: { code: 'invalid_request', details: [{ path: '/port' }] } });
+    await expect(api('service.start', { port: 80.5 })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api('service.stop', { now: true })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('refuses to run the service without the shell’s service control', async () => {
+    for (const method of ['service.status', 'service.start', 'service.stop'] as const) {
+      expect(await api.answer(method, {})).toEqual({ ok: false, error: { code: 'service_unavailable', message: expect.stringContaining('evroom serve'), details: [] } });
+      await expect(api(method, {})).rejects.toMatchObject({ kind: 'refused' });
+    }
+  });
+
+  it('creates tenants, issues a key shown once, lists it by prefix and revokes it', async () => {
+    expect(await call('tenants.list')).toEqual([]);
+    const acme = await call('tenants.create', { id: 'acme', tier: 'pro' });
+    const month = new Date().toISOString().slice(0, 7);
+    expect(acme).toEqual({ id: 'acme', tier: 'pro', created_at: expect.any(Number), quota: { period: month, used: 0, limit: 50_000 } });
+    await call('tenants.create', { id: 'bigco', tier: 'enterprise' });
+    await call('tenants.create', { id: 'tiny', tier: 'free' });
+    expect(await api.answer('tenants.create', { id: 'acme', tier: 'free' })).toEqual({
+      ok: false,
+      error: { code: 'conflict', message: 'The tenant acme exists already.', details: [{ path: '/id', message: 'exists already' }] },
+    });
+
+    const issued = await call('apikeys.issue', { tenant: 'acme', scopes: ['partner'] });
+    expect(issued.key).toMatch(/^svc_pro_[A-Za-z0-9_-]{32}$/);
+    expect(issued.apiKey).toEqual({ prefix: issued.key.slice(0, 16), tenant_id: 'acme', tier: 'pro', scopes: ['partner'], created_at: expect.any(Number), revoked_at: null, state: 'active' });
+    await call('apikeys.issue', { tenant: 'bigco' });
+    expect(await api.answer('apikeys.issue', { tenant: 'nobody' })).toMatchObject({ ok: false, error: { code: 'not_found', details: [{ path: '/tenant' }] } });
+
+    // The key itself is never listed again: only its prefix.
+    const listed = await call('apikeys.list', {});
+    expect(listed.map((key) => [key.tenant_id, key.tier, key.state])).toEqual([
+      ['acme', 'pro', 'active'],
+      ['bigco', 'enterprise', 'active'],
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(issued.key);
+    expect((await call('apikeys.list', { tenant: 'bigco' })).map((key) => key.prefix)).toEqual([listed[1]?.prefix]);
+    await expect(api('apikeys.list', { tenant: 'nobody' })).rejects.toMatchObject({ code: 'not_found' });
+
+    const revoked = await call('apikeys.revoke', { prefix: issued.apiKey.prefix });
+    expect(revoked).toMatchObject({ prefix: issued.apiKey.prefix, state: 'revoked', revoked_at: expect.any(Number) });
+    expect((await call('apikeys.list', { tenant: 'acme' }))[0]?.state).toBe('revoked');
+    expect(await api.answer('apikeys.revoke', { prefix: 'svc_pro_zzzzzzzz' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    const actions = (await call('trust.audit', {})).map((entry) => entry.action);
+    expect(actions).toEqual([]);
+  });
+
+  it('shows each tenant’s quota use in the current period from the ledger the service writes', async () => {
+    await call('tenants.create', { id: 'acme', tier: 'pro' });
+    await call('tenants.create', { id: 'tiny', tier: 'free' });
+    await call('tenants.create', { id: 'bigco', tier: 'scale' });
+    // Issue as the service does, through its own connection to the same data folder.
+    const service = openWorkspace(home);
+    try {
+      const keys = loadServiceKeys(service);
+      const now = new Date();
+      const request = { agent_did: 'did:web:agent.example.com', input: 'hello', content_type: 'text/plain' };
+      const month = now.toISOString().slice(0, 7);
+      const day = now.toISOString().slice(0, 10);
+      for (let index = 0; index < 2; index += 1) issueProfile(service, keys.active, 'standard', { ...request, input: `hello ${index}` }, { now, ref: 'tenant:acme', quota: { subject: 'tenant:acme', period: month, limit: 50_000 } });
+      issueProfile(service, keys.active, 'standard', request, { now, ref: 'tenant:tiny', quota: { subject: 'tenant:tiny', period: day, limit: 100 } });
+      for (let index = 0; index < 3; index += 1) issueProfile(service, keys.active, 'nano', { ...request, input: `big ${index}` }, { now, ref: 'tenant:bigco' });
+      keys.active.seed.fill(0);
+      const byId = new Map((await call('tenants.list')).map((tenant) => [tenant.id, tenant.quota]));
+      expect(byId.get('acme')).toEqual({ period: month, used: 2, limit: 50_000 });
+      expect(byId.get('tiny')).toEqual({ period: day, used: 1, limit: 100 });
+      // Unlimited: nothing is counted against a quota, so its use is the receipts issued this month.
+      expect(byId.get('bigco')).toEqual({ period: month, used: 3, limit: null });
+    } finally {
+      service.close();
+    }
   });
 });

@@ -15,6 +15,7 @@ import {
   ApiInputError,
   isAppApiMethod,
   type AdvertisedKey,
+  type ApiKeyView,
   type AppApiAnswer,
   type AppApiInput,
   type AppApiMethod,
@@ -29,7 +30,9 @@ import {
   type ReceiptFilters,
   type ReceiptRow,
   type ReportSummary,
+  type ServiceStatus,
   type Settings,
+  type TenantView,
 } from '../../src-shared/api/contract';
 import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
 import { b64uDecode, b64uEncode, utf8Decode } from '../../src-shared/crypto';
@@ -39,11 +42,13 @@ import { describeError, OperationError } from '../operations/errors';
 import { exportEvidence } from '../operations/evidence';
 import { loadSamples } from '../operations/load-samples';
 import { createReport, diffReports, listReports, readKeptReport, readVerifiedReport, renderKeptReport } from '../operations/report';
+import { apiKeys, createTenant, issueApiKey, revokeKeyByPrefix, tenantQuotaUse, tenants } from '../operations/service-admin';
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
 import {
   countReceipts,
+  getTenant,
   getBundle,
   getReceipt,
   ledgerStats,
@@ -52,12 +57,15 @@ import {
   listReceipts,
   type BundleSummary as StoredBundleSummary,
   type ReceiptFilters as LedgerFilters,
+  type ApiKeyRecord,
   type ReceiptSummary,
+  type TenantRecord,
 } from '../ledger';
 import type { TrustedKey } from '../trust';
 import { APP_VERSION } from '../version';
 import { readCounts, readFindings, readManifest, readSignature } from './bundle-views';
 import { createImportJobs } from './import-jobs';
+import type { ServiceControl } from './service-control';
 import { readSettings, writeSettings } from './settings-store';
 
 export { ApiInputError };
@@ -67,6 +75,8 @@ const TRUST_ACTIONS = new Set<string>(TRUST_AUDIT_ACTIONS);
 export interface AppApiOptions {
   mode: AppInfo['mode'];
   dataDirectory: string;
+  /** Runs the HTTP service for the Service view; without it the service methods are refused. */
+  service?: ServiceControl;
 }
 
 function notFound(message: string): OperationError {
@@ -150,6 +160,28 @@ function toPinned(key: TrustedKey, now: Date): PinnedKey {
   };
 }
 
+function toApiKey(record: ApiKeyRecord): ApiKeyView {
+  return {
+    prefix: record.prefix,
+    tenant_id: record.tenant_id,
+    tier: record.tier,
+    scopes: [...record.scopes],
+    created_at: record.created_at,
+    revoked_at: record.revoked_at,
+    state: record.revoked_at === null ? 'active' : 'revoked',
+  };
+}
+
+function toServiceStatus(service: ServiceControl): ServiceStatus {
+  const status = service.status();
+  return {
+    running: status.running,
+    ...(status.running && status.url !== undefined ? { url: status.url } : {}),
+    ...(status.running && status.port !== undefined ? { port: status.port } : {}),
+    requests: status.requests.map((request) => ({ at: request.at, method: request.method, route: request.route, status: request.status, ms: request.ms })),
+  };
+}
+
 function toBundle(summary: StoredBundleSummary): BundleSummary {
   return {
     id: summary.id,
@@ -196,6 +228,18 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     if (!save) return { report: facts.report };
     const [saved] = saveVerified(open, [{ bytes, facts, source: { kind: 'paste', ref: name ?? 'pasted in the app' } }]);
     return { report: facts.report, ...(saved ? { saved } : {}) };
+  }
+
+  /** The shell's service control, or the refusal a bare app API (tests, tools) gives. */
+  function serviceControl(): ServiceControl {
+    if (options.service === undefined) {
+      throw new OperationError('refused', 'service_unavailable', 'This app cannot run the HTTP service here; start it with `evroom serve`.');
+    }
+    return options.service;
+  }
+
+  function tenantView(tenant: TenantRecord, now: Date): TenantView {
+    return { id: tenant.id, tier: tenant.tier, created_at: tenant.created_at, quota: tenantQuotaUse(workspace(), tenant, now) };
   }
 
   async function exportTo(file: string, filters?: ReceiptFilters): Promise<ExportResult> {
@@ -416,6 +460,43 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
         result: { receipts: loaded.documents, receiptsNew: loaded.created, receiptsKnown: loaded.documents - loaded.created, findings: 0, alreadyImported: loaded.created === 0, resumed: false },
       };
     },
+
+    'service.status': () => toServiceStatus(serviceControl()),
+
+    'service.start': async (input) => {
+      const control = serviceControl();
+      await control.start(input.port ?? 0);
+      return toServiceStatus(control);
+    },
+
+    'service.stop': async () => {
+      const control = serviceControl();
+      await control.stop();
+      return toServiceStatus(control);
+    },
+
+    'tenants.list': () => {
+      const now = new Date();
+      return tenants(workspace()).map((tenant) => tenantView(tenant, now));
+    },
+
+    'tenants.create': (input) => tenantView(createTenant(workspace(), input.id, input.tier), new Date()),
+
+    'apikeys.list': (input) => {
+      const open = workspace();
+      // A tenant that does not exist is a mistake worth saying, not an empty list.
+      if (input.tenant !== undefined && getTenant(open.ledger.readable, input.tenant) === undefined) {
+        throw new OperationError('not_found', 'not_found', `There is no tenant ${input.tenant}.`, { details: [{ path: '/tenant', message: 'no such tenant' }] });
+      }
+      return apiKeys(open, input.tenant).map(toApiKey);
+    },
+
+    'apikeys.issue': (input) => {
+      const { key, record } = issueApiKey(workspace(), input.tenant, input.scopes ?? []);
+      return { key, apiKey: toApiKey(record) };
+    },
+
+    'apikeys.revoke': (input) => toApiKey(revokeKeyByPrefix(workspace(), input.prefix)),
   };
 
   const dispatch = (async (method: string, input: unknown) => {

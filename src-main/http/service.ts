@@ -15,6 +15,7 @@ import Ajv from 'ajv';
 import type { KeyEntry } from '../../src-shared/verify/context';
 import type { Workspace } from '../operations/workspace';
 import { authenticate, type Caller } from '../operations/service-admin';
+import { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
 import { APP_VERSION } from '../version';
 import { errorAnswer, HttpError } from './errors';
 import { registerKeysStatusRoutes, type StatusDocument } from './routes/keys-status';
@@ -30,10 +31,8 @@ import { registerWearableRoutes } from './routes/wearable';
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Requests per minute per client address on every route, by default. */
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
-/** Receipts per UTC day per client address on the free route (spec section 8). */
-export const FREE_RECEIPTS_PER_DAY = 100;
-/** Receipts per UTC month of a pro tenant (spec section 8); scale and enterprise are unlimited. */
-export const PRO_RECEIPTS_PER_MONTH = 50_000;
+// The quotas live with the operation that counts them, so the app's Service view reads the same numbers.
+export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
 /** How often /status is signed anew. */
 export const STATUS_INTERVAL_MS = 60_000;
 /** Requests remembered for the app's Service view. */

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { API_KEY_PREFIXES, API_KEY_SCOPES, TIERS, type ApiKeyScope, type Tier } from '../../src-shared/api/vocabulary';
 import {
   appendAudit,
+  countReceipts,
   findApiKey,
   getTenant,
   insertApiKey,
@@ -16,11 +17,13 @@ import {
   isTenantId,
   listApiKeys,
   listTenants,
+  quotaUsed,
   revokeApiKey,
   type ApiKeyRecord,
   type TenantRecord,
 } from '../ledger';
 import { OperationError } from './errors';
+import { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH, tenantQuota } from './service-issue';
 import type { Workspace } from './workspace';
 
 /** Random characters after the tier prefix (32 b64u characters: 192 bits). */
@@ -63,6 +66,33 @@ export function createTenant(workspace: Workspace, id: string, tier: Tier): Tena
 /** Every tenant. */
 export function tenants(workspace: Workspace): TenantRecord[] {
   return listTenants(workspace.ledger.readable);
+}
+
+/** A tenant's use of its quota in the current period. */
+export interface QuotaUse {
+  /** The period: a UTC day `YYYY-MM-DD` (free) or month `YYYY-MM` (the others). */
+  period: string;
+  /** Receipts counted in the period. */
+  used: number;
+  /** Receipts allowed in the period; null for the unlimited tiers (scale, enterprise). */
+  limit: number | null;
+}
+
+/**
+ * How much of its quota a tenant used in the period holding `now`, with the service's default limits.
+ *
+ * Free and pro tenants: the counter the service increments in the transaction that stores each
+ * receipt. Scale and enterprise tenants count against no quota, so nothing is counted for them;
+ * their use is the receipts the service stored for them that were issued this UTC month.
+ */
+export function tenantQuotaUse(workspace: Workspace, tenant: TenantRecord, now: Date): QuotaUse {
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('now must be a valid Date');
+  const quota = tenantQuota(tenant, now, { freePerDay: FREE_RECEIPTS_PER_DAY, proPerMonth: PRO_RECEIPTS_PER_MONTH });
+  if (quota !== undefined) return { period: quota.period, used: quotaUsed(workspace.ledger.readable, quota.subject, quota.period), limit: quota.limit };
+  const from = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+  const to = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  const used = countReceipts(workspace.ledger.readable, { source: { kind: 'service', ref: `tenant:${tenant.id}` }, from, to });
+  return { period: now.toISOString().slice(0, 7), used, limit: null };
 }
 
 function keyHash(key: string): string {

@@ -19,6 +19,11 @@ import { verifyReceiptBytes } from '../core/receipt-facts';
 import { OperationError } from './errors';
 import { workspaceVerifyContext, type Workspace } from './workspace';
 
+/** Receipts per UTC day per client address on the free route, and of a free tenant (spec section 8). */
+export const FREE_RECEIPTS_PER_DAY = 100;
+/** Receipts per UTC month of a pro tenant (spec section 8); scale and enterprise are unlimited. */
+export const PRO_RECEIPTS_PER_MONTH = 50_000;
+
 /** The profiles emit issues. */
 export const EMIT_PROFILES = ['nano', 'standard', 'pq'] as const;
 export type EmitProfile = (typeof EMIT_PROFILES)[number];

@@ -9,16 +9,20 @@
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
 import type { ErrorEnvelope } from './error-envelope';
 import {
+  API_KEY_SCOPES,
   KEY_ALGORITHMS,
   REPORT_STATUSES,
+  TIERS,
   TRUST_STATUSES,
   type AdvertisedKeyOf,
+  type ApiKeyScope,
   type AuditAction,
   type BundleStatus,
   type FindingCode,
   type KeyAlgorithm,
   type SignatureCheckStatus,
   type SourceKind,
+  type Tier,
 } from './vocabulary';
 import {
   ApiInputError,
@@ -33,7 +37,8 @@ import {
   stringField,
 } from './validate';
 
-export { ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TRUST_STATUSES };
+export { API_KEY_SCOPES, ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TIERS, TRUST_STATUSES };
+export type { ApiKeyScope, Tier };
 export type { ErrorEnvelope };
 
 // ---------------------------------------------------------------------------------------------
@@ -300,6 +305,63 @@ export interface ExportResult {
   receipts: number;
 }
 
+/** A request the HTTP service answered (never its key or body). */
+export interface ServiceRequest {
+  /** When it was answered (ms since the epoch). */
+  at: number;
+  method: string;
+  /** The route's pattern, e.g. `/tenants/:id/receipts` (ids of callers stay out). */
+  route: string;
+  /** The HTTP status code. */
+  status: number;
+  /** How long it took (ms). */
+  ms: number;
+}
+
+/** The HTTP service the app runs in its main process. */
+export interface ServiceStatus {
+  running: boolean;
+  /** While running: where it listens (127.0.0.1 only, from the app). */
+  url?: string;
+  port?: number;
+  /** The requests answered last, newest first (kept after a stop until the next start). */
+  requests: ServiceRequest[];
+}
+
+/** A tenant's use of its quota in the current period. */
+export interface TenantQuotaUse {
+  /** A UTC day `YYYY-MM-DD` (free) or month `YYYY-MM`. */
+  period: string;
+  used: number;
+  /** null: the tier is unlimited (scale, enterprise). */
+  limit: number | null;
+}
+
+/** A tenant of the service. */
+export interface TenantView {
+  id: string;
+  tier: Tier;
+  created_at: number;
+  quota: TenantQuotaUse;
+}
+
+/** An API key as listed: its prefix, never the key. */
+export interface ApiKeyView {
+  prefix: string;
+  tenant_id: string;
+  tier: Tier;
+  scopes: ApiKeyScope[];
+  created_at: number;
+  revoked_at: number | null;
+  state: 'active' | 'revoked';
+}
+
+/** A key just issued: `key` is shown this once and never stored (only its SHA-256 is). */
+export interface IssuedApiKey {
+  key: string;
+  apiKey: ApiKeyView;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Validators
 
@@ -403,6 +465,45 @@ function reportIdField(source: Record<string, unknown>, name: string): string {
   return value;
 }
 
+/** A tenant id: 1 to 64 of A-Z a-z 0-9 . _ - (the ledger checks the same; it appears in URLs). */
+const TENANT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** An API key's prefix as listed: `svc_<tier>_` and 8 base64url characters (at most 32 in all). */
+const KEY_PREFIX = /^svc_[a-z]+_[A-Za-z0-9_-]{1,16}$/;
+
+/** Runs a field's check and names the field in the error's path (a form shows it beside the field). */
+function atField<T>(name: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof ApiInputError && error.path === undefined) throw new ApiInputError(error.message, `/${name}`);
+    throw error;
+  }
+}
+
+function tenantIdField(source: Record<string, unknown>, name: string): string {
+  return atField(name, () => {
+    const id = stringField(source, name, 64);
+    if (!TENANT_ID.test(id)) throw new ApiInputError(`${name} must be 1 to 64 characters from A-Z a-z 0-9 . _ -`);
+    return id;
+  });
+}
+
+function scopesField(source: Record<string, unknown>): ApiKeyScope[] | undefined {
+  const value = source.scopes;
+  if (value === undefined) return undefined;
+  return atField('scopes', () => {
+    if (!Array.isArray(value)) throw new ApiInputError(`scopes must be a list of ${API_KEY_SCOPES.join(', ')}`);
+    // Each scope at most once, so the loop stops within API_KEY_SCOPES.length + 1 items however long the list.
+    const scopes: ApiKeyScope[] = [];
+    for (const scope of value) {
+      if (typeof scope !== 'string' || !(API_KEY_SCOPES as readonly string[]).includes(scope)) throw new ApiInputError(`scopes must each be one of ${API_KEY_SCOPES.join(', ')}`);
+      if (scopes.includes(scope as ApiKeyScope)) throw new ApiInputError(`scopes names ${scope} twice`);
+      scopes.push(scope as ApiKeyScope);
+    }
+    return scopes;
+  });
+}
+
 /** What each method takes, as the caller writes it (`undefined`: nothing). */
 export interface AppApiParams {
   info: undefined;
@@ -435,6 +536,19 @@ export interface AppApiParams {
   'reports.create': { filters?: ReceiptFilters; as_of?: string };
   'reports.get': { report_id: string; form: ReportFormName };
   'reports.diff': { old_report: string; new_report: string };
+  /** The HTTP service of the main process: whether it runs, where, and its last requests. */
+  'service.status': undefined;
+  /** Starts the service on 127.0.0.1 (port 0 or absent: any free port); answers the running one when it runs already. */
+  'service.start': { port?: number };
+  'service.stop': undefined;
+  /** Tenants with their quota use in the current period. */
+  'tenants.list': undefined;
+  'tenants.create': { id: string; tier: Tier };
+  /** API keys by prefix (never the keys), of one tenant when given. */
+  'apikeys.list': { tenant?: string };
+  /** Issues a key; the answer carries it this once. */
+  'apikeys.issue': { tenant: string; scopes?: ApiKeyScope[] };
+  'apikeys.revoke': { prefix: string };
 }
 
 type Validators = { [M in keyof AppApiParams]: (input: unknown) => AppApiParams[M] };
@@ -538,6 +652,37 @@ export const APP_API: Validators = {
     const source = objectInput(input, ['old_report', 'new_report']);
     return { old_report: reportIdField(source, 'old_report'), new_report: reportIdField(source, 'new_report') };
   },
+  'service.status': noInput,
+  'service.start': (input) => {
+    const source = objectInput(input, ['port']);
+    const result: AppApiParams['service.start'] = {};
+    put(result, 'port', atField('port', () => optionalInteger(source, 'port', 0, 65535)));
+    return result;
+  },
+  'service.stop': noInput,
+  'tenants.list': noInput,
+  'tenants.create': (input) => {
+    const source = objectInput(input, ['id', 'tier']);
+    return { id: tenantIdField(source, 'id'), tier: atField('tier', () => oneOf(source, 'tier', TIERS)) };
+  },
+  'apikeys.list': (input) => {
+    const source = objectInput(input, ['tenant']);
+    const result: AppApiParams['apikeys.list'] = {};
+    if (source.tenant !== undefined) result.tenant = tenantIdField(source, 'tenant');
+    return result;
+  },
+  'apikeys.issue': (input) => {
+    const source = objectInput(input, ['tenant', 'scopes']);
+    const result: AppApiParams['apikeys.issue'] = { tenant: tenantIdField(source, 'tenant') };
+    put(result, 'scopes', scopesField(source));
+    return result;
+  },
+  'apikeys.revoke': (input) => {
+    const source = objectInput(input, ['prefix']);
+    const prefix = atField('prefix', () => stringField(source, 'prefix', 32));
+    if (!KEY_PREFIX.test(prefix)) throw new ApiInputError('prefix must be a key prefix as listed, like svc_pro_Ab12Cd34', '/prefix');
+    return { prefix };
+  },
 };
 
 export type AppApiMethod = keyof AppApiParams;
@@ -573,6 +718,14 @@ export interface AppApiResults {
   'reports.get': ReportFile;
   /** Both reports must verify. */
   'reports.diff': ReportDiffView;
+  'service.status': ServiceStatus;
+  'service.start': ServiceStatus;
+  'service.stop': ServiceStatus;
+  'tenants.list': TenantView[];
+  'tenants.create': TenantView;
+  'apikeys.list': ApiKeyView[];
+  'apikeys.issue': IssuedApiKey;
+  'apikeys.revoke': ApiKeyView;
 }
 
 /** The arguments a method takes: none for methods without input. */

@@ -9,9 +9,12 @@
 export class ApiInputError extends Error {
   readonly code = 'invalid_request';
   readonly httpStatus = 400;
-  constructor(message: string) {
+  /** The JSON Pointer of the field concerned, when known (it becomes the envelope's one detail, so a form can show it beside the field). */
+  readonly path: string | undefined;
+  constructor(message: string, path?: string) {
     super(message);
     this.name = 'ApiInputError';
+    this.path = path;
   }
 }
 

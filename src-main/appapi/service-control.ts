@@ -1,0 +1,30 @@
+/**
+ * What the app API needs to run the HTTP service: start, stop and look.
+ *
+ * The app API is a door and may not import the HTTP service, another door (docs/architecture.md);
+ * the shell (src-main/app/service-control.ts) builds one of these on app/service-mode.ts and
+ * hands it to {@link createAppApi}. Without one, the service methods are refused.
+ */
+
+/** A request the service answered, as the service records it (never a key or a body). */
+export interface RequestRecordLike {
+  at: number;
+  method: string;
+  route: string;
+  status: number;
+  ms: number;
+}
+
+/** Starts, stops and describes the HTTP service of this app. */
+export interface ServiceControl {
+  /**
+   * Starts the service on 127.0.0.1 (port 0: any free port); answers the running one when it runs.
+   *
+   * @throws OperationError conflict `port_in_use` when the port is taken (refused `port_unavailable` when it needs privileges)
+   */
+  start(port: number): Promise<{ url: string; port: number }>;
+  /** Stops it (requests in flight finish); nothing when it is not running. */
+  stop(): Promise<void>;
+  /** Whether it runs, where, and the requests answered last (newest first). */
+  status(): { running: boolean; url?: string; port?: number; requests: RequestRecordLike[] };
+}
