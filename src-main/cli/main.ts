@@ -15,6 +15,7 @@ import { runTrust, trustSpec } from './commands/trust';
 import { keysSpec, runKeys } from './commands/keys';
 import { runSign, signSpec } from './commands/sign';
 import { runSamples, samplesSpec } from './commands/samples';
+import { runVerifier, verifierSpec } from './commands/verifier';
 
 interface Command {
   spec: CommandSpec;
@@ -27,6 +28,7 @@ const COMMANDS: readonly Command[] = [
   { spec: keysSpec, run: runKeys },
   { spec: signSpec, run: runSign },
   { spec: samplesSpec, run: runSamples },
+  { spec: verifierSpec, run: runVerifier },
   { spec: appSpec, run: runApp },
   { spec: importSpec, run: runImport },
   { spec: exportSpec, run: runExport },

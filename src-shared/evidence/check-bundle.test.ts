@@ -71,6 +71,8 @@ describe('checkBundle', () => {
       ['file_mismatch', 'receipts/r1.json'],
     ]);
     expect(result.counts.byStatus).toEqual({ PASS: 1, MISMATCH: 1 });
+    // Reports not PASS come first, so they are never lost below the PASS ones.
+    expect(result.receipts.map((receipt) => receipt.path)).toEqual(['receipts/r1.json', 'receipts/r0.json']);
   });
 
   it('reports missing and extra files, a forged manifest signature and a count that disagrees', async () => {

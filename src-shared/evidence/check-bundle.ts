@@ -111,7 +111,7 @@ export interface BundleCheck {
   /** At most {@link MAX_LISTED_FINDINGS}, in the order found. */
   findings: BundleFinding[];
   totalFindings: number;
-  /** Every receipt not PASS, and the first {@link MAX_KEPT_PASS_REPORTS} that are. */
+  /** Every receipt not PASS (first), then the first {@link MAX_KEPT_PASS_REPORTS} that are. */
   receipts: BundleReceiptReport[];
   /** What this check did not do, for people. */
   notes: string[];
@@ -171,8 +171,8 @@ export async function checkBundle(
     if (findings.length < MAX_LISTED_FINDINGS) findings.push({ code, path, message });
   };
   const counts = emptyCounts();
-  const receipts: BundleReceiptReport[] = [];
-  let keptPass = 0;
+  const failed: BundleReceiptReport[] = [];
+  const passed: BundleReceiptReport[] = [];
   let manifest: Manifest | undefined;
   let signature: SignatureCheck | undefined;
   try {
@@ -238,10 +238,9 @@ export async function checkBundle(
         if (report.status !== 'PASS') {
           const problem = report.errors[0]?.message ?? report.checks.find((check) => check.status !== 'pass')?.detail ?? '';
           addFinding('receipt_not_pass', entry.name, `${report.status}${problem === '' ? '' : `: ${problem}`}`);
-          receipts.push({ path: entry.name, report });
-        } else if (keptPass < MAX_KEPT_PASS_REPORTS) {
-          keptPass += 1;
-          receipts.push({ path: entry.name, report });
+          failed.push({ path: entry.name, report });
+        } else if (passed.length < MAX_KEPT_PASS_REPORTS) {
+          passed.push({ path: entry.name, report });
         }
       }
       done += 1;
@@ -264,7 +263,7 @@ export async function checkBundle(
     const refusal: NonNullable<BundleCheck['refusal']> = { code: error.code, message: error.message };
     if (error.entry !== undefined) refusal.entry = error.entry;
     if (error.path !== undefined) refusal.path = error.path;
-    return { status: 'refused', refusal, counts, findings, totalFindings, receipts, notes: [] };
+    return { status: 'refused', refusal, counts, findings, totalFindings, receipts: [], notes: [] };
   }
   const { files: listed, ...rest } = manifest;
   return {
@@ -274,7 +273,7 @@ export async function checkBundle(
     counts,
     findings,
     totalFindings,
-    receipts,
+    receipts: [...failed, ...passed],
     notes: [...NOTES],
   };
 }
