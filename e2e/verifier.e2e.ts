@@ -138,6 +138,24 @@ describe('the browser reference verifier from file://', () => {
     await page.close();
   });
 
+  it('verifies a document dropped on the page, and says why a bad trust file is not used', async () => {
+    const page = await openPage();
+    await page.getByTestId('trust').setInputFiles({ name: 'trust.json', mimeType: 'application/json', buffer: Buffer.from('{"keys": [{"key_id": 1}]}') });
+    await expect.poll(() => page.getByTestId('trust-status').textContent()).toBe('trust.json: not used: Required member "algorithm" is missing. (at /keys/0/algorithm)');
+    const text = readFileSync(join(folder, 'samples', 'classical', 'tampered.json'), 'utf8');
+    // A drop as the browser delivers it: a DataTransfer holding a File, on the drop zone.
+    await page.evaluate(`(() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([${JSON.stringify(text)}], 'dropped.json', { type: 'application/json' }));
+      const zone = document.querySelector('[data-testid="drop-zone"]');
+      zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    })()`);
+    await settled(page, 1);
+    expect(await attributes(page, '[data-testid="result"]', ['data-file', 'data-status', 'data-trust'])).toEqual([['dropped.json', 'MISMATCH', 'unpinned']]);
+    await page.close();
+  });
+
   it('verifies a whole exported bundle: manifest signature, every file, every receipt', async () => {
     const page = await openPage();
     await page.getByTestId('documents').setInputFiles(bundle.file);
