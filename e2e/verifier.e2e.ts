@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import JSZip from 'jszip';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSignedBundle, type SignedBundle } from './fixtures';
+import { buildSignedBundle, buildStoredZip, buildTraversalZip, type SignedBundle } from './fixtures';
 import { launchBrowser, REPO_ROOT } from './harness';
 
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
@@ -190,6 +190,22 @@ describe('the browser reference verifier from file://', () => {
     expect(await report.getAttribute('data-report-status')).not.toBe('PASS');
     expect(await report.locator('[data-check]').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(SCREENSHOTS, 'verifier-tampered.png') });
+    await page.close();
+  });
+
+  it('refuses hostile zips as the import does: a traversal name, a symbolic link', async () => {
+    const traversal = join(folder, 'traversal.zip');
+    writeFileSync(traversal, buildTraversalZip());
+    const symlink = join(folder, 'symlink.zip');
+    writeFileSync(symlink, buildStoredZip([{ name: 'manifest.json', data: '{}' }, { name: 'receipts/link.json', data: '/etc/passwd', mode: 0o120777 }]));
+    const page = await openPage();
+    await page.getByTestId('documents').setInputFiles([traversal, symlink]);
+    await settled(page, 2);
+    expect(await attributes(page, '[data-testid="result"]', ['data-file', 'data-status'])).toEqual([
+      ['traversal.zip', 'refused'],
+      ['symlink.zip', 'refused'],
+    ]);
+    expect((await attributes(page, '[data-refusal]', ['data-refusal'])).flat()).toEqual(['zip_path_traversal', 'zip_symlink']);
     await page.close();
   });
 

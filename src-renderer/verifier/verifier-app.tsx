@@ -93,7 +93,7 @@ function BundleView({ result }: { result: BundleCheck }) {
     <div className="verifier-bundle">
       <p className="report-reading">{BUNDLE_READING[result.status]}</p>
       {result.refusal && (
-        <p className="verifier-refusal" role="alert">
+        <p className="verifier-refusal" role="alert" data-refusal={result.refusal.code}>
           <code className="code">{result.refusal.code}</code> {result.refusal.message}
         </p>
       )}

@@ -26,6 +26,19 @@ const PROGRESS_STEPS = 200;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
+/**
+ * The sizes the central directory declares for an entry. jszip keeps them in a field it does
+ * not document (`_data`, a CompressedObject); read defensively, so a jszip without it only
+ * loses the check before inflating, never the checks after.
+ */
+function declaredSizes(object: JSZip.JSZipObject): { declared?: { compressedSize: number; uncompressedSize: number } } {
+  const data = (object as unknown as { _data?: { compressedSize?: unknown; uncompressedSize?: unknown } })._data;
+  const compressedSize = data?.compressedSize;
+  const uncompressedSize = data?.uncompressedSize;
+  if (typeof compressedSize !== 'number' || typeof uncompressedSize !== 'number') return {};
+  return { declared: { compressedSize, uncompressedSize } };
+}
+
 function refused(code: BundleErrorCode, message: string): BundleCheck {
   return {
     status: 'refused',
@@ -55,7 +68,7 @@ async function verifyBundle(id: number, bytes: Uint8Array, context: VerifyContex
     const stored = object.unsafeOriginalName ?? object.name;
     const mode = typeof object.unixPermissions === 'number' ? object.unixPermissions : 0;
     if ((mode & S_IFMT) === S_IFLNK) return refused('zip_symlink', `Entry "${stored}" is a symbolic link.`);
-    entries.push({ name: stored, directory: object.dir, read: () => object.async('uint8array') });
+    entries.push({ name: stored, directory: object.dir, ...declaredSizes(object), read: () => object.async('uint8array') });
   }
   let last = -1;
   return checkBundle(entries, context, {

@@ -114,6 +114,22 @@ describe('checkBundle', () => {
     expect((await checkBundle(entries(bundleFiles(1)), context, { limits: { maxEntryBytes: 100 } })).refusal?.code).toBe('zip_entry_too_large');
   });
 
+  it('refuses a declared zip bomb before reading anything', async () => {
+    let reads = 0;
+    const bomb = [
+      ...entries(bundleFiles(1)),
+      { name: 'receipts/bomb.json', directory: false, declared: { compressedSize: 1000, uncompressedSize: 1_000_000 }, read: async () => {
+        reads += 1;
+        return new Uint8Array(1_000_000);
+      } },
+    ];
+    const result = await checkBundle(bomb, context);
+    expect(result.refusal).toMatchObject({ code: 'zip_ratio_exceeded', entry: 'receipts/bomb.json' });
+    expect(reads).toBe(0);
+    const declaredLarge = [{ name: 'manifest.json', directory: false, declared: { compressedSize: 10, uncompressedSize: 10 }, read: async () => new Uint8Array(0) }];
+    expect((await checkBundle(declaredLarge, context, { limits: { maxEntryBytes: 5 } })).refusal?.code).toBe('zip_entry_too_large');
+  });
+
   it('refuses bad arguments with TypeError and RangeError', async () => {
     await expect(checkBundle('x' as never, context)).rejects.toThrow(TypeError);
     await expect(checkBundle([], context, { limits: { maxEntries: 0 } })).rejects.toThrow(RangeError);

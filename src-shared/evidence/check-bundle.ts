@@ -33,25 +33,38 @@ export const MAX_LISTED_FINDINGS = 1000;
 /** PASS receipts whose report is kept for display; reports not PASS are always kept. */
 export const MAX_KEPT_PASS_REPORTS = 200;
 
-/** Limits on an archive (the import's defaults, limits.ts). */
+/** Limits on an archive (the import's, src-main/evidence/limits.ts). */
 export interface BundleLimits {
   maxEntries: number;
   maxBytes: number;
   maxEntryBytes: number;
+  /** The most an entry may inflate relative to its compressed size (entries of at most {@link RATIO_FLOOR_BYTES} are exempt). */
+  maxRatio: number;
 }
 
-/** The import's default limits: 250,000 entries, 2 GiB in all, 64 MiB per entry. */
+/** The import's default limits: 250,000 entries, 2 GiB in all, 64 MiB per entry, ratio 100. */
 export const DEFAULT_BUNDLE_LIMITS: Readonly<BundleLimits> = Object.freeze({
   maxEntries: 250_000,
   maxBytes: 2 * 1024 ** 3,
   maxEntryBytes: 64 * 1024 ** 2,
+  // Deflate reaches about 1032:1 at most; JSON receipts compress 2-5:1 (the import's reasoning).
+  maxRatio: 100,
 });
+
+/** Entries that inflate to at most this many bytes cannot be a bomb and are exempt from the ratio. */
+export const RATIO_FLOOR_BYTES = 4096;
 
 /** One entry of the archive, as a zip reader gives it. */
 export interface BundleArchiveEntry {
   /** The decoded name; directories end with `/`. */
   name: string;
   directory: boolean;
+  /**
+   * The sizes the zip declares, when the reader exposes them: checked against the limits
+   * before anything is inflated, so a zip bomb is refused without being expanded. The bytes
+   * read are checked against the limits too, whatever was declared.
+   */
+  declared?: { compressedSize: number; uncompressedSize: number };
   /** The entry's bytes, inflated. */
   read(): Promise<Uint8Array>;
 }
@@ -130,7 +143,7 @@ const NOTES = [
 
 function resolveLimits(limits: Partial<BundleLimits>): BundleLimits {
   const resolved = { ...DEFAULT_BUNDLE_LIMITS };
-  for (const name of ['maxEntries', 'maxBytes', 'maxEntryBytes'] as const) {
+  for (const name of ['maxEntries', 'maxBytes', 'maxEntryBytes', 'maxRatio'] as const) {
     const value = limits[name];
     if (value === undefined) continue;
     if (typeof value !== 'number') throw new TypeError(`checkBundle: ${name} must be a number`);
@@ -180,6 +193,7 @@ export async function checkBundle(
       throw new BundleError('zip_too_many_entries', `The zip has ${entries.length} entries, over the limit of ${limits.maxEntries}.`);
     }
     const names = new EntryNames();
+    let declaredTotal = 0;
     for (const entry of entries) {
       checkEntryName(entry.name);
       if (entry.directory !== entry.name.endsWith('/')) {
@@ -188,6 +202,19 @@ export async function checkBundle(
         });
       }
       names.add(entry);
+      if (entry.declared !== undefined) {
+        const { compressedSize, uncompressedSize } = entry.declared;
+        const shown = printableName(entry.name);
+        if (uncompressedSize > limits.maxEntryBytes) {
+          throw new BundleError('zip_entry_too_large', `Entry "${shown}" inflates to ${uncompressedSize} bytes, over the limit of ${limits.maxEntryBytes}.`, { entry: shown });
+        }
+        if (uncompressedSize > RATIO_FLOOR_BYTES && uncompressedSize / Math.max(compressedSize, 1) > limits.maxRatio) {
+          const ratio = Math.round(uncompressedSize / Math.max(compressedSize, 1));
+          throw new BundleError('zip_ratio_exceeded', `Entry "${shown}" inflates ${ratio} times its compressed size, over the limit of ${limits.maxRatio}.`, { entry: shown });
+        }
+        declaredTotal += uncompressedSize;
+        if (declaredTotal > limits.maxBytes) throw new BundleError('zip_too_large', `The entries inflate to more than ${limits.maxBytes} bytes.`);
+      }
     }
     const files = entries.filter((entry) => !entry.directory);
     counts.files = files.length;
