@@ -5,7 +5,7 @@
  * Their signers' keys are recorded as advertised: they verify, and confer no trust.
  */
 import { appendAudit } from '../ledger';
-import { buildSamples } from '../cli/commands/samples';
+import { buildSamples } from './samples';
 import { saveVerified, verifyBytes } from './verify';
 import { workspaceVerifyContext, type Workspace } from './workspace';
 

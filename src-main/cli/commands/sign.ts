@@ -29,7 +29,7 @@ import { sealDocument } from '../../../src-shared/formats/sealed';
 import { buildSigrChain, isTypedContractType, signTypedContract, TYPED_CONTRACT_TYPES } from '../../../src-shared/formats/typed';
 import { signTypedPq } from '../../../src-shared/formats/typed-pq';
 import { issueWearable, signObservation, WearableInputError, type WearableCallerFields } from '../../../src-shared/formats/wearable';
-import { formatJsonError, fromPlain, jcs, JsonParseError, parseJsonTree, pointerAppend, toPlain } from '../../../src-shared/json';
+import { formatJsonError, jcs, JsonParseError, parseJsonTree, pointerAppend, toPlain } from '../../../src-shared/json';
 import type { JsonNode, JsonValue } from '../../../src-shared/json/types';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../../src-shared/verify/context';
 import { isJsonObject, quote, type JsonObject } from '../../../src-shared/verify/fields';
@@ -38,6 +38,7 @@ import { isKeyId } from '../../../src-shared/verify/keys';
 import type { Report } from '../../../src-shared/verify/report';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
 import { verifyDocument } from '../../../src-shared/verify/verify';
+import { formatJsonDocument } from '../../operations/format-document';
 import { CliError } from '../cli-error';
 import { mldsaSecretKey, publicKeyEntry, readPrivateKeyFile, writeFileSafely, type PrivateKey } from '../key-files';
 import { readDocumentInput, readTextFile } from '../read-input';
@@ -269,43 +270,6 @@ export async function runSign(argv: readonly string[], terminal: Terminal): Prom
     return 0;
   } finally {
     for (const key of keys) key.seed.fill(0);
-  }
-}
-
-/**
- * Write a document as two-space indented JSON ending with a newline.
- *
- * Given JSON text, number spellings are kept exactly (`1.50` stays `1.50`), so a classical
- * receipt still verifies once indented; given plain values, numbers are written as JavaScript
- * prints them (JCS's form).
- *
- * @param document - JSON text or plain values.
- * @returns The indented text.
- * @throws JsonParseError if the text is not strict JSON.
- * @throws TypeError if the plain value is not JSON.
- */
-export function formatJsonDocument(document: string | JsonValue): string {
-  const tree = typeof document === 'string' ? parseJsonTree(document) : fromPlain(document);
-  return `${formatNode(tree, '')}\n`;
-}
-
-function formatNode(node: JsonNode, indent: string): string {
-  const inner = `${indent}  `;
-  switch (node.type) {
-    case 'null':
-      return 'null';
-    case 'boolean':
-      return String(node.value);
-    case 'number':
-      return node.lexeme;
-    case 'string':
-      return JSON.stringify(node.value);
-    case 'array':
-      if (node.items.length === 0) return '[]';
-      return `[\n${node.items.map((item) => inner + formatNode(item, inner)).join(',\n')}\n${indent}]`;
-    case 'object':
-      if (node.members.length === 0) return '{}';
-      return `{\n${node.members.map(([name, value]) => `${inner}${JSON.stringify(name)}: ${formatNode(value, inner)}`).join(',\n')}\n${indent}}`;
   }
 }
 
