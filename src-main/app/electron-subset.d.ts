@@ -47,9 +47,20 @@ export interface WebPreferences {
   safeDialogs?: boolean;
 }
 
+export interface Rectangle {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 export interface BrowserWindowConstructorOptions {
+  x?: number;
+  y?: number;
   width?: number;
   height?: number;
+  minWidth?: number;
+  minHeight?: number;
   title?: string;
   show?: boolean;
   webPreferences?: WebPreferences;
@@ -59,13 +70,21 @@ export declare class BrowserWindow {
   constructor(options?: BrowserWindowConstructorOptions);
   webContents: WebContents;
   once(event: 'ready-to-show', listener: () => void): this;
+  on(event: 'close' | 'resize' | 'move' | 'maximize' | 'unmaximize' | 'closed', listener: () => void): this;
   show(): void;
+  focus(): void;
+  restore(): void;
+  maximize(): void;
+  isMinimized(): boolean;
+  isMaximized(): boolean;
+  isDestroyed(): boolean;
+  getNormalBounds(): Rectangle;
   loadURL(url: string): Promise<void>;
 }
 
 export interface MenuItemConstructorOptions {
   label?: string;
-  role?: 'quit' | 'reload' | 'togglefullscreen' | 'about' | 'copy' | 'paste' | 'selectAll' | 'zoomIn' | 'zoomOut' | 'resetZoom' | 'editMenu';
+  role?: 'quit' | 'reload' | 'togglefullscreen' | 'about' | 'copy' | 'paste' | 'selectAll' | 'zoomIn' | 'zoomOut' | 'resetZoom' | 'editMenu' | 'windowMenu' | 'appMenu';
   accelerator?: string;
   type?: 'normal' | 'separator' | 'submenu';
   click?: () => void;
@@ -85,6 +104,9 @@ export declare const app: {
   on(event: 'window-all-closed', listener: () => void): void;
   on(event: 'web-contents-created', listener: (event: unknown, contents: WebContents) => void): void;
   on(event: 'before-quit', listener: (event: { preventDefault(): void }) => void): void;
+  on(event: 'second-instance', listener: (event: unknown, argv: string[], workingDirectory: string) => void): void;
+  on(event: 'open-file', listener: (event: NavigationEvent, path: string) => void): void;
+  requestSingleInstanceLock(): boolean;
   quit(): void;
   getPath(name: 'userData' | 'home' | 'temp'): string;
 };
@@ -121,6 +143,10 @@ export declare const dialog: {
   showOpenDialog(window: BrowserWindow, options: { title?: string; properties?: ('openFile')[]; filters?: { name: string; extensions: string[] }[] }): Promise<OpenDialogReturnValue>;
   showSaveDialog(window: BrowserWindow, options: { title?: string; defaultPath?: string; filters?: { name: string; extensions: string[] }[] }): Promise<SaveDialogReturnValue>;
   showMessageBox(window: BrowserWindow, options: { type?: 'info' | 'error' | 'warning'; title?: string; message: string; detail?: string }): Promise<{ response: number }>;
+};
+
+export declare const screen: {
+  getAllDisplays(): { workArea: Rectangle }[];
 };
 
 export declare const shell: {

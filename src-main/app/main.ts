@@ -4,19 +4,28 @@
  * The shell is thin on purpose: everything it offers is the app API (src-main/appapi), which
  * local web mode serves too, so every capability is reachable and tested without Electron.
  */
-import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, session, shell, net, type IpcMainInvokeEvent, type MenuItemConstructorOptions } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, screen, session, shell, net, type IpcMainInvokeEvent } from 'electron';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createAppApi, type AppApiDispatcher } from '../appapi/app-api';
 import { resolveDataDirectory } from '../ledger/data-directory';
 import { describeError } from '../operations/errors';
+import { verifierPage } from '../operations/verifier-page';
+import { applicationMenu } from './menu';
 import { createServiceControl } from './service-control';
+import { createOpenQueue, filesToOpen, openedFileKind } from './open-files';
+import { loadWindowState, MIN_WINDOW_SIZE, placeWindow, saveWindowState, type WindowState } from './window-state';
 import { APP_ORIGIN, APP_PROTOCOL, CONTENT_SECURITY_POLICY, isTrustedSender, secureWebPreferences, type SenderFacts } from './window-options';
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
 const rendererDirectory = join(import.meta.dirname, '../renderer');
+const dataDirectory = resolveDataDirectory();
+/** Files the system asked us to open (associations, a second instance, macOS open-file). */
+const openQueue = createOpenQueue();
+/** `electron PATH` (development) puts the app's path before the files; a packaged app does not. */
+const leadingArguments = (process as { defaultApp?: boolean }).defaultApp ? 2 : 1;
 let mainWindow: BrowserWindow | null = null;
 
 function senderFacts(event: IpcMainInvokeEvent): SenderFacts {
@@ -29,19 +38,37 @@ function senderFacts(event: IpcMainInvokeEvent): SenderFacts {
   };
 }
 
-function createWindow(): void {
-  mainWindow = new BrowserWindow({
-    width: 1280,
-    height: 820,
+function createWindow(remembered: WindowState | undefined): void {
+  const placement = placeWindow(remembered, screen.getAllDisplays().map((display) => display.workArea));
+  const window = new BrowserWindow({
+    width: placement.width,
+    height: placement.height,
+    ...(placement.x === undefined || placement.y === undefined ? {} : { x: placement.x, y: placement.y }),
+    minWidth: MIN_WINDOW_SIZE.width,
+    minHeight: MIN_WINDOW_SIZE.height,
     title: 'Evidence Room',
     show: false,
     webPreferences: secureWebPreferences(join(import.meta.dirname, '../preload/preload.mjs')),
   });
-  mainWindow.once('ready-to-show', () => mainWindow?.show());
-  mainWindow.webContents.on('will-navigate', (event) => event.preventDefault());
-  mainWindow.webContents.on('will-attach-webview', (event) => event.preventDefault());
-  mainWindow.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  void mainWindow.loadURL(`${APP_ORIGIN}/index.html`);
+  mainWindow = window;
+  if (placement.maximized) window.maximize();
+  window.once('ready-to-show', () => window.show());
+  // Remembered when the window closes: its normal (not maximized) bounds and whether it was
+  // maximized. A failure to write only loses the placement.
+  window.on('close', () => {
+    try {
+      saveWindowState(dataDirectory, { bounds: window.getNormalBounds(), maximized: window.isMaximized() });
+    } catch {
+      // The data folder may be read-only; the next start uses the default placement.
+    }
+  });
+  window.on('closed', () => {
+    mainWindow = null;
+  });
+  window.webContents.on('will-navigate', (event) => event.preventDefault());
+  window.webContents.on('will-attach-webview', (event) => event.preventDefault());
+  window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  void window.loadURL(`${APP_ORIGIN}/index.html`);
 }
 
 /** Shows a route of the app (in-page navigation: the hash changes, the page stays). */
@@ -55,24 +82,32 @@ async function reportError(error: unknown): Promise<void> {
   await dialog.showMessageBox(mainWindow, { type: 'error', title: 'Evidence Room', message: envelope.message, detail: `(${envelope.code})` });
 }
 
+/** Opens a file the user chose or the system handed us: a bundle is imported, a document verified. */
+async function openFile(api: AppApiDispatcher, file: string): Promise<void> {
+  const kind = openedFileKind(file);
+  if (kind === 'bundle') {
+    const job = api.desktop.importFile(file);
+    show(`/bundles?job=${encodeURIComponent(job.jobId)}`);
+  } else if (kind === 'document') {
+    const text = await readFile(file, 'utf8');
+    const result = await api.desktop.verifyText(text, file);
+    show(result.saved ? `/receipts/${result.saved.id}` : '/verify');
+  }
+}
+
 function buildMenu(api: AppApiDispatcher): void {
   const importBundle = async (): Promise<void> => {
     if (!mainWindow) return;
     const choice = await dialog.showOpenDialog(mainWindow, { title: 'Import an evidence bundle', properties: ['openFile'], filters: [{ name: 'Evidence bundles', extensions: ['zip'] }] });
     const file = choice.filePaths[0];
-    if (choice.canceled || !file) return;
     // The file the user chose in the system dialog: the one path the app imports by name.
-    const job = api.desktop.importFile(file);
-    show(`/bundles?job=${encodeURIComponent(job.jobId)}`);
+    if (!choice.canceled && file) await openFile(api, file);
   };
   const verifyFile = async (): Promise<void> => {
     if (!mainWindow) return;
     const choice = await dialog.showOpenDialog(mainWindow, { title: 'Verify a document', properties: ['openFile'], filters: [{ name: 'JSON documents', extensions: ['json'] }] });
     const file = choice.filePaths[0];
-    if (choice.canceled || !file) return;
-    const text = await readFile(file, 'utf8');
-    const result = await api.desktop.verifyText(text, file);
-    show(result.saved ? `/receipts/${result.saved.id}` : '/verify');
+    if (!choice.canceled && file) await openFile(api, file);
   };
   const exportBundle = async (): Promise<void> => {
     if (!mainWindow) return;
@@ -82,46 +117,34 @@ function buildMenu(api: AppApiDispatcher): void {
     const result = await api.desktop.exportTo(choice.filePath);
     await dialog.showMessageBox(mainWindow, { type: 'info', title: 'Export complete', message: `Exported ${result.receipts} receipts`, detail: result.path });
   };
-  const template: MenuItemConstructorOptions[] = [
+  const saveVerifier = async (): Promise<void> => {
+    if (!mainWindow) return;
+    const choice = await dialog.showSaveDialog(mainWindow, { title: 'Save the reference verifier', defaultPath: 'verifier.html', filters: [{ name: 'Web page', extensions: ['html'] }] });
+    if (choice.canceled || !choice.filePath) return;
+    await writeFile(choice.filePath, await verifierPage());
+  };
+  const template = applicationMenu(
     {
-      label: 'File',
-      submenu: [
-        { label: 'Import bundle…', accelerator: 'CmdOrCtrl+O', click: () => void importBundle().catch(reportError) },
-        { label: 'Verify file…', accelerator: 'CmdOrCtrl+Shift+O', click: () => void verifyFile().catch(reportError) },
-        { label: 'Export…', accelerator: 'CmdOrCtrl+E', click: () => void exportBundle().catch(reportError) },
-        { type: 'separator' },
-        { role: 'quit' },
-      ],
+      importBundle: () => void importBundle().catch(reportError),
+      verifyFile: () => void verifyFile().catch(reportError),
+      exportBundle: () => void exportBundle().catch(reportError),
+      saveVerifier: () => void saveVerifier().catch(reportError),
+      show,
+      openDataFolder: () => void shell.openPath(dataDirectory),
     },
-    { role: 'editMenu' },
-    {
-      label: 'View',
-      submenu: [
-        { label: 'Overview', click: () => show('/overview') },
-        { label: 'Receipts', click: () => show('/receipts') },
-        { label: 'Trust store', click: () => show('/trust') },
-        { label: 'Service', click: () => show('/service') },
-        { type: 'separator' },
-        { role: 'reload' },
-        { role: 'resetZoom' },
-        { role: 'zoomIn' },
-        { role: 'zoomOut' },
-        { role: 'togglefullscreen' },
-      ],
-    },
-    {
-      label: 'Help',
-      submenu: [
-        { label: 'Open data folder', click: () => void shell.openPath(resolveDataDirectory()) },
-        { role: 'about' },
-      ],
-    },
-  ];
+    process.platform,
+  );
   Menu.setApplicationMenu(Menu.buildFromTemplate(template));
 }
 
-void app.whenReady().then(() => {
-  const dataDirectory = resolveDataDirectory();
+// macOS hands files over in 'open-file', possibly before the app is ready: they wait in the queue.
+app.on('open-file', (event, path) => {
+  event.preventDefault();
+  openQueue.add(path);
+});
+
+async function start(): Promise<void> {
+  await app.whenReady();
   const service = createServiceControl(dataDirectory);
   const api = createAppApi({ mode: 'electron', dataDirectory, service });
   // On quit, the service the Service view started lets its requests finish and closes its
@@ -160,8 +183,24 @@ void app.whenReady().then(() => {
     return api.answer(method, input);
   });
   buildMenu(api);
-  createWindow();
-});
+  createWindow(await loadWindowState(dataDirectory));
+  openQueue.ready((file) => void openFile(api, file).catch(reportError));
+}
+
+// One app per user and data folder: a second start hands its files to the first and quits.
+if (app.requestSingleInstanceLock()) {
+  for (const file of filesToOpen(process.argv, process.cwd(), leadingArguments)) openQueue.add(file);
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    if (mainWindow) {
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.focus();
+    }
+    for (const file of filesToOpen(argv, workingDirectory, leadingArguments)) openQueue.add(file);
+  });
+  void start();
+} else {
+  app.quit();
+}
 
 app.on('web-contents-created', (_event, contents) => {
   contents.on('will-navigate', (event) => event.preventDefault());

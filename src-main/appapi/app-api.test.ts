@@ -204,9 +204,9 @@ describe('app API', () => {
       const request = { agent_did: 'did:web:agent.example.com', input: 'hello', content_type: 'text/plain' };
       const month = now.toISOString().slice(0, 7);
       const day = now.toISOString().slice(0, 10);
-      for (let index = 0; index < 2; index += 1) issueProfile(service, keys.active, 'standard', { ...request, input: `hello ${index}` }, { now, ref: 'tenant:acme', quota: { subject: 'tenant:acme', period: month, limit: 50_000 } });
-      issueProfile(service, keys.active, 'standard', request, { now, ref: 'tenant:tiny', quota: { subject: 'tenant:tiny', period: day, limit: 100 } });
-      for (let index = 0; index < 3; index += 1) issueProfile(service, keys.active, 'nano', { ...request, input: `big ${index}` }, { now, ref: 'tenant:bigco' });
+      for (let index = 0; index < 2; index += 1) await issueProfile(service, keys.active, 'standard', { ...request, input: `hello ${index}` }, { now, ref: 'tenant:acme', quota: { subject: 'tenant:acme', period: month, limit: 50_000 } });
+      await issueProfile(service, keys.active, 'standard', request, { now, ref: 'tenant:tiny', quota: { subject: 'tenant:tiny', period: day, limit: 100 } });
+      for (let index = 0; index < 3; index += 1) await issueProfile(service, keys.active, 'nano', { ...request, input: `big ${index}` }, { now, ref: 'tenant:bigco' });
       keys.active.seed.fill(0);
       const byId = new Map((await call('tenants.list')).map((tenant) => [tenant.id, tenant.quota]));
       expect(byId.get('acme')).toEqual({ period: month, used: 2, limit: 50_000 });

@@ -18,6 +18,7 @@ import { runSamples, samplesSpec } from './commands/samples';
 import { apikeysSpec, runApikeys, runTenants, tenantsSpec } from './commands/accounts';
 import { runServe, runService, serveSpec, serviceSpec } from './commands/serve';
 import { reportSpec, runReport } from './commands/report';
+import { runVerifier, verifierSpec } from './commands/verifier';
 
 interface Command {
   spec: CommandSpec;
@@ -30,6 +31,7 @@ const COMMANDS: readonly Command[] = [
   { spec: keysSpec, run: runKeys },
   { spec: signSpec, run: runSign },
   { spec: samplesSpec, run: runSamples },
+  { spec: verifierSpec, run: runVerifier },
   { spec: appSpec, run: runApp },
   { spec: importSpec, run: runImport },
   { spec: exportSpec, run: runExport },

@@ -8,7 +8,7 @@ import { createNodeCryptoProvider } from './node-crypto-provider';
 import { toVerifiedReceipt, verifyReceiptBytes } from './receipt-facts';
 import { Worker } from 'node:worker_threads';
 import { createVerifyPool, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
-import { TSX_BOOTSTRAP, verifyWorkerSource } from './worker-source';
+import { TSX_BOOTSTRAP, unpackedFromAsar, verifyWorkerSource } from './worker-source';
 
 const portable = createNodeCryptoProvider();
 const seed = new Uint8Array(32).fill(4);
@@ -130,5 +130,15 @@ describe('the worker code', () => {
     } finally {
       await worker.terminate();
     }
+  });
+});
+
+describe('unpackedFromAsar', () => {
+  it('moves a file inside app.asar to app.asar.unpacked, and leaves other files alone', () => {
+    expect(unpackedFromAsar(new URL('file:///opt/Evidence%20Room/resources/app.asar/out/main/verify-worker.js')).href).toBe(
+      'file:///opt/Evidence%20Room/resources/app.asar.unpacked/out/main/verify-worker.js',
+    );
+    expect(unpackedFromAsar(new URL('file:///repo/out/main/verify-worker.js')).href).toBe('file:///repo/out/main/verify-worker.js');
+    expect(() => unpackedFromAsar(new URL('https://example.com/app.asar/x.js'))).toThrow(TypeError);
   });
 });

@@ -2,7 +2,9 @@
  * Where a verification worker's code comes from.
  *
  * - In the built Electron app, electron-vite emits `verify-worker.js` beside the bundled main
- *   process: the worker starts from that file.
+ *   process: the worker starts from that file. In a package the main process runs from inside
+ *   the asar archive, which worker threads cannot start scripts from, so electron-builder
+ *   unpacks the worker beside it (asarUnpack in electron-builder.yml) and it starts from there.
  * - From source (the CLI through tsx, tests, benchmarks) the worker is TypeScript. Starting it
  *   through tsx's loader costs each worker a loader thread, about 30 MB and a second of CPU to
  *   compile its modules. Instead the worker module and everything it imports are bundled once
@@ -27,12 +29,25 @@ export const TSX_BOOTSTRAP = new URL('./verify-worker.mjs', import.meta.url);
 let bundled: string | null | undefined;
 
 /**
+ * Where a file of the app lives once unpacked from the asar archive.
+ *
+ * @param url - A file URL, possibly inside `app.asar`.
+ * @returns The same file under `app.asar.unpacked`, or the URL unchanged outside an archive.
+ * @throws TypeError if `url` is not a file URL.
+ */
+export function unpackedFromAsar(url: URL): URL {
+  if (!(url instanceof URL) || url.protocol !== 'file:') throw new TypeError('unpackedFromAsar expects a file URL');
+  return new URL(url.href.replace(/\/app\.asar\//, '/app.asar.unpacked/'));
+}
+
+/**
  * The verification worker's code for this process (see the module comment).
  *
  * @returns The built file, the bundled source, or the tsx bootstrap.
  */
 export function verifyWorkerSource(): WorkerSource {
-  if (import.meta.url.endsWith('.js') && existsSync(fileURLToPath(BUILT_WORKER))) return { kind: 'file', url: BUILT_WORKER };
+  const builtWorker = unpackedFromAsar(BUILT_WORKER);
+  if (import.meta.url.endsWith('.js') && existsSync(fileURLToPath(builtWorker))) return { kind: 'file', url: builtWorker };
   if (bundled === undefined) bundled = bundleWorker();
   return bundled === null ? { kind: 'file', url: TSX_BOOTSTRAP } : { kind: 'code', code: bundled };
 }
