@@ -56,6 +56,10 @@ export default defineConfig({
   root,
   base: './',
   logLevel: 'warn',
+  // Always React's production build: the page may be built on demand from a test run or the CLI,
+  // where NODE_ENV is not 'production', and the development build is twice the size and slower.
+  mode: 'production',
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   plugins: [react(), viteSingleFile({ removeViteModuleLoader: true }), verifierPolicy()],
   worker: { format: 'iife' },
   build: {

@@ -241,6 +241,17 @@ describe('the HTTP service', () => {
     expect(paths).toEqual(expect.arrayContaining(['/v1/receipt/emit', '/v1/receipt/free', '/v1/receipt/verify', '/v1/verify/sigr-chain', '/tenants/{id}/receipts', '/tenants/{id}/evidence', '/v1/keys', '/status', '/pricing', '/v1/rubric/select', '/v1/wearable/receipts']));
   });
 
+  it('serves the browser reference verifier, one page that loads nothing', async () => {
+    const page = await call(running.base, 'GET', '/verifier');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain("default-src 'none'");
+    // Everything is inline: no script or stylesheet is loaded from anywhere.
+    const tags = [...page.text.matchAll(/<(script|link)\b([^>]*)>/g)].map((match) => match[2] ?? '');
+    expect(tags.length).toBeGreaterThan(0);
+    expect(tags.filter((attributes) => /\b(src|href)=/.test(attributes))).toEqual([]);
+  }, 120_000);
+
   it('answers pricing and the rubric', async () => {
     const pricing = await call(running.base, 'GET', '/pricing');
     expect(pricing.json.tiers).toHaveLength(4);

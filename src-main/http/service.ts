@@ -15,6 +15,7 @@ import Ajv from 'ajv';
 import type { KeyEntry } from '../../src-shared/verify/context';
 import type { Workspace } from '../operations/workspace';
 import { authenticate, type Caller } from '../operations/service-admin';
+import { verifierPage } from '../operations/verifier-page';
 import { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
 import { APP_VERSION } from '../version';
 import { errorAnswer, HttpError } from './errors';
@@ -205,9 +206,11 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     registerKeysStatusRoutes(scope, context, { routes: () => routes, update: (document) => (statusDocument = document) });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/verifier', { schema: { hide: true } }, async (_request, reply) =>
-    reply.code(404).send({ error: { code: 'not_found', message: 'The browser reference verifier is not served by this version yet; run `evroom verifier --out verifier.html`.', details: [] } }),
-  );
+  app.get('/verifier', { schema: { summary: 'The browser reference verifier: one self-contained page that verifies documents and bundles locally', tags: ['verify'] } }, async (_request, reply) => {
+    const page = await verifierPage();
+    // The page carries its own policy (default-src 'none'); the header says the same to the browser.
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+  });
   await app.ready();
 
   return {
