@@ -25,11 +25,11 @@
  * receipts whose file name is neither their id nor their SHA-256. A signer that is merely
  * unpinned is reported as the signature's trust, never as a finding.
  */
+import type { Finding, FindingCode, ImportCounts } from '../../src-shared/api/vocabulary';
 import { createHash, hash as hashOnce } from 'node:crypto';
 import path from 'node:path';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
 import { KeyFileError, parseKeyFile } from '../../src-shared/verify/key-file';
-import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
 import { timestampToMillis } from '../../src-shared/verify/timestamp';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import type { VerifiedReceipt } from '../core/receipt-facts';
@@ -72,32 +72,11 @@ export const MAX_LISTED_FINDINGS = 1000;
 /** Bytes of receipts per batch sent to a worker, whatever the count: large receipts make small batches. */
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
-/** Stable codes of {@link Finding}. */
-export type FindingCode =
-  | 'file_missing'
-  | 'file_extra'
-  | 'file_mismatch'
-  | 'unexpected_file'
-  | 'count_mismatch'
-  | 'manifest_signature_missing'
-  | 'manifest_signature_malformed'
-  | 'manifest_signature_mismatch'
-  | 'manifest_signature_unavailable'
-  | 'manifest_signature_unsupported'
-  | 'manifest_signature_invalid'
-  | 'manifest_key_mismatch'
-  | 'keys_invalid'
-  | 'anchors_invalid'
-  | 'receipt_not_pass'
-  | 'receipt_name_mismatch';
+/** Stable codes of {@link Finding} (the one list: src-shared/api/vocabulary.ts). */
+export type { FindingCode } from '../../src-shared/api/vocabulary';
 
 /** Something wrong with an imported bundle that did not stop the import. */
-export interface Finding {
-  code: FindingCode;
-  /** The file concerned (a zip entry name), or '' for the bundle as a whole. */
-  path: string;
-  message: string;
-}
+export type { Finding } from '../../src-shared/api/vocabulary';
 
 /**
  * An import that stopped after it had started writing (a storage failure, a worker that died,
@@ -138,24 +117,8 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
-/** Counts of an import. */
-export interface ImportCounts {
-  /** Files (not directories) in the zip. */
-  files: number;
-  /** Receipt files read. */
-  receipts: number;
-  /** Receipts this import stored for the first time. */
-  receiptsNew: number;
-  /** Receipts that were already in the ledger (from an earlier import or earlier in this bundle). */
-  receiptsKnown: number;
-  byStatus: Partial<Record<ReportStatus, number>>;
-  byTrust: Partial<Record<TrustStatus, number>>;
-  /** Anchor records read from valid anchors files. */
-  anchors: number;
-  anchorsNew: number;
-  /** Keys listed in keys/service-keys.json (recorded as advertised, never trusted). */
-  advertisedKeys: number;
-}
+/** Counts of an import (the one shape: src-shared/api/vocabulary.ts). */
+export type { ImportCounts } from '../../src-shared/api/vocabulary';
 
 /** The outcome of an import that was not refused. */
 export interface ImportResult {

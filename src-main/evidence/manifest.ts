@@ -18,6 +18,7 @@
  * - manifest.sig problems (missing, malformed, digest or key id not matching, no key, bad
  *   signature) are findings: the receipts inside are still verified one by one.
  */
+import type { SignatureCheck } from '../../src-shared/api/vocabulary';
 import { isHex64, b64uEncode, hexDecode, hexEncode } from '../../src-shared/crypto';
 import type { CryptoProvider } from '../../src-shared/crypto';
 import { JsonParseError, parseJsonBytes } from '../../src-shared/json';
@@ -66,24 +67,8 @@ export interface ManifestSignature {
   sig_b64u: string;
 }
 
-/** The outcome of checking manifest.sig. */
-export interface SignatureCheck {
-  /**
-   * `valid`: the signature verifies over the manifest's digest; `invalid`: it does not;
-   * `mismatch`: manifest_sha256 is not the digest of manifest.json; `unavailable`: no key was
-   * found for the key id; `unsupported`: the key or signature is not Ed25519; `malformed`:
-   * manifest.sig breaks its schema; `missing`: there is no manifest.sig.
-   */
-  status: 'valid' | 'invalid' | 'mismatch' | 'unavailable' | 'unsupported' | 'malformed' | 'missing';
-  /** The signing key's id, when manifest.sig names one. */
-  key_id?: string;
-  /** Trust in that key (PROTOCOL section 1); `not_applicable` when no key was used. */
-  trust: TrustResult;
-  /** hex SHA-256 of manifest.json's bytes. */
-  manifest_sha256: string;
-  /** One sentence for people. */
-  detail: string;
-}
+/** The outcome of checking manifest.sig (the one shape: src-shared/api/vocabulary.ts). */
+export type { SignatureCheck } from '../../src-shared/api/vocabulary';
 
 const MANIFEST_MEMBERS = ['bundle_format', 'tenant_id', 'generated_at', 'key_id', 'files', 'counts'];
 const FILE_MEMBERS = ['path', 'sha256', 'bytes'];

@@ -18,6 +18,7 @@
  * - The import's `receipt_name_mismatch` (a file named neither by its receipt id nor its
  *   SHA-256) is not checked here; a note says so.
  */
+import type { Finding, FindingCode } from '../api/vocabulary';
 import { hexEncode, utf8Decode } from '../crypto';
 import type { VerifyContext, KeyEntry } from '../verify/context';
 import { KeyFileError, parseKeyFile } from '../verify/key-file';
@@ -69,30 +70,11 @@ export interface BundleArchiveEntry {
   read(): Promise<Uint8Array>;
 }
 
-/** Stable codes of {@link BundleFinding} (the import's). */
-export type BundleFindingCode =
-  | 'file_missing'
-  | 'file_extra'
-  | 'file_mismatch'
-  | 'unexpected_file'
-  | 'count_mismatch'
-  | 'manifest_signature_missing'
-  | 'manifest_signature_malformed'
-  | 'manifest_signature_mismatch'
-  | 'manifest_signature_unavailable'
-  | 'manifest_signature_unsupported'
-  | 'manifest_signature_invalid'
-  | 'manifest_key_mismatch'
-  | 'keys_invalid'
-  | 'receipt_not_pass';
+/** The codes of the findings the page reports: the import's (src-shared/api/vocabulary.ts). */
+export type BundleFindingCode = FindingCode;
 
-/** Something wrong with a bundle that did not stop its check. */
-export interface BundleFinding {
-  code: BundleFindingCode;
-  /** The file concerned, or '' for the bundle as a whole. */
-  path: string;
-  message: string;
-}
+/** Something wrong with a bundle that did not stop its check: the import's {@link Finding}. */
+export type BundleFinding = Finding;
 
 /** A receipt of the bundle with its report. */
 export interface BundleReceiptReport {
