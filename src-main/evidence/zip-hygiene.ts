@@ -25,11 +25,12 @@
  *   stored (0) and deflate (8) are refused.
  */
 import { crc32 } from 'node:zlib';
+import { checkEntryName, EntryNames, foldEntryName, MAX_NAME_BYTES } from '../../src-shared/evidence/entry-names';
 import { BundleError, printableName, type BundleErrorCode } from './errors';
+
+export { checkEntryName, EntryNames, foldEntryName, MAX_NAME_BYTES };
 import { RATIO_FLOOR_BYTES, type ZipLimits } from './limits';
 
-/** The longest entry name accepted, in UTF-8 bytes. */
-export const MAX_NAME_BYTES = 1024;
 
 /** The central-directory fields the checks read (yauzl's Entry has all of them). */
 export interface CentralEntryFields {
@@ -128,50 +129,7 @@ export function decodeEntryName(
   return name;
 }
 
-/**
- * Check an entry name against the path rules (see the module comment).
- *
- * @param name - The decoded name; a directory's name ends with `/`.
- * @throws BundleError zip_path_invalid, zip_path_control, zip_path_backslash, zip_path_absolute,
- *   zip_path_drive, zip_path_traversal.
- */
-export function checkEntryName(name: string): void {
-  if (typeof name !== 'string') throw new TypeError('checkEntryName expects a string');
-  const refuse = (code: BundleErrorCode, why: string): never => {
-    throw entryError(code, name, (shown) => `Entry "${shown}": ${why}`);
-  };
-  if (name.length === 0) refuse('zip_path_invalid', 'the name is empty.');
-  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) refuse('zip_path_invalid', `the name is longer than ${MAX_NAME_BYTES} bytes.`);
-  // eslint-disable-next-line no-control-regex -- finding control characters is the point
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) refuse('zip_path_control', 'the name contains a control character.');
-  if (name.includes('\\')) refuse('zip_path_backslash', 'the name contains a backslash, which some tools read as a separator.');
-  if (name.startsWith('/')) refuse('zip_path_absolute', 'the name is an absolute path.');
-  if (/^[A-Za-z]:/.test(name)) refuse('zip_path_drive', 'the name starts with a drive letter.');
-  const segments = name.split('/');
-  // A directory's trailing `/` leaves one empty last segment, which is fine.
-  if (name.endsWith('/')) segments.pop();
-  for (const segment of segments) {
-    if (segment === '..') refuse('zip_path_traversal', 'the name has a ".." segment that leads outside the bundle.');
-  }
-  for (const segment of segments) {
-    if (segment === '' || segment === '.') refuse('zip_path_invalid', 'the name has an empty or "." segment.');
-  }
-}
 
-/**
- * The form two names are compared in for duplicates: NFC, lower case, and without the trailing
- * dots and spaces Windows drops, segment by segment; a directory's trailing `/` is dropped.
- *
- * @param name - A checked entry name.
- * @returns The folded name.
- */
-export function foldEntryName(name: string): string {
-  if (typeof name !== 'string') throw new TypeError('foldEntryName expects a string');
-  const bare = name.endsWith('/') ? name.slice(0, -1) : name;
-  // NFC of the whole name is NFC of each segment: "/" combines with nothing.
-  const normalized = /^[\x20-\x7e]*$/.test(bare) ? bare : bare.normalize('NFC');
-  return normalized.toLowerCase().replace(/[. ]+(?=\/|$)/gu, '');
-}
 
 /** What kind of thing the attributes say an entry is. */
 type EntryKind = 'file' | 'directory' | 'symlink' | 'special' | 'unknown';
@@ -259,52 +217,3 @@ function checkEntryFields(name: string, fields: CentralEntryFields, limits: ZipL
   return directory;
 }
 
-/**
- * The names seen so far, to refuse duplicates and file/directory conflicts.
- */
-export class EntryNames {
-  private readonly names = new Map<string, string>();
-  private readonly files = new Map<string, string>();
-  private readonly directories = new Map<string, string>();
-
-  /**
-   * Record a checked name.
-   *
-   * @param entry - The checked entry.
-   * @throws BundleError zip_duplicate_name or zip_path_conflict.
-   */
-  add(entry: CheckedEntry): void {
-    const folded = foldEntryName(entry.name);
-    const earlier = this.names.get(folded);
-    if (earlier !== undefined) {
-      const same = earlier === entry.name;
-      throw entryError('zip_duplicate_name', entry.name, (shown) =>
-        same ? `Entry "${shown}" appears twice.` : `Entry "${shown}" and entry "${printableName(earlier)}" name the same file on common file systems.`,
-      );
-    }
-    this.names.set(folded, entry.name);
-    if (!entry.directory) this.files.set(folded, entry.name);
-    // Every parent of any entry is a directory (and a directory entry is one itself); a file
-    // with that name conflicts with it.
-    for (let slash = folded.indexOf('/'); slash !== -1; slash = folded.indexOf('/', slash + 1)) {
-      this.addDirectory(folded.slice(0, slash), entry.name);
-    }
-    if (entry.directory) this.addDirectory(folded, entry.name);
-    else if (this.directories.has(folded)) throw conflict(entry.name, this.directories.get(folded) as string);
-  }
-
-  private addDirectory(folded: string, name: string): void {
-    if (this.directories.has(folded)) return;
-    this.directories.set(folded, name);
-    const file = this.files.get(folded);
-    if (file !== undefined) throw conflict(file, name);
-  }
-}
-
-function conflict(file: string, other: string): BundleError {
-  return new BundleError(
-    'zip_path_conflict',
-    `Entry "${printableName(file)}" is a file, but entry "${printableName(other)}" uses that name as a directory.`,
-    { entry: printableName(file) },
-  );
-}

@@ -1,8 +1,8 @@
 /**
  * Why a bundle was refused: a stable code, the zip entry it concerns, and a sentence for people.
  *
- * The isomorphic copy of src-main/evidence/errors.ts (same codes, same class shape), so the
- * browser reference verifier refuses a bundle for the same reasons as the import.
+ * One class for the import (src-main/evidence) and the browser reference verifier, so both
+ * refuse a bundle for the same reasons with the same codes.
  *
  * A refusal is decided before anything is written (PROTOCOL section 9): whenever
  * {@link BundleError} is thrown by the import, the ledger is as it was.
@@ -46,6 +46,8 @@ export type BundleErrorCode =
   | 'zip_entry_too_large'
   /** The entries inflate to more bytes in total than the configured limit. */
   | 'zip_too_large'
+  /** The zip file itself is larger than any zip within the configured limits can be. */
+  | 'zip_file_too_large'
   /** An entry, or the whole archive, inflates more than the configured ratio allows. */
   | 'zip_ratio_exceeded'
   /** An entry's data inflates to another size than its header declares. */
