@@ -18,6 +18,7 @@
  * - The import's `receipt_name_mismatch` (a file named neither by its receipt id nor its
  *   SHA-256) is not checked here; a note says so.
  */
+import { DEFAULT_ZIP_LIMITS, RATIO_FLOOR_BYTES, type ZipLimits } from './limits';
 import type { Finding, FindingCode } from '../api/vocabulary';
 import { hexEncode, utf8Decode } from '../crypto';
 import type { VerifyContext, KeyEntry } from '../verify/context';
@@ -34,26 +35,13 @@ export const MAX_LISTED_FINDINGS = 1000;
 /** PASS receipts whose report is kept for display; reports not PASS are always kept. */
 export const MAX_KEPT_PASS_REPORTS = 200;
 
-/** Limits on an archive (the import's, src-main/evidence/limits.ts). */
-export interface BundleLimits {
-  maxEntries: number;
-  maxBytes: number;
-  maxEntryBytes: number;
-  /** The most an entry may inflate relative to its compressed size (entries of at most {@link RATIO_FLOOR_BYTES} are exempt). */
-  maxRatio: number;
-}
+/** Limits on an archive: the import's own (src-shared/evidence/limits.ts). */
+export type BundleLimits = ZipLimits;
 
-/** The import's default limits: 250,000 entries, 2 GiB in all, 64 MiB per entry, ratio 100. */
-export const DEFAULT_BUNDLE_LIMITS: Readonly<BundleLimits> = Object.freeze({
-  maxEntries: 250_000,
-  maxBytes: 2 * 1024 ** 3,
-  maxEntryBytes: 64 * 1024 ** 2,
-  // Deflate reaches about 1032:1 at most; JSON receipts compress 2-5:1 (the import's reasoning).
-  maxRatio: 100,
-});
+/** The import's default limits. */
+export const DEFAULT_BUNDLE_LIMITS: Readonly<BundleLimits> = DEFAULT_ZIP_LIMITS;
 
-/** Entries that inflate to at most this many bytes cannot be a bomb and are exempt from the ratio. */
-export const RATIO_FLOOR_BYTES = 4096;
+export { RATIO_FLOOR_BYTES };
 
 /** One entry of the archive, as a zip reader gives it. */
 export interface BundleArchiveEntry {
