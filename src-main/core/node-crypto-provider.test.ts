@@ -359,6 +359,21 @@ describe('node and portable providers agree', () => {
 });
 
 describe('node provider specifics', () => {
+  it('signs with what a seed array holds now, also after it was changed in place', () => {
+    const provider = createNodeCryptoProvider();
+    const message = utf8Encode('seed reuse');
+    const seed = new Uint8Array(32).fill(21);
+    const first = provider.ed25519Sign(message, seed);
+    expect(provider.ed25519Sign(message, seed)).toEqual(first);
+    // The same array now holds another key (or was wiped): its signature, never the old key's.
+    seed.fill(22);
+    const second = provider.ed25519Sign(message, seed);
+    expect(second).toEqual(createPortableProvider().ed25519Sign(message, new Uint8Array(32).fill(22)));
+    expect(second).not.toEqual(first);
+    seed.fill(0);
+    expect(provider.ed25519Sign(message, seed)).toEqual(createPortableProvider().ed25519Sign(message, new Uint8Array(32)));
+  });
+
   it('keeps answering correctly when more keys are used than the cache holds', () => {
     const small = createNodeCryptoProvider({ keyCacheSize: 2 });
     const seeds = [1, 2, 3, 4].map((byte) => new Uint8Array(32).fill(byte));

@@ -159,10 +159,28 @@ function importSecretSeed(secretSeed: Uint8Array): KeyObject {
   }
 }
 
+/**
+ * Signing keys already imported, by the seed array that was signed with. Importing a seed
+ * (PKCS #8 into OpenSSL) costs about ten times the signature itself, and a service signs every
+ * receipt with one long-lived seed. Keyed by the array's identity and checked against the
+ * SHA-256 of its bytes (no copy of the seed is kept), so a seed that was wiped (`fill(0)`) or
+ * reused for another key is imported afresh; a WeakMap lets the entry go with the array.
+ */
+const importedSeeds = new WeakMap<Uint8Array, { digest: string; key: KeyObject }>();
+
+function signingKey(secretSeed: Uint8Array): KeyObject {
+  const digest = hash('sha256', secretSeed, 'base64');
+  const known = importedSeeds.get(secretSeed);
+  if (known !== undefined && known.digest === digest) return known.key;
+  const key = importSecretSeed(secretSeed);
+  importedSeeds.set(secretSeed, { digest, key });
+  return key;
+}
+
 function nodeEd25519Sign(message: Uint8Array, secretSeed: Uint8Array): Uint8Array {
   assertBytes(message, 'ed25519Sign: message');
   assertBytes(secretSeed, 'ed25519Sign: secretSeed', ED25519_LENGTHS.secretSeed);
-  return plainBytes(sign(null, message, importSecretSeed(secretSeed)));
+  return plainBytes(sign(null, message, signingKey(secretSeed)));
 }
 
 function nodeEd25519PublicKey(secretSeed: Uint8Array): Uint8Array {

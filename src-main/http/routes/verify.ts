@@ -7,11 +7,12 @@
  * check signatures; they never make trust `trusted` (only the operator's pinned keys do).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { utf8Encode } from '../../../src-shared/crypto';
-import { jcsTree, parseJsonBytes, skp } from '../../../src-shared/json';
+import { jcsTree, parseJsonBytes } from '../../../src-shared/json';
 import type { JsonNode } from '../../../src-shared/json/types';
 import type { KeyEntry, VerifyContext } from '../../../src-shared/verify/context';
 import { KeyFileError, parseKeyFile } from '../../../src-shared/verify/key-file';
+import type { Report } from '../../../src-shared/verify/report';
+import { verifyParsed } from '../../../src-shared/verify/verify';
 import { verifyReport } from '../../operations/verify';
 import { workspaceVerifyContext } from '../../operations/workspace';
 import { bodyBytes } from '../body';
@@ -29,18 +30,24 @@ function member(node: JsonNode, name: string): JsonNode | undefined {
 }
 
 /**
- * The document of a verify request and the keys sent with it: `{document, keys?}` is unwrapped
- * (no format has a top-level `document`), anything else is the document itself.
+ * A verify request's report: `{document, keys?}` is unwrapped (no format has a top-level
+ * `document`), anything else is the document itself. The body is parsed once; the document is
+ * verified from that tree, so its bytes, member order and number spellings are the ones sent.
+ *
+ * @throws HttpError 400 when `keys` is not a key file
  */
-export function unwrapVerifyRequest(bytes: Uint8Array): { document: Uint8Array; keys: KeyEntry[] } {
+export function verifyRequest(bytes: Uint8Array, context: ServiceContext): Report {
   let tree: JsonNode;
   try {
     tree = parseJsonBytes(bytes);
   } catch {
-    return { document: bytes, keys: [] };
+    // Not strict JSON: the verifier reports MALFORMED with the parser's code and offset.
+    return verifyReport(bytes, serviceVerifyContext(context));
   }
   const document = member(tree, 'document');
-  if (document === undefined || tree.type !== 'object' || tree.members.some(([name]) => name !== 'document' && name !== 'keys')) return { document: bytes, keys: [] };
+  if (document === undefined || tree.type !== 'object' || tree.members.some(([name]) => name !== 'document' && name !== 'keys')) {
+    return verifyParsed(tree, serviceVerifyContext(context));
+  }
   const keysNode = member(tree, 'keys');
   let keys: KeyEntry[] = [];
   if (keysNode !== undefined) {
@@ -51,17 +58,12 @@ export function unwrapVerifyRequest(bytes: Uint8Array): { document: Uint8Array; 
       throw error;
     }
   }
-  // The document as SKP (sorted members, number spellings as written): the same members and
-  // values, so every format verifies it as it would the document sent alone.
-  return { document: utf8Encode(skp(document)), keys };
+  return verifyParsed(document, serviceVerifyContext(context, keys));
 }
 
 /** Registers the verify route and its alias. */
 export function registerVerifyRoutes(app: FastifyInstance, context: ServiceContext): void {
-  const handler = async (request: FastifyRequest) => {
-    const { document, keys } = unwrapVerifyRequest(bodyBytes(request));
-    return verifyReport(document, serviceVerifyContext(context, keys));
-  };
+  const handler = async (request: FastifyRequest) => verifyRequest(bodyBytes(request), context);
   const schema = { summary: 'Verify any supported document, or {document, keys?}; 200 with the report', tags: ['verify'], body: {} };
   app.post('/v1/receipt/verify', { schema }, handler);
   app.post('/v1/receipts/verify', { schema: { ...schema, summary: 'Alias of /v1/receipt/verify' } }, handler);
