@@ -158,5 +158,14 @@ export function explainQueryPlan(database: ReadableDB, query: SqlQuery): string[
  * @returns an opaque string to compare for equality
  */
 export function ledgerGeneration(database: ReadableDB): string {
-  return `${String(database.pragma('data_version', { simple: true }))}:${database.inTransaction ? 'tx' : ''}`;
+  // A prepared statement: `pragma()` prepares anew on each call, which cost more than reading
+  // the trust store this guards on a busy service.
+  let statement = dataVersionStatements.get(database);
+  if (statement === undefined) {
+    statement = database.prepare('PRAGMA data_version').pluck();
+    dataVersionStatements.set(database, statement);
+  }
+  return `${String(statement.get())}:${database.inTransaction ? 'tx' : ''}`;
 }
+
+const dataVersionStatements = new WeakMap<ReadableDB, BetterSqlite3.Statement>();
