@@ -5,8 +5,12 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { CliError } from './cli-error';
 
-/** Documents above this size are refused: no receipt format comes near it (PROTOCOL section 10 caps bodies at 1 MiB). */
-export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+/**
+ * Documents above this size are refused. No receipt comes near it (PROTOCOL section 10 caps
+ * service bodies at 1 MiB); audit reports do: one of 100,000 receipts is 25 MB as JSON and 50 MB
+ * as HTML, and what we write we must read back.
+ */
+export const MAX_DOCUMENT_BYTES = 128 * 1024 * 1024;
 
 /**
  * Reads one input named on the command line; `-` is standard input.
