@@ -124,6 +124,13 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   }
 
   async function handleApi(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    // A page of another origin never calls the API, even one that learned the token: browsers
+    // send Origin on every POST, and only the app's own pages may make one.
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
+      sendError(response, 403, 'forbidden', 'app API calls come from the app’s own pages only');
+      return;
+    }
     const authorization = Buffer.from(request.headers.authorization ?? '');
     if (authorization.length !== tokenBytes.length || !timingSafeEqual(authorization, tokenBytes)) {
       sendError(response, 401, 'unauthorized', 'missing or wrong session token; open the URL the app printed');
@@ -131,6 +138,18 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     }
     if (request.method !== 'POST') {
       sendError(response, 405, 'method_not_allowed', 'app API calls are POST');
+      return;
+    }
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') {
+      sendError(response, 415, 'unsupported_media_type', 'app API bodies are application/json');
+      return;
+    }
+    // A declared length over the limit is refused at once, before any of the body is read.
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > MAX_API_BODY_BYTES) {
+      response.setHeader('connection', 'close');
+      sendError(response, 413, 'payload_too_large', `the body exceeds ${MAX_API_BODY_BYTES} bytes`);
       return;
     }
     let method: string;
