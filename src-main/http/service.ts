@@ -68,8 +68,6 @@ export interface ServiceOptions {
   proPerMonth?: number;
   /** Where request log lines go (Fastify's pino logger); none by default. Keys and bodies are never logged. */
   logStream?: NodeJS.WritableStream;
-  /** Where the anchoring engine plugs in (issue "Anchoring"); undefined: tenants get no anchor. */
-  anchor?: undefined;
 }
 
 /** What every route module is given. */

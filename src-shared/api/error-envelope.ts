@@ -23,9 +23,6 @@ export interface ErrorEnvelope {
   details: ErrorDetail[];
 }
 
-/** The codes whose meaning every door shares (each domain adds its own, e.g. `unknown_key`). */
-export const COMMON_ERROR_CODES = ['invalid_request', 'not_found', 'cancelled', 'internal'] as const;
-
 /**
  * Whether a value has the envelope's shape (used by transports that receive one as plain JSON).
  *

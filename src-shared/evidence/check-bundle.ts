@@ -35,12 +35,6 @@ export const MAX_LISTED_FINDINGS = 1000;
 /** PASS receipts whose report is kept for display; reports not PASS are always kept. */
 export const MAX_KEPT_PASS_REPORTS = 200;
 
-/** Limits on an archive: the import's own (src-shared/evidence/limits.ts). */
-export type BundleLimits = ZipLimits;
-
-/** The import's default limits. */
-export const DEFAULT_BUNDLE_LIMITS: Readonly<BundleLimits> = DEFAULT_ZIP_LIMITS;
-
 export { RATIO_FLOOR_BYTES };
 
 /** One entry of the archive, as a zip reader gives it. */
@@ -102,7 +96,7 @@ export interface BundleCheck {
 
 /** Options of {@link checkBundle}. */
 export interface CheckBundleOptions {
-  limits?: Partial<BundleLimits>;
+  limits?: Partial<ZipLimits>;
   onProgress?: (progress: BundleProgress) => void;
 }
 
@@ -111,8 +105,8 @@ const NOTES = [
   'Receipt file names are not compared with the receipt ids.',
 ];
 
-function resolveLimits(limits: Partial<BundleLimits>): BundleLimits {
-  const resolved = { ...DEFAULT_BUNDLE_LIMITS };
+function resolveLimits(limits: Partial<ZipLimits>): ZipLimits {
+  const resolved = { ...DEFAULT_ZIP_LIMITS };
   for (const name of ['maxEntries', 'maxBytes', 'maxEntryBytes', 'maxRatio'] as const) {
     const value = limits[name];
     if (value === undefined) continue;
