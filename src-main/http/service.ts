@@ -16,7 +16,7 @@ import type { KeyEntry } from '../../src-shared/verify/context';
 import type { Workspace } from '../operations/workspace';
 import { authenticate, type Caller } from '../operations/service-admin';
 import { verifierPage } from '../operations/verifier-page';
-import { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
 import { APP_VERSION } from '../version';
 import { errorAnswer, HttpError } from './errors';
 import { registerKeysStatusRoutes, type StatusDocument } from './routes/keys-status';
@@ -31,7 +31,7 @@ import { registerWearableRoutes } from './routes/wearable';
 /** Request bodies up to 1 MiB (PROTOCOL section 10). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Requests per minute per client address on every route, by default. */
-export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../operations/service-issue';
 // The quotas live with the operation that counts them, so the app's Service view reads the same numbers.
 export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
 /** How often /status is signed anew. */

@@ -21,6 +21,8 @@ import { workspaceVerifyContext, type Workspace } from './workspace';
 
 /** Receipts per UTC day per client address on the free route, and of a free tenant (spec section 8). */
 export const FREE_RECEIPTS_PER_DAY = 100;
+/** Requests per minute per client address on every route of the service, by default. */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
 /** Receipts per UTC month of a pro tenant (spec section 8); scale and enterprise are unlimited. */
 export const PRO_RECEIPTS_PER_MONTH = 50_000;
 

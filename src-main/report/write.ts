@@ -5,12 +5,12 @@
  * Each form is written to a temporary file beside the target and renamed into place when
  * complete, so a failed or interrupted write leaves no half report under the chosen name.
  */
+import type { writeReportPdf as WriteReportPdf } from './pdf';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { renderReportHtml, type SignedReport } from '../../src-shared/formats/report';
-import { writeReportPdf } from './pdf';
 
 /** The forms a report is written in. */
 export const REPORT_FORMS = ['json', 'html', 'pdf'] as const;
@@ -66,7 +66,7 @@ export async function writeReportForm(report: SignedReport, json: string, file: 
         await writeReportHtml(report, out, json.trimEnd());
         out.end();
       } else {
-        await writeReportPdf(report, out);
+        await (await pdfWriter())(report, out);
       }
       await closed;
     }
@@ -93,7 +93,12 @@ export async function renderReportBytes(report: SignedReport, json: string, form
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => chunks.push(chunk));
   const ended = once(sink, 'end');
-  await writeReportPdf(report, sink);
+  await (await pdfWriter())(report, sink);
   await ended;
   return new Uint8Array(Buffer.concat(chunks));
+}
+
+/** The PDF writer, loaded on first use: pdfkit and its fonts are not needed by any other command. */
+async function pdfWriter(): Promise<typeof WriteReportPdf> {
+  return (await import('./pdf')).writeReportPdf;
 }

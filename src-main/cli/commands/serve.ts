@@ -2,7 +2,7 @@
  * `evroom serve`: the HTTP service of the interface, and `evroom service keys rotate`.
  */
 import { resolveDataDirectory } from '../../ledger/data-directory';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, startService } from '../../app/service-mode';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../operations/service-issue';
 import { rotateServiceKey } from '../../operations/service-keys';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec } from '../arguments';
@@ -61,6 +61,8 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   const host = optionValue(parsed, 'host') ?? '127.0.0.1';
   let service;
   try {
+    // Loaded when serving, not for every evroom command: Fastify and its plugins take a while to load.
+    const { startService } = await import('../../app/service-mode');
     service = await startService({ dataDirectory: resolveDataDirectory(), host, port, rateLimitPerMinute: rateLimit, ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }) });
   } catch (error) {
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
