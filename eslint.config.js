@@ -11,6 +11,9 @@ const LAYERS = 'See docs/architecture.md ("Layers").';
 
 /** The doors of src-main: each translates one kind of caller onto src-main/operations. */
 const DOORS = ['cli', 'appapi', 'http'];
+/** Chain clients: only src-main/anchor talks to a chain. */
+const CHAIN_MODULES = ['viem'];
+const CHAIN_MESSAGE = `Only src-main/anchor talks to a chain. ${LAYERS}`;
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 /** Bare module names no isomorphic or renderer file may import. */
@@ -21,6 +24,7 @@ const nodeOnlyModules = [
   'yauzl',
   'yazl',
   'tsx',
+  'viem',
 ];
 
 export default tseslint.config(
@@ -127,6 +131,24 @@ export default tseslint.config(
             { name: 'yauzl', message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` },
             { name: 'yazl', message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` },
             { name: 'jszip', message: `jszip is for the browser verifier; the main process uses src-main/evidence. ${LAYERS}` },
+            ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE })),
+          ],
+          patterns: [{ group: ['viem/*'], message: CHAIN_MESSAGE }],
+        },
+      ],
+    },
+  },
+  {
+    // src-main/anchor is the one room that talks to a chain; SQLite and zips stay out of it.
+    files: ['src-main/anchor/**/*.ts'],
+    ignores: ['src-main/anchor/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite; use its repositories. ${LAYERS}` },
+            ...['yauzl', 'yazl', 'jszip'].map((name) => ({ name, message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` })),
           ],
         },
       ],
@@ -136,14 +158,29 @@ export default tseslint.config(
     files: ['src-main/ledger/**/*.ts'],
     ignores: ['src-main/ledger/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: ['yauzl', 'yazl', 'jszip'].map((name) => ({ name, message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` })) }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...['yauzl', 'yazl', 'jszip'].map((name) => ({ name, message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` })),
+            ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE })),
+          ],
+          patterns: [{ group: ['viem/*'], message: CHAIN_MESSAGE }],
+        },
+      ],
     },
   },
   {
     files: ['src-main/evidence/**/*.ts'],
     ignores: ['src-main/evidence/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite. ${LAYERS}` }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite. ${LAYERS}` }, ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE }))],
+          patterns: [{ group: ['viem/*'], message: CHAIN_MESSAGE }],
+        },
+      ],
     },
   },
   {

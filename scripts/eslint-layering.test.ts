@@ -42,6 +42,17 @@ describe('layering lint rules', () => {
     expect(await ruleIds(zip, 'src-main/evidence/probe.ts')).toEqual([]);
   });
 
+  it('keeps chain clients in src-main/anchor', async () => {
+    const viem = "import { createPublicClient } from 'viem';\nexport const x = createPublicClient;\n";
+    const viemAccounts = "import { privateKeyToAccount } from 'viem/accounts';\nexport const x = privateKeyToAccount;\n";
+    for (const where of ['src-main/http/probe.ts', 'src-main/operations/probe.ts', 'src-main/ledger/probe.ts', 'src-main/evidence/probe.ts', 'src-shared/probe.ts', 'src-renderer/probe.ts']) {
+      expect(await ruleIds(viem, where)).toContain('no-restricted-imports');
+    }
+    expect(await ruleIds(viemAccounts, 'src-main/cli/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(viem, 'src-main/anchor/probe.ts')).toEqual([]);
+    expect(await ruleIds("import Database from 'better-sqlite3';\nexport const x = Database;\n", 'src-main/anchor/probe.ts')).toContain('no-restricted-imports');
+  });
+
   it('lets src-main use Node and src-shared, and tests in src-shared read files', async () => {
     expect(await ruleIds("import { readFileSync } from 'node:fs';\nimport type { Report } from '../../src-shared/verify/report';\nexport const x: [typeof readFileSync, Report | null] = [readFileSync, null];\n", 'src-main/core/probe.ts')).toEqual([]);
     expect(await ruleIds("import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'src-shared/json/probe.test.ts')).toEqual([]);
