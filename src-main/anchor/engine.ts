@@ -23,13 +23,14 @@ import { createHash } from 'node:crypto';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { encodeAnchorHash } from '../../src-shared/anchor/proof';
-import { parseAnchorUrn, resolvedAnchorUrn } from '../../src-shared/anchor/urn';
+import { resolvedAnchorUrn } from '../../src-shared/anchor/urn';
 import { hexEncode, lowerHexDecode } from '../../src-shared/crypto/encoding';
 import { anchorTree, type HashFunction } from '../../src-shared/crypto/merkle';
 import {
   anchorBacklog,
+  anchorRecordAt,
+  batchEtaSeconds,
   closeAnchorBatch,
-  findQueuedAnchor,
   getOpenAnchorBatch,
   highestRecordedNonce,
   listBatchHashes,
@@ -42,8 +43,6 @@ import {
   type AnchorBacklog,
   type AnchorBatchRecord,
 } from '../ledger/anchor-batches';
-import { getAnchor } from '../ledger/anchors';
-import type { ReadableDB } from '../ledger/database';
 import type { Ledger } from '../ledger/open-ledger';
 import { ChainError, type ChainClient } from './chain';
 
@@ -116,30 +115,6 @@ export interface AnchorEngineStatus extends AnchorBacklog {
 
 const nodeSha256: HashFunction = (data) => new Uint8Array(createHash('sha256').update(data).digest());
 
-function etaSeconds(batch: AnchorBatchRecord, now: number): number {
-  return Math.max(0, Math.ceil((Math.max(batch.closes_at, batch.next_attempt_at ?? 0) - now) / 1000));
-}
-
-/**
- * The record of an anchor URN (pending or resolved) as `GET /v1/anchor/<urn>` answers it.
- * Works from the ledger alone, so a service without anchoring still answers for stored anchors.
- *
- * @param database - any ledger handle
- * @param svcAnchor - a pending or resolved URN (already checked with parseAnchorUrn)
- * @param now - ms, for a pending record's eta_seconds
- * @returns the record, or undefined when the ledger has no such anchor
- */
-export function anchorRecordOf(database: ReadableDB, svcAnchor: string, now: number): Record<string, unknown> | undefined {
-  if (parseAnchorUrn(svcAnchor) === undefined) throw new RangeError('anchorRecordOf: not an anchor URN');
-  const row = getAnchor(database, svcAnchor);
-  if (row === undefined) return undefined;
-  if (row.status === 'resolved') return row.record as Record<string, unknown>;
-  const queued = findQueuedAnchor(database, row.svc_anchor);
-  const stored = row.record as { eta_seconds?: unknown };
-  const eta = queued !== undefined ? etaSeconds(queued.batch, now) : typeof stored.eta_seconds === 'number' ? stored.eta_seconds : 0;
-  return { svc_anchor: row.svc_anchor, batch_id: row.batch_id, eta_seconds: eta };
-}
-
 /** The anchoring engine over one ledger and one chain. */
 export class AnchorEngine {
   readonly network: string;
@@ -187,7 +162,7 @@ export class AnchorEngine {
     const at = this.now().getTime();
     const queued = queueAnchorHash(this.options.ledger.writable, { digest: hexEncode(digest), tenant_id: options.tenantId ?? null, at, interval_ms: Math.ceil(this.intervalMs) });
     if (queued.outcome === 'conflict') return { outcome: 'conflict', svc_anchor: queued.svc_anchor, batch_id: queued.batch.batch_id };
-    return { outcome: queued.outcome, svc_anchor: queued.svc_anchor, batch_id: queued.batch.batch_id, eta_seconds: etaSeconds(queued.batch, at) };
+    return { outcome: queued.outcome, svc_anchor: queued.svc_anchor, batch_id: queued.batch.batch_id, eta_seconds: batchEtaSeconds(queued.batch, at) };
   }
 
   /**
@@ -202,10 +177,10 @@ export class AnchorEngine {
   }
 
   /**
-   * The record of an anchor URN, pending or resolved; see {@link anchorRecordOf}.
+   * The record of an anchor URN, pending or resolved; see anchorRecordAt (src-main/ledger).
    */
   lookup(svcAnchor: string): Record<string, unknown> | undefined {
-    return anchorRecordOf(this.options.ledger.readable, svcAnchor, this.now().getTime());
+    return anchorRecordAt(this.options.ledger.readable, svcAnchor, this.now().getTime());
   }
 
   /** The backlog and the last chain error. */

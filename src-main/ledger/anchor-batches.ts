@@ -13,7 +13,7 @@
  * same transaction that queues the hash, and {@link resolveAnchorBatch} resolves them all with
  * the batch, in one transaction.
  */
-import { batchIdOf, pendingAnchorUrn } from '../../src-shared/anchor/urn';
+import { batchIdOf, parseAnchorUrn, pendingAnchorUrn } from '../../src-shared/anchor/urn';
 import { getAnchor, insertAnchor, resolveAnchor } from './anchors';
 import { checkHex64, checkInstant, checkInteger, checkOptionalText, checkText } from './checks';
 import { execute, queryAll, queryOne, transaction, type ReadableDB, type WritableDB } from './database';
@@ -152,7 +152,7 @@ export function queueAnchorHash(
       sql`INSERT INTO anchor_queue (batch, digest, svc_anchor, tenant_id, submitted_at) VALUES (${batch.id}, ${digest}, ${svcAnchor}, ${tenantId}, ${at})`,
     );
     execute(db, sql`UPDATE anchor_batches SET hash_count = hash_count + 1 WHERE id = ${batch.id}`);
-    const etaSeconds = Math.max(0, Math.ceil((batch.closes_at - at) / 1000));
+    const etaSeconds = batchEtaSeconds(batch, at);
     insertAnchor(
       db,
       { svc_anchor: svcAnchor, batch_id: batch.batch_id, receipt_sha256: digest, record: { svc_anchor: svcAnchor, batch_id: batch.batch_id, eta_seconds: etaSeconds }, status: 'pending' },
@@ -311,4 +311,35 @@ export function anchorBacklog(database: ReadableDB): AnchorBacklog {
     sql`SELECT last_error, next_attempt_at FROM anchor_batches WHERE state IN ('closed', 'signed', 'posted') AND last_error IS NOT NULL ORDER BY next_attempt_at DESC LIMIT 1`,
   );
   return { pending_hashes: pending?.n ?? 0, batches: counts, last_error: failing?.last_error ?? null, next_attempt_at: failing?.next_attempt_at ?? null };
+}
+
+/**
+ * Seconds until a batch is expected to post: until it closes, or until its next retry after a
+ * chain error; 0 once it is due.
+ */
+export function batchEtaSeconds(batch: AnchorBatchRecord, now: number): number {
+  return Math.max(0, Math.ceil((Math.max(batch.closes_at, batch.next_attempt_at ?? 0) - now) / 1000));
+}
+
+/**
+ * The record of an anchor URN as `GET /v1/anchor/<urn>` answers it: the resolved record of spec
+ * 2.6 as stored, or the pending record `{svc_anchor, batch_id, eta_seconds}` with the eta of
+ * its batch now. Works from the ledger alone, so a service without anchoring still answers for
+ * the anchors it holds.
+ *
+ * @param database - any handle
+ * @param svcAnchor - a pending or resolved URN
+ * @param now - ms
+ * @returns the record, or undefined when the ledger has no such anchor
+ * @throws RangeError when `svcAnchor` is not an anchor URN
+ */
+export function anchorRecordAt(database: ReadableDB, svcAnchor: string, now: number): Record<string, unknown> | undefined {
+  if (parseAnchorUrn(svcAnchor) === undefined) throw new RangeError('anchorRecordAt: not an anchor URN');
+  const row = getAnchor(database, svcAnchor);
+  if (row === undefined) return undefined;
+  if (row.status === 'resolved') return row.record as Record<string, unknown>;
+  const queued = findQueuedAnchor(database, row.svc_anchor);
+  const stored = row.record as { eta_seconds?: unknown };
+  const eta = queued !== undefined ? batchEtaSeconds(queued.batch, now) : typeof stored.eta_seconds === 'number' ? stored.eta_seconds : 0;
+  return { svc_anchor: row.svc_anchor, batch_id: row.batch_id, eta_seconds: eta };
 }
