@@ -3,8 +3,10 @@
  * service listening on an address.
  *
  * `evroom serve` and the app's Service view start the service through here; the doors do not
- * import each other (docs/architecture.md).
+ * import each other (docs/architecture.md). Anchoring (src-main/anchor) starts here too: by
+ * default on the embedded chain, or on the chain the options name, or not at all.
  */
+import { startAnchoring, type Anchoring, type AnchoringConfig } from '../anchor/anchoring';
 import { buildService, type RequestRecord, type ServiceOptions } from '../http/service';
 
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
@@ -18,6 +20,8 @@ export interface RunningService {
   port: number;
   /** The requests answered last, newest first (never a key or a body). */
   recentRequests(): RequestRecord[];
+  /** The chain anchors go to, or null without anchoring. */
+  anchor: { network: string; rpcUrl: string } | null;
   /** Stops taking requests, lets those in flight finish, closes the ledger and wipes the key. */
   close(): Promise<void>;
 }
@@ -32,6 +36,8 @@ export interface StartServiceOptions {
   rateLimitPerMinute?: number;
   logStream?: NodeJS.WritableStream;
   now?: ServiceOptions['now'];
+  /** Anchoring: default the embedded chain; `false` runs without it (POST /v1/anchor is 503). */
+  anchor?: AnchoringConfig | false;
 }
 
 /**
@@ -50,7 +56,18 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     throw error;
   }
   const seed = keys.active.seed;
+  let anchoring: Anchoring | undefined;
+  if (options.anchor !== false) {
+    try {
+      anchoring = await startAnchoring(options.dataDirectory, workspace.ledger, options.anchor ?? { chain: { kind: 'embedded' } });
+    } catch (error) {
+      workspace.close();
+      seed.fill(0);
+      throw error;
+    }
+  }
   const service = await buildService({
+    ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
     workspace,
     signer: { key_id: keys.active.key_id, seed, public_key: keys.active.public_key, listed: keys.listed },
     ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
@@ -62,6 +79,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     await service.app.listen({ host, port: options.port });
   } catch (error) {
     await service.close();
+    await anchoring?.close();
     workspace.close();
     seed.fill(0);
     const code = (error as { code?: string }).code;
@@ -79,8 +97,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     host,
     port,
     recentRequests: service.recentRequests,
+    anchor: anchoring === undefined ? null : { network: anchoring.network, rpcUrl: anchoring.rpcUrl },
     close: async () => {
       await service.close();
+      await anchoring?.close();
       workspace.close();
       seed.fill(0);
     },

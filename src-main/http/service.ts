@@ -14,11 +14,13 @@ import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
 import type { KeyEntry } from '../../src-shared/verify/context';
 import type { Workspace } from '../operations/workspace';
+import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticate, type Caller } from '../operations/service-admin';
 import { verifierPage } from '../operations/verifier-page';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
 import { APP_VERSION } from '../version';
 import { errorAnswer, HttpError } from './errors';
+import { registerAnchorRoutes } from './routes/anchor';
 import { registerKeysStatusRoutes, type StatusDocument } from './routes/keys-status';
 import { registerPilotRoutes } from './routes/pilot';
 import { registerPricingRubricRoutes } from './routes/pricing-rubric';
@@ -68,6 +70,8 @@ export interface ServiceOptions {
   proPerMonth?: number;
   /** Where request log lines go (Fastify's pino logger); none by default. Keys and bodies are never logged. */
   logStream?: NodeJS.WritableStream;
+  /** The anchoring engine; without it `POST /v1/anchor` answers 503 and tenant receipts carry `anchor: null`. */
+  anchor?: AnchorBackend;
 }
 
 /** What every route module is given. */
@@ -81,6 +85,8 @@ export interface ServiceContext {
   requireCaller(request: FastifyRequest): Caller;
   /** The latest signed /status. */
   status(): StatusDocument;
+  /** The anchoring engine, unless the service runs without anchoring. */
+  readonly anchor: AnchorBackend | undefined;
 }
 
 /** The built service, with what the app's Service view shows. */
@@ -175,6 +181,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     now,
     freePerDay: options.freePerDay ?? FREE_RECEIPTS_PER_DAY,
     proPerMonth: options.proPerMonth ?? PRO_RECEIPTS_PER_MONTH,
+    anchor: options.anchor,
     requireCaller(request) {
       const presented = bearer(request);
       if (presented === undefined) throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', { headers: { 'www-authenticate': 'Bearer' } });
@@ -201,6 +208,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     registerTenantRoutes(scope, context);
     registerPricingRubricRoutes(scope, context);
     registerPilotRoutes(scope, context);
+    registerAnchorRoutes(scope, context);
     registerKeysStatusRoutes(scope, context, { routes: () => routes, update: (document) => (statusDocument = document) });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -1,6 +1,7 @@
 /**
  * `evroom serve`: the HTTP service of the interface, and `evroom service keys rotate`.
  */
+import type { AnchoringConfig } from '../../anchor/anchoring';
 import { resolveDataDirectory } from '../../ledger/data-directory';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../operations/service-issue';
 import { rotateServiceKey } from '../../operations/service-keys';
@@ -12,7 +13,7 @@ import { withCliWorkspace } from './ledger';
 export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
-  usage: 'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--quiet]',
+  usage: 'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE] [--anchor-interval SECONDS] [--confirmations N]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -21,15 +22,32 @@ export const serveSpec: CommandSpec = {
     'the data folder’s service/ (mode 600). Ctrl-C or SIGTERM lets requests in flight finish,',
     'then closes the ledger.',
     'Tenants and API keys: evroom tenants, evroom apikeys. OpenAPI: GET /openapi.json.',
+    'Anchoring (POST /v1/anchor): by default on an embedded local chain (anvil, network',
+    'anvil-local) whose state and anchor account key (mode 600) live in the data folder’s',
+    'anchor/; --chain-rpc, --chain-name and --chain-key-file (a 0600 file holding the funded',
+    'account’s private key as 0x hex) point at any EVM JSON-RPC instead. --no-anchor runs',
+    'without anchoring (POST /v1/anchor answers 503). Chain errors go to standard error.',
   ],
   options: {
     port: { type: 'string', value: 'N', help: 'the port (default 8787; 0: any free port)' },
     host: { type: 'string', value: 'ADDR', help: 'the address to listen on (default 127.0.0.1)' },
     'rate-limit': { type: 'string', value: 'N', help: `requests a minute per client address on every route (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})` },
     quiet: { type: 'boolean', help: 'no request log lines' },
+    'no-anchor': { type: 'boolean', help: 'run without anchoring' },
+    'chain-rpc': { type: 'string', value: 'URL', help: 'anchor on this EVM JSON-RPC instead of the embedded chain' },
+    'chain-name': { type: 'string', value: 'NAME', help: 'the network name resolved anchors carry (e.g. base); with --chain-rpc' },
+    'chain-key-file': { type: 'string', value: 'FILE', help: 'the anchor account’s private key (0x hex, mode 600); with --chain-rpc' },
+    'anchor-interval': { type: 'string', value: 'SECONDS', help: 'seconds a batch stays open (default 60; fractions allowed)' },
+    confirmations: { type: 'string', value: 'N', help: 'blocks before a batch resolves (default 1)' },
   },
   exitCodes: ['0  stopped by Ctrl-C or SIGTERM', '2  usage error, or the address or data folder cannot be used'],
-  examples: ['evroom serve', 'evroom serve --port 0', 'evroom serve --host 0.0.0.0 --port 8080'],
+  examples: [
+    'evroom serve',
+    'evroom serve --port 0',
+    'evroom serve --host 0.0.0.0 --port 8080',
+    'evroom serve --chain-rpc https://mainnet.base.org --chain-name base --chain-key-file anchor-key --confirmations 3',
+    'evroom serve --no-anchor',
+  ],
 };
 
 export const serviceSpec: CommandSpec = {
@@ -52,6 +70,39 @@ function wholeNumber(name: string, text: string | undefined, min: number, max: n
   return Number(text);
 }
 
+/** The anchoring the serve options ask for. */
+function anchoringOptions(parsed: ReturnType<typeof parseCommandArguments>, terminal: Terminal): AnchoringConfig | false {
+  const rpc = optionValue(parsed, 'chain-rpc');
+  const name = optionValue(parsed, 'chain-name');
+  const keyFile = optionValue(parsed, 'chain-key-file');
+  const intervalText = optionValue(parsed, 'anchor-interval');
+  const confirmationsText = optionValue(parsed, 'confirmations');
+  if (flag(parsed, 'no-anchor')) {
+    const other = ['chain-rpc', 'chain-name', 'chain-key-file', 'anchor-interval', 'confirmations'].find((option) => optionValue(parsed, option) !== undefined);
+    if (other !== undefined) throw new CliError(`serve: --no-anchor and --${other} do not go together`);
+    return false;
+  }
+  const given = [rpc, name, keyFile].filter((value) => value !== undefined).length;
+  if (given !== 0 && given !== 3) throw new CliError('serve: --chain-rpc, --chain-name and --chain-key-file go together (all three, or none for the embedded chain)');
+  let intervalSeconds: number | undefined;
+  if (intervalText !== undefined) {
+    if (!/^\d{1,5}(?:\.\d{1,3})?$/.test(intervalText) || Number(intervalText) < 0.01 || Number(intervalText) > 86_400) {
+      throw new CliError(`serve: --anchor-interval must be seconds from 0.01 to 86400, not '${intervalText}'`);
+    }
+    intervalSeconds = Number(intervalText);
+  }
+  const confirmations = wholeNumber('confirmations', confirmationsText, 1, 1000, 1);
+  // Test-only (checked when anchoring starts): see src-main/anchor/engine.ts.
+  const crashPoint = process.env.EVROOM_ANCHOR_CRASH_POINT;
+  return {
+    chain: rpc !== undefined && name !== undefined && keyFile !== undefined ? { kind: 'rpc', rpcUrl: rpc, network: name, keyFile } : { kind: 'embedded' },
+    confirmations,
+    ...(intervalSeconds === undefined ? {} : { intervalSeconds }),
+    ...(crashPoint === undefined || crashPoint === '' ? {} : { crashPoint }),
+    log: (line) => writeLine(terminal.err, line),
+  };
+}
+
 /** Runs `evroom serve` until Ctrl-C or SIGTERM. */
 export async function runServe(argv: readonly string[], terminal: Terminal): Promise<number> {
   const parsed = parseCommandArguments(serveSpec, argv);
@@ -59,15 +110,23 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   const port = wholeNumber('port', optionValue(parsed, 'port'), 0, 65535, 8787);
   const rateLimit = wholeNumber('rate-limit', optionValue(parsed, 'rate-limit'), 1, 1_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE);
   const host = optionValue(parsed, 'host') ?? '127.0.0.1';
+  let anchor: AnchoringConfig | false;
+  try {
+    anchor = anchoringOptions(parsed, terminal);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
+  }
   let service;
   try {
     // Loaded when serving, not for every evroom command: Fastify and its plugins take a while to load.
     const { startService } = await import('../../app/service-mode');
-    service = await startService({ dataDirectory: resolveDataDirectory(), host, port, rateLimitPerMinute: rateLimit, ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }) });
+    service = await startService({ dataDirectory: resolveDataDirectory(), host, port, rateLimitPerMinute: rateLimit, anchor, ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }) });
   } catch (error) {
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
   }
   writeLine(terminal.out, `Evidence Room service at ${service.url}`);
+  writeLine(terminal.err, service.anchor === null ? 'Anchoring is off (--no-anchor).' : `Anchoring on ${service.anchor.network} at ${service.anchor.rpcUrl}.`);
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') writeLine(terminal.err, `Listening on ${host}: reachable from other machines. Press Ctrl-C to stop.`);
   await new Promise<void>((resolveStop) => {
     const stop = (): void => {

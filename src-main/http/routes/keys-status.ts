@@ -17,6 +17,25 @@ export const KEYS_NOTE = 'Listing a key confers no trust: pin a key you have che
 /** A signed /status document. */
 export type StatusDocument = JsonObject;
 
+/**
+ * The anchoring engine's backlog as /status shows it: hashes not yet resolved, batches by
+ * state, the last chain error and the next retry; `{enabled: false}` without anchoring.
+ */
+export function anchorStatus(context: ServiceContext): JsonObject {
+  if (context.anchor === undefined) return { enabled: false };
+  const status = context.anchor.status();
+  return {
+    enabled: true,
+    network: status.network,
+    interval_seconds: status.interval_seconds,
+    confirmations: status.confirmations,
+    pending_hashes: status.pending_hashes,
+    batches: { ...status.batches },
+    last_error: status.last_error,
+    next_retry_at: status.next_retry_at,
+  };
+}
+
 /** Registers /v1/keys and /status, and keeps /status fresh until the service closes. */
 export function registerKeysStatusRoutes(app: FastifyInstance, context: ServiceContext, status: { routes(): readonly string[]; update(document: StatusDocument): void }): void {
   app.get('/v1/keys', { schema: { summary: 'The signing keys this service advertises (a key file; listing confers no trust)', tags: ['keys'] } }, async () => ({
@@ -32,16 +51,23 @@ export function registerKeysStatusRoutes(app: FastifyInstance, context: ServiceC
     note: KEYS_NOTE,
   }));
 
+  let signedAnchor = '';
   function regenerate(): void {
     const endpoints = [...new Set(status.routes())]
       .filter((route) => !route.endsWith(' /openapi.json') && !route.endsWith(' /verifier'))
       .sort()
       .map((route) => ({ route, status: 'up' }));
-    const unsigned: JsonObject = { generated_at: context.now().toISOString(), key_id: context.signer.key_id, endpoints };
+    const anchor = anchorStatus(context);
+    signedAnchor = JSON.stringify(anchor);
+    const unsigned: JsonObject = { generated_at: context.now().toISOString(), key_id: context.signer.key_id, endpoints, anchor };
     status.update(signRuleD1(unsigned, context.signer.seed, context.workspace.crypto));
   }
 
-  app.get('/status', { schema: { summary: 'Every route’s status, signed under Rule D1, regenerated every 60 s', tags: ['keys'] } }, async () => context.status());
+  // Regenerated every 60 s, and at once when the anchoring backlog changed since the last one.
+  app.get('/status', { schema: { summary: 'Every route’s status and the anchoring backlog, signed under Rule D1, regenerated every 60 s (and when the backlog changes)', tags: ['keys'] } }, async () => {
+    if (context.anchor !== undefined && JSON.stringify(anchorStatus(context)) !== signedAnchor) regenerate();
+    return context.status();
+  });
 
   let timer: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
+import { anchorIssuedReceipt } from '../../operations/anchor-submit';
 import { exportEvidence } from '../../operations/evidence';
 import type { Caller } from '../../operations/service-admin';
 import { issueProfile, tenantQuota, type EmitRequest } from '../../operations/service-issue';
@@ -38,8 +39,8 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
       const now = context.now();
       try {
         const issued = await issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context) });
-        // Scale and enterprise receipts are anchored once the anchoring engine is plugged in.
-        return reply.code(201).send({ receipt: issued.document, anchor: null });
+        // Scale and enterprise receipts are queued for anchoring (null without anchoring or on other tiers).
+        return reply.code(201).send({ receipt: issued.document, anchor: anchorIssuedReceipt(context.anchor, caller, issued.receipt_sha256) });
       } catch (error) {
         throw asQuotaError(error, now);
       }

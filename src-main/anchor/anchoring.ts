@@ -1,0 +1,190 @@
+/**
+ * Anchoring, composed for the service: which chain, which account, and the engine over them.
+ *
+ * - Embedded (the default): anvil from npm on 127.0.0.1 with its state in
+ *   `<data>/anchor/anvil-state.json` (anchors survive a restart), network name `anvil-local`.
+ *   The anchor account's key is made on first start in `<data>/anchor/anchor-key` (mode 0600,
+ *   `0x` + 64 hex) and the account is funded with anvil_setBalance at every start. A small
+ *   watchdog process stops anvil if the service dies without stopping it (SIGKILL, a crash).
+ * - Any EVM JSON-RPC: `rpcUrl`, a network name, and a key file (0600) read with
+ *   readAnchorKeyFile; the account must hold funds for gas. A chain that does not answer at
+ *   start is not fatal: the engine keeps batches pending and retries.
+ *
+ * The private key stays in the viem account; it is never logged or printed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { generatePrivateKey } from 'viem/accounts';
+import { isAnchorNetwork } from '../../src-shared/anchor/urn';
+import type { Ledger } from '../ledger/open-ledger';
+import { EMBEDDED_NETWORK, startAnvil, type AnvilProcess } from './anvil';
+import { anchorAccount, ChainClient, ChainError, readAnchorKeyFile } from './chain';
+import { ANCHOR_CRASH_POINTS, AnchorEngine, type AnchorCrashPoint } from './engine';
+
+/** The folder of anchoring's files inside the data folder. */
+export const ANCHOR_FOLDER = 'anchor';
+/** The embedded chain's state file, in {@link ANCHOR_FOLDER}. */
+export const ANVIL_STATE_FILE = 'anvil-state.json';
+/** The embedded anchor account's key file, in {@link ANCHOR_FOLDER}. */
+export const ANCHOR_KEY_FILE = 'anchor-key';
+
+/** Which chain to anchor on. */
+export type AnchorChainConfig = { kind: 'embedded' } | { kind: 'rpc'; rpcUrl: string; network: string; keyFile: string };
+
+/** How to anchor. */
+export interface AnchoringConfig {
+  chain: AnchorChainConfig;
+  /** Seconds a batch stays open (fractions allowed); default 60. */
+  intervalSeconds?: number;
+  /** Blocks before a batch resolves; default 1. */
+  confirmations?: number;
+  /** Test-only crash point (EVROOM_ANCHOR_CRASH_POINT), one of ANCHOR_CRASH_POINTS. */
+  crashPoint?: string;
+  /** Where chain errors go, one line each. */
+  log?: (line: string) => void;
+}
+
+/** Anchoring, running. */
+export interface Anchoring {
+  engine: AnchorEngine;
+  network: string;
+  /** The chain's JSON-RPC (for counterparties' steps 2-3). */
+  rpcUrl: string;
+  /** Stops the engine (waiting for a pass in flight), then the embedded chain if any. */
+  close(): Promise<void>;
+}
+
+/** Why anchoring cannot start. */
+export class AnchoringConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AnchoringConfigError';
+  }
+}
+
+/**
+ * The test-only crash point named by an environment value.
+ *
+ * @returns it, or undefined when unset
+ * @throws AnchoringConfigError for an unknown value
+ */
+export function crashPointFrom(value: string | undefined): AnchorCrashPoint | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!(ANCHOR_CRASH_POINTS as readonly string[]).includes(value)) throw new AnchoringConfigError(`EVROOM_ANCHOR_CRASH_POINT must be one of ${ANCHOR_CRASH_POINTS.join(', ')}.`);
+  return value as AnchorCrashPoint;
+}
+
+/** The embedded account's key, made on first use (0600 in a 0700 folder). */
+function embeddedKey(folder: string): `0x${string}` {
+  const file = path.join(folder, ANCHOR_KEY_FILE);
+  if (!fs.existsSync(file)) {
+    try {
+      fs.writeFileSync(file, `${generatePrivateKey()}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return readAnchorKeyFile(file);
+}
+
+const WATCHDOG = `
+const parent = Number(process.argv[1]);
+const child = Number(process.argv[2]);
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (error) { return error.code === 'EPERM'; } };
+const timer = setInterval(() => {
+  if (!alive(child)) process.exit(0);
+  if (process.ppid !== parent) {
+    clearInterval(timer);
+    try { process.kill(child, 'SIGTERM'); } catch {}
+    setTimeout(() => { try { process.kill(child, 'SIGKILL'); } catch {} process.exit(0); }, 5000).unref();
+  }
+}, 500);
+`;
+
+/**
+ * Starts a watchdog that stops `child` (SIGTERM, so anvil writes its state; SIGKILL after 5 s)
+ * once this process is gone, whatever way it died.
+ *
+ * @returns the watchdog process (kill it when `child` is stopped normally)
+ */
+export function startWatchdog(child: ChildProcess): ChildProcess | undefined {
+  if (child.pid === undefined || process.platform === 'win32') return undefined;
+  const watchdog = spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(child.pid)], {
+    stdio: 'ignore',
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+  });
+  watchdog.on('error', () => undefined);
+  watchdog.unref();
+  return watchdog;
+}
+
+/**
+ * Starts anchoring over a ledger.
+ *
+ * @param dataDirectory - The data folder (embedded chain state and key live in its anchor/).
+ * @param ledger - The open ledger.
+ * @param config - See {@link AnchoringConfig}.
+ * @returns the running engine and how to stop it
+ * @throws AnchoringConfigError for a bad network name, interval or confirmations; ChainError
+ *   for an unusable key file or RPC URL; AnvilError when the embedded chain cannot start
+ */
+export async function startAnchoring(dataDirectory: string, ledger: Ledger, config: AnchoringConfig): Promise<Anchoring> {
+  const intervalSeconds = config.intervalSeconds ?? 60;
+  if (!Number.isFinite(intervalSeconds) || intervalSeconds < 0.01 || intervalSeconds > 86_400) throw new AnchoringConfigError('The anchor interval must be from 0.01 to 86400 seconds.');
+  const crashPoint = crashPointFrom(config.crashPoint);
+  const confirmations = config.confirmations ?? 1;
+  if (!Number.isSafeInteger(confirmations) || confirmations < 1 || confirmations > 1000) throw new AnchoringConfigError('confirmations must be a whole number from 1 to 1000.');
+  let anvil: AnvilProcess | undefined;
+  let watchdog: ChildProcess | undefined;
+  let chain: ChainClient;
+  let network: string;
+  let privateKey: `0x${string}`;
+  if (config.chain.kind === 'rpc') {
+    if (!isAnchorNetwork(config.chain.network)) throw new AnchoringConfigError(`The chain name ${JSON.stringify(config.chain.network)} must be lowercase letters, digits and inner hyphens, start with a letter, be at most 64 characters, and not be "pending".`);
+    network = config.chain.network;
+    chain = new ChainClient(config.chain.rpcUrl);
+    privateKey = readAnchorKeyFile(config.chain.keyFile);
+  } else {
+    const folder = path.join(dataDirectory, ANCHOR_FOLDER);
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    privateKey = embeddedKey(folder);
+    anvil = await startAnvil({ stateFile: path.join(folder, ANVIL_STATE_FILE) });
+    watchdog = startWatchdog(anvil.child);
+    network = EMBEDDED_NETWORK;
+    chain = new ChainClient(anvil.rpcUrl);
+  }
+  const account = anchorAccount(privateKey);
+  const stopChain = async (): Promise<void> => {
+    await anvil?.stop();
+    if (watchdog !== undefined && watchdog.exitCode === null) watchdog.kill('SIGKILL');
+  };
+  if (anvil !== undefined) {
+    try {
+      await chain.fundOnDevelopmentChain(account.address);
+    } catch (error) {
+      await stopChain();
+      throw error instanceof ChainError ? new AnchoringConfigError(`The embedded chain did not take the anchor account's funds: ${error.message}`) : error;
+    }
+  }
+  const engine = new AnchorEngine({
+    ledger,
+    chain,
+    account,
+    network,
+    intervalMs: intervalSeconds * 1000,
+    confirmations,
+    ...(crashPoint === undefined ? {} : { crashPoint }),
+    ...(config.log === undefined ? {} : { log: config.log }),
+  });
+  engine.start();
+  return {
+    engine,
+    network,
+    rpcUrl: chain.rpcUrl,
+    close: async () => {
+      await engine.stop();
+      await stopChain();
+    },
+  };
+}
