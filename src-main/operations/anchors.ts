@@ -361,7 +361,7 @@ export async function checkAnchorOnChain(workspace: Workspace, id: number, chain
       confirmations: chain.confirmations,
       timeoutMs: CHAIN_TIMEOUT_MS,
       ...(chain.rpc_url === null
-        ? { uncheckedReason: 'No chain RPC is set: steps 2 and 3 were not checked. Set the chain RPC URL in Settings, then check again.' }
+        ? { uncheckedReason: 'No chain RPC is set in Settings, so steps 2 and 3 were not checked.' }
         : { rpcUrl: chain.rpc_url }),
     });
     steps = verification.steps;

@@ -296,16 +296,7 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
               <p className="notice-title">Steps 2 and 3 were not checked</p>
               <p>{result.outcome.steps[1]?.detail}</p>
               <p className="notice-hint">
-                {result.outcome.rpc === null ? (
-                  <>
-                    Set a chain RPC URL in <a href={hrefFor(['settings'])}>Settings</a>, then check again.
-                  </>
-                ) : (
-                  <>
-                    Check the chain RPC URL in <a href={hrefFor(['settings'])}>Settings</a>, or try again when the chain answers.
-                  </>
-                )}{' '}
-                The last recorded check was kept.
+                {result.outcome.rpc === null ? <a href={hrefFor(['settings'])}>Set the chain RPC in Settings</a> : <a href={hrefFor(['settings'])}>Check the chain RPC in Settings</a>} · The last recorded check was kept.
               </p>
             </div>
           )}

@@ -144,8 +144,8 @@ function AnchorRecords({ state, batch }: { state: AnchorState | undefined; batch
     <Panel title={title}>
       <form className="toolbar anchor-filters" onSubmit={(event) => event.preventDefault()} aria-label="Filter anchor records">
         <label>
-          State
-          <select value={state ?? ''} onChange={(event) => navigate(['anchors'], { state: event.target.value || undefined, batch }, true)}>
+          <span>State</span>
+          <select value={state ?? ''} aria-label="State" data-testid="anchor-state-filter" onChange={(event) => navigate(['anchors'], { state: event.target.value || undefined, batch }, true)}>
             <option value="">Every state</option>
             {ANCHOR_STATES.map((name) => (
               <option key={name} value={name}>
