@@ -14,6 +14,7 @@ import { TrustView } from './views/trust';
 import { SettingsView } from './views/settings';
 import { ReportsView } from './views/reports';
 import { ServiceView } from './views/service';
+import { AnchorsView } from './views/anchors';
 import { ErrorNotice } from './components/ui';
 import { ShieldIcon } from './components/icons';
 
@@ -22,6 +23,7 @@ const NAVIGATION: { path: string; label: string; icon: ReactNode }[] = [
   { path: 'receipts', label: 'Receipts', icon: '☰' },
   { path: 'verify', label: 'Verify', icon: '✓' },
   { path: 'bundles', label: 'Bundles', icon: '▣' },
+  { path: 'anchors', label: 'Anchors', icon: '⚓' },
   { path: 'trust', label: 'Trust store', icon: <ShieldIcon size={14} /> },
   { path: 'reports', label: 'Reports', icon: '▤' },
   { path: 'service', label: 'Service', icon: '⇄' },
@@ -56,6 +58,8 @@ function viewFor(path: string[], query: URLSearchParams): ReactNode {
       return <VerifyView />;
     case 'bundles':
       return <BundlesView id={id ? Number(id) : undefined} />;
+    case 'anchors':
+      return <AnchorsView id={id} query={query} />;
     case 'trust':
       return <TrustView />;
     case 'reports':

@@ -40,6 +40,7 @@ import { signedContent } from '../../src-shared/verify/signed-content';
 import { pinnedTrust } from '../../src-shared/verify/keys';
 import { describeError, OperationError } from '../operations/errors';
 import { exportEvidence } from '../operations/evidence';
+import { anchorBatches, anchorDetail, checkAnchorOnChain, listAnchorRows, receiptAnchor, receiptAnchorDetail } from '../operations/anchors';
 import { loadSamples } from '../operations/load-samples';
 import { createReport, diffReports, listReports, readKeptReport, readVerifiedReport, renderKeptReport } from '../operations/report';
 import { apiKeys, createTenant, issueApiKey, revokeKeyByPrefix, tenantQuotaUse, tenants } from '../operations/service-admin';
@@ -308,7 +309,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
           imported_at: source.imported_at,
           ...(source.kind === 'bundle' && /^\d+$/.test(source.ref) ? { bundle_id: Number(source.ref) } : {}),
         })),
-        anchor: null,
+        anchor: receiptAnchor(open, stored.receipt_sha256),
       };
     },
 
@@ -403,7 +404,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
 
     'settings.set': (input) => {
       const current = readSettings(options.dataDirectory);
-      const next = { theme: input.theme ?? current.theme, limits: { ...current.limits, ...input.limits } };
+      const next = { theme: input.theme ?? current.theme, limits: { ...current.limits, ...input.limits }, chain: { ...current.chain, ...input.chain } };
       mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
       writeSettings(options.dataDirectory, next);
       return settings();
@@ -497,6 +498,12 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     },
 
     'apikeys.revoke': (input) => toApiKey(revokeKeyByPrefix(workspace(), input.prefix)),
+
+    'anchors.batches': (input) => anchorBatches(workspace(), input),
+    'anchors.list': (input) => listAnchorRows(workspace(), input),
+    'anchors.get': (input) => anchorDetail(workspace(), input.id),
+    'anchors.ofReceipt': (input) => receiptAnchorDetail(workspace(), input.id),
+    'anchors.check': (input) => checkAnchorOnChain(workspace(), input.id, readSettings(options.dataDirectory).chain),
   };
 
   const dispatch = (async (method: string, input: unknown) => {

@@ -3,21 +3,24 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { THEMES, type Limits, type Theme } from '../../src-shared/api/contract';
+import { DEFAULT_CONFIRMATIONS, MAX_CONFIRMATIONS, THEMES, isRpcUrl, type ChainSettings, type Limits, type Theme } from '../../src-shared/api/contract';
 import { DEFAULT_ZIP_LIMITS } from '../evidence/limits';
 
 export interface StoredSettings {
   theme: Theme;
   limits: Limits;
+  /** The chain RPC the anchors view checks steps 2-3 against (none by default). */
+  chain: ChainSettings;
 }
 
 const FILE_NAME = 'settings.json';
 
-/** The defaults: follow the system theme; the zip limits of src-main/evidence/limits.ts. */
+/** The defaults: follow the system theme; the zip limits of src-main/evidence/limits.ts; no chain RPC. */
 export function defaultSettings(): StoredSettings {
   return {
     theme: 'system',
     limits: { maxEntries: DEFAULT_ZIP_LIMITS.maxEntries, maxBytes: DEFAULT_ZIP_LIMITS.maxBytes, maxRatio: DEFAULT_ZIP_LIMITS.maxRatio },
+    chain: { rpc_url: null, confirmations: DEFAULT_CONFIRMATIONS },
   };
 }
 
@@ -36,13 +39,18 @@ export function readSettings(dataDirectory: string): StoredSettings {
     return settings;
   }
   if (typeof stored !== 'object' || stored === null) return settings;
-  const { theme, limits } = stored as { theme?: unknown; limits?: Record<string, unknown> };
+  const { theme, limits, chain } = stored as { theme?: unknown; limits?: Record<string, unknown>; chain?: Record<string, unknown> };
   if (typeof theme === 'string' && (THEMES as readonly string[]).includes(theme)) settings.theme = theme as Theme;
   if (typeof limits === 'object' && limits !== null) {
     for (const name of ['maxEntries', 'maxBytes', 'maxRatio'] as const) {
       const value = limits[name];
       if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) settings.limits[name] = value;
     }
+  }
+  if (typeof chain === 'object' && chain !== null) {
+    if (isRpcUrl(chain.rpc_url)) settings.chain.rpc_url = chain.rpc_url;
+    const confirmations = chain.confirmations;
+    if (typeof confirmations === 'number' && Number.isInteger(confirmations) && confirmations >= 1 && confirmations <= MAX_CONFIRMATIONS) settings.chain.confirmations = confirmations;
   }
   return settings;
 }

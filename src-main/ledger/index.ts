@@ -102,6 +102,19 @@ export {
   type NewAnchor,
 } from './anchors';
 export {
+  MAX_ANCHOR_PAGE,
+  anchorStateTotals,
+  anchorsOfReceipt,
+  getAnchorState,
+  listAnchorBatches,
+  listAnchorStates,
+  recordAnchorCheck,
+  uncheckedAnchors,
+  type AnchorBatchRecord,
+  type AnchorStateRecord,
+  type UncheckedAnchor,
+} from './anchor-checks';
+export {
   AUDIT_ACTIONS,
   GENESIS_SHA256,
   appendAudit,

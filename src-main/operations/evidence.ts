@@ -7,6 +7,7 @@
  */
 import { exportBundle, type ExportOptions, type ExportResult } from '../evidence/export-bundle';
 import { importBundle, type ImportOptions, type ImportResult } from '../evidence/import-bundle';
+import { checkAnchorsOffline } from './anchors';
 import type { Workspace } from './workspace';
 
 /**
@@ -15,12 +16,17 @@ import type { Workspace } from './workspace';
  * @param workspace - The open workspace.
  * @param file - The zip file (a path the user chose, or an upload saved to a temporary file).
  * @param options - Limits, progress, cancellation, the recorded file name.
+ * After the ledger writes, step 1 of anchor verification runs once for the anchors no check has
+ * judged yet (operations/anchors.ts), so the anchors view lists stored states.
+ *
  * @returns The import's outcome (findings included).
  * @throws BundleError when the bundle is refused (nothing written); ImportCancelledError or
  *   ImportInterruptedError when it stopped part-way (the bundle is kept partial).
  */
-export function importEvidence(workspace: Workspace, file: string, options: ImportOptions = {}): Promise<ImportResult> {
-  return importBundle(workspace.ledger, file, options);
+export async function importEvidence(workspace: Workspace, file: string, options: ImportOptions = {}): Promise<ImportResult> {
+  const result = await importBundle(workspace.ledger, file, options);
+  await checkAnchorsOffline(workspace);
+  return result;
 }
 
 /**

@@ -7,12 +7,13 @@
  * hash with their own tools rather than take the app's word for it.
  */
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { ReceiptDetail, ReceiptSource, SignedContent } from '../../src-shared/api/contract';
+import type { AnchorDetail, ReceiptDetail, ReceiptSource, SignedContent } from '../../src-shared/api/contract';
 import { api, errorMessage } from '../api';
 import { ApiCallError } from '../transport';
 import { hrefFor } from '../router';
 import { Code, ErrorNotice, Fields, Loading, Page, Panel, formatInstant } from '../components/ui';
 import { ReportView } from '../components/report-view';
+import { AnchorPanel, AnchorStateBadge } from '../components/anchor-panel';
 import { DecodedFields, DocumentText, parseDocument } from '../components/receipts-decoded';
 import { CopyButton, listHref } from '../components/receipts-shared';
 import './receipt-detail.css';
@@ -136,17 +137,20 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
           <h3 className="detail-subheading">Sources</h3>
           <Sources sources={receipt.sources} />
           <h3 className="detail-subheading">Anchor</h3>
-          {receipt.anchor === null || receipt.anchor === undefined ? (
+          {receipt.anchor.anchors.length === 0 ? (
             <p className="detail-none" data-testid="anchor">
               No anchor record for this receipt.
             </p>
           ) : (
-            <pre className="code-block" data-testid="anchor">
-              {JSON.stringify(receipt.anchor, null, 2)}
-            </pre>
+            <p className="detail-none" data-testid="anchor">
+              <AnchorStateBadge state={receipt.anchor.state} /> {receipt.anchor.anchors.length === 1 ? 'One anchor record' : `${receipt.anchor.anchors.length} anchor records`}:{' '}
+              <a href="#receipt-anchor">see the anchor panel below</a>.
+            </p>
           )}
         </Panel>
       </div>
+
+      {receipt.anchor.anchors.length > 0 && <ReceiptAnchorPanel receiptId={receipt.id} />}
 
       <Panel title="Decoded fields">
         <DecodedFields parsed={parsed} format={receipt.format} />
@@ -165,6 +169,38 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
         <a href={back}>← Back to receipts</a>
       </p>
     </Page>
+  );
+}
+
+/** The receipt's anchor records in full (loaded on their own: a receipt shows without them). */
+function ReceiptAnchorPanel({ receiptId }: { receiptId: number }) {
+  const [anchors, setAnchors] = useState<AnchorDetail[] | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    let cancelled = false;
+    api['anchors.ofReceipt']({ id: receiptId }).then(
+      (answer) => {
+        if (!cancelled) setAnchors(answer.anchors);
+      },
+      (reason: unknown) => {
+        if (!cancelled) setError(errorMessage(reason));
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [receiptId]);
+  const replace = (next: AnchorDetail): void => setAnchors((current) => current?.map((anchor) => (anchor.id === next.id ? next : anchor)));
+  return (
+    <section id="receipt-anchor" tabIndex={-1} aria-label="Anchor">
+      <Panel title="Anchor">
+        {error && <ErrorNotice title="The anchor records could not be loaded" message={error} />}
+        {!anchors && !error && <Loading label="Loading the anchor records…" />}
+        {anchors?.map((anchor) => (
+          <AnchorPanel key={anchor.id} detail={anchor} onChange={replace} />
+        ))}
+      </Panel>
+    </section>
   );
 }
 

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { THEMES, type Limits, type Settings, type Theme } from '../../src-shared/api/contract';
 import { api, errorMessage, useApi } from '../api';
 import { Button, ErrorNotice, Loading, Page, Panel, formatCount } from '../components/ui';
+import { ChainSettingsForm } from '../components/chain-settings';
 import './settings.css';
 
 /**
@@ -159,6 +160,10 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
           {themeState.saving ? 'Saving…' : themeState.saved ? 'Theme saved.' : ''}
         </p>
         {themeState.error && <ErrorNotice title="The theme was applied but not saved" message={themeState.error} hint="It will be back to the previous theme after a restart. Pick it again to retry." />}
+      </Panel>
+
+      <Panel title="Chain for anchor checks">
+        <ChainSettingsForm initial={initial.chain} />
       </Panel>
 
       <Panel title="Import limits">

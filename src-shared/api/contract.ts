@@ -36,7 +36,9 @@ import {
   optionalTimestamp,
   stringField,
 } from './validate';
+import { ANCHOR_API, chainSettingsInput, type AnchorApiParams, type AnchorApiResults, type ChainSettings, type ReceiptAnchor } from './anchor-contract';
 
+export * from './anchor-contract';
 export { API_KEY_SCOPES, ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TIERS, TRUST_STATUSES };
 export type { ApiKeyScope, Tier };
 export type { ErrorEnvelope };
@@ -122,8 +124,8 @@ export interface ReceiptDetail extends ReceiptRow {
   /** The canonical bytes its signatures cover. */
   signed: SignedContent[];
   sources: ReceiptSource[];
-  /** The anchor record for this receipt, when one is known (anchoring fills it in). */
-  anchor: null;
+  /** The receipt's anchor state and records (state `none` and no records when it has none). */
+  anchor: ReceiptAnchor;
 }
 
 export interface FormatCount {
@@ -298,6 +300,8 @@ export interface Settings {
   dataDirectory: string;
   theme: Theme;
   limits: Limits;
+  /** The chain the anchors view asks for steps 2-3 of a check. */
+  chain: ChainSettings;
 }
 
 export interface ExportResult {
@@ -505,7 +509,7 @@ function scopesField(source: Record<string, unknown>): ApiKeyScope[] | undefined
 }
 
 /** What each method takes, as the caller writes it (`undefined`: nothing). */
-export interface AppApiParams {
+export interface AppApiParams extends AnchorApiParams {
   info: undefined;
   overview: undefined;
   'receipts.list': { filters?: ReceiptFilters; sort?: ReceiptSortColumn; direction?: 'asc' | 'desc'; after?: string; limit?: number };
@@ -528,7 +532,7 @@ export interface AppApiParams {
   'trust.unpin': { key_id: string };
   'trust.audit': { limit?: number };
   'settings.get': undefined;
-  'settings.set': { theme?: Theme; limits?: Partial<Limits> };
+  'settings.set': { theme?: Theme; limits?: Partial<Limits>; chain?: Partial<ChainSettings> };
   'exports.create': { filters?: ReceiptFilters; name?: string };
   'samples.load': undefined;
   'reports.list': undefined;
@@ -615,7 +619,7 @@ export const APP_API: Validators = {
   'trust.audit': (input) => ({ limit: optionalInteger(objectInput(input, ['limit']), 'limit', 1, 1000) ?? 200 }),
   'settings.get': noInput,
   'settings.set': (input) => {
-    const source = objectInput(input, ['theme', 'limits']);
+    const source = objectInput(input, ['theme', 'limits', 'chain']);
     const result: AppApiParams['settings.set'] = {};
     put(result, 'theme', optionalOneOf(source, 'theme', THEMES));
     if (source.limits !== undefined) {
@@ -626,6 +630,7 @@ export const APP_API: Validators = {
       put(chosen, 'maxRatio', optionalInteger(limits, 'maxRatio', 1, 100_000));
       result.limits = chosen;
     }
+    if (source.chain !== undefined) result.chain = chainSettingsInput(source.chain);
     return result;
   },
   'exports.create': (input) => {
@@ -683,6 +688,7 @@ export const APP_API: Validators = {
     if (!KEY_PREFIX.test(prefix)) throw new ApiInputError('prefix must be a key prefix as listed, like svc_pro_Ab12Cd34', '/prefix');
     return { prefix };
   },
+  ...ANCHOR_API,
 };
 
 export type AppApiMethod = keyof AppApiParams;
@@ -690,7 +696,7 @@ export type AppApiMethod = keyof AppApiParams;
 export type AppApiInput<M extends AppApiMethod> = AppApiParams[M];
 
 /** The result type of each method. */
-export interface AppApiResults {
+export interface AppApiResults extends AnchorApiResults {
   info: AppInfo;
   overview: Overview;
   'receipts.list': ReceiptPage;

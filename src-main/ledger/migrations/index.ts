@@ -6,10 +6,17 @@ import { initialMigration } from './0001-initial';
 import { batchCountsMigration } from './0002-batch-counts';
 import { serviceMigration } from './0003-service';
 import { anchorEngineMigration } from './0004-anchor-engine';
+import { anchorChecksMigration } from './0005-anchor-checks';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
 export { LEDGER_APPLICATION_ID } from './0001-initial';
 
 /** The migrations compiled into this program, oldest first. */
-export const MIGRATIONS: readonly Migration[] = [initialMigration, batchCountsMigration, serviceMigration, anchorEngineMigration];
+export const MIGRATIONS: readonly Migration[] = [
+  initialMigration,
+  batchCountsMigration,
+  serviceMigration,
+  anchorEngineMigration,
+  anchorChecksMigration,
+];

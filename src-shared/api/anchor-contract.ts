@@ -1,0 +1,284 @@
+/**
+ * The anchors part of the app API contract (PROTOCOL section 8): the words for an anchor's
+ * state, the shapes the Anchors view and a receipt's anchor panel show, the chain settings, and
+ * the validators of the `anchors.*` methods. contract.ts names the methods; this module keeps
+ * their shapes together so the rest of the contract stays short.
+ *
+ * States, from what the ledger recorded and the last check found:
+ * - `pending`: the record is a pending URN (its batch has not posted a root yet);
+ * - `unchecked`: a resolved record nobody checked yet (its receipt is not in the ledger, or
+ *   nothing has run step 1 since it was stored);
+ * - `verified_offline`: step 1 passed (the receipt's canonical SHA-256 folds through the
+ *   Merkle path to the record's root); steps 2-3 were not checked;
+ * - `verified`: steps 1-3 passed at the last check against a chain RPC;
+ * - `failed`: a step failed at the last check.
+ * A receipt's anchor state is `none` without an anchor record, else the best state of its
+ * records (verified, verified_offline, pending, unchecked, failed in that order).
+ */
+import type { JsonData } from './contract';
+import { ApiInputError, integerField, objectInput, optionalInteger, optionalOneOf, optionalString } from './validate';
+
+/** Every state an anchor record can be in, best first. */
+export const ANCHOR_STATES = ['verified', 'verified_offline', 'pending', 'unchecked', 'failed'] as const;
+/** An anchor record's state. */
+export type AnchorState = (typeof ANCHOR_STATES)[number];
+/** The verdicts a check records (`unchecked` is the absence of one). */
+export const ANCHOR_CHECK_STATES = ['verified', 'verified_offline', 'pending', 'failed'] as const;
+/** A recorded check's verdict. */
+export type AnchorCheckState = (typeof ANCHOR_CHECK_STATES)[number];
+/** A receipt's anchor state: `none`, or the best state of its anchor records. */
+export const RECEIPT_ANCHOR_STATES = ['none', ...ANCHOR_STATES] as const;
+/** A receipt's anchor state. */
+export type ReceiptAnchorState = (typeof RECEIPT_ANCHOR_STATES)[number];
+
+/** The default depth step 3 asks for (PROTOCOL section 8: `--confirmations`, default 1). */
+export const DEFAULT_CONFIRMATIONS = 1;
+/** The most confirmations the settings accept. */
+export const MAX_CONFIRMATIONS = 1000;
+/** The longest chain RPC URL the settings accept. */
+export const MAX_RPC_URL_LENGTH = 2048;
+/** An http(s) URL: scheme, a host name, IPv4 or [IPv6] host, an optional port and path (no spaces, no user info). */
+const RPC_URL = /^https?:\/\/(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:[/?#][^\s]*)?$/;
+
+/** The chain the app asks for steps 2-3 of an anchor check (Settings). */
+export interface ChainSettings {
+  /** A JSON-RPC URL (http or https), or null: no chain is asked, steps 2-3 stay unchecked. */
+  rpc_url: string | null;
+  /** The depth step 3 requires, 1 to {@link MAX_CONFIRMATIONS}. */
+  confirmations: number;
+}
+
+/** One of the three steps of counterparty verification. */
+export interface AnchorStepView {
+  step: 1 | 2 | 3;
+  status: 'pass' | 'fail' | 'unchecked';
+  detail: string;
+}
+
+/** What a recorded check found. */
+export interface AnchorCheckView {
+  state: AnchorCheckState;
+  steps: AnchorStepView[];
+  /** When (ms since the epoch). */
+  checked_at: number;
+  /** The chain RPC asked for steps 2-3; null when only step 1 ran. */
+  rpc: string | null;
+}
+
+/** An anchor record as lists show it. */
+export interface AnchorRow {
+  /** The row's id in the ledger. */
+  id: number;
+  svc_anchor: string;
+  batch_id: string;
+  /** The record's form: pending or resolved URN. */
+  status: 'pending' | 'resolved';
+  state: AnchorState;
+  /** The anchored receipt's identity (hex SHA-256 of its JCS form), when the record names it. */
+  receipt_sha256: string | null;
+  /** The receipt's ledger id, when it is in the ledger. */
+  receipt_ledger_id: number | null;
+  /** From a resolved record. */
+  network: string | null;
+  block_height: number | null;
+  tx_hash: string | null;
+  /** When the last check ran (ms), null when never. */
+  checked_at: number | null;
+}
+
+/** A page of anchor records. */
+export interface AnchorPage {
+  rows: AnchorRow[];
+  nextCursor: string | null;
+}
+
+/** One batch: how many of its records are in each state, and its transaction when resolved. */
+export interface AnchorBatchView {
+  batch_id: string;
+  total: number;
+  /** Every state, zeros included. */
+  by_state: Record<AnchorState, number>;
+  /** From one of its resolved records (null while the batch is pending). */
+  network: string | null;
+  block_height: number | null;
+  tx_hash: string | null;
+  /** `sha256:<hex>` as the record says. */
+  merkle_root: string | null;
+}
+
+/** The batches, newest first, and the totals over every anchor. */
+export interface AnchorBatchesView {
+  batches: AnchorBatchView[];
+  nextCursor: string | null;
+  /** Every state, zeros included, over the whole ledger. */
+  totals: Record<AnchorState, number>;
+}
+
+/** One level of a Merkle path, folded from the leaf: the sibling and the node the two make. */
+export interface MerklePathLevel {
+  /** hex of the sibling hash from merkle_path. */
+  sibling: string;
+  /** hex of H(0x01 || min(node, sibling) || max(node, sibling)). */
+  node: string;
+  /** Whether the node below was the smaller of the pair (drawn on the left). */
+  left: boolean;
+}
+
+/** A Merkle path recomputed from the receipt, to draw from leaf to root. */
+export interface MerkleProofView {
+  /** hex of the receipt's canonical SHA-256 (canonical_sha256's bytes). */
+  digest: string;
+  /** hex of the leaf: H(0x00 || digest). */
+  leaf: string;
+  levels: MerklePathLevel[];
+  /** hex of the last node (the leaf when the path is empty). */
+  folded_root: string;
+  /** hex of the record's merkle_root. */
+  record_root: string;
+  /** Whether the fold reaches the record's root. */
+  matches: boolean;
+}
+
+/** One anchor record with its proof, its transaction and its steps. */
+export interface AnchorDetail extends AnchorRow {
+  /** The record as stored (plain JSON). */
+  record: JsonData;
+  /** `sha256:<hex>` from a resolved record. */
+  merkle_root: string | null;
+  /** From a resolved record, as it says (TS), or null. */
+  verified_at: string | null;
+  /** Step 1, recomputed now from the receipt's stored bytes; null without the receipt. */
+  step_one: AnchorStepView | null;
+  /** The path drawn from the receipt's leaf; null without the receipt or a usable resolved record. */
+  proof: MerkleProofView | null;
+  /** What the last recorded check found. */
+  last_check: AnchorCheckView | null;
+}
+
+/** A receipt's anchoring: its state and its records (the receipt detail's `anchor`). */
+export interface ReceiptAnchor {
+  state: ReceiptAnchorState;
+  anchors: AnchorRow[];
+}
+
+/** `anchors.ofReceipt`: the receipt's anchor records in detail. */
+export interface ReceiptAnchorDetail {
+  receipt_ledger_id: number;
+  receipt_sha256: string;
+  state: ReceiptAnchorState;
+  anchors: AnchorDetail[];
+}
+
+/** `anchors.check`: what was found, whether it was recorded, and the record afterwards. */
+export interface AnchorCheckResult {
+  /** The steps of this check. */
+  outcome: { state: AnchorCheckState; steps: AnchorStepView[]; rpc: string | null };
+  /**
+   * False when the chain was not asked (no RPC in Settings) or did not answer: a check that
+   * could not reach the chain says nothing about the anchor and does not replace the last one.
+   */
+  recorded: boolean;
+  anchor: AnchorDetail;
+}
+
+/** The inputs of the anchors methods. */
+export interface AnchorApiParams {
+  'anchors.batches': { after?: string; limit?: number };
+  'anchors.list': { batch_id?: string; state?: AnchorState; after?: string; limit?: number };
+  'anchors.get': { id: number };
+  'anchors.ofReceipt': { id: number };
+  'anchors.check': { id: number };
+}
+
+/** The results of the anchors methods. */
+export interface AnchorApiResults {
+  /** Batches with counts per state, newest first (paged). */
+  'anchors.batches': AnchorBatchesView;
+  /** Anchor records in ledger order, filtered by batch and state (paged). */
+  'anchors.list': AnchorPage;
+  /** One anchor record by its ledger id, with its proof and steps. */
+  'anchors.get': AnchorDetail;
+  /** The anchor records of a receipt (by the receipt's ledger id). */
+  'anchors.ofReceipt': ReceiptAnchorDetail;
+  /** Steps 1-3 of one record against the chain RPC set in Settings. */
+  'anchors.check': AnchorCheckResult;
+}
+
+const BATCH_ID = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/;
+
+function idOnly(input: unknown): { id: number } {
+  const source = objectInput(input, ['id']);
+  return { id: integerField(source, 'id', 1, Number.MAX_SAFE_INTEGER) };
+}
+
+/** The validators of the anchors methods (contract.ts spreads them into `APP_API`). */
+export const ANCHOR_API: { [M in keyof AnchorApiParams]: (input: unknown) => AnchorApiParams[M] } = {
+  'anchors.batches': (input) => {
+    const source = objectInput(input, ['after', 'limit']);
+    const result: AnchorApiParams['anchors.batches'] = {};
+    const after = optionalString(source, 'after', 2048);
+    if (after !== undefined) result.after = after;
+    const limit = optionalInteger(source, 'limit', 1, 500);
+    if (limit !== undefined) result.limit = limit;
+    return result;
+  },
+  'anchors.list': (input) => {
+    const source = objectInput(input, ['batch_id', 'state', 'after', 'limit']);
+    const result: AnchorApiParams['anchors.list'] = {};
+    const batchId = optionalString(source, 'batch_id', 17);
+    if (batchId !== undefined) {
+      if (!BATCH_ID.test(batchId)) throw new ApiInputError('batch_id must be a batch id, YYYY-MM-DDThh:mmZ', '/batch_id');
+      result.batch_id = batchId;
+    }
+    const state = optionalOneOf(source, 'state', ANCHOR_STATES);
+    if (state !== undefined) result.state = state;
+    const after = optionalString(source, 'after', 2048);
+    if (after !== undefined) result.after = after;
+    const limit = optionalInteger(source, 'limit', 1, 500);
+    if (limit !== undefined) result.limit = limit;
+    return result;
+  },
+  'anchors.get': idOnly,
+  'anchors.ofReceipt': idOnly,
+  'anchors.check': idOnly,
+};
+
+/**
+ * Whether a value is a chain RPC URL the settings accept: http or https, a host, an optional
+ * port and path, at most {@link MAX_RPC_URL_LENGTH} characters.
+ *
+ * @param value - Anything.
+ * @returns True for such a URL.
+ */
+export function isRpcUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > MAX_RPC_URL_LENGTH || !RPC_URL.test(value)) return false;
+  const port = /^https?:\/\/(?:[^/?#]*\]|[^/?#:]*)(?::(\d+))?/.exec(value)?.[1];
+  return port === undefined || Number(port) <= 65535;
+}
+
+/**
+ * Validates the `chain` member of `settings.set`: either member may be left out.
+ *
+ * @param value - The untrusted `chain` input.
+ * @returns The members given.
+ * @throws ApiInputError naming the field (`/chain/rpc_url`, `/chain/confirmations`).
+ */
+export function chainSettingsInput(value: unknown): Partial<ChainSettings> {
+  const source = objectInput(value, ['rpc_url', 'confirmations'], 'chain');
+  const result: Partial<ChainSettings> = {};
+  if (source.rpc_url !== undefined) {
+    const url = source.rpc_url;
+    if (url === null || url === '') result.rpc_url = null;
+    else if (!isRpcUrl(url)) {
+      throw new ApiInputError(`chain.rpc_url must be an http:// or https:// URL of a chain's JSON-RPC (at most ${MAX_RPC_URL_LENGTH} characters), or null for none`, '/chain/rpc_url');
+    } else result.rpc_url = url;
+  }
+  if (source.confirmations !== undefined) {
+    const confirmations = source.confirmations;
+    if (typeof confirmations !== 'number' || !Number.isInteger(confirmations) || confirmations < 1 || confirmations > MAX_CONFIRMATIONS) {
+      throw new ApiInputError(`chain.confirmations must be a whole number from 1 to ${MAX_CONFIRMATIONS}`, '/chain/confirmations');
+    }
+    result.confirmations = confirmations;
+  }
+  return result;
+}
