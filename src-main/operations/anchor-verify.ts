@@ -13,8 +13,7 @@
  * Inputs that cannot be read as what they claim to be are an {@link OperationError}
  * (`invalid_input`, exit 2 in the CLI); a record that is read but wrong is a failed step 1.
  */
-import { parseAnchorUrn } from '../../src-shared/anchor/urn';
-import { anchorSuffix } from '../../src-shared/anchor/urn';
+import { anchorSuffix, parseAnchorUrn } from '../../src-shared/anchor/urn';
 import { hexEncode } from '../../src-shared/crypto/encoding';
 import { formatJsonError, jcsTree, JsonParseError, parseJsonBytes, toPlain } from '../../src-shared/json';
 import type { JsonNode, JsonValue } from '../../src-shared/json/types';
