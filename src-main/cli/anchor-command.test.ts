@@ -13,6 +13,7 @@ import { startAnvil, type AnvilProcess } from '../anchor/anvil';
 import { anchorAccount, ChainClient } from '../anchor/chain';
 import { nodeSha256, postAnchorBatch } from '../anchor/test-support';
 import { serializeAnchorsFile } from '../evidence/anchors-file';
+import { anchorStatus, AnchorServiceError, MAX_ANSWER_BYTES, submitAnchor } from '../operations/anchor-client';
 import { runCli } from './main';
 
 // `evroom anchor` in process (real files, a real anvil, a real HTTP server on 127.0.0.1 that
@@ -335,6 +336,24 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
     const redirect = await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('key')]);
     expect(redirect.code).toBe(1);
     expect(redirect.stderr).toMatch(/redirects are not followed/);
+    override = undefined;
+  });
+
+  it('gives up on a service that does not answer in time, and refuses an answer over 1 MiB (the operation)', async () => {
+    const digest = digestOf(RECEIPTS[0]);
+    override = () => true; // never answers
+    const slow = await submitAnchor({ apiUrl: api, apiKey: KEY, digest, timeoutMs: 300 }).catch((error: unknown) => error);
+    expect(slow).toBeInstanceOf(AnchorServiceError);
+    expect(slow).toMatchObject({ status: 0, code: 'service_unreachable', message: expect.stringMatching(/no answer within 0.3 s/) });
+    override = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      // No content-length: the limit is enforced while reading.
+      response.write('{"svc_anchor": "');
+      response.end(`${'x'.repeat(MAX_ANSWER_BYTES)}"}`);
+      return true;
+    };
+    const large = await anchorStatus({ apiUrl: api, urn: pendingAnchorUrn('2026-11-23T09:00Z', anchorSuffix(digest)) }).catch((error: unknown) => error);
+    expect(large).toMatchObject({ code: 'answer_too_large' });
     override = undefined;
   });
 
