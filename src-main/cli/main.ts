@@ -19,6 +19,7 @@ import { apikeysSpec, runApikeys, runTenants, tenantsSpec } from './commands/acc
 import { runServe, runService, serveSpec, serviceSpec } from './commands/serve';
 import { reportSpec, runReport } from './commands/report';
 import { runVerifier, verifierSpec } from './commands/verifier';
+import { anchorSpec, runAnchor } from './commands/anchor';
 
 interface Command {
   spec: CommandSpec;
@@ -38,6 +39,7 @@ const COMMANDS: readonly Command[] = [
   { spec: ledgerSpec, run: runLedger },
   { spec: trustSpec, run: runTrust },
   { spec: reportSpec, run: runReport },
+  { spec: anchorSpec, run: runAnchor },
   { spec: serveSpec, run: runServe },
   { spec: tenantsSpec, run: runTenants },
   { spec: apikeysSpec, run: runApikeys },

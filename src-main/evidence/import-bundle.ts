@@ -10,9 +10,9 @@
  *    broken is a {@link BundleError} and the ledger is untouched.
  * 2. Importing. The bundle row is written `partial`, with the advertised keys of
  *    keys/service-keys.json; receipts go to the worker pool in batches and are stored with
- *    their reports in one transaction per `transactionSize` receipts (with the anchors read so
- *    far); the last transaction marks the bundle `complete`, stores counts, findings and the
- *    manifest signature result, and appends the `import` audit row.
+ *    their reports in one transaction per `transactionSize` receipts; the last transaction
+ *    stores the anchors (linked to their receipts, anchor-links.ts), marks the bundle `complete`,
+ *    stores counts, findings and the manifest signature result, and appends the `import` audit row.
  *
  * A crash in pass 2 leaves a `partial` bundle row and whole batches. Importing the same zip
  * again (same SHA-256) finds that row and goes through every receipt once more: stored
@@ -48,6 +48,7 @@ import {
 } from '../ledger/index';
 import { createTrustStore, TrustError } from '../trust/index';
 import { AnchorsFileError, parseAnchorsFile } from './anchors-file';
+import { BundleReceiptDigests, linkAnchorsToReceipts } from './anchor-links';
 import { classifyBundlePath, KEYS_NAME, pathStem, type BundlePathKind } from './bundle-layout';
 import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from './errors';
 import { maxZipFileBytes, resolveZipLimits, type ZipLimits } from './limits';
@@ -434,6 +435,9 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     const source = { kind: 'bundle' as const, ref: String(stored.id) };
     const pendingReceipts: NewReceipt[] = [];
     let pendingAnchors: NewAnchor[] = [];
+    // Anchors wait for the last transaction, when every receipt they may link to is known.
+    const bundleAnchors: NewAnchor[] = [];
+    const receiptDigests = scanned.some((file) => file.kind === 'anchor') ? new BundleReceiptDigests() : undefined;
     const at = now.getTime();
 
     /** Store up to `limit` pending receipts (all when omitted) and every pending anchor. */
@@ -458,6 +462,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       if (report.status !== 'PASS') {
         findings.add('receipt_not_pass', file.entry.name, `${report.status}${facts.problem === '' ? '' : `: ${facts.problem}`}`);
       }
+      receiptDigests?.add(facts.receipt_sha256);
       const stem = pathStem(file.entry.name);
       if (facts.receipt_id !== null && stem !== facts.receipt_id && stem !== facts.receipt_sha256) {
         findings.add(
@@ -520,7 +525,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
         });
       }
       if (file.kind === 'anchor') {
-        readAnchors(file, data, pendingAnchors, counts, findings);
+        readAnchors(file, data, bundleAnchors, counts, findings);
         continue;
       }
       batch.push({ file, data });
@@ -535,6 +540,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);
     checkCounts(manifest, counts, findings);
     ledger.runInTransaction((database) => {
+      pendingAnchors.push(...linkAnchorsToReceipts(bundleAnchors, receiptDigests ?? []));
       flush(database);
       // After the last flush: it counts the final batch's new and known receipts.
       const summary = {

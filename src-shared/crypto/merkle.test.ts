@@ -6,6 +6,7 @@ import { concatBytes, equalBytes, hexDecode, hexEncode } from './encoding';
 import {
   anchorFold,
   anchorTree,
+  anchorTreeLevels,
   rfc9162InclusionPath,
   rfc9162LeafHash,
   rfc9162NodeHash,
@@ -204,5 +205,71 @@ describe('anchor tree (PROTOCOL section 8)', () => {
     expect(() => anchorFold(sha256, new Uint8Array(33), [])).toThrow(RangeError);
     expect(() => anchorFold(sha256, digest(1), [new Uint8Array(16)])).toThrow(/path\[0\] must be 32 bytes/);
     expect(() => anchorFold('sha256' as unknown as (data: Uint8Array) => Uint8Array, digest(1), [])).toThrow(TypeError);
+  });
+});
+
+describe('anchorTreeLevels: the fast builder gives the tree of anchorTree', () => {
+  /** Both builders over the same digests: same root, same path for every digest, by bytes. */
+  function expectSameTree(digests: Uint8Array[]): void {
+    const reference = anchorTree(sha256, digests);
+    const fast = anchorTreeLevels(sha256, digests);
+    expect(fast.size).toBe(digests.length);
+    expect(hexEncode(fast.root)).toBe(hexEncode(reference.root));
+    const buffer = new Uint8Array(64 * 32 + 5);
+    digests.forEach((_, index) => {
+      const expected = (reference.paths[index] as Uint8Array[]).map(hexEncode);
+      expect(fast.path(index).map(hexEncode)).toEqual(expected);
+      const written = fast.writePath(index, buffer, 5);
+      expect(written).toBe(expected.length);
+      expect(hexEncode(buffer.subarray(5, 5 + 32 * written))).toBe(expected.join(''));
+    });
+  }
+
+  it('sizes 1, 2, 3, 4, 5 and every size up to 40, odd and even', () => {
+    for (let size = 1; size <= 40; size += 1) {
+      expectSameTree(Array.from({ length: size }, (_, index) => sha256(Uint8Array.of(size, index))));
+    }
+  });
+
+  it('random batches of random sizes', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 1, maxLength: 300 }), (digests) => expectSameTree(digests)),
+      { numRuns: 60 },
+    );
+  });
+
+  it('digests that share their first bytes, and repeated digests, sort as anchorTree sorts them', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.uint8Array({ minLength: 28, maxLength: 28 })), { minLength: 1, maxLength: 60 }),
+        fc.nat(),
+        (items, repeatSeed) => {
+          // Only four distinct 4-byte prefixes: most digests tie on the radix key.
+          const digests = items.map(([prefix, rest]) => concatBytes(Uint8Array.of(0xab, 0xcd, 0xef, prefix), rest));
+          digests.push(digests[repeatSeed % digests.length] as Uint8Array);
+          expectSameTree(digests);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('a larger batch (5,001 digests) agrees too, and every proof folds to the root', () => {
+    const digests = Array.from({ length: 5001 }, (_, index) => sha256(new TextEncoder().encode(`digest ${index}`)));
+    expectSameTree(digests);
+    const fast = anchorTreeLevels(sha256, digests);
+    expect(fast.levels).toHaveLength(14);
+    expect(equalBytes(anchorFold(sha256, digests[4321] as Uint8Array, fast.path(4321)), fast.root)).toBe(true);
+  });
+
+  it('refuses what anchorTree refuses, a bad index, a small target and a hash of the wrong length', () => {
+    expect(() => anchorTreeLevels(sha256, [])).toThrow(/at least one digest/);
+    expect(() => anchorTreeLevels(sha256, [new Uint8Array(31)])).toThrow(/digests\[0\] must be 32 bytes/);
+    expect(() => anchorTreeLevels('sha256' as unknown as (data: Uint8Array) => Uint8Array, [new Uint8Array(32)])).toThrow(TypeError);
+    const tree = anchorTreeLevels(sha256, [new Uint8Array(32), new Uint8Array(32).fill(1), new Uint8Array(32).fill(2)]);
+    expect(() => tree.path(3)).toThrow(/not below the 3 digests/);
+    expect(() => tree.path(-1)).toThrow(RangeError);
+    expect(() => tree.writePath(0, new Uint8Array(40))).toThrow(/too small/);
+    expect(() => anchorTreeLevels(() => new Uint8Array(20), [new Uint8Array(32)])).toThrow(/returned 20 bytes/);
   });
 });
