@@ -91,6 +91,51 @@ export function parseKeyFile(text: string, options: KeyFileOptions = {}): KeyEnt
   });
 }
 
+/** One source of key entries, named for messages (a file, `the trust store`, `--keys`). */
+export interface NamedKeySource {
+  name: string;
+  entries: readonly KeyEntry[];
+}
+
+/**
+ * Refuse key sources that give one key_id different keys (PROTOCOL section 0).
+ *
+ * Within one file a repeated key_id is already refused by {@link parseKeyFile}; across files and
+ * sources (the trust store, `--trust` files, `--keys` files) the same key_id may appear again only
+ * as the same key (same algorithm and public key bytes; a trust store may list one key twice with
+ * different windows). Otherwise which key a signature is checked against would depend on where
+ * the keys came from, and the same document and keys could verify differently.
+ *
+ * @param sources - The sources, in the order they were given.
+ * @throws TypeError if `sources` is not an array of sources.
+ * @throws KeyFileError `key_conflict`, its path pointing into the later source's entry, its message
+ *   naming both sources.
+ */
+export function checkKeySources(sources: readonly NamedKeySource[]): void {
+  if (!Array.isArray(sources)) throw new TypeError('checkKeySources expects an array of key sources');
+  const first = new Map<string, { source: string; entry: KeyEntry }>();
+  for (const source of sources) {
+    if (typeof source !== 'object' || source === null || !Array.isArray(source.entries)) {
+      throw new TypeError('Each key source needs a name and an array of entries');
+    }
+    for (const [index, entry] of source.entries.entries()) {
+      const earlier = first.get(entry.key_id);
+      if (earlier === undefined) {
+        first.set(entry.key_id, { source: source.name, entry });
+        continue;
+      }
+      if (earlier.entry.algorithm !== entry.algorithm || !equalBytes(earlier.entry.public_key, entry.public_key)) {
+        const where = earlier.source === source.name ? `twice in ${source.name}` : `in ${earlier.source} and in ${source.name}`;
+        throw new KeyFileError(
+          'key_conflict',
+          `/keys/${index}/public_key`,
+          `Key id ${quote(entry.key_id)} names different keys ${where}; one key id must name one key.`,
+        );
+      }
+    }
+  }
+}
+
 /**
  * Parse a secret file for sealed documents.
  *
