@@ -129,3 +129,26 @@ describe('checkKeySources', () => {
     expect(() => checkKeySources([{ name: 'x', entries: [a] }, { name: 'y', entries: [{ ...a, algorithm: 'ML-DSA-65' as const }] }])).toThrow(KeyFileError);
   });
 });
+
+describe('key file roles', () => {
+  const base = { key_id: 'did:svc:test:r', algorithm: 'Ed25519', public_key: pk };
+
+  it('keeps the roles a pinned key signs for, and round-trips them', () => {
+    const [entry] = parseKeyFile(keyFile({ ...base, roles: ['requester', 'service'] }));
+    expect(entry?.roles).toEqual(['requester', 'service']);
+    expect(parseKeyFile(serializeKeyFile([entry as KeyEntry]))).toEqual([entry]);
+    // A key that is only given vouches for nothing: its roles are checked, then dropped.
+    expect(parseKeyFile(keyFile({ ...base, roles: ['service'] }), { advertised: true })[0]?.roles).toBeUndefined();
+  });
+
+  it('refuses roles that are empty, unknown, repeated or not an array, naming the path', () => {
+    for (const [roles, path] of [
+      [[], '/keys/0/roles'],
+      [['auditor', 'owner'], '/keys/0/roles/1'],
+      [['service', 'service'], '/keys/0/roles/1'],
+      ['service', '/keys/0/roles'],
+    ] as const) {
+      expect(() => parseKeyFile(keyFile({ ...base, roles }))).toThrow(expect.objectContaining({ code: 'invalid_roles', path }));
+    }
+  });
+});
