@@ -488,7 +488,11 @@ function judge(setupData: Setup, index: number, base: Base, bytes: Uint8Array, f
 function runRange(seed: number, from: number, to: number): Summary {
   const data = setup();
   const summary: Summary = { count: 0, statuses: {}, operations: {}, findings: [], findingCount: 0, pass: 0 };
+  const parent = process.ppid;
   for (let index = from; index < to; index += 1) {
+    // A worker whose parent is gone stops: its results would go nowhere (the loop never yields,
+    // so no disconnect event could tell it).
+    if ((index - from) % 1000 === 999 && process.send !== undefined && process.ppid !== parent) process.exit(3);
     const { base, bytes, operations } = mutant(data.bases, data.pool, seed, index);
     const findings: Finding[] = [];
     const report = judge(data, index, base, bytes, findings);
