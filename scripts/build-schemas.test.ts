@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_DECLARATION, generateSchemas } from './build-schemas';
+import { GENERATED_DECLARATION, generateSchemas, guardPatterns } from './build-schemas';
 
 describe('generated schema validators', () => {
   const schemas = generateSchemas();
@@ -15,5 +15,14 @@ describe('generated schema validators', () => {
       expect(readFileSync(schema.moduleFile, 'utf8'), schema.moduleFile).toBe(schema.code);
       expect(readFileSync(schema.declarationFile, 'utf8'), schema.declarationFile).toBe(GENERATED_DECLARATION);
     }
+  });
+
+  it('every pattern test runs only on a string within its maxLength (no regex stack overflow)', () => {
+    for (const schema of schemas) {
+      const tests = schema.code.match(/pattern\d+\.test\(/g) ?? [];
+      const guarded = schema.code.match(/if\(!\(func\d+\(\w+\) > \d+\) && !pattern\d+\.test\(/g) ?? [];
+      expect(guarded.length, schema.schemaFile).toBe(tests.length);
+    }
+    expect(() => guardPatterns('if(!pattern1.test(data0)){', 'x.schema.json')).toThrow(/needs a "maxLength"/);
   });
 });

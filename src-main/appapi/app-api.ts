@@ -45,7 +45,7 @@ import { loadSamples } from '../operations/load-samples';
 import { createReport, diffReports, listReports, readKeptReport, readVerifiedReport, renderKeptReport } from '../operations/report';
 import { apiKeys, createTenant, issueApiKey, revokeKeyByPrefix, tenantQuotaUse, tenants } from '../operations/service-admin';
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
-import { saveVerified, verifyBytes } from '../operations/verify';
+import { saveVerified, textBytes, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
 import {
   countReceipts,
@@ -223,7 +223,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   }
 
   async function verifyText(text: string, save: boolean, name: string | undefined): Promise<AppApiResults['verify']> {
-    const bytes = new TextEncoder().encode(text);
+    const bytes = textBytes(text);
     const open = workspace();
     const facts = verifyBytes(bytes, workspaceVerifyContext(open));
     if (!save) return { report: facts.report };

@@ -15,14 +15,18 @@ export const MAX_DOCUMENT_BYTES = 128 * 1024 * 1024;
 /**
  * Reads one input named on the command line; `-` is standard input.
  *
- * @returns the bytes, checked to be a non-empty UTF-8 text without NUL bytes
+ * A file that begins (after whitespace) with `{` or `[` is a JSON document whatever follows: its
+ * bytes go to the verifier, which reports invalid UTF-8 or a NUL inside it as MALFORMED with the
+ * offset (PROTOCOL section 1). Only other content that is not UTF-8 text is refused as binary.
+ *
+ * @returns the bytes: non-empty, and UTF-8 without NUL bytes unless they open like JSON
  * @throws CliError (exit 2) naming the input and what is wrong with it
  */
 export async function readDocumentInput(name: string, stdin: Readable = process.stdin): Promise<Uint8Array> {
   const label = name === '-' ? 'standard input' : name;
   const bytes = name === '-' ? await readStream(stdin, label) : await readFileChecked(name);
   if (bytes.length === 0) throw new CliError(`${label}: is empty; expected a JSON document`);
-  if (bytes.includes(0) || !isUtf8(bytes)) {
+  if (!opensLikeJson(bytes) && (bytes.includes(0) || !isUtf8(bytes))) {
     throw new CliError(`${label}: is a binary file, not a JSON document`);
   }
   return bytes;
@@ -74,6 +78,15 @@ async function readStream(stream: Readable, label: string): Promise<Uint8Array> 
     offset += chunk.length;
   }
   return out;
+}
+
+/** Whether the first byte after JSON whitespace is `{` or `[`. */
+function opensLikeJson(bytes: Uint8Array): boolean {
+  for (const byte of bytes) {
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    return byte === 0x7b || byte === 0x5b;
+  }
+  return false;
 }
 
 function isUtf8(bytes: Uint8Array): boolean {

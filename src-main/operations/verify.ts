@@ -27,6 +27,40 @@ export function verifyBytes(bytes: Uint8Array, context: VerifyContext): ReceiptF
 }
 
 /**
+ * The bytes of a document that a door received as text (the app API's `verify`).
+ *
+ * UTF-8, except that a lone surrogate (text that was never valid Unicode, e.g. decoded from
+ * broken UTF-8 by a lenient reader, or built by a script) is written as its three-byte
+ * generalized UTF-8 form, which is not UTF-8: the strict parser then reports the document
+ * MALFORMED (`invalid_utf8`, PROTOCOL section 1) at that offset. TextEncoder would quietly
+ * replace it with U+FFFD and verify other bytes than the ones given.
+ *
+ * @param text - The document text.
+ * @returns Its bytes.
+ * @throws TypeError if `text` is not a string.
+ */
+export function textBytes(text: string): Uint8Array {
+  if (typeof text !== 'string') throw new TypeError('textBytes expects a string');
+  // Node 20 has String.prototype.isWellFormed; the common case is one native scan.
+  if ((text as unknown as { isWellFormed(): boolean }).isWellFormed()) return new TextEncoder().encode(text);
+  const encoder = new TextEncoder();
+  const out: number[] = [];
+  for (let index = 0; index < text.length; index += 1) {
+    const unit = text.charCodeAt(index);
+    const next = index + 1 < text.length ? text.charCodeAt(index + 1) : 0;
+    if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      out.push(...encoder.encode(text.slice(index, index + 2)));
+      index += 1;
+    } else if (unit >= 0xd800 && unit <= 0xdfff) {
+      out.push(0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f));
+    } else {
+      out.push(...encoder.encode(text.charAt(index)));
+    }
+  }
+  return Uint8Array.from(out);
+}
+
+/**
  * Verifies one document for its report alone (no identity hash: the CLI's `verify` path).
  *
  * An HTML page is taken for an audit report's HTML form (PROTOCOL 12): its embedded signed JSON

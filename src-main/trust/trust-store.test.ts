@@ -371,6 +371,13 @@ describe('export and import', () => {
     expect(trust.get('did:svc:new')).toBeUndefined();
   });
 
+  it('refuses a file that narrows a key to roles rather than drop the roles and widen its trust', () => {
+    const { ledger, trust } = populated();
+    const narrowed = JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['requester'] }] });
+    const error = expectRefused(ledger, 'invalid_key_file', () => trust.importKeys(narrowed));
+    expect(error.message).toContain('/keys/0/roles');
+  });
+
   it('refuses malformed files, naming where', () => {
     const { ledger, trust } = populated();
     const cases: [string, string][] = [

@@ -518,6 +518,16 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
       }
       throw error;
     }
+    // The ledger does not keep roles yet; dropping them would widen what a key is trusted for, so
+    // a file that narrows a key to roles is refused (it can be used as `evroom verify --trust`).
+    const narrowed = entries.findIndex((entry) => entry.roles !== undefined);
+    if (narrowed >= 0) {
+      throw new TrustError(
+        'invalid_key_file',
+        `The key file cannot be imported at /keys/${narrowed}/roles: the trust store does not keep roles yet; remove "roles" to pin the key for every role, or pass the file to evroom verify --trust.`,
+        { path: `/keys/${narrowed}/roles` },
+      );
+    }
     // parseKeyFile applies the same rules; checking again keeps this store's own limits (labels
     // without control characters) and gives entry errors their position in the file.
     const checked = entries.map((entry, index) => {

@@ -20,7 +20,21 @@ export interface KeyEntry {
   /** TS; the key is not valid after this instant. */
   not_after?: string;
   status?: 'pinned' | 'revoked';
+  /**
+   * The roles this key signs for (PROTOCOL section 0), e.g. `["service"]`; absent means any.
+   * A pinned key used for a role it does not list is not `trusted` for that signature.
+   */
+  roles?: readonly SignerRole[];
 }
+
+/**
+ * The roles a signature can be made in: an envelope's three (PROTOCOL section 4); `service` is
+ * also the role of the one issuer of every other format (profile, wearable, typed, classical,
+ * countersigner, typed-pq receipts, evidence bundle manifests); `auditor` signs audit reports.
+ */
+export const SIGNER_ROLES = ['requester', 'operator', 'service', 'auditor'] as const;
+/** One of {@link SIGNER_ROLES}. */
+export type SignerRole = (typeof SIGNER_ROLES)[number];
 
 /** One AES-256-GCM secret for sealed documents (PROTOCOL section 5). */
 export interface SecretEntry {

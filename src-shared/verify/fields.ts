@@ -17,7 +17,19 @@ import type { ReportError } from './report';
 /** A JSON object as plain values. */
 export type JsonObject = { [name: string]: JsonValue };
 
-const B64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * Standard base64 characters then at most two `=`. Deliberately without a repeated group: a
+ * pattern like `(?:[A-Za-z0-9+/]{4})*` backtracks through a stack that a few million characters
+ * overflow (`Maximum call stack size exceeded`). Quads and padding are settled by the length
+ * check and the round trip instead.
+ */
+const B64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * The longest base64 or base64url text a field may hold: 16 MiB of characters, far beyond any key
+ * or signature (an ML-DSA-65 signature is 4412). Longer text is refused before it is scanned.
+ */
+export const MAX_ENCODED_FIELD_LENGTH = 16 * 1024 * 1024;
 
 /**
  * Whether a plain JSON value is an object (not an array, not null).
@@ -95,7 +107,7 @@ export function decodeHexField(text: unknown, length?: number): Uint8Array | und
  * @returns The bytes, or undefined when the text is not canonical b64u of that length.
  */
 export function decodeB64uField(text: unknown, length?: number): Uint8Array | undefined {
-  if (typeof text !== 'string' || text.length % 4 === 1) return undefined;
+  if (typeof text !== 'string' || text.length % 4 === 1 || text.length > MAX_ENCODED_FIELD_LENGTH) return undefined;
   if (length !== undefined && text.length !== Math.ceil((length * 4) / 3)) return undefined;
   // b64uDecode is itself strict (alphabet, no padding or whitespace, zero trailing bits), so
   // what it accepts re-encodes to the same text; no round trip is needed.
@@ -114,7 +126,10 @@ export function decodeB64uField(text: unknown, length?: number): Uint8Array | un
  * @returns The bytes, or undefined when the text is not canonical b64 of that length.
  */
 export function decodeB64Field(text: unknown, length?: number): Uint8Array | undefined {
-  if (typeof text !== 'string' || !B64_PATTERN.test(text)) return undefined;
+  if (typeof text !== 'string' || text.length % 4 !== 0 || text.length > MAX_ENCODED_FIELD_LENGTH) return undefined;
+  // Exact lengths are settled before any scan: the text of n bytes is 4 * ceil(n / 3) characters.
+  if (length !== undefined && text.length !== 4 * Math.ceil(length / 3)) return undefined;
+  if (!B64_PATTERN.test(text)) return undefined;
   const bytes = roundTrip(text, b64Decode, b64Encode);
   if (bytes === undefined || (length !== undefined && bytes.length !== length)) return undefined;
   return bytes;

@@ -40,6 +40,7 @@ export {
 export type { KeySource, ResolvedKey } from './keys';
 export {
   KeyFileError,
+  checkKeySources,
   MAX_LABEL_LENGTH,
   MAX_SECRET_ID_LENGTH,
   SECRET_ID_PATTERN,
@@ -48,7 +49,7 @@ export {
   parseSecretsFile,
   serializeKeyFile,
 } from './key-file';
-export type { KeyFileOptions } from './key-file';
+export type { KeyFileOptions, NamedKeySource } from './key-file';
 export {
   decodeB64Field,
   decodeB64uField,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { b64uEncode, createPortableProvider, didKeyFromEd25519 } from '../crypto';
 import type { KeyEntry } from './context';
-import { KeyFileError, parseKeyFile, parseSecretsFile, serializeKeyFile } from './key-file';
+import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile, serializeKeyFile } from './key-file';
 
 const crypto = createPortableProvider();
 const publicKey = crypto.ed25519PublicKey(new Uint8Array(32).fill(1));
@@ -110,5 +110,45 @@ describe('parseSecretsFile', () => {
   ];
   it.each(cases)('%s is refused with its path', (_name, value, code, path) => {
     expect(failure(() => parseSecretsFile(JSON.stringify(value)))).toMatchObject({ code, path });
+  });
+});
+
+describe('checkKeySources', () => {
+  const a = { key_id: 'did:svc:test:a', algorithm: 'Ed25519' as const, public_key: new Uint8Array(32).fill(1) };
+  const b = { ...a, public_key: new Uint8Array(32).fill(2) };
+
+  it('accepts one key id naming one key in every source, windows aside', () => {
+    expect(() => checkKeySources([{ name: 'x', entries: [a] }, { name: 'y', entries: [{ ...a, not_after: '2030-01-01T00:00:00Z' }] }])).not.toThrow();
+  });
+
+  it('refuses one key id naming two keys, across sources or within one, naming both', () => {
+    expect(() => checkKeySources([{ name: 'the trust store', entries: [a] }, { name: 'the --keys files', entries: [b] }])).toThrow(
+      /names different keys in the trust store and in the --keys files/,
+    );
+    expect(() => checkKeySources([{ name: 'x', entries: [a, b] }])).toThrow(/twice in x/);
+    expect(() => checkKeySources([{ name: 'x', entries: [a] }, { name: 'y', entries: [{ ...a, algorithm: 'ML-DSA-65' as const }] }])).toThrow(KeyFileError);
+  });
+});
+
+describe('key file roles', () => {
+  const base = { key_id: 'did:svc:test:r', algorithm: 'Ed25519', public_key: pk };
+
+  it('keeps the roles a pinned key signs for, and round-trips them', () => {
+    const [entry] = parseKeyFile(keyFile({ ...base, roles: ['requester', 'service'] }));
+    expect(entry?.roles).toEqual(['requester', 'service']);
+    expect(parseKeyFile(serializeKeyFile([entry as KeyEntry]))).toEqual([entry]);
+    // A key that is only given vouches for nothing: its roles are checked, then dropped.
+    expect(parseKeyFile(keyFile({ ...base, roles: ['service'] }), { advertised: true })[0]?.roles).toBeUndefined();
+  });
+
+  it('refuses roles that are empty, unknown, repeated or not an array, naming the path', () => {
+    for (const [roles, path] of [
+      [[], '/keys/0/roles'],
+      [['auditor', 'owner'], '/keys/0/roles/1'],
+      [['service', 'service'], '/keys/0/roles/1'],
+      ['service', '/keys/0/roles'],
+    ] as const) {
+      expect(() => parseKeyFile(keyFile({ ...base, roles }))).toThrow(expect.objectContaining({ code: 'invalid_roles', path }));
+    }
   });
 });

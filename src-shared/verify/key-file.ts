@@ -2,7 +2,7 @@
  * Key files and secret files (PROTOCOL sections 0 and 5).
  *
  * Key file: `{"keys": [{"key_id", "algorithm", "public_key", "label"?, "not_before"?,
- * "not_after"?, "status"?}]}`. The same shape is a `--keys` input, the /v1/keys answer, a
+ * "not_after"?, "status"?, "roles"?}]}`. The same shape is a `--keys` input, the /v1/keys answer, a
  * bundle's keys/service-keys.json and a trust-store export. Secret file:
  * `{"secrets": [{"key_id", "key"}]}`.
  *
@@ -12,7 +12,7 @@
 import { b64uEncode, ed25519FromDidKey, equalBytes } from '../crypto';
 import { JsonParseError, parseJsonTree, pointerAppend, toPlain } from '../json';
 import type { JsonValue } from '../json/types';
-import type { KeyAlgorithm, KeyEntry, SecretEntry } from './context';
+import { SIGNER_ROLES, type KeyAlgorithm, type KeyEntry, type SecretEntry, type SignerRole } from './context';
 import { decodeB64uField, describeType, isJsonObject, quote, type JsonObject } from './fields';
 import { isKeyId, KEY_ALGORITHMS, MAX_KEY_ID_LENGTH, PUBLIC_KEY_LENGTH } from './keys';
 import { isTimestamp, timestampToMillis } from './timestamp';
@@ -48,7 +48,7 @@ export const MAX_SECRET_ID_LENGTH = 256;
 /** Secret ids: printable ASCII without spaces (they are names, not DIDs). */
 export const SECRET_ID_PATTERN = /^[\x21-\x7e]+$/;
 
-const KEY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'label', 'not_before', 'not_after', 'status', 'use'];
+const KEY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'label', 'not_before', 'not_after', 'status', 'roles', 'use'];
 
 /**
  * Parse a key file.
@@ -89,6 +89,51 @@ export function parseKeyFile(text: string, options: KeyFileOptions = {}): KeyEnt
     seen.add(entry.key_id);
     return entry;
   });
+}
+
+/** One source of key entries, named for messages (a file, `the trust store`, `--keys`). */
+export interface NamedKeySource {
+  name: string;
+  entries: readonly KeyEntry[];
+}
+
+/**
+ * Refuse key sources that give one key_id different keys (PROTOCOL section 0).
+ *
+ * Within one file a repeated key_id is already refused by {@link parseKeyFile}; across files and
+ * sources (the trust store, `--trust` files, `--keys` files) the same key_id may appear again only
+ * as the same key (same algorithm and public key bytes; a trust store may list one key twice with
+ * different windows). Otherwise which key a signature is checked against would depend on where
+ * the keys came from, and the same document and keys could verify differently.
+ *
+ * @param sources - The sources, in the order they were given.
+ * @throws TypeError if `sources` is not an array of sources.
+ * @throws KeyFileError `key_conflict`, its path pointing into the later source's entry, its message
+ *   naming both sources.
+ */
+export function checkKeySources(sources: readonly NamedKeySource[]): void {
+  if (!Array.isArray(sources)) throw new TypeError('checkKeySources expects an array of key sources');
+  const first = new Map<string, { source: string; entry: KeyEntry }>();
+  for (const source of sources) {
+    if (typeof source !== 'object' || source === null || !Array.isArray(source.entries)) {
+      throw new TypeError('Each key source needs a name and an array of entries');
+    }
+    for (const [index, entry] of source.entries.entries()) {
+      const earlier = first.get(entry.key_id);
+      if (earlier === undefined) {
+        first.set(entry.key_id, { source: source.name, entry });
+        continue;
+      }
+      if (earlier.entry.algorithm !== entry.algorithm || !equalBytes(earlier.entry.public_key, entry.public_key)) {
+        const where = earlier.source === source.name ? `twice in ${source.name}` : `in ${earlier.source} and in ${source.name}`;
+        throw new KeyFileError(
+          'key_conflict',
+          `/keys/${index}/public_key`,
+          `Key id ${quote(entry.key_id)} names different keys ${where}; one key id must name one key.`,
+        );
+      }
+    }
+  }
 }
 
 /**
@@ -165,6 +210,7 @@ export function serializeKeyFile(entries: readonly KeyEntry[]): string {
     if (entry.not_before !== undefined) out['not_before'] = entry.not_before;
     if (entry.not_after !== undefined) out['not_after'] = entry.not_after;
     if (entry.status !== undefined) out['status'] = entry.status;
+    if (entry.roles !== undefined) out['roles'] = [...entry.roles];
     return out;
   });
   return `${JSON.stringify({ keys }, null, 2)}\n`;
@@ -254,11 +300,36 @@ function parseKeyEntry(item: JsonValue, path: string, advertised: boolean): KeyE
       throw new KeyFileError('invalid_status', `${path}/status`, '"status" must be "pinned" or "revoked".');
     }
   }
+  const roles = object['roles'];
+  if (roles !== undefined) {
+    const parsed = parseRoles(roles, `${path}/roles`);
+    // Roles narrow what a pinned key vouches for; a key that is only given vouches for nothing.
+    if (!advertised) entry.roles = parsed;
+  }
   const use = object['use'];
   if (use !== undefined && (!Array.isArray(use) || use.some((item) => typeof item !== 'string'))) {
     throw new KeyFileError('invalid_use', `${path}/use`, '"use" must be an array of strings.');
   }
   return entry;
+}
+
+/** `roles`: a non-empty array of distinct role names from {@link SIGNER_ROLES}. */
+function parseRoles(value: JsonValue, path: string): SignerRole[] {
+  const allowed = SIGNER_ROLES as readonly string[];
+  if (!Array.isArray(value) || value.length === 0 || value.length > allowed.length) {
+    throw new KeyFileError('invalid_roles', path, `"roles" must be a non-empty array of role names (${SIGNER_ROLES.join(', ')}).`);
+  }
+  const roles: SignerRole[] = [];
+  for (const [index, role] of value.entries()) {
+    if (typeof role !== 'string' || !allowed.includes(role)) {
+      throw new KeyFileError('invalid_roles', `${path}/${index}`, `A role must be one of ${SIGNER_ROLES.join(', ')}.`);
+    }
+    if (roles.includes(role as SignerRole)) {
+      throw new KeyFileError('invalid_roles', `${path}/${index}`, `Role ${quote(role)} appears twice.`);
+    }
+    roles.push(role as SignerRole);
+  }
+  return roles;
 }
 
 function parseStrict(text: string): JsonValue {

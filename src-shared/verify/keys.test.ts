@@ -163,3 +163,20 @@ describe('ed25519KeyEntry', () => {
     expect(() => ed25519KeyEntry(crypto, 'nope', seedA)).toThrow(TypeError);
   });
 });
+
+describe('pinned roles', () => {
+  const entry: KeyEntry = { key_id: 'did:svc:test:roles', algorithm: 'Ed25519', public_key: keyA, status: 'pinned', roles: ['requester'] };
+  const ctx = createVerifyContext(crypto, { now, pinned: [entry] });
+
+  it('a pinned key is trusted only in the roles it lists; the issuer of other formats signs as service', () => {
+    expect(findKeyById(entry.key_id, ctx, 'requester')?.trust.status).toBe('trusted');
+    expect(findKeyById(entry.key_id, ctx)?.trust).toMatchObject({ status: 'unpinned', detail: expect.stringContaining('pinned for requester only; here it signs as service') });
+    expect(findEmbeddedKey(keyA, 'Ed25519', ctx).trust.status).toBe('unpinned');
+    expect(findEmbeddedKey(keyA, 'Ed25519', ctx, 'requester').trust.status).toBe('trusted');
+  });
+
+  it('keeps revoked and expired: they say more than a role', () => {
+    const revoked = createVerifyContext(crypto, { now, pinned: [{ ...entry, status: 'revoked' }] });
+    expect(findKeyById(entry.key_id, revoked)?.trust.status).toBe('revoked');
+  });
+});

@@ -20,7 +20,7 @@
  */
 import { bytesKey, didKeyFromEd25519, ed25519FromDidKey, equalBytes } from '../crypto';
 import type { CryptoProvider } from '../crypto/provider';
-import type { KeyAlgorithm, KeyEntry, VerifyContext } from './context';
+import type { KeyAlgorithm, KeyEntry, SignerRole, VerifyContext } from './context';
 import type { TrustResult } from './report';
 import { timestampToMillis } from './timestamp';
 
@@ -79,10 +79,12 @@ export function isKeyId(value: unknown): value is string {
  *
  * @param keyId - The key id the document names.
  * @param ctx - The verification context (pinned and advertised keys, the clock).
+ * @param role - The role the signature is made in (default `service`, the issuer's); a pinned
+ *   entry whose `roles` do not list it gives trust `unpinned` (see {@link roleTrust}).
  * @returns The key and its trust, or undefined when no source knows the id.
  * @throws TypeError if `keyId` is not a string.
  */
-export function findKeyById(keyId: string, ctx: VerifyContext): ResolvedKey | undefined {
+export function findKeyById(keyId: string, ctx: VerifyContext, role: SignerRole = 'service'): ResolvedKey | undefined {
   if (typeof keyId !== 'string') throw new TypeError('A key id must be a string');
   const pinned = pickPinned(ctx.pinned.filter((entry) => entry.key_id === keyId), ctx.now);
   if (pinned !== undefined) {
@@ -92,7 +94,7 @@ export function findKeyById(keyId: string, ctx: VerifyContext): ResolvedKey | un
       public_key: pinned.public_key,
       source: 'pinned',
       entry: pinned,
-      trust: pinnedTrust(pinned, ctx.now),
+      trust: roleTrust(pinned, pinnedTrust(pinned, ctx.now), role),
     };
   }
   if (keyId.startsWith('did:key:')) {
@@ -140,10 +142,11 @@ export function findKeyById(keyId: string, ctx: VerifyContext): ResolvedKey | un
  * @param publicKey - The key bytes from the document.
  * @param algorithm - The algorithm the document uses.
  * @param ctx - The verification context.
+ * @param role - The role the signature is made in (default `service`).
  * @returns The resolved key; never undefined, the document supplies the key.
  * @throws TypeError if `publicKey` is not a Uint8Array.
  */
-export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, ctx: VerifyContext): ResolvedKey {
+export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, ctx: VerifyContext, role: SignerRole = 'service'): ResolvedKey {
   if (!(publicKey instanceof Uint8Array)) throw new TypeError('An embedded public key must be a Uint8Array');
   // Most bulk runs pin nothing that matches; skip building the candidate list then.
   const pinned = ctx.pinned.length === 0 ? undefined : pickPinned(
@@ -157,7 +160,7 @@ export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, 
       public_key: publicKey,
       source: 'pinned',
       entry: pinned,
-      trust: pinnedTrust(pinned, ctx.now),
+      trust: roleTrust(pinned, pinnedTrust(pinned, ctx.now), role),
     };
   }
   // An embedded Ed25519 key is named by its did:key, so the ledger can find every document of
@@ -229,6 +232,27 @@ export function pinnedTrust(entry: KeyEntry, now: Date): TrustResult {
     };
   }
   return { ...base, detail: `Key ${entry.key_id} is pinned in the trust store and inside its validity window.` };
+}
+
+/**
+ * Narrow a pinned key's trust to the roles it is pinned for.
+ *
+ * A `trusted` judgement stands only when the entry lists no roles or lists `role`; otherwise the
+ * key is `unpinned` for this signature (the trust store vouches for it in other roles only).
+ * Revoked and expired judgements are kept: they say more.
+ *
+ * @param entry - The pinned entry.
+ * @param trust - Its judgement by status and window ({@link pinnedTrust}).
+ * @param role - The role the signature is made in.
+ * @returns The trust for this signature.
+ */
+export function roleTrust(entry: KeyEntry, trust: TrustResult, role: SignerRole): TrustResult {
+  if (trust.status !== 'trusted' || entry.roles === undefined || entry.roles.includes(role)) return trust;
+  return {
+    ...trust,
+    status: 'unpinned',
+    detail: `Key ${entry.key_id} is pinned for ${entry.roles.join(', ')} only; here it signs as ${role}, which the trust store does not vouch for.`,
+  };
 }
 
 /**

@@ -10,7 +10,7 @@
 import { b64uEncode, equalBytes, hexEncode, utf8Encode } from '../crypto';
 import type { CryptoProvider } from '../crypto/provider';
 import { jcs } from '../json';
-import type { KeyAlgorithm, VerifyContext } from './context';
+import type { KeyAlgorithm, SignerRole, VerifyContext } from './context';
 import { decodeB64uField, decodeHexField, isJsonObject, problem, quote, type JsonObject } from './fields';
 import { describeKey, findKeyById, type ResolvedKey } from './keys';
 import type { TrustResult } from './report';
@@ -34,6 +34,8 @@ export interface KeyedSignature {
   algorithm?: KeyAlgorithm;
   /** How to name the signature in messages, e.g. `The service signature`. Default `The signature`. */
   label?: string;
+  /** The role the signature is made in, judged against a pinned key's `roles`. Default `service`. */
+  role?: SignerRole;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface KeyedSignature {
 export function checkKeyedSignature(builder: ReportBuilder, ctx: VerifyContext, input: KeyedSignature): ResolvedKey | undefined {
   const algorithm = input.algorithm ?? 'Ed25519';
   const label = input.label ?? 'The signature';
-  const key = findKeyById(input.keyId, ctx);
+  const key = findKeyById(input.keyId, ctx, input.role);
   if (key === undefined) {
     builder.unavailable(
       input.checkId,
@@ -140,6 +142,8 @@ export interface RuleD1Options {
   digestCheckId?: string;
   /** Check id of the signature. Default `signature`. */
   signatureCheckId?: string;
+  /** The signer's role. Default `service`. */
+  role?: SignerRole;
 }
 
 /**
@@ -197,6 +201,7 @@ export function checkRuleD1(
     message: digest,
     keyIdPath: options.keyIdPath ?? '/key_id',
     signaturePath: '/sig_b64u',
+    ...(options.role !== undefined ? { role: options.role } : {}),
   });
   builder.setTrust(key?.trust ?? unresolvedTrust(keyId));
   return key;

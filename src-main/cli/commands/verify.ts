@@ -4,7 +4,7 @@
 import { userDataDirectory } from '../../ledger';
 import { verifyReport } from '../../operations/verify';
 import { nodeCrypto, readTrustStore } from '../../operations/workspace';
-import { KeyFileError, parseKeyFile, parseSecretsFile } from '../../../src-shared/verify/key-file';
+import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile } from '../../../src-shared/verify/key-file';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../../src-shared/verify/context';
 import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
@@ -56,13 +56,20 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
   if (positionals.filter((name) => name === '-').length > 1) {
     throw new CliError('verify: standard input (-) can be named only once');
   }
+  const store = flag(parsed, 'no-trust-store') ? [] : ledgerTrustStore();
+  const trustFiles = await loadKeyFiles(optionValues(parsed, 'trust'), 'trust store', true);
+  const keyFiles = await loadKeyFiles(optionValues(parsed, 'keys'), 'key file', false);
+  // One key id, one key, wherever the keys came from (PROTOCOL section 0).
+  try {
+    checkKeySources([{ name: 'the trust store', entries: store }, { name: 'the --trust files', entries: trustFiles }, { name: 'the --keys files', entries: keyFiles }]);
+  } catch (error) {
+    if (error instanceof KeyFileError) throw new CliError(error.message);
+    throw error;
+  }
   const context: VerifyContext = {
     crypto: nodeCrypto(),
-    pinned: [
-      ...(flag(parsed, 'no-trust-store') ? [] : ledgerTrustStore()),
-      ...(await loadKeyFiles(optionValues(parsed, 'trust'), 'trust store', true)),
-    ],
-    advertised: await loadKeyFiles(optionValues(parsed, 'keys'), 'key file', false),
+    pinned: [...store, ...trustFiles],
+    advertised: keyFiles,
     secrets: await loadSecretFiles(optionValues(parsed, 'secret')),
     now: new Date(),
   };
@@ -119,10 +126,15 @@ function ledgerTrustStore(): KeyEntry[] {
 /** Reads and merges key files; trust store entries without a status count as pinned. */
 async function loadKeyFiles(names: readonly string[], what: string, pinned: boolean): Promise<KeyEntry[]> {
   const entries: KeyEntry[] = [];
+  const sources: { name: string; entries: KeyEntry[] }[] = [];
   for (const name of names) {
     const text = await readTextFile(name, what);
     try {
-      for (const entry of parseKeyFile(text, { advertised: !pinned })) {
+      const file = parseKeyFile(text, { advertised: !pinned });
+      // Two files that define one key id differently are refused, as one file with a duplicate is.
+      sources.push({ name: `${what} ${name}`, entries: file });
+      checkKeySources(sources);
+      for (const entry of file) {
         entries.push(pinned ? { ...entry, status: entry.status ?? 'pinned' } : entry);
       }
     } catch (error) {

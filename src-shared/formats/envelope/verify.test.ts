@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { b64uEncode, createPortableProvider, utf8Encode } from '../../crypto';
+import { b64uEncode, createPortableProvider, didKeyFromEd25519, utf8Encode } from '../../crypto';
 import { jcs } from '../../json';
 import { createVerifyContext, type KeyEntry } from '../../verify/context';
 import { ed25519KeyEntry } from '../../verify/keys';
@@ -115,5 +115,62 @@ describe('svc-receipt-v1 envelope verification', () => {
     const report = verifyDocument(JSON.stringify(document), ctx);
     expect(report.status).toBe('MALFORMED');
     expect(report.errors.map((error) => [error.code, error.path])).toContainEqual([code, path]);
+  });
+
+  describe('who signed: one key, one role', () => {
+    const pinnedAll: KeyEntry[] = advertised.map((entry) => ({ ...entry, status: 'pinned' }));
+    const trusted = createVerifyContext(crypto, { now, pinned: pinnedAll });
+    type Signatures = Record<string, { key_id: string; sig_b64u: string }>;
+    function withSignatures(change: (signatures: Signatures) => void): string {
+      const envelope = signEnvelope(fields, signers, crypto);
+      change(envelope['signatures'] as Signatures);
+      return JSON.stringify(envelope);
+    }
+
+    it('the service entry pasted in as the missing operator is never PASS and is not counted as a third signer', () => {
+      const pasted = withSignatures((signatures) => {
+        signatures['operator'] = { ...(signatures['service'] as Signatures[string]) };
+      });
+      for (const context of [ctx, trusted]) {
+        const report = verifyDocument(pasted, context);
+        expect(report.status).toBe('INVALID');
+        expect(report.errors.map((error) => [error.code, error.path])).toEqual([['key_reused', '/signatures/service/key_id']]);
+        const content = report.checks.find((check) => check.id === 'content');
+        expect(content?.detail).toBe('The content is what 2 signers signed.');
+      }
+    });
+
+    it('one key under two key ids (a did:key and a did:svc) for two roles is refused too', () => {
+      const didKey = didKeyFromEd25519(crypto.ed25519PublicKey(seeds.service));
+      const envelope = signEnvelope(fields, { ...signers, requester: { key_id: didKey, seed: seeds.service } }, crypto);
+      const report = verifyDocument(JSON.stringify(envelope), ctx);
+      expect(report.status).toBe('INVALID');
+      expect(report.errors.map((error) => error.code)).toEqual(['key_reused']);
+    });
+
+    it('a pinned key used outside its pinned roles is not trusted, so permuted roles are never PASS trusted', () => {
+      const withRoles: KeyEntry[] = pinnedAll.map((entry) => ({ ...entry, roles: [entry.key_id.slice('did:svc:'.length) as 'requester' | 'operator' | 'service'] }));
+      const roled = createVerifyContext(crypto, { now, pinned: withRoles });
+      const valid = JSON.stringify(signEnvelope(fields, signers, crypto));
+      expect(verifyDocument(valid, roled)).toMatchObject({ status: 'PASS', trust: { status: 'trusted' } });
+      const permuted = withSignatures((signatures) => {
+        const requester = signatures['requester'];
+        signatures['requester'] = signatures['operator'] as Signatures[string];
+        signatures['operator'] = requester as Signatures[string];
+      });
+      // Cryptographically each signature still holds; who signed as what does not.
+      const report = verifyDocument(permuted, roled);
+      expect(report.status).toBe('PASS');
+      expect(report.trust.status).toBe('unpinned');
+      expect(report.trust.detail).toContain('pinned for operator only; here it signs as requester');
+      const serviceSwapped = withSignatures((signatures) => {
+        const service = signatures['service'];
+        signatures['service'] = signatures['operator'] as Signatures[string];
+        signatures['operator'] = service as Signatures[string];
+      });
+      expect(verifyDocument(serviceSwapped, roled).trust.status).toBe('unpinned');
+      // Without roles in the trust store a permutation cannot be seen: documented, not hidden.
+      expect(verifyDocument(permuted, trusted)).toMatchObject({ status: 'PASS', trust: { status: 'trusted' } });
+    });
   });
 });

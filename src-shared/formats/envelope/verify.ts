@@ -23,12 +23,18 @@
  *   consistent content (INVALID). With fewer than two resolved signatures the two cases cannot
  *   be told apart: `content` passes if the one signature verifies and is `unchecked`
  *   otherwise, and a failing signature stays INVALID.
+ * - One key, one role (PROTOCOL section 0): a role whose key id, or whose resolved key bytes, are
+ *   an earlier role's fails (INVALID, `key_reused`) and is not counted, so pasting the service's
+ *   `{key_id, sig_b64u}` in as the operator never passes and the content check counts distinct
+ *   signers only.
  * - Trust is the trust of the service role's key: the service is the issuer that vouches for
  *   the envelope. Without a service signature trust is `not_applicable`; with a service key id
  *   that resolves to nothing it is `unpinned`. Each role's check detail states that role's key and
- *   trust.
+ *   trust, judged for that role: a pinned key whose `roles` do not list the role it signs in is
+ *   not `trusted` for it, and then neither is the envelope (roles permuted among pinned keys are
+ *   never PASS trusted).
  */
-import { utf8Encode } from '../../crypto';
+import { equalBytes, utf8Encode } from '../../crypto';
 import { jcs, pointerAppend } from '../../json';
 import type { JsonNode } from '../../json/types';
 import {
@@ -41,7 +47,7 @@ import {
   problem,
 } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
-import { isKeyId } from '../../verify/keys';
+import { isKeyId, type ResolvedKey } from '../../verify/keys';
 import type { Report, ReportError, TrustResult } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
 import { checkKeyedSignature, unresolvedTrust } from '../../verify/signature';
@@ -148,6 +154,9 @@ export function verifyEnvelope(input: FormatInput): Report {
     status: 'not_applicable',
     detail: 'The envelope carries no service signature, so no issuer key was judged.',
   };
+  let misattributed: { role: EnvelopeRole; trust: TrustResult } | undefined;
+  // Distinct signers seen so far, by key id and by resolved key bytes: one key, one role.
+  const signers: { role: EnvelopeRole; keyId: string; key: ResolvedKey | undefined }[] = [];
   let resolved = 0;
   let verified = 0;
   for (const role of ENVELOPE_ROLES) {
@@ -162,6 +171,12 @@ export function verifyEnvelope(input: FormatInput): Report {
       );
       continue;
     }
+    const reusedId = signers.find((signer) => signer.keyId === entry.keyId);
+    if (reusedId !== undefined) {
+      reuseFailure(builder, role, reusedId.role, `${path}/key_id`, `names the same key id as the ${reusedId.role} signature`);
+      if (role === 'service') serviceTrust = { status: 'not_applicable', detail: 'The service signature reuses another role\'s key, so no issuer key was judged.' };
+      continue;
+    }
     const key = checkKeyedSignature(builder, ctx, {
       checkId,
       keyId: entry.keyId,
@@ -170,16 +185,41 @@ export function verifyEnvelope(input: FormatInput): Report {
       keyIdPath: `${path}/key_id`,
       signaturePath: `${path}/sig_b64u`,
       label: `The ${role} signature`,
+      role,
     });
+    const reusedKey = key === undefined ? undefined : signers.find((signer) => signer.key !== undefined && equalBytes(signer.key.public_key, key.public_key));
+    signers.push({ role, keyId: entry.keyId, key });
+    if (reusedKey !== undefined) {
+      reuseFailure(builder, role, reusedKey.role, `${path}/key_id`, `resolves to the same key as the ${reusedKey.role} signature`);
+      if (role === 'service') serviceTrust = { status: 'not_applicable', detail: 'The service signature reuses another role\'s key, so no issuer key was judged.' };
+      continue;
+    }
     if (role === 'service') serviceTrust = key?.trust ?? unresolvedTrust(entry.keyId);
+    if (key?.source === 'pinned' && key.entry?.roles !== undefined && !key.entry.roles.includes(role)) misattributed ??= { role, trust: key.trust };
     if (key !== undefined && key.algorithm === 'Ed25519') {
       resolved += 1;
       if (builder.checkStatus(checkId) === 'pass') verified += 1;
     }
   }
   checkContent(builder, resolved, verified);
-  builder.setTrust(serviceTrust);
+  // A key the trust store pins for other roles signed here: the envelope's signers are not who
+  // the trust store says, so the envelope is not trusted whatever the service key's trust.
+  if (misattributed !== undefined && serviceTrust.status === 'trusted') {
+    builder.setTrust({ ...misattributed.trust, detail: `The ${misattributed.role} signature: ${misattributed.trust.detail ?? ''}`.trim() });
+  } else {
+    builder.setTrust(serviceTrust);
+  }
   return builder.build();
+}
+
+/** One key may sign for one role only (PROTOCOL section 0): a second role of the same key fails. */
+function reuseFailure(builder: ReportBuilder, role: EnvelopeRole, earlier: EnvelopeRole, path: string, what: string): void {
+  builder.fail(
+    'INVALID',
+    `signature.${role}`,
+    `The ${role} signature ${what}: one key may sign for one role only, so it does not count as a ${role} signature.`,
+    problem('key_reused', path, `The ${role} signature ${what}.`),
+  );
 }
 
 /** The `content` check: see the module header for why several failing signers mean MISMATCH. */

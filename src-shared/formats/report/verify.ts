@@ -160,7 +160,7 @@ export function verifyReportDocument(input: FormatInput): Report {
     return builder.build();
   }
   builder.pass('schema', `The document is a ${REPORT_FORMAT_ID} report with ${(document.receipts as JsonValue[]).length} receipt rows.`);
-  checkRuleD1(builder, input.ctx, document, (document.signer as JsonObject).key_id as string, { keyIdPath: '/signer/key_id' });
+  checkRuleD1(builder, input.ctx, document, (document.signer as JsonObject).key_id as string, { keyIdPath: '/signer/key_id', role: 'auditor' });
   const counts = countProblems(document);
   if (counts.length === 0) builder.pass('counts', 'Every count equals what the receipt rows say.');
   else builder.fail('MISMATCH', 'counts', `${counts.length} count${counts.length === 1 ? '' : 's'} disagree with the receipt rows.`, counts);

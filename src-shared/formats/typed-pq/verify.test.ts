@@ -132,10 +132,37 @@ describe('typed-pq verification', () => {
     expect(codes(report)).toEqual([['signature_invalid', '/envelope/signature']]);
     // The intruder's own envelope verifies under its own embedded key: cryptographically valid, issuer unknown.
     expect(verify(forged)).toMatchObject({ status: 'PASS', trust: { status: 'unpinned' } });
-    // Pinning the real key by its id exposes the swap: the pinned key is used and the signature fails.
+    // Pinning the real key by its id exposes the swap: the embedded key is not the one the id names.
     const swapped = verify(forged, context({ pinned: [pinnedById] }));
     expect([swapped.status, swapped.trust.status]).toEqual(['INVALID', 'trusted']);
-    expect(swapped.notes).toEqual([`The embedded public_key differs from the pinned key for ${KEY_ID}; the pinned key was used.`]);
+    expect(codes(swapped)).toEqual([['key_mismatch', '/envelope/public_key']]);
+  });
+
+  it('one key resolution: the same document and keys give the same status pinned or only given', () => {
+    // The issue's case: signed by the pinned key, another key embedded. Pinned it was PASS
+    // trusted (the embedded key ignored), given as --keys INVALID (the embedded key used).
+    const intruderEmbedded = edit(embedded, (copy) => (copy.envelope['public_key'] = b64Encode(intruder.publicKey)));
+    // The flip side: a key_id naming an Ed25519 key, an ML-DSA-65 key embedded that did sign.
+    const edKey = ed25519KeyEntry(crypto, 'did:svc:test:ed', new Uint8Array(32).fill(5));
+    const edNamed = signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, 'did:svc:test:ed', crypto);
+    const cases: [string, JsonObject, KeyEntry][] = [
+      ['embedded key differs from the named key', intruderEmbedded, pinnedById],
+      ['key_id names an Ed25519 key', edNamed, edKey],
+    ];
+    for (const [name, document, key] of cases) {
+      const pinned = verify(document, context({ pinned: [{ ...key, status: 'pinned' }] }));
+      const given = verify(document, context({ advertised: [key] }));
+      expect([pinned.status, given.status], name).toEqual(['INVALID', 'INVALID']);
+      expect(codes(pinned), name).toEqual([['key_mismatch', '/envelope/public_key']]);
+      expect(codes(given), name).toEqual([['key_mismatch', '/envelope/public_key']]);
+      expect([pinned.trust.status, given.trust.status], name).toEqual(['trusted', 'unpinned']);
+    }
+    // A did:key names an Ed25519 key too: an ML-DSA-65 key embedded beside it never verifies.
+    const didKey = didKeyFromEd25519(crypto.ed25519PublicKey(new Uint8Array(32).fill(6)));
+    expect(verify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, didKey, crypto)).status).toBe('INVALID');
+    // Agreement stays PASS both ways.
+    expect(verify(embedded, context({ pinned: [pinnedById] }))).toMatchObject({ status: 'PASS', trust: { status: 'trusted' } });
+    expect(verify(embedded, context({ advertised: [pinnedById] }))).toMatchObject({ status: 'PASS', trust: { status: 'unpinned' } });
   });
 
   it('another sig_scheme is UNSUPPORTED, not MALFORMED, whatever its signature length', () => {

@@ -22,10 +22,14 @@
  *   failing link is MISMATCH; all links passing is exactly the recomputation of PROTOCOL 7.
  *   Verifying the signature over the stated digest lets a report say "the issuer signed this
  *   digest, and the fragments no longer match it".
- * - Keys: a pinned entry with the envelope's key_id first, then a pinned entry holding the
- *   embedded `public_key` bytes, then the embedded key itself, then a did:key or advertised key
- *   by key_id. Only a pinned entry can make trust `trusted`; an embedded or advertised key is
- *   `unpinned`. No key at all is INDETERMINATE. A key of another algorithm is INVALID.
+ * - Keys (one key resolution, PROTOCOL section 0): the key_id is resolved as for every format
+ *   (pinned, did:key, advertised). When the envelope also embeds `public_key`, the two must be
+ *   the same ML-DSA-65 key wherever the key_id resolved: otherwise the signature check fails
+ *   (INVALID, `key_mismatch`), so the same document and the same keys give the same status
+ *   whether the keys were pinned (`--trust`) or only given (`--keys`). A key_id that resolves
+ *   nowhere leaves the embedded key, trusted only when a pinned entry holds its bytes. Only a
+ *   pinned entry can make trust `trusted`; an embedded or advertised key is `unpinned`. No key
+ *   at all is INDETERMINATE. A key of another algorithm is INVALID.
  */
 import { concatBytes, equalBytes, hexEncode, utf8Encode } from '../../crypto';
 import { jcs } from '../../json';
@@ -311,8 +315,7 @@ function checkBindings(builder: ReportBuilder, ctx: VerifyContext, parts: Envelo
 }
 
 function checkSignature(builder: ReportBuilder, ctx: VerifyContext, parts: EnvelopeParts): void {
-  const { key, note } = resolveKey(parts.keyId, parts.publicKey, ctx);
-  if (note !== undefined) builder.note(note);
+  const { key, conflict } = resolveKey(parts.keyId, parts.publicKey, ctx);
   if (key === undefined) {
     builder.unavailable(
       'signature',
@@ -323,6 +326,17 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, parts: Envel
     return;
   }
   builder.setTrust(key.trust);
+  if (conflict) {
+    // One key resolution (PROTOCOL section 0): the document names a key and embeds another; no
+    // signature can stand for both, whichever source supplied the named one.
+    builder.fail(
+      'INVALID',
+      'signature',
+      `The embedded public_key is not the key ${parts.keyId} names (${describeKey(key)}, ${key.algorithm}); a document whose embedded key disagrees with its key_id never verifies.`,
+      problem('key_mismatch', '/envelope/public_key', `The embedded public_key differs from the ${key.source} key for ${quote(parts.keyId)}.`),
+    );
+    return;
+  }
   if (key.algorithm !== 'ML-DSA-65') {
     builder.fail(
       'INVALID',
@@ -344,28 +358,22 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, parts: Envel
   }
 }
 
-/** Pick the verifying key (see the module's decisions) and say when candidates disagree. */
-function resolveKey(
-  keyId: string,
-  embedded: Uint8Array | undefined,
-  ctx: VerifyContext,
-): { key: ResolvedKey | undefined; note?: string } {
+/**
+ * Pick the verifying key (see the module's decisions). `conflict` when the key_id resolves (from
+ * any source: pinned, did:key or advertised) to another key than the embedded one.
+ */
+function resolveKey(keyId: string, embedded: Uint8Array | undefined, ctx: VerifyContext): { key: ResolvedKey | undefined; conflict: boolean } {
   const byId = findKeyById(keyId, ctx);
-  const differs = embedded !== undefined && byId !== undefined && !equalBytes(byId.public_key, embedded);
-  if (byId?.source === 'pinned') {
-    return differs
-      ? { key: byId, note: `The embedded public_key differs from the pinned key for ${keyId}; the pinned key was used.` }
-      : { key: byId };
+  if (embedded === undefined) return { key: byId, conflict: false };
+  if (byId !== undefined && (byId.algorithm !== 'ML-DSA-65' || !equalBytes(byId.public_key, embedded))) {
+    return { key: byId, conflict: true };
   }
-  if (embedded !== undefined) {
-    const key = findEmbeddedKey(embedded, 'ML-DSA-65', ctx);
-    if (key.source === 'document') {
-      key.key_id = keyId;
-      key.trust = { ...key.trust, key_id: keyId };
-    }
-    return differs
-      ? { key, note: `The embedded public_key differs from the ${byId?.source ?? ''} key for ${keyId}; the embedded key was used.` }
-      : { key };
+  if (byId?.source === 'pinned') return { key: byId, conflict: false };
+  // The embedded key, trusted when a pinned entry holds its bytes under any id.
+  const key = findEmbeddedKey(embedded, 'ML-DSA-65', ctx);
+  if (key.source === 'document') {
+    key.key_id = keyId;
+    key.trust = { ...key.trust, key_id: keyId };
   }
-  return { key: byId };
+  return { key, conflict: false };
 }

@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { b64Encode, createPortableProvider } from '../../src-shared/crypto';
+import { signTypedPq } from '../../src-shared/formats/typed-pq/sign';
+import type { KeyEntry } from '../../src-shared/verify/context';
+import { serializeKeyFile } from '../../src-shared/verify/key-file';
+import type { Report } from '../../src-shared/verify/report';
+
+// One key resolution through the CLI as a user runs it: the same document and the same keys give
+// the same status whether the keys are given (--keys) or pinned (--trust), and key sources that
+// give one key id two keys are refused.
+
+const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
+const crypto = createPortableProvider();
+const signer = crypto.mldsa65KeyGen(new Uint8Array(32).fill(0x71));
+const other = crypto.mldsa65KeyGen(new Uint8Array(32).fill(0x72));
+const KEY_ID = 'did:svc:test:pq-cli';
+const FRAGMENTS = [{ kind: 'request', n: 1 }, 'text'];
+
+let dir: string;
+
+function evroom(args: string[]) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', EVROOM_HOME: join(dir, 'home') } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function keyFile(name: string, entries: KeyEntry[]): string {
+  return file(name, serializeKeyFile(entries));
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'evroom-verify-keys-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('evroom verify: one key resolution', () => {
+  it('a typed-pq document embedding another key than its key_id names is INVALID with --keys and with --trust', () => {
+    const signed = signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, KEY_ID, crypto);
+    (signed['envelope'] as Record<string, unknown>)['public_key'] = b64Encode(other.publicKey);
+    const document = file('mismatch.json', JSON.stringify(signed));
+    const keys = keyFile('pq-keys.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
+    const given = evroom(['verify', '--json', '--no-trust-store', '--keys', keys, document]);
+    const pinned = evroom(['verify', '--json', '--no-trust-store', '--trust', keys, document]);
+    for (const result of [given, pinned]) {
+      expect(result.code, result.stderr).toBe(1);
+      const report = JSON.parse(result.stdout) as Report;
+      expect(report.status).toBe('INVALID');
+      expect(report.errors.map((error) => error.code)).toEqual(['key_mismatch']);
+    }
+    // Before: PASS trusted with --trust (the embedded key silently ignored).
+    expect((JSON.parse(pinned.stdout) as Report).trust.status).toBe('trusted');
+  });
+
+  it('a key_id naming an Ed25519 key beside an embedded ML-DSA-65 key is INVALID both ways', () => {
+    const edId = 'did:svc:test:ed-cli';
+    const document = file('ed-named.json', JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, edId, crypto)));
+    const keys = keyFile('ed-keys.json', [{ key_id: edId, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(new Uint8Array(32).fill(3)) }]);
+    for (const option of ['--keys', '--trust']) {
+      const result = evroom(['verify', '--json', '--no-trust-store', option, keys, document]);
+      expect(result.code, `${option} ${result.stderr}`).toBe(1);
+      expect((JSON.parse(result.stdout) as Report).status, option).toBe('INVALID');
+    }
+  });
+
+  it('refuses two key files that define one key id differently, as one file with a duplicate is (exit 2)', () => {
+    const document = file('valid.json', JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, KEY_ID, crypto)));
+    const first = keyFile('first.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
+    const second = keyFile('second.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: other.publicKey }]);
+    const same = keyFile('same.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
+    const twoFiles = evroom(['verify', '--no-trust-store', '--keys', first, '--keys', second, document]);
+    expect(twoFiles.code).toBe(2);
+    expect(twoFiles.stderr).toContain(`key file ${second} at /keys/0/public_key: Key id "${KEY_ID}" names different keys in key file ${first} and in key file ${second}`);
+    const across = evroom(['verify', '--no-trust-store', '--trust', first, '--keys', second, document]);
+    expect(across.code).toBe(2);
+    expect(across.stderr).toContain('names different keys in the --trust files and in the --keys files');
+    const oneFile = file('duplicate.json', JSON.stringify({ keys: [JSON.parse(serializeKeyFile([{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }])).keys[0], JSON.parse(serializeKeyFile([{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: other.publicKey }])).keys[0]] }));
+    expect(evroom(['verify', '--no-trust-store', '--keys', oneFile, document]).code).toBe(2);
+    // The same key given twice is no conflict.
+    const agreeing = evroom(['verify', '--no-trust-store', '--keys', first, '--trust', same, document]);
+    expect(agreeing.code, agreeing.stderr).toBe(0);
+  });
+});
