@@ -52,6 +52,8 @@ interface ChildResult {
   findings: number;
   maxRssMb: number;
   phases: Record<string, number>;
+  /** The peak RSS reached by the end of each phase, MB: where the peak is made. */
+  peakByPhase: Record<string, number>;
 }
 
 /** The node provider with one cached key pair: making a KeyObject per signature is the slow part of issuing. */
@@ -133,6 +135,7 @@ async function rawVerifyRate(threads: number, perThread: number): Promise<number
 async function childImport(zip: string, ledgerFile: string, workers: number | undefined): Promise<void> {
   const ledger = openLedger(ledgerFile);
   const phases: Record<string, number> = {};
+  const peakByPhase: Record<string, number> = {};
   let phase = '';
   let phaseStart = performance.now();
   const begin = performance.now();
@@ -141,12 +144,16 @@ async function childImport(zip: string, ledgerFile: string, workers: number | un
     onProgress: (event) => {
       if (event.phase === phase) return;
       const now = performance.now();
-      if (phase !== '') phases[phase] = Number(((now - phaseStart) / 1000).toFixed(2));
+      if (phase !== '') {
+        phases[phase] = Number(((now - phaseStart) / 1000).toFixed(2));
+        peakByPhase[phase] = Math.round(peakRssMb());
+      }
       phase = event.phase;
       phaseStart = now;
     },
   });
   const seconds = (performance.now() - begin) / 1000;
+  if (phase !== '') peakByPhase[phase] = Math.round(peakRssMb());
   ledger.close();
   const output: ChildResult = {
     seconds,
@@ -155,6 +162,7 @@ async function childImport(zip: string, ledgerFile: string, workers: number | un
     findings: result.totalFindings,
     maxRssMb: peakRssMb(),
     phases,
+    peakByPhase,
   };
   process.stdout.write(`${JSON.stringify(output)}\n`);
 }
@@ -312,7 +320,7 @@ async function main(): Promise<void> {
     console.log(`(the raw row runs on ${threads} worker threads at once; the import uses ${workers ?? os.availableParallelism()} verification workers and the main thread)`);
     console.log(`import: ${imported.seconds.toFixed(1)} s end to end; phases ${Object.entries(imported.phases).map(([name, seconds]) => `${name} ${seconds} s`).join(', ')}`);
     const rssOk = imported.maxRssMb < 500;
-    console.log(`peak RSS of the import process: ${imported.maxRssMb.toFixed(0)} MB (target < 500 MB${rssOk ? ', ok' : ', ABOVE'})`);
+    console.log(`peak RSS of the import process: ${imported.maxRssMb.toFixed(0)} MB (target < 500 MB${rssOk ? ', ok' : ', ABOVE'}); peak by the end of each phase: ${Object.entries(imported.peakByPhase).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}`);
 
     let pagesOk = true;
     if (rows > 0) {

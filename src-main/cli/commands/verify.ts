@@ -200,6 +200,10 @@ async function verifyInOrder(
     emitted.catch(() => undefined);
     pending.push(emitted);
     if (pending.length >= inFlight) await pending.shift();
+    // With workers, back to the event loop after every batch, so that their answers are taken
+    // in (and they are given more) while this thread verifies; else it would verify batch after
+    // batch here while the workers sat idle with their answers unread.
+    else if (inFlight > 1) await new Promise((resolve) => setImmediate(resolve));
   }
   await Promise.all(pending);
 }
