@@ -12,11 +12,12 @@
  * the ledger up to `--rows` rows with synthetic receipts and times 100-row filtered keyset
  * pages, as bench/ledger.ts does.
  *
- * Targets: import >= 0.70 of the raw two-core rate; peak RSS of the import < 500 MB; every
- * 100-row filtered page < 20 ms at 1,000,000 rows.
+ * Targets: import >= 0.50 of the raw two-core rate (0.70 was withdrawn: see bench/README.md);
+ * peak RSS of the import < 500 MB; every 100-row filtered page < 20 ms at 1,000,000 rows.
  *
- * Options: --count N (default 100000), --rows N (default 1000000; 0 skips the page queries),
- * --rounds N (raw rounds, default 3), --workers N (pool size, default: cores), --pages N (pages
+ * Options: --quick (500 receipts, 2,000 rows: a check that it runs, in seconds, not a
+ * measurement), --count N (default 100000), --rows N (default 1000000; 0 skips the page
+ * queries), --rounds N (raw rounds, default 3), --workers N (pool size, default: cores), --pages N (pages
  * followed per query shape, default 20), --write-baseline, --check (exit 1 below a target),
  * --keep (keep the files).
  */
@@ -51,6 +52,8 @@ interface ChildResult {
   findings: number;
   maxRssMb: number;
   phases: Record<string, number>;
+  /** The peak RSS reached by the end of each phase, MB: where the peak is made. */
+  peakByPhase: Record<string, number>;
 }
 
 /** The node provider with one cached key pair: making a KeyObject per signature is the slow part of issuing. */
@@ -132,6 +135,7 @@ async function rawVerifyRate(threads: number, perThread: number): Promise<number
 async function childImport(zip: string, ledgerFile: string, workers: number | undefined): Promise<void> {
   const ledger = openLedger(ledgerFile);
   const phases: Record<string, number> = {};
+  const peakByPhase: Record<string, number> = {};
   let phase = '';
   let phaseStart = performance.now();
   const begin = performance.now();
@@ -140,12 +144,16 @@ async function childImport(zip: string, ledgerFile: string, workers: number | un
     onProgress: (event) => {
       if (event.phase === phase) return;
       const now = performance.now();
-      if (phase !== '') phases[phase] = Number(((now - phaseStart) / 1000).toFixed(2));
+      if (phase !== '') {
+        phases[phase] = Number(((now - phaseStart) / 1000).toFixed(2));
+        peakByPhase[phase] = Math.round(peakRssMb());
+      }
       phase = event.phase;
       phaseStart = now;
     },
   });
   const seconds = (performance.now() - begin) / 1000;
+  if (phase !== '') peakByPhase[phase] = Math.round(peakRssMb());
   ledger.close();
   const output: ChildResult = {
     seconds,
@@ -154,6 +162,7 @@ async function childImport(zip: string, ledgerFile: string, workers: number | un
     findings: result.totalFindings,
     maxRssMb: peakRssMb(),
     phases,
+    peakByPhase,
   };
   process.stdout.write(`${JSON.stringify(output)}\n`);
 }
@@ -255,6 +264,7 @@ async function main(): Promise<void> {
       check: { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
       child: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
     },
     allowPositionals: true,
   });
@@ -263,10 +273,12 @@ async function main(): Promise<void> {
     await childImport(positionals[0] as string, positionals[1] as string, workers);
     return;
   }
-  const count = Number(values.count);
-  const rows = Number(values.rows);
-  const rounds = Number(values.rounds);
-  const pages = Number(values.pages);
+  // --quick: a check that the bench works (seconds, small data), not a measurement.
+  const quick = values.quick === true;
+  const count = Number(quick ? 500 : values.count);
+  const rows = Number(quick ? 2000 : values.rows);
+  const rounds = Number(quick ? 1 : values.rounds);
+  const pages = Number(quick ? 3 : values.pages);
   for (const [name, value] of [['count', count], ['rows', rows], ['rounds', rounds], ['pages', pages]] as const) {
     if (!Number.isSafeInteger(value) || value < (name === 'rows' ? 0 : 1)) throw new RangeError(`--${name} must be a whole number`);
   }
@@ -280,7 +292,7 @@ async function main(): Promise<void> {
 
     // Raw rate before and after the import, best of both: the same machine, the same run.
     const threads = 2;
-    const perThread = 20_000;
+    const perThread = quick ? 500 : 20_000;
     const rawRates: number[] = [];
     for (let round = 0; round < Math.ceil(rounds / 2); round += 1) rawRates.push(await rawVerifyRate(threads, perThread));
 
@@ -300,7 +312,7 @@ async function main(): Promise<void> {
 
     const measurements: Measurement[] = [
       { name: 'raw Ed25519 verify, 2 threads', rate: rawRate },
-      { name: 'bundle import, standard receipts', rate: importRate, rawOf: 'raw 2-thread verify', ratio: importRate / rawRate, target: 0.7 },
+      { name: 'bundle import, standard receipts', rate: importRate, rawOf: 'raw 2-thread verify', ratio: importRate / rawRate, target: 0.5 },
     ];
     const baseline = readBaseline(BASELINE);
     console.log('');
@@ -308,7 +320,7 @@ async function main(): Promise<void> {
     console.log(`(the raw row runs on ${threads} worker threads at once; the import uses ${workers ?? os.availableParallelism()} verification workers and the main thread)`);
     console.log(`import: ${imported.seconds.toFixed(1)} s end to end; phases ${Object.entries(imported.phases).map(([name, seconds]) => `${name} ${seconds} s`).join(', ')}`);
     const rssOk = imported.maxRssMb < 500;
-    console.log(`peak RSS of the import process: ${imported.maxRssMb.toFixed(0)} MB (target < 500 MB${rssOk ? ', ok' : ', ABOVE'})`);
+    console.log(`peak RSS of the import process: ${imported.maxRssMb.toFixed(0)} MB (target < 500 MB${rssOk ? ', ok' : ', ABOVE'}); peak by the end of each phase: ${Object.entries(imported.peakByPhase).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}`);
 
     let pagesOk = true;
     if (rows > 0) {

@@ -4,7 +4,8 @@
  *   npx tsx bench/ledger.ts              # 200,000 rows (about a minute)
  *   npx tsx bench/ledger.ts --rows 1000000
  *
- * Options: --rows N (default 200000), --batch N (rows per transaction, default 10000),
+ * Options: --quick (5,000 rows, 3 pages a shape: a check that it runs, not a measurement),
+ * --rows N (default 200000), --batch N (rows per transaction, default 10000),
  * --pages N (pages followed per query shape, default 100), --keep (keep the database file),
  * --random-issued (issue times uniform over the year rather than roughly in import order),
  * --rounds N (each shape's pages are timed N times and the best round kept, default 3),
@@ -42,12 +43,16 @@ function option(name: string, fallback: number): number {
   return value;
 }
 
-const ROWS = option('rows', 200_000);
-const BATCH = option('batch', 10_000);
-const PAGES = option('pages', 100);
+/** --quick: a check that the bench works (seconds, small data), not a measurement. */
+const QUICK = process.argv.includes('--quick');
+const ROWS = option('rows', QUICK ? 5000 : 200_000);
+const BATCH = option('batch', QUICK ? 1000 : 10_000);
+const PAGES = option('pages', QUICK ? 3 : 100);
 const KEEP = process.argv.includes('--keep');
 const RANDOM_ISSUED = process.argv.includes('--random-issued');
-const ROUNDS = option('rounds', 3);
+const ROUNDS = option('rounds', QUICK ? 1 : 3);
+/** A page of 100 rows, in milliseconds, at 1,000,000 rows. */
+const PAGE_TARGET_MS = 20;
 const FILE = ((): string | undefined => {
   const index = process.argv.indexOf('--file');
   return index === -1 ? undefined : path.resolve(process.argv[index + 1] ?? '');
@@ -282,6 +287,8 @@ function main(): void {
   for (const row of results) {
     console.log(`${row.name.padEnd(28)}${String(row.pages).padStart(6)}${format(row.p50)}${format(row.p99)}${format(row.max)}`);
   }
+  const slowest = results.reduce((worst, row) => (row.p99 > worst.p99 ? row : worst), results[0] as ShapeResult);
+  console.log(`slowest page p99: ${slowest.p99.toFixed(2)} ms (${slowest.name}); target < ${PAGE_TARGET_MS} ms at 1,000,000 rows: ${slowest.p99 < PAGE_TARGET_MS ? 'ok' : 'ABOVE'}`);
   if (KEEP || FILE !== undefined) {
     console.log(`\nkept ${file}`);
   } else {

@@ -11,7 +11,7 @@
  * Targets (issue "The HTTP service"): verify >= 0.6 of in-process, emit >= 0.4 of bare, p99
  * under 25 ms at 32 connections, zero non-2xx.
  *
- * Options: --duration S (per row, default 10), --connections N (default 32), --quick (2 s rows,
+ * Options: --duration S (per row, default 10), --connections N (default 32), --quick (1 s rows,
  * for CI: checks that everything answers 2xx, not the targets), --write-baseline.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -46,7 +46,7 @@ function argument(name: string): string | undefined {
   return index === -1 ? undefined : process.argv[index + 1];
 }
 const quick = process.argv.includes('--quick');
-const duration = Number(argument('duration') ?? (quick ? 2 : 10));
+const duration = Number(argument('duration') ?? (quick ? 1 : 10));
 const connections = Number(argument('connections') ?? 32);
 
 function evroom(home: string, args: string[]): string {

@@ -11,7 +11,9 @@
  * Classical receipts all differ; the other formats repeat their worked example (scripts/
  * worked-examples.ts): verification does the same work for a repeated document.
  *
- * Options: --count N (receipts, default 20000), --rounds N (passes, default 3), --write-baseline,
+ * Options: --quick (500 receipts, one round, the classical rows: a check that it runs, not a
+ * measurement),
+ * --count N (receipts, default 20000), --rounds N (passes, default 3), --write-baseline,
  * --check (exit 1 when a row is below its target), --classical-only (the raw and classical rows
  * alone, about half a minute; not with --write-baseline).
  */
@@ -197,15 +199,17 @@ function main(): void {
       'write-baseline': { type: 'boolean', default: false },
       check: { type: 'boolean', default: false },
       'classical-only': { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
     },
   });
-  const count = Number(values.count);
-  const rounds = Number(values.rounds);
+  // --quick: a check that the bench works (seconds, small data), not a measurement.
+  const count = Number(values.quick ? 500 : values.count);
+  const rounds = Number(values.quick ? 1 : values.rounds);
   if (!Number.isInteger(count) || count < 1 || !Number.isInteger(rounds) || rounds < 1) {
     console.error('bench/verify.ts: --count and --rounds must be positive whole numbers');
     process.exit(2);
   }
-  const classicalOnly = values['classical-only'];
+  const classicalOnly = values['classical-only'] || values.quick;
   if (classicalOnly && values['write-baseline']) {
     console.error('bench/verify.ts: --classical-only measures two rows; a baseline needs them all');
     process.exit(2);

@@ -1,8 +1,53 @@
 #!/usr/bin/env node
-// The `evroom` command. The CLI is TypeScript (src-main/cli); tsx compiles it on the fly so
-// `npx evroom` works straight after `npm ci`, with no build step.
-import { register } from 'tsx/esm/api';
+// The `evroom` command. The CLI is TypeScript (src-main/cli). `npm install` / `npm ci` bundles
+// it into out/cli/evroom.js (scripts/build-cli.mjs, the package's `prepare` script), which
+// starts in a few tenths of a second. When that bundle is missing, or any file it was made
+// from has changed since (size, then SHA-256 when the mtime moved), the sources run through
+// tsx instead, which compiles them on the fly: slower to start, never stale.
+// EVROOM_FROM_SOURCE=1 forces tsx.
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 
-register();
-const { runCli } = await import('../src-main/cli/main.ts');
+const ROOT = new URL('../', import.meta.url);
+const BUNDLE = new URL('out/cli/evroom.js', ROOT);
+const INPUTS = new URL('out/cli/inputs.json', ROOT);
+
+/** Whether one input is as it was when bundled. */
+async function unchanged(input) {
+  const file = new URL(input.path, ROOT);
+  const info = await stat(file);
+  if (info.size !== input.size) return false;
+  // A checkout or a copy moves mtimes without changing content: only then is the file read.
+  return info.mtimeMs === input.mtimeMs || createHash('sha256').update(await readFile(file)).digest('hex') === input.sha256;
+}
+
+/**
+ * Whether out/cli was built from the files as they are now. Packages in node_modules are not
+ * checked one by one: they change only through npm, which runs the `prepare` script again, and
+ * package-lock.json (checked) changes with them.
+ */
+async function bundleIsFresh() {
+  try {
+    const manifest = JSON.parse(await readFile(INPUTS, 'utf8'));
+    const inputs = manifest.inputs.filter((input) => !input.path.startsWith('node_modules/'));
+    if (inputs.length === 0) return false;
+    const checks = await Promise.all(inputs.map(unchanged));
+    return checks.every(Boolean);
+  } catch {
+    return false;
+  }
+}
+
+let runCli;
+if (process.env.EVROOM_FROM_SOURCE !== '1') {
+  // The checks run on libuv's threads while this one compiles the bundle; loading a bundle has
+  // no effect beyond defining its modules, so a stale one is simply not run.
+  const [fresh, bundle] = await Promise.all([bundleIsFresh(), import(BUNDLE.href).catch(() => undefined)]);
+  if (fresh && bundle !== undefined) runCli = bundle.runCli;
+}
+if (runCli === undefined) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ runCli } = await import('../src-main/cli/main.ts'));
+}
 process.exitCode = await runCli(process.argv.slice(2));

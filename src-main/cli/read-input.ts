@@ -1,6 +1,8 @@
 /**
  * Reading document inputs for the CLI, with one specific error per way a file can be wrong.
  */
+import { isUtf8 } from 'node:buffer';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { CliError } from './cli-error';
@@ -24,11 +26,9 @@ export const MAX_DOCUMENT_BYTES = 128 * 1024 * 1024;
  */
 export async function readDocumentInput(name: string, stdin: Readable = process.stdin): Promise<Uint8Array> {
   const label = name === '-' ? 'standard input' : name;
-  const bytes = name === '-' ? await readStream(stdin, label) : await readFileChecked(name);
-  if (bytes.length === 0) throw new CliError(`${label}: is empty; expected a JSON document`);
-  if (!opensLikeJson(bytes) && (bytes.includes(0) || !isUtf8(bytes))) {
-    throw new CliError(`${label}: is a binary file, not a JSON document`);
-  }
+  if (name !== '-') return readDocumentFileSync(name);
+  const bytes = await readStream(stdin, label);
+  checkDocument(bytes, label);
   return bytes;
 }
 
@@ -62,6 +62,59 @@ async function readFileChecked(name: string, what = ''): Promise<Uint8Array> {
   }
 }
 
+/**
+ * Reads one document file named on the command line, synchronously: `evroom verify` reads
+ * thousands of them, and one open, fstat, read and close here (about 5 µs) cost less than the
+ * promises and thread hops of reading asynchronously, and never leave the process idle.
+ *
+ * @returns the bytes, checked as by {@link readDocumentInput}
+ * @throws CliError (exit 2) naming the file and what is wrong with it
+ */
+export function readDocumentFileSync(name: string): Uint8Array {
+  if (typeof name !== 'string' || name === '-') throw new TypeError('readDocumentFileSync expects a file name (not -)');
+  let descriptor: number;
+  try {
+    // Non-blocking, so that a FIFO or a device is opened (and refused below) without waiting
+    // for a writer; a regular file reads the same either way.
+    descriptor = openSync(name, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw new CliError(`${name}: ${describeFsError(error)}`);
+  }
+  let bytes: Uint8Array;
+  try {
+    const info = fstatSync(descriptor);
+    if (info.isDirectory()) throw new CliError(`${name}: is a directory, not a file`);
+    if (!info.isFile()) throw new CliError(`${name}: is not a regular file`);
+    if (info.size > MAX_DOCUMENT_BYTES) {
+      throw new CliError(`${name}: is ${info.size} bytes; files over ${MAX_DOCUMENT_BYTES} bytes are not read`);
+    }
+    // The size fstat gave; a file that grows meanwhile is read to that size, one that shrinks
+    // to its end.
+    bytes = new Uint8Array(info.size);
+    let filled = 0;
+    while (filled < bytes.length) {
+      const count = readSync(descriptor, bytes, filled, bytes.length - filled, filled);
+      if (count === 0) break;
+      filled += count;
+    }
+    if (filled < bytes.length) bytes = bytes.subarray(0, filled);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`${name}: ${describeFsError(error)}`);
+  } finally {
+    closeSync(descriptor);
+  }
+  checkDocument(bytes, name);
+  return bytes;
+}
+
+function checkDocument(bytes: Uint8Array, label: string): void {
+  if (bytes.length === 0) throw new CliError(`${label}: is empty; expected a JSON document`);
+  if (!opensLikeJson(bytes) && (bytes.includes(0) || !isUtf8(bytes))) {
+    throw new CliError(`${label}: is a binary file, not a JSON document`);
+  }
+}
+
 async function readStream(stream: Readable, label: string): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -87,15 +140,6 @@ function opensLikeJson(bytes: Uint8Array): boolean {
     return byte === 0x7b || byte === 0x5b;
   }
   return false;
-}
-
-function isUtf8(bytes: Uint8Array): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A one-line reason for a failed file-system call, without the path noise Node adds. */

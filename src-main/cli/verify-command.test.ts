@@ -134,6 +134,57 @@ describe('evroom verify', () => {
     expect(bad.stdout).toBe('');
   });
 
+  it('over many files verifies on worker threads too, and prints the same lines in input order as --jobs 1', () => {
+    // More inputs than the CLI verifies on its own thread alone (256), with every kind of
+    // outcome mixed in, so that batches of both kinds carry failures and unreadable files.
+    const many = join(dir, 'many');
+    mkdirSync(many);
+    const inputs: string[] = [];
+    for (let index = 0; index < 300; index += 1) {
+      const file = join(many, `r${index}.json`);
+      const text = signClassical(`{"sequence":${index},"amount":"1.00"}`, seed, crypto);
+      if (index % 50 === 7) {
+        inputs.push(join(many, `missing-${index}.json`));
+        continue;
+      }
+      writeFileSync(file, index % 40 === 3 ? text.replace('"amount":"1.00"', '"amount":"1.01"') : index === 100 ? '{"a":1,"a":2}' : text);
+      inputs.push(file);
+    }
+    const serial = evroom(['verify', '--json', '--jobs', '1', '--trust', trust, ...inputs]);
+    const parallel = evroom(['verify', '--json', '--jobs', '3', '--trust', trust, ...inputs]);
+    expect(serial.code).toBe(2);
+    expect(parallel.code).toBe(2);
+    expect(parallel.stdout).toBe(serial.stdout);
+    expect(parallel.stderr).toBe(serial.stderr);
+    const lines = parallel.stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status?: string; error?: { code: string }; trust?: { status: string } });
+    expect(lines.map((line) => line.input)).toEqual(inputs);
+    expect(lines.filter((line) => line.error?.code === 'io_error')).toHaveLength(6);
+    expect(lines.filter((line) => line.status === 'MISMATCH')).toHaveLength(8);
+    expect(lines[100]?.status).toBe('MALFORMED');
+    expect(lines[0]).toMatchObject({ status: 'PASS', trust: { status: 'trusted' } });
+    // Each line is the report one verification of that file alone prints.
+    expect(lines[3]).toEqual(JSON.parse(evroom(['verify', '--json', '--trust', trust, inputs[3]!]).stdout));
+    expect(parallel.stderr.trim().split('\n')).toEqual(inputs.filter((_, index) => index % 50 === 7).map((input) => `evroom: ${input}: no such file`));
+  });
+
+  it('checks --jobs', () => {
+    for (const jobs of ['0', '65', 'two', '1.5']) {
+      const result = evroom(['verify', '--jobs', jobs, valid]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`verify: --jobs must be a whole number from 1 to 64, got "${jobs}"`);
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('refuses a FIFO as not a regular file without waiting for a writer', () => {
+    const fifo = join(dir, 'fifo');
+    const made = spawnSync('mkfifo', [fifo]);
+    expect(made.status).toBe(0);
+    const result = evroom(['verify', fifo]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`evroom: ${fifo}: is not a regular file`);
+  });
+
   it('prints help for --help and for an unknown command says what exists', () => {
     const help = evroom(['verify', '--help']);
     expect(help.code).toBe(0);

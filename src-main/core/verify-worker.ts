@@ -2,14 +2,16 @@
  * The verification worker: runs inside a worker thread started by the pool (worker-pool.ts).
  *
  * It builds one node:crypto provider and one VerifyContext from `workerData`, then answers
- * each batch message with one VerifiedReceipt per document. Importing this module anywhere but a
+ * each batch message with one VerifiedReceipt per document (or, in report mode, one
+ * ReportResult: the report as `evroom verify` prints it). Importing this module anywhere but a
  * pool worker does nothing.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createVerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from './node-crypto-provider';
 import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from './receipt-facts';
-import type { VerifyRequest, VerifyResponse, VerifyWorkerData } from './worker-pool';
+import { verifyReportBytes } from './verify-report';
+import type { ReportResult, VerifyRequest, VerifyResponse, VerifyWorkerData } from './worker-pool';
 
 function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerData): void {
   const context = createVerifyContext(createNodeCryptoProvider(), {
@@ -22,13 +24,22 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
     let response: VerifyResponse;
     try {
       const bytes = new Uint8Array(request.bytes);
-      const results: VerifiedReceipt[] = [];
-      for (let index = 0; index + 1 < request.offsets.length; index += 1) {
-        const start = request.offsets[index] as number;
-        const end = request.offsets[index + 1] as number;
-        results.push(toVerifiedReceipt(verifyReceiptBytes(bytes.subarray(start, end), context)));
+      if (request.mode === 'report') {
+        const results: ReportResult[] = [];
+        for (let index = 0; index + 1 < request.offsets.length; index += 1) {
+          const report = verifyReportBytes(bytes.subarray(request.offsets[index], request.offsets[index + 1]), context);
+          results.push({ json: JSON.stringify(report), status: report.status, trust: report.trust.status });
+        }
+        response = { id: request.id, results };
+      } else {
+        const results: VerifiedReceipt[] = [];
+        for (let index = 0; index + 1 < request.offsets.length; index += 1) {
+          const start = request.offsets[index] as number;
+          const end = request.offsets[index + 1] as number;
+          results.push(toVerifiedReceipt(verifyReceiptBytes(bytes.subarray(start, end), context)));
+        }
+        response = { id: request.id, results };
       }
-      response = { id: request.id, results };
     } catch (error) {
       // verifyReceiptBytes does not throw for any document; this is a defect, reported as one.
       response = { id: request.id, error: error instanceof Error ? error.message : String(error) };

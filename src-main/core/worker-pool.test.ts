@@ -5,7 +5,8 @@ import { signEnvelope } from '../../src-shared/formats/envelope';
 import { createVerifyContext } from '../../src-shared/verify/context';
 import { verifyDocument } from '../../src-shared/verify/verify';
 import { createNodeCryptoProvider } from './node-crypto-provider';
-import { toVerifiedReceipt, verifyReceiptBytes } from './receipt-facts';
+import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from './receipt-facts';
+import { verifyReportBytes } from './verify-report';
 import { Worker } from 'node:worker_threads';
 import { createVerifyPool, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
 import { TSX_BOOTSTRAP, unpackedFromAsar, verifyWorkerSource } from './worker-source';
@@ -56,6 +57,25 @@ describe('createVerifyPool', () => {
     // A report that is not PASS carries its first problem for findings.
     expect(results[3]?.problem).toMatch(/duplicate member name/);
     expect(results[4]?.problem).toMatch(/not valid UTF-8/);
+  });
+
+  it('in report mode gives each report as verifyReportBytes makes it on this thread, in order', async () => {
+    const documents = [
+      envelope(2),
+      utf8Encode(signClassical({ sequence: 2, amount: '2.00' }, seed, portable).replace('2.00', '2.01')),
+      utf8Encode('<!doctype html><html><body>not a report</body></html>'),
+      utf8Encode('{"a":1,"a":2}'),
+    ];
+    const results = await pool.reports(documents);
+    const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key] });
+    expect(results).toHaveLength(documents.length);
+    results.forEach((result, index) => {
+      const local = verifyReportBytes(documents[index]!, context);
+      expect(JSON.parse(result.json)).toEqual(JSON.parse(JSON.stringify(local)));
+      expect(result).toMatchObject({ status: local.status, trust: local.trust.status });
+    });
+    expect(results.map((result) => result.status)).toEqual(['PASS', 'MISMATCH', 'MALFORMED', 'MALFORMED']);
+    expect(results[2]?.json).toBe(JSON.stringify(verifyReportBytes(documents[2]!, context)));
   });
 
   it('verifies many batches concurrently on both workers', async () => {
@@ -116,7 +136,7 @@ describe('the worker code', () => {
     const worker = new Worker(source.code, { eval: true, workerData: data });
     try {
       const response = await verifyOn(worker, envelope(3));
-      expect('results' in response && response.results[0]?.report.status).toBe('PASS');
+      expect('results' in response && (response.results[0] as VerifiedReceipt | undefined)?.report.status).toBe('PASS');
     } finally {
       await worker.terminate();
     }
@@ -126,7 +146,7 @@ describe('the worker code', () => {
     const worker = new Worker(TSX_BOOTSTRAP, { workerData: data });
     try {
       const response = await verifyOn(worker, envelope(4));
-      expect('results' in response && response.results[0]?.report.status).toBe('PASS');
+      expect('results' in response && (response.results[0] as VerifiedReceipt | undefined)?.report.status).toBe('PASS');
     } finally {
       await worker.terminate();
     }

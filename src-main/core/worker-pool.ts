@@ -21,6 +21,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { KeyEntry, SecretEntry } from '../../src-shared/verify/context';
+import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
 import type { VerifiedReceipt } from './receipt-facts';
 import { verifyWorkerSource } from './worker-source';
 
@@ -57,6 +58,15 @@ export interface VerifyPool {
    * @throws Error (rejects) when the pool is closed or a worker failed.
    */
   verify(documents: readonly Uint8Array[]): Promise<VerifiedReceipt[]>;
+  /**
+   * Verify a batch of documents for their reports alone (`verifyReportBytes`, as `evroom
+   * verify` prints them: no identity hash, no ledger facts), on the least busy worker.
+   *
+   * @param documents - The documents' bytes (copied, as for {@link VerifyPool.verify}).
+   * @returns One report per document, in the same order.
+   * @throws Error (rejects) when the pool is closed or a worker failed.
+   */
+  reports(documents: readonly Uint8Array[]): Promise<ReportResult[]>;
   /** Stop every worker; pending batches reject. Calling it twice is harmless. */
   close(): Promise<void>;
 }
@@ -70,18 +80,33 @@ export interface VerifyWorkerData {
   now: number;
 }
 
-/** A batch sent to a worker. Document i is `bytes[offsets[i] .. offsets[i + 1])`. */
+/**
+ * One document's report as {@link VerifyPool.reports} answers it: the report as JSON text
+ * (text crosses the thread boundary faster than the object tree, and is what `--json` prints),
+ * with its two statuses for the caller's exit code.
+ */
+export interface ReportResult {
+  json: string;
+  status: ReportStatus;
+  trust: TrustStatus;
+}
+
+/**
+ * A batch sent to a worker. Document i is `bytes[offsets[i] .. offsets[i + 1])`. `mode`
+ * `facts` (the default) answers {@link VerifiedReceipt}s, `report` {@link ReportResult}s.
+ */
 export interface VerifyRequest {
   id: number;
   bytes: ArrayBuffer;
   offsets: Uint32Array;
+  mode?: 'facts' | 'report';
 }
 
 /** A worker's answer to one batch. */
-export type VerifyResponse = { id: number; results: VerifiedReceipt[] } | { id: number; error: string };
+export type VerifyResponse = { id: number; results: VerifiedReceipt[] | ReportResult[] } | { id: number; error: string };
 
 interface Pending {
-  resolve(results: VerifiedReceipt[]): void;
+  resolve(results: VerifiedReceipt[] | ReportResult[]): void;
   reject(error: Error): void;
 }
 
@@ -158,7 +183,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     workers.push(entry);
   }
 
-  function verify(documents: readonly Uint8Array[]): Promise<VerifiedReceipt[]> {
+  function send(documents: readonly Uint8Array[], mode: 'facts' | 'report'): Promise<VerifiedReceipt[] | ReportResult[]> {
     if (!Array.isArray(documents)) return Promise.reject(new TypeError('verify expects an array of Uint8Array'));
     if (closed) return Promise.reject(new Error('The verification pool is closed.'));
     if (failure !== undefined) return Promise.reject(failure);
@@ -179,11 +204,19 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     for (const entry of workers) if (entry.pending.size < target.pending.size) target = entry;
     const id = nextId;
     nextId += 1;
-    return new Promise<VerifiedReceipt[]>((resolve, reject) => {
+    return new Promise<VerifiedReceipt[] | ReportResult[]>((resolve, reject) => {
       target.pending.set(id, { resolve, reject });
-      const request: VerifyRequest = { id, bytes: bytes.buffer, offsets };
+      const request: VerifyRequest = { id, bytes: bytes.buffer, offsets, mode };
       target.worker.postMessage(request, [bytes.buffer, offsets.buffer]);
     });
+  }
+
+  function verify(documents: readonly Uint8Array[]): Promise<VerifiedReceipt[]> {
+    return send(documents, 'facts') as Promise<VerifiedReceipt[]>;
+  }
+
+  function reports(documents: readonly Uint8Array[]): Promise<ReportResult[]> {
+    return send(documents, 'report') as Promise<ReportResult[]>;
   }
 
   async function close(): Promise<void> {
@@ -193,5 +226,5 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     await Promise.all(workers.map((entry) => entry.worker.terminate()));
   }
 
-  return { size, verify, close };
+  return { size, verify, reports, close };
 }

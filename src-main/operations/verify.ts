@@ -6,9 +6,8 @@
  */
 import type { VerifyContext } from '../../src-shared/verify/context';
 import type { Report } from '../../src-shared/verify/report';
-import { looksLikeHtml, verifyReportHtml } from '../../src-shared/formats/report';
-import { verifyDocument } from '../../src-shared/verify/verify';
 import { verifyReceiptBytes, type ReceiptFacts } from '../core/receipt-facts';
+import { verifyReportBytes } from '../core/verify-report';
 import { insertReceipts, type SourceKind } from '../ledger';
 import type { Workspace } from './workspace';
 
@@ -63,26 +62,15 @@ export function textBytes(text: string): Uint8Array {
 /**
  * Verifies one document for its report alone (no identity hash: the CLI's `verify` path).
  *
- * An HTML page is taken for an audit report's HTML form (PROTOCOL 12): its embedded signed JSON
- * is verified, and the page is checked to be exactly what that JSON renders to.
+ * An HTML page is taken for an audit report's HTML form (PROTOCOL 12). The work is
+ * core/verify-report.ts's, where the verification workers run it too.
  *
  * @param bytes - The document exactly as received.
  * @param context - Keys, trust, secrets and the instant.
  * @returns The report; never throws because of the document.
  */
 export function verifyReport(bytes: Uint8Array, context: VerifyContext): Report {
-  // Not fatal: 256 bytes may end inside a character.
-  const head = new TextDecoder('utf-8').decode(bytes.subarray(0, 256));
-  if (looksLikeHtml(head)) {
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-    } catch {
-      return verifyDocument(bytes, context);
-    }
-    return verifyReportHtml(text, context);
-  }
-  return verifyDocument(bytes, context);
+  return verifyReportBytes(bytes, context);
 }
 
 /** Where a saved document came from. */

@@ -4,7 +4,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startLocalWebMode } from '../../app/web-mode';
 import { findElectronBinary } from '../../app/electron-binary';
 import { resolveDataDirectory } from '../../ledger/data-directory';
 import { CliError } from '../cli-error';
@@ -71,6 +70,9 @@ async function runWeb(port: number, open: boolean, terminal: Terminal): Promise<
   const dataDirectory = resolveDataDirectory();
   let server;
   try {
+    // Loaded here, not at the top: web mode brings the HTTP service (Fastify, ajv), which every
+    // other command would otherwise load at start.
+    const { startLocalWebMode } = await import('../../app/web-mode');
     server = await startLocalWebMode({ dataDirectory, rendererDirectory: RENDERER_DIRECTORY, port });
   } catch (error) {
     throw new CliError(`app: ${error instanceof Error ? error.message : String(error)}`);
