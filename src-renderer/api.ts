@@ -11,6 +11,8 @@ const created = createClient();
 export const api = created.client;
 /** `ipc` in Electron, `http` in local web mode. */
 export const transportKind = created.transport;
+/** In local web mode, sends a file's raw bytes to a method that takes uploads; undefined in Electron. */
+export const uploadFile = created.upload;
 
 /** Calls a method by name with an input (for the hook and generic callers). */
 export function callApi<M extends AppApiMethod>(method: M, ...input: AppApiArguments<M>): Promise<AppApiResults[M]> {

@@ -4,8 +4,12 @@
  * In Electron the preload exposes `window.evroom.invoke`; in local web mode calls go to
  * /api/<method> with the session token the server put in the URL fragment. The renderer picks
  * one at start and never knows more.
+ *
+ * Files are the one exception to "JSON in, JSON out": in web mode a bundle is sent as its raw
+ * bytes to /upload/<method> (the browser streams the File; the server streams it to a temporary
+ * file), never as base64 inside JSON. In Electron there is no upload: IPC carries the call.
  */
-import type { AppApiAnswer, AppApiClient, ErrorEnvelope } from '../src-shared/api/contract';
+import type { AppApiAnswer, AppApiClient, ErrorEnvelope, ImportProgress } from '../src-shared/api/contract';
 import { isErrorEnvelope } from '../src-shared/api/error-envelope';
 
 /** The preload's bridge: one call, answered with the result or the error envelope (never a rejection). */
@@ -67,14 +71,38 @@ function httpInvoke(token: string | null): PreloadBridge['invoke'] {
   };
 }
 
-/** Builds the typed client over whichever transport this window has. */
-export function createClient(): { client: AppApiClient; transport: 'ipc' | 'http' } {
+/** Sends a file's raw bytes to a method that takes uploads; answers what the method answers. */
+export type UploadFile = (method: 'imports.start', file: Blob, name: string) => Promise<ImportProgress>;
+
+function httpUpload(token: string | null): UploadFile {
+  return async (method, file, name) => {
+    const response = await fetch(`/upload/${encodeURIComponent(method)}?name=${encodeURIComponent(name)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream', authorization: `Bearer ${token ?? ''}` },
+      body: file,
+    });
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      throw new ApiCallError({ code: 'transport_error', message: `The app answered HTTP ${response.status} without a JSON body.`, details: [] });
+    }
+    return unwrap(body) as ImportProgress;
+  };
+}
+
+/**
+ * Builds the typed client over whichever transport this window has, with `upload` in web mode
+ * (undefined in Electron, where files go through the client as before).
+ */
+export function createClient(): { client: AppApiClient; transport: 'ipc' | 'http'; upload: UploadFile | undefined } {
   const bridge = window.evroom;
-  const invoke = bridge ? async (method: string, input: unknown) => unwrap(await bridge.invoke(method, input)) : httpInvoke(readToken());
+  const token = bridge ? null : readToken();
+  const invoke = bridge ? async (method: string, input: unknown) => unwrap(await bridge.invoke(method, input)) : httpInvoke(token);
   const client = new Proxy({} as AppApiClient, {
     get(_target, method: string) {
       return (input?: unknown) => invoke(method, input);
     },
   });
-  return { client, transport: bridge ? 'ipc' : 'http' };
+  return { client, transport: bridge ? 'ipc' : 'http', upload: bridge ? undefined : httpUpload(token) };
 }

@@ -30,7 +30,12 @@ export async function startLocalWebMode(options: { dataDirectory: string; render
   const api = createAppApi({ mode: 'web', dataDirectory: options.dataDirectory, service });
   let server;
   try {
-    server = await startWebServer({ rendererDirectory: options.rendererDirectory, port: options.port, api });
+    server = await startWebServer({
+      rendererDirectory: options.rendererDirectory,
+      port: options.port,
+      api,
+      uploads: { 'imports.start': async (file, name, cleanup) => api.uploads.importFile(file, name, cleanup) },
+    });
   } catch (error) {
     api.close();
     throw error;

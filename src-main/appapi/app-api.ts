@@ -95,8 +95,16 @@ export type AppApiDispatcher = ((method: string, input: unknown) => Promise<unkn
   answer(method: unknown, input: unknown): Promise<AppApiAnswer>;
   /** Actions of the desktop app's own menu, on files the user chose in a system dialog. */
   desktop: DesktopActions;
+  /** Files uploaded to local web mode as raw bytes (`POST /upload/<method>`), already on disk. */
+  uploads: UploadActions;
   close(): void;
 };
+
+/** What local web mode does with an uploaded file (the web server streamed it to a temporary file). */
+export interface UploadActions {
+  /** Imports the uploaded zip as `imports.start` does; `cleanup` removes the file when the job ends. */
+  importFile(file: string, name: string, cleanup: () => void): ImportProgress;
+}
 
 /** What the desktop shell does on files the user picked in its dialogs (never reachable from the renderer). */
 export interface DesktopActions {
@@ -522,6 +530,9 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     importFile: (file) => startImport(file, basename(file)),
     exportTo,
     verifyText: (text, name) => verifyText(text, true, name),
+  };
+  dispatch.uploads = {
+    importFile: (file, name, cleanup) => startImport(file, name, cleanup),
   };
   dispatch.close = () => {
     opened?.close();

@@ -6,13 +6,22 @@
  * the URL fragment (never sent to the server in a request line or logged). The Host header is
  * checked so a DNS-rebinding page cannot talk to the server, and every response carries the
  * same strict CSP as the Electron window.
+ *
+ * Files (a bundle to import) are not sent as base64 inside JSON: `POST /upload/<method>` takes
+ * the raw bytes, with the same Origin, token and size checks as /api, streams them to a
+ * temporary file (0600, in a 0700 folder of its own) and hands the file's path to the upload
+ * handler, which removes it when done. Memory stays flat whatever the file's size.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, realpath, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
-import { MAX_UPLOAD_B64 } from '../../src-shared/api/contract';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { MAX_VERIFY_TEXT } from '../../src-shared/api/contract';
 import { REPORT_STYLE } from '../../src-shared/formats/report';
 import { describeError, HTTP_STATUS_OF_KIND } from '../operations/errors';
 
@@ -55,13 +64,33 @@ const MIME: Record<string, string> = {
 };
 
 /**
- * The largest app API request body. Most calls are small; a bundle uploaded in web mode travels
- * as base64url inside `imports.start`, up to the contract's MAX_UPLOAD_B64 plus the JSON around it.
+ * The largest app API request body. Bundles travel through /upload, not JSON, so the largest
+ * JSON call is `verify` with its longest text, every character escaped (`\u0000`: 6 bytes), plus
+ * the JSON around it.
  */
-export const MAX_API_BODY_BYTES = MAX_UPLOAD_B64 + 64 * 1024;
+export const MAX_API_BODY_BYTES = 6 * MAX_VERIFY_TEXT + 64 * 1024;
+
+/**
+ * The largest file `POST /upload/<method>` takes by default (1 GiB). The import then applies the
+ * zip limits of the settings on top.
+ */
+export const MAX_UPLOAD_BYTES = 1024 * 1024 * 1024;
+
+/** The media types an upload may declare: the bytes are taken as they are. */
+const UPLOAD_TYPES = new Set(['application/octet-stream', 'application/zip', 'application/x-zip-compressed']);
+
+/** The longest file name an upload may carry (the contract's limit for `imports.start`'s name). */
+const MAX_UPLOAD_NAME = 512;
 
 /** A handler for app API calls: method name and validated-later input in, JSON out. */
 export type ApiHandler = (method: string, input: unknown) => Promise<unknown>;
+
+/**
+ * Handles one uploaded file, already on disk. It owns the file from then on and must call
+ * `cleanup` (which removes the file and its folder) when it no longer needs it, also on failure;
+ * throwing an error answers with the error envelope, as /api does.
+ */
+export type UploadHandler = (file: string, name: string, cleanup: () => void) => Promise<unknown>;
 
 export interface WebServerOptions {
   /** Folder of the built renderer (index.html and assets). */
@@ -71,6 +100,10 @@ export interface WebServerOptions {
   api: ApiHandler;
   /** A fixed token for tests; random otherwise. */
   token?: string;
+  /** Upload handlers by method name (`imports.start`); a method without one answers 404. */
+  uploads?: Record<string, UploadHandler>;
+  /** The largest upload in bytes; MAX_UPLOAD_BYTES when absent. */
+  maxUploadBytes?: number;
 }
 
 export interface RunningWebServer {
@@ -88,8 +121,11 @@ export interface RunningWebServer {
  */
 export async function startWebServer(options: WebServerOptions): Promise<RunningWebServer> {
   const root = resolve(options.rendererDirectory);
+  const maxUploadBytes = options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
+  let realRoot: string;
   try {
     await stat(join(root, 'index.html'));
+    realRoot = await realpath(root);
   } catch {
     throw new Error(`the app is not built: ${join(root, 'index.html')} is missing. Run \`npm run build\` (npm start does it for you).`);
   }
@@ -116,6 +152,10 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
       await handleApi(request, response, url);
       return;
     }
+    if (url.pathname.startsWith('/upload/')) {
+      await handleUpload(request, response, url);
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       sendError(response, 405, 'method_not_allowed', 'only GET is served here');
       return;
@@ -123,23 +163,29 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     await serveStatic(response, url.pathname);
   }
 
-  async function handleApi(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+  /** The Origin, token and method checks /api and /upload share; false when it answered already. */
+  function admitted(request: IncomingMessage, response: ServerResponse): boolean {
     // A page of another origin never calls the API, even one that learned the token: browsers
     // send Origin on every POST, and only the app's own pages may make one.
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
       sendError(response, 403, 'forbidden', 'app API calls come from the app’s own pages only');
-      return;
+      return false;
     }
     const authorization = Buffer.from(request.headers.authorization ?? '');
     if (authorization.length !== tokenBytes.length || !timingSafeEqual(authorization, tokenBytes)) {
       sendError(response, 401, 'unauthorized', 'missing or wrong session token; open the URL the app printed');
-      return;
+      return false;
     }
     if (request.method !== 'POST') {
       sendError(response, 405, 'method_not_allowed', 'app API calls are POST');
-      return;
+      return false;
     }
+    return true;
+  }
+
+  async function handleApi(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    if (!admitted(request, response)) return;
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/json') {
       sendError(response, 415, 'unsupported_media_type', 'app API bodies are application/json');
@@ -175,6 +221,79 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     }
   }
 
+  async function handleUpload(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    if (!admitted(request, response)) return;
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!UPLOAD_TYPES.has(type)) {
+      sendError(response, 415, 'unsupported_media_type', 'uploads are the file’s raw bytes, sent as application/octet-stream or application/zip');
+      return;
+    }
+    const declared = request.headers['content-length'];
+    if (declared !== undefined && Number(declared) > maxUploadBytes) {
+      response.setHeader('connection', 'close');
+      sendError(response, 413, 'payload_too_large', `the upload exceeds ${maxUploadBytes} bytes`);
+      return;
+    }
+    let method: string;
+    try {
+      method = decodeURIComponent(url.pathname.slice('/upload/'.length));
+    } catch {
+      sendError(response, 400, 'invalid_request', 'the method name in the path is not valid percent-encoding');
+      return;
+    }
+    const handler = Object.hasOwn(options.uploads ?? {}, method) ? options.uploads?.[method] : undefined;
+    if (handler === undefined) {
+      sendError(response, 404, 'not_found', `there is no upload for '${method}'`);
+      return;
+    }
+    const name = url.searchParams.get('name') ?? 'uploaded file';
+    // eslint-disable-next-line no-control-regex
+    if (name.length === 0 || name.length > MAX_UPLOAD_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
+      sendJson(response, 400, {
+        ok: false,
+        error: { code: 'invalid_request', message: 'the name query parameter is not a usable file name', details: [{ path: '/name', message: `1 to ${MAX_UPLOAD_NAME} characters, no control characters` }] },
+      });
+      return;
+    }
+    const directory = await mkdtemp(join(tmpdir(), 'evroom-upload-'));
+    const file = join(directory, 'upload.bin');
+    let removed = false;
+    const cleanup = (): void => {
+      if (removed) return;
+      removed = true;
+      void rm(directory, { recursive: true, force: true });
+    };
+    let received = 0;
+    const limit = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        if (received > maxUploadBytes) callback(new UploadTooLarge());
+        else callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(request, limit, createWriteStream(file, { mode: 0o600, flags: 'wx' }));
+    } catch (error) {
+      cleanup();
+      if (error instanceof UploadTooLarge) {
+        response.setHeader('connection', 'close');
+        sendError(response, 413, 'payload_too_large', `the upload exceeds ${maxUploadBytes} bytes`);
+      } else if (!response.headersSent && !request.destroyed) {
+        sendError(response, 400, 'invalid_request', 'the upload did not arrive whole');
+      } else {
+        response.destroy();
+      }
+      return;
+    }
+    try {
+      sendJson(response, 200, { ok: true, result: await handler(file, name, cleanup) });
+    } catch (error) {
+      cleanup();
+      const { envelope, kind } = describeError(error);
+      sendJson(response, HTTP_STATUS_OF_KIND[kind], { ok: false, error: envelope });
+    }
+  }
+
   async function serveStatic(response: ServerResponse, pathname: string): Promise<void> {
     let relative: string;
     try {
@@ -191,7 +310,14 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     }
     let body: Buffer;
     try {
-      body = await readFile(file);
+      // A symlink (or a link in a parent folder) that leads out of the renderer's folder is not
+      // followed: what is served is what lies inside it.
+      const real = await realpath(file);
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+        sendError(response, 404, 'not_found', 'not found');
+        return;
+      }
+      body = await readFile(real);
     } catch {
       // Client-side routes fall back to the app shell.
       body = await readFile(join(root, 'index.html'));
@@ -247,6 +373,9 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.writeHead(status, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
   response.end(text);
 }
+
+/** The upload went over its limit (told apart from a broken connection). */
+class UploadTooLarge extends Error {}
 
 async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   const type = request.headers['content-type'] ?? '';

@@ -2,13 +2,14 @@
  * Importing an evidence bundle: a drop zone and file chooser, reading and encoding the zip,
  * then the import job's live progress with a Cancel button, and its outcome.
  *
- * The zip travels to the main process as base64url (`imports.start` with `{ name, data }`); the
+ * In local web mode the zip is uploaded as raw bytes (the transport's `uploadFile`, streamed to a
+ * temporary file); in Electron it travels as base64url (`imports.start` with `{ name, data }`); the
  * import then runs as a job that this component polls (`imports.progress`) every 250 ms. The
  * job id is kept in sessionStorage so leaving the page and coming back shows the same import.
  */
 import { useCallback, useEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import type { ImportProgress } from '../../src-shared/api/contract';
-import { api, errorMessage } from '../api';
+import { api, errorMessage, uploadFile } from '../api';
 import { hrefFor } from '../router';
 import { Button, Code, ErrorNotice, formatCount } from './ui';
 import { refusalReason } from './bundles-shapes';
@@ -203,6 +204,13 @@ export function BundleImport({ onImported, onFinished }: { onImported: (progress
       return;
     }
     try {
+      if (uploadFile) {
+        setStage({ kind: 'sending', fileName: file.name, bytes: file.size });
+        const progress = await uploadFile('imports.start', file, file.name);
+        rememberJob(progress.jobId);
+        setStage({ kind: 'job', progress, cancelRequested: false });
+        return;
+      }
       setStage({ kind: 'reading', fileName: file.name, loaded: 0, total: file.size });
       const buffer = await readFile(file, (loaded) => setStage((current) => (current.kind === 'reading' ? { ...current, loaded } : current)));
       setStage({ kind: 'encoding', fileName: file.name, done: 0, total: buffer.byteLength });
