@@ -15,11 +15,18 @@ const portable = createNodeCryptoProvider();
 const seed = new Uint8Array(32).fill(4);
 const KEY_ID = 'did:svc:acme:k1';
 const key = { key_id: KEY_ID, algorithm: 'Ed25519' as const, public_key: portable.ed25519PublicKey(seed) };
+// One key, one role (PROTOCOL section 4): the requester and the operator sign with keys of their own.
+const requesterSeed = new Uint8Array(32).fill(5);
+const operatorSeed = new Uint8Array(32).fill(6);
+const roleKeys = [
+  { key_id: 'did:svc:acme:requester', algorithm: 'Ed25519' as const, public_key: portable.ed25519PublicKey(requesterSeed) },
+  { key_id: 'did:svc:acme:operator', algorithm: 'Ed25519' as const, public_key: portable.ed25519PublicKey(operatorSeed) },
+];
 
 function envelope(index: number): Uint8Array {
   const signed = signEnvelope(
     { v: 'svc-receipt-v1', receipt_id: `rcp_${index}`, issued_at: '2026-11-01T12:00:00Z', request: { hash: 'h', origin: 'o', purpose: 'p', policy_hash: 'x' } },
-    { requester: { key_id: KEY_ID, seed }, operator: { key_id: KEY_ID, seed }, service: { key_id: KEY_ID, seed } },
+    { requester: { key_id: 'did:svc:acme:requester', seed: requesterSeed }, operator: { key_id: 'did:svc:acme:operator', seed: operatorSeed }, service: { key_id: KEY_ID, seed } },
     portable,
   );
   return utf8Encode(JSON.stringify(signed));
@@ -29,7 +36,7 @@ describe('createVerifyPool', () => {
   let pool: VerifyPool;
 
   beforeAll(() => {
-    pool = createVerifyPool({ size: 2, advertised: [key] });
+    pool = createVerifyPool({ size: 2, advertised: [key, ...roleKeys] });
   });
   afterAll(async () => {
     await pool.close();
@@ -44,7 +51,7 @@ describe('createVerifyPool', () => {
       new Uint8Array([0xff, 0xfe]),
     ];
     const results = await pool.verify(documents);
-    const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key] });
+    const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key, ...roleKeys] });
     expect(results).toHaveLength(documents.length);
     results.forEach((result, index) => {
       const local = verifyReceiptBytes(documents[index]!, context);
@@ -67,7 +74,7 @@ describe('createVerifyPool', () => {
       utf8Encode('{"a":1,"a":2}'),
     ];
     const results = await pool.reports(documents);
-    const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key] });
+    const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key, ...roleKeys] });
     expect(results).toHaveLength(documents.length);
     results.forEach((result, index) => {
       const local = verifyReportBytes(documents[index]!, context);
@@ -89,7 +96,7 @@ describe('createVerifyPool', () => {
   });
 
   it('judges trust by the pinned keys it was started with', async () => {
-    const pinnedPool = createVerifyPool({ size: 1, pinned: [{ ...key, status: 'pinned', label: 'Acme' }] });
+    const pinnedPool = createVerifyPool({ size: 1, pinned: [{ ...key, status: 'pinned', label: 'Acme' }], advertised: roleKeys });
     try {
       const [result] = await pinnedPool.verify([envelope(7)]);
       expect(result?.report.trust).toEqual({ status: 'trusted', key_id: KEY_ID });
@@ -126,7 +133,7 @@ describe('the worker code', () => {
     worker.postMessage(request, [bytes]);
     return answer;
   }
-  const data: VerifyWorkerData = { pinned: [], advertised: [key], secrets: [], now: Date.now() };
+  const data: VerifyWorkerData = { pinned: [], advertised: [key, ...roleKeys], secrets: [], now: Date.now() };
 
   it('is, from source, the worker module bundled in memory: no tsx loader', async () => {
     const source = verifyWorkerSource();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ledgerFileIn, MIGRATIONS, openLedger, openLedgerReadOnly } from '../ledger';
 import { pinKey, unpinKey } from './trust';
 import { openWorkspace, readTrustStore, workspaceVerifyContext, type Workspace } from './workspace';
 
@@ -22,6 +23,17 @@ describe('workspace', () => {
     expect(fs.statSync(home).mode & 0o777).toBe(0o700);
     expect(readTrustStore(path.join(home, 'elsewhere'))).toEqual([]);
     expect(fs.existsSync(path.join(home, 'elsewhere'))).toBe(false);
+  });
+
+  it('reads the trust store of a ledger an earlier version made, upgrading it first', () => {
+    const older = path.join(home, 'older');
+    fs.mkdirSync(older, { mode: 0o700 });
+    openLedger(ledgerFileIn(older), { migrations: MIGRATIONS.slice(0, 3) }).close();
+    expect(() => openLedgerReadOnly(ledgerFileIn(older))).toThrow(/needs upgrading/);
+    expect(readTrustStore(older)).toEqual([]);
+    const upgraded = openLedgerReadOnly(ledgerFileIn(older));
+    expect(upgraded.schemaVersion).toBe(MIGRATIONS.length);
+    upgraded.close();
   });
 
   it('sees every trust change in the next context, made here or by another process', () => {

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { CryptoProvider } from '../../src-shared/crypto/provider';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
-import { ledgerFileIn, ledgerGeneration, listTrustedKeys, openLedger, openLedgerReadOnly, type Ledger } from '../ledger';
+import { LedgerError, ledgerFileIn, ledgerGeneration, listTrustedKeys, openLedger, openLedgerReadOnly, type Ledger } from '../ledger';
 import { createTrustStore, type TrustStore } from '../trust';
 import { advertisedEntries } from './reevaluate-trust';
 
@@ -63,7 +63,16 @@ export function openWorkspace(dataDirectory: string): Workspace {
 export function readTrustStore(dataDirectory: string): KeyEntry[] {
   const file = ledgerFileIn(dataDirectory);
   if (!existsSync(file)) return [];
-  const ledger = openLedgerReadOnly(file);
+  let ledger: ReturnType<typeof openLedgerReadOnly>;
+  try {
+    ledger = openLedgerReadOnly(file);
+  } catch (error) {
+    if (!(error instanceof LedgerError) || error.code !== 'schema_outdated') throw error;
+    // A ledger of an earlier version of this program: upgrade it (each migration is one
+    // transaction) rather than make `evroom verify` fail after an update.
+    openLedger(file).close();
+    ledger = openLedgerReadOnly(file);
+  }
   try {
     return listTrustedKeys(ledger.readable).map((record) => ({
       key_id: record.key_id,
