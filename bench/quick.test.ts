@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { listBenches, runQuick } from './quick';
 
@@ -14,7 +15,10 @@ describe('the benches in quick mode', () => {
     expect(benches.filter((bench) => bench.needsBuild).map((bench) => bench.name)).toEqual(expect.arrayContaining(['ui.ts', 'verifier.ts']));
   });
 
-  for (const bench of benches.filter((candidate) => !candidate.needsBuild)) {
+  // A bench with a quick test of its own (bench/NAME.quick.test.ts) runs there, with its own
+  // checks, and not a second time here.
+  const ownTest = (bench: { path: string }): boolean => existsSync(bench.path.replace(/\.ts$/, '.quick.test.ts'));
+  for (const bench of benches.filter((candidate) => !candidate.needsBuild && !ownTest(candidate))) {
     it(`${bench.name} --quick runs and prints its targets`, { timeout: 180_000 }, async () => {
       const run = await runQuick(bench, 170_000);
       expect(run.code, run.output).toBe(0);

@@ -11,7 +11,8 @@
  * (bench/quick.test.ts).
  *
  * To add a bench: write bench/NAME.ts with a `--quick` mode that prints "target", and add the
- * marker line if it needs the build. Nothing else.
+ * marker line if it needs the build. Nothing else. A bench with a quick test of its own
+ * (bench/NAME.quick.test.ts: anchor, fuzz, soak) is run by that test instead.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

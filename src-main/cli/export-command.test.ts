@@ -16,6 +16,9 @@ const node = createNodeCryptoProvider();
 const signer = { seed: new Uint8Array(32).fill(51), keyId: 'did:svc:acme:bundles' };
 const issuerSeed = new Uint8Array(32).fill(52);
 const ISSUER = 'did:svc:acme:issuer';
+// One key, one role (PROTOCOL section 4): the requester and the operator have keys of their own.
+const requesterSeed = new Uint8Array(32).fill(53);
+const operatorSeed = new Uint8Array(32).fill(54);
 
 function evroom(home: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [BIN, ...args], {
@@ -42,15 +45,15 @@ describe('evroom export', () => {
       const signed = signEnvelope(
         { v: 'svc-receipt-v1', receipt_id: `rcp_E${index}`, issued_at: `2026-11-0${index + 1}T10:00:00Z` },
         {
-          requester: { key_id: ISSUER, seed: issuerSeed },
-          operator: { key_id: ISSUER, seed: issuerSeed },
+          requester: { key_id: 'did:svc:acme:requester', seed: requesterSeed },
+          operator: { key_id: 'did:svc:acme:operator', seed: operatorSeed },
           service: { key_id: ISSUER, seed: issuerSeed },
         },
         node,
       );
       return { stem: `rcp_E${index}`, bytes: utf8Encode(JSON.stringify(signed)) };
     });
-    const parts = bundleParts(envelopes, { keyId: signer.keyId, keys: [keyEntryFor(ISSUER, issuerSeed, node), keyEntryFor(signer.keyId, signer.seed, node)] });
+    const parts = bundleParts(envelopes, { keyId: signer.keyId, keys: [keyEntryFor(ISSUER, issuerSeed, node), keyEntryFor('did:svc:acme:requester', requesterSeed, node), keyEntryFor('did:svc:acme:operator', operatorSeed, node), keyEntryFor(signer.keyId, signer.seed, node)] });
     parts.files.set('receipts/classical.json', utf8Encode(signClassical({ sequence: 1 }, issuerSeed, node)));
     parts.manifest.counts = { receipts: 6 };
     const bundle = path.join(directory, 'source.zip');
@@ -71,7 +74,7 @@ describe('evroom export', () => {
 
     const elsewhere = path.join(directory, 'elsewhere');
     const back = evroom(elsewhere, ['import', '--json', out]);
-    expect(back.code).toBe(0);
+    expect(back.code, back.stdout.slice(0, 3000) + back.stderr).toBe(0);
     const imported = JSON.parse(back.stdout) as { totalFindings: number; signature: { status: string; trust: { status: string } }; bundle: { tenant_id: string } };
     expect(imported).toMatchObject({ totalFindings: 0, signature: { status: 'valid', trust: { status: 'unpinned' } }, bundle: { tenant_id: 'acme' } });
     const source = stats(home);

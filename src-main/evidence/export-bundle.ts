@@ -105,6 +105,21 @@ export class ExportError extends Error {
   }
 }
 
+/** The key ids an envelope's `signatures` name, one per role; none when it cannot be read. */
+function envelopeRoleKeyIds(raw: Uint8Array | undefined): string[] {
+  if (raw === undefined) return [];
+  try {
+    const document = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')) as { signatures?: unknown };
+    const signatures = document.signatures;
+    if (typeof signatures !== 'object' || signatures === null || Array.isArray(signatures)) return [];
+    return Object.values(signatures as Record<string, unknown>)
+      .map((entry) => (typeof entry === 'object' && entry !== null ? (entry as { key_id?: unknown }).key_id : undefined))
+      .filter((keyId): keyId is string => typeof keyId === 'string');
+  } catch {
+    return [];
+  }
+}
+
 /** The entry for keys/service-keys.json: what a verifier needs, without label or status. */
 function publicEntry(entry: { key_id: string; algorithm: KeyEntry['algorithm']; public_key: Uint8Array; not_before?: string | null; not_after?: string | null }): KeyEntry {
   const out: KeyEntry = { key_id: entry.key_id, algorithm: entry.algorithm, public_key: new Uint8Array(entry.public_key) };
@@ -200,6 +215,9 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
       for (const row of page.rows) {
         const name = receiptPath(row.receipt_id, row.receipt_sha256, usedStems);
         if (row.issuer_key_id !== null) issuers.add(row.issuer_key_id);
+        // An envelope names a key per role (PROTOCOL section 4), and one key signs one role: the
+        // receiving side needs the requester's and the operator's keys too.
+        if (row.format.startsWith('envelope')) for (const keyId of envelopeRoleKeyIds(getReceipt(ledger.readable, row.id)?.raw)) issuers.add(keyId);
         receipts += 1;
         writer.add(name, () => {
           const stored = getReceipt(ledger.readable, row.id);
