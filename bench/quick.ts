@@ -1,7 +1,7 @@
 /**
  * The benches' quick modes, run by `npm test` so that a bench that no longer runs fails CI.
  *
- * Every `bench/NAME.ts` is a bench, except this file, harness.ts and tests. Each accepts
+ * Every `bench/NAME.ts` is a bench, except this file, harness.ts, fixtures.ts and tests. Each accepts
  * `--quick` (seconds, small data: a check that it works, not a measurement) and prints its
  * targets: the runner requires exit code 0 and the word "target" in the output.
  *
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 
 const BENCH_DIRECTORY = fileURLToPath(new URL('./', import.meta.url));
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const NOT_BENCHES = new Set(['harness.ts', 'quick.ts']);
+const NOT_BENCHES = new Set(['harness.ts', 'quick.ts', 'fixtures.ts']);
 /** The marker line of a bench that needs `npm run build` first. */
 export const NEEDS_BUILD_MARKER = '// bench-quick: needs-build';
 

@@ -21,10 +21,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { utf8Encode } from '../src-shared/crypto';
-import { issueProfileReceipt } from '../src-shared/formats/profile';
 import { jcs } from '../src-shared/json';
 import type { JsonValue } from '../src-shared/json/types';
-import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
+import { signedStandardReceipt } from './fixtures';
 import { verifyReport } from '../src-main/operations/verify';
 import { bestRate, readBaseline, type Baseline } from './harness';
 
@@ -101,23 +100,7 @@ async function main(): Promise<void> {
     const { key } = JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'bench', '--json'])) as { key: string };
 
     // The standard receipt to verify, signed by a key sent along with it.
-    const crypto = createNodeCryptoProvider();
-    const seed = new Uint8Array(32).fill(7);
-    const receipt = issueProfileReceipt(
-      'standard',
-      {
-        agent_did: 'did:web:agent.example.com',
-        content: { sha256: 'a'.repeat(64), type: 'text/plain' },
-        settlement_reference: { rail: 'stablecoin', chain_id: 8453, asset: 'USDC' },
-        smsh: { sealed: false, declaration: 'No sealed evidence accompanies this receipt.' },
-        hktn_context: { reputation_tier: 'new' },
-      },
-      seed,
-      'did:svc:bench:k1',
-      crypto,
-      { now: new Date('2026-06-01T12:00:00.000Z') },
-    );
-    const keyFile = { keys: [{ key_id: 'did:svc:bench:k1', algorithm: 'Ed25519', public_key: Buffer.from(crypto.ed25519PublicKey(seed)).toString('base64url') }] };
+    const { receipt, keyFile, crypto, seed } = signedStandardReceipt('did:svc:bench:k1');
     const verifyBody = JSON.stringify({ document: receipt, keys: keyFile });
 
     // In process: the same request's work (strict parse, verify) on one core.

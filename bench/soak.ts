@@ -24,9 +24,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import JSZip from 'jszip';
-import { issueProfileReceipt } from '../src-shared/formats/profile';
 import { wearableWorkedExample } from '../src-shared/formats/wearable/example';
-import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
+import { signedStandardReceipt } from './fixtures';
 
 const BIN = fileURLToPath(new URL('../bin/evroom.mjs', import.meta.url));
 
@@ -107,23 +106,7 @@ async function main(): Promise<void> {
     const partnerA = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--scope', 'partner', '--json'])) as { key: string }).key;
     const keyB = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-b', '--json'])) as { key: string }).key;
 
-    const crypto = createNodeCryptoProvider();
-    const seed = new Uint8Array(32).fill(7);
-    const receipt = issueProfileReceipt(
-      'standard',
-      {
-        agent_did: 'did:web:agent.example.com',
-        content: { sha256: 'a'.repeat(64), type: 'text/plain' },
-        settlement_reference: { rail: 'stablecoin', chain_id: 8453, asset: 'USDC' },
-        smsh: { sealed: false, declaration: 'No sealed evidence accompanies this receipt.' },
-        hktn_context: { reputation_tier: 'new' },
-      },
-      seed,
-      'did:svc:soak:k1',
-      crypto,
-      { now: new Date('2026-06-01T12:00:00.000Z') },
-    );
-    const keyFile = { keys: [{ key_id: 'did:svc:soak:k1', algorithm: 'Ed25519', public_key: Buffer.from(crypto.ed25519PublicKey(seed)).toString('base64url') }] };
+    const { receipt, keyFile, crypto } = signedStandardReceipt('did:svc:soak:k1');
     const verifyBody = JSON.stringify({ document: receipt, keys: keyFile });
     const json = { 'content-type': 'application/json' };
     const asA = { ...json, authorization: `Bearer ${keyA}` };
