@@ -38,6 +38,8 @@ export interface StartServiceOptions {
   now?: ServiceOptions['now'];
   /** Anchoring: default the embedded chain; `false` runs without it (POST /v1/anchor is 503). */
   anchor?: AnchoringConfig | false;
+  /** SQLite's page cache per ledger connection, MiB (default 64; the service keeps two connections). */
+  ledgerCacheMiB?: number;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface StartServiceOptions {
  *   PrivateKeyFileError when the data folder cannot be used
  */
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
-  const workspace = openWorkspace(options.dataDirectory);
+  const workspace = openWorkspace(options.dataDirectory, options.ledgerCacheMiB === undefined ? {} : { ledgerCacheMiB: options.ledgerCacheMiB });
   let keys;
   try {
     keys = loadServiceKeys(workspace);

@@ -48,6 +48,15 @@ describe('evroom tenants, apikeys, serve', () => {
     expect(evroom(home, ['tenants', '--help']).code).toBe(0);
   });
 
+  it('refuses a ledger cache out of range before opening anything', () => {
+    for (const value of ['0', '4097', '8.5', 'lots']) {
+      const refused = evroom(path.join(directory, 'untouched'), ['serve', '--port', '0', '--ledger-cache', value]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`serve: --ledger-cache must be a whole number from 1 to 4096, not '${value}'`);
+    }
+    expect(fs.existsSync(path.join(directory, 'untouched'))).toBe(false);
+  });
+
   it('serves on 127.0.0.1, prints its address first, and stops cleanly on SIGTERM', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
     let stdout = '';

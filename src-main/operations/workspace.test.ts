@@ -25,6 +25,17 @@ describe('workspace', () => {
     expect(fs.existsSync(path.join(home, 'elsewhere'))).toBe(false);
   });
 
+  it('opens the ledger with the page cache asked for (64 MiB by default)', () => {
+    expect(workspace.ledger.writable.pragma('cache_size', { simple: true })).toBe(-64 * 1024);
+    const small = openWorkspace(path.join(home, 'small'), { ledgerCacheMiB: 4 });
+    try {
+      expect(small.ledger.writable.pragma('cache_size', { simple: true })).toBe(-4 * 1024);
+      expect(small.ledger.readable.pragma('cache_size', { simple: true })).toBe(-4 * 1024);
+    } finally {
+      small.close();
+    }
+  });
+
   it('reads the trust store of a ledger an earlier version made, upgrading it first', () => {
     const older = path.join(home, 'older');
     fs.mkdirSync(older, { mode: 0o700 });

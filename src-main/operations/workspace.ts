@@ -35,13 +35,14 @@ export function nodeCrypto(): CryptoProvider {
  * Opens the data folder's ledger and trust store, creating them when missing.
  *
  * @param dataDirectory - The data folder (EVROOM_HOME or the platform's application-data folder).
+ * @param options - `ledgerCacheMiB`: SQLite's page cache per ledger connection (default 64 MiB).
  * @returns The workspace.
  * @throws LedgerError when the ledger cannot be opened (not a ledger, too new, unwritable).
  */
-export function openWorkspace(dataDirectory: string): Workspace {
+export function openWorkspace(dataDirectory: string, options: { ledgerCacheMiB?: number } = {}): Workspace {
   if (typeof dataDirectory !== 'string' || dataDirectory.length === 0) throw new TypeError('openWorkspace expects the data folder path');
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
-  const ledger = openLedger(ledgerFileIn(dataDirectory));
+  const ledger = openLedger(ledgerFileIn(dataDirectory), options.ledgerCacheMiB === undefined ? {} : { cacheMiB: options.ledgerCacheMiB });
   const trust = createTrustStore(ledger);
   return {
     dataDirectory,

@@ -13,7 +13,7 @@ import { withCliWorkspace } from './ledger';
 export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
-  usage: 'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE] [--anchor-interval SECONDS] [--confirmations N]',
+  usage: 'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE] [--anchor-interval SECONDS] [--confirmations N]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -32,6 +32,7 @@ export const serveSpec: CommandSpec = {
     port: { type: 'string', value: 'N', help: 'the port (default 8787; 0: any free port)' },
     host: { type: 'string', value: 'ADDR', help: 'the address to listen on (default 127.0.0.1)' },
     'rate-limit': { type: 'string', value: 'N', help: `requests a minute per client address on every route (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})` },
+    'ledger-cache': { type: 'string', value: 'MIB', help: 'SQLite page cache per ledger connection, in MiB (default 64; two connections)' },
     quiet: { type: 'boolean', help: 'no request log lines' },
     'no-anchor': { type: 'boolean', help: 'run without anchoring' },
     'chain-rpc': { type: 'string', value: 'URL', help: 'anchor on this EVM JSON-RPC instead of the embedded chain' },
@@ -109,6 +110,7 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   if (parsed.positionals.length > 0) throw new CliError(`serve: unexpected argument "${parsed.positionals[0]}"`);
   const port = wholeNumber('port', optionValue(parsed, 'port'), 0, 65535, 8787);
   const rateLimit = wholeNumber('rate-limit', optionValue(parsed, 'rate-limit'), 1, 1_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE);
+  const ledgerCacheMiB = wholeNumber('ledger-cache', optionValue(parsed, 'ledger-cache'), 1, 4096, 64);
   const host = optionValue(parsed, 'host') ?? '127.0.0.1';
   let anchor: AnchoringConfig | false;
   try {
@@ -121,7 +123,7 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   try {
     // Loaded when serving, not for every evroom command: Fastify and its plugins take a while to load.
     const { startService } = await import('../../app/service-mode');
-    service = await startService({ dataDirectory: resolveDataDirectory(), host, port, rateLimitPerMinute: rateLimit, anchor, ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }) });
+    service = await startService({ dataDirectory: resolveDataDirectory(), host, port, rateLimitPerMinute: rateLimit, ledgerCacheMiB, anchor, ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }) });
   } catch (error) {
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
   }
