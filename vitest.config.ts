@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A temporary EVROOM_HOME for the whole run: no test touches the user's real data folder.
+    globalSetup: ['scripts/test-home.ts'],
   },
 });

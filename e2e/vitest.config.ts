@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: false,
+    // A temporary EVROOM_HOME for the whole run: no test touches the user's real data folder.
+    globalSetup: ['scripts/test-home.ts'],
   },
 });
