@@ -10,8 +10,10 @@
 // - What is scanned: the sources that ship in the app, src-main, src-shared and src-renderer
 //   (TypeScript, TSX, HTML; not tests, not .d.ts), copied to a temporary folder with the
 //   package.json, at their repository paths. The sources rather than out/: findings then name
-//   the file and line a person edits, and the built bundle hides nothing the sources show (the
-//   main window's webPreferences are an object literal in src-main/app/main.ts either way).
+//   the file and line a person edits, and electronegativity's parser cannot read two of the
+//   built bundles (out/renderer's and a main-process chunk: "Unknown node type
+//   ClassPrivateProperty"), while it reads every source file. The main window's webPreferences
+//   are an object literal in src-main/app/main.ts, which it analyses.
 // - Severity: electronegativity's SARIF gives each result only a level ("warning", or "note"
 //   when it wants a manual review). Its own severity (INFORMATIONAL, LOW, MEDIUM, HIGH) and
 //   confidence come from the same run's results, which list the findings in the SARIF's order;
