@@ -41,6 +41,7 @@ export interface WebPreferences {
   allowRunningInsecureContent?: boolean;
   experimentalFeatures?: boolean;
   enableBlinkFeatures?: string;
+  disableBlinkFeatures?: string;
   webviewTag?: boolean;
   navigateOnDragDrop?: boolean;
   spellcheck?: boolean;

@@ -16,7 +16,7 @@ import { applicationMenu } from './menu';
 import { createServiceControl } from './service-control';
 import { createOpenQueue, filesToOpen, openedFileKind } from './open-files';
 import { loadWindowState, MIN_WINDOW_SIZE, placeWindow, saveWindowState, type WindowState } from './window-state';
-import { APP_ORIGIN, APP_PROTOCOL, CONTENT_SECURITY_POLICY, isTrustedSender, secureWebPreferences, type SenderFacts } from './window-options';
+import { APP_ORIGIN, APP_PROTOCOL, CONTENT_SECURITY_POLICY, isTrustedSender, type SenderFacts } from './window-options';
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
@@ -48,7 +48,26 @@ function createWindow(remembered: WindowState | undefined): void {
     minHeight: MIN_WINDOW_SIZE.height,
     title: 'Evidence Room',
     show: false,
-    webPreferences: secureWebPreferences(join(import.meta.dirname, '../preload/preload.mjs')),
+    // Spelled out here, not built by a helper, so that electronegativity (scripts/electron-scan.mjs)
+    // reads every value; electron-security.test.ts pins each one. Isolated, sandboxed, no Node
+    // in the page, and no Auxclick (a middle click opening windows).
+    webPreferences: {
+      preload: join(import.meta.dirname, '../preload/preload.mjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      enableBlinkFeatures: '',
+      disableBlinkFeatures: 'Auxclick',
+      webviewTag: false,
+      navigateOnDragDrop: false,
+      spellcheck: false,
+      safeDialogs: true,
+    },
   });
   mainWindow = window;
   if (placement.maximized) window.maximize();

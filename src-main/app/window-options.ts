@@ -1,30 +1,11 @@
 /**
- * The BrowserWindow settings of the app, kept apart from Electron itself so the security test
- * can check them without an Electron binary. Weakening any of them fails that test.
+ * The window's origin, CSP and IPC sender rule, kept apart from Electron itself so the security
+ * test can check them without an Electron binary. The window's webPreferences are written out in
+ * main.ts, where electronegativity reads them; electron-security.test.ts pins them there.
  */
 import { CONTENT_SECURITY_POLICY } from '../appapi/web-server';
 
 export { CONTENT_SECURITY_POLICY };
-
-/** Preferences for every window: isolated, sandboxed, no Node in the page. */
-export function secureWebPreferences(preloadPath: string) {
-  return {
-    preload: preloadPath,
-    contextIsolation: true,
-    sandbox: true,
-    nodeIntegration: false,
-    nodeIntegrationInWorker: false,
-    nodeIntegrationInSubFrames: false,
-    webSecurity: true,
-    allowRunningInsecureContent: false,
-    experimentalFeatures: false,
-    enableBlinkFeatures: '',
-    webviewTag: false,
-    navigateOnDragDrop: false,
-    spellcheck: false,
-    safeDialogs: true,
-  } as const;
-}
 
 /** The only origin the app's pages may come from. */
 export const APP_PROTOCOL = 'app';
