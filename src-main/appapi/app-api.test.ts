@@ -79,6 +79,36 @@ describe('app API', () => {
     expect(audit.map((entry) => entry.action)).toEqual(['unpin', 'revoke', 'pin']);
   });
 
+  it('pins a key for roles: validated at the door, listed with them, and stored receipts judged by them', async () => {
+    const text = signClassical('{"sequence":3,"amount":"1.00"}', seed, crypto);
+    await call('verify', { text, save: true, name: 'roles.json' });
+    const row = async () => (await call('receipts.list', {})).rows[0];
+    const publicKey = b64uEncode(crypto.ed25519PublicKey(seed));
+    const base = { key_id: 'did:svc:test:roles', algorithm: 'Ed25519', public_key: publicKey };
+    const refused: [unknown, string][] = [
+      [[], '/roles'],
+      ['service', '/roles'],
+      [['signer'], '/roles/0'],
+      [['service', 'service'], '/roles/1'],
+    ];
+    for (const [roles, path] of refused) {
+      await expect(api('trust.pin', { ...base, roles })).rejects.toMatchObject({ code: 'invalid_request', path });
+    }
+    expect((await call('trust.list')).pinned).toEqual([]);
+    // A classical receipt signs as the service: a key pinned for requester and operator only does not make it trusted.
+    const pinned = await call('trust.pin', { ...base, roles: ['operator', 'requester'] });
+    expect(pinned.roles).toEqual(['requester', 'operator']);
+    expect((await call('trust.list')).pinned).toEqual([expect.objectContaining({ key_id: 'did:svc:test:roles', roles: ['requester', 'operator'] })]);
+    expect((await row())?.trust).toBe('unpinned');
+    await expect(api('trust.pin', { ...base, roles: ['service'] })).rejects.toMatchObject({ code: 'already_pinned', path: '/roles' });
+    await call('trust.unpin', { key_id: 'did:svc:test:roles' });
+    const forService = await call('trust.pin', { ...base, roles: ['service'] });
+    expect(forService.roles).toEqual(['service']);
+    expect((await row())?.trust).toBe('trusted');
+    await call('trust.unpin', { key_id: 'did:svc:test:roles' });
+    expect((await call('trust.pin', base)).roles).toBeUndefined();
+  });
+
   it('loads the built-in samples as demo data, once', async () => {
     const loaded = await call('samples.load');
     expect(loaded.state).toBe('done');

@@ -166,6 +166,7 @@ function toPinned(key: TrustedKey, now: Date): PinnedKey {
     added_at: key.added_at,
     ...(key.revoked_at ? { revoked_at: key.revoked_at } : {}),
     ...(key.revocation_reason ? { revocation_reason: key.revocation_reason } : {}),
+    ...(key.roles ? { roles: [...key.roles] } : {}),
   };
 }
 
@@ -377,6 +378,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
         ...(input.label ? { label: input.label } : {}),
         ...(input.not_before ? { not_before: input.not_before } : {}),
         ...(input.not_after ? { not_after: input.not_after } : {}),
+        ...(input.roles ? { roles: input.roles } : {}),
       });
       return toPinned(key, new Date());
     },

@@ -173,4 +173,67 @@ describe('evroom trust', () => {
     expect(listed.advertised).toEqual([expect.objectContaining({ key_id: KEY_A, source: 'bundle:1' })]);
     expect(evroom(home, ['trust', 'list']).stdout).toMatch(/Advertised keys \(1\)[^\n]*\n\s+did:svc:acme:k1, Ed25519, from bundle:1/);
   });
+
+  it('pins a key for roles (--roles), lists and exports them, imports them from a key file, and verify judges by them', () => {
+    const home = path.join(directory, 'home-roles');
+    const receipt = path.join(directory, 'roles-receipt.json');
+    // A classical receipt embeds its key and signs as the service (the issuer).
+    fs.writeFileSync(receipt, signClassical({ sequence: 0 }, seedA, node));
+    const trustOf = (where: string): { status: string; detail?: string } => {
+      const verified = evroom(where, ['verify', receipt, '--json']);
+      expect(verified.code).toBe(0);
+      return (JSON.parse(verified.stdout) as { trust: { status: string; detail?: string } }).trust;
+    };
+    const pinned = evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA, '--roles', 'requester,operator']);
+    expect(pinned.code).toBe(0);
+    expect(pinned.stdout).toContain('for requester, operator only');
+    expect(listing(home).trusted).toEqual([expect.objectContaining({ key_id: KEY_A, roles: ['requester', 'operator'] })]);
+    expect(evroom(home, ['trust', 'list']).stdout).toMatch(/pinned\s+did:svc:acme:k1, Ed25519, for requester, operator only/);
+    // Used as the service, a key pinned for requester and operator only is not trusted.
+    const outside = trustOf(home);
+    expect(outside.status).toBe('unpinned');
+    expect(outside.detail).toContain('pinned for requester, operator only');
+    // Other roles for a pinned key are refused, naming both; nothing changes.
+    const before = { list: listing(home), audit: auditCount(home) };
+    const other = evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA, '--roles', 'service']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('for requester, operator, not for service only');
+    expect(other.stderr).toContain('(already_pinned)');
+    expect({ list: listing(home), audit: auditCount(home) }).toEqual(before);
+
+    const exported = evroom(home, ['trust', 'export']);
+    expect((JSON.parse(exported.stdout) as { keys: { roles?: string[] }[] }).keys[0]?.roles).toEqual(['requester', 'operator']);
+    // The export, edited to add the service, imports elsewhere with its roles; verify trusts it there.
+    const file = path.join(directory, 'roles-keys.json');
+    const edited = JSON.parse(exported.stdout) as { keys: { roles?: string[] }[] };
+    (edited.keys[0] as { roles?: string[] }).roles = ['service', 'requester'];
+    fs.writeFileSync(file, JSON.stringify(edited));
+    const elsewhere = path.join(directory, 'home-roles-2');
+    expect(evroom(elsewhere, ['trust', 'import', file]).code).toBe(0);
+    expect(listing(elsewhere).trusted).toEqual([expect.objectContaining({ key_id: KEY_A, roles: ['requester', 'service'] })]);
+    expect(trustOf(elsewhere).status).toBe('trusted');
+    // Importing it where the key is stored with other roles refuses the whole file.
+    const exportedAlready = { list: listing(home), audit: auditCount(home) };
+    const refused = evroom(home, ['trust', 'import', file]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('(already_pinned)');
+    expect({ list: listing(home), audit: auditCount(home) }).toEqual(exportedAlready);
+  }, 240_000);
+
+  it('refuses --roles that are not distinct role names before opening the ledger', () => {
+    const home = path.join(directory, 'home-roles-bad');
+    const cases: [string, RegExp][] = [
+      ['signer', /"signer" is not a role; a role is one of requester, operator, service, auditor/],
+      ['service,service', /The role service is given twice/],
+      ['service,', /--roles takes role names separated by commas/],
+      ['', /--roles needs a non-empty value/],
+    ];
+    for (const [roles, message] of cases) {
+      const result = evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA, `--roles=${roles}`]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+    // Refused as usage errors: no data folder was even created.
+    expect(fs.existsSync(home)).toBe(false);
+  }, 240_000);
 });

@@ -29,7 +29,7 @@ import type { Finding, FindingCode, ImportCounts } from '../../src-shared/api/vo
 import { createHash, hash as hashOnce } from 'node:crypto';
 import path from 'node:path';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
-import { KeyFileError, parseKeyFile } from '../../src-shared/verify/key-file';
+import { checkKeySources, KeyFileError, parseKeyFile } from '../../src-shared/verify/key-file';
 import { timestampToMillis } from '../../src-shared/verify/timestamp';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import type { VerifiedReceipt } from '../core/receipt-facts';
@@ -295,7 +295,7 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
   const keysEntry = byName.get(KEYS_NAME);
   const keysBytes = keysEntry === undefined ? undefined : await archive.read(keysEntry);
 
-  const advertised = readAdvertisedKeys(keysBytes, findings);
+  const advertised = readAdvertisedKeys(keysBytes, options.pinned, findings);
   const context: VerifyContext = { crypto: createNodeCryptoProvider(), pinned: options.pinned, advertised, secrets: [], now };
   options.startPool(options.pinned, advertised);
 
@@ -599,10 +599,20 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
   }
 }
 
-function readAdvertisedKeys(bytes: Uint8Array | undefined, findings: FindingList): KeyEntry[] {
+/**
+ * The bundle's keys/service-keys.json, or none when it cannot be used (a `keys_invalid` finding).
+ *
+ * One key id names one key (PROTOCOL section 0): a file that gives a key_id of the trust store
+ * another key is unusable exactly as a file that names one key_id twice is, with the rule and
+ * message `evroom verify` applies to its key files (checkKeySources). Its keys then neither
+ * check signatures nor are recorded as advertised.
+ */
+function readAdvertisedKeys(bytes: Uint8Array | undefined, pinned: readonly KeyEntry[], findings: FindingList): KeyEntry[] {
   if (bytes === undefined) return [];
   try {
-    return parseKeyFile(Buffer.from(bytes).toString('utf8'), { advertised: true });
+    const entries = parseKeyFile(Buffer.from(bytes).toString('utf8'), { advertised: true });
+    checkKeySources([{ name: 'the trust store', entries: pinned }, { name: KEYS_NAME, entries }]);
+    return entries;
   } catch (error) {
     if (!(error instanceof KeyFileError)) throw error;
     const where = error.path === '' ? '' : ` at ${error.path}`;

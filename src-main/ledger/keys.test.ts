@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { SIGNER_ROLES } from '../../src-shared/verify/context';
 import { LedgerError } from './errors';
 import {
   deleteTrustedKey,
@@ -9,7 +10,8 @@ import {
   listTrustedKeys,
   updateTrustedKey,
 } from './keys';
-import type { Ledger } from './open-ledger';
+import { MIGRATIONS } from './migrations/index';
+import { openLedger, type Ledger } from './open-ledger';
 import { makeTemporaryLedger } from './test-support';
 
 const cleanups: (() => void)[] = [];
@@ -50,6 +52,7 @@ describe('keys repository', () => {
       status: 'revoked',
       revoked_at: 9,
       revocation_reason: 'leaked',
+      roles: null,
     });
     expect(listTrustedKeys(ledger.readable)).toMatchObject([
       { key_id: 'did:svc:k', label: 'L', status: 'revoked', revoked_at: 9, revocation_reason: 'leaked' },
@@ -64,6 +67,7 @@ describe('keys repository', () => {
         status: 'pinned',
         revoked_at: null,
         revocation_reason: null,
+        roles: null,
       }),
     ).toThrow(LedgerError);
   });
@@ -106,5 +110,67 @@ describe('keys repository', () => {
         .run(),
     ).toThrow(/CHECK/);
     expect(listTrustedKeys(ledger.readable)).toEqual([]);
+  });
+
+  it('keeps the roles a trust-store key signs for, in role order; null is every role', () => {
+    const ledger = temporary();
+    insertTrustedKey(ledger.writable, { ...ed, key_id: 'did:svc:r', status: 'pinned', source: 'user', roles: ['service', 'requester'] });
+    insertTrustedKey(ledger.writable, { ...ed, key_id: 'did:svc:all', status: 'pinned', source: 'user' });
+    expect(getTrustedKey(ledger.readable, 'did:svc:r')?.roles).toEqual(['requester', 'service']);
+    expect(getTrustedKey(ledger.readable, 'did:svc:all')?.roles).toBeNull();
+    // One set, one spelling in the column.
+    expect(ledger.readable.prepare("SELECT roles FROM keys WHERE key_id = 'did:svc:r'").pluck().get()).toBe('["requester","service"]');
+    updateTrustedKey(ledger.writable, 'did:svc:all', {
+      label: null, not_before: null, not_after: null, status: 'revoked', revoked_at: 5, revocation_reason: null, roles: ['auditor'],
+    });
+    expect(listTrustedKeys(ledger.readable).map((row) => row.roles)).toEqual([['auditor'], ['requester', 'service']]);
+    expect(() => updateTrustedKey(ledger.writable, 'did:svc:all', { label: null, not_before: null, not_after: null, status: 'pinned', revoked_at: null, revocation_reason: null } as never)).toThrow(TypeError);
+  });
+
+  it('refuses roles that are not distinct role names, and roles on advertised keys, in code and in the schema', () => {
+    const ledger = temporary();
+    const base = { ...ed, key_id: 'did:svc:r', status: 'pinned' as const, source: 'user' };
+    expect(() => insertTrustedKey(ledger.writable, { ...base, roles: [] })).toThrow(RangeError);
+    expect(() => insertTrustedKey(ledger.writable, { ...base, roles: ['signer'] as never })).toThrow(/unknown role "signer"/);
+    expect(() => insertTrustedKey(ledger.writable, { ...base, roles: ['service', 'service'] })).toThrow(/appears twice/);
+    expect(() => insertTrustedKey(ledger.writable, { ...base, roles: 'service' as never })).toThrow(TypeError);
+    expect(() => insertAdvertisedKey(ledger.writable, { ...base, status: 'advertised', roles: ['service'] })).toThrow(RangeError);
+    const raw = (roles: string, status = 'pinned') => () =>
+      ledger.writable
+        .prepare("INSERT INTO keys (key_id, algorithm, public_key, status, source, added_at, roles) VALUES ('did:svc:x', 'Ed25519', zeroblob(32), ?, 'u', 1, ?)")
+        .run(status, roles);
+    expect(raw('[]')).toThrow(/CHECK/);
+    expect(raw('service')).toThrow(/CHECK/);
+    expect(raw('{"a":1}')).toThrow(/CHECK/);
+    expect(raw('["service"]', 'advertised')).toThrow(/CHECK/);
+    expect(listTrustedKeys(ledger.readable)).toEqual([]);
+    // The schema's CHECK allows at most 4 names: one of each role there is.
+    expect(SIGNER_ROLES.length).toBeLessThanOrEqual(4);
+  });
+
+  it('upgrades a ledger made before migration 6: its pins stay, trusted for every role, and can take roles', () => {
+    const { file, dispose, ledger: fresh } = makeTemporaryLedger({ migrations: MIGRATIONS.slice(0, 5) });
+    cleanups.push(dispose);
+    expect(fresh.schemaVersion).toBe(5);
+    // Written as version 5 wrote it: no roles column.
+    fresh.writable
+      .prepare("INSERT INTO keys (key_id, algorithm, public_key, label, status, source, added_at) VALUES ('did:svc:old', 'Ed25519', ?, 'Old', 'pinned', 'user', 7)")
+      .run(Buffer.from(ed.public_key));
+    fresh.writable
+      .prepare("INSERT INTO keys (key_id, algorithm, public_key, status, source, added_at, revoked_at) VALUES ('did:svc:gone', 'Ed25519', ?, 'revoked', 'user', 7, 8)")
+      .run(Buffer.from(ed.public_key));
+    fresh.close();
+    const upgraded = openLedger(file);
+    try {
+      expect(upgraded.schemaVersion).toBe(MIGRATIONS.length);
+      expect(listTrustedKeys(upgraded.readable)).toMatchObject([
+        { key_id: 'did:svc:gone', status: 'revoked', revoked_at: 8, roles: null },
+        { key_id: 'did:svc:old', label: 'Old', status: 'pinned', added_at: 7, roles: null },
+      ]);
+      insertTrustedKey(upgraded.writable, { ...ed, key_id: 'did:svc:new', status: 'pinned', source: 'user', roles: ['operator'] });
+      expect(getTrustedKey(upgraded.readable, 'did:svc:new')?.roles).toEqual(['operator']);
+    } finally {
+      upgraded.close();
+    }
   });
 });

@@ -9,6 +9,7 @@
  * showing, not hiding.
  */
 import { KEY_ALGORITHMS, type KeyAlgorithm } from '../../src-shared/api/vocabulary';
+import { SIGNER_ROLES, type SignerRole } from '../../src-shared/verify/context';
 import { checkInstant, checkObject, checkOneOf, checkOptionalText, checkText } from './checks';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
 import { LedgerError } from './errors';
@@ -40,6 +41,11 @@ export interface KeyRecord {
   added_at: number;
   revoked_at: number | null;
   revocation_reason: string | null;
+  /**
+   * The roles a trust-store key signs for, in {@link SIGNER_ROLES} order; null for every role
+   * (and always null for advertised keys).
+   */
+  roles: SignerRole[] | null;
 }
 
 /** The fields written for a key row. */
@@ -54,6 +60,8 @@ export interface KeyFields {
   source: string;
   revoked_at?: number | null;
   revocation_reason?: string | null;
+  /** The roles a trust-store key signs for; null or absent for every role. Never on advertised keys. */
+  roles?: readonly SignerRole[] | null;
 }
 
 interface CheckedKeyFields {
@@ -67,6 +75,43 @@ interface CheckedKeyFields {
   source: string;
   revoked_at: number | null;
   revocation_reason: string | null;
+  /** The column's text: a JSON array in SIGNER_ROLES order, or null. */
+  roles: string | null;
+}
+
+/** A keys row as SQLite returns it (roles as stored text). */
+type KeyRow = Omit<KeyRecord, 'roles'> & { roles: string | null };
+
+/**
+ * The column text of a role set: a JSON array of distinct names in {@link SIGNER_ROLES} order,
+ * so that one set has one spelling; null for every role.
+ *
+ * @param value - An array of role names, or null / undefined.
+ * @param name - The field's name for messages.
+ * @throws TypeError when not an array of strings; RangeError for an empty list, an unknown role
+ *   or a repeated one
+ */
+function rolesColumn(value: unknown, name: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) throw new TypeError(`${name} must be an array of role names or null`);
+  if (value.length === 0) throw new RangeError(`${name} must name at least one role (null means every role)`);
+  const seen = new Set<SignerRole>();
+  for (const role of value) {
+    if (typeof role !== 'string') throw new TypeError(`${name} must hold strings`);
+    if (!(SIGNER_ROLES as readonly string[]).includes(role)) throw new RangeError(`${name}: unknown role ${JSON.stringify(role)}`);
+    if (seen.has(role as SignerRole)) throw new RangeError(`${name}: role ${JSON.stringify(role)} appears twice`);
+    seen.add(role as SignerRole);
+  }
+  return JSON.stringify(SIGNER_ROLES.filter((role) => seen.has(role)));
+}
+
+/** A stored row with its roles read back into names (only this module writes them). */
+function toKeyRecord(row: KeyRow): KeyRecord {
+  if (row.roles === null) return { ...row, roles: null };
+  const parsed = JSON.parse(row.roles) as unknown;
+  const roles = Array.isArray(parsed) ? parsed.filter((role): role is SignerRole => (SIGNER_ROLES as readonly unknown[]).includes(role)) : [];
+  // A list this program cannot read (a role a newer version knows) narrows rather than widens.
+  return { ...row, roles: roles.length === 0 ? [] : roles };
 }
 
 /**
@@ -96,6 +141,7 @@ function checkKeyFields(value: unknown): CheckedKeyFields {
     source: checkText(fields.source, 'key.source', 4096),
     revoked_at: revokedAt,
     revocation_reason: checkOptionalText(fields.revocation_reason, 'key.revocation_reason', 4096),
+    roles: rolesColumn(fields.roles, 'key.roles'),
   };
 }
 
@@ -116,15 +162,15 @@ export function insertTrustedKey(database: WritableDB, key: KeyFields, options: 
   return execute(
     database,
     sql`INSERT INTO keys (key_id, algorithm, public_key, label, not_before, not_after, status, source, added_at,
-                          revoked_at, revocation_reason)
+                          revoked_at, revocation_reason, roles)
         VALUES (${checked.key_id}, ${checked.algorithm}, ${checked.public_key}, ${checked.label}, ${checked.not_before},
                 ${checked.not_after}, ${checked.status}, ${checked.source}, ${at}, ${checked.revoked_at},
-                ${checked.revocation_reason})`,
+                ${checked.revocation_reason}, ${checked.roles})`,
   ).lastInsertRowid;
 }
 
 /**
- * Rewrite the mutable fields of a trust-store row (label, validity, status and revocation).
+ * Rewrite the mutable fields of a trust-store row (label, validity, status, revocation, roles).
  *
  * Key id, algorithm and key bytes never change: a different key is a different entry.
  *
@@ -143,6 +189,8 @@ export function updateTrustedKey(
     status: TrustStoreStatus;
     revoked_at: number | null;
     revocation_reason: string | null;
+    /** null for every role. */
+    roles: readonly SignerRole[] | null;
   },
 ): void {
   checkText(keyId, 'keyId', MAX_KEY_ID_LENGTH);
@@ -153,10 +201,12 @@ export function updateTrustedKey(
   const notAfter = checkOptionalText(input.not_after, 'fields.not_after', 64);
   const reason = checkOptionalText(input.revocation_reason, 'fields.revocation_reason', 4096);
   const revokedAt = input.revoked_at === null ? null : checkInstant(input.revoked_at, 'fields.revoked_at');
+  if (input.roles === undefined) throw new TypeError('fields.roles must be given (null for every role)');
+  const roles = rolesColumn(input.roles, 'fields.roles');
   const result = execute(
     database,
     sql`UPDATE keys SET label = ${label}, not_before = ${notBefore}, not_after = ${notAfter}, status = ${status},
-               revoked_at = ${revokedAt}, revocation_reason = ${reason}
+               revoked_at = ${revokedAt}, revocation_reason = ${reason}, roles = ${roles}
         WHERE key_id = ${keyId} AND status IN ('pinned', 'revoked')`,
   );
   if (result.changes === 0) throw new LedgerError('not_found', `No key ${keyId} in the trust store.`);
@@ -179,20 +229,21 @@ export function deleteTrustedKey(database: WritableDB, keyId: string): boolean {
  */
 export function getTrustedKey(database: ReadableDB, keyId: string): KeyRecord | undefined {
   checkText(keyId, 'keyId', MAX_KEY_ID_LENGTH);
-  return queryOne<KeyRecord>(
+  const row = queryOne<KeyRow>(
     database,
     sql`SELECT * FROM keys WHERE key_id = ${keyId} AND status IN ('pinned', 'revoked')`,
   );
+  return row === undefined ? undefined : toKeyRecord(row);
 }
 
 /**
  * Every trust-store row (pinned and revoked), by key_id.
  */
 export function listTrustedKeys(database: ReadableDB): KeyRecord[] {
-  return queryAll<KeyRecord>(
+  return queryAll<KeyRow>(
     database,
     sql`SELECT * FROM keys WHERE status IN ('pinned', 'revoked') ORDER BY key_id`,
-  );
+  ).map(toKeyRecord);
 }
 
 /**
@@ -205,6 +256,7 @@ export function listTrustedKeys(database: ReadableDB): KeyRecord[] {
 export function insertAdvertisedKey(database: WritableDB, key: KeyFields, options: { at?: number } = {}): boolean {
   const checked = checkKeyFields(key);
   if (checked.status !== 'advertised') throw new RangeError('insertAdvertisedKey: status must be advertised');
+  if (checked.roles !== null) throw new RangeError('insertAdvertisedKey: advertised keys carry no roles');
   const at = checkInstant(options.at, 'at');
   return (
     execute(
@@ -223,12 +275,12 @@ export function insertAdvertisedKey(database: WritableDB, key: KeyFields, option
 export function listAdvertisedKeys(database: ReadableDB, options: { key_id?: string } = {}): KeyRecord[] {
   if (options.key_id !== undefined) {
     const keyId = checkText(options.key_id, 'key_id', MAX_KEY_ID_LENGTH);
-    return queryAll<KeyRecord>(
+    return queryAll<KeyRow>(
       database,
       sql`SELECT * FROM keys WHERE key_id = ${keyId} AND status = 'advertised' ORDER BY id`,
-    );
+    ).map(toKeyRecord);
   }
-  return queryAll<KeyRecord>(database, sql`SELECT * FROM keys WHERE status = 'advertised' ORDER BY key_id, id`);
+  return queryAll<KeyRow>(database, sql`SELECT * FROM keys WHERE status = 'advertised' ORDER BY key_id, id`).map(toKeyRecord);
 }
 
 /**

@@ -99,6 +99,17 @@ describe('audit reports (operations)', () => {
     expect(makeReport(workspace, { asOf: afterPin }).report.trust_snapshot.keys.map((key) => key.status)).toEqual(['pinned']);
   });
 
+  it('judges trust as of an instant by the roles a key was pinned for then', async () => {
+    pinKey(workspace, { key_id: ISSUER, algorithm: 'Ed25519', public_key: node.ed25519PublicKey(issuerSeed), roles: ['requester'] });
+    await sleep(15);
+    const afterPin = new Date().toISOString();
+    await sleep(15);
+    expect(trustStoreAsOf(workspace, Date.parse(afterPin))).toEqual([expect.objectContaining({ key_id: ISSUER, roles: ['requester'] })]);
+    // The classical receipts sign as the service: pinned for requester only, they were never trusted.
+    expect(trusts(makeReport(workspace, { asOf: afterPin }).report)).toEqual(['unpinned']);
+    expect(trusts(makeReport(workspace).report)).toEqual(['unpinned']);
+  });
+
   it('diffs two reports with the reason the audit log records: pinned, revoked', async () => {
     const first = makeReport(workspace).report;
     await sleep(15);

@@ -37,7 +37,7 @@ import {
   type SnapshotKey,
   type UnsignedReport,
 } from '../../src-shared/formats/report';
-import type { KeyAlgorithm, KeyEntry, VerifyContext } from '../../src-shared/verify/context';
+import { SIGNER_ROLES, type KeyAlgorithm, type KeyEntry, type SignerRole, type VerifyContext } from '../../src-shared/verify/context';
 import { isJsonObject } from '../../src-shared/verify/fields';
 import type { Report } from '../../src-shared/verify/report';
 import { isTimestamp, timestampToMillis } from '../../src-shared/verify/timestamp';
@@ -105,6 +105,15 @@ interface ReplayedKey {
   label: string | null;
   not_before: string | null;
   not_after: string | null;
+  /** The roles it was pinned for (the pin row's `roles`); null for every role. */
+  roles: SignerRole[] | null;
+}
+
+/** A pin row's `roles` (written only when a key is pinned for some roles), else null. */
+function pinnedRoles(value: unknown): SignerRole[] | null {
+  if (!Array.isArray(value)) return null;
+  // A name this version does not know narrows the key rather than widen it.
+  return value.filter((role): role is SignerRole => (SIGNER_ROLES as readonly unknown[]).includes(role));
 }
 
 function text(value: unknown): string | null {
@@ -158,6 +167,7 @@ export function trustStoreAsOf(workspace: Workspace, instant: number): KeyEntry[
           label: text(details.label),
           not_before: text(details.not_before),
           not_after: text(details.not_after),
+          roles: pinnedRoles(details.roles),
         });
         break;
       }
@@ -189,6 +199,7 @@ export function trustStoreAsOf(workspace: Workspace, instant: number): KeyEntry[
       ...(key.label !== null ? { label: key.label } : {}),
       ...(key.not_before !== null ? { not_before: key.not_before } : {}),
       ...(key.not_after !== null ? { not_after: key.not_after } : {}),
+      ...(key.roles !== null ? { roles: key.roles } : {}),
     }));
 }
 
@@ -204,6 +215,7 @@ function currentTrustEntries(workspace: Workspace): KeyEntry[] {
       ...(key.label !== undefined ? { label: key.label } : {}),
       ...(key.not_before !== undefined ? { not_before: key.not_before } : {}),
       ...(key.not_after !== undefined ? { not_after: key.not_after } : {}),
+      ...(key.roles !== undefined ? { roles: key.roles } : {}),
     }));
 }
 

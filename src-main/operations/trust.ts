@@ -65,7 +65,7 @@ export function unpinKey(workspace: Workspace, keyId: string): { key: TrustedKey
 }
 
 function fingerprint(key: TrustedKey): string {
-  return JSON.stringify([key.status, key.algorithm, Array.from(key.public_key), key.not_before ?? null, key.not_after ?? null]);
+  return JSON.stringify([key.status, key.algorithm, Array.from(key.public_key), key.not_before ?? null, key.not_after ?? null, key.roles ?? null]);
 }
 
 /**

@@ -83,6 +83,8 @@ export function readTrustStore(dataDirectory: string): KeyEntry[] {
       ...(record.label !== null ? { label: record.label } : {}),
       ...(record.not_before !== null ? { not_before: record.not_before } : {}),
       ...(record.not_after !== null ? { not_after: record.not_after } : {}),
+      // The roles it is pinned for: used in another role, its signature is not trusted.
+      ...(record.roles !== null ? { roles: [...record.roles] } : {}),
     }));
   } finally {
     ledger.close();

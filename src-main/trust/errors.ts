@@ -8,7 +8,10 @@ export type TrustErrorCode =
   | 'unknown_key'
   /** The key_id is pinned with other key bytes (or another algorithm): unpin it first. */
   | 'key_conflict'
-  /** The key is pinned already, with another label or validity window: use label/setValidity. */
+  /**
+   * The key is pinned already, with another label or validity window (use label/setValidity), or
+   * with other roles (unpin it first: roles change only by unpinning and pinning again).
+   */
   | 'already_pinned'
   /** The key_id is revoked: pinning it again needs an explicit unpin first. */
   | 'key_revoked'
@@ -30,6 +33,8 @@ export type TrustErrorCode =
   | 'invalid_label'
   /** The revocation reason is too long or has control characters. */
   | 'invalid_reason'
+  /** Roles are not a non-empty list of distinct role names (PROTOCOL section 0). */
+  | 'invalid_roles'
   /** The source name is empty or too long. */
   | 'invalid_source'
   /** A key file does not parse or validate; `path` points at the problem. */

@@ -15,4 +15,4 @@ export {
   type TrustedKey,
   type TrustStore,
 } from './trust-store';
-export { MAX_REASON_LENGTH, MAX_SOURCE_LENGTH } from './validate';
+export { checkOptionalRoles, MAX_REASON_LENGTH, MAX_SOURCE_LENGTH } from './validate';

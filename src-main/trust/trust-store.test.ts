@@ -120,6 +120,45 @@ describe('TrustStore.pin', () => {
     expect(trust.get(PQ)?.public_key).toHaveLength(1952);
   });
 
+  it('pins a key for roles: stored in role order, audited, given to the verifier, kept when unpinned in the log', () => {
+    const { ledger, trust } = setup();
+    const { key } = trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: ['service', 'operator'] });
+    expect(key.roles).toEqual(['operator', 'service']);
+    expect(lastAudit(ledger)).toMatchObject({ action: 'pin', subject: K1, details: { roles: ['operator', 'service'] } });
+    expect(trust.pinnedEntries()).toEqual([{ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, status: 'pinned', roles: ['operator', 'service'] }]);
+    // A pin for every role records no roles, exactly as before roles existed.
+    trust.pin({ key_id: K2, algorithm: 'Ed25519', public_key: ED_B });
+    expect(lastAudit(ledger)?.details).not.toHaveProperty('roles');
+    expect(trust.get(K2)).not.toHaveProperty('roles');
+    // The same roles again change nothing; other roles are refused with both named.
+    const before = snapshot(ledger);
+    expect(trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: ['operator', 'service'] }).changed).toBe(false);
+    expect(trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A }).changed).toBe(false);
+    expect(snapshot(ledger)).toEqual(before);
+    const other = expectRefused(ledger, 'already_pinned', () => trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: ['service'] }));
+    expect(other.message).toBe(`Key ${K1} is in the trust store for operator, service, not for service only. Roles change only by unpinning the key and pinning it again.`);
+    expectRefused(ledger, 'already_pinned', () => trust.pin({ key_id: K2, algorithm: 'Ed25519', public_key: ED_B, roles: ['service'] }));
+    trust.unpin(K1);
+    expect(lastAudit(ledger)).toMatchObject({ action: 'unpin', details: { roles: ['operator', 'service'] } });
+  });
+
+  it('refuses roles that are not distinct role names, naming where; nothing changes', () => {
+    const { ledger, trust } = setup();
+    const cases: [unknown, string][] = [
+      [[], '/roles'],
+      ['service', '/roles'],
+      [['service', 'signer'], '/roles/1'],
+      [['operator', 'operator'], '/roles/1'],
+      [[7], '/roles/0'],
+    ];
+    for (const [roles, path] of cases) {
+      const error = expectRefused(ledger, 'invalid_roles', () =>
+        trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: roles as never }),
+      );
+      expect(error.path).toBe(path);
+    }
+  });
+
   it('is a no-op when the same key is pinned again', () => {
     const { ledger, trust } = setup();
     trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, label: 'L' });
@@ -371,11 +410,60 @@ describe('export and import', () => {
     expect(trust.get('did:svc:new')).toBeUndefined();
   });
 
-  it('refuses a file that narrows a key to roles rather than drop the roles and widen its trust', () => {
+  it('keeps the roles of a key file: new keys are pinned for them, exported with them, and judged by them', () => {
     const { ledger, trust } = populated();
-    const narrowed = JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['requester'] }] });
-    const error = expectRefused(ledger, 'invalid_key_file', () => trust.importKeys(narrowed));
-    expect(error.message).toContain('/keys/0/roles');
+    const narrowed = JSON.stringify({
+      keys: [
+        { key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['service', 'requester'] },
+        // Present already for every role; no roles in the file leaves that as it is.
+        { key_id: PQ, algorithm: 'ML-DSA-65', public_key: b64uEncode(ML_DSA) },
+      ],
+    });
+    expect(trust.importKeys(narrowed)).toEqual({ pinned: 1, revoked: 0, updated: 0, unchanged: 1 });
+    // Stored in role order, whatever order the file gave.
+    expect(trust.get('did:svc:new')?.roles).toEqual(['requester', 'service']);
+    expect(trust.get(PQ)?.roles).toBeUndefined();
+    expect(lastAudit(ledger)?.action).toBe('trust-import');
+    const pinAudit = listAuditEntries(ledger.readable, { direction: 'asc', limit: 100 }).find((row) => row.action === 'pin' && row.subject === 'did:svc:new');
+    expect(pinAudit?.details).toMatchObject({ roles: ['requester', 'service'], via: 'trust-import' });
+    const entry = trust.pinnedEntries().find((candidate) => candidate.key_id === 'did:svc:new');
+    expect(entry?.roles).toEqual(['requester', 'service']);
+    expect(trust.pinnedEntries().find((candidate) => candidate.key_id === PQ)?.roles).toBeUndefined();
+    const exported = JSON.parse(trust.exportKeys()) as { keys: { key_id: string; roles?: string[] }[] };
+    expect(exported.keys.find((key) => key.key_id === 'did:svc:new')?.roles).toEqual(['requester', 'service']);
+    expect(exported.keys.find((key) => key.key_id === PQ)).not.toHaveProperty('roles');
+    // The export imports again into another store as the same roles.
+    const other = setup();
+    other.trust.importKeys(trust.exportKeys());
+    expect(other.trust.get('did:svc:new')?.roles).toEqual(['requester', 'service']);
+  });
+
+  it('refuses a file that gives a stored key other roles, naming both; nothing changes', () => {
+    const { ledger, trust } = populated();
+    trust.importKeys(JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator'] }] }));
+    const widen = JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator', 'service'] }] });
+    const widened = expectRefused(ledger, 'already_pinned', () => trust.importKeys(widen));
+    expect(widened.message).toContain('for operator, not for operator, service only');
+    expect(widened.path).toBe('/roles');
+    const narrow = JSON.stringify({ keys: [{ key_id: PQ, algorithm: 'ML-DSA-65', public_key: b64uEncode(ML_DSA), roles: ['service'] }] });
+    expect(expectRefused(ledger, 'already_pinned', () => trust.importKeys(narrow)).message).toContain('for every role');
+    // The same roles again change nothing.
+    const same = JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator'] }] });
+    expect(trust.importKeys(same)).toEqual({ pinned: 0, revoked: 0, updated: 0, unchanged: 1 });
+  });
+
+  it('refuses a file whose roles are not distinct role names, naming where', () => {
+    const { ledger, trust } = populated();
+    const cases: [unknown, string][] = [
+      [[], '/keys/0/roles'],
+      [['signer'], '/keys/0/roles/0'],
+      [['service', 'service'], '/keys/0/roles/1'],
+      ['service', '/keys/0/roles'],
+    ];
+    for (const [roles, path] of cases) {
+      const text = JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles }] });
+      expect(expectRefused(ledger, 'invalid_key_file', () => trust.importKeys(text)).path).toBe(path);
+    }
   });
 
   it('refuses malformed files, naming where', () => {

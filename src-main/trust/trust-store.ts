@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { b64uEncode, equalBytes } from '../../src-shared/crypto';
 import type { AdvertisedKeyOf } from '../../src-shared/api/vocabulary';
-import type { KeyAlgorithm, KeyEntry } from '../../src-shared/verify/context';
+import type { KeyAlgorithm, KeyEntry, SignerRole } from '../../src-shared/verify/context';
 import { KeyFileError, parseKeyFile, serializeKeyFile } from '../../src-shared/verify/key-file';
 import { MAX_KEY_ID_LENGTH } from '../../src-shared/verify/keys';
 import {
@@ -35,6 +35,7 @@ import {
   checkKeyId,
   checkOptionalLabel,
   checkOptionalReason,
+  checkOptionalRoles,
   checkOptionalTimestamp,
   checkPublicKey,
   checkSourceName,
@@ -56,6 +57,11 @@ export interface TrustedKey {
   added_at: number;
   revoked_at?: number;
   revocation_reason?: string;
+  /**
+   * The roles it is trusted for (PROTOCOL section 0), in role order; absent for every role. Used
+   * in another role, its signature is not `trusted`.
+   */
+  roles?: SignerRole[];
 }
 
 /** A key that came with some input; it is shown, never trusted (the one shape: src-shared/api/vocabulary.ts). */
@@ -69,6 +75,8 @@ export interface PinInput {
   label?: string;
   not_before?: string;
   not_after?: string;
+  /** The roles to trust it for (distinct names of SIGNER_ROLES); absent for every role. */
+  roles?: readonly SignerRole[];
 }
 
 /** The outcome of {@link TrustStore.importKeys} (keys, not receipts: a bundle import has its own counts). */
@@ -89,13 +97,15 @@ export interface TrustStore {
    * Pin a key.
    *
    * Pinning again the same key_id with the same bytes changes nothing (`changed: false`) when
-   * the label and window given (if any) match; a different label or window is refused with
-   * `already_pinned` (use {@link TrustStore.label} / {@link TrustStore.setValidity}). Other key
+   * the label, window and roles given (if any) match; a different label or window is refused with
+   * `already_pinned` (use {@link TrustStore.label} / {@link TrustStore.setValidity}), and so are
+   * other roles (roles change only by unpinning and pinning again, both audited). Other key
    * bytes for a pinned key_id are refused with `key_conflict`, and a revoked key_id with
    * `key_revoked`: re-pinning needs an explicit {@link TrustStore.unpin}.
    *
    * @throws TrustError invalid_key_id, invalid_algorithm, invalid_public_key, did_key_mismatch,
-   *   invalid_timestamp, invalid_window, invalid_label, key_conflict, already_pinned, key_revoked
+   *   invalid_timestamp, invalid_window, invalid_label, invalid_roles, key_conflict, already_pinned,
+   *   key_revoked
    */
   pin(entry: PinInput, options?: { source?: string }): { changed: boolean; key: TrustedKey };
   /**
@@ -144,9 +154,12 @@ export interface TrustStore {
    * All or nothing: a file that does not parse, or any key that conflicts with the store
    * (other bytes: `key_conflict`; pinned in the file but revoked here: `key_revoked`), refuses
    * the whole import. For keys already present, the file's label and bounds replace the stored
-   * ones where the file gives them.
+   * ones where the file gives them. A key's `roles` are kept: a new key is pinned for the roles
+   * the file lists (every role without `roles`); a key already present whose stored roles differ
+   * from the roles the file lists refuses the import (`already_pinned`: unpin it first), and a
+   * file entry without `roles` leaves the stored roles as they are.
    *
-   * @throws TrustError invalid_key_file (with `path`), key_conflict, key_revoked
+   * @throws TrustError invalid_key_file (with `path`), key_conflict, key_revoked, already_pinned
    */
   importKeys(text: string, options?: { source?: string }): TrustImportCounts;
   /**
@@ -171,6 +184,7 @@ function toTrustedKey(record: KeyRecord): TrustedKey {
   if (record.not_after !== null) key.not_after = record.not_after;
   if (record.revoked_at !== null) key.revoked_at = record.revoked_at;
   if (record.revocation_reason !== null) key.revocation_reason = record.revocation_reason;
+  if (record.roles !== null) key.roles = [...record.roles];
   return key;
 }
 
@@ -184,6 +198,7 @@ function toKeyEntry(key: TrustedKey): KeyEntry {
   if (key.label !== undefined) entry.label = key.label;
   if (key.not_before !== undefined) entry.not_before = key.not_before;
   if (key.not_after !== undefined) entry.not_after = key.not_after;
+  if (key.roles !== undefined) entry.roles = [...key.roles];
   return entry;
 }
 
@@ -203,6 +218,7 @@ interface CheckedEntry {
   label: string | undefined;
   not_before: string | undefined;
   not_after: string | undefined;
+  roles: SignerRole[] | undefined;
 }
 
 function checkEntry(value: unknown): CheckedEntry {
@@ -221,7 +237,27 @@ function checkEntry(value: unknown): CheckedEntry {
     label: checkOptionalLabel(entry.label),
     not_before: notBefore,
     not_after: notAfter,
+    roles: checkOptionalRoles(entry.roles),
   };
+}
+
+/** Roles as the audit log and messages show them: the list, or null for every role. */
+function rolesText(roles: readonly SignerRole[] | null | undefined): string {
+  return roles === null || roles === undefined ? 'every role' : roles.join(', ');
+}
+
+/** Whether two role sets (each in SIGNER_ROLES order, null/undefined for every role) are equal. */
+function sameRoles(left: readonly SignerRole[] | null | undefined, right: readonly SignerRole[] | null | undefined): boolean {
+  if (left === null || left === undefined || right === null || right === undefined) return (left ?? null) === (right ?? null);
+  return left.length === right.length && left.every((role, index) => role === right[index]);
+}
+
+function rolesDifferError(keyId: string, stored: readonly SignerRole[] | null, given: readonly SignerRole[]): TrustError {
+  return new TrustError(
+    'already_pinned',
+    `Key ${keyId} is in the trust store for ${rolesText(stored)}, not for ${rolesText(given)} only. Roles change only by unpinning the key and pinning it again.`,
+    { path: '/roles' },
+  );
 }
 
 function sameKey(record: KeyRecord, entry: { algorithm: KeyAlgorithm; public_key: Uint8Array }): boolean {
@@ -260,6 +296,7 @@ function mutableFields(record: KeyRecord): {
   status: 'pinned' | 'revoked';
   revoked_at: number | null;
   revocation_reason: string | null;
+  roles: SignerRole[] | null;
 } {
   return {
     label: record.label,
@@ -268,6 +305,7 @@ function mutableFields(record: KeyRecord): {
     status: record.status === 'revoked' ? 'revoked' : 'pinned',
     revoked_at: record.revoked_at,
     revocation_reason: record.revocation_reason,
+    roles: record.roles,
   };
 }
 
@@ -309,6 +347,9 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
       if (existing !== undefined) {
         if (existing.status === 'revoked') throw revokedError(checked.key_id);
         if (!sameKey(existing, checked)) throw conflictError(checked.key_id);
+        if (checked.roles !== undefined && !sameRoles(existing.roles, checked.roles)) {
+          throw rolesDifferError(checked.key_id, existing.roles, checked.roles);
+        }
         const differs =
           (checked.label !== undefined && checked.label !== existing.label) ||
           (checked.not_before !== undefined && checked.not_before !== existing.not_before) ||
@@ -332,6 +373,7 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
           not_after: checked.not_after ?? null,
           status: 'pinned',
           source,
+          roles: checked.roles ?? null,
         },
         { at },
       );
@@ -344,6 +386,8 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
           label: checked.label ?? null,
           not_before: checked.not_before ?? null,
           not_after: checked.not_after ?? null,
+          // Recorded only when narrowed, so the rows of a pin for every role read as before.
+          ...(checked.roles === undefined ? {} : { roles: checked.roles }),
           source,
         },
         { at },
@@ -426,6 +470,7 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
           label: record.label,
           not_before: record.not_before,
           not_after: record.not_after,
+          ...(record.roles === null ? {} : { roles: record.roles }),
         },
         { at: now() },
       );
@@ -456,7 +501,7 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
     const checked = entries.map((entry, index) => {
       try {
         // Labels and statuses mean nothing for advertised keys (PROTOCOL section 0).
-        return checkEntry({ ...entry, label: undefined });
+        return checkEntry({ ...entry, label: undefined, roles: undefined });
       } catch (error) {
         if (error instanceof TrustError) {
           throw new TrustError(error.code, `Key ${index + 1}: ${error.message}`, {
@@ -518,16 +563,6 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
       }
       throw error;
     }
-    // The ledger does not keep roles yet; dropping them would widen what a key is trusted for, so
-    // a file that narrows a key to roles is refused (it can be used as `evroom verify --trust`).
-    const narrowed = entries.findIndex((entry) => entry.roles !== undefined);
-    if (narrowed >= 0) {
-      throw new TrustError(
-        'invalid_key_file',
-        `The key file cannot be imported at /keys/${narrowed}/roles: the trust store does not keep roles yet; remove "roles" to pin the key for every role, or pass the file to evroom verify --trust.`,
-        { path: `/keys/${narrowed}/roles` },
-      );
-    }
     // parseKeyFile applies the same rules; checking again keeps this store's own limits (labels
     // without control characters) and gives entry errors their position in the file.
     const checked = entries.map((entry, index) => {
@@ -561,6 +596,7 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
               status: entry.status,
               source,
               revoked_at: entry.status === 'revoked' ? at : null,
+              roles: entry.roles ?? null,
             },
             { at },
           );
@@ -573,6 +609,7 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
               label: entry.label ?? null,
               not_before: entry.not_before ?? null,
               not_after: entry.not_after ?? null,
+              ...(entry.roles === undefined ? {} : { roles: entry.roles }),
               source,
               via: 'trust-import',
             },
@@ -584,6 +621,9 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
         // Throwing here rolls back every entry already applied: the import is all or nothing.
         if (!sameKey(existing, entry)) throw conflictError(entry.key_id);
         if (existing.status === 'revoked' && entry.status === 'pinned') throw revokedError(entry.key_id);
+        if (entry.roles !== undefined && !sameRoles(existing.roles, entry.roles)) {
+          throw rolesDifferError(entry.key_id, existing.roles, entry.roles);
+        }
         const next = {
           ...mutableFields(existing),
           label: entry.label ?? existing.label,

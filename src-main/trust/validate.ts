@@ -6,7 +6,7 @@
  * file may hold.
  */
 import { ed25519FromDidKey, equalBytes } from '../../src-shared/crypto';
-import type { KeyAlgorithm } from '../../src-shared/verify/context';
+import { SIGNER_ROLES, type KeyAlgorithm, type SignerRole } from '../../src-shared/verify/context';
 import { MAX_LABEL_LENGTH } from '../../src-shared/verify/key-file';
 import { isKeyId, KEY_ALGORITHMS, MAX_KEY_ID_LENGTH, PUBLIC_KEY_LENGTH } from '../../src-shared/verify/keys';
 import { isTimestamp, timestampToMillis } from '../../src-shared/verify/timestamp';
@@ -160,4 +160,33 @@ export function checkSourceName(value: unknown): string {
     throw new TrustError('invalid_source', `A key source is a name of 1 to ${MAX_SOURCE_LENGTH} characters.`);
   }
   return value;
+}
+
+/**
+ * Optional roles a key is pinned for: a non-empty list of distinct names from
+ * {@link SIGNER_ROLES}, returned in that order (one set, one spelling); absent or null for every
+ * role.
+ *
+ * @param value - What the caller gave.
+ * @param path - JSON Pointer of the list, for the error.
+ * @returns The roles in {@link SIGNER_ROLES} order, or undefined for every role.
+ * @throws TrustError `invalid_roles`, its path pointing at the list or the offending name
+ */
+export function checkOptionalRoles(value: unknown, path = '/roles'): SignerRole[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const names = SIGNER_ROLES.join(', ');
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new TrustError('invalid_roles', `Roles are a non-empty list of role names (${names}); give none to pin the key for every role.`, { path });
+  }
+  const seen = new Set<SignerRole>();
+  for (const [index, role] of value.entries()) {
+    if (typeof role !== 'string' || !(SIGNER_ROLES as readonly string[]).includes(role)) {
+      throw new TrustError('invalid_roles', `${show(role)} is not a role; a role is one of ${names}.`, { path: `${path}/${index}` });
+    }
+    if (seen.has(role as SignerRole)) {
+      throw new TrustError('invalid_roles', `The role ${role} is given twice.`, { path: `${path}/${index}` });
+    }
+    seen.add(role as SignerRole);
+  }
+  return SIGNER_ROLES.filter((role) => seen.has(role));
 }

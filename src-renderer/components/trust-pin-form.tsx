@@ -1,12 +1,13 @@
 /**
- * The pin form of the trust store: key id, algorithm, public key, optional label and validity
- * window; checked as the user types, confirmed in a dialog that says exactly what changes, and
+ * The pin form of the trust store: key id, algorithm, public key, optional label, validity
+ * window and roles; checked as the user types, confirmed in a dialog that says exactly what changes, and
  * refused fields from the API shown next to the field they concern.
  */
 import { useEffect, useImperativeHandle, useRef, useState, type ReactNode, type Ref } from 'react';
 import { KEY_ALGORITHMS, type ApiKeyAlgorithm, type AppApiParams, type PinnedKey } from '../../src-shared/api/contract';
 import { ed25519FromDidKey } from '../../src-shared/crypto/did-key';
 import { b64uDecode, b64uEncode } from '../../src-shared/crypto/encoding';
+import { SIGNER_ROLES, type SignerRole } from '../../src-shared/verify/context';
 import { isKeyId, PUBLIC_KEY_LENGTH } from '../../src-shared/verify/keys';
 import { api, errorMessage } from '../api';
 import { Button, Code, ConfirmDialog } from './ui';
@@ -19,13 +20,34 @@ export interface PinDraft {
   label: string;
   not_before: string;
   not_after: string;
+  /** Role names separated by commas; empty for every role. */
+  roles: string;
 }
 
 type FieldName = keyof PinDraft;
 type FieldErrors = Partial<Record<FieldName | 'form', string>>;
 
 /** An empty draft. */
-export const EMPTY_DRAFT: PinDraft = { key_id: '', algorithm: 'Ed25519', public_key: '', label: '', not_before: '', not_after: '' };
+export const EMPTY_DRAFT: PinDraft = { key_id: '', algorithm: 'Ed25519', public_key: '', label: '', not_before: '', not_after: '', roles: '' };
+
+/**
+ * The roles typed in the form: names separated by commas (spaces allowed), or an error.
+ *
+ * @returns the roles in the order typed, `undefined` for every role (nothing typed), or the
+ *   problem in words
+ */
+export function parseDraftRoles(text: string): SignerRole[] | undefined | { error: string } {
+  if (text.trim() === '') return undefined;
+  const roles: SignerRole[] = [];
+  for (const part of text.split(',')) {
+    const name = part.trim();
+    if (name === '') return { error: `Separate role names with commas: ${SIGNER_ROLES.join(', ')}.` };
+    if (!(SIGNER_ROLES as readonly string[]).includes(name)) return { error: `“${name.slice(0, 40)}” is not a role; a role is one of ${SIGNER_ROLES.join(', ')}.` };
+    if (roles.includes(name as SignerRole)) return { error: `${name} is given twice.` };
+    roles.push(name as SignerRole);
+  }
+  return roles;
+}
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 const MAX_LABEL = 256;
@@ -80,6 +102,8 @@ export function validateDraft(draft: PinDraft): FieldErrors {
     const value = draft[name].trim();
     if (value !== '' && (!TIMESTAMP.test(value) || Number.isNaN(Date.parse(value)))) errors[name] = 'Use a UTC timestamp like 2026-01-31T00:00:00Z.';
   }
+  const roles = parseDraftRoles(draft.roles);
+  if (roles !== undefined && !Array.isArray(roles)) errors.roles = roles.error;
   if (!errors.not_before && !errors.not_after && draft.not_before.trim() !== '' && draft.not_after.trim() !== '' && Date.parse(draft.not_after.trim()) < Date.parse(draft.not_before.trim())) {
     errors.not_after = '“Not after” is before “not before”: the key would never be valid.';
   }
@@ -103,10 +127,12 @@ function fieldOfApiError(code: string, message: string): FieldName | 'form' {
       return 'label';
     case 'invalid_window':
       return 'not_after';
+    case 'invalid_roles':
+      return 'roles';
     case 'invalid_timestamp':
       return /not_after/.test(message) ? 'not_after' : 'not_before';
     default: {
-      const named = /^(key_id|algorithm|public_key|label|not_before|not_after)\b/.exec(message);
+      const named = /^(key_id|algorithm|public_key|label|not_before|not_after|roles)\b/.exec(message);
       return named ? (named[1] as FieldName) : 'form';
     }
   }
@@ -200,6 +226,8 @@ export function PinForm({
     if (draft.label.trim()) input.label = draft.label.trim();
     if (draft.not_before.trim()) input.not_before = draft.not_before.trim();
     if (draft.not_after.trim()) input.not_after = draft.not_after.trim();
+    const roles = parseDraftRoles(draft.roles);
+    if (Array.isArray(roles)) input.roles = roles;
     try {
       const key = await api['trust.pin'](input);
       setDraft(EMPTY_DRAFT);
@@ -283,6 +311,7 @@ export function PinForm({
         {field('label', 'Label (optional)', <input {...common('label')} type="text" placeholder="Acme receipts service, 2026 key" onChange={(event) => update('label', event.currentTarget.value)} />, 'Shown next to the key id in every view.')}
         {field('not_before', 'Not before (optional, UTC)', <input {...common('not_before')} type="text" spellCheck={false} placeholder="2026-01-01T00:00:00Z" onChange={(event) => update('not_before', event.currentTarget.value)} />, 'Leave empty for no start.')}
         {field('not_after', 'Not after (optional, UTC)', <input {...common('not_after')} type="text" spellCheck={false} placeholder="2027-01-01T00:00:00Z" onChange={(event) => update('not_after', event.currentTarget.value)} />, 'Leave empty for no end.')}
+        {field('roles', 'Roles (optional)', <input {...common('roles')} type="text" spellCheck={false} autoComplete="off" placeholder="service" onChange={(event) => update('roles', event.currentTarget.value)} />, `Trust it only as ${SIGNER_ROLES.join(', ')} (separated by commas). Leave empty for every role.`)}
       </div>
       {conflict && (
         <div className="notice notice-warn" role="status">
@@ -334,6 +363,8 @@ export function PinForm({
                 <dd>{draft.label.trim()}</dd>
               </>
             )}
+            <dt>Roles</dt>
+            <dd>{draft.roles.trim() ? `${(parseDraftRoles(draft.roles) as SignerRole[]).join(', ')} only: in another role its signatures are not trusted` : 'every role'}</dd>
           </dl>
           {conflict && <p className="field-error">⚠ {conflict}</p>}
           <p className="muted">Only pin a key you got from its owner through a channel you trust. This is recorded in the audit log.</p>

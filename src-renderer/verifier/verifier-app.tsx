@@ -10,7 +10,7 @@
 import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
 import type { BundleCheck, BundleReceiptReport } from '../../src-shared/evidence/check-bundle';
 import type { KeyEntry, SecretEntry } from '../../src-shared/verify/context';
-import { KeyFileError, parseKeyFile, parseSecretsFile } from '../../src-shared/verify/key-file';
+import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile } from '../../src-shared/verify/key-file';
 import type { Report } from '../../src-shared/verify/report';
 import { ReportView } from '../components/report-view';
 import { StatusBadge, TrustBadge } from '../components/status';
@@ -51,6 +51,23 @@ async function loadFile<T>(file: File, parse: (text: string) => T[]): Promise<Lo
 /** Trust file entries without a status count as pinned, as `evroom verify --trust` reads them. */
 function parseTrustFile(text: string): KeyEntry[] {
   return parseKeyFile(text).map((entry) => ({ ...entry, status: entry.status ?? 'pinned' }));
+}
+
+/**
+ * The key or trust file just loaded, not used when it gives a key_id of the other one another key
+ * (one key id, one key: PROTOCOL section 0, the rule and message `evroom verify` applies).
+ */
+function checkedAgainst(loaded: Loaded<KeyEntry>, kind: string, other: Loaded<KeyEntry> | undefined, otherKind: string): Loaded<KeyEntry> {
+  if (loaded.entries === undefined || other?.entries === undefined) return loaded;
+  try {
+    checkKeySources([
+      { name: `the ${otherKind} ${other.name}`, entries: other.entries },
+      { name: `the ${kind} ${loaded.name}`, entries: loaded.entries },
+    ]);
+    return loaded;
+  } catch (error) {
+    return { name: loaded.name, error: describeFileError(error) };
+  }
 }
 
 function KeyInput<T>({ label, testId, help, loaded, onFile }: { label: string; testId: string; help: string; loaded: Loaded<T> | undefined; onFile: (file: File) => void }) {
@@ -292,8 +309,8 @@ export function VerifierApp() {
           <span className="muted">or drop files anywhere on this page.</span>
         </label>
         <div className="verifier-options">
-          <KeyInput label="Key file" testId="keys" help="Public keys to check signatures with; they never make an issuer trusted." loaded={keys} onFile={(file) => void loadFile(file, (text) => parseKeyFile(text)).then(setKeys)} />
-          <KeyInput label="Trust file" testId="trust" help="Keys you pin for this page only: signatures by them read “trusted”." loaded={trust} onFile={(file) => void loadFile(file, parseTrustFile).then(setTrust)} />
+          <KeyInput label="Key file" testId="keys" help="Public keys to check signatures with; they never make an issuer trusted." loaded={keys} onFile={(file) => void loadFile(file, (text) => parseKeyFile(text)).then((loaded) => setKeys(checkedAgainst(loaded, 'key file', trust, 'trust file')))} />
+          <KeyInput label="Trust file" testId="trust" help="Keys you pin for this page only: signatures by them read “trusted”." loaded={trust} onFile={(file) => void loadFile(file, parseTrustFile).then((loaded) => setTrust(checkedAgainst(loaded, 'trust file', keys, 'key file')))} />
           <KeyInput label="Secrets file" testId="secrets" help="AES-256-GCM secrets that open sealed documents." loaded={secrets} onFile={(file) => void loadFile(file, parseSecretsFile).then(setSecrets)} />
         </div>
         <p className="muted">Keys and secrets apply to files opened after them.</p>

@@ -141,6 +141,9 @@ export function TrustView() {
                       <span className="key-bytes muted" title={key.public_key}>
                         {key.algorithm} · key {key.public_key.slice(0, 12)}…
                       </span>
+                      <span className="key-roles muted" title="Used in another role, its signatures are not trusted">
+                        {key.roles ? `roles: ${key.roles.join(', ')} only` : 'roles: every role'}
+                      </span>
                     </td>
                     <td className="window-cell">{windowText(key)}</td>
                     <td className="status-cell">

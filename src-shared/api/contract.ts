@@ -7,6 +7,7 @@
  * Everything here is plain JSON: bytes travel as b64u strings, instants as ms since the epoch.
  */
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
+import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import type { ErrorEnvelope } from './error-envelope';
 import {
   API_KEY_SCOPES,
@@ -263,6 +264,8 @@ export interface PinnedKey {
   status: 'pinned' | 'revoked';
   /** Whether it makes trust `trusted` right now (pinned, inside its window). */
   effective: 'trusted' | 'revoked' | 'expired';
+  /** The roles it is trusted for, in role order; absent for every role. */
+  roles?: SignerRole[];
   source: string;
   added_at: number;
   revoked_at?: number;
@@ -492,6 +495,23 @@ function tenantIdField(source: Record<string, unknown>, name: string): string {
   });
 }
 
+/** `roles`: distinct names of SIGNER_ROLES, at least one; absent for every role (PROTOCOL section 0). */
+function rolesField(source: Record<string, unknown>): SignerRole[] | undefined {
+  const value = source.roles;
+  if (value === undefined) return undefined;
+  return atField('roles', () => {
+    if (!Array.isArray(value) || value.length === 0) throw new ApiInputError(`roles must be a non-empty list of ${SIGNER_ROLES.join(', ')} (leave it out for every role)`);
+    // Each role at most once, so the loop stops within SIGNER_ROLES.length + 1 items however long the list.
+    const roles: SignerRole[] = [];
+    for (const [index, role] of value.entries()) {
+      if (typeof role !== 'string' || !(SIGNER_ROLES as readonly string[]).includes(role)) throw new ApiInputError(`roles must each be one of ${SIGNER_ROLES.join(', ')}`, `/roles/${index}`);
+      if (roles.includes(role as SignerRole)) throw new ApiInputError(`roles names ${role} twice`, `/roles/${index}`);
+      roles.push(role as SignerRole);
+    }
+    return roles;
+  });
+}
+
 function scopesField(source: Record<string, unknown>): ApiKeyScope[] | undefined {
   const value = source.scopes;
   if (value === undefined) return undefined;
@@ -527,7 +547,7 @@ export interface AppApiParams extends AnchorApiParams {
   'imports.progress': { jobId: string };
   'imports.cancel': { jobId: string };
   'trust.list': undefined;
-  'trust.pin': { key_id: string; algorithm: ApiKeyAlgorithm; public_key: string; label?: string; not_before?: string; not_after?: string };
+  'trust.pin': { key_id: string; algorithm: ApiKeyAlgorithm; public_key: string; label?: string; not_before?: string; not_after?: string; roles?: SignerRole[] };
   'trust.revoke': { key_id: string; reason?: string };
   'trust.unpin': { key_id: string };
   'trust.audit': { limit?: number };
@@ -598,7 +618,7 @@ export const APP_API: Validators = {
   'imports.cancel': jobInput,
   'trust.list': noInput,
   'trust.pin': (input) => {
-    const source = objectInput(input, ['key_id', 'algorithm', 'public_key', 'label', 'not_before', 'not_after']);
+    const source = objectInput(input, ['key_id', 'algorithm', 'public_key', 'label', 'not_before', 'not_after', 'roles']);
     const result: AppApiParams['trust.pin'] = {
       key_id: stringField(source, 'key_id', 2048),
       algorithm: oneOf(source, 'algorithm', KEY_ALGORITHMS),
@@ -607,6 +627,7 @@ export const APP_API: Validators = {
     put(result, 'label', optionalString(source, 'label', MAX_TEXT));
     put(result, 'not_before', optionalTimestamp(source, 'not_before'));
     put(result, 'not_after', optionalTimestamp(source, 'not_after'));
+    put(result, 'roles', rolesField(source));
     return result;
   },
   'trust.revoke': (input) => {

@@ -95,6 +95,30 @@ describe('checkBundle', () => {
     expect(result.signature?.trust.status).toBe('trusted');
   });
 
+  it('does not use a keys file that gives a trusted or given key_id another key, as one naming a key twice', async () => {
+    const otherKey = crypto.ed25519PublicKey(new Uint8Array(32).fill(5));
+    const cases: [string, ReturnType<typeof createVerifyContext>][] = [
+      ['the trusted keys', createVerifyContext(crypto, { pinned: [{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: otherKey, status: 'pinned' }] })],
+      ['the keys given', createVerifyContext(crypto, { advertised: [{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: otherKey }] })],
+    ];
+    for (const [source, conflicting] of cases) {
+      const result = await checkBundle(entries(bundleFiles(1)), conflicting);
+      expect(result.findings).toEqual([
+        {
+          code: 'keys_invalid',
+          path: 'keys/service-keys.json',
+          message: `The key file cannot be used at /keys/0/public_key: Key id "did:svc:acme:k1" names different keys in ${source} and in keys/service-keys.json; one key id must name one key.`,
+        },
+      ]);
+      expect(result.counts.advertisedKeys).toBe(0);
+    }
+    // The same key given again is no conflict.
+    const same = createVerifyContext(crypto, { pinned: [{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(issuerSeed), status: 'pinned' }] });
+    const result = await checkBundle(entries(bundleFiles(1)), same);
+    expect(result.findings).toEqual([]);
+    expect(result.counts.advertisedKeys).toBe(1);
+  });
+
   it.each([
     ['no manifest', (files: Map<string, Uint8Array>) => files.delete('manifest.json'), 'manifest_missing'],
     ['a manifest that is not strict JSON', (files: Map<string, Uint8Array>) => files.set('manifest.json', utf8Encode('{"a":1,"a":2}')), 'manifest_invalid'],

@@ -22,7 +22,7 @@ import { DEFAULT_ZIP_LIMITS, RATIO_FLOOR_BYTES, type ZipLimits } from './limits'
 import type { Finding, FindingCode } from '../api/vocabulary';
 import { hexEncode, utf8Decode } from '../crypto';
 import type { VerifyContext, KeyEntry } from '../verify/context';
-import { KeyFileError, parseKeyFile } from '../verify/key-file';
+import { checkKeySources, KeyFileError, parseKeyFile } from '../verify/key-file';
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
 import { verifyDocument } from '../verify/verify';
 import { classifyBundlePath, KEYS_NAME, type BundlePathKind } from './bundle-layout';
@@ -207,7 +207,7 @@ export async function checkBundle(
     const signatureBytes = signatureEntry === undefined ? undefined : await readChecked(signatureEntry);
     const keysEntry = byName.get(KEYS_NAME);
     const keysBytes = keysEntry === undefined ? undefined : await readChecked(keysEntry);
-    const advertised = readAdvertisedKeys(keysBytes, addFinding);
+    const advertised = readAdvertisedKeys(keysBytes, context, addFinding);
     counts.advertisedKeys = advertised.length;
     const bundleContext: VerifyContext = { ...context, advertised: [...context.advertised, ...advertised] };
 
@@ -269,10 +269,26 @@ export async function checkBundle(
   };
 }
 
-function readAdvertisedKeys(bytes: Uint8Array | undefined, addFinding: (code: BundleFindingCode, path: string, message: string) => void): KeyEntry[] {
+/**
+ * The bundle's keys/service-keys.json, or none when it cannot be used (a `keys_invalid` finding).
+ *
+ * One key id names one key (PROTOCOL section 0), as the import applies it: a file that gives a
+ * key_id of the caller's pinned keys, or of the keys the caller gave, another key is unusable,
+ * as a file naming one key_id twice is (checkKeySources' rule and message).
+ */
+function readAdvertisedKeys(
+  bytes: Uint8Array | undefined,
+  context: VerifyContext,
+  addFinding: (code: BundleFindingCode, path: string, message: string) => void,
+): KeyEntry[] {
   if (bytes === undefined) return [];
   try {
-    return parseKeyFile(utf8Decode(bytes), { advertised: true });
+    const entries = parseKeyFile(utf8Decode(bytes), { advertised: true });
+    const shipped = { name: KEYS_NAME, entries };
+    // Each source against the bundle's file alone: a conflict the bundle did not bring is not its finding.
+    checkKeySources([{ name: 'the trusted keys', entries: context.pinned }, shipped]);
+    checkKeySources([{ name: 'the keys given', entries: context.advertised }, shipped]);
+    return entries;
   } catch (error) {
     // utf8Decode refuses bytes that are not UTF-8 with a RangeError; the file is then unusable.
     if (!(error instanceof KeyFileError) && !(error instanceof RangeError)) throw error;

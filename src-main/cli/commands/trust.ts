@@ -8,12 +8,12 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { b64uEncode } from '../../../src-shared/crypto';
-import type { KeyAlgorithm, KeyEntry } from '../../../src-shared/verify/context';
+import { SIGNER_ROLES, type KeyAlgorithm, type KeyEntry, type SignerRole } from '../../../src-shared/verify/context';
 import { decodeB64uField } from '../../../src-shared/verify/fields';
 import { KeyFileError, parseKeyFile } from '../../../src-shared/verify/key-file';
 import { KEY_ALGORITHMS, PUBLIC_KEY_LENGTH } from '../../../src-shared/verify/keys';
 import { exportTrustKeys, importTrustKeys, pinKey, revokeKey, unpinKey, type Reevaluation } from '../../operations/trust';
-import type { AdvertisedKey, PinInput, TrustedKey, TrustStore } from '../../trust/index';
+import { checkOptionalRoles, TrustError, type AdvertisedKey, type PinInput, type TrustedKey, type TrustStore } from '../../trust/index';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
 import { describeFsError, readTextFile } from '../read-input';
@@ -47,10 +47,12 @@ export const trustSpec: CommandSpec = {
 const pinSpec: CommandSpec = {
   name: 'trust pin',
   summary: 'Pin a key',
-  usage: 'evroom trust pin --key-id ID --public-key B64U [--algorithm ALG] [--label L] [--not-before TS] [--not-after TS]\n       evroom trust pin --from-file KEYFILE [--key-id ID] [--label L] [--not-before TS] [--not-after TS]',
+  usage: 'evroom trust pin --key-id ID --public-key B64U [--algorithm ALG] [--label L] [--not-before TS] [--not-after TS] [--roles R,R]\n       evroom trust pin --from-file KEYFILE [--key-id ID] [--label L] [--not-before TS] [--not-after TS] [--roles R,R]',
   description: [
     'The public key is unpadded base64url. With --from-file the key comes from a key file: the only',
-    'key in it, or the one --key-id names. --label, --not-before and --not-after override the file.',
+    'key in it, or the one --key-id names. --label, --not-before, --not-after and --roles override the file.',
+    `With --roles the key is trusted only for those roles (${SIGNER_ROLES.join(', ')}); used in another`,
+    'role its signature is not "trusted". Without it (and without "roles" in the file), every role.',
   ],
   options: {
     'key-id': { type: 'string', value: 'ID', help: 'did:svc:…, did:web:… or did:key:…' },
@@ -60,6 +62,7 @@ const pinSpec: CommandSpec = {
     'not-before': { type: 'string', value: 'TS', help: 'not valid before this instant (YYYY-MM-DDThh:mm:ssZ)' },
     'not-after': { type: 'string', value: 'TS', help: 'not valid after this instant' },
     'from-file': { type: 'string', value: 'KEYFILE', help: 'take the key from a key file' },
+    roles: { type: 'string', value: 'R,R', help: `trust it only for these roles, comma-separated (${SIGNER_ROLES.join(', ')})` },
   },
 };
 
@@ -91,7 +94,11 @@ const importSpec: CommandSpec = {
   name: 'trust import',
   summary: 'Import a key file into the trust store',
   usage: 'evroom trust import KEYFILE',
-  description: ['Each key is pinned or revoked as its "status" says (default pinned). A key that conflicts', 'with the store refuses the whole file.'],
+  description: [
+    'Each key is pinned or revoked as its "status" says (default pinned), for the "roles" it lists',
+    '(every role without them). A key that conflicts with the store (other key bytes, or other',
+    'roles than it is stored with) refuses the whole file.',
+  ],
   options: {},
 };
 
@@ -211,6 +218,7 @@ async function pinInput(parsed: ParsedArguments): Promise<PinInput> {
     label: optionValue(parsed, 'label'),
     not_before: optionValue(parsed, 'not-before'),
     not_after: optionValue(parsed, 'not-after'),
+    roles: rolesOption(optionValue(parsed, 'roles')),
   };
   let entry: KeyEntry;
   if (fromFile !== undefined) {
@@ -260,7 +268,28 @@ async function pinInput(parsed: ParsedArguments): Promise<PinInput> {
   if (label !== undefined) input.label = label;
   if (notBefore !== undefined) input.not_before = notBefore;
   if (notAfter !== undefined) input.not_after = notAfter;
+  const roles = overrides.roles ?? entry.roles;
+  if (roles !== undefined) input.roles = roles;
   return input;
+}
+
+/**
+ * `--roles requester,service`: distinct role names, checked before the ledger is opened.
+ *
+ * @throws CliError naming the offending name
+ */
+function rolesOption(value: string | undefined): SignerRole[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((name) => name.trim());
+  if (names.some((name) => name.length === 0)) {
+    throw new CliError(`trust pin: --roles takes role names separated by commas (${SIGNER_ROLES.join(', ')}), got "${value}"`);
+  }
+  try {
+    return checkOptionalRoles(names);
+  } catch (error) {
+    if (error instanceof TrustError) throw new CliError(`trust pin: --roles: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Says how many stored receipts a trust change judged again (nothing when there were none). */
@@ -274,6 +303,7 @@ function describe(key: TrustedKey): string {
   const parts = [key.key_id, key.algorithm];
   if (key.label !== undefined) parts.push(`“${key.label}”`);
   if (key.not_before !== undefined || key.not_after !== undefined) parts.push(`valid ${key.not_before ?? '…'} to ${key.not_after ?? '…'}`);
+  if (key.roles !== undefined) parts.push(`for ${key.roles.join(', ')} only`);
   return parts.join(', ');
 }
 

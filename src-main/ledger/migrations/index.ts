@@ -7,6 +7,7 @@ import { batchCountsMigration } from './0002-batch-counts';
 import { serviceMigration } from './0003-service';
 import { anchorEngineMigration } from './0004-anchor-engine';
 import { anchorChecksMigration } from './0005-anchor-checks';
+import { keyRolesMigration } from './0006-key-roles';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -19,4 +20,5 @@ export const MIGRATIONS: readonly Migration[] = [
   serviceMigration,
   anchorEngineMigration,
   anchorChecksMigration,
+  keyRolesMigration,
 ];

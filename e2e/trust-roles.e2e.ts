@@ -1,0 +1,74 @@
+/**
+ * Roles in the Trust store view, end to end: the pin form checks the roles as they are typed,
+ * the confirmation says what they mean, the pinned key is listed with its roles, and the trust
+ * store (read through the app API, as the renderer does) keeps them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, startWebApp, type RunningApp } from './harness';
+
+// RFC 8032 section 7.1, test 1: a real Ed25519 public key.
+const PUBLIC_KEY = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
+const KEY_ID = 'did:svc:acme:roles';
+
+async function callApi<T>(app: RunningApp, method: string, input: Record<string, unknown> = {}): Promise<T> {
+  const url = new URL(app.url);
+  const token = /token=([A-Za-z0-9_-]+)/.exec(url.hash)?.[1] ?? '';
+  const response = await fetch(`${url.origin}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(input),
+  });
+  const body = (await response.json()) as { result?: T; error?: { code: string; message: string } };
+  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.code}: ${body.error?.message}`);
+  return body.result as T;
+}
+
+describe('trust store roles', () => {
+  let app: RunningApp;
+  let browser: Browser;
+  let page: Page;
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    [app, browser] = await Promise.all([startWebApp(), launchBrowser()]);
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('pageerror', (error) => failures.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') failures.push(message.text());
+    });
+    await page.goto(app.url);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.stop();
+  });
+
+  it('pins a key for roles from the form and lists it with them', async () => {
+    await page.getByRole('link', { name: 'Trust store' }).click();
+    await page.getByRole('heading', { name: 'Trust store' }).waitFor();
+    await page.getByLabel('Key id').fill(KEY_ID);
+    await page.getByLabel('Public key (base64url)').fill(PUBLIC_KEY);
+    const roles = page.getByLabel('Roles (optional)');
+    // Checked as typed: not a role, then a role twice.
+    await roles.fill('service, signer');
+    await page.getByLabel('Label (optional)').focus();
+    await page.locator('#pin-roles-error').getByText('“signer” is not a role').waitFor();
+    await roles.fill('service,service');
+    await page.locator('#pin-roles-error').getByText('service is given twice.').waitFor();
+    await roles.fill('service, requester');
+    await page.getByRole('button', { name: 'Pin key…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('service, requester only: in another role its signatures are not trusted');
+    await dialog.getByRole('button', { name: 'Pin key' }).click();
+    await page.getByTestId('trust-done').waitFor();
+    const row = page.locator(`[data-testid="pinned-table"] tr[data-key-id="${KEY_ID}"]`);
+    await row.waitFor();
+    // Listed in role order, whatever order was typed.
+    expect(await row.locator('.key-roles').textContent()).toBe('roles: requester, service only');
+    const store = await callApi<{ pinned: { key_id: string; roles?: string[] }[] }>(app, 'trust.list');
+    expect(store.pinned).toEqual([expect.objectContaining({ key_id: KEY_ID, roles: ['requester', 'service'] })]);
+    expect(failures).toEqual([]);
+  });
+});
