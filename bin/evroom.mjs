@@ -6,33 +6,34 @@
 // tsx instead, which compiles them on the fly: slower to start, never stale.
 // EVROOM_FROM_SOURCE=1 forces tsx.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 
 const ROOT = new URL('../', import.meta.url);
 const BUNDLE = new URL('out/cli/evroom.js', ROOT);
 const INPUTS = new URL('out/cli/inputs.json', ROOT);
 
 /** Whether one input is as it was when bundled. */
-async function unchanged(input) {
+function unchanged(input) {
   const file = new URL(input.path, ROOT);
-  const info = await stat(file);
+  const info = statSync(file);
   if (info.size !== input.size) return false;
   // A checkout or a copy moves mtimes without changing content: only then is the file read.
-  return info.mtimeMs === input.mtimeMs || createHash('sha256').update(await readFile(file)).digest('hex') === input.sha256;
+  return info.mtimeMs === input.mtimeMs || createHash('sha256').update(readFileSync(file)).digest('hex') === input.sha256;
 }
 
 /**
  * Whether out/cli was built from the files as they are now. Packages in node_modules are not
  * checked one by one: they change only through npm, which runs the `prepare` script again, and
  * package-lock.json (checked) changes with them.
+ *
+ * Synchronous on purpose: a few hundred stat calls take a few milliseconds in a loop, and
+ * several times that as promises (the check is on the start-up path of every command).
  */
-async function bundleIsFresh() {
+function bundleIsFresh() {
   try {
-    const manifest = JSON.parse(await readFile(INPUTS, 'utf8'));
+    const manifest = JSON.parse(readFileSync(INPUTS, 'utf8'));
     const inputs = manifest.inputs.filter((input) => !input.path.startsWith('node_modules/'));
-    if (inputs.length === 0) return false;
-    const checks = await Promise.all(inputs.map(unchanged));
-    return checks.every(Boolean);
+    return inputs.length > 0 && inputs.every(unchanged);
   } catch {
     return false;
   }
@@ -40,9 +41,12 @@ async function bundleIsFresh() {
 
 let runCli;
 if (process.env.EVROOM_FROM_SOURCE !== '1') {
-  // The checks run on libuv's threads while this one compiles the bundle; loading a bundle has
-  // no effect beyond defining its modules, so a stale one is simply not run.
-  const [fresh, bundle] = await Promise.all([bundleIsFresh(), import(BUNDLE.href).catch(() => undefined)]);
+  // The bundle's entry is read on libuv's threads while this one checks; loading it
+  // has no effect beyond defining its modules, so a stale one is simply not run. (The entry is
+  // small: each command is a chunk of its own, loaded when it runs.)
+  const loading = import(BUNDLE.href).catch(() => undefined);
+  const fresh = bundleIsFresh();
+  const bundle = await loading;
   if (fresh && bundle !== undefined) runCli = bundle.runCli;
 }
 if (runCli === undefined) {

@@ -82,11 +82,13 @@ function sha256(path) {
  * Builds the bundles into a fresh folder and swaps it in, so a CLI starting meanwhile sees
  * either the old bundles or the new ones, never half of them.
  *
+ * @param options.directory where the bundles go (default out/cli; scripts/build-cli.test.ts
+ *   builds elsewhere so as not to race the CLI tests and benches that use out/cli)
  * @returns the number of source files bundled
  */
-export async function buildCli() {
+export async function buildCli({ directory = CLI_BUNDLE_DIRECTORY } = {}) {
   const esbuild = await import('esbuild');
-  const staging = `${CLI_BUNDLE_DIRECTORY}.${process.pid}.tmp`;
+  const staging = `${directory}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   try {
@@ -100,14 +102,15 @@ export async function buildCli() {
       target: 'node20',
       external: EXTERNAL,
       banner: { js: BANNER },
-      plugins: [ownLocationPlugin(CLI_BUNDLE_DIRECTORY)],
+      plugins: [ownLocationPlugin(directory)],
       metafile: true,
       logLevel: 'silent',
       legalComments: 'none',
       // Less text to parse at every start. Names stay (error names, stack traces with EVROOM_DEBUG).
       minifyWhitespace: true,
       minifySyntax: true,
-      // Modules imported lazily (the HTTP service, the PDF writer) stay lazy: chunks of their own.
+      // Modules imported lazily stay lazy, chunks of their own: each command (src-main/cli/main.ts
+      // loads it when it runs, so `evroom --help` loads none), the HTTP service, the PDF writer.
       splitting: true,
       chunkNames: '[name]-[hash]',
     });
@@ -122,8 +125,8 @@ export async function buildCli() {
         return { path, size: info.size, mtimeMs: info.mtimeMs, sha256: sha256(absolute) };
       });
     writeFileSync(join(staging, 'inputs.json'), `${JSON.stringify({ node: process.version, inputs }, null, 0)}\n`);
-    rmSync(CLI_BUNDLE_DIRECTORY, { recursive: true, force: true });
-    renameSync(staging, CLI_BUNDLE_DIRECTORY);
+    rmSync(directory, { recursive: true, force: true });
+    renameSync(staging, directory);
     return inputs.length;
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });

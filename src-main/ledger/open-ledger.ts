@@ -7,8 +7,9 @@
  * readable handle unable to write even by mistake.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { brandReadable, brandWritable, transaction, type ReadableDB, type WritableDB } from './database';
 import { LedgerError, toLedgerError } from './errors';
 import { checkApplicationId, checkMigrations, migrate, refuseNewerSchema } from './migrate';
@@ -110,10 +111,24 @@ function prepareFile(file: string): void {
   }
 }
 
+/** better-sqlite3's constructor, once loaded (see sqlite). */
+let sqliteConstructor: typeof BetterSqlite3 | undefined;
+
+/**
+ * better-sqlite3, loaded on the first open rather than when this module is imported.
+ *
+ * Loading the native module costs tens of milliseconds, and `evroom verify` imports the ledger
+ * for its trust store yet opens it only when the data folder has one (issue 16: start-up).
+ */
+function sqlite(): typeof BetterSqlite3 {
+  sqliteConstructor ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  return sqliteConstructor;
+}
+
 function connect(file: string, readonly: boolean, timeout: number, cacheMiB: number): BetterSqlite3.Database {
   let database: BetterSqlite3.Database;
   try {
-    database = new BetterSqlite3(file, { readonly, fileMustExist: true, timeout });
+    database = new (sqlite())(file, { readonly, fileMustExist: true, timeout });
   } catch (error) {
     throw toLedgerError(error, `opening ${file}`);
   }
