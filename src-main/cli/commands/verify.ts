@@ -247,8 +247,13 @@ async function verifyInOrder(
         (results) => {
           inFlight -= 1;
           ready.set(start, results);
-          flush();
-          refill();
+          try {
+            flush();
+            refill();
+          } catch (error) {
+            // A failed write (or a defect in rendering) stops the run as it would on this thread.
+            failure ??= { error };
+          }
           wake?.();
         },
         (error: unknown) => {
