@@ -22,7 +22,7 @@
 import { spawn } from 'node:child_process';
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -195,7 +195,10 @@ async function main(): Promise<void> {
   // The bundle a fresh install makes, from the sources as they are.
   const { buildCli } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-cli.mjs')).href)) as { buildCli(): Promise<number> };
   await buildCli();
+  // The ratios move with the host's load (the default row needs both cores free): say what it was.
+  const loadBefore = loadavg()[0]!;
   const result = await runCliBench({ count, rounds, startupRuns: quick ? 2 : 5 });
+  const loadAfter = loadavg()[0]!;
   const baseline = readBaseline(BASELINE);
   console.log(formatTable(`evroom verify over ${count} classical receipt files (rate over the files, start-up excluded)`, result.rows, baseline));
   console.log('');
@@ -203,6 +206,7 @@ async function main(): Promise<void> {
     console.log(`whole run, start-up included: ${name}: ${Math.round(rate).toLocaleString('en-US')}/s = ${(rate / result.rows[0]!.rate).toFixed(2)} of raw`);
   }
   const verdict = (seconds: number): string => (seconds <= STARTUP_TARGET_SECONDS ? 'ok' : 'ABOVE');
+  console.log(`load average (1 min) before and after the run: ${loadBefore.toFixed(1)}, ${loadAfter.toFixed(1)} on ${availableParallelism()} cores`);
   console.log(`start-up (median of ${quick ? 2 : 5}): evroom verify one.json ${result.startup.verifyOne.toFixed(3)} s, evroom --help ${result.startup.help.toFixed(3)} s (target <= ${STARTUP_TARGET_SECONDS} s: ${verdict(result.startup.verifyOne)}, ${verdict(result.startup.help)})`);
   if (values['write-baseline'] === true) {
     writeBaseline(BASELINE, [

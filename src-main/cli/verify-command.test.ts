@@ -167,13 +167,84 @@ describe('evroom verify', () => {
     expect(parallel.stderr.trim().split('\n')).toEqual(inputs.filter((_, index) => index % 50 === 7).map((input) => `evroom: ${input}: no such file`));
   });
 
+  it('keeps the input order over many files whatever thread verified them: PASS, INVALID, MISMATCH, MALFORMED, unreadable and standard input mixed', () => {
+    // Enough files for many worker batches (they shrink near the end) and chunks on this thread,
+    // with a failure of every kind at irregular places so that each thread meets some.
+    const mixed = join(dir, 'mixed');
+    mkdirSync(mixed);
+    const fifo = join(mixed, 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    writeFileSync(join(mixed, 'empty.json'), '');
+    writeFileSync(join(mixed, 'binary.bin'), Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x00, 0x01));
+    const inputs: string[] = [];
+    const expected: string[] = [];
+    for (let index = 0; index < 1000; index += 1) {
+      const file = join(mixed, `r${index}.json`);
+      const text = signClassical(`{"sequence":${index},"amount":"1.00"}`, seed, crypto);
+      const signature = (JSON.parse(text) as { signature: string }).signature;
+      const kind = index === 500 ? 'stdin' : [7, 13, 17, 19, 23].find((prime) => index % prime === 5) ?? 0;
+      if (kind === 'stdin') {
+        inputs.push('-');
+        expected.push('PASS');
+      } else if (kind === 7) {
+        writeFileSync(file, text.replace(signature, `${signature.slice(0, 20)}${signature[20] === '0' ? '1' : '0'}${signature.slice(21)}`));
+        inputs.push(file);
+        expected.push('INVALID');
+      } else if (kind === 13) {
+        writeFileSync(file, text.replace('"amount":"1.00"', '"amount":"1.01"'));
+        inputs.push(file);
+        expected.push('MISMATCH');
+      } else if (kind === 17) {
+        writeFileSync(file, `{"a":${index},"a":2}`);
+        inputs.push(file);
+        expected.push('MALFORMED');
+      } else if (kind === 19) {
+        const unreadable = [join(mixed, `missing-${index}.json`), mixed, fifo, join(mixed, 'empty.json'), join(mixed, 'binary.bin')][index % 5]!;
+        inputs.push(unreadable);
+        expected.push('io_error');
+      } else {
+        writeFileSync(file, text);
+        inputs.push(file);
+        expected.push('PASS');
+      }
+    }
+    const stdin = signClassical('{"sequence":500,"amount":"1.00"}', seed, crypto);
+    const runs = ['1', '2', '4'].map((jobs) => evroom(['verify', '--json', '--jobs', jobs, '--trust', trust, ...inputs], stdin));
+    const [serial] = runs;
+    for (const run of runs) {
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe(serial!.stdout);
+      expect(run.stderr).toBe(serial!.stderr);
+    }
+    const lines = serial!.stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status?: string; error?: { code: string; message: string } });
+    expect(lines.map((line) => line.input)).toEqual(inputs);
+    expect(lines.map((line) => line.status ?? line.error?.code)).toEqual(expected);
+    expect(new Set(expected)).toEqual(new Set(['PASS', 'INVALID', 'MISMATCH', 'MALFORMED', 'io_error']));
+    // One line on standard error per unreadable input, in input order, with the reason.
+    const errors = lines.filter((line) => line.error !== undefined).map((line) => `evroom: ${line.error!.message}`);
+    expect(serial!.stderr.trim().split('\n')).toEqual(errors);
+    expect(errors.filter((line) => line.endsWith(': is not a regular file'))).not.toHaveLength(0);
+    expect(errors.filter((line) => line.endsWith(': no such file'))).not.toHaveLength(0);
+    expect(errors.filter((line) => line.endsWith(': is a directory, not a file'))).not.toHaveLength(0);
+    expect(errors.filter((line) => line.endsWith(': is empty; expected a JSON document'))).not.toHaveLength(0);
+    expect(errors.filter((line) => line.endsWith(': is a binary file, not a JSON document'))).not.toHaveLength(0);
+    // The human form, too, is the same whichever threads verified.
+    const human = ['1', '3'].map((jobs) => evroom(['verify', '--jobs', jobs, '--trust', trust, ...inputs], stdin));
+    expect(human[1]).toEqual(human[0]);
+    expect(human[0]!.stdout).toContain(`${inputs.length} inputs: ${expected.filter((status) => status === 'PASS').length} passed, ${expected.filter((status) => status !== 'PASS').length} did not`);
+  });
+
   it('checks --jobs', () => {
-    for (const jobs of ['0', '65', 'two', '1.5']) {
+    for (const jobs of ['0', '65', 'two', '1.5', '-1', ' 2']) {
       const result = evroom(['verify', '--jobs', jobs, valid]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`verify: --jobs must be a whole number from 1 to 64, got "${jobs}"`);
       expect(result.stdout).toBe('');
     }
+    const empty = evroom(['verify', '--jobs', '', valid]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim()).toBe('evroom: verify: --jobs needs a non-empty value');
+    expect(empty.stdout).toBe('');
   });
 
   it('refuses a FIFO as not a regular file without waiting for a writer', () => {

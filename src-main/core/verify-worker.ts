@@ -3,15 +3,17 @@
  *
  * It builds one node:crypto provider and one VerifyContext from `workerData`, then answers
  * each batch message with one VerifiedReceipt per document (or, in report mode, one
- * ReportResult: the report as `evroom verify` prints it). Importing this module anywhere but a
+ * ReportResult: the report as `evroom verify` prints it; in files mode it reads each named file
+ * first, and answers why one could not be read in its place). Importing this module anywhere but a
  * pool worker does nothing.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createVerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from './node-crypto-provider';
 import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from './receipt-facts';
+import { DocumentReadError, readDocumentFile } from './read-document';
 import { verifyReportBytes } from './verify-report';
-import type { ReportResult, VerifyRequest, VerifyResponse, VerifyWorkerData } from './worker-pool';
+import type { FileReportResult, ReportResult, VerifyRequest, VerifyResponse, VerifyWorkerData } from './worker-pool';
 
 function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerData): void {
   const context = createVerifyContext(createNodeCryptoProvider(), {
@@ -23,8 +25,23 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
   port.on('message', (request: VerifyRequest) => {
     let response: VerifyResponse;
     try {
-      const bytes = new Uint8Array(request.bytes);
-      if (request.mode === 'report') {
+      if (request.mode === 'files') {
+        const results: FileReportResult[] = [];
+        for (const path of request.paths) {
+          let bytes: Uint8Array;
+          try {
+            bytes = readDocumentFile(path);
+          } catch (error) {
+            if (!(error instanceof DocumentReadError)) throw error;
+            results.push({ error: error.message });
+            continue;
+          }
+          const report = verifyReportBytes(bytes, context);
+          results.push({ json: JSON.stringify(report), status: report.status, trust: report.trust.status });
+        }
+        response = { id: request.id, results };
+      } else if (request.mode === 'report') {
+        const bytes = new Uint8Array(request.bytes);
         const results: ReportResult[] = [];
         for (let index = 0; index + 1 < request.offsets.length; index += 1) {
           const report = verifyReportBytes(bytes.subarray(request.offsets[index], request.offsets[index + 1]), context);
@@ -32,6 +49,7 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
         }
         response = { id: request.id, results };
       } else {
+        const bytes = new Uint8Array(request.bytes);
         const results: VerifiedReceipt[] = [];
         for (let index = 0; index + 1 < request.offsets.length; index += 1) {
           const start = request.offsets[index] as number;

@@ -7,7 +7,11 @@ import { verifyDocument } from '../../src-shared/verify/verify';
 import { createNodeCryptoProvider } from './node-crypto-provider';
 import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from './receipt-facts';
 import { verifyReportBytes } from './verify-report';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { DocumentReadError, readDocumentFile } from './read-document';
 import { createVerifyPool, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
 import { TSX_BOOTSTRAP, unpackedFromAsar, verifyWorkerSource } from './worker-source';
 
@@ -83,6 +87,38 @@ describe('createVerifyPool', () => {
     });
     expect(results.map((result) => result.status)).toEqual(['PASS', 'MISMATCH', 'MALFORMED', 'MALFORMED']);
     expect(results[2]?.json).toBe(JSON.stringify(verifyReportBytes(documents[2]!, context)));
+  });
+
+  it('in files mode reads each file itself and gives its report, or why it could not be read, in order', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'pool-files-'));
+    try {
+      const documents = [envelope(5), utf8Encode(signClassical({ sequence: 5, amount: '5.00' }, seed, portable).replace('5.00', '5.01')), utf8Encode('{"a":1,"a":2}')];
+      const paths = documents.map((document, index) => {
+        const path = join(directory, `d${index}.json`);
+        writeFileSync(path, document);
+        return path;
+      });
+      writeFileSync(join(directory, 'empty.json'), '');
+      const inputs = [paths[0]!, join(directory, 'missing.json'), paths[1]!, directory, join(directory, 'empty.json'), paths[2]!];
+      const results = await pool.reportFiles(inputs);
+      const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key, ...roleKeys] });
+      expect(results).toHaveLength(inputs.length);
+      expect(results[1]).toEqual({ error: `${inputs[1]}: no such file` });
+      expect(results[3]).toEqual({ error: `${directory}: is a directory, not a file` });
+      expect(results[4]).toEqual({ error: `${inputs[4]}: is empty; expected a JSON document` });
+      [0, 2, 5].forEach((at, index) => {
+        const local = verifyReportBytes(documents[index]!, context);
+        expect(results[at]).toEqual({ json: JSON.stringify(local), status: local.status, trust: local.trust.status });
+      });
+      expect(results.map((result) => ('status' in result ? result.status : 'error'))).toEqual(['PASS', 'error', 'MISMATCH', 'error', 'error', 'MALFORMED']);
+      // Each answer is what reading the file on this thread gives.
+      expect(() => readDocumentFile(inputs[1]!)).toThrow(new DocumentReadError(`${inputs[1]}: no such file`));
+      await expect(pool.reportFiles([paths[0]!, ''])).rejects.toThrow(TypeError);
+      await expect(pool.reportFiles('x' as never)).rejects.toThrow(TypeError);
+      expect(await pool.reportFiles([])).toEqual([]);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('verifies many batches concurrently on both workers', async () => {

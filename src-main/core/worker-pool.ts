@@ -7,6 +7,10 @@
  * bytes travel in one transferred ArrayBuffer (no copy across the thread boundary); a batch of
  * a few hundred documents amortises the messaging.
  *
+ * For `evroom verify` over many files the pool can also be given paths (`reportFiles`): each
+ * worker then reads its files itself (core/read-document.ts), so reading is spread over the
+ * workers too and the main thread only sends names and writes answers.
+ *
  * Where the workers' code comes from (a built file, or the TypeScript source bundled once per
  * process) is worker-source.ts's business.
  *
@@ -67,6 +71,17 @@ export interface VerifyPool {
    * @throws Error (rejects) when the pool is closed or a worker failed.
    */
   reports(documents: readonly Uint8Array[]): Promise<ReportResult[]>;
+  /**
+   * Read files and verify them for their reports (as {@link VerifyPool.reports}), on the least
+   * busy worker: the worker reads each file itself with `readDocumentFile`.
+   *
+   * @param paths - The files' paths (not `-`).
+   * @returns One result per path, in the same order: the report, or `{ error }` with the one-line
+   *   reason the file could not be read (`NAME: no such file`, as `readDocumentFile` says it).
+   * @throws Error (rejects) when the pool is closed or a worker failed; TypeError when `paths`
+   *   is not an array of non-empty strings.
+   */
+  reportFiles(paths: readonly string[]): Promise<FileReportResult[]>;
   /** Stop every worker; pending batches reject. Calling it twice is harmless. */
   close(): Promise<void>;
 }
@@ -91,22 +106,25 @@ export interface ReportResult {
   trust: TrustStatus;
 }
 
+/** One file's outcome as {@link VerifyPool.reportFiles} answers it: its report, or why it was not read. */
+export type FileReportResult = ReportResult | { error: string };
+
 /**
  * A batch sent to a worker. Document i is `bytes[offsets[i] .. offsets[i + 1])`. `mode`
  * `facts` (the default) answers {@link VerifiedReceipt}s, `report` {@link ReportResult}s.
+ * Mode `files` names files instead (`paths`), and answers {@link FileReportResult}s.
  */
-export interface VerifyRequest {
-  id: number;
-  bytes: ArrayBuffer;
-  offsets: Uint32Array;
-  mode?: 'facts' | 'report';
-}
+export type VerifyRequest =
+  | { id: number; bytes: ArrayBuffer; offsets: Uint32Array; mode?: 'facts' | 'report' }
+  | { id: number; paths: string[]; mode: 'files' };
 
 /** A worker's answer to one batch. */
-export type VerifyResponse = { id: number; results: VerifiedReceipt[] | ReportResult[] } | { id: number; error: string };
+export type VerifyResponse = { id: number; results: VerifiedReceipt[] | ReportResult[] | FileReportResult[] } | { id: number; error: string };
+
+type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[];
 
 interface Pending {
-  resolve(results: VerifiedReceipt[] | ReportResult[]): void;
+  resolve(results: Results): void;
   reject(error: Error): void;
 }
 
@@ -183,10 +201,26 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     workers.push(entry);
   }
 
-  function send(documents: readonly Uint8Array[], mode: 'facts' | 'report'): Promise<VerifiedReceipt[] | ReportResult[]> {
+  /** Posts a request to the least busy worker (fewest batches in flight). */
+  function post(request: VerifyRequest, transfer: ArrayBuffer[]): Promise<Results> {
+    let target = workers[0] as PoolWorker;
+    for (const entry of workers) if (entry.pending.size < target.pending.size) target = entry;
+    return new Promise<Results>((resolve, reject) => {
+      target.pending.set(request.id, { resolve, reject });
+      target.worker.postMessage(request, transfer);
+    });
+  }
+
+  /** Why nothing can be sent now, if so. */
+  function refusal(): Error | undefined {
+    if (closed) return new Error('The verification pool is closed.');
+    return failure;
+  }
+
+  function send(documents: readonly Uint8Array[], mode: 'facts' | 'report'): Promise<Results> {
     if (!Array.isArray(documents)) return Promise.reject(new TypeError('verify expects an array of Uint8Array'));
-    if (closed) return Promise.reject(new Error('The verification pool is closed.'));
-    if (failure !== undefined) return Promise.reject(failure);
+    const refused = refusal();
+    if (refused !== undefined) return Promise.reject(refused);
     if (documents.length === 0) return Promise.resolve([]);
     const offsets = new Uint32Array(documents.length + 1);
     let total = 0;
@@ -199,16 +233,9 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     }
     const bytes = new Uint8Array(total);
     for (const [index, document] of documents.entries()) bytes.set(document, offsets[index]);
-    // The least busy worker: fewest batches in flight.
-    let target = workers[0] as PoolWorker;
-    for (const entry of workers) if (entry.pending.size < target.pending.size) target = entry;
     const id = nextId;
     nextId += 1;
-    return new Promise<VerifiedReceipt[] | ReportResult[]>((resolve, reject) => {
-      target.pending.set(id, { resolve, reject });
-      const request: VerifyRequest = { id, bytes: bytes.buffer, offsets, mode };
-      target.worker.postMessage(request, [bytes.buffer, offsets.buffer]);
-    });
+    return post({ id, bytes: bytes.buffer, offsets, mode }, [bytes.buffer, offsets.buffer]);
   }
 
   function verify(documents: readonly Uint8Array[]): Promise<VerifiedReceipt[]> {
@@ -219,6 +246,19 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     return send(documents, 'report') as Promise<ReportResult[]>;
   }
 
+  function reportFiles(paths: readonly string[]): Promise<FileReportResult[]> {
+    if (!Array.isArray(paths)) return Promise.reject(new TypeError('reportFiles expects an array of file paths'));
+    for (const [index, path] of paths.entries()) {
+      if (typeof path !== 'string' || path.length === 0) return Promise.reject(new TypeError(`reportFiles: path ${index} is not a non-empty string`));
+    }
+    const refused = refusal();
+    if (refused !== undefined) return Promise.reject(refused);
+    if (paths.length === 0) return Promise.resolve([]);
+    const id = nextId;
+    nextId += 1;
+    return post({ id, paths: [...paths], mode: 'files' }, []) as Promise<FileReportResult[]>;
+  }
+
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
@@ -226,5 +266,5 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     await Promise.all(workers.map((entry) => entry.worker.terminate()));
   }
 
-  return { size, verify, reports, close };
+  return { size, verify, reports, reportFiles, close };
 }

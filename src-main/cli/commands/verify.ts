@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { userDataDirectory } from '../../ledger';
 import { verifyReport } from '../../operations/verify';
 import { nodeCrypto, readTrustStore } from '../../operations/workspace';
-import { createVerifyPool, MAX_POOL_SIZE, type ReportResult } from '../../core/worker-pool';
+import { createVerifyPool, MAX_POOL_SIZE, type ReportResult, type VerifyPool } from '../../core/worker-pool';
 import type { Report } from '../../../src-shared/verify/report';
 import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile } from '../../../src-shared/verify/key-file';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../../src-shared/verify/context';
@@ -93,16 +93,20 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
       const out = json ? `${JSON.stringify({ input, error: { code: 'io_error', message: outcome.error } })}\n` : '';
       return { out, err: `evroom: ${outcome.error}\n` };
     }
-    const { result } = outcome;
-    const ok = result.status === 'PASS' && (!requireTrusted || result.trust === 'trusted');
+    const status = 'report' in outcome ? outcome.report.status : outcome.status;
+    const trust = 'report' in outcome ? outcome.report.trust.status : outcome.trust;
+    const ok = status === 'PASS' && (!requireTrusted || trust === 'trusted');
     if (ok) passed += 1;
     else {
       failed += 1;
       exitCode = Math.max(exitCode, 1);
     }
-    // The report's JSON with "input" added last: what JSON.stringify({ ...report, input }) writes.
-    if (json) return { out: `${result.json.slice(0, -1)},"input":${JSON.stringify(input)}}\n`, err: '' };
-    const report = JSON.parse(result.json) as Report;
+    if (json) {
+      // The report's JSON with "input" added last: what JSON.stringify({ ...report, input }) writes.
+      const text = 'report' in outcome ? JSON.stringify(outcome.report) : outcome.json;
+      return { out: `${text.slice(0, -1)},"input":${JSON.stringify(input)}}\n`, err: '' };
+    }
+    const report = 'report' in outcome ? outcome.report : (JSON.parse(outcome.json) as Report);
     let out = `${index > 0 ? '\n' : ''}${formatReportHuman(report, input === '-' ? 'standard input' : input, terminal.color)}\n`;
     if (requireTrusted && report.status === 'PASS' && report.trust.status !== 'trusted') {
       out += `  ${paint(terminal.color, 'yellow', 'not trusted')}: --require-trusted needs a pinned, valid key\n`;
@@ -110,34 +114,40 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
     return { out, err: '' };
   }
 
-  // Over many inputs this thread reads and verifies, and jobs - 1 worker threads verify
-  // beside it: a batch goes to a worker while the workers have fewer than two batches each,
-  // else it is verified here (so nothing waits while the workers start). The answers are
-  // written in input order. A few inputs are verified here alone: starting a worker costs more.
+  // Standard input is read first (it can be named once); every other input is a file.
+  const stdinIndex = positionals.indexOf('-');
+  const stdinOutcome = stdinIndex < 0 ? undefined : await readOutcome(() => readDocumentInput('-'));
+  function verifyHere(input: string): Outcome {
+    if (input === '-') {
+      const read = stdinOutcome as { bytes: Uint8Array } | { error: string };
+      return 'error' in read ? read : { report: verifyReport(read.bytes, context) };
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = readDocumentFileSync(input);
+    } catch (error) {
+      if (error instanceof CliError) return { error: error.message };
+      throw error;
+    }
+    return { report: verifyReport(bytes, context) };
+  }
+
+  // Over many inputs, jobs - 1 worker threads read and verify files beside this thread (see
+  // verifyInOrder); a few inputs are verified here alone: starting a worker costs more.
   const pool =
     jobs > 1 && positionals.length >= POOL_MIN_INPUTS
       ? createVerifyPool({ pinned: context.pinned, advertised: context.advertised, secrets: context.secrets, now: context.now, size: jobs - 1 })
       : undefined;
-  let atWorkers = 0;
-  function verifyBatch(documents: Uint8Array[]): Promise<ReportResult[]> {
-    if (pool !== undefined && atWorkers < 2 * pool.size) {
-      atWorkers += 1;
-      return pool.reports(documents).finally(() => {
-        atWorkers -= 1;
-      });
-    }
-    return Promise.resolve(documents.map((bytes) => reportHere(bytes, context)));
-  }
   try {
-    await verifyInOrder(positionals, BATCH, pool === undefined ? 1 : 8 * jobs, verifyBatch, (start, inputs, outcomes) => {
+    await verifyInOrder(positionals, verifyHere, pool, stdinIndex, (start, outcomes) => {
       let out = '';
       let err = '';
-      outcomes.forEach((outcome, offset) => {
-        const lines = render(start + offset, inputs[offset] as string, outcome);
+      for (let offset = 0; offset < outcomes.length; offset += 1) {
+        const lines = render(start + offset, positionals[start + offset] as string, outcomes[offset] as Outcome);
         out += lines.out;
         err += lines.err;
-      });
-      // One write per batch: a write per line costs more than verifying a receipt.
+      }
+      // One write per run of answers: a write per line costs more than verifying a receipt.
       if (err) terminal.err.write(err);
       if (out) terminal.out.write(out);
     });
@@ -153,66 +163,125 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
 
 /** Inputs from this many on are verified on worker threads too (when --jobs is above 1). */
 const POOL_MIN_INPUTS = 256;
+/** Inputs this thread verifies between two writes when it works alone. */
+const CHUNK_ALONE = 64;
 /**
- * Documents per batch: enough to make a worker's message cheap beside the work, few enough
- * that this thread turns back to reading and writing often.
+ * Inputs this thread verifies between two turns of the event loop when workers work beside it:
+ * few, so that it soon takes in the workers' answers, writes them and gives the workers more.
  */
-const BATCH = 32;
+const CHUNK_BESIDE_WORKERS = 8;
+/** Most files per worker batch: enough to make a message cheap beside the work. */
+const WORKER_BATCH = 32;
+/** Fewest files per worker batch, near the end of the inputs. */
+const WORKER_BATCH_MIN = 4;
+/** Batches in flight per worker: a worker always has the next batch while its answer travels. */
+const WORKER_DEPTH = 4;
 
-/** What became of one input: its report, or why it could not be read. */
-type Outcome = { result: ReportResult } | { error: string };
+/**
+ * What became of one input: its report (verified here), its report as JSON with its statuses
+ * (verified by a worker), or why it could not be read.
+ */
+type Outcome = { report: Report } | ReportResult | { error: string };
 
-function reportHere(bytes: Uint8Array, context: VerifyContext): ReportResult {
-  const report = verifyReport(bytes, context);
-  return { json: JSON.stringify(report), status: report.status, trust: report.trust.status };
+async function readOutcome(read: () => Promise<Uint8Array>): Promise<{ bytes: Uint8Array } | { error: string }> {
+  try {
+    return { bytes: await read() };
+  } catch (error) {
+    if (error instanceof CliError) return { error: error.message };
+    throw error;
+  }
 }
 
 /**
- * Reads the inputs, verifies them in batches (up to `inFlight` batches at once) and hands each
- * batch's outcomes to `emit` in input order. Errors other than an unreadable input (CliError)
- * stop everything and are rethrown.
+ * Verifies every input and hands the outcomes to `emit` in input order, each run of answers as
+ * soon as everything before it has been emitted.
+ *
+ * Without a pool this thread reads and verifies the inputs in chunks. With one, the workers are
+ * kept busy first: each has up to WORKER_DEPTH batches of paths in flight (it reads the files
+ * itself), batches shrinking near the end so that the threads finish together; meanwhile this
+ * thread verifies the next few inputs itself, then turns back to the event loop to take in
+ * answers, write what is ready and refill the workers. Standard input (`stdinIndex`) is never
+ * sent to a worker. A worker's failure (a defect, not a bad file) stops everything and is thrown.
  */
 async function verifyInOrder(
   inputs: readonly string[],
-  batchSize: number,
-  inFlight: number,
-  verifyBatch: (documents: Uint8Array[]) => Promise<ReportResult[]>,
-  emit: (start: number, inputs: readonly string[], outcomes: Outcome[]) => void,
+  verifyHere: (input: string) => Outcome,
+  pool: VerifyPool | undefined,
+  stdinIndex: number,
+  emit: (start: number, outcomes: Outcome[]) => void,
 ): Promise<void> {
-  const pending: Promise<void>[] = [];
-  let emitted: Promise<void> = Promise.resolve();
-  for (let start = 0; start < inputs.length; start += batchSize) {
-    const batchInputs = inputs.slice(start, start + batchSize);
-    const read: (Uint8Array | string)[] = [];
-    for (const input of batchInputs) {
-      try {
-        // Files are read synchronously (see readDocumentFileSync); only - waits.
-        read.push(input === '-' ? await readDocumentInput(input) : readDocumentFileSync(input));
-      } catch (error) {
-        if (!(error instanceof CliError)) throw error;
-        read.push(error.message);
-      }
+  const count = inputs.length;
+  if (pool === undefined) {
+    for (let start = 0; start < count; start += CHUNK_ALONE) {
+      emit(start, inputs.slice(start, start + CHUNK_ALONE).map(verifyHere));
     }
-    const documents = read.filter((item): item is Uint8Array => typeof item !== 'string');
-    const verified = documents.length === 0 ? Promise.resolve([]) : verifyBatch(documents);
-    const previous = emitted;
-    emitted = (async () => {
-      const results = await verified;
-      await previous;
-      let next = 0;
-      emit(start, batchInputs, read.map((item): Outcome => (typeof item === 'string' ? { error: item } : { result: results[next++] as ReportResult })));
-    })();
-    // A failure surfaces where the batch is awaited; the later batches, chained to it, are
-    // never awaited then, and must not count as unhandled.
-    emitted.catch(() => undefined);
-    pending.push(emitted);
-    if (pending.length >= inFlight) await pending.shift();
-    // With workers, back to the event loop after every batch, so that their answers are taken
-    // in (and they are given more) while this thread verifies; else it would verify batch after
-    // batch here while the workers sat idle with their answers unread.
-    else if (inFlight > 1) await new Promise((resolve) => setImmediate(resolve));
+    return;
   }
-  await Promise.all(pending);
+  const threads = pool.size + 1;
+  /** Answers not yet emitted, by the index of their first input. */
+  const ready = new Map<number, Outcome[]>();
+  let written = 0;
+  let next = 0;
+  let inFlight = 0;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+
+  function flush(): void {
+    let answers = ready.get(written);
+    while (answers !== undefined) {
+      ready.delete(written);
+      emit(written, answers);
+      written += answers.length;
+      answers = ready.get(written);
+    }
+  }
+  function refill(): void {
+    while (failure === undefined && inFlight < (pool as VerifyPool).size * WORKER_DEPTH && next < count && next !== stdinIndex) {
+      const start = next;
+      const share = Math.ceil((count - start) / (threads * WORKER_DEPTH));
+      let end = Math.min(count, start + Math.min(WORKER_BATCH, Math.max(WORKER_BATCH_MIN, share)));
+      if (stdinIndex > start && stdinIndex < end) end = stdinIndex;
+      next = end;
+      inFlight += 1;
+      (pool as VerifyPool).reportFiles(inputs.slice(start, end)).then(
+        (results) => {
+          inFlight -= 1;
+          ready.set(start, results);
+          try {
+            flush();
+            refill();
+          } catch (error) {
+            // A failed write (or a defect in rendering) stops the run as it would on this thread.
+            failure ??= { error };
+          }
+          wake?.();
+        },
+        (error: unknown) => {
+          failure ??= { error };
+          wake?.();
+        },
+      );
+    }
+  }
+
+  while (failure === undefined && (next < count || inFlight > 0)) {
+    refill();
+    if (next < count) {
+      const start = next;
+      const end = Math.min(count, start + CHUNK_BESIDE_WORKERS);
+      next = end;
+      ready.set(start, inputs.slice(start, end).map(verifyHere));
+      flush();
+      await new Promise((resolve) => setImmediate(resolve));
+    } else {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+  }
+  if (failure !== undefined) throw failure.error;
+  flush();
 }
 
 /** The data folder's trust store, read-only (never created by verify). */
