@@ -382,7 +382,16 @@ describe('importBundle', () => {
         expect(found, code).toContain(code);
       }
       expect(result.findings.find((finding) => finding.code === 'file_missing')?.path).toBe(dropped);
-      expect(result.findings.find((finding) => finding.code === 'file_mismatch')?.path).toBe(altered);
+      const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+      const alteredBytes = parts.files.get(altered!)!;
+      const listedBytes = listed.get(altered!)!;
+      expect(result.findings.find((finding) => finding.code === 'file_mismatch')).toEqual({
+        code: 'file_mismatch',
+        path: altered,
+        message:
+          `The file differs from the manifest: ${alteredBytes.length} bytes with SHA-256 ${sha(alteredBytes)}, ` +
+          `the manifest says ${listedBytes.length} bytes with SHA-256 ${sha(listedBytes)}.`,
+      });
       expect(result.findings.filter((finding) => finding.code === 'file_extra').map((finding) => finding.path).sort()).toEqual([
         'notes.txt',
         'receipts/extra.json',
