@@ -421,16 +421,18 @@ function createArchive(
 
   async function read(entry: ZipEntry): Promise<Buffer> {
     if (closed) throw new Error('The zip archive is closed.');
-    const shown = printableName(entry.name);
+    // Only messages need the printable name; most reads need no message.
+    let shownName: string | undefined;
+    const shownOf = (): string => (shownName ??= printableName(entry.name));
     const header = await reader.readBytes(entry.localHeaderOffset, LOCAL_HEADER_SIZE);
     if (header.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) {
-      throw new BundleError('zip_corrupt', `Entry "${shown}": no local file header where the central directory says.`, {
-        entry: shown,
+      throw new BundleError('zip_corrupt', `Entry "${shownOf()}": no local file header where the central directory says.`, {
+        entry: shownOf(),
       });
     }
     const dataStart = entry.localHeaderOffset + LOCAL_HEADER_SIZE + header.readUInt16LE(26) + header.readUInt16LE(28);
     if (dataStart + entry.compressedSize > size) {
-      throw new BundleError('zip_corrupt', `Entry "${shown}": its data runs past the end of the file.`, { entry: shown });
+      throw new BundleError('zip_corrupt', `Entry "${shownOf()}": its data runs past the end of the file.`, { entry: shownOf() });
     }
     const compressed = await reader.readBytes(dataStart, entry.compressedSize);
     let data: Buffer;
@@ -449,12 +451,12 @@ function createArchive(
         if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
           throw new BundleError(
             'zip_size_mismatch',
-            `Entry "${shown}" inflates to more than the ${entry.uncompressedSize} bytes its header declares.`,
-            { entry: shown, cause: error },
+            `Entry "${shownOf()}" inflates to more than the ${entry.uncompressedSize} bytes its header declares.`,
+            { entry: shownOf(), cause: error },
           );
         }
-        throw new BundleError('zip_corrupt', `Entry "${shown}": its compressed data is damaged (${(error as Error).message}).`, {
-          entry: shown,
+        throw new BundleError('zip_corrupt', `Entry "${shownOf()}": its compressed data is damaged (${(error as Error).message}).`, {
+          entry: shownOf(),
           cause: error,
         });
       }
@@ -462,12 +464,12 @@ function createArchive(
     if (data.length !== entry.uncompressedSize) {
       throw new BundleError(
         'zip_size_mismatch',
-        `Entry "${shown}" holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`,
-        { entry: shown },
+        `Entry "${shownOf()}" holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`,
+        { entry: shownOf() },
       );
     }
     if (crc32(data) !== entry.crc32) {
-      throw new BundleError('zip_crc_mismatch', `Entry "${shown}": its data does not match its CRC-32.`, { entry: shown });
+      throw new BundleError('zip_crc_mismatch', `Entry "${shownOf()}": its data does not match its CRC-32.`, { entry: shownOf() });
     }
     return ownBuffer(data);
   }
