@@ -9,6 +9,7 @@ import { issueProfileReceipt } from '../../src-shared/formats/profile';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import {
   checkAuditChain,
+  findReceiptsByDocumentId,
   getBundle,
   getReceipt,
   ledgerStats,
@@ -342,6 +343,23 @@ describe('importBundle', () => {
       await expect(importBundle(ledger, path.join(directory, 'missing.zip'))).rejects.toMatchObject({ code: 'zip_unreadable' });
       expect(snapshot(ledger)).toEqual(before);
     });
+  });
+
+  it('stores every receipt byte for byte across many batches and transactions (buffers reused between them)', async () => {
+    // Six verification batches (256 each), more than one worker keeps in flight (4), and
+    // transactions of 700 that end inside batches: the buffers receipts are gathered in are
+    // reused while other receipts wait to be stored, which must never overwrite those.
+    const many = Array.from({ length: 1500 }, (_, index) => standardReceipt(1000 + index));
+    const parts = bundleParts(many, { keyId: SIGNER, keys });
+    const result = await run(zipBundle(parts, signer, crypto), { transactionSize: 700 });
+    expect(result.clean).toBe(true);
+    expect(result.counts).toMatchObject({ receipts: 1500, receiptsNew: 1500, receiptsKnown: 0 });
+    for (const receipt of many) {
+      const [summary] = findReceiptsByDocumentId(ledger.readable, receipt.stem);
+      const stored = getReceipt(ledger.readable, summary!.id);
+      expect(stored?.receipt_id).toBe(receipt.stem);
+      expect(Buffer.from(stored!.raw).equals(Buffer.from(receipt.bytes)), receipt.stem).toBe(true);
+    }
   });
 
   describe('findings: imported, and reported', () => {
