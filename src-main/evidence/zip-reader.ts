@@ -68,10 +68,19 @@ const LOCAL_HEADER_SIZE = 30;
  * A RandomAccessReader over a file handle with a small LRU cache of 1 MiB blocks.
  *
  * yauzl reads the central directory through it; {@link BlockReader.readBytes} serves entry data.
+ *
+ * An evicted full block's buffer is reused for the next block loaded: a cached block lives across
+ * many awaits, long enough for V8 to move it to the old generation, where a dropped one waited for
+ * a full collection; an import reads the zip twice, so about twice its size of dead blocks piled up.
+ * Reuse is safe because no block leaves this class: every read copies out of a block
+ * synchronously, right after getting it (a cache hit is answered without an await, and a
+ * waiter for a load runs as soon as that load completes, before any other load can evict).
  */
 class BlockReader extends yauzl.RandomAccessReader {
   private readonly blocks = new Map<number, Buffer>();
   private readonly loading = new Map<number, Promise<Buffer>>();
+  /** Evicted full-size buffers, free for the next loads. */
+  private readonly spare: Buffer[] = [];
 
   constructor(
     private readonly handle: FileHandle,
@@ -80,7 +89,8 @@ class BlockReader extends yauzl.RandomAccessReader {
     super();
   }
 
-  private async block(index: number): Promise<Buffer> {
+  /** The block, at once when cached (so that it is copied from before anything can evict it). */
+  private block(index: number): Buffer | Promise<Buffer> {
     const cached = this.blocks.get(index);
     if (cached !== undefined) {
       // Refresh its place in the LRU order.
@@ -100,7 +110,7 @@ class BlockReader extends yauzl.RandomAccessReader {
     try {
       const start = index * BLOCK_SIZE;
       const length = Math.min(BLOCK_SIZE, this.size - start);
-      const buffer = Buffer.allocUnsafe(length);
+      const buffer = (length === BLOCK_SIZE ? this.spare.pop() : undefined) ?? Buffer.allocUnsafe(length);
       let filled = 0;
       while (filled < length) {
         const { bytesRead } = await this.handle.read(buffer, filled, length - filled, start + filled);
@@ -108,7 +118,12 @@ class BlockReader extends yauzl.RandomAccessReader {
         filled += bytesRead;
       }
       this.blocks.set(index, buffer);
-      if (this.blocks.size > CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
+      if (this.blocks.size > CACHED_BLOCKS) {
+        const oldest = this.blocks.keys().next().value as number;
+        const evicted = this.blocks.get(oldest) as Buffer;
+        this.blocks.delete(oldest);
+        if (evicted.length === BLOCK_SIZE && this.spare.length < 2) this.spare.push(evicted);
+      }
       return buffer;
     } finally {
       this.loading.delete(index);
@@ -129,7 +144,9 @@ class BlockReader extends yauzl.RandomAccessReader {
     while (done < length) {
       const at = position + done;
       const index = Math.floor(at / BLOCK_SIZE);
-      const block = await this.block(index);
+      const found = this.block(index);
+      // Copied from synchronously, straight after it is known (see the class comment).
+      const block = found instanceof Promise ? await found : found;
       const offset = at - index * BLOCK_SIZE;
       const count = Math.min(length - done, block.length - offset);
       block.copy(out, done, offset, offset + count);
@@ -159,6 +176,7 @@ class BlockReader extends yauzl.RandomAccessReader {
 
   override close(callback: (error: Error | null) => void): void {
     this.blocks.clear();
+    this.spare.length = 0;
     callback(null);
   }
 }
