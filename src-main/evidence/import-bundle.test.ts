@@ -9,6 +9,7 @@ import { issueProfileReceipt } from '../../src-shared/formats/profile';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import {
   checkAuditChain,
+  findReceiptsByDocumentId,
   getBundle,
   getReceipt,
   ledgerStats,
@@ -344,6 +345,23 @@ describe('importBundle', () => {
     });
   });
 
+  it('stores every receipt byte for byte across many batches and transactions (buffers reused between them)', async () => {
+    // Six verification batches (256 each), more than one worker keeps in flight (4), and
+    // transactions of 700 that end inside batches: the buffers receipts are gathered in are
+    // reused while other receipts wait to be stored, which must never overwrite those.
+    const many = Array.from({ length: 1500 }, (_, index) => standardReceipt(1000 + index));
+    const parts = bundleParts(many, { keyId: SIGNER, keys });
+    const result = await run(zipBundle(parts, signer, crypto), { transactionSize: 700 });
+    expect(result.clean).toBe(true);
+    expect(result.counts).toMatchObject({ receipts: 1500, receiptsNew: 1500, receiptsKnown: 0 });
+    for (const receipt of many) {
+      const [summary] = findReceiptsByDocumentId(ledger.readable, receipt.stem);
+      const stored = getReceipt(ledger.readable, summary!.id);
+      expect(stored?.receipt_id).toBe(receipt.stem);
+      expect(Buffer.from(stored!.raw).equals(Buffer.from(receipt.bytes)), receipt.stem).toBe(true);
+    }
+  });
+
   describe('findings: imported, and reported', () => {
     it('missing, extra, mismatching and unexpected files; counts; receipts not PASS or misnamed; bad anchors', async () => {
       const parts = cleanParts();
@@ -382,7 +400,16 @@ describe('importBundle', () => {
         expect(found, code).toContain(code);
       }
       expect(result.findings.find((finding) => finding.code === 'file_missing')?.path).toBe(dropped);
-      expect(result.findings.find((finding) => finding.code === 'file_mismatch')?.path).toBe(altered);
+      const sha = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+      const alteredBytes = parts.files.get(altered!)!;
+      const listedBytes = listed.get(altered!)!;
+      expect(result.findings.find((finding) => finding.code === 'file_mismatch')).toEqual({
+        code: 'file_mismatch',
+        path: altered,
+        message:
+          `The file differs from the manifest: ${alteredBytes.length} bytes with SHA-256 ${sha(alteredBytes)}, ` +
+          `the manifest says ${listedBytes.length} bytes with SHA-256 ${sha(listedBytes)}.`,
+      });
       expect(result.findings.filter((finding) => finding.code === 'file_extra').map((finding) => finding.path).sort()).toEqual([
         'notes.txt',
         'receipts/extra.json',

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,26 @@ describe('openZipArchive', () => {
     try {
       expect(archive.entries.map((entry) => entry.name)).toEqual(['receipts/r0.json', 'receipts/r1.json', 'receipts/r2.json']);
       expect((await archive.read(archive.entries[1]!)).toString('utf8')).toBe('{"n":1}');
+    } finally {
+      await archive.close();
+    }
+  });
+
+  it('reads every entry back exactly across many 1 MiB blocks, in any order and at once (block buffers are reused)', async () => {
+    // 14 stored entries of 700,001 random bytes: about 9.4 MiB, so blocks are evicted and their
+    // buffers reused many times; entries straddle block boundaries.
+    const contents = Array.from({ length: 14 }, () => randomBytes(700_001));
+    const file = join(directory, 'large.zip');
+    writeFileSync(file, buildZip(contents.map((data, index) => ({ name: `receipts/big${index}.json`, data, method: 0 }))));
+    const archive = await openZipArchive(file, DEFAULT_ZIP_LIMITS);
+    try {
+      const order = [...contents.keys(), ...[...contents.keys()].reverse(), 3, 11, 0, 13, 6, 2, 9];
+      for (const index of order) {
+        expect((await archive.read(archive.entries[index]!)).equals(contents[index]!), `entry ${index}`).toBe(true);
+      }
+      // Reads running concurrently share and evict blocks while others wait for theirs.
+      const together = await Promise.all(order.map((index) => archive.read(archive.entries[index]!)));
+      together.forEach((data, position) => expect(data.equals(contents[order[position]!]!), `read ${position}`).toBe(true));
     } finally {
       await archive.close();
     }

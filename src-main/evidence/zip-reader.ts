@@ -68,10 +68,19 @@ const LOCAL_HEADER_SIZE = 30;
  * A RandomAccessReader over a file handle with a small LRU cache of 1 MiB blocks.
  *
  * yauzl reads the central directory through it; {@link BlockReader.readBytes} serves entry data.
+ *
+ * An evicted full block's buffer is reused for the next block loaded: a cached block lives across
+ * many awaits, long enough for V8 to move it to the old generation, where a dropped one waited for
+ * a full collection; an import reads the zip twice, so about twice its size of dead blocks piled up.
+ * Reuse is safe because no block leaves this class: every read copies out of a block
+ * synchronously, right after getting it (a cache hit is answered without an await, and a
+ * waiter for a load runs as soon as that load completes, before any other load can evict).
  */
 class BlockReader extends yauzl.RandomAccessReader {
   private readonly blocks = new Map<number, Buffer>();
   private readonly loading = new Map<number, Promise<Buffer>>();
+  /** Evicted full-size buffers, free for the next loads. */
+  private readonly spare: Buffer[] = [];
 
   constructor(
     private readonly handle: FileHandle,
@@ -80,7 +89,8 @@ class BlockReader extends yauzl.RandomAccessReader {
     super();
   }
 
-  private async block(index: number): Promise<Buffer> {
+  /** The block, at once when cached (so that it is copied from before anything can evict it). */
+  private block(index: number): Buffer | Promise<Buffer> {
     const cached = this.blocks.get(index);
     if (cached !== undefined) {
       // Refresh its place in the LRU order.
@@ -100,7 +110,7 @@ class BlockReader extends yauzl.RandomAccessReader {
     try {
       const start = index * BLOCK_SIZE;
       const length = Math.min(BLOCK_SIZE, this.size - start);
-      const buffer = Buffer.allocUnsafe(length);
+      const buffer = (length === BLOCK_SIZE ? this.spare.pop() : undefined) ?? Buffer.allocUnsafe(length);
       let filled = 0;
       while (filled < length) {
         const { bytesRead } = await this.handle.read(buffer, filled, length - filled, start + filled);
@@ -108,7 +118,12 @@ class BlockReader extends yauzl.RandomAccessReader {
         filled += bytesRead;
       }
       this.blocks.set(index, buffer);
-      if (this.blocks.size > CACHED_BLOCKS) this.blocks.delete(this.blocks.keys().next().value as number);
+      if (this.blocks.size > CACHED_BLOCKS) {
+        const oldest = this.blocks.keys().next().value as number;
+        const evicted = this.blocks.get(oldest) as Buffer;
+        this.blocks.delete(oldest);
+        if (evicted.length === BLOCK_SIZE && this.spare.length < 2) this.spare.push(evicted);
+      }
       return buffer;
     } finally {
       this.loading.delete(index);
@@ -129,7 +144,9 @@ class BlockReader extends yauzl.RandomAccessReader {
     while (done < length) {
       const at = position + done;
       const index = Math.floor(at / BLOCK_SIZE);
-      const block = await this.block(index);
+      const found = this.block(index);
+      // Copied from synchronously, straight after it is known (see the class comment).
+      const block = found instanceof Promise ? await found : found;
       const offset = at - index * BLOCK_SIZE;
       const count = Math.min(length - done, block.length - offset);
       block.copy(out, done, offset, offset + count);
@@ -159,6 +176,7 @@ class BlockReader extends yauzl.RandomAccessReader {
 
   override close(callback: (error: Error | null) => void): void {
     this.blocks.clear();
+    this.spare.length = 0;
     callback(null);
   }
 }
@@ -421,16 +439,18 @@ function createArchive(
 
   async function read(entry: ZipEntry): Promise<Buffer> {
     if (closed) throw new Error('The zip archive is closed.');
-    const shown = printableName(entry.name);
+    // Only messages need the printable name; most reads need no message.
+    let shownName: string | undefined;
+    const shownOf = (): string => (shownName ??= printableName(entry.name));
     const header = await reader.readBytes(entry.localHeaderOffset, LOCAL_HEADER_SIZE);
     if (header.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) {
-      throw new BundleError('zip_corrupt', `Entry "${shown}": no local file header where the central directory says.`, {
-        entry: shown,
+      throw new BundleError('zip_corrupt', `Entry "${shownOf()}": no local file header where the central directory says.`, {
+        entry: shownOf(),
       });
     }
     const dataStart = entry.localHeaderOffset + LOCAL_HEADER_SIZE + header.readUInt16LE(26) + header.readUInt16LE(28);
     if (dataStart + entry.compressedSize > size) {
-      throw new BundleError('zip_corrupt', `Entry "${shown}": its data runs past the end of the file.`, { entry: shown });
+      throw new BundleError('zip_corrupt', `Entry "${shownOf()}": its data runs past the end of the file.`, { entry: shownOf() });
     }
     const compressed = await reader.readBytes(dataStart, entry.compressedSize);
     let data: Buffer;
@@ -449,12 +469,12 @@ function createArchive(
         if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
           throw new BundleError(
             'zip_size_mismatch',
-            `Entry "${shown}" inflates to more than the ${entry.uncompressedSize} bytes its header declares.`,
-            { entry: shown, cause: error },
+            `Entry "${shownOf()}" inflates to more than the ${entry.uncompressedSize} bytes its header declares.`,
+            { entry: shownOf(), cause: error },
           );
         }
-        throw new BundleError('zip_corrupt', `Entry "${shown}": its compressed data is damaged (${(error as Error).message}).`, {
-          entry: shown,
+        throw new BundleError('zip_corrupt', `Entry "${shownOf()}": its compressed data is damaged (${(error as Error).message}).`, {
+          entry: shownOf(),
           cause: error,
         });
       }
@@ -462,12 +482,12 @@ function createArchive(
     if (data.length !== entry.uncompressedSize) {
       throw new BundleError(
         'zip_size_mismatch',
-        `Entry "${shown}" holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`,
-        { entry: shown },
+        `Entry "${shownOf()}" holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`,
+        { entry: shownOf() },
       );
     }
     if (crc32(data) !== entry.crc32) {
-      throw new BundleError('zip_crc_mismatch', `Entry "${shown}": its data does not match its CRC-32.`, { entry: shown });
+      throw new BundleError('zip_crc_mismatch', `Entry "${shownOf()}": its data does not match its CRC-32.`, { entry: shownOf() });
     }
     return ownBuffer(data);
   }
