@@ -137,16 +137,20 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(/^application\/json(?:\s*;.*)?$/i, { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
 
-  app.addHook('onRequest', async (request) => {
+  // Hooks in callback style: an async hook costs a promise per request on every route.
+  app.addHook('onRequest', (request, _reply, done) => {
     // A declared length over the limit is refused at once, before the body is read.
     const declared = request.headers['content-length'];
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
-      throw new HttpError(413, 'payload_too_large', 'The request body is larger than 1 MiB.');
+      done(new HttpError(413, 'payload_too_large', 'The request body is larger than 1 MiB.'));
+      return;
     }
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     recent.push({ at: Date.now(), method: request.method, route: request.routeOptions.url ?? request.url.split('?')[0] ?? '', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 });
     if (recent.length > RECENT_REQUESTS) recent.splice(0, recent.length - RECENT_REQUESTS);
+    done();
   });
 
   app.setErrorHandler(async (error, request, reply) => {

@@ -46,6 +46,7 @@ export {
   SECRET_ID_PATTERN,
   isSecretId,
   parseKeyFile,
+  parseKeyFileTree,
   parseSecretsFile,
   serializeKeyFile,
 } from './key-file';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { b64uEncode, createPortableProvider, didKeyFromEd25519 } from '../crypto';
 import type { KeyEntry } from './context';
-import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile, serializeKeyFile } from './key-file';
+import { parseJsonTree } from '../json';
+import { checkKeySources, KeyFileError, parseKeyFile, parseKeyFileTree, parseSecretsFile, serializeKeyFile } from './key-file';
 
 const crypto = createPortableProvider();
 const publicKey = crypto.ed25519PublicKey(new Uint8Array(32).fill(1));
@@ -89,6 +90,28 @@ describe('parseKeyFile', () => {
 
   it('throws TypeError for non-string input', () => {
     expect(() => parseKeyFile(new Uint8Array(2) as never)).toThrow(TypeError);
+  });
+});
+
+describe('parseKeyFileTree', () => {
+  const good = keyFile({ key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk, use: ['receipts'], status: 'active' });
+  const bad = [
+    keyFile({ key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk }, { key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk }),
+    keyFile({ key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: 'not b64u!' }),
+    keyFile({ key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk, extra: 1 }),
+    JSON.stringify({ keys: [], note: 7 }),
+    JSON.stringify({ keys: {} }),
+  ];
+
+  it('gives the entries parseKeyFile gives for the same text', () => {
+    expect(parseKeyFileTree(parseJsonTree(good), { advertised: true })).toEqual(parseKeyFile(good, { advertised: true }));
+    expect(parseKeyFileTree(parseJsonTree(good), { advertised: true })).toHaveLength(1);
+  });
+
+  it.each(bad)('refuses what parseKeyFile refuses, with the same code, path and message: %s', (text) => {
+    const fromText = failure(() => parseKeyFile(text, { advertised: true }));
+    const fromTree = failure(() => parseKeyFileTree(parseJsonTree(text), { advertised: true }));
+    expect({ code: fromTree.code, path: fromTree.path, message: fromTree.message }).toEqual({ code: fromText.code, path: fromText.path, message: fromText.message });
   });
 });
 

@@ -11,7 +11,7 @@
  */
 import { b64uEncode, ed25519FromDidKey, equalBytes } from '../crypto';
 import { JsonParseError, parseJsonTree, pointerAppend, toPlain } from '../json';
-import type { JsonValue } from '../json/types';
+import type { JsonNode, JsonValue } from '../json/types';
 import { SIGNER_ROLES, type KeyAlgorithm, type KeyEntry, type SecretEntry, type SignerRole } from './context';
 import { decodeB64uField, describeType, isJsonObject, quote, type JsonObject } from './fields';
 import { isKeyId, KEY_ALGORITHMS, MAX_KEY_ID_LENGTH, PUBLIC_KEY_LENGTH } from './keys';
@@ -67,7 +67,25 @@ const KEY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'label', 'not_before',
  */
 export function parseKeyFile(text: string, options: KeyFileOptions = {}): KeyEntry[] {
   if (typeof text !== 'string') throw new TypeError('parseKeyFile expects the file text as a string');
-  const root = parseStrict(text);
+  return keyEntriesOf(parseStrict(text), options);
+}
+
+/**
+ * Parse a key file that is already a strictly parsed tree (a member of a larger document, such as
+ * the `keys` of an HTTP verify request): the same rules, entries and errors as
+ * {@link parseKeyFile} gives for the tree's text, without writing and reading it again.
+ *
+ * @param node - The key file's tree, from the strict parser.
+ * @param options - See {@link KeyFileOptions}.
+ * @returns The entries, in file order.
+ * @throws TypeError if `node` is not a tree node.
+ * @throws KeyFileError naming the first problem and its JSON Pointer.
+ */
+export function parseKeyFileTree(node: JsonNode, options: KeyFileOptions = {}): KeyEntry[] {
+  return keyEntriesOf(toPlain(node), options);
+}
+
+function keyEntriesOf(root: JsonValue, options: KeyFileOptions): KeyEntry[] {
   const list = topLevelList(root, 'keys', ['note']);
   if (Object.hasOwn(root as JsonObject, 'note') && typeof (root as JsonObject)['note'] !== 'string') {
     throw new KeyFileError(

@@ -12,10 +12,10 @@
  * same document and keys never verify differently depending on where a key came from.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { jcsTree, parseJsonBytes } from '../../../src-shared/json';
+import { parseJsonBytes } from '../../../src-shared/json';
 import type { JsonNode } from '../../../src-shared/json/types';
 import type { KeyEntry, VerifyContext } from '../../../src-shared/verify/context';
-import { checkKeySources, KeyFileError, parseKeyFile } from '../../../src-shared/verify/key-file';
+import { checkKeySources, KeyFileError, parseKeyFileTree } from '../../../src-shared/verify/key-file';
 import type { Report } from '../../../src-shared/verify/report';
 import { verifyParsed } from '../../../src-shared/verify/verify';
 import { verifyReport } from '../../operations/verify';
@@ -24,9 +24,17 @@ import { bodyBytes } from '../body';
 import { HttpError } from '../errors';
 import type { ServiceContext } from '../service';
 
-/** The service's listed keys as verifier entries (no status: they confer no trust). */
+/** The service's listed keys as verifier entries (no status: they confer no trust), made once per list. */
+const listedKeyEntries = new WeakMap<ServiceContext['signer']['listed'], KeyEntry[]>();
+
 function listedKeys(context: ServiceContext): KeyEntry[] {
-  return context.signer.listed.map((key) => ({ key_id: key.key_id, algorithm: key.algorithm, public_key: key.public_key }));
+  const listed = context.signer.listed;
+  let entries = listedKeyEntries.get(listed);
+  if (entries === undefined) {
+    entries = listed.map((key) => ({ key_id: key.key_id, algorithm: key.algorithm, public_key: key.public_key }));
+    listedKeyEntries.set(listed, entries);
+  }
+  return entries;
 }
 
 /** The service's own keys, as keys that check signatures and confer no trust. */
@@ -42,11 +50,11 @@ export function serviceVerifyContext(context: ServiceContext, keys: readonly Key
  *
  * @throws HttpError 400 `invalid_request`, its detail pointing at the sent key
  */
-function checkSentKeys(context: ServiceContext, keys: readonly KeyEntry[]): void {
+function checkSentKeys(context: ServiceContext, keys: readonly KeyEntry[], pinned: readonly KeyEntry[]): void {
   if (keys.length === 0) return;
   const sent = { name: 'the keys sent with the document', entries: keys };
   try {
-    checkKeySources([{ name: "the service's trust store", entries: workspaceVerifyContext(context.workspace).pinned }, sent]);
+    checkKeySources([{ name: "the service's trust store", entries: pinned }, sent]);
     checkKeySources([{ name: "the service's own keys (/v1/keys)", entries: listedKeys(context) }, sent]);
   } catch (error) {
     if (error instanceof KeyFileError) throw new HttpError(400, 'invalid_request', `keys: ${error.message}`, { details: [{ path: `/keys${error.path}`, message: error.message }] });
@@ -82,14 +90,16 @@ export function verifyRequest(bytes: Uint8Array, context: ServiceContext): Repor
   let keys: KeyEntry[] = [];
   if (keysNode !== undefined) {
     try {
-      keys = parseKeyFile(jcsTree(keysNode), { advertised: true });
+      keys = parseKeyFileTree(keysNode, { advertised: true });
     } catch (error) {
       if (error instanceof KeyFileError) throw new HttpError(400, 'invalid_request', `keys: ${error.message}`, { details: [{ path: `/keys${error.path}`, message: error.message }] });
       throw error;
     }
   }
-  checkSentKeys(context, keys);
-  return verifyParsed(document, serviceVerifyContext(context, keys));
+  // One context per request: its pinned keys are the trust store's alone (no extras are pinned).
+  const verifyContext = serviceVerifyContext(context, keys);
+  checkSentKeys(context, keys, verifyContext.pinned);
+  return verifyParsed(document, verifyContext);
 }
 
 /** Registers the verify route and its alias. */
