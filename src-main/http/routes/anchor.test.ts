@@ -189,6 +189,19 @@ describe('the anchor routes', () => {
     expect(bareStatus.json.anchor).toEqual({ enabled: false });
   });
 
+  it('/status answers one signed document until the backlog changes, and shows a new hash within a second', async () => {
+    const first = await call(running.base, 'GET', '/status');
+    const second = await call(running.base, 'GET', '/status');
+    expect(second.text).toBe(first.text);
+    const before = (first.json.anchor as { pending_hashes: number }).pending_hashes;
+    const queued = await call(running.base, 'POST', '/v1/anchor', { key: keys.pro!, body: { canonical_sha256: b64uEncode(digestOf('status backlog')) } });
+    expect(queued.status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const after = await call(running.base, 'GET', '/status');
+    expect((after.json.anchor as { pending_hashes: number }).pending_hashes).toBe(before + 1);
+    expect(after.json.sig_b64u).not.toBe(first.json.sig_b64u);
+  });
+
   it('without anchoring, POST answers 503 after the key and body checks, and GET still reads the ledger', async () => {
     const body = { canonical_sha256: b64uEncode(digestOf('no engine')) };
     const answer = await call(bare.base, 'POST', '/v1/anchor', { key: keys.bare!, body });

@@ -14,6 +14,9 @@ import { STATUS_INTERVAL_MS, type ServiceContext } from '../service';
 /** The note /v1/keys carries. */
 export const KEYS_NOTE = 'Listing a key confers no trust: pin a key you have checked independently to make its signatures trusted.';
 
+/** How often /status reads the anchoring backlog at most, ms. */
+const BACKLOG_CHECK_MS = 1000;
+
 /** A signed /status document. */
 export type StatusDocument = JsonObject;
 
@@ -63,10 +66,20 @@ export function registerKeysStatusRoutes(app: FastifyInstance, context: ServiceC
     status.update(signRuleD1(unsigned, context.signer.seed, context.workspace.crypto));
   }
 
-  // Regenerated every 60 s, and at once when the anchoring backlog changed since the last one.
-  app.get('/status', { schema: { summary: 'Every route’s status and the anchoring backlog, signed under Rule D1, regenerated every 60 s (and when the backlog changes)', tags: ['keys'] } }, async () => {
-    if (context.anchor !== undefined && JSON.stringify(anchorStatus(context)) !== signedAnchor) regenerate();
-    return context.status();
+  // Regenerated every 60 s, and when the anchoring backlog changed since the last one. The
+  // backlog is read from the ledger at most once a second (a busy /status would otherwise query
+  // it on every request), and the signed document is written as JSON once per regeneration.
+  let backlogCheckedAt = Number.NEGATIVE_INFINITY;
+  let served: { document: StatusDocument; json: string } | undefined;
+  app.get('/status', { schema: { summary: 'Every route’s status and the anchoring backlog, signed under Rule D1, regenerated every 60 s (and within a second of a backlog change)', tags: ['keys'] } }, async (_request, reply) => {
+    const at = Date.now();
+    if (context.anchor !== undefined && at - backlogCheckedAt >= BACKLOG_CHECK_MS) {
+      backlogCheckedAt = at;
+      if (JSON.stringify(anchorStatus(context)) !== signedAnchor) regenerate();
+    }
+    const document = context.status();
+    if (served?.document !== document) served = { document, json: JSON.stringify(document) };
+    return reply.type('application/json; charset=utf-8').send(served.json);
   });
 
   let timer: NodeJS.Timeout | undefined;
