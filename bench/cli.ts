@@ -8,7 +8,12 @@
  *   over COUNT classical receipt files: documents per second over the files, that is COUNT - 1
  *   documents in the time the run takes beyond a run over one file (the start-up has its own
  *   target), as a ratio of raw one-core Ed25519. The whole run's rate is printed beside it;
- * - start-up: `evroom verify one.json` and `evroom --help`, wall time, median of 5.
+ * - start-up: `evroom verify one.json` and `evroom --help`, wall time, median of 5;
+ * - the floors, printed under the table (medians over the rounds, as the raw row): per file what
+ *   no verifier of files can skip (read it, parse it strictly, one raw Ed25519 verification with
+ *   a ready key, one output line), on one core in this process and on one worker thread per core
+ *   at once; and raw Ed25519 alone on those threads. A target above its floor cannot be met by
+ *   any `evroom verify` on this host.
  *
  * Every run's output is checked: one JSON line per file, in the input order, each PASS.
  *
@@ -21,15 +26,17 @@
  */
 import { spawn } from 'node:child_process';
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
 import { hexDecode, utf8Encode } from '../src-shared/crypto';
 import { signClassical } from '../src-shared/formats/classical';
-import { parseJson } from '../src-shared/json';
+import { parseJson, parseJsonBytes } from '../src-shared/json';
 import { formatTable, median, readBaseline, writeBaseline, type Measurement } from './harness';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -95,6 +102,101 @@ function rawRate(items: readonly RawItem[]): number {
   return items.length / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
+/**
+ * The floor of verifying files on one core: per file, what no verifier of files can skip, done
+ * as cheaply as this process can: read it (open, fstat, read, close), parse it strictly (our
+ * parser: PROTOCOL requires strict parsing), one raw Ed25519 verification with a ready key,
+ * and one output line. What `evroom verify` adds beyond this is its own cost.
+ */
+function floorRate(items: readonly RawItem[], paths: readonly string[]): number {
+  const started = process.hrtime.bigint();
+  let written = 0;
+  for (const [index, item] of items.entries()) {
+    const tree = parseJsonBytes(readFileSync(paths[index]!));
+    if (tree.type !== 'object') throw new Error('floor: not an object');
+    if (!cryptoVerify(null, item.message, item.key, item.signature)) throw new Error('floor: verification failed');
+    written += JSON.stringify({ input: paths[index], status: 'PASS' }).length;
+  }
+  if (written === 0) throw new Error('floor: nothing written');
+  return items.length / (Number(process.hrtime.bigint() - started) / 1e9);
+}
+
+/**
+ * The work of {@link rawRate} (`floor: false`) or of {@link floorRate} (`floor: true`) on
+ * `threads` worker threads at once, each over its share of the items: the sum of their rates.
+ * The floor threads parse with our strict parser, bundled for them with esbuild.
+ */
+const THREAD_CODE = `
+const { workerData, parentPort } = require('node:worker_threads');
+const { readFileSync } = require('node:fs');
+const { createPublicKey, verify } = require('node:crypto');
+const parser = { exports: {} };
+new Function('module', 'exports', 'require', workerData.parser)(parser, parser.exports, require);
+const { parseJsonBytes } = parser.exports;
+const keys = workerData.keys.map((der) => createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' }));
+const items = workerData.items.map((item) => ({ message: Buffer.from(item.message), signature: Buffer.from(item.signature), key: keys[item.key], path: item.path }));
+parentPort.once('message', () => {
+  const started = process.hrtime.bigint();
+  let written = 0;
+  for (const item of items) {
+    if (workerData.floor) {
+      const tree = parseJsonBytes(readFileSync(item.path));
+      if (tree.type !== 'object') throw new Error('floor: not an object');
+    }
+    if (!verify(null, item.message, item.key, item.signature)) throw new Error('raw verification failed');
+    if (workerData.floor) written += JSON.stringify({ input: item.path, status: 'PASS' }).length;
+  }
+  parentPort.postMessage(items.length / (Number(process.hrtime.bigint() - started) / 1e9));
+});
+`;
+
+let parserBundle: string | undefined;
+
+function strictParserBundle(): string {
+  if (parserBundle === undefined) {
+    const esbuild = createRequire(import.meta.url)('esbuild') as { buildSync(options: object): { outputFiles: { text: string }[] } };
+    parserBundle = esbuild.buildSync({
+      stdin: { contents: "export { parseJsonBytes } from './src-shared/json';", resolveDir: ROOT, loader: 'ts' },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      write: false,
+      logLevel: 'silent',
+    }).outputFiles[0]!.text;
+  }
+  return parserBundle;
+}
+
+async function threadsRate(items: readonly RawItem[], paths: readonly string[], threads: number, floor: boolean): Promise<number> {
+  const keyObjects = [...new Set(items.map((item) => item.key))];
+  const keys = keyObjects.map((key) => new Uint8Array(key.export({ format: 'der', type: 'spki' })));
+  const share = Math.ceil(items.length / threads);
+  const workers = Array.from({ length: threads }, (_, thread) => {
+    const mine = items.slice(thread * share, (thread + 1) * share).map((item, index) => ({
+      message: new Uint8Array(item.message),
+      signature: new Uint8Array(item.signature),
+      key: keyObjects.indexOf(item.key),
+      path: paths[thread * share + index],
+    }));
+    return new Worker(THREAD_CODE, { eval: true, workerData: { keys, items: mine, floor, parser: floor ? strictParserBundle() : '' } });
+  });
+  try {
+    await Promise.all(workers.map((worker) => new Promise((resolve) => worker.once('online', resolve))));
+    const rates = workers.map(
+      (worker) =>
+        new Promise<number>((resolve, reject) => {
+          worker.once('message', resolve);
+          worker.once('error', reject);
+        }),
+    );
+    for (const worker of workers) worker.postMessage('go');
+    return (await Promise.all(rates)).reduce((sum, rate) => sum + rate, 0);
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+}
+
 export interface CliBenchOptions {
   count: number;
   rounds: number;
@@ -107,6 +209,8 @@ export interface CliBenchResult {
   startup: { verifyOne: number; help: number };
   /** Whole-run rates (start-up included), documents per second. */
   whole: Record<string, number>;
+  /** The floors measured in the same run (see floorRate), documents per second. */
+  floor: { oneCore: number; rawThreads: number; floorThreads: number; threads: number };
 }
 
 /** Makes the receipts, runs every row and returns them. Throws when any run is wrong. */
@@ -151,8 +255,16 @@ export async function runCliBench(options: CliBenchOptions): Promise<CliBenchRes
       { name: `evroom verify --json (default: ${availableParallelism()} workers)`, args: [] as string[], target: 1.4 },
     ];
     const raws: number[] = [];
+    const floors: number[] = [];
+    const rawThreads: number[] = [];
+    const floorThreads: number[] = [];
+    const threads = availableParallelism();
+    const paths = files.map((name) => join(directory, name));
     const best = new Map<string, number>();
     for (let round = 0; round < options.rounds; round += 1) {
+      floors.push(floorRate(raw, paths));
+      rawThreads.push(await threadsRate(raw, paths, threads, false));
+      floorThreads.push(await threadsRate(raw, paths, threads, true));
       for (const variant of variants) {
         raws.push(rawRate(raw));
         const run = await runEvroom([...verify, ...variant.args, ...files], directory, home);
@@ -171,7 +283,9 @@ export async function runCliBench(options: CliBenchOptions): Promise<CliBenchRes
       rows.push({ name: variant.name, rate, rawOf: 'raw Ed25519', ratio: rate / rawOne, target: variant.target });
       whole[variant.name] = files.length / seconds;
     }
-    return { rows, startup: { verifyOne: startupOne, help: median(helpTimes) }, whole };
+    // Medians, as for the raw row: the floors are compared with it.
+    const floor = { oneCore: median(floors), rawThreads: median(rawThreads), floorThreads: median(floorThreads), threads };
+    return { rows, startup: { verifyOne: startupOne, help: median(helpTimes) }, whole, floor };
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
@@ -205,6 +319,12 @@ async function main(): Promise<void> {
   for (const [name, rate] of Object.entries(result.whole)) {
     console.log(`whole run, start-up included: ${name}: ${Math.round(rate).toLocaleString('en-US')}/s = ${(rate / result.rows[0]!.rate).toFixed(2)} of raw`);
   }
+  // The floors: what the targets ask of the parts no verifier of files can skip.
+  const rawOne = result.rows[0]!.rate;
+  const { oneCore, rawThreads, floorThreads, threads } = result.floor;
+  console.log('');
+  console.log(`floor, one core (read + strict parse + raw Ed25519 + one output line per file, in this process): ${Math.round(oneCore).toLocaleString('en-US')}/s = ${(oneCore / rawOne).toFixed(2)} of raw (target for --jobs 1: 0.80${oneCore / rawOne < 0.8 ? ', beyond the floor' : ''})`);
+  console.log(`the same floor on ${threads} threads at once: ${Math.round(floorThreads).toLocaleString('en-US')}/s = ${(floorThreads / rawOne).toFixed(2)} of raw one-core (target for the default: 1.40${floorThreads / rawOne < 1.4 ? ', beyond the floor' : ''}); raw Ed25519 alone on ${threads} threads: ${(rawThreads / rawOne).toFixed(2)}`);
   const verdict = (seconds: number): string => (seconds <= STARTUP_TARGET_SECONDS ? 'ok' : 'ABOVE');
   console.log(`load average (1 min) before and after the run: ${loadBefore.toFixed(1)}, ${loadAfter.toFixed(1)} on ${availableParallelism()} cores`);
   console.log(`start-up (median of ${quick ? 2 : 5}): evroom verify one.json ${result.startup.verifyOne.toFixed(3)} s, evroom --help ${result.startup.help.toFixed(3)} s (target <= ${STARTUP_TARGET_SECONDS} s: ${verdict(result.startup.verifyOne)}, ${verdict(result.startup.help)})`);
