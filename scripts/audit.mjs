@@ -14,17 +14,14 @@
 //   passes without a report.
 // - --registry points npm at another registry (the test serves one on 127.0.0.1).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InputError as AuditError, readAnswers as readAnswersFile, runScript, verdict } from './answers.mjs';
 
 const REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ANSWERS = 'security/audit-answers.json';
 const SEVERITIES = ['critical', 'high', 'moderate', 'low', 'info'];
 const NPM_TIMEOUT_MS = 180_000;
-
-/** Bad input or no report (exit 2). */
-class AuditError extends Error {}
 
 function parseArguments(argv) {
   const options = { root: REPOSITORY, registry: undefined };
@@ -42,32 +39,17 @@ function parseArguments(argv) {
 
 /** The answers: {"answers": [{advisory, package, reason}]}, errors with a JSON Pointer. */
 function readAnswers(root) {
-  let document;
-  try {
-    document = JSON.parse(readFileSync(join(root, ANSWERS), 'utf8'));
-  } catch (error) {
-    throw new AuditError(`${ANSWERS}: ${error.code === 'ENOENT' ? 'does not exist' : error instanceof SyntaxError ? `not JSON (${error.message})` : error.message}`);
-  }
-  const fail = (pointer, message) => {
-    throw new AuditError(`${ANSWERS}: ${pointer || '/'}: ${message}`);
-  };
-  if (document === null || typeof document !== 'object' || Array.isArray(document)) fail('', 'must be an object {"answers": [...]}');
-  for (const key of Object.keys(document)) if (key !== 'answers' && key !== '$comment') fail(`/${key}`, 'unknown member (allowed: answers, $comment)');
-  if (!Array.isArray(document.answers)) fail('/answers', 'must be an array');
-  const seen = new Set();
-  return document.answers.map((answer, index) => {
-    const at = `/answers/${index}`;
-    if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) fail(at, 'must be an object {advisory, package, reason}');
-    for (const key of Object.keys(answer)) if (!['advisory', 'package', 'reason'].includes(key)) fail(`${at}/${key}`, 'unknown member (allowed: advisory, package, reason)');
-    if (typeof answer.advisory !== 'string' || !/^(GHSA-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}|npm:\d+)$/.test(answer.advisory)) {
-      fail(`${at}/advisory`, 'must be a GitHub advisory id such as GHSA-xxxx-xxxx-xxxx, or npm:<id>');
-    }
-    if (typeof answer.package !== 'string' || !/^(@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/.test(answer.package)) fail(`${at}/package`, 'must be an npm package name');
-    if (typeof answer.reason !== 'string' || answer.reason.trim().length < 20) fail(`${at}/reason`, 'must say in words why it does not affect us or what was done (at least 20 characters)');
-    const key = `${answer.advisory} ${answer.package}`;
-    if (seen.has(key)) fail(at, `a second answer for ${answer.advisory} in ${answer.package}`);
-    seen.add(key);
-    return { advisory: answer.advisory, package: answer.package, reason: answer.reason.trim() };
+  return readAnswersFile(join(root, ANSWERS), ANSWERS, {
+    members: ['advisory', 'package', 'reason'],
+    check(answer, at, fail) {
+      if (typeof answer.advisory !== 'string' || !/^(GHSA-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}|npm:\d+)$/.test(answer.advisory)) {
+        fail(`${at}/advisory`, 'must be a GitHub advisory id such as GHSA-xxxx-xxxx-xxxx, or npm:<id>');
+      }
+      if (typeof answer.package !== 'string' || !/^(@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/.test(answer.package)) fail(`${at}/package`, 'must be an npm package name');
+      if (typeof answer.reason !== 'string' || answer.reason.trim().length < 20) fail(`${at}/reason`, 'must say in words why it does not affect us or what was done (at least 20 characters)');
+    },
+    key: (answer) => `${answer.advisory} ${answer.package}`,
+    duplicate: (answer) => `a second answer for ${answer.advisory} in ${answer.package}`,
   });
 }
 
@@ -125,18 +107,7 @@ function main() {
       .filter((answer) => !advisories.some((item) => item.advisory === answer.advisory && item.package === answer.package))
       .map((answer) => `stale answer: ${answer.advisory} in ${answer.package} is not reported any more; remove it from ${ANSWERS}`),
   ];
-  if (problems.length > 0) {
-    console.log(`FAIL: ${problems.length} problem${problems.length === 1 ? '' : 's'} (upgrade the dependency, or answer the advisory in ${ANSWERS})`);
-    for (const problem of problems) console.log(`  ${problem}`);
-    return 1;
-  }
-  console.log('PASS: every advisory of a production dependency is answered');
-  return 0;
+  return verdict(problems, 'every advisory of a production dependency is answered', `upgrade the dependency, or answer the advisory in ${ANSWERS}`);
 }
 
-try {
-  process.exitCode = main();
-} catch (error) {
-  console.error(`audit: ${error instanceof AuditError ? error.message : `failed: ${error?.message ?? error}`}`);
-  process.exitCode = 2;
-}
+runScript('audit', main);

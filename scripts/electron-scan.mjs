@@ -32,6 +32,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InputError as ScanError, readAnswers as readAnswersFile, runScript, verdict as finish } from './answers.mjs';
 
 const REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The folders whose sources ship in the app. */
@@ -45,9 +46,6 @@ const GATED = new Set(['MEDIUM', 'HIGH']);
 const NETWORK_CHECKS = ['availablesecurityfixesglobalcheck'];
 const ANSWER_KEYS = ['rule', 'file', 'reason'];
 const MIN_REASON_LENGTH = 20;
-
-/** A failure to make or judge the scan (exit 2), as opposed to a gate that fails (exit 1). */
-class ScanError extends Error {}
 
 /** Parses the command line. */
 function parseArguments(argv) {
@@ -87,40 +85,18 @@ function electronVersion(root) {
 
 /** Reads and checks the answers file: {"answers": [{rule, file, reason}]}, errors with a JSON Pointer. */
 function readAnswers(file, root) {
-  const shown = relative(root, file) || file;
-  let text;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ScanError(`cannot read the answers file ${shown}: ${error.code === 'ENOENT' ? 'it does not exist' : error.message}`);
-  }
-  let document;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw new ScanError(`${shown}: not JSON (${error.message})`);
-  }
-  const fail = (pointer, message) => {
-    throw new ScanError(`${shown}: ${pointer || '/'}: ${message}`);
-  };
-  if (document === null || typeof document !== 'object' || Array.isArray(document)) fail('', 'must be an object {"answers": [...]}');
-  for (const key of Object.keys(document)) if (key !== 'answers' && key !== '$comment') fail(`/${key}`, 'unknown member (allowed: answers, $comment)');
-  if (!Array.isArray(document.answers)) fail('/answers', 'must be an array');
-  const seen = new Set();
-  return document.answers.map((answer, index) => {
-    const at = `/answers/${index}`;
-    if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) fail(at, 'must be an object {rule, file, reason}');
-    for (const key of Object.keys(answer)) if (!ANSWER_KEYS.includes(key)) fail(`${at}/${key}`, 'unknown member (allowed: rule, file, reason)');
-    for (const key of ANSWER_KEYS) if (typeof answer[key] !== 'string') fail(`${at}/${key}`, 'must be a string');
-    if (!/^[A-Z0-9_]+_CHECK$/.test(answer.rule)) fail(`${at}/rule`, `must be an electronegativity check id such as CONTEXT_ISOLATION_JS_CHECK, not "${answer.rule}"`);
-    if (answer.file === '' || isAbsolute(answer.file) || answer.file.includes('\\') || answer.file.split('/').includes('..')) {
-      fail(`${at}/file`, `must be a path relative to the repository with forward slashes, not "${answer.file}"`);
-    }
-    if (answer.reason.trim().length < MIN_REASON_LENGTH) fail(`${at}/reason`, `must say in words why the finding does not apply (at least ${MIN_REASON_LENGTH} characters)`);
-    const key = `${answer.rule} ${answer.file}`;
-    if (seen.has(key)) fail(at, `a second answer for ${answer.rule} in ${answer.file}`);
-    seen.add(key);
-    return { rule: answer.rule, file: answer.file, reason: answer.reason.trim() };
+  return readAnswersFile(file, relative(root, file) || file, {
+    members: ANSWER_KEYS,
+    check(answer, at, fail) {
+      for (const key of ANSWER_KEYS) if (typeof answer[key] !== 'string') fail(`${at}/${key}`, 'must be a string');
+      if (!/^[A-Z0-9_]+_CHECK$/.test(answer.rule)) fail(`${at}/rule`, `must be an electronegativity check id such as CONTEXT_ISOLATION_JS_CHECK, not "${answer.rule}"`);
+      if (answer.file === '' || isAbsolute(answer.file) || answer.file.includes('\\') || answer.file.split('/').includes('..')) {
+        fail(`${at}/file`, `must be a path relative to the repository with forward slashes, not "${answer.file}"`);
+      }
+      if (answer.reason.trim().length < MIN_REASON_LENGTH) fail(`${at}/reason`, `must say in words why the finding does not apply (at least ${MIN_REASON_LENGTH} characters)`);
+    },
+    key: (answer) => `${answer.rule} ${answer.file}`,
+    duplicate: (answer) => `a second answer for ${answer.rule} in ${answer.file}`,
   });
 }
 
@@ -293,24 +269,10 @@ async function main() {
       ...verdict.stale.map((answer) => `stale answer: ${answer.rule} in ${answer.file} matches no finding above LOW; remove it from ${relative(options.root, options.answers)}`),
       ...unparsed.map((message) => `not analysed (the scanner could not parse it): ${message}`),
     ];
-    if (problems.length > 0) {
-      console.log(`FAIL: ${problems.length} problem${problems.length === 1 ? '' : 's'} (answer a finding in ${relative(options.root, options.answers)} with rule, file and reason, or fix it)`);
-      for (const problem of problems) console.log(`  ${problem}`);
-      return 1;
-    }
-    console.log('PASS: no finding above LOW is unanswered');
-    return 0;
+    return finish(problems, 'no finding above LOW is unanswered', `answer a finding in ${relative(options.root, options.answers)} with rule, file and reason, or fix it`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-main().then(
-  (status) => {
-    process.exitCode = status;
-  },
-  (error) => {
-    console.error(`electron-scan: ${error instanceof ScanError ? error.message : `the scan failed: ${error?.message ?? error}`}`);
-    process.exitCode = 2;
-  },
-);
+runScript('electron-scan', main);

@@ -23,6 +23,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { InputError, readAnswers as readAnswersFile, readJson, runScript, verdict } from './answers.mjs';
 
 const REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Permissive licences accepted without an answer (SPDX ids). CC-BY-4.0 is for data files. */
@@ -39,9 +40,6 @@ const LICENSE_TEXTS = [
 const DOCUMENT = 'docs/licences.md';
 const ANSWERS = 'security/licence-answers.json';
 
-/** Bad input (exit 2). */
-class InputError extends Error {}
-
 function parseArguments(argv) {
   const options = { check: false, root: REPOSITORY };
   for (let index = 0; index < argv.length; index += 1) {
@@ -54,40 +52,17 @@ function parseArguments(argv) {
   return options;
 }
 
-function readJson(file, shown) {
-  let text;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new InputError(`cannot read ${shown}: ${error.code === 'ENOENT' ? 'it does not exist' : error.message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`${shown}: not JSON (${error.message})`);
-  }
-}
-
 /** The accepted extra licences: {"answers": [{licence, reason}]}, errors with a JSON Pointer. */
 function readAnswers(root) {
-  const document = readJson(join(root, ANSWERS), ANSWERS);
-  const fail = (pointer, message) => {
-    throw new InputError(`${ANSWERS}: ${pointer || '/'}: ${message}`);
-  };
-  if (document === null || typeof document !== 'object' || Array.isArray(document)) fail('', 'must be an object {"answers": [...]}');
-  for (const key of Object.keys(document)) if (key !== 'answers' && key !== '$comment') fail(`/${key}`, 'unknown member (allowed: answers, $comment)');
-  if (!Array.isArray(document.answers)) fail('/answers', 'must be an array');
-  const seen = new Set();
-  return document.answers.map((answer, index) => {
-    const at = `/answers/${index}`;
-    if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) fail(at, 'must be an object {licence, reason}');
-    for (const key of Object.keys(answer)) if (key !== 'licence' && key !== 'reason') fail(`${at}/${key}`, 'unknown member (allowed: licence, reason)');
-    if (typeof answer.licence !== 'string' || !/^[A-Za-z0-9.+-]+$/.test(answer.licence)) fail(`${at}/licence`, 'must be one SPDX licence id such as Zlib');
-    if (ALLOWED.includes(answer.licence)) fail(`${at}/licence`, `${answer.licence} is allowed already; remove the answer`);
-    if (typeof answer.reason !== 'string' || answer.reason.trim().length < 20) fail(`${at}/reason`, 'must say in words why the licence is accepted (at least 20 characters)');
-    if (seen.has(answer.licence)) fail(at, `a second answer for ${answer.licence}`);
-    seen.add(answer.licence);
-    return { licence: answer.licence, reason: answer.reason.trim() };
+  return readAnswersFile(join(root, ANSWERS), ANSWERS, {
+    members: ['licence', 'reason'],
+    check(answer, at, fail) {
+      if (typeof answer.licence !== 'string' || !/^[A-Za-z0-9.+-]+$/.test(answer.licence)) fail(`${at}/licence`, 'must be one SPDX licence id such as Zlib');
+      if (ALLOWED.includes(answer.licence)) fail(`${at}/licence`, `${answer.licence} is allowed already; remove the answer`);
+      if (typeof answer.reason !== 'string' || answer.reason.trim().length < 20) fail(`${at}/reason`, 'must say in words why the licence is accepted (at least 20 characters)');
+    },
+    key: (answer) => answer.licence,
+    duplicate: (answer) => `a second answer for ${answer.licence}`,
   });
 }
 
@@ -261,18 +236,7 @@ function main() {
   }
   const counts = new Set(packages.map((item) => item.licence)).size;
   console.log(`${packages.length} shipped packages, ${counts} distinct licence expressions${options.check ? '' : `; wrote ${relative(options.root, target)}`}`);
-  if (problems.length > 0) {
-    console.log(`FAIL: ${problems.length} problem${problems.length === 1 ? '' : 's'}`);
-    for (const problem of problems) console.log(`  ${problem}`);
-    return 1;
-  }
-  console.log('PASS: every shipped licence is permissive');
-  return 0;
+  return verdict(problems, 'every shipped licence is permissive');
 }
 
-try {
-  process.exitCode = main();
-} catch (error) {
-  console.error(`licences: ${error instanceof InputError ? error.message : `failed: ${error?.message ?? error}`}`);
-  process.exitCode = 2;
-}
+runScript('licences', main);
