@@ -3,7 +3,9 @@
  * measured in the same run.
  *
  * Rows: `GET /status`, `POST /v1/receipt/verify` (a standard receipt), `POST /v1/receipt/emit`
- * (standard, a scale tenant: no quota) and a bare Fastify route returning a constant. The
+ * (standard, a scale tenant: no quota), a bare Fastify route returning a constant, and a bare
+ * Fastify POST taking the verify request's body and answering a constant of its reply's size.
+ * Under the table: the verify route's floor, the in-process verification plus the bare POST. The
  * service runs as `evroom serve` in its own process (one core), autocannon in this one (the
  * other core). Ratios: verify against the in-process standard-receipt verification rate of this
  * process (the same work bench/verify.ts measures), emit against the bare route.
@@ -67,11 +69,19 @@ function startChild(command: string, args: string[], env: NodeJS.ProcessEnv, pat
   });
 }
 
-/** A bare Fastify app with one constant route, in its own process like the service. */
+/**
+ * A bare Fastify app in its own process like the service: one constant route, and one POST route
+ * that takes a JSON body as bytes (as the service does) and answers a constant of REPLY_BYTES,
+ * the floor of HTTP's share of a verify request of that body and reply size.
+ */
 const BARE_SERVER = `
 const Fastify = require('fastify');
 const app = Fastify({ logger: false });
+const reply = JSON.stringify({ pad: 'x'.repeat(Number(process.env.REPLY_BYTES) - 10) });
+app.removeAllContentTypeParsers();
+app.addContentTypeParser(/^application\\/json/, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 app.get('/constant', async () => ({ ok: true }));
+app.post('/echo-size', async (_request, response) => response.type('application/json; charset=utf-8').send(reply));
 app.listen({ host: '127.0.0.1', port: 0 }).then((address) => console.log('bare at ' + address));
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 `;
@@ -114,12 +124,14 @@ async function main(): Promise<void> {
 
     const service = await startChild(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', '1000000'], { ...process.env, EVROOM_HOME: home }, /service at (http:\/\/127\.0\.0\.1:\d+)/);
     children.push(service.child);
-    const bare = await startChild(process.execPath, ['-e', BARE_SERVER], { ...process.env, NODE_PATH: path.join(process.cwd(), 'node_modules') }, /bare at (http:\/\/127\.0\.0\.1:\d+)/);
+    const replyBytes = Buffer.byteLength(JSON.stringify(check));
+    const bare = await startChild(process.execPath, ['-e', BARE_SERVER], { ...process.env, NODE_PATH: path.join(process.cwd(), 'node_modules'), REPLY_BYTES: String(replyBytes) }, /bare at (http:\/\/127\.0\.0\.1:\d+)/);
     children.push(bare.child);
 
     const json = { 'content-type': 'application/json' };
     const bareRow = await load('bare Fastify route (constant)', { url: `${bare.url}/constant` });
     const status = await load('GET /status', { url: `${service.url}/status` });
+    const barePost = await load('bare Fastify POST (verify-sized)', { url: `${bare.url}/echo-size`, method: 'POST', headers: json, body: verifyBody });
     const verify = await load('POST /v1/receipt/verify (standard)', { url: `${service.url}/v1/receipt/verify`, method: 'POST', headers: json, body: verifyBody });
     const emit = await load('POST /v1/receipt/emit (standard)', {
       url: `${service.url}/v1/receipt/emit?profile=standard`,
@@ -134,7 +146,7 @@ async function main(): Promise<void> {
     emit.ratioOf = 'bare route';
     emit.target = '>= 0.40';
 
-    const rows = [bareRow, status, verify, emit];
+    const rows = [bareRow, barePost, status, verify, emit];
     const baseline: Baseline | null = readBaseline(BASELINE);
     console.log(`bench/service.ts: ${connections} connections, ${duration} s a row, service and bare route each in its own process; node ${process.version}, ${os.cpus().length} cores`);
     console.log(`in-process standard receipt verification: ${Math.round(inProcess).toLocaleString('en-US')}/s (one core)`);
@@ -157,6 +169,13 @@ async function main(): Promise<void> {
         ].join(' '),
       );
     }
+    // The floor of the verify route: the verification as in process, plus HTTP's share of a
+    // request of that body and reply size (the bare POST), one after the other on one core.
+    const verifyFloor = 1 / (1 / inProcess + 1 / barePost.rps);
+    console.log('');
+    console.log(
+      `floor of the verify route (in-process verification + the bare POST, per request): ${Math.round(verifyFloor).toLocaleString('en-US')}/s = ${(verifyFloor / inProcess).toFixed(2)} of in-process (target 0.60${verifyFloor / inProcess < 0.6 ? ', beyond the floor' : ''}); the service reaches ${(verify.rps / verifyFloor).toFixed(2)} of that floor`,
+    );
     const failures = rows.filter((row) => row.non2xx > 0);
     if (failures.length > 0) {
       console.error(`non-2xx answers: ${failures.map((row) => `${row.name} ${row.non2xx}`).join(', ')}`);
