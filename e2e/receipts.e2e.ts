@@ -285,12 +285,17 @@ describe('receipts list and detail', () => {
     for (const entry of seeded.slice(0, 12)) {
       await go(page, `#/receipts/${entry.id}`);
       await page.getByRole('heading', { name: 'Verification' }).waitFor();
-      const shown = await page.locator('[data-check]').evaluateAll((rows) =>
-        (rows as unknown as DomElement[]).map((row) => ({ id: row.getAttribute('data-check'), status: row.querySelector('[data-check-status]')?.getAttribute('data-check-status') })),
-      );
       const top = entry.report.checks.map((check) => ({ id: check.id, status: check.status }));
+      // The heading can be drawn before the receipt's report arrives: wait for its checks.
       // The inner report of a sealed document lists its own checks after the outer ones.
-      expect(shown.slice(0, top.length)).toEqual(top);
+      await expect
+        .poll(async () => {
+          const shown = await page.locator('[data-check]').evaluateAll((rows) =>
+            (rows as unknown as DomElement[]).map((row) => ({ id: row.getAttribute('data-check'), status: row.querySelector('[data-check-status]')?.getAttribute('data-check-status') })),
+          );
+          return shown.slice(0, top.length);
+        }, { timeout: 10_000 })
+        .toEqual(top);
       expect(await page.locator('.report-verdicts').first().locator('[data-status]').getAttribute('data-status')).toBe(entry.report.status);
       expect(await page.locator('.report-verdicts').first().locator('[data-trust]').getAttribute('data-trust')).toBe(entry.report.trust.status);
       await page.getByText('No anchor record for this receipt').waitFor();
