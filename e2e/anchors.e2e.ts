@@ -17,22 +17,10 @@ import { startAnvil, type AnvilProcess } from '../src-main/anchor/anvil';
 import { ChainClient } from '../src-main/anchor/chain';
 import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
 import { buildAnchoredBundle, fundedAnchorAccount, TEST_BATCH_ID, type AnchoredBundle } from '../src-main/operations/anchor-test-support';
-import { REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
+import { callApi, REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
 
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 const sha256 = createNodeCryptoProvider().sha256;
-
-async function callApi<T>(app: RunningApp, method: string, input: unknown = {}): Promise<T> {
-  const token = /token=([A-Za-z0-9_-]+)/.exec(app.url)?.[1] ?? '';
-  const response = await fetch(`${new URL(app.url).origin}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { result?: T; error?: { code: string; message: string } };
-  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.code ?? response.status} ${body.error?.message ?? ''}`);
-  return body.result as T;
-}
 
 describe('anchors on a real anvil, in the app', () => {
   let anvil: AnvilProcess;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
+import { callApi, REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
 import { buildSignedBundle, buildTraversalZip, type SignedBundle } from './fixtures';
 
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
@@ -17,18 +17,6 @@ const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 const LARGE_RECEIPTS = 3000;
 
 /** Calls the app API over HTTP with the session token, as the renderer does. */
-async function callApi<T>(app: RunningApp, method: string, input: Record<string, unknown> = {}): Promise<T> {
-  const url = new URL(app.url);
-  const token = /token=([A-Za-z0-9_-]+)/.exec(url.hash)?.[1] ?? '';
-  const response = await fetch(`${url.origin}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { result?: T; error?: { code: string; message: string } };
-  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.code}: ${body.error?.message}`);
-  return body.result as T;
-}
 
 async function receiptCount(app: RunningApp, filters: Record<string, unknown>): Promise<number> {
   return (await callApi<{ count: number }>(app, 'receipts.count', { filters })).count;

@@ -88,3 +88,23 @@ export function artifactPath(name: string): string {
   mkdirSync(ARTIFACTS, { recursive: true });
   return join(ARTIFACTS, name);
 }
+
+/**
+ * Calls the app API of a running web-mode app as the renderer does (POST /api/METHOD with the
+ * session token from the app's URL).
+ *
+ * @returns The call's result.
+ * @throws Error `METHOD: CODE MESSAGE` when the call fails.
+ */
+export async function callApi<T = unknown>(app: RunningApp, method: string, input: unknown = {}): Promise<T> {
+  const url = new URL(app.url);
+  const token = /token=([A-Za-z0-9_-]+)/.exec(url.hash)?.[1] ?? '';
+  const response = await fetch(`${url.origin}/api/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(input),
+  });
+  const body = (await response.json()) as { result?: T; error?: { code: string; message: string } };
+  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.code ?? response.status} ${body.error?.message ?? ''}`);
+  return body.result as T;
+}

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createPortableProvider } from '../src-shared/crypto/portable-provider';
 import { signClassical } from '../src-shared/formats/classical';
-import { REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
+import { callApi, REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
 
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 const VIEWPORT = { width: 1280, height: 800 };
@@ -34,17 +34,6 @@ function screenshot(name: string): string {
 }
 
 /** Calls the app API from the test process, as the renderer does in web mode. */
-async function callApi(app: RunningApp, method: string, input: unknown = {}): Promise<unknown> {
-  const token = /token=([A-Za-z0-9_-]+)/.exec(app.url)?.[1] ?? '';
-  const response = await fetch(`${new URL(app.url).origin}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { code: string; message: string } };
-  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.code ?? response.status} ${body.error?.message ?? ''}`);
-  return body.result;
-}
 
 /** Opens a page on the app, collecting script errors (failed API calls the test expects are not). */
 async function openApp(browser: Browser, app: RunningApp, failures: string[]): Promise<Page> {

@@ -15,7 +15,7 @@ import type { ReceiptDetail, ReceiptPage } from '../src-shared/api/contract';
 import { createPortableProvider } from '../src-shared/crypto/portable-provider';
 import { signClassical } from '../src-shared/formats/classical';
 import type { Report } from '../src-shared/verify/report';
-import { REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
+import { callApi, REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
 
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 const VIEWPORT = { width: 1280, height: 800 };
@@ -28,18 +28,6 @@ interface Seeded {
 }
 
 /** Calls the app API the way the renderer does: POST /api/<method> with the session token. */
-async function callApi<T>(app: RunningApp, method: string, input: unknown = {}): Promise<T> {
-  const url = new URL(app.url);
-  const token = /token=([A-Za-z0-9_-]+)/.exec(url.hash)?.[1] ?? '';
-  const response = await fetch(`${url.origin}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { result?: T; error?: { message: string } };
-  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.message ?? response.status}`);
-  return body.result as T;
-}
 
 /**
  * The documents to seed: `evroom samples` (every format, valid and broken) with its keys, or,

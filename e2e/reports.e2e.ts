@@ -12,23 +12,11 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { b64uDecode } from '../src-shared/crypto';
-import { REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
+import { callApi, REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
 
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 const REPORT_PICTURES = join(REPO_ROOT, 'docs', 'reports');
 const VIEWPORT = { width: 1280, height: 800 };
-
-async function callApi<T>(app: RunningApp, method: string, input: unknown = {}): Promise<T> {
-  const token = /token=([A-Za-z0-9_-]+)/.exec(app.url)?.[1] ?? '';
-  const response = await fetch(`${new URL(app.url).origin}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { result?: T; error?: { code: string; message: string } };
-  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.code ?? response.status} ${body.error?.message ?? ''}`);
-  return body.result as T;
-}
 
 describe('audit reports in the app and in Chromium', () => {
   let app: RunningApp;

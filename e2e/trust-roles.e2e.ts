@@ -5,24 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, startWebApp, type RunningApp } from './harness';
+import { callApi, launchBrowser, startWebApp, type RunningApp } from './harness';
 
 // RFC 8032 section 7.1, test 1: a real Ed25519 public key.
 const PUBLIC_KEY = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
 const KEY_ID = 'did:svc:acme:roles';
-
-async function callApi<T>(app: RunningApp, method: string, input: Record<string, unknown> = {}): Promise<T> {
-  const url = new URL(app.url);
-  const token = /token=([A-Za-z0-9_-]+)/.exec(url.hash)?.[1] ?? '';
-  const response = await fetch(`${url.origin}/api/${method}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { result?: T; error?: { code: string; message: string } };
-  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.code}: ${body.error?.message}`);
-  return body.result as T;
-}
 
 describe('trust store roles', () => {
   let app: RunningApp;
