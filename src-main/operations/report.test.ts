@@ -4,13 +4,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { utf8Encode } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
-import { REPORT_MEMBERS, type SignedReport } from '../../src-shared/formats/report';
+import { renderReportHtml, REPORT_MEMBERS, verifyReportHtml, type SignedReport } from '../../src-shared/formats/report';
+import { verifyDocument } from '../../src-shared/verify/verify';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { bundleParts, keyEntryFor, zipBundle } from '../evidence/test-support';
 import { AUDITOR_KEY_PATH } from '../report/auditor-key';
 import { importEvidence } from './evidence';
 import { createReport, diffReports, makeReport, readKeptReport, readVerifiedReport, trustStoreAsOf, listReports } from './report';
-import { pinKey, revokeKey } from './trust';
+import { pinKey, revokeKey, unpinKey } from './trust';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from './workspace';
 
 const node = createNodeCryptoProvider();
@@ -108,6 +109,29 @@ describe('audit reports (operations)', () => {
     // The classical receipts sign as the service: pinned for requester only, they were never trusted.
     expect(trusts(makeReport(workspace, { asOf: afterPin }).report)).toEqual(['unpinned']);
     expect(trusts(makeReport(workspace).report)).toEqual(['unpinned']);
+  });
+
+  it('keeps in the trust snapshot the roles a key is pinned for, in every form, and refuses a snapshot with bad roles', async () => {
+    pinKey(workspace, { key_id: ISSUER, algorithm: 'Ed25519', public_key: node.ed25519PublicKey(issuerSeed), roles: ['requester', 'operator'] });
+    const made = await createReport(workspace, {});
+    const text = readKeptReport(workspace, made.report_id);
+    const { report } = readVerifiedReport(text, workspaceVerifyContext(workspace), 'kept');
+    expect(report.trust_snapshot.keys).toEqual([expect.objectContaining({ key_id: ISSUER, status: 'pinned', roles: ['requester', 'operator'] })]);
+    // The snapshot hash covers the roles: the report verifies, and the HTML form shows them.
+    const html = Array.from(renderReportHtml(report)).join('');
+    expect(html).toContain('<td>pinned for requester, operator</td>');
+    expect(verifyReportHtml(html, workspaceVerifyContext(workspace)).status).toBe('PASS');
+    for (const roles of [['nobody'], [], 'requester', ['requester', 'requester']]) {
+      const changed = JSON.parse(text) as { trust_snapshot: { keys: { roles?: unknown }[] } };
+      changed.trust_snapshot.keys[0]!.roles = roles;
+      const verification = verifyDocument(utf8Encode(JSON.stringify(changed)), workspaceVerifyContext(workspace));
+      expect(verification.status, JSON.stringify(roles)).toBe('MALFORMED');
+      expect(verification.errors.map((error) => error.path)).toContain('/trust_snapshot/keys/0/roles');
+    }
+    // A key pinned for every role carries no roles member, as before.
+    unpinKey(workspace, ISSUER);
+    pin(workspace);
+    expect(makeReport(workspace).report.trust_snapshot.keys).toEqual([expect.not.objectContaining({ roles: expect.anything() })]);
   });
 
   it('diffs two reports with the reason the audit log records: pinned, revoked', async () => {

@@ -228,6 +228,8 @@ function snapshotKey(entry: KeyEntry): SnapshotKey {
     ...(entry.label !== undefined ? { label: entry.label } : {}),
     ...(entry.not_before !== undefined ? { not_before: entry.not_before } : {}),
     ...(entry.not_after !== undefined ? { not_after: entry.not_after } : {}),
+    // Trust was judged by the roles too: the snapshot is the store the trust column came from.
+    ...(entry.roles !== undefined ? { roles: [...entry.roles] } : {}),
   };
 }
 

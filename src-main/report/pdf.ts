@@ -178,7 +178,10 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
   if (report.trust_snapshot.keys.length === 0) paragraph('The trust store held no keys: no receipt can be trusted.');
   else {
     monoLine(`${fit('key id', 70)} ${fit('status', 8)} ${fit('label', 30)} ${fit('not before', 24)} ${fit('not after', 24)}`);
-    for (const key of report.trust_snapshot.keys) monoLine(`${fit(key.key_id, 70)} ${fit(key.status, 8)} ${fit(key.label, 30)} ${fit(key.not_before, 24)} ${fit(key.not_after, 24)}`);
+    for (const key of report.trust_snapshot.keys) {
+      monoLine(`${fit(key.key_id, 70)} ${fit(key.status, 8)} ${fit(key.label, 30)} ${fit(key.not_before, 24)} ${fit(key.not_after, 24)}`);
+      if (key.roles !== undefined) monoLine(`  pinned for: ${key.roles.join(', ')}`);
+    }
   }
 
   heading('inputs');

@@ -118,7 +118,7 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
   yield report.trust_snapshot.keys.length === 0
     ? '<p class="sub">The trust store held no keys: no receipt can be trusted.</p>'
     : `<table><thead><tr><th>key id</th><th>status</th><th>label</th><th>algorithm</th><th>not before</th><th>not after</th></tr></thead><tbody>${report.trust_snapshot.keys
-        .map((key) => `<tr>${cell(key.key_id)}${cell(key.status)}${cell(key.label)}${cell(key.algorithm)}${cell(key.not_before)}${cell(key.not_after)}</tr>`)
+        .map((key) => `<tr>${cell(key.key_id)}${cell(key.roles === undefined ? key.status : `${key.status} for ${key.roles.join(', ')}`)}${cell(key.label)}${cell(key.algorithm)}${cell(key.not_before)}${cell(key.not_after)}</tr>`)
         .join('')}</tbody></table>`;
   yield '</section>\n';
   yield `<section id="inputs"><h2>${sectionTitle('inputs')}</h2>`;

@@ -44,6 +44,8 @@ export interface SnapshotKey {
   label?: string;
   not_before?: string;
   not_after?: string;
+  /** The roles the key is pinned for, when not every role (PROTOCOL section 0). */
+  roles?: string[];
 }
 
 /** One bundle the report's receipts came from. */

@@ -11,6 +11,7 @@ import { hexEncode, utf8Encode } from '../../crypto';
 import { jcs } from '../../json';
 import type { JsonNode, JsonValue } from '../../json/types';
 import { isJsonObject, memberProblems, objectMember, problem, type JsonObject } from '../../verify/fields';
+import { SIGNER_ROLES } from '../../verify/context';
 import type { FormatInput } from '../../verify/format-module';
 import { STATUS_PRECEDENCE, TRUST_STATUSES, type Report, type ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
@@ -26,6 +27,16 @@ export const REPORT_NOTE =
   'An audit report is signed by the auditor workstation that made it; its trust says whether you pinned that auditor key.';
 
 const HEX64 = /^[0-9a-f]{64}$/;
+
+/** A snapshot key's `roles`: a non-empty list of distinct role names. */
+function isRoleList(value: unknown): value is string[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((role) => typeof role === 'string' && (SIGNER_ROLES as readonly string[]).includes(role)) &&
+    new Set(value).size === value.length
+  );
+}
 /** Schema problems listed before giving up: a broken 100,000-row report need not list each. */
 const MAX_PROBLEMS = 50;
 
@@ -70,6 +81,13 @@ function schemaProblems(document: JsonObject): ReportError[] {
     add('/trust_snapshot', '"trust_snapshot" must be {keys: [...], sha256: HEX64}.');
   } else if (!snapshot.keys.every((key) => isJsonObject(key) && typeof key.key_id === 'string')) {
     add('/trust_snapshot/keys', 'Every trust snapshot key must be an object with a key_id.');
+  } else {
+    snapshot.keys.forEach((key, index) => {
+      const roles = (key as Record<string, unknown>)['roles'];
+      if (roles !== undefined && !isRoleList(roles)) {
+        add(`/trust_snapshot/keys/${index}/roles`, `"roles" must be a non-empty list of distinct role names (${SIGNER_ROLES.join(', ')}).`);
+      }
+    });
   }
   const inputs = document.inputs;
   if (!isJsonObject(inputs) || !Array.isArray(inputs.bundles)) add('/inputs', '"inputs" must be {bundles: [...]}.');
