@@ -33,7 +33,13 @@ import { checkKeySources, KeyFileError, parseKeyFile } from '../../src-shared/ve
 import { timestampToMillis } from '../../src-shared/verify/timestamp';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import type { VerifiedReceipt } from '../core/receipt-facts';
-import { createVerifyPool, DEFAULT_VERIFY_BATCH_SIZE, type VerifyPool } from '../core/worker-pool';
+import {
+  createVerifyPool,
+  DEFAULT_VERIFY_BATCH_SIZE,
+  type EntriesResult,
+  type EntryBatch,
+  type VerifyPool,
+} from '../core/worker-pool';
 import {
   appendAudit,
   getBundle,
@@ -50,7 +56,7 @@ import { createTrustStore, TrustError } from '../trust/index';
 import { AnchorsFileError, parseAnchorsFile } from './anchors-file';
 import { BundleReceiptDigests, linkAnchorsToReceipts } from './anchor-links';
 import { classifyBundlePath, KEYS_NAME, pathStem, type BundlePathKind } from './bundle-layout';
-import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from './errors';
+import { BundleError, ImportCancelledError, printableName, throwIfCancelled, type BundleErrorCode } from './errors';
 import { maxZipFileBytes, resolveZipLimits, type ZipLimits } from './limits';
 import { checkManifestSignature, MANIFEST_NAME, SIGNATURE_NAME, type Manifest, type SignatureCheck } from './manifest';
 import { DIGEST_BYTES, listedDigestHex, parseManifestCompact, type CompactFileList } from './manifest-lean';
@@ -104,6 +110,63 @@ interface Slab {
 
 /** Bytes of receipts per batch sent to a worker, whatever the count: large receipts make small batches. */
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Zip entries gathered as stored (compressed) for one {@link VerifyPool.entries} batch: the
+ * workers inflate, check and hash them, so the importing thread only reads the file and writes
+ * the ledger (both passes used to inflate and hash every entry on this thread while a core idled).
+ */
+class StoredBatch {
+  readonly indexes: number[] = [];
+  readonly entries: ZipEntry[] = [];
+  private readonly stored: Uint8Array[] = [];
+  storedBytes = 0;
+  declaredBytes = 0;
+
+  add(index: number, entry: ZipEntry, stored: Uint8Array): void {
+    this.indexes.push(index);
+    this.entries.push(entry);
+    this.stored.push(stored);
+    this.storedBytes += stored.length;
+    this.declaredBytes += entry.uncompressedSize;
+  }
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** Whether the batch is as large as one message should be. */
+  full(): boolean {
+    return this.entries.length >= DEFAULT_VERIFY_BATCH_SIZE || this.storedBytes >= MAX_BATCH_BYTES || this.declaredBytes >= MAX_BATCH_BYTES;
+  }
+
+  /** The batch in the pool's form (its own buffers, ready to be transferred). */
+  toBatch(maxEntryBytes: number, verify: boolean): EntryBatch {
+    const count = this.entries.length;
+    const bytes = new Uint8Array(this.storedBytes);
+    const offsets = new Uint32Array(count + 1);
+    const methods = new Uint8Array(count);
+    const sizes = new Float64Array(count);
+    const crcs = new Uint32Array(count);
+    let at = 0;
+    for (let index = 0; index < count; index += 1) {
+      const entry = this.entries[index] as ZipEntry;
+      const stored = this.stored[index] as Uint8Array;
+      bytes.set(stored, at);
+      at += stored.length;
+      offsets[index + 1] = at;
+      methods[index] = entry.compressionMethod;
+      sizes[index] = entry.uncompressedSize;
+      crcs[index] = entry.crc32;
+    }
+    return { bytes, offsets, names: this.entries.map((entry) => entry.name), methods, sizes, crcs, maxEntryBytes, verify };
+  }
+}
+
+/** The BundleError a worker reported for an entry of a batch. */
+function entryFailure(failure: NonNullable<EntriesResult['failure']>): BundleError {
+  return new BundleError(failure.code as BundleErrorCode, failure.message, failure.entry === undefined ? {} : { entry: failure.entry });
+}
 
 /** Stable codes of {@link Finding} (the one list: src-shared/api/vocabulary.ts). */
 export type { FindingCode } from '../../src-shared/api/vocabulary';
@@ -316,8 +379,8 @@ interface CheckOptions {
   progress: ReturnType<typeof createProgressReporter<ImportPhase, ImportProgress>>;
   pinned: KeyEntry[];
   now: Date;
-  /** Called once the advertised keys are known, to start the verification workers. */
-  startPool(pinned: KeyEntry[], advertised: KeyEntry[]): void;
+  /** Called once the advertised keys are known, to start the verification workers (pass 1 uses them too). */
+  startPool(pinned: KeyEntry[], advertised: KeyEntry[]): VerifyPool;
 }
 
 /**
@@ -359,19 +422,51 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
 
   const advertised = readAdvertisedKeys(keysBytes, options.pinned, findings);
   const context: VerifyContext = { crypto: createNodeCryptoProvider(), pinned: options.pinned, advertised, secrets: [], now };
-  options.startPool(options.pinned, advertised);
+  const pool = options.startPool(options.pinned, advertised);
 
   const scanned: ScannedFiles = { entries: files, kinds, digests: new Uint8Array(files.length * DIGEST_BYTES) };
   const known = new Map<ZipEntry, Uint8Array>([[manifestEntry, manifestBytes]]);
   if (signatureEntry !== undefined && signatureBytes !== undefined) known.set(signatureEntry, signatureBytes);
   if (keysEntry !== undefined && keysBytes !== undefined) known.set(keysEntry, keysBytes);
+  // Every other file goes to the workers as stored: they inflate, check and hash it. Answers are
+  // taken in order, so the first entry that breaks a rule is the one reported, as when read here.
+  const inFlight: Promise<void>[] = [];
+  const maxInFlight = pool.size * 4;
+  let batch = new StoredBatch();
+  const dispatch = (): void => {
+    const sent = batch;
+    batch = new StoredBatch();
+    const answer = pool.entries(sent.toBatch(archive.maxEntryBytes, false));
+    const previous = inFlight[inFlight.length - 1] ?? Promise.resolve();
+    const taken = Promise.all([answer, previous]).then(([result]) => {
+      if (result.failure !== undefined) throw entryFailure(result.failure);
+      const digests = result.digests as Uint8Array;
+      sent.indexes.forEach((index, item) => {
+        scanned.digests.set(digests.subarray(item * DIGEST_BYTES, (item + 1) * DIGEST_BYTES), index * DIGEST_BYTES);
+      });
+      fields.filesRead += sent.length;
+      progress.update('checking', fields.filesRead, fields.filesTotal, fields);
+    });
+    // Awaited below; this only keeps a failure after an earlier one from going unhandled.
+    taken.catch(() => undefined);
+    inFlight.push(taken);
+  };
   for (const [index, entry] of files.entries()) {
     throwIfCancelled(options.signal);
-    const data = known.get(entry) ?? (await archive.read(entry));
-    scanned.digests.set(hashOnce('sha256', data, 'buffer'), index * DIGEST_BYTES);
-    fields.filesRead += 1;
-    progress.update('checking', fields.filesRead, fields.filesTotal, fields);
+    const data = known.get(entry);
+    if (data !== undefined) {
+      scanned.digests.set(hashOnce('sha256', data, 'buffer'), index * DIGEST_BYTES);
+      fields.filesRead += 1;
+      progress.update('checking', fields.filesRead, fields.filesTotal, fields);
+      continue;
+    }
+    batch.add(index, entry, await archive.readStored(entry));
+    if (batch.full()) dispatch();
+    while (inFlight.length >= maxInFlight) await inFlight.shift();
   }
+  if (batch.length > 0) dispatch();
+  while (inFlight.length > 0) await inFlight.shift();
+  throwIfCancelled(options.signal);
   for (const entry of archive.entries) {
     if (entry.directory && classifyBundlePath(entry.name) !== 'directory') {
       findings.add('unexpected_file', entry.name, `The directory ${printableName(entry.name)} is not part of the bundle layout.`);
@@ -446,8 +541,9 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       pinned: trust.pinnedEntries(),
       now,
       startPool: (pinned, advertised) => {
-        // Workers start now and load their modules while pass 1 reads the zip.
+        // Workers start now and load their modules while pass 1 reads the manifest.
         pool = createVerifyPool({ pinned, advertised, now, ...(options.workers === undefined ? {} : { size: options.workers }) });
+        return pool;
       },
     });
     const { manifest, signature, advertised, scanned, fields } = checked;
@@ -557,33 +653,38 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     const verifyPool: VerifyPool = startedPool;
     const inFlight: Promise<void>[] = [];
     const maxInFlight = verifyPool.size * 4;
-    let batch: { entry: ZipEntry; data: Uint8Array }[] = [];
-    let batchBytes = 0;
+    let batch = new StoredBatch();
 
     function dispatch(): void {
-      const items = batch;
-      const slab = slabs.take(batchBytes, items.length);
-      batch = [];
-      batchBytes = 0;
-      let offset = 0;
-      for (const item of items) {
-        slab.buffer.set(item.data, offset);
-        item.data = slab.buffer.subarray(offset, offset + item.data.length);
-        offset += item.data.length;
-      }
-      const started = verifyPool.verify(items.map((item) => item.data));
+      const sent = batch;
+      batch = new StoredBatch();
+      const slab = slabs.take(sent.declaredBytes, sent.length);
+      const request = sent.toBatch(archive.maxEntryBytes, true);
+      const expected = new Uint8Array(sent.length * DIGEST_BYTES);
+      sent.indexes.forEach((index, item) => {
+        expected.set(scanned.digests.subarray(index * DIGEST_BYTES, (index + 1) * DIGEST_BYTES), item * DIGEST_BYTES);
+      });
+      request.expected = expected;
+      // The slab travels to the worker and back with the receipts' data in it.
+      request.out = slab.buffer;
+      const answer = verifyPool.entries(request);
       // Results are accepted in dispatch order: each waits for the one before it.
       const previous = inFlight[inFlight.length - 1] ?? Promise.resolve();
-      const accepted = Promise.all([started, previous]).then(([results]) => {
-          results.forEach((facts, index) => {
-            const item = items[index] as { entry: ZipEntry; data: Uint8Array };
-            accept(item.entry, item.data, slab, facts);
-          });
-          fields.receiptsVerified += results.length;
-          // Exactly `transactionSize` receipts per transaction; the rest wait for the next one.
-          while (pendingReceipts.length >= transactionSize) ledger.runInTransaction((database) => flush(database, transactionSize));
-          progress.update('verifying', fields.receiptsVerified, fields.receiptsTotal, fields);
+      const accepted = Promise.all([answer, previous]).then(([result]) => {
+        if (result.data !== undefined) slab.buffer = result.data;
+        const results = result.results ?? [];
+        const offsets = result.dataOffsets as Uint32Array;
+        results.forEach((facts, item) => {
+          accept(sent.entries[item] as ZipEntry, slab.buffer.subarray(offsets[item], offsets[item + 1]), slab, facts);
         });
+        // Receipts after a failure were never verified: their share of the slab is released.
+        for (let item = results.length; item < sent.length; item += 1) slabs.release(slab);
+        fields.receiptsVerified += results.length;
+        if (result.failure !== undefined) throw entryFailure(result.failure);
+        // Exactly `transactionSize` receipts per transaction; the rest wait for the next one.
+        while (pendingReceipts.length >= transactionSize) ledger.runInTransaction((database) => flush(database, transactionSize));
+        progress.update('verifying', fields.receiptsVerified, fields.receiptsTotal, fields);
+      });
       // Awaited below; this handler only keeps a failure that is never awaited (because an
       // earlier one ended the import) from becoming an unhandled rejection.
       accepted.catch(() => undefined);
@@ -594,20 +695,19 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     for (const [index, entry] of scanned.entries.entries()) {
       throwIfCancelled(signal);
       const kind = scanned.kinds[index];
-      if (kind !== RECEIPT_KIND && kind !== ANCHOR_KIND) continue;
-      const data = await archive.read(entry);
-      if (!sameDigest(hashOnce('sha256', data, 'buffer'), 0, scanned.digests, index * DIGEST_BYTES)) {
-        throw new BundleError('zip_changed', `Entry "${printableName(entry.name)}" changed on disk during the import.`, {
-          entry: printableName(entry.name),
-        });
-      }
       if (kind === ANCHOR_KIND) {
+        const data = await archive.read(entry);
+        if (!sameDigest(hashOnce('sha256', data, 'buffer'), 0, scanned.digests, index * DIGEST_BYTES)) {
+          throw new BundleError('zip_changed', `Entry "${printableName(entry.name)}" changed on disk during the import.`, {
+            entry: printableName(entry.name),
+          });
+        }
         readAnchors(entry.name, data, bundleAnchors, counts, findings);
         continue;
       }
-      batch.push({ entry, data });
-      batchBytes += data.length;
-      if (batch.length >= DEFAULT_VERIFY_BATCH_SIZE || batchBytes >= MAX_BATCH_BYTES) dispatch();
+      if (kind !== RECEIPT_KIND) continue;
+      batch.add(index, entry, await archive.readStored(entry));
+      if (batch.full()) dispatch();
       while (inFlight.length >= maxInFlight) await inFlight.shift();
     }
     if (batch.length > 0) dispatch();
