@@ -168,7 +168,7 @@ describe('createVerifyPool', () => {
 
     // A digest that is not the one first read: the zip changed on disk.
     const changed = new Uint8Array(digests);
-    changed[32 * 2] ^= 1;
+    changed[32 * 2] = changed[32 * 2]! ^ 1;
     const late = await pool.entries({ ...batchOf(true), expected: changed, out: new Uint8Array(4096) });
     expect(late.results).toHaveLength(2);
     expect(late.failure).toEqual({ index: 2, code: 'zip_changed', message: 'Entry "receipts/c.json" changed on disk during the import.', entry: 'receipts/c.json' });
