@@ -108,6 +108,9 @@ interface Slab {
   live: number;
 }
 
+/** Batches queued per verification worker in pass 2 (each holds at most a slab and its stored bytes). */
+const IN_FLIGHT_PER_WORKER = 8;
+
 /** Bytes of receipts per batch sent to a worker, whatever the count: large receipts make small batches. */
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
 
@@ -652,7 +655,9 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     if (startedPool === undefined) throw new Error('importBundle: the verification pool did not start');
     const verifyPool: VerifyPool = startedPool;
     const inFlight: Promise<void>[] = [];
-    const maxInFlight = verifyPool.size * 4;
+    // Deep enough that the workers still have work queued while this thread stores a whole
+    // transaction (2,000 rows, 150-250 ms): with 4 batches per worker they ran dry then.
+    const maxInFlight = verifyPool.size * IN_FLIGHT_PER_WORKER;
     let batch = new StoredBatch();
 
     function dispatch(): void {
