@@ -442,6 +442,7 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
     const answer = pool.entries(sent.toBatch(archive.maxEntryBytes, false));
     const previous = inFlight[inFlight.length - 1] ?? Promise.resolve();
     const taken = Promise.all([answer, previous]).then(([result]) => {
+      throwIfCancelled(options.signal);
       if (result.failure !== undefined) throw entryFailure(result.failure);
       const digests = result.digests as Uint8Array;
       sent.indexes.forEach((index, item) => {
@@ -676,6 +677,8 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       // Results are accepted in dispatch order: each waits for the one before it.
       const previous = inFlight[inFlight.length - 1] ?? Promise.resolve();
       const accepted = Promise.all([answer, previous]).then(([result]) => {
+        // A batch boundary: a cancelled import stops here, with whole transactions stored.
+        throwIfCancelled(signal);
         if (result.data !== undefined) slab.buffer = result.data;
         const results = result.results ?? [];
         const offsets = result.dataOffsets as Uint32Array;
