@@ -110,6 +110,12 @@ interface Slab {
 
 /** Batches queued per verification worker in pass 2 (each holds at most a slab and its stored bytes). */
 const IN_FLIGHT_PER_WORKER = 8;
+/**
+ * The most bytes (stored plus inflated) of the batches in flight in pass 2: small receipts make
+ * batches of about 300 KB, but a bundle of large receipts makes 4 MiB batches, and 16 of them
+ * would hold over 100 MB.
+ */
+const MAX_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
 
 /** Bytes of receipts per batch sent to a worker, whatever the count: large receipts make small batches. */
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
@@ -656,10 +662,21 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     if (startedPool === undefined) throw new Error('importBundle: the verification pool did not start');
     const verifyPool: VerifyPool = startedPool;
     const inFlight: Promise<void>[] = [];
+    /** The bytes each batch of `inFlight` holds, in the same order. */
+    const inFlightBytes: number[] = [];
+    let inFlightTotal = 0;
     // Deep enough that the workers still have work queued while this thread stores a whole
-    // transaction (2,000 rows, 150-250 ms): with 4 batches per worker they ran dry then.
+    // transaction (2,000 rows, 150-250 ms; 4 batches per worker are about that much work).
     const maxInFlight = verifyPool.size * IN_FLIGHT_PER_WORKER;
     let batch = new StoredBatch();
+    async function awaitOldest(): Promise<void> {
+      const bytes = inFlightBytes.shift() ?? 0;
+      try {
+        await inFlight.shift();
+      } finally {
+        inFlightTotal -= bytes;
+      }
+    }
 
     function dispatch(): void {
       const sent = batch;
@@ -697,6 +714,8 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       // earlier one ended the import) from becoming an unhandled rejection.
       accepted.catch(() => undefined);
       inFlight.push(accepted);
+      inFlightBytes.push(sent.storedBytes + sent.declaredBytes);
+      inFlightTotal += sent.storedBytes + sent.declaredBytes;
     }
 
     progress.update('verifying', 0, receiptCount, fields);
@@ -716,10 +735,10 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       if (kind !== RECEIPT_KIND) continue;
       batch.add(index, entry, await archive.readStored(entry));
       if (batch.full()) dispatch();
-      while (inFlight.length >= maxInFlight) await inFlight.shift();
+      while (inFlight.length >= maxInFlight || (inFlight.length > 0 && inFlightTotal > MAX_IN_FLIGHT_BYTES)) await awaitOldest();
     }
     if (batch.length > 0) dispatch();
-    while (inFlight.length > 0) await inFlight.shift();
+    while (inFlight.length > 0) await awaitOldest();
     throwIfCancelled(signal);
 
     progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);
