@@ -6,10 +6,12 @@
  * 1. Checking (no writes). The zip is hashed (its SHA-256 identifies the bundle); the central
  *    directory is checked entry by entry (zip-hygiene.ts) against the limits; manifest.json is
  *    parsed strictly; then every file is read, inflated with an output cap, and checked against
- *    its declared size and CRC-32, and its SHA-256 is compared with the manifest. Any rule
+ *    its declared size and CRC-32 (by the verification workers, from the stored bytes this thread
+ *    reads: entry-data.ts), and its SHA-256 is compared with the manifest. Any rule
  *    broken is a {@link BundleError} and the ledger is untouched.
  * 2. Importing. The bundle row is written `partial`, with the advertised keys of
- *    keys/service-keys.json; receipts go to the worker pool in batches and are stored with
+ *    keys/service-keys.json; receipts go to the worker pool in batches of stored bytes (the
+ *    workers inflate, check, compare each digest with pass 1's and verify) and are stored with
  *    their reports in one transaction per `transactionSize` receipts; the last transaction
  *    stores the anchors (linked to their receipts, anchor-links.ts), marks the bundle `complete`,
  *    stores counts, findings and the manifest signature result, and appends the `import` audit row.
@@ -82,7 +84,9 @@ const MAX_FREE_SLABS = 32;
  * move it to the old generation, where its buffer is freed only by a full collection: on 100,000
  * receipts that let 50 to 90 MB of dead buffers pile up on the importing thread at a time. A
  * batch's receipts are instead copied into one slab, stored from views of it, and the slab is
- * reused once every receipt in it is stored; the buffers the zip reader returns die young.
+ * reused once every receipt in it is stored; the buffers the zip reader returns die young. The
+ * slab travels to the verification worker, which writes the batch's inflated receipts into it,
+ * and comes back with them.
  */
 class SlabPool {
   private readonly free: Uint8Array[] = [];
