@@ -19,26 +19,40 @@
  * Targets: import >= 0.50 of the raw two-core rate (0.70 was withdrawn: see bench/README.md);
  * peak RSS of the import < 500 MB; every 100-row filtered page < 20 ms at 1,000,000 rows.
  *
+ * --floor also measures, on one thread, what each part of importing one receipt costs (CPU per
+ * receipt over the first 20,000 receipts of the same bundle, after a warm-up round): the
+ * signature, reading an entry's stored bytes, inflating and checking it, SHA-256, the strict
+ * parse + schema + JCS + report with the signature stubbed out, the report's JSON, the structured
+ * clone of the answers between threads, and storing the rows in SQLite. Their sum is the CPU
+ * floor of this design per receipt, and 2 cores / that sum the best rate it allows.
+ *
  * Options: --quick (500 receipts, 2,000 rows: a check that it runs, in seconds, not a
- * measurement), --count N (default 100000), --rows N (default 1000000; 0 skips the page
+ * measurement), --floor (see above), --count N (default 100000), --rows N (default 1000000; 0 skips the page
  * queries), --rounds N (raw rounds, default 3), --workers N (pool size, default: cores), --pages N (pages
  * followed per query shape, default 20), --write-baseline, --check (exit 1 below a target),
  * --keep (keep the files).
  */
 import { spawnSync } from 'node:child_process';
-import { createHash, createPrivateKey, sign } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, hash as hashOnce, sign, verify as verifySignature } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { utf8Encode } from '../src-shared/crypto';
 import type { CryptoProvider } from '../src-shared/crypto';
 import { issueProfileReceipt } from '../src-shared/formats/profile';
 import type { Report } from '../src-shared/verify/report';
 import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
+import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from '../src-main/core/receipt-facts';
+import { entryData } from '../src-main/evidence/entry-data';
 import { importBundle } from '../src-main/evidence/import-bundle';
+import { resolveZipLimits } from '../src-main/evidence/limits';
+import { openZipArchive } from '../src-main/evidence/zip-reader';
+import { createVerifyContext } from '../src-shared/verify/context';
+import { parseKeyFile } from '../src-shared/verify/key-file';
 import { bundleParts, keyEntryFor, zipBundle } from '../src-main/evidence/test-support';
 import { insertReceipts, ledgerStats, listReceipts, openLedger, type ListReceiptsQuery, type NewReceipt } from '../src-main/ledger/index';
 import { formatTable, readBaseline, writeBaseline, type Measurement } from './harness';
@@ -144,6 +158,101 @@ async function rawVerifyRate(threads: number, perThread: number): Promise<{ rate
     };
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+}
+
+
+/** One part of the floor: CPU µs per receipt on this thread (and wall µs, for SQLite's waits). */
+interface FloorPart {
+  name: string;
+  cpuMicros: number;
+  wallMicros: number;
+  /** How many times an import pays it per receipt. */
+  times: number;
+}
+
+/**
+ * What each part of importing a receipt costs on one thread (see the header): CPU per receipt,
+ * measured over `limit` receipts of the bundle after one warm-up round.
+ */
+async function measureFloor(zip: string, limit: number): Promise<FloorPart[]> {
+  const archive = await openZipArchive(zip, resolveZipLimits({}));
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-bench-floor-'));
+  try {
+    const receipts = archive.entries.filter((entry) => entry.name.startsWith('receipts/')).slice(0, limit);
+    const keysEntry = archive.entries.find((entry) => entry.name === 'keys/service-keys.json');
+    if (keysEntry === undefined) throw new Error('the bench bundle has no keys file');
+    const keys = parseKeyFile(Buffer.from(await archive.read(keysEntry)).toString('utf8'), { advertised: true });
+    const count = receipts.length;
+    const parts: FloorPart[] = [];
+    const measure = async (name: string, times: number, run: () => unknown): Promise<void> => {
+      let cpu = 0;
+      let wall = 0;
+      for (let round = 0; round < 2; round += 1) {
+        const cpuBefore = process.cpuUsage();
+        const wallBefore = performance.now();
+        await run();
+        const used = process.cpuUsage(cpuBefore);
+        cpu = (used.user + used.system) / count;
+        wall = ((performance.now() - wallBefore) * 1000) / count;
+      }
+      parts.push({ name, cpuMicros: cpu, wallMicros: wall, times });
+    };
+    let stored: Buffer[] = [];
+    await measure('read an entry\'s stored bytes (1 MiB blocks, local header)', 2, async () => {
+      stored = [];
+      for (const entry of receipts) stored.push(await archive.readStored(entry));
+    });
+    let data: Buffer[] = [];
+    await measure('inflate with a cap, size and CRC-32 (entryData)', 2, () => {
+      data = receipts.map((entry, index) => entryData(stored[index] as Buffer, entry, archive.maxEntryBytes));
+    });
+    await measure('SHA-256 of the data', 2, () => {
+      for (const bytes of data) hashOnce('sha256', bytes, 'buffer');
+    });
+    const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+    const signatures = data.map((bytes) => sign(null, bytes.subarray(0, 400), privateKey));
+    await measure('Ed25519 verify (crypto.verify, 400-byte message)', 1, () => {
+      data.forEach((bytes, index) => verifySignature(null, bytes.subarray(0, 400), publicKey, signatures[index] as Buffer));
+    });
+    const stub = { ...createNodeCryptoProvider(), ed25519Verify: () => true };
+    const stubbed = createVerifyContext(stub, { advertised: keys, now: new Date() });
+    let facts: ReturnType<typeof verifyReceiptBytes>[] = [];
+    await measure('strict parse, schema, JCS, hashes, report (signature stubbed)', 1, () => {
+      facts = data.map((bytes) => verifyReceiptBytes(bytes, stubbed));
+    });
+    let answers: VerifiedReceipt[] = [];
+    await measure('the report as JSON text (toVerifiedReceipt)', 1, () => {
+      answers = facts.map(toVerifiedReceipt);
+    });
+    await measure('structured clone of the answers (both threads\' share)', 1, () => {
+      for (let start = 0; start < count; start += 256) v8.deserialize(v8.serialize(answers.slice(start, start + 256)));
+    });
+    let round = 0;
+    await measure('SQLite: insertReceipts, 2,000 per transaction (fresh ledger)', 1, () => {
+      round += 1;
+      const ledger = openLedger(path.join(directory, `floor-${round}.sqlite`));
+      try {
+        const rows: NewReceipt[] = answers.map((answer, index) => ({
+          receipt_sha256: answer.receipt_sha256,
+          raw: data[index] as Buffer,
+          report: answer.report,
+          receipt_id: answer.receipt_id,
+          issued_at: answer.issued_at,
+          issuer_key_id: answer.issuer_key_id,
+          source: { kind: 'bundle', ref: '1' },
+        }));
+        for (let start = 0; start < count; start += 2000) {
+          ledger.runInTransaction((database) => insertReceipts(database, rows.slice(start, start + 2000), { at: Date.now() }));
+        }
+      } finally {
+        ledger.close();
+      }
+    });
+    return parts;
+  } finally {
+    await archive.close();
+    fs.rmSync(directory, { recursive: true, force: true });
   }
 }
 
@@ -283,6 +392,7 @@ async function main(): Promise<void> {
       keep: { type: 'boolean', default: false },
       child: { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
+      floor: { type: 'boolean', default: false },
     },
     allowPositionals: true,
   });
@@ -350,6 +460,22 @@ async function main(): Promise<void> {
     );
     const rssOk = imported.maxRssMb < 500;
     console.log(`peak RSS of the import process: ${imported.maxRssMb.toFixed(0)} MB (target < 500 MB${rssOk ? ', ok' : ', ABOVE'}); peak by the end of each phase: ${Object.entries(imported.peakByPhase).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}`);
+
+    if (values.floor) {
+      const parts = await measureFloor(zip, Math.min(count, 20_000));
+      console.log('');
+      console.log(`floor, one thread, CPU µs per receipt (first ${Math.min(count, 20_000).toLocaleString('en-US')} receipts, after a warm-up round):`);
+      let total = 0;
+      for (const part of parts) {
+        total += part.cpuMicros * part.times;
+        console.log(`  ${part.name.padEnd(66)}${part.cpuMicros.toFixed(1).padStart(7)} µs${part.times > 1 ? ` x${part.times}` : '   '}  (wall ${part.wallMicros.toFixed(1)} µs)`);
+      }
+      const best = 2e6 / total;
+      console.log(
+        `  sum (every part as often as an import pays it)${total.toFixed(0).padStart(27)} µs: at most ${best.toFixed(0)} receipts/s on 2 cores = ` +
+          `${(best / rawRate).toFixed(2)} of raw 2-thread (before the zip's SHA-256, its central directory, GC and start-up)`,
+      );
+    }
 
     let pagesOk = true;
     if (rows > 0) {

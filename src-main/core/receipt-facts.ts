@@ -7,13 +7,15 @@
  *
  * Identity (`receipt_sha256`) is the hex SHA-256 of the document's JCS form, as the ledger
  * defines it; for bytes that do not parse strictly it is the SHA-256 of the bytes themselves.
+ * It is computed with node:crypto directly (this module runs in Node only), whatever provider
+ * the context carries: the digest is the same.
  *
  * The other facts (the document's own id, when it says it was issued, and which key it says
  * signed it) are each format's to say: the detected format module's `facts` reads them from the
  * same tree, and the rules for what is worth recording live in src-shared/verify/document-facts.ts.
  * A document of no known format says nothing.
  */
-import { hexEncode, utf8Encode } from '../../src-shared/crypto';
+import { hash } from 'node:crypto';
 import { JsonParseError, jcsTree, parseJsonBytes } from '../../src-shared/json';
 import type { JsonNode } from '../../src-shared/json/types';
 import type { VerifyContext } from '../../src-shared/verify/context';
@@ -64,7 +66,7 @@ export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): Recei
         ? { code: error.code, path: error.path, message: `The input is not strict JSON: ${error.message} (at offset ${error.offset}).` }
         : { code: 'internal', path: '', message: `The document could not be read: ${(error as Error).message}` };
     return {
-      receipt_sha256: hexEncode(ctx.crypto.sha256(bytes)),
+      receipt_sha256: hash('sha256', bytes, 'hex'),
       report: singleErrorReport('unknown', 'MALFORMED', 'parse', reason),
       receipt_id: null,
       issued_at: null,
@@ -75,7 +77,9 @@ export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): Recei
   const report = verifyParsed(tree, ctx, { canonical });
   const facts = detectModule(tree)?.module.facts(tree) ?? NO_FACTS;
   return {
-    receipt_sha256: hexEncode(ctx.crypto.sha256(utf8Encode(canonical))),
+    // One native call from the text to hex (UTF-8 encoded inside): the same digest as the
+    // provider's sha256 of utf8Encode(canonical), without two copies and a hex loop per receipt.
+    receipt_sha256: hash('sha256', canonical, 'hex'),
     report,
     receipt_id: facts.receipt_id,
     issued_at: facts.issued_at,

@@ -7,13 +7,94 @@
  * first, and answers why one could not be read in its place). Importing this module anywhere but a
  * pool worker does nothing.
  */
+import { hash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { VerifyContext } from '../../src-shared/verify/context';
 import { createVerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from './node-crypto-provider';
 import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from './receipt-facts';
 import { DocumentReadError, readDocumentFile } from './read-document';
 import { verifyReportBytes } from './verify-report';
-import type { FileReportResult, ReportResult, VerifyRequest, VerifyResponse, VerifyWorkerData } from './worker-pool';
+import { BundleError, printableName } from '../evidence/errors';
+import { entryData } from '../evidence/entry-data';
+import type {
+  EntriesRequest,
+  EntriesResult,
+  FileReportResult,
+  ReportResult,
+  VerifyRequest,
+  VerifyResponse,
+  VerifyWorkerData,
+} from './worker-pool';
+
+const DIGEST_BYTES = 32;
+
+/**
+ * Mode `entries`: each zip entry's stored bytes made into its data and checked (entry-data.ts),
+ * hashed, and either answered as digests or compared with the expected digest and verified.
+ * The first broken rule ends the batch as `failure`; what came before it is answered.
+ */
+function answerEntries(request: EntriesRequest, context: VerifyContext): { result: EntriesResult; transfer: ArrayBuffer[] } {
+  const bytes = new Uint8Array(request.bytes);
+  const count = request.names.length;
+  const digests = request.verify ? undefined : new Uint8Array(count * DIGEST_BYTES);
+  const out = request.out === undefined ? undefined : new Uint8Array(request.out);
+  const dataOffsets = new Uint32Array(count + 1);
+  const results: EntriesResult['results'] = request.verify ? [] : undefined;
+  const expected = request.expected;
+  let failure: EntriesResult['failure'];
+  let written = 0;
+  for (let index = 0; index < count; index += 1) {
+    const name = request.names[index] as string;
+    let data: Uint8Array;
+    try {
+      data = entryData(
+        bytes.subarray(request.offsets[index], request.offsets[index + 1]),
+        {
+          name,
+          compressionMethod: request.methods[index] as number,
+          uncompressedSize: request.sizes[index] as number,
+          crc32: request.crcs[index] as number,
+        },
+        request.maxEntryBytes,
+      );
+    } catch (error) {
+      if (!(error instanceof BundleError)) throw error;
+      failure = { index, code: error.code, message: error.message, ...(error.entry === undefined ? {} : { entry: error.entry }) };
+      break;
+    }
+    const digest = hash('sha256', data, 'buffer');
+    if (digests !== undefined) {
+      digests.set(digest, index * DIGEST_BYTES);
+      continue;
+    }
+    if (expected === undefined || out === undefined || results === undefined) throw new Error('entries: verify needs expected digests and an out buffer');
+    if (digest.compare(expected, index * DIGEST_BYTES, (index + 1) * DIGEST_BYTES) !== 0) {
+      const shown = printableName(name);
+      failure = { index, code: 'zip_changed', message: `Entry "${shown}" changed on disk during the import.`, entry: shown };
+      break;
+    }
+    out.set(data, written);
+    const stored = out.subarray(written, written + data.length);
+    written += data.length;
+    dataOffsets[index + 1] = written;
+    results.push(toVerifiedReceipt(verifyReceiptBytes(stored, context)));
+  }
+  const result: EntriesResult = {};
+  const transfer: ArrayBuffer[] = [];
+  if (digests !== undefined) {
+    result.digests = digests;
+    transfer.push(digests.buffer);
+  }
+  if (out !== undefined) {
+    result.data = out;
+    result.dataOffsets = dataOffsets;
+    result.results = results;
+    transfer.push(out.buffer as ArrayBuffer, dataOffsets.buffer);
+  }
+  if (failure !== undefined) result.failure = failure;
+  return { result, transfer };
+}
 
 function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerData): void {
   const context = createVerifyContext(createNodeCryptoProvider(), {
@@ -24,8 +105,13 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
   });
   port.on('message', (request: VerifyRequest) => {
     let response: VerifyResponse;
+    let transfer: ArrayBuffer[] = [];
     try {
-      if (request.mode === 'files') {
+      if (request.mode === 'entries') {
+        const answered = answerEntries(request, context);
+        transfer = answered.transfer;
+        response = { id: request.id, entries: answered.result };
+      } else if (request.mode === 'files') {
         const results: FileReportResult[] = [];
         for (const path of request.paths) {
           let bytes: Uint8Array;
@@ -62,7 +148,7 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
       // verifyReceiptBytes does not throw for any document; this is a defect, reported as one.
       response = { id: request.id, error: error instanceof Error ? error.message : String(error) };
     }
-    port.postMessage(response);
+    port.postMessage(response, transfer);
   });
 }
 

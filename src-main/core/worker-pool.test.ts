@@ -11,8 +11,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { createHash } from 'node:crypto';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { DocumentReadError, readDocumentFile } from './read-document';
-import { createVerifyPool, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
+import { createVerifyPool, type EntryBatch, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
 import { TSX_BOOTSTRAP, unpackedFromAsar, verifyWorkerSource } from './worker-source';
 
 const portable = createNodeCryptoProvider();
@@ -119,6 +121,59 @@ describe('createVerifyPool', () => {
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
+  });
+
+  it('in entries mode inflates, checks and hashes zip entries, then compares and verifies them, stopping at the first broken rule', async () => {
+    const documents = [envelope(7), utf8Encode(signClassical({ sequence: 7, amount: '7.00' }, seed, portable)), utf8Encode('{"a":1,"a":2}')];
+    const stored = [deflateRawSync(documents[0]!), new Uint8Array(documents[1]!), deflateRawSync(documents[2]!)];
+    const batchOf = (verify: boolean, crcs = documents.map((document) => crc32(document))): EntryBatch => {
+      const offsets = new Uint32Array(stored.length + 1);
+      stored.forEach((bytes, index) => (offsets[index + 1] = offsets[index]! + bytes.length));
+      const bytes = new Uint8Array(offsets[stored.length]!);
+      stored.forEach((part, index) => bytes.set(part, offsets[index]));
+      return {
+        bytes,
+        offsets,
+        names: ['receipts/a.json', 'receipts/b.json', 'receipts/c.json'],
+        methods: Uint8Array.of(8, 0, 8),
+        sizes: Float64Array.from(documents.map((document) => document.length)),
+        crcs: Uint32Array.from(crcs),
+        maxEntryBytes: 1 << 20,
+        verify,
+      };
+    };
+    const digests = Buffer.concat(documents.map((document) => createHash('sha256').update(document).digest()));
+
+    const checked = await pool.entries(batchOf(false));
+    expect(checked.failure).toBeUndefined();
+    expect(Buffer.from(checked.digests!).equals(digests)).toBe(true);
+
+    // A CRC-32 that differs: the entries before it are answered, the failure names the entry.
+    const badCrc = await pool.entries(batchOf(false, [crc32(documents[0]!), 1234, crc32(documents[2]!)]));
+    expect(badCrc.failure).toEqual({ index: 1, code: 'zip_crc_mismatch', message: 'Entry "receipts/b.json": its data does not match its CRC-32.', entry: 'receipts/b.json' });
+    expect(Buffer.from(badCrc.digests!.subarray(0, 32)).equals(digests.subarray(0, 32))).toBe(true);
+
+    const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key, ...roleKeys] });
+    const out = new Uint8Array(4096);
+    const verified = await pool.entries({ ...batchOf(true), expected: new Uint8Array(digests), out });
+    expect(out.byteLength).toBe(0); // transferred, and given back as `data`
+    expect(verified.failure).toBeUndefined();
+    expect(verified.data!.byteLength).toBe(4096);
+    documents.forEach((document, index) => {
+      const data = verified.data!.subarray(verified.dataOffsets![index], verified.dataOffsets![index + 1]);
+      expect(Buffer.from(data).equals(Buffer.from(document))).toBe(true);
+      expect(verified.results![index]).toEqual(toVerifiedReceipt(verifyReceiptBytes(document, context)));
+    });
+    expect(verified.results!.map((result) => result.report.status)).toEqual(['PASS', 'PASS', 'MALFORMED']);
+
+    // A digest that is not the one first read: the zip changed on disk.
+    const changed = new Uint8Array(digests);
+    changed[32 * 2] = changed[32 * 2]! ^ 1;
+    const late = await pool.entries({ ...batchOf(true), expected: changed, out: new Uint8Array(4096) });
+    expect(late.results).toHaveLength(2);
+    expect(late.failure).toEqual({ index: 2, code: 'zip_changed', message: 'Entry "receipts/c.json" changed on disk during the import.', entry: 'receipts/c.json' });
+
+    await expect(pool.entries({ ...batchOf(true), out: new Uint8Array(10) })).rejects.toThrow(TypeError);
   });
 
   it('verifies many batches concurrently on both workers', async () => {

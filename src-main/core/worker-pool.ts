@@ -82,6 +82,21 @@ export interface VerifyPool {
    *   is not an array of non-empty strings.
    */
   reportFiles(paths: readonly string[]): Promise<FileReportResult[]>;
+  /**
+   * Make a batch of zip entries' stored bytes into their data on the least busy worker
+   * (src-main/evidence/entry-data.ts: inflate with a cap, size and CRC-32 checks), hash each,
+   * and either answer the digests (`verify` false: the import's checking pass) or compare each
+   * digest with the expected one and verify the data as {@link VerifyPool.verify} does (`verify`
+   * true: the importing pass), answering the data too. The batch's buffers are transferred: the
+   * caller's `bytes` and `out` are unusable until the answer gives `data` back.
+   *
+   * @param batch - The entries (see {@link EntryBatch}).
+   * @returns What the worker made of them; a broken rule is `failure` (the first entry that broke
+   *   one, in batch order; nothing after it is answered), never a rejection.
+   * @throws Error (rejects) when the pool is closed or a worker failed; TypeError for a batch
+   *   whose arrays disagree in length.
+   */
+  entries(batch: EntryBatch): Promise<EntriesResult>;
   /** Stop every worker; pending batches reject. Calling it twice is harmless. */
   close(): Promise<void>;
 }
@@ -110,18 +125,75 @@ export interface ReportResult {
 export type FileReportResult = ReportResult | { error: string };
 
 /**
+ * Zip entries for {@link VerifyPool.entries}: entry i is stored as `bytes[offsets[i] ..
+ * offsets[i + 1])`, and its name, method, declared size and CRC-32 are the i-th of each list.
+ */
+export interface EntryBatch {
+  bytes: Uint8Array;
+  offsets: Uint32Array;
+  names: string[];
+  methods: Uint8Array;
+  sizes: Float64Array;
+  crcs: Uint32Array;
+  /** The entry size limit in force (nothing is inflated past it). */
+  maxEntryBytes: number;
+  /** False: answer digests. True: compare with `expected` and verify, answering data and facts. */
+  verify: boolean;
+  /** With `verify`: the SHA-256 each entry had when first read, 32 bytes each. */
+  expected?: Uint8Array;
+  /** With `verify`: where the data is written, at least the sum of `sizes` bytes (it comes back as `data`). */
+  out?: Uint8Array;
+}
+
+/** A worker's answer to an {@link EntryBatch}. */
+export interface EntriesResult {
+  /** Without `verify`: each entry's SHA-256, 32 bytes each (those before `failure` only). */
+  digests?: Uint8Array;
+  /** With `verify`: the batch's `out` buffer, entry i's data at `data[dataOffsets[i] .. dataOffsets[i + 1])`. */
+  data?: Uint8Array;
+  dataOffsets?: Uint32Array;
+  /** With `verify`: one per entry before `failure`, as {@link VerifyPool.verify} answers them. */
+  results?: VerifiedReceipt[];
+  /**
+   * The first entry that broke a rule: its index in the batch and the BundleError's code,
+   * message and entry (`zip_changed` when its digest is not the expected one).
+   */
+  failure?: { index: number; code: string; message: string; entry?: string };
+}
+
+/** The message form of an {@link EntryBatch} (buffers as ArrayBuffers, to be transferred). */
+export interface EntriesRequest {
+  id: number;
+  mode: 'entries';
+  bytes: ArrayBuffer;
+  offsets: Uint32Array;
+  names: string[];
+  methods: Uint8Array;
+  sizes: Float64Array;
+  crcs: Uint32Array;
+  maxEntryBytes: number;
+  verify: boolean;
+  expected?: Uint8Array;
+  out?: ArrayBuffer;
+}
+
+/**
  * A batch sent to a worker. Document i is `bytes[offsets[i] .. offsets[i + 1])`. `mode`
  * `facts` (the default) answers {@link VerifiedReceipt}s, `report` {@link ReportResult}s.
  * Mode `files` names files instead (`paths`), and answers {@link FileReportResult}s.
  */
 export type VerifyRequest =
   | { id: number; bytes: ArrayBuffer; offsets: Uint32Array; mode?: 'facts' | 'report' }
-  | { id: number; paths: string[]; mode: 'files' };
+  | { id: number; paths: string[]; mode: 'files' }
+  | EntriesRequest;
 
 /** A worker's answer to one batch. */
-export type VerifyResponse = { id: number; results: VerifiedReceipt[] | ReportResult[] | FileReportResult[] } | { id: number; error: string };
+export type VerifyResponse =
+  | { id: number; results: VerifiedReceipt[] | ReportResult[] | FileReportResult[] }
+  | { id: number; entries: EntriesResult }
+  | { id: number; error: string };
 
-type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[];
+type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[] | EntriesResult;
 
 interface Pending {
   resolve(results: Results): void;
@@ -143,6 +215,12 @@ function checkList<T>(value: unknown, name: string): T[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`createVerifyPool: ${name} must be an array`);
   return value as T[];
+}
+
+/** The ArrayBuffer of a view that covers all of it (so it can be transferred), else a copy's. */
+function wholeBuffer(view: Uint8Array): ArrayBuffer {
+  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer) return view.buffer;
+  return view.slice().buffer;
 }
 
 /**
@@ -192,7 +270,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       if (pending === undefined) return;
       entry.pending.delete(message.id);
       if ('error' in message) pending.reject(new Error(`A verification worker failed: ${message.error}`));
-      else pending.resolve(message.results);
+      else pending.resolve('entries' in message ? message.entries : message.results);
     });
     worker.on('error', (error) => fail(new Error(`A verification worker stopped: ${error.message}`)));
     worker.on('exit', (code) => {
@@ -259,6 +337,42 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     return post({ id, paths: [...paths], mode: 'files' }, []) as Promise<FileReportResult[]>;
   }
 
+  function entries(batch: EntryBatch): Promise<EntriesResult> {
+    if (typeof batch !== 'object' || batch === null) return Promise.reject(new TypeError('entries expects a batch object'));
+    const count = batch.names.length;
+    const agree =
+      batch.offsets.length === count + 1 &&
+      batch.methods.length === count &&
+      batch.sizes.length === count &&
+      batch.crcs.length === count &&
+      (!batch.verify || (batch.expected !== undefined && batch.expected.length === count * 32 && batch.out !== undefined));
+    if (!agree) return Promise.reject(new TypeError('entries: the lists of the batch disagree in length (or verify lacks expected or out)'));
+    const refused = refusal();
+    if (refused !== undefined) return Promise.reject(refused);
+    const id = nextId;
+    nextId += 1;
+    const bytes = wholeBuffer(batch.bytes);
+    const request: EntriesRequest = {
+      id,
+      mode: 'entries',
+      bytes,
+      offsets: batch.offsets,
+      names: batch.names,
+      methods: batch.methods,
+      sizes: batch.sizes,
+      crcs: batch.crcs,
+      maxEntryBytes: batch.maxEntryBytes,
+      verify: batch.verify,
+    };
+    const transfer: ArrayBuffer[] = [bytes];
+    if (batch.expected !== undefined) request.expected = batch.expected;
+    if (batch.out !== undefined) {
+      request.out = wholeBuffer(batch.out);
+      transfer.push(request.out);
+    }
+    return post(request, transfer) as Promise<EntriesResult>;
+  }
+
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
@@ -266,5 +380,5 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     await Promise.all(workers.map((entry) => entry.worker.terminate()));
   }
 
-  return { size, verify, reports, reportFiles, close };
+  return { size, verify, reports, reportFiles, entries, close };
 }

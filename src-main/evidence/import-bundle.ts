@@ -6,10 +6,12 @@
  * 1. Checking (no writes). The zip is hashed (its SHA-256 identifies the bundle); the central
  *    directory is checked entry by entry (zip-hygiene.ts) against the limits; manifest.json is
  *    parsed strictly; then every file is read, inflated with an output cap, and checked against
- *    its declared size and CRC-32, and its SHA-256 is compared with the manifest. Any rule
+ *    its declared size and CRC-32 (by the verification workers, from the stored bytes this thread
+ *    reads: entry-data.ts), and its SHA-256 is compared with the manifest. Any rule
  *    broken is a {@link BundleError} and the ledger is untouched.
  * 2. Importing. The bundle row is written `partial`, with the advertised keys of
- *    keys/service-keys.json; receipts go to the worker pool in batches and are stored with
+ *    keys/service-keys.json; receipts go to the worker pool in batches of stored bytes (the
+ *    workers inflate, check, compare each digest with pass 1's and verify) and are stored with
  *    their reports in one transaction per `transactionSize` receipts; the last transaction
  *    stores the anchors (linked to their receipts, anchor-links.ts), marks the bundle `complete`,
  *    stores counts, findings and the manifest signature result, and appends the `import` audit row.
@@ -33,7 +35,13 @@ import { checkKeySources, KeyFileError, parseKeyFile } from '../../src-shared/ve
 import { timestampToMillis } from '../../src-shared/verify/timestamp';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import type { VerifiedReceipt } from '../core/receipt-facts';
-import { createVerifyPool, DEFAULT_VERIFY_BATCH_SIZE, type VerifyPool } from '../core/worker-pool';
+import {
+  createVerifyPool,
+  DEFAULT_VERIFY_BATCH_SIZE,
+  type EntriesResult,
+  type EntryBatch,
+  type VerifyPool,
+} from '../core/worker-pool';
 import {
   appendAudit,
   getBundle,
@@ -50,7 +58,7 @@ import { createTrustStore, TrustError } from '../trust/index';
 import { AnchorsFileError, parseAnchorsFile } from './anchors-file';
 import { BundleReceiptDigests, linkAnchorsToReceipts } from './anchor-links';
 import { classifyBundlePath, KEYS_NAME, pathStem, type BundlePathKind } from './bundle-layout';
-import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from './errors';
+import { BundleError, ImportCancelledError, printableName, throwIfCancelled, type BundleErrorCode } from './errors';
 import { maxZipFileBytes, resolveZipLimits, type ZipLimits } from './limits';
 import { checkManifestSignature, MANIFEST_NAME, SIGNATURE_NAME, type Manifest, type SignatureCheck } from './manifest';
 import { DIGEST_BYTES, listedDigestHex, parseManifestCompact, type CompactFileList } from './manifest-lean';
@@ -76,7 +84,9 @@ const MAX_FREE_SLABS = 32;
  * move it to the old generation, where its buffer is freed only by a full collection: on 100,000
  * receipts that let 50 to 90 MB of dead buffers pile up on the importing thread at a time. A
  * batch's receipts are instead copied into one slab, stored from views of it, and the slab is
- * reused once every receipt in it is stored; the buffers the zip reader returns die young.
+ * reused once every receipt in it is stored; the buffers the zip reader returns die young. The
+ * slab travels to the verification worker, which writes the batch's inflated receipts into it,
+ * and comes back with them.
  */
 class SlabPool {
   private readonly free: Uint8Array[] = [];
@@ -102,8 +112,74 @@ interface Slab {
   live: number;
 }
 
+/** Batches queued per verification worker in pass 2 (each holds at most a slab and its stored bytes). */
+const IN_FLIGHT_PER_WORKER = 8;
+/**
+ * The most bytes (stored plus inflated) of the batches in flight in pass 2: small receipts make
+ * batches of about 300 KB, but a bundle of large receipts makes 4 MiB batches, and 16 of them
+ * would hold over 100 MB.
+ */
+const MAX_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
+
 /** Bytes of receipts per batch sent to a worker, whatever the count: large receipts make small batches. */
 const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Zip entries gathered as stored (compressed) for one {@link VerifyPool.entries} batch: the
+ * workers inflate, check and hash them, so the importing thread only reads the file and writes
+ * the ledger (both passes used to inflate and hash every entry on this thread while a core idled).
+ */
+class StoredBatch {
+  readonly indexes: number[] = [];
+  readonly entries: ZipEntry[] = [];
+  private readonly stored: Uint8Array[] = [];
+  storedBytes = 0;
+  declaredBytes = 0;
+
+  add(index: number, entry: ZipEntry, stored: Uint8Array): void {
+    this.indexes.push(index);
+    this.entries.push(entry);
+    this.stored.push(stored);
+    this.storedBytes += stored.length;
+    this.declaredBytes += entry.uncompressedSize;
+  }
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  /** Whether the batch is as large as one message should be. */
+  full(): boolean {
+    return this.entries.length >= DEFAULT_VERIFY_BATCH_SIZE || this.storedBytes >= MAX_BATCH_BYTES || this.declaredBytes >= MAX_BATCH_BYTES;
+  }
+
+  /** The batch in the pool's form (its own buffers, ready to be transferred). */
+  toBatch(maxEntryBytes: number, verify: boolean): EntryBatch {
+    const count = this.entries.length;
+    const bytes = new Uint8Array(this.storedBytes);
+    const offsets = new Uint32Array(count + 1);
+    const methods = new Uint8Array(count);
+    const sizes = new Float64Array(count);
+    const crcs = new Uint32Array(count);
+    let at = 0;
+    for (let index = 0; index < count; index += 1) {
+      const entry = this.entries[index] as ZipEntry;
+      const stored = this.stored[index] as Uint8Array;
+      bytes.set(stored, at);
+      at += stored.length;
+      offsets[index + 1] = at;
+      methods[index] = entry.compressionMethod;
+      sizes[index] = entry.uncompressedSize;
+      crcs[index] = entry.crc32;
+    }
+    return { bytes, offsets, names: this.entries.map((entry) => entry.name), methods, sizes, crcs, maxEntryBytes, verify };
+  }
+}
+
+/** The BundleError a worker reported for an entry of a batch. */
+function entryFailure(failure: NonNullable<EntriesResult['failure']>): BundleError {
+  return new BundleError(failure.code as BundleErrorCode, failure.message, failure.entry === undefined ? {} : { entry: failure.entry });
+}
 
 /** Stable codes of {@link Finding} (the one list: src-shared/api/vocabulary.ts). */
 export type { FindingCode } from '../../src-shared/api/vocabulary';
@@ -316,8 +392,8 @@ interface CheckOptions {
   progress: ReturnType<typeof createProgressReporter<ImportPhase, ImportProgress>>;
   pinned: KeyEntry[];
   now: Date;
-  /** Called once the advertised keys are known, to start the verification workers. */
-  startPool(pinned: KeyEntry[], advertised: KeyEntry[]): void;
+  /** Called once the advertised keys are known, to start the verification workers (pass 1 uses them too). */
+  startPool(pinned: KeyEntry[], advertised: KeyEntry[]): VerifyPool;
 }
 
 /**
@@ -359,19 +435,52 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
 
   const advertised = readAdvertisedKeys(keysBytes, options.pinned, findings);
   const context: VerifyContext = { crypto: createNodeCryptoProvider(), pinned: options.pinned, advertised, secrets: [], now };
-  options.startPool(options.pinned, advertised);
+  const pool = options.startPool(options.pinned, advertised);
 
   const scanned: ScannedFiles = { entries: files, kinds, digests: new Uint8Array(files.length * DIGEST_BYTES) };
   const known = new Map<ZipEntry, Uint8Array>([[manifestEntry, manifestBytes]]);
   if (signatureEntry !== undefined && signatureBytes !== undefined) known.set(signatureEntry, signatureBytes);
   if (keysEntry !== undefined && keysBytes !== undefined) known.set(keysEntry, keysBytes);
+  // Every other file goes to the workers as stored: they inflate, check and hash it. Answers are
+  // taken in order, so the first entry that breaks a rule is the one reported, as when read here.
+  const inFlight: Promise<void>[] = [];
+  const maxInFlight = pool.size * 4;
+  let batch = new StoredBatch();
+  const dispatch = (): void => {
+    const sent = batch;
+    batch = new StoredBatch();
+    const answer = pool.entries(sent.toBatch(archive.maxEntryBytes, false));
+    const previous = inFlight[inFlight.length - 1] ?? Promise.resolve();
+    const taken = Promise.all([answer, previous]).then(([result]) => {
+      throwIfCancelled(options.signal);
+      if (result.failure !== undefined) throw entryFailure(result.failure);
+      const digests = result.digests as Uint8Array;
+      sent.indexes.forEach((index, item) => {
+        scanned.digests.set(digests.subarray(item * DIGEST_BYTES, (item + 1) * DIGEST_BYTES), index * DIGEST_BYTES);
+      });
+      fields.filesRead += sent.length;
+      progress.update('checking', fields.filesRead, fields.filesTotal, fields);
+    });
+    // Awaited below; this only keeps a failure after an earlier one from going unhandled.
+    taken.catch(() => undefined);
+    inFlight.push(taken);
+  };
   for (const [index, entry] of files.entries()) {
     throwIfCancelled(options.signal);
-    const data = known.get(entry) ?? (await archive.read(entry));
-    scanned.digests.set(hashOnce('sha256', data, 'buffer'), index * DIGEST_BYTES);
-    fields.filesRead += 1;
-    progress.update('checking', fields.filesRead, fields.filesTotal, fields);
+    const data = known.get(entry);
+    if (data !== undefined) {
+      scanned.digests.set(hashOnce('sha256', data, 'buffer'), index * DIGEST_BYTES);
+      fields.filesRead += 1;
+      progress.update('checking', fields.filesRead, fields.filesTotal, fields);
+      continue;
+    }
+    batch.add(index, entry, await archive.readStored(entry));
+    if (batch.full()) dispatch();
+    while (inFlight.length >= maxInFlight) await inFlight.shift();
   }
+  if (batch.length > 0) dispatch();
+  while (inFlight.length > 0) await inFlight.shift();
+  throwIfCancelled(options.signal);
   for (const entry of archive.entries) {
     if (entry.directory && classifyBundlePath(entry.name) !== 'directory') {
       findings.add('unexpected_file', entry.name, `The directory ${printableName(entry.name)} is not part of the bundle layout.`);
@@ -446,8 +555,9 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       pinned: trust.pinnedEntries(),
       now,
       startPool: (pinned, advertised) => {
-        // Workers start now and load their modules while pass 1 reads the zip.
+        // Workers start now and load their modules while pass 1 reads the manifest.
         pool = createVerifyPool({ pinned, advertised, now, ...(options.workers === undefined ? {} : { size: options.workers }) });
+        return pool;
       },
     });
     const { manifest, signature, advertised, scanned, fields } = checked;
@@ -556,62 +666,83 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     if (startedPool === undefined) throw new Error('importBundle: the verification pool did not start');
     const verifyPool: VerifyPool = startedPool;
     const inFlight: Promise<void>[] = [];
-    const maxInFlight = verifyPool.size * 4;
-    let batch: { entry: ZipEntry; data: Uint8Array }[] = [];
-    let batchBytes = 0;
+    /** The bytes each batch of `inFlight` holds, in the same order. */
+    const inFlightBytes: number[] = [];
+    let inFlightTotal = 0;
+    // Deep enough that the workers still have work queued while this thread stores a whole
+    // transaction (2,000 rows, 150-250 ms; 4 batches per worker are about that much work).
+    const maxInFlight = verifyPool.size * IN_FLIGHT_PER_WORKER;
+    let batch = new StoredBatch();
+    async function awaitOldest(): Promise<void> {
+      const bytes = inFlightBytes.shift() ?? 0;
+      try {
+        await inFlight.shift();
+      } finally {
+        inFlightTotal -= bytes;
+      }
+    }
 
     function dispatch(): void {
-      const items = batch;
-      const slab = slabs.take(batchBytes, items.length);
-      batch = [];
-      batchBytes = 0;
-      let offset = 0;
-      for (const item of items) {
-        slab.buffer.set(item.data, offset);
-        item.data = slab.buffer.subarray(offset, offset + item.data.length);
-        offset += item.data.length;
-      }
-      const started = verifyPool.verify(items.map((item) => item.data));
+      const sent = batch;
+      batch = new StoredBatch();
+      const slab = slabs.take(sent.declaredBytes, sent.length);
+      const request = sent.toBatch(archive.maxEntryBytes, true);
+      const expected = new Uint8Array(sent.length * DIGEST_BYTES);
+      sent.indexes.forEach((index, item) => {
+        expected.set(scanned.digests.subarray(index * DIGEST_BYTES, (index + 1) * DIGEST_BYTES), item * DIGEST_BYTES);
+      });
+      request.expected = expected;
+      // The slab travels to the worker and back with the receipts' data in it.
+      request.out = slab.buffer;
+      const answer = verifyPool.entries(request);
       // Results are accepted in dispatch order: each waits for the one before it.
       const previous = inFlight[inFlight.length - 1] ?? Promise.resolve();
-      const accepted = Promise.all([started, previous]).then(([results]) => {
-          results.forEach((facts, index) => {
-            const item = items[index] as { entry: ZipEntry; data: Uint8Array };
-            accept(item.entry, item.data, slab, facts);
-          });
-          fields.receiptsVerified += results.length;
-          // Exactly `transactionSize` receipts per transaction; the rest wait for the next one.
-          while (pendingReceipts.length >= transactionSize) ledger.runInTransaction((database) => flush(database, transactionSize));
-          progress.update('verifying', fields.receiptsVerified, fields.receiptsTotal, fields);
+      const accepted = Promise.all([answer, previous]).then(([result]) => {
+        // A batch boundary: a cancelled import stops here, with whole transactions stored.
+        throwIfCancelled(signal);
+        if (result.data !== undefined) slab.buffer = result.data;
+        const results = result.results ?? [];
+        const offsets = result.dataOffsets as Uint32Array;
+        results.forEach((facts, item) => {
+          accept(sent.entries[item] as ZipEntry, slab.buffer.subarray(offsets[item], offsets[item + 1]), slab, facts);
         });
+        // Receipts after a failure were never verified: their share of the slab is released.
+        for (let item = results.length; item < sent.length; item += 1) slabs.release(slab);
+        fields.receiptsVerified += results.length;
+        if (result.failure !== undefined) throw entryFailure(result.failure);
+        // Exactly `transactionSize` receipts per transaction; the rest wait for the next one.
+        while (pendingReceipts.length >= transactionSize) ledger.runInTransaction((database) => flush(database, transactionSize));
+        progress.update('verifying', fields.receiptsVerified, fields.receiptsTotal, fields);
+      });
       // Awaited below; this handler only keeps a failure that is never awaited (because an
       // earlier one ended the import) from becoming an unhandled rejection.
       accepted.catch(() => undefined);
       inFlight.push(accepted);
+      inFlightBytes.push(sent.storedBytes + sent.declaredBytes);
+      inFlightTotal += sent.storedBytes + sent.declaredBytes;
     }
 
     progress.update('verifying', 0, receiptCount, fields);
     for (const [index, entry] of scanned.entries.entries()) {
       throwIfCancelled(signal);
       const kind = scanned.kinds[index];
-      if (kind !== RECEIPT_KIND && kind !== ANCHOR_KIND) continue;
-      const data = await archive.read(entry);
-      if (!sameDigest(hashOnce('sha256', data, 'buffer'), 0, scanned.digests, index * DIGEST_BYTES)) {
-        throw new BundleError('zip_changed', `Entry "${printableName(entry.name)}" changed on disk during the import.`, {
-          entry: printableName(entry.name),
-        });
-      }
       if (kind === ANCHOR_KIND) {
+        const data = await archive.read(entry);
+        if (!sameDigest(hashOnce('sha256', data, 'buffer'), 0, scanned.digests, index * DIGEST_BYTES)) {
+          throw new BundleError('zip_changed', `Entry "${printableName(entry.name)}" changed on disk during the import.`, {
+            entry: printableName(entry.name),
+          });
+        }
         readAnchors(entry.name, data, bundleAnchors, counts, findings);
         continue;
       }
-      batch.push({ entry, data });
-      batchBytes += data.length;
-      if (batch.length >= DEFAULT_VERIFY_BATCH_SIZE || batchBytes >= MAX_BATCH_BYTES) dispatch();
-      while (inFlight.length >= maxInFlight) await inFlight.shift();
+      if (kind !== RECEIPT_KIND) continue;
+      batch.add(index, entry, await archive.readStored(entry));
+      if (batch.full()) dispatch();
+      while (inFlight.length >= maxInFlight || (inFlight.length > 0 && inFlightTotal > MAX_IN_FLIGHT_BYTES)) await awaitOldest();
     }
     if (batch.length > 0) dispatch();
-    while (inFlight.length > 0) await inFlight.shift();
+    while (inFlight.length > 0) await awaitOldest();
     throwIfCancelled(signal);
 
     progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);

@@ -15,8 +15,8 @@
 import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
+import { entryData } from './entry-data';
 import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from './errors';
 import { maxZipFileBytes, type ZipLimits } from './limits';
 import { checkCentralEntry, EntryNames } from './zip-hygiene';
@@ -53,6 +53,15 @@ export interface ZipArchive {
    * @throws BundleError zip_corrupt, zip_size_mismatch, zip_crc_mismatch
    */
   read(entry: ZipEntry): Promise<Buffer>;
+  /**
+   * Read one entry's bytes as stored (compressed for method 8), after checking its local header:
+   * what entry-data.ts's `entryData` turns into the checked data, on any thread.
+   *
+   * @throws BundleError zip_corrupt
+   */
+  readStored(entry: ZipEntry): Promise<Buffer>;
+  /** The entry size limit the archive was opened with (for `entryData`). */
+  readonly maxEntryBytes: number;
   /** Close the file. Calling it twice is harmless. */
   close(): Promise<void>;
 }
@@ -437,7 +446,7 @@ function createArchive(
 ): ZipArchive {
   let closed = false;
 
-  async function read(entry: ZipEntry): Promise<Buffer> {
+  async function readStored(entry: ZipEntry): Promise<Buffer> {
     if (closed) throw new Error('The zip archive is closed.');
     // Only messages need the printable name; most reads need no message.
     let shownName: string | undefined;
@@ -452,44 +461,11 @@ function createArchive(
     if (dataStart + entry.compressedSize > size) {
       throw new BundleError('zip_corrupt', `Entry "${shownOf()}": its data runs past the end of the file.`, { entry: shownOf() });
     }
-    const compressed = await reader.readBytes(dataStart, entry.compressedSize);
-    let data: Buffer;
-    if (entry.compressionMethod === 0) {
-      data = compressed;
-    } else {
-      // Inflate at most one byte past the declared size (and never past the entry limit): a
-      // header that understates the size is caught without inflating the rest.
-      const cap = Math.min(entry.uncompressedSize, limits.maxEntryBytes) + 1;
-      try {
-        // An output chunk of the expected size: zlib would otherwise keep a 16 KiB buffer
-        // behind every small receipt for as long as the receipt is held.
-        data = inflateRawSync(compressed, { maxOutputLength: cap, chunkSize: Math.max(64, Math.min(cap, 1024 * 1024)) });
-      } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-          throw new BundleError(
-            'zip_size_mismatch',
-            `Entry "${shownOf()}" inflates to more than the ${entry.uncompressedSize} bytes its header declares.`,
-            { entry: shownOf(), cause: error },
-          );
-        }
-        throw new BundleError('zip_corrupt', `Entry "${shownOf()}": its compressed data is damaged (${(error as Error).message}).`, {
-          entry: shownOf(),
-          cause: error,
-        });
-      }
-    }
-    if (data.length !== entry.uncompressedSize) {
-      throw new BundleError(
-        'zip_size_mismatch',
-        `Entry "${shownOf()}" holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`,
-        { entry: shownOf() },
-      );
-    }
-    if (crc32(data) !== entry.crc32) {
-      throw new BundleError('zip_crc_mismatch', `Entry "${shownOf()}": its data does not match its CRC-32.`, { entry: shownOf() });
-    }
-    return ownBuffer(data);
+    return reader.readBytes(dataStart, entry.compressedSize);
+  }
+
+  async function read(entry: ZipEntry): Promise<Buffer> {
+    return ownBuffer(entryData(await readStored(entry), entry, limits.maxEntryBytes));
   }
 
   async function close(): Promise<void> {
@@ -499,5 +475,5 @@ function createArchive(
     await handle.close();
   }
 
-  return { file, size, entries, totalBytes, read, close };
+  return { file, size, entries, totalBytes, maxEntryBytes: limits.maxEntryBytes, read, readStored, close };
 }
