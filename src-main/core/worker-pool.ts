@@ -162,18 +162,10 @@ export interface EntriesResult {
 }
 
 /** The message form of an {@link EntryBatch} (buffers as ArrayBuffers, to be transferred). */
-export interface EntriesRequest {
+export interface EntriesRequest extends Omit<EntryBatch, 'bytes' | 'out'> {
   id: number;
   mode: 'entries';
   bytes: ArrayBuffer;
-  offsets: Uint32Array;
-  names: string[];
-  methods: Uint8Array;
-  sizes: Float64Array;
-  crcs: Uint32Array;
-  maxEntryBytes: number;
-  verify: boolean;
-  expected?: Uint8Array;
   out?: ArrayBuffer;
 }
 
