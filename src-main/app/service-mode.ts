@@ -7,6 +7,8 @@
  * default on the embedded chain, or on the chain the options name, or not at all.
  */
 import { startAnchoring, type Anchoring, type AnchoringConfig } from '../anchor/anchoring';
+import { availableParallelism } from 'node:os';
+import { MAX_POOL_SIZE } from '../core/worker-pool';
 import { buildService, type RequestRecord, type ServiceOptions } from '../http/service';
 
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
@@ -40,6 +42,13 @@ export interface StartServiceOptions {
   anchor?: AnchoringConfig | false;
   /** SQLite's page cache per ledger connection, MiB (default 64; the service keeps two connections). */
   ledgerCacheMiB?: number;
+  /** Worker threads for the verify route (default {@link defaultVerifyThreads}; 0: the HTTP thread verifies). */
+  verifyThreads?: number;
+}
+
+/** The verify route's worker threads by default: one fewer than the cores, at least one. */
+export function defaultVerifyThreads(): number {
+  return Math.max(1, Math.min(availableParallelism() - 1, MAX_POOL_SIZE));
 }
 
 /**
@@ -75,6 +84,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
     ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    verifyThreads: options.verifyThreads ?? defaultVerifyThreads(),
   });
   const host = options.host ?? '127.0.0.1';
   try {

@@ -57,6 +57,15 @@ describe('evroom tenants, apikeys, serve', () => {
     expect(fs.existsSync(path.join(directory, 'untouched'))).toBe(false);
   });
 
+  it('refuses a verify thread count out of range before opening anything', () => {
+    for (const value of ['65', '-1', '1.5', 'many']) {
+      const refused = evroom(path.join(directory, 'untouched'), ['serve', '--port', '0', '--verify-threads', value]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`serve: --verify-threads must be a whole number from 0 to 64, not '${value}'`);
+    }
+    expect(fs.existsSync(path.join(directory, 'untouched'))).toBe(false);
+  });
+
   it('serves on 127.0.0.1, prints its address first, and stops cleanly on SIGTERM', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
     let stdout = '';

@@ -15,6 +15,8 @@ import { createNodeCryptoProvider } from './node-crypto-provider';
 import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from './receipt-facts';
 import { DocumentReadError, readDocumentFile } from './read-document';
 import { verifyReportBytes } from './verify-report';
+import { verifyRequestBytes, type RequestKeys } from './verify-request';
+import { KeyFileError } from '../../src-shared/verify/key-file';
 import { BundleError, printableName } from '../evidence/errors';
 import { entryData } from '../evidence/entry-data';
 import type {
@@ -103,11 +105,22 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
     secrets: data.secrets,
     now: new Date(data.now),
   });
+  /** The keys of HTTP verify requests, as last sent (mode `request`). */
+  let requestKeys: RequestKeys = { pinned: [], advertised: [], listed: [] };
   port.on('message', (request: VerifyRequest) => {
     let response: VerifyResponse;
     let transfer: ArrayBuffer[] = [];
     try {
-      if (request.mode === 'entries') {
+      if (request.mode === 'request') {
+        if (request.keys !== undefined) requestKeys = request.keys;
+        try {
+          const report = verifyRequestBytes(new Uint8Array(request.bytes), context.crypto, requestKeys, new Date(request.now));
+          response = { id: request.id, request: { json: JSON.stringify(report) } };
+        } catch (error) {
+          if (!(error instanceof KeyFileError)) throw error;
+          response = { id: request.id, request: { keyError: { path: error.path, message: error.message } } };
+        }
+      } else if (request.mode === 'entries') {
         const answered = answerEntries(request, context);
         transfer = answered.transfer;
         response = { id: request.id, entries: answered.result };

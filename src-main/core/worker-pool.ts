@@ -27,6 +27,7 @@ import { Worker } from 'node:worker_threads';
 import type { KeyEntry, SecretEntry } from '../../src-shared/verify/context';
 import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
 import type { VerifiedReceipt } from './receipt-facts';
+import type { RequestKeys } from './verify-request';
 import { verifyWorkerSource } from './worker-source';
 
 /** Documents per message that keep the messaging cost small against verification (~256). */
@@ -97,6 +98,19 @@ export interface VerifyPool {
    *   whose arrays disagree in length.
    */
   entries(batch: EntryBatch): Promise<EntriesResult>;
+  /**
+   * Answer one HTTP verify request (core/verify-request.ts) on the least busy worker: the body is
+   * verified there with `keys` (sent to a worker only when they are another object than the last
+   * it was given) and the sent keys, at `now`.
+   *
+   * @param body - The request body (copied).
+   * @param keys - The trust store's and the service's keys; pass the same object while they are
+   *   unchanged.
+   * @param now - The instant validity windows are judged at.
+   * @returns The report as JSON text, or the fault of the keys sent with the document.
+   * @throws Error (rejects) when the pool is closed or a worker failed.
+   */
+  request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer>;
   /** Stop every worker; pending batches reject. Calling it twice is harmless. */
   close(): Promise<void>;
 }
@@ -174,18 +188,35 @@ export interface EntriesRequest extends Omit<EntryBatch, 'bytes' | 'out'> {
  * `facts` (the default) answers {@link VerifiedReceipt}s, `report` {@link ReportResult}s.
  * Mode `files` names files instead (`paths`), and answers {@link FileReportResult}s.
  */
+/**
+ * One HTTP verify request for a worker (mode `request`): the body, the instant, and the keys
+ * when they changed since the last request this worker was sent.
+ */
+export interface RequestMessage {
+  id: number;
+  mode: 'request';
+  bytes: ArrayBuffer;
+  now: number;
+  keys?: RequestKeys;
+}
+
+/** A worker's answer to a {@link RequestMessage}: the report as JSON text, or the sent keys' fault (a KeyFileError's path and message). */
+export type RequestAnswer = { json: string } | { keyError: { path: string; message: string } };
+
 export type VerifyRequest =
   | { id: number; bytes: ArrayBuffer; offsets: Uint32Array; mode?: 'facts' | 'report' }
   | { id: number; paths: string[]; mode: 'files' }
-  | EntriesRequest;
+  | EntriesRequest
+  | RequestMessage;
 
 /** A worker's answer to one batch. */
 export type VerifyResponse =
   | { id: number; results: VerifiedReceipt[] | ReportResult[] | FileReportResult[] }
   | { id: number; entries: EntriesResult }
+  | { id: number; request: RequestAnswer }
   | { id: number; error: string };
 
-type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[] | EntriesResult;
+type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[] | EntriesResult | RequestAnswer;
 
 interface Pending {
   resolve(results: Results): void;
@@ -195,6 +226,8 @@ interface Pending {
 interface PoolWorker {
   worker: Worker;
   pending: Map<number, Pending>;
+  /** The request keys this worker was last sent (mode `request`). */
+  keys?: RequestKeys;
 }
 
 /**
@@ -262,7 +295,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       if (pending === undefined) return;
       entry.pending.delete(message.id);
       if ('error' in message) pending.reject(new Error(`A verification worker failed: ${message.error}`));
-      else pending.resolve('entries' in message ? message.entries : message.results);
+      else pending.resolve('entries' in message ? message.entries : 'request' in message ? message.request : message.results);
     });
     worker.on('error', (error) => fail(new Error(`A verification worker stopped: ${error.message}`)));
     worker.on('exit', (code) => {
@@ -271,10 +304,15 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     workers.push(entry);
   }
 
-  /** Posts a request to the least busy worker (fewest batches in flight). */
-  function post(request: VerifyRequest, transfer: ArrayBuffer[]): Promise<Results> {
+  /** The least busy worker (fewest batches in flight). */
+  function leastBusy(): PoolWorker {
     let target = workers[0] as PoolWorker;
     for (const entry of workers) if (entry.pending.size < target.pending.size) target = entry;
+    return target;
+  }
+
+  /** Posts a request to a worker, by default the least busy. */
+  function post(request: VerifyRequest, transfer: ArrayBuffer[], target: PoolWorker = leastBusy()): Promise<Results> {
     return new Promise<Results>((resolve, reject) => {
       target.pending.set(request.id, { resolve, reject });
       target.worker.postMessage(request, transfer);
@@ -365,6 +403,26 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     return post(request, transfer) as Promise<EntriesResult>;
   }
 
+  function request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer> {
+    if (!(body instanceof Uint8Array)) return Promise.reject(new TypeError('request expects the body as a Uint8Array'));
+    if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.pinned) || !Array.isArray(keys.advertised) || !Array.isArray(keys.listed)) {
+      return Promise.reject(new TypeError('request expects keys {pinned, advertised, listed}'));
+    }
+    if (!(now instanceof Date) || !Number.isFinite(now.getTime())) return Promise.reject(new TypeError('request expects now as a valid Date'));
+    const refused = refusal();
+    if (refused !== undefined) return Promise.reject(refused);
+    const id = nextId;
+    nextId += 1;
+    const bytes = new Uint8Array(body).buffer;
+    const target = leastBusy();
+    const message: RequestMessage = { id, mode: 'request', bytes, now: now.getTime() };
+    if (target.keys !== keys) {
+      message.keys = keys;
+      target.keys = keys;
+    }
+    return post(message, [bytes], target) as Promise<RequestAnswer>;
+  }
+
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
@@ -372,5 +430,5 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     await Promise.all(workers.map((entry) => entry.worker.terminate()));
   }
 
-  return { size, verify, reports, reportFiles, entries, close };
+  return { size, verify, reports, reportFiles, entries, request, close };
 }

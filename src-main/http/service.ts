@@ -13,6 +13,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
 import type { KeyEntry } from '../../src-shared/verify/context';
+import { createVerifyPool, MAX_POOL_SIZE, type VerifyPool } from '../core/worker-pool';
 import type { Workspace } from '../operations/workspace';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticate, type Caller } from '../operations/service-admin';
@@ -72,6 +73,12 @@ export interface ServiceOptions {
   logStream?: NodeJS.WritableStream;
   /** The anchoring engine; without it `POST /v1/anchor` answers 503 and tenant receipts carry `anchor: null`. */
   anchor?: AnchorBackend;
+  /**
+   * Worker threads that verify the verify route's requests (0 to {@link MAX_POOL_SIZE}; default
+   * 0: they are verified on the HTTP thread). The answers are the same either way; with workers
+   * the HTTP thread only reads bodies and writes answers, and verification uses more cores.
+   */
+  verifyThreads?: number;
 }
 
 /** What every route module is given. */
@@ -87,11 +94,15 @@ export interface ServiceContext {
   status(): StatusDocument;
   /** The anchoring engine, unless the service runs without anchoring. */
   readonly anchor: AnchorBackend | undefined;
+  /** The verify route's worker threads, when the service has them. */
+  readonly verifyPool: VerifyPool | undefined;
 }
 
 /** The built service, with what the app's Service view shows. */
 export interface Service {
   app: FastifyInstance;
+  /** The worker threads verifying the verify route's requests (0: the HTTP thread does). */
+  verifyThreads: number;
   recentRequests(): RequestRecord[];
   close(): Promise<void>;
 }
@@ -111,6 +122,10 @@ function bearer(request: FastifyRequest): string | undefined {
  */
 export async function buildService(options: ServiceOptions): Promise<Service> {
   const now = options.now ?? (() => new Date());
+  const verifyThreads = options.verifyThreads ?? 0;
+  if (!Number.isSafeInteger(verifyThreads) || verifyThreads < 0 || verifyThreads > MAX_POOL_SIZE) {
+    throw new RangeError(`buildService: verifyThreads must be a whole number from 0 to ${MAX_POOL_SIZE}`);
+  }
   const app = Fastify({
     logger:
       options.logStream === undefined
@@ -179,6 +194,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   });
 
   let statusDocument: StatusDocument | undefined;
+  let verifyPool: VerifyPool | undefined;
   const context: ServiceContext = {
     workspace: options.workspace,
     signer: options.signer,
@@ -186,6 +202,9 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     freePerDay: options.freePerDay ?? FREE_RECEIPTS_PER_DAY,
     proPerMonth: options.proPerMonth ?? PRO_RECEIPTS_PER_MONTH,
     anchor: options.anchor,
+    get verifyPool() {
+      return verifyPool;
+    },
     requireCaller(request) {
       const presented = bearer(request);
       if (presented === undefined) throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', { headers: { 'www-authenticate': 'Bearer' } });
@@ -221,10 +240,21 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     // The page carries its own policy (default-src 'none'); the header says the same to the browser.
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
   });
-  await app.ready();
+  // The verify route's workers start last, once nothing else can fail, and stop with the app.
+  if (verifyThreads > 0) {
+    verifyPool = createVerifyPool({ size: verifyThreads });
+    app.addHook('onClose', async () => verifyPool?.close());
+  }
+  try {
+    await app.ready();
+  } catch (error) {
+    await verifyPool?.close();
+    throw error;
+  }
 
   return {
     app,
+    verifyThreads: verifyPool?.size ?? 0,
     recentRequests: () => [...recent].reverse(),
     close: () => app.close(),
   };

@@ -21,7 +21,7 @@ const LISTED = 'did:svc:evroom:listed';
 const publicA = node.ed25519PublicKey(seedA);
 const publicB = node.ed25519PublicKey(seedB);
 
-describe('the verify routes and the keys sent with a document', () => {
+describe.each([0, 1])('the verify routes and the keys sent with a document (verify threads: %i)', (verifyThreads) => {
   let directory: string;
   let workspace: Workspace;
   let service: Service;
@@ -36,7 +36,7 @@ describe('the verify routes and the keys sent with a document', () => {
     // (as an operator could list) is what a sent key can contradict.
     serviceKey = { key_id: LISTED, public_key: publicA };
     const listed = [...keys.listed, { key_id: LISTED, algorithm: 'Ed25519' as const, public_key: publicA, active: false }];
-    service = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed } });
+    service = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed }, verifyThreads });
     base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {

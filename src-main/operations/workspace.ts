@@ -94,6 +94,18 @@ export function readTrustStore(dataDirectory: string): KeyEntry[] {
 /** The trust store's keys as the verifier takes them, read again only after the ledger changed. */
 const trustKeyCache = new WeakMap<Workspace, { generation: string; pinned: readonly KeyEntry[]; advertised: readonly KeyEntry[] }>();
 
+/**
+ * The trust store's keys as the verifier takes them: pinned (and revoked) keys, and advertised
+ * keys that confer no trust. The same object is answered until the ledger changes, so callers
+ * may cache what they derive from it against its identity.
+ *
+ * @param workspace - The open workspace.
+ * @returns The keys; do not modify them.
+ */
+export function workspaceTrustKeys(workspace: Workspace): { readonly pinned: readonly KeyEntry[]; readonly advertised: readonly KeyEntry[] } {
+  return trustKeys(workspace);
+}
+
 function trustKeys(workspace: Workspace): { pinned: readonly KeyEntry[]; advertised: readonly KeyEntry[] } {
   // A busy service verifies many documents between two trust changes: reading the keys table
   // for each one cost more than the verification of a small receipt.

@@ -2,6 +2,7 @@
  * `evroom serve`: the HTTP service of the interface, and `evroom service keys rotate`.
  */
 import type { AnchoringConfig } from '../../anchor/anchoring';
+import { MAX_POOL_SIZE as MAX_VERIFY_THREADS } from '../../core/worker-pool';
 import { resolveDataDirectory } from '../../ledger/data-directory';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../operations/service-issue';
 import { rotateServiceKey } from '../../operations/service-keys';
@@ -13,7 +14,7 @@ import { withCliWorkspace } from './ledger';
 export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
-  usage: 'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE] [--anchor-interval SECONDS] [--confirmations N]',
+  usage: 'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE] [--anchor-interval SECONDS] [--confirmations N]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -33,6 +34,7 @@ export const serveSpec: CommandSpec = {
     host: { type: 'string', value: 'ADDR', help: 'the address to listen on (default 127.0.0.1)' },
     'rate-limit': { type: 'string', value: 'N', help: `requests a minute per client address on every route (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})` },
     'ledger-cache': { type: 'string', value: 'MIB', help: 'SQLite page cache per ledger connection, in MiB (default 64; two connections)' },
+    'verify-threads': { type: 'string', value: 'N', help: 'worker threads verifying the verify route’s requests (default: one fewer than the cores, at least 1; 0: the HTTP thread verifies)' },
     quiet: { type: 'boolean', help: 'no request log lines' },
     'no-anchor': { type: 'boolean', help: 'run without anchoring' },
     'chain-rpc': { type: 'string', value: 'URL', help: 'anchor on this EVM JSON-RPC instead of the embedded chain' },
@@ -111,6 +113,8 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   const port = wholeNumber('port', optionValue(parsed, 'port'), 0, 65535, 8787);
   const rateLimit = wholeNumber('rate-limit', optionValue(parsed, 'rate-limit'), 1, 1_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE);
   const ledgerCacheMiB = wholeNumber('ledger-cache', optionValue(parsed, 'ledger-cache'), 1, 4096, 64);
+  const verifyThreadsText = optionValue(parsed, 'verify-threads');
+  const verifyThreads = verifyThreadsText === undefined ? undefined : wholeNumber('verify-threads', verifyThreadsText, 0, MAX_VERIFY_THREADS, 0);
   const host = optionValue(parsed, 'host') ?? '127.0.0.1';
   let anchor: AnchoringConfig | false;
   try {
@@ -123,7 +127,7 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   try {
     // Loaded when serving, not for every evroom command: Fastify and its plugins take a while to load.
     const { startService } = await import('../../app/service-mode');
-    service = await startService({ dataDirectory: resolveDataDirectory(), host, port, rateLimitPerMinute: rateLimit, ledgerCacheMiB, anchor, ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }) });
+    service = await startService({ dataDirectory: resolveDataDirectory(), host, port, rateLimitPerMinute: rateLimit, ledgerCacheMiB, ...(verifyThreads === undefined ? {} : { verifyThreads }), anchor, ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }) });
   } catch (error) {
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -10,16 +10,17 @@
  * key_id of the trust store or of the service's listed keys as another key are refused (400
  * invalid_request, the pointer into `keys`), as `evroom verify` refuses such key files, so the
  * same document and keys never verify differently depending on where a key came from.
+ *
+ * The work is core/verify-request.ts's. With a verification pool (the service's
+ * `verifyThreads`), it runs on a worker thread and this thread only reads the body and answers;
+ * without one, it runs here. Both give the same answer, byte for byte.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseJsonBytes } from '../../../src-shared/json';
-import type { JsonNode } from '../../../src-shared/json/types';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyEntry, VerifyContext } from '../../../src-shared/verify/context';
-import { checkKeySources, KeyFileError, parseKeyFileTree } from '../../../src-shared/verify/key-file';
+import { KeyFileError } from '../../../src-shared/verify/key-file';
 import type { Report } from '../../../src-shared/verify/report';
-import { verifyParsed } from '../../../src-shared/verify/verify';
-import { verifyReport } from '../../operations/verify';
-import { workspaceVerifyContext } from '../../operations/workspace';
+import { verifyRequestBytes, type RequestKeys } from '../../core/verify-request';
+import { workspaceTrustKeys, workspaceVerifyContext } from '../../operations/workspace';
 import { bodyBytes } from '../body';
 import { HttpError } from '../errors';
 import type { ServiceContext } from '../service';
@@ -43,68 +44,52 @@ export function serviceVerifyContext(context: ServiceContext, keys: readonly Key
 }
 
 /**
- * Refuse keys sent with a document that give a key_id of the trust store, or of the service's
- * listed keys, another key (the rule and message of checkKeySources, as `evroom verify` applies
- * them to its key files). Each is checked against the sent keys alone, so a request is never
- * refused for something it did not send.
- *
- * @throws HttpError 400 `invalid_request`, its detail pointing at the sent key
+ * The keys a verify request is judged with: one object per state of the trust store (and list
+ * of service keys), so a verification worker is sent them again only after they changed.
  */
-function checkSentKeys(context: ServiceContext, keys: readonly KeyEntry[], pinned: readonly KeyEntry[]): void {
-  if (keys.length === 0) return;
-  const sent = { name: 'the keys sent with the document', entries: keys };
-  try {
-    checkKeySources([{ name: "the service's trust store", entries: pinned }, sent]);
-    checkKeySources([{ name: "the service's own keys (/v1/keys)", entries: listedKeys(context) }, sent]);
-  } catch (error) {
-    if (error instanceof KeyFileError) throw new HttpError(400, 'invalid_request', `keys: ${error.message}`, { details: [{ path: `/keys${error.path}`, message: error.message }] });
-    throw error;
-  }
+const requestKeysCache = new WeakMap<object, { listed: KeyEntry[]; keys: RequestKeys }>();
+
+function requestKeys(context: ServiceContext): RequestKeys {
+  const trust = workspaceTrustKeys(context.workspace);
+  const listed = listedKeys(context);
+  const cached = requestKeysCache.get(trust);
+  if (cached !== undefined && cached.listed === listed) return cached.keys;
+  const keys: RequestKeys = { pinned: trust.pinned, advertised: [...trust.advertised, ...listed], listed };
+  requestKeysCache.set(trust, { listed, keys });
+  return keys;
 }
 
-function member(node: JsonNode, name: string): JsonNode | undefined {
-  return node.type === 'object' ? node.members.find(([key]) => key === name)?.[1] : undefined;
+/** The 400 a key file sent with a document earns (PROTOCOL 10 body, the pointer into the request). */
+function keysRefused(error: { path: string; message: string }): HttpError {
+  return new HttpError(400, 'invalid_request', `keys: ${error.message}`, { details: [{ path: `/keys${error.path}`, message: error.message }] });
 }
 
 /**
- * A verify request's report: `{document, keys?}` is unwrapped (no format has a top-level
- * `document`), anything else is the document itself. The body is parsed once; the document is
- * verified from that tree, so its bytes, member order and number spellings are the ones sent.
+ * A verify request's report, verified on this thread (see core/verify-request.ts).
  *
  * @throws HttpError 400 when `keys` is not a key file, or defines a key_id of the trust store or
  *   of the service's keys as another key
  */
 export function verifyRequest(bytes: Uint8Array, context: ServiceContext): Report {
-  let tree: JsonNode;
   try {
-    tree = parseJsonBytes(bytes);
-  } catch {
-    // Not strict JSON: the verifier reports MALFORMED with the parser's code and offset.
-    return verifyReport(bytes, serviceVerifyContext(context));
+    return verifyRequestBytes(bytes, context.workspace.crypto, requestKeys(context), context.now());
+  } catch (error) {
+    if (error instanceof KeyFileError) throw keysRefused(error);
+    throw error;
   }
-  const document = member(tree, 'document');
-  if (document === undefined || tree.type !== 'object' || tree.members.some(([name]) => name !== 'document' && name !== 'keys')) {
-    return verifyParsed(tree, serviceVerifyContext(context));
-  }
-  const keysNode = member(tree, 'keys');
-  let keys: KeyEntry[] = [];
-  if (keysNode !== undefined) {
-    try {
-      keys = parseKeyFileTree(keysNode, { advertised: true });
-    } catch (error) {
-      if (error instanceof KeyFileError) throw new HttpError(400, 'invalid_request', `keys: ${error.message}`, { details: [{ path: `/keys${error.path}`, message: error.message }] });
-      throw error;
-    }
-  }
-  // One context per request: its pinned keys are the trust store's alone (no extras are pinned).
-  const verifyContext = serviceVerifyContext(context, keys);
-  checkSentKeys(context, keys, verifyContext.pinned);
-  return verifyParsed(document, verifyContext);
 }
 
 /** Registers the verify route and its alias. */
 export function registerVerifyRoutes(app: FastifyInstance, context: ServiceContext): void {
-  const handler = async (request: FastifyRequest) => verifyRequest(bodyBytes(request), context);
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const bytes = bodyBytes(request);
+    const pool = context.verifyPool;
+    if (pool === undefined) return verifyRequest(bytes, context);
+    const answer = await pool.request(bytes, requestKeys(context), context.now());
+    if ('keyError' in answer) throw keysRefused(answer.keyError);
+    // The report as the worker wrote it: what Fastify would write for the object.
+    return reply.type('application/json; charset=utf-8').send(answer.json);
+  };
   const schema = { summary: 'Verify any supported document, or {document, keys?}; 200 with the report', tags: ['verify'], body: {} };
   app.post('/v1/receipt/verify', { schema }, handler);
   app.post('/v1/receipts/verify', { schema: { ...schema, summary: 'Alias of /v1/receipt/verify' } }, handler);
