@@ -85,7 +85,14 @@ export function registerVerifyRoutes(app: FastifyInstance, context: ServiceConte
     const bytes = bodyBytes(request);
     const pool = context.verifyPool;
     if (pool === undefined) return verifyRequest(bytes, context);
-    const answer = await pool.request(bytes, requestKeys(context), context.now());
+    let answer;
+    try {
+      answer = await pool.request(bytes, requestKeys(context), context.now());
+    } catch (error) {
+      // A worker that stopped (a defect, logged) costs speed, not answers: verify here.
+      request.log.error({ err: error }, 'verification worker failed; verifying on the HTTP thread');
+      return verifyRequest(bytes, context);
+    }
     if ('keyError' in answer) throw keysRefused(answer.keyError);
     // The report as the worker wrote it: what Fastify would write for the object.
     return reply.type('application/json; charset=utf-8').send(answer.json);
