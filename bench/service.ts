@@ -6,8 +6,9 @@
  * (standard, a scale tenant: no quota), a bare Fastify route returning a constant, and a bare
  * Fastify POST taking the verify request's body and answering a constant of its reply's size.
  * Under the table: the verify route's floor, the in-process verification plus the bare POST. The
- * service runs as `evroom serve` in its own process (one core), autocannon in this one (the
- * other core). Ratios: verify against the in-process standard-receipt verification rate of this
+ * service runs as `evroom serve` in its own process with its defaults (its HTTP thread and, for
+ * the verify route, one verification worker per core but one), autocannon in this one: all on
+ * the same two cores. Ratios: verify against the in-process standard-receipt verification rate of this
  * process (the same work bench/verify.ts measures), emit against the bare route.
  *
  * Targets (issue "The HTTP service"): verify >= 0.6 of in-process, emit >= 0.4 of bare, p99
