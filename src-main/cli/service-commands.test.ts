@@ -48,20 +48,14 @@ describe('evroom tenants, apikeys, serve', () => {
     expect(evroom(home, ['tenants', '--help']).code).toBe(0);
   });
 
-  it('refuses a ledger cache out of range before opening anything', () => {
-    for (const value of ['0', '4097', '8.5', 'lots']) {
-      const refused = evroom(path.join(directory, 'untouched'), ['serve', '--port', '0', '--ledger-cache', value]);
+  it.each([
+    ['ledger-cache', 1, 4096, ['0', '4097', '8.5', 'lots']],
+    ['verify-threads', 0, 64, ['65', '-1', '1.5', 'many']],
+  ] as const)('refuses --%s out of range before opening anything', (option, min, max, values) => {
+    for (const value of values) {
+      const refused = evroom(path.join(directory, 'untouched'), ['serve', '--port', '0', `--${option}`, value]);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`serve: --ledger-cache must be a whole number from 1 to 4096, not '${value}'`);
-    }
-    expect(fs.existsSync(path.join(directory, 'untouched'))).toBe(false);
-  });
-
-  it('refuses a verify thread count out of range before opening anything', () => {
-    for (const value of ['65', '-1', '1.5', 'many']) {
-      const refused = evroom(path.join(directory, 'untouched'), ['serve', '--port', '0', '--verify-threads', value]);
-      expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`serve: --verify-threads must be a whole number from 0 to 64, not '${value}'`);
+      expect(refused.stderr).toContain(`serve: --${option} must be a whole number from ${min} to ${max}, not '${value}'`);
     }
     expect(fs.existsSync(path.join(directory, 'untouched'))).toBe(false);
   });
