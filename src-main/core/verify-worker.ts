@@ -23,6 +23,7 @@ import type {
   EntriesRequest,
   EntriesResult,
   FileReportResult,
+  ReceiptKeys,
   ReportResult,
   VerifyRequest,
   VerifyResponse,
@@ -107,6 +108,8 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
   });
   /** The keys of HTTP verify requests, as last sent (mode `request`). */
   let requestKeys: RequestKeys = { pinned: [], advertised: [], listed: [] };
+  /** The keys of single documents, as last sent (mode `receipt`). */
+  let receiptKeys: ReceiptKeys = { pinned: [], advertised: [] };
   port.on('message', (request: VerifyRequest) => {
     let response: VerifyResponse;
     let transfer: ArrayBuffer[] = [];
@@ -120,6 +123,10 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
           if (!(error instanceof KeyFileError)) throw error;
           response = { id: request.id, request: { keyError: { path: error.path, message: error.message } } };
         }
+      } else if (request.mode === 'receipt') {
+        if (request.keys !== undefined) receiptKeys = request.keys;
+        const receiptContext = createVerifyContext(context.crypto, { pinned: receiptKeys.pinned, advertised: receiptKeys.advertised, secrets: [], now: new Date(request.now) });
+        response = { id: request.id, receipt: toVerifiedReceipt(verifyReceiptBytes(new Uint8Array(request.bytes), receiptContext)) };
       } else if (request.mode === 'entries') {
         const answered = answerEntries(request, context);
         transfer = answered.transfer;

@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { DocumentReadError, readDocumentFile } from './read-document';
-import { createVerifyPool, type EntryBatch, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
+import { createVerifyPool, type EntryBatch, type ReceiptKeys, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
 import { TSX_BOOTSTRAP, unpackedFromAsar, verifyWorkerSource } from './worker-source';
 
 const portable = createNodeCryptoProvider();
@@ -195,6 +195,36 @@ describe('createVerifyPool', () => {
     } finally {
       await pinnedPool.close();
     }
+  });
+
+  it('in receipt mode verifies one document with the keys and instant of the message, sending keys again only when they change', async () => {
+    const single = createVerifyPool({ size: 1 });
+    try {
+      const document = envelope(9);
+      const unpinned = { pinned: [], advertised: [key, ...roleKeys] };
+      const pinned = { pinned: [{ ...key, status: 'pinned' as const, label: 'Acme' }], advertised: roleKeys };
+      const now = new Date('2026-11-02T00:00:00Z');
+      const answers = [single.receipt(document, unpinned, now), single.receipt(document, unpinned, now), single.receipt(document, pinned, now)];
+      const [first, again, trusted] = await Promise.all(answers);
+      const local = (keys: ReceiptKeys) => toVerifiedReceipt(verifyReceiptBytes(document, createVerifyContext(portable, { ...keys, now })));
+      expect(first).toEqual(local(unpinned));
+      // The second message carried no keys: the worker kept the first ones.
+      expect(again).toEqual(first);
+      expect(trusted).toEqual(local(pinned));
+      expect(trusted?.report.trust).toEqual({ status: 'trusted', key_id: KEY_ID });
+      // The instant is the message's: a pinned key whose window closed before it is expired.
+      const closed = { pinned: [{ ...key, status: 'pinned' as const, not_after: '2026-11-01T00:00:00Z' }], advertised: roleKeys };
+      const late = await single.receipt(document, closed, now);
+      expect(late).toEqual(local(closed));
+      expect(late.report.trust.status).not.toBe('trusted');
+      const early = new Date('2026-10-31T00:00:00Z');
+      expect((await single.receipt(document, closed, early)).report.trust.status).toBe('trusted');
+      await expect(single.receipt('x' as never, unpinned, now)).rejects.toThrow(TypeError);
+      await expect(single.receipt(document, {} as never, now)).rejects.toThrow(TypeError);
+    } finally {
+      await single.close();
+    }
+    await expect(single.receipt(envelope(1), { pinned: [], advertised: [] }, new Date())).rejects.toThrow(/closed/);
   });
 
   it('answers an empty batch at once and refuses work after close', async () => {

@@ -111,6 +111,17 @@ export interface VerifyPool {
    * @throws Error (rejects) when the pool is closed or a worker failed.
    */
   request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer>;
+  /**
+   * Verify one document with `keys` at `now`, for its facts as {@link VerifyPool.verify} answers
+   * them, on the least busy worker: the service's check of a receipt it just signed. `keys` is
+   * sent to a worker only when it is another object than the last it was given.
+   *
+   * @param document - The document's bytes (copied).
+   * @param keys - The trust store's keys and the keys that check the signature.
+   * @param now - The instant validity windows are judged at.
+   * @throws Error (rejects) when the pool is closed or a worker failed.
+   */
+  receipt(document: Uint8Array, keys: ReceiptKeys, now: Date): Promise<VerifiedReceipt>;
   /** Stop every worker; pending batches reject. Calling it twice is harmless. */
   close(): Promise<void>;
 }
@@ -200,6 +211,21 @@ export interface RequestMessage {
   keys?: RequestKeys;
 }
 
+/** The keys one document is verified with in mode `receipt`: the trust store's, and keys that check signatures and confer no trust. */
+export interface ReceiptKeys {
+  pinned: readonly KeyEntry[];
+  advertised: readonly KeyEntry[];
+}
+
+/** One document for a worker (mode `receipt`), with the keys when they changed since the last such message to this worker. */
+export interface ReceiptMessage {
+  id: number;
+  mode: 'receipt';
+  bytes: ArrayBuffer;
+  now: number;
+  keys?: ReceiptKeys;
+}
+
 /** A worker's answer to a {@link RequestMessage}: the report as JSON text, or the sent keys' fault (a KeyFileError's path and message). */
 export type RequestAnswer = { json: string } | { keyError: { path: string; message: string } };
 
@@ -207,16 +233,18 @@ export type VerifyRequest =
   | { id: number; bytes: ArrayBuffer; offsets: Uint32Array; mode?: 'facts' | 'report' }
   | { id: number; paths: string[]; mode: 'files' }
   | EntriesRequest
-  | RequestMessage;
+  | RequestMessage
+  | ReceiptMessage;
 
 /** A worker's answer to one batch. */
 export type VerifyResponse =
   | { id: number; results: VerifiedReceipt[] | ReportResult[] | FileReportResult[] }
   | { id: number; entries: EntriesResult }
   | { id: number; request: RequestAnswer }
+  | { id: number; receipt: VerifiedReceipt }
   | { id: number; error: string };
 
-type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[] | EntriesResult | RequestAnswer;
+type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[] | EntriesResult | RequestAnswer | VerifiedReceipt;
 
 interface Pending {
   resolve(results: Results): void;
@@ -228,6 +256,8 @@ interface PoolWorker {
   pending: Map<number, Pending>;
   /** The request keys this worker was last sent (mode `request`). */
   keys?: RequestKeys;
+  /** The keys this worker was last sent in mode `receipt`. */
+  receiptKeys?: ReceiptKeys;
 }
 
 /**
@@ -295,7 +325,10 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       if (pending === undefined) return;
       entry.pending.delete(message.id);
       if ('error' in message) pending.reject(new Error(`A verification worker failed: ${message.error}`));
-      else pending.resolve('entries' in message ? message.entries : 'request' in message ? message.request : message.results);
+      else if ('entries' in message) pending.resolve(message.entries);
+      else if ('request' in message) pending.resolve(message.request);
+      else if ('receipt' in message) pending.resolve(message.receipt);
+      else pending.resolve(message.results);
     });
     worker.on('error', (error) => fail(new Error(`A verification worker stopped: ${error.message}`)));
     worker.on('exit', (code) => {
@@ -423,6 +456,26 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     return post(message, [bytes], target) as Promise<RequestAnswer>;
   }
 
+  function receipt(document: Uint8Array, keys: ReceiptKeys, now: Date): Promise<VerifiedReceipt> {
+    if (!(document instanceof Uint8Array)) return Promise.reject(new TypeError('receipt expects the document as a Uint8Array'));
+    if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.pinned) || !Array.isArray(keys.advertised)) {
+      return Promise.reject(new TypeError('receipt expects keys {pinned, advertised}'));
+    }
+    if (!(now instanceof Date) || !Number.isFinite(now.getTime())) return Promise.reject(new TypeError('receipt expects now as a valid Date'));
+    const refused = refusal();
+    if (refused !== undefined) return Promise.reject(refused);
+    const id = nextId;
+    nextId += 1;
+    const bytes = new Uint8Array(document).buffer;
+    const target = leastBusy();
+    const message: ReceiptMessage = { id, mode: 'receipt', bytes, now: now.getTime() };
+    if (target.receiptKeys !== keys) {
+      message.keys = keys;
+      target.receiptKeys = keys;
+    }
+    return post(message, [bytes], target) as Promise<VerifiedReceipt>;
+  }
+
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
@@ -430,5 +483,5 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     await Promise.all(workers.map((entry) => entry.worker.terminate()));
   }
 
-  return { size, verify, reports, reportFiles, entries, request, close };
+  return { size, verify, reports, reportFiles, entries, request, receipt, close };
 }
