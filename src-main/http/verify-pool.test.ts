@@ -4,25 +4,38 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeKeyFile } from '../../src-shared/verify/key-file';
 import { buildSamples, SAMPLES_NOW } from '../operations/samples';
+import { createHash } from 'node:crypto';
+import { jcs } from '../../src-shared/json';
+import type { JsonValue } from '../../src-shared/json/types';
+import { getReceipt } from '../ledger';
+import { toVerifiedReceipt, verifyReceiptBytes } from '../core/receipt-facts';
+import { createTenant, issueApiKey } from '../operations/service-admin';
 import { loadServiceKeys } from '../operations/service-keys';
-import { openWorkspace, type Workspace } from '../operations/workspace';
+import { pinKey, unpinKey } from '../operations/trust';
+import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
 import { buildService, type Service } from './service';
 
 // The verify route answers the same, byte for byte, whether its requests are verified on the
 // HTTP thread or on a worker thread (`verifyThreads`): two services over one real ledger, real
 // HTTP on 127.0.0.1, every sample of every format, with and without its keys, and bad bodies.
+// The check of what the service issues runs on the same workers and stores the same reports.
 
 describe('the verify route on worker threads', () => {
   let directory: string;
   let workspace: Workspace;
   const services: { service: Service; base: string }[] = [];
   const samples = buildSamples();
+  let signer: { key_id: string; public_key: Uint8Array };
+  let apiKey: string;
   const keyFile = JSON.parse(serializeKeyFile(samples.keys)) as unknown;
 
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-verify-pool-'));
     workspace = openWorkspace(path.join(directory, 'home'));
     const keys = loadServiceKeys(workspace);
+    signer = keys.active;
+    createTenant(workspace, 'acme', 'scale');
+    apiKey = issueApiKey(workspace, 'acme').key;
     const now = new Date(SAMPLES_NOW);
     for (const verifyThreads of [0, 2]) {
       const service = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed: keys.listed }, now: () => now, verifyThreads });
@@ -81,5 +94,41 @@ describe('the verify route on worker threads', () => {
     }
     expect(statuses).toContain(400);
     expect(statuses).toContain(200);
+  });
+
+  it('checks the receipts it issues on the workers too, with the trust store as it is now, and stores the reports the HTTP thread would', async () => {
+    const now = new Date(SAMPLES_NOW);
+    const expected = (raw: Uint8Array) => toVerifiedReceipt(verifyReceiptBytes(raw, workspaceVerifyContext(workspace, { advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }], now }))).report;
+    const issue = async (base: string, route: string, body: unknown) => {
+      const response = await fetch(`${base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify(body) });
+      const text = await response.text();
+      expect(response.status, text).toBe(201);
+      return JSON.parse(text) as Record<string, unknown>;
+    };
+    const trusts: string[] = [];
+    for (const pinned of [false, true, false]) {
+      if (pinned) pinKey(workspace, { key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key });
+      else if (trusts.length > 0) unpinKey(workspace, signer.key_id);
+      for (const { base } of services) {
+        const body = { agent_did: 'did:web:agent.example.com', input: `trust ${trusts.length} at ${base}`, content_type: 'text/plain' };
+        const seen = new Set<string>();
+        const documents = [
+          ...(await Promise.all(['nano', 'standard', 'pq'].map((profile) => issue(base, `/v1/receipt/emit?profile=${profile}`, body)))),
+          ((await issue(base, '/tenants/acme/receipts', body)) as { receipt: Record<string, unknown> }).receipt,
+        ];
+        for (const document of documents) {
+          // What was answered verifies, and what was stored is its report as the HTTP thread makes it.
+          const verified = (await fetch(`${base}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(document) }).then((answer) => answer.json())) as { status: string };
+          expect(verified.status).toBe('PASS');
+          const row = getReceipt(workspace.ledger.readable, createHash('sha256').update(jcs(document as JsonValue)).digest('hex'));
+          expect(row?.status).toBe('PASS');
+          expect(JSON.stringify(row?.report)).toBe(expected(row?.raw ?? new Uint8Array()).json);
+          seen.add(row?.trust ?? '');
+        }
+        trusts.push([...seen].join(','));
+      }
+    }
+    // The workers were sent the trust store's keys again after each change.
+    expect(trusts).toEqual(['unpinned', 'unpinned', 'trusted', 'trusted', 'unpinned', 'unpinned']);
   });
 });

@@ -13,11 +13,11 @@ import { issueProfileReceipt, type ProfileFieldsByName } from '../../src-shared/
 import { issueWearable, WearableInputError, type WearableCallerFields } from '../../src-shared/formats/wearable';
 import type { Tier } from '../../src-shared/api/vocabulary';
 import type { JsonObject } from '../../src-shared/verify/fields';
-import type { Report } from '../../src-shared/verify/report';
-import { consumeQuota, insertReceipts, recordWearableNonce, type TenantRecord, type WritableDB } from '../ledger';
-import { verifyReceiptBytes } from '../core/receipt-facts';
+import { consumeQuota, insertReceipts, recordWearableNonce, type NewReceipt, type TenantRecord, type WritableDB } from '../ledger';
+import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from '../core/receipt-facts';
+import type { ReceiptKeys, VerifyPool } from '../core/worker-pool';
 import { OperationError } from './errors';
-import { workspaceVerifyContext, type Workspace } from './workspace';
+import { workspaceTrustKeys, workspaceVerifyContext, type Workspace } from './workspace';
 
 /** Receipts per UTC day per client address on the free route, and of a free tenant (spec section 8). */
 export const FREE_RECEIPTS_PER_DAY = 100;
@@ -100,32 +100,76 @@ function profileFields(profile: EmitProfile, request: EmitRequest, crypto: Works
 
 /** One receipt waiting for the next group commit. */
 interface PendingWrite {
-  write(database: WritableDB): Issued;
-  resolve(issued: Issued): void;
+  /** The ledger row. */
+  row: NewReceipt;
+  /** What must hold for it to be stored (a quota, a fresh nonce), checked in its transaction; throws to refuse it. */
+  check: ((database: WritableDB) => number | undefined) | undefined;
+  resolve(stored: { id: number; quotaUsed: number | undefined }): void;
   reject(error: unknown): void;
 }
 
 const pendingWrites = new WeakMap<Workspace, PendingWrite[]>();
 
 /**
- * Commits every receipt queued in this turn of the event loop in one transaction, each in a
- * savepoint of its own: one refused receipt (a used-up quota, a reused nonce) leaves the others
- * stored. A commit waits for the disk (synchronous = FULL), so sharing it among the requests that
- * arrived together is what lets the service issue more than one receipt per disk flush; no
- * request is answered before its receipt is committed.
+ * Commits every receipt queued in this turn of the event loop in one transaction.
+ *
+ * Each receipt's check (its quota, its nonce) runs in a savepoint of its own, so one refused
+ * receipt leaves the others to be stored; then the accepted receipts are stored with one insert
+ * call, so the ledger's counts and search index are updated once per batch, not once per
+ * receipt. A row the ledger refuses (a defect) undoes that, and each receipt is then stored on
+ * its own. A commit waits for the disk (synchronous = FULL), so sharing it among the requests
+ * that arrived together is what lets the service issue more than one receipt per disk flush; no
+ * request is answered before its receipt is committed. A failed commit refuses them all, and
+ * nothing of the batch (no quota use either) is stored.
  */
 function flushWrites(workspace: Workspace): void {
   const queue = pendingWrites.get(workspace) ?? [];
   pendingWrites.delete(workspace);
-  const outcomes: ({ ok: true; issued: Issued } | { ok: false; error: unknown })[] = [];
+  type Outcome = { ok: true; quotaUsed: number | undefined; id: number } | { ok: false; error: unknown };
+  let outcomes: Outcome[] = [];
+  /** Runs an item's check in a savepoint of its own: its outcome, without an id yet. */
+  const checked = (database: WritableDB, item: PendingWrite): Outcome => {
+    const check = item.check;
+    try {
+      return { ok: true, quotaUsed: check === undefined ? undefined : workspace.ledger.runInTransaction(() => check(database)), id: 0 };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
   try {
     workspace.ledger.runInTransaction((database) => {
-      for (const item of queue) {
-        try {
-          outcomes.push({ ok: true, issued: workspace.ledger.runInTransaction(() => item.write(database)) });
-        } catch (error) {
-          outcomes.push({ ok: false, error });
-        }
+      try {
+        // Every check, then one insert of the accepted rows, all in a savepoint.
+        outcomes = workspace.ledger.runInTransaction(() => {
+          const batch = queue.map((item) => checked(database, item));
+          const accepted = queue.filter((_, index) => batch[index]?.ok === true);
+          const rows = insertReceipts(database, accepted.map((item) => item.row));
+          let position = 0;
+          for (const outcome of batch) {
+            if (!outcome.ok) continue;
+            const row = rows[position];
+            position += 1;
+            if (row === undefined) throw new Error('the receipt was not stored');
+            outcome.id = row.id;
+          }
+          return batch;
+        });
+      } catch {
+        // A row the ledger refused (a defect): undo the batch and store each receipt in a
+        // savepoint of its own, so only the one that fails is refused.
+        outcomes = queue.map((item) => {
+          try {
+            return workspace.ledger.runInTransaction((): Outcome => {
+              const outcome = checked(database, item);
+              if (!outcome.ok) return outcome;
+              const [row] = insertReceipts(database, [item.row]);
+              if (row === undefined) throw new Error('the receipt was not stored');
+              return { ...outcome, id: row.id };
+            });
+          } catch (error) {
+            return { ok: false, error };
+          }
+        });
       }
     });
   } catch (error) {
@@ -134,12 +178,12 @@ function flushWrites(workspace: Workspace): void {
   }
   queue.forEach((item, index) => {
     const outcome = outcomes[index];
-    if (outcome?.ok) item.resolve(outcome.issued);
+    if (outcome?.ok) item.resolve({ id: outcome.id, quotaUsed: outcome.quotaUsed });
     else item.reject(outcome?.error ?? new Error('the receipt was not stored'));
   });
 }
 
-function enqueueWrite(workspace: Workspace, write: PendingWrite['write']): Promise<Issued> {
+function enqueueWrite(workspace: Workspace, row: NewReceipt, check: PendingWrite['check']): Promise<{ id: number; quotaUsed: number | undefined }> {
   return new Promise((resolve, reject) => {
     let queue = pendingWrites.get(workspace);
     if (queue === undefined) {
@@ -147,8 +191,30 @@ function enqueueWrite(workspace: Workspace, write: PendingWrite['write']): Promi
       pendingWrites.set(workspace, queue);
       setImmediate(() => flushWrites(workspace));
     }
-    queue.push({ write, resolve, reject });
+    queue.push({ row, check, resolve, reject });
   });
+}
+
+/** The keys an issued receipt is checked with, one object per state of the trust store and signing key (so a worker is sent them only after a change). */
+const issuedKeysCache = new WeakMap<object, { key_id: string; keys: ReceiptKeys }>();
+
+function issuedKeys(workspace: Workspace, signer: IssuingKey): ReceiptKeys {
+  const trust = workspaceTrustKeys(workspace);
+  const cached = issuedKeysCache.get(trust);
+  if (cached !== undefined && cached.key_id === signer.key_id) return cached.keys;
+  const keys: ReceiptKeys = { pinned: trust.pinned, advertised: [...trust.advertised, { key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }] };
+  issuedKeysCache.set(trust, { key_id: signer.key_id, keys });
+  return keys;
+}
+
+/**
+ * The facts of a receipt the service signed: verified on a worker of `pool` (the service's
+ * verifyThreads), so the thread that answers requests only signs and stores; without one, here.
+ */
+function verifyIssued(workspace: Workspace, bytes: Uint8Array, signer: IssuingKey, now: Date, pool: VerifyPool | undefined): VerifiedReceipt | Promise<VerifiedReceipt> {
+  if (pool !== undefined) return pool.receipt(bytes, issuedKeys(workspace, signer), now);
+  const context = workspaceVerifyContext(workspace, { advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }], now });
+  return toVerifiedReceipt(verifyReceiptBytes(bytes, context));
 }
 
 /**
@@ -157,37 +223,45 @@ function enqueueWrite(workspace: Workspace, write: PendingWrite['write']): Promi
  * @throws OperationError quota_exceeded (kind too_many: nothing stored); an internal error when
  *   the document would not verify (a fault of ours)
  */
-function store(workspace: Workspace, document: JsonObject, ref: string, quota: Quota | undefined, signer: IssuingKey, extra?: (database: WritableDB, receiptSha256: string) => void): Promise<Issued> {
+async function store(
+  workspace: Workspace,
+  document: JsonObject,
+  options: { ref: string; quota?: Quota | undefined; now: Date; pool?: VerifyPool | undefined },
+  signer: IssuingKey,
+  extra?: (database: WritableDB, receiptSha256: string) => void,
+): Promise<Issued> {
+  const { ref, quota } = options;
   const bytes = utf8Encode(jcs(document as JsonValue));
-  const context = workspaceVerifyContext(workspace, { advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }] });
-  const facts = verifyReceiptBytes(bytes, context);
-  if (facts.report.status !== 'PASS') return Promise.reject(new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.report.errors[0]?.message ?? ''}`));
-  return enqueueWrite(workspace, (database) => {
-    let quotaUsed: number | undefined;
-    if (quota !== undefined) {
-      const counted = consumeQuota(database, quota.subject, quota.period, quota.limit);
-      if (!counted.allowed) {
-        throw new OperationError('too_many', 'quota_exceeded', `The quota of ${quota.limit} receipts for ${quota.period} is used up.`, {
-          facts: { period: quota.period, limit: quota.limit },
-        });
-      }
-      quotaUsed = counted.used;
-    }
-    extra?.(database, facts.receipt_sha256);
-    const [row] = insertReceipts(database, [
-      {
-        receipt_sha256: facts.receipt_sha256,
-        raw: bytes,
-        report: facts.report as Report,
-        receipt_id: facts.receipt_id,
-        issued_at: facts.issued_at,
-        issuer_key_id: facts.issuer_key_id,
-        source: { kind: 'service', ref },
-      },
-    ]);
-    if (row === undefined) throw new Error('the receipt was not stored');
-    return { document, receipt_sha256: facts.receipt_sha256, id: row.id, ...(quotaUsed === undefined ? {} : { quotaUsed }) };
-  });
+  const facts = await verifyIssued(workspace, bytes, signer, options.now, options.pool);
+  if (facts.report.status !== 'PASS') throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
+  const check =
+    quota === undefined && extra === undefined
+      ? undefined
+      : (database: WritableDB): number | undefined => {
+          let quotaUsed: number | undefined;
+          if (quota !== undefined) {
+            const counted = consumeQuota(database, quota.subject, quota.period, quota.limit);
+            if (!counted.allowed) {
+              throw new OperationError('too_many', 'quota_exceeded', `The quota of ${quota.limit} receipts for ${quota.period} is used up.`, {
+                facts: { period: quota.period, limit: quota.limit },
+              });
+            }
+            quotaUsed = counted.used;
+          }
+          extra?.(database, facts.receipt_sha256);
+          return quotaUsed;
+        };
+  const row: NewReceipt = {
+    receipt_sha256: facts.receipt_sha256,
+    raw: bytes,
+    report: facts.report,
+    receipt_id: facts.receipt_id,
+    issued_at: facts.issued_at,
+    issuer_key_id: facts.issuer_key_id,
+    source: { kind: 'service', ref },
+  };
+  const stored = await enqueueWrite(workspace, row, check);
+  return { document, receipt_sha256: facts.receipt_sha256, id: stored.id, ...(stored.quotaUsed === undefined ? {} : { quotaUsed: stored.quotaUsed }) };
 }
 
 /**
@@ -195,9 +269,15 @@ function store(workspace: Workspace, document: JsonObject, ref: string, quota: Q
  *
  * @param ref - Whose receipt it is in the ledger: `tenant:<id>`, or `public`.
  */
-export function issueProfile(workspace: Workspace, signer: IssuingKey, profile: EmitProfile, request: EmitRequest, options: { now: Date; ref: string; quota?: Quota }): Promise<Issued> {
+export function issueProfile(
+  workspace: Workspace,
+  signer: IssuingKey,
+  profile: EmitProfile,
+  request: EmitRequest,
+  options: { now: Date; ref: string; quota?: Quota | undefined; pool?: VerifyPool | undefined },
+): Promise<Issued> {
   const document = issueProfileReceipt(profile, profileFields(profile, request, workspace.crypto), signer.seed, signer.key_id, workspace.crypto, { now: options.now });
-  return store(workspace, document, options.ref, options.quota, signer);
+  return store(workspace, document, options, signer);
 }
 
 /**
@@ -206,7 +286,12 @@ export function issueProfile(workspace: Workspace, signer: IssuingKey, profile: 
  * @throws OperationError invalid_request (fields the format refuses, with their pointer),
  *   conflict nonce_reused (the observation nonce was used before for this device)
  */
-export async function issueWearableReceipt(workspace: Workspace, signer: IssuingKey, fields: WearableCallerFields, options: { now: Date; ref: string }): Promise<Issued> {
+export async function issueWearableReceipt(
+  workspace: Workspace,
+  signer: IssuingKey,
+  fields: WearableCallerFields,
+  options: { now: Date; ref: string; pool?: VerifyPool | undefined },
+): Promise<Issued> {
   let document: JsonObject;
   try {
     document = issueWearable(fields, signer.seed, signer.key_id, workspace.crypto, { ts: Math.floor(options.now.getTime() / 1000) }) as unknown as JsonObject;
@@ -217,7 +302,7 @@ export async function issueWearableReceipt(workspace: Workspace, signer: Issuing
     throw error;
   }
   const body = document['signed_body'] as JsonObject;
-  return store(workspace, document, options.ref, undefined, signer, (database, receiptSha256) => {
+  return store(workspace, document, options, signer, (database, receiptSha256) => {
     const fresh = recordWearableNonce(database, {
       device_id_commitment_sha256: String(body['device_id_commitment_sha256']),
       observation_nonce: String(body['observation_nonce']),
