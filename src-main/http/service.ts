@@ -18,7 +18,7 @@ import type { Workspace } from '../operations/workspace';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticate, type Caller } from '../operations/service-admin';
 import { verifierPage } from '../operations/verifier-page';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH, type WorkerOptions } from '../operations/service-issue';
 import { APP_VERSION } from '../version';
 import { errorAnswer, HttpError } from './errors';
 import { registerAnchorRoutes } from './routes/anchor';
@@ -36,7 +36,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Requests per minute per client address on every route, by default. */
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../operations/service-issue';
 // The quotas live with the operation that counts them, so the app's Service view reads the same numbers.
-export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
+export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH, type WorkerOptions } from '../operations/service-issue';
 /** How often /status is signed anew. */
 export const STATUS_INTERVAL_MS = 60_000;
 /** Requests remembered for the app's Service view. */
@@ -96,6 +96,8 @@ export interface ServiceContext {
   readonly anchor: AnchorBackend | undefined;
   /** The verify route's worker threads, when the service has them. */
   readonly verifyPool: VerifyPool | undefined;
+  /** Where a request's issued receipt is checked: the worker threads, and the log line when one failed. */
+  issueWorkers(request: FastifyRequest): WorkerOptions;
 }
 
 /** The built service, with what the app's Service view shows. */
@@ -103,6 +105,8 @@ export interface Service {
   app: FastifyInstance;
   /** The worker threads verifying the verify route's requests (0: the HTTP thread does). */
   verifyThreads: number;
+  /** Their pool, when there is one: closing it stops them, and the HTTP thread verifies instead (a failure drill). */
+  verifyPool: VerifyPool | undefined;
   recentRequests(): RequestRecord[];
   close(): Promise<void>;
 }
@@ -205,6 +209,12 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     get verifyPool() {
       return verifyPool;
     },
+    issueWorkers(request) {
+      return {
+        pool: verifyPool,
+        onPoolError: (error) => request.log.error({ err: error }, 'verification worker failed; checking the issued receipt on the HTTP thread'),
+      };
+    },
     requireCaller(request) {
       const presented = bearer(request);
       if (presented === undefined) throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', { headers: { 'www-authenticate': 'Bearer' } });
@@ -255,6 +265,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   return {
     app,
     verifyThreads: verifyPool?.size ?? 0,
+    verifyPool,
     recentRequests: () => [...recent].reverse(),
     close: () => app.close(),
   };

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { Writable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,5 +131,41 @@ describe('the verify route on worker threads', () => {
     }
     // The workers were sent the trust store's keys again after each change.
     expect(trusts).toEqual(['unpinned', 'unpinned', 'trusted', 'trusted', 'unpinned', 'unpinned']);
+  });
+
+  it('answers alike when its workers have stopped: verify and issue on the HTTP thread, and log each time', async () => {
+    const lines: string[] = [];
+    const logStream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const keys = loadServiceKeys(workspace);
+    const now = new Date(SAMPLES_NOW);
+    const stopped = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed: keys.listed }, now: () => now, verifyThreads: 1, logStream });
+    try {
+      const base = await stopped.app.listen({ host: '127.0.0.1', port: 0 });
+      await stopped.verifyPool?.close();
+      const sample = samples.files.find((file) => file.expected_status === 'PASS')?.text ?? '{}';
+      const body = `{"document": ${sample}, "keys": ${JSON.stringify(keyFile)}}`;
+      const [here] = await both(body);
+      const answer = await fetch(`${base}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect({ status: answer.status, type: answer.headers.get('content-type'), text: await answer.text() }).toEqual(here);
+      const issued = await fetch(`${base}/v1/receipt/emit?profile=standard`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+        body: JSON.stringify({ agent_did: 'did:web:agent.example.com', input: 'after the workers stopped', content_type: 'text/plain' }),
+      });
+      const text = await issued.text();
+      expect(issued.status, text).toBe(201);
+      const row = getReceipt(workspace.ledger.readable, createHash('sha256').update(jcs(JSON.parse(text) as JsonValue)).digest('hex'));
+      expect(row?.status).toBe('PASS');
+      const failures = lines.filter((line) => line.includes('verification worker failed'));
+      expect(failures).toHaveLength(2);
+      expect(failures.join('')).toMatch(/verification pool is closed/);
+    } finally {
+      await stopped.close();
+    }
   });
 });

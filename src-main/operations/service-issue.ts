@@ -211,10 +211,26 @@ function issuedKeys(workspace: Workspace, signer: IssuingKey): ReceiptKeys {
  * The facts of a receipt the service signed: verified on a worker of `pool` (the service's
  * verifyThreads), so the thread that answers requests only signs and stores; without one, here.
  */
-function verifyIssued(workspace: Workspace, bytes: Uint8Array, signer: IssuingKey, now: Date, pool: VerifyPool | undefined): VerifiedReceipt | Promise<VerifiedReceipt> {
-  if (pool !== undefined) return pool.receipt(bytes, issuedKeys(workspace, signer), now);
-  const context = workspaceVerifyContext(workspace, { advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }], now });
-  return toVerifiedReceipt(verifyReceiptBytes(bytes, context));
+function verifyIssued(workspace: Workspace, bytes: Uint8Array, signer: IssuingKey, now: Date, options: WorkerOptions): VerifiedReceipt | Promise<VerifiedReceipt> {
+  const here = (): VerifiedReceipt => {
+    const context = workspaceVerifyContext(workspace, { advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }], now });
+    return toVerifiedReceipt(verifyReceiptBytes(bytes, context));
+  };
+  const pool = options.pool;
+  if (pool === undefined) return here();
+  // A worker that stopped (a defect) costs speed, not receipts: the check runs here instead.
+  return pool.receipt(bytes, issuedKeys(workspace, signer), now).catch((error: unknown) => {
+    options.onPoolError?.(error);
+    return here();
+  });
+}
+
+/** Where the check of a signed receipt runs (see verifyIssued). */
+export interface WorkerOptions {
+  /** The service's verification workers; without them the check runs on the calling thread. */
+  pool?: VerifyPool | undefined;
+  /** Told when a worker failed and the check ran on the calling thread instead (the service logs it). */
+  onPoolError?: ((error: unknown) => void) | undefined;
 }
 
 /**
@@ -226,13 +242,13 @@ function verifyIssued(workspace: Workspace, bytes: Uint8Array, signer: IssuingKe
 async function store(
   workspace: Workspace,
   document: JsonObject,
-  options: { ref: string; quota?: Quota | undefined; now: Date; pool?: VerifyPool | undefined },
+  options: { ref: string; quota?: Quota | undefined; now: Date } & WorkerOptions,
   signer: IssuingKey,
   extra?: (database: WritableDB, receiptSha256: string) => void,
 ): Promise<Issued> {
   const { ref, quota } = options;
   const bytes = utf8Encode(jcs(document as JsonValue));
-  const facts = await verifyIssued(workspace, bytes, signer, options.now, options.pool);
+  const facts = await verifyIssued(workspace, bytes, signer, options.now, options);
   if (facts.report.status !== 'PASS') throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
   const check =
     quota === undefined && extra === undefined
@@ -274,7 +290,7 @@ export function issueProfile(
   signer: IssuingKey,
   profile: EmitProfile,
   request: EmitRequest,
-  options: { now: Date; ref: string; quota?: Quota | undefined; pool?: VerifyPool | undefined },
+  options: { now: Date; ref: string; quota?: Quota | undefined } & WorkerOptions,
 ): Promise<Issued> {
   const document = issueProfileReceipt(profile, profileFields(profile, request, workspace.crypto), signer.seed, signer.key_id, workspace.crypto, { now: options.now });
   return store(workspace, document, options, signer);
@@ -290,7 +306,7 @@ export async function issueWearableReceipt(
   workspace: Workspace,
   signer: IssuingKey,
   fields: WearableCallerFields,
-  options: { now: Date; ref: string; pool?: VerifyPool | undefined },
+  options: { now: Date; ref: string } & WorkerOptions,
 ): Promise<Issued> {
   let document: JsonObject;
   try {

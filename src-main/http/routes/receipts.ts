@@ -81,7 +81,7 @@ export function registerReceiptRoutes(app: FastifyInstance, context: ServiceCont
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();
       try {
-        const issued = await issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context), pool: context.verifyPool });
+        const issued = await issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context), ...context.issueWorkers(request) });
         return reply.code(201).send(issued.document);
       } catch (error) {
         throw asQuotaError(error, now);
@@ -98,7 +98,7 @@ export function registerReceiptRoutes(app: FastifyInstance, context: ServiceCont
         context.signer,
         'nano',
         { agent_did: FREE_AGENT_DID, input: body.input, content_type: 'text/plain' },
-        { now, ref: 'public', quota: { subject: `ip:${request.ip}`, period: now.toISOString().slice(0, 10), limit: context.freePerDay }, pool: context.verifyPool },
+        { now, ref: 'public', quota: { subject: `ip:${request.ip}`, period: now.toISOString().slice(0, 10), limit: context.freePerDay }, ...context.issueWorkers(request) },
       );
       return reply.code(201).send(issued.document);
     } catch (error) {

@@ -38,7 +38,7 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();
       try {
-        const issued = await issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context), pool: context.verifyPool });
+        const issued = await issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context), ...context.issueWorkers(request) });
         // Scale and enterprise receipts are queued for anchoring (null without anchoring or on other tiers).
         return reply.code(201).send({ receipt: issued.document, anchor: anchorIssuedReceipt(context.anchor, caller, issued.receipt_sha256) });
       } catch (error) {

@@ -22,7 +22,7 @@ export function registerWearableRoutes(app: FastifyInstance, context: ServiceCon
     async (request, reply) => {
       const caller = context.requireCaller(request);
       const fields = readBody<WearableCallerFields>(request, CALLER_FIELDS_SCHEMA);
-      const issued = await issueWearableReceipt(context.workspace, context.signer, fields, { now: context.now(), ref: `tenant:${caller.tenant.id}`, pool: context.verifyPool });
+      const issued = await issueWearableReceipt(context.workspace, context.signer, fields, { now: context.now(), ref: `tenant:${caller.tenant.id}`, ...context.issueWorkers(request) });
       return reply.code(201).send(issued.document);
     },
   );
