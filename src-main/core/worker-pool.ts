@@ -254,10 +254,8 @@ interface Pending {
 interface PoolWorker {
   worker: Worker;
   pending: Map<number, Pending>;
-  /** The request keys this worker was last sent (mode `request`). */
-  keys?: RequestKeys;
-  /** The keys this worker was last sent in mode `receipt`. */
-  receiptKeys?: ReceiptKeys;
+  /** The keys this worker was last sent in modes `request` and `receipt`. */
+  sent: { request?: RequestKeys | ReceiptKeys; receipt?: RequestKeys | ReceiptKeys };
 }
 
 /**
@@ -319,7 +317,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       source.kind === 'file'
         ? new Worker(source.url, { workerData: data, resourceLimits: WORKER_LIMITS })
         : new Worker(source.code, { eval: true, workerData: data, resourceLimits: WORKER_LIMITS });
-    const entry: PoolWorker = { worker, pending: new Map() };
+    const entry: PoolWorker = { worker, pending: new Map(), sent: {} };
     worker.on('message', (message: VerifyResponse) => {
       const pending = entry.pending.get(message.id);
       if (pending === undefined) return;
@@ -436,44 +434,38 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     return post(request, transfer) as Promise<EntriesResult>;
   }
 
-  function request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer> {
-    if (!(body instanceof Uint8Array)) return Promise.reject(new TypeError('request expects the body as a Uint8Array'));
-    if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.pinned) || !Array.isArray(keys.advertised) || !Array.isArray(keys.listed)) {
-      return Promise.reject(new TypeError('request expects keys {pinned, advertised, listed}'));
+  /**
+   * Posts one document (mode `request` or `receipt`) to the least busy worker, with the keys it
+   * is judged by when they are another object than the last that worker was sent for the mode.
+   */
+  function one(mode: 'request' | 'receipt', document: Uint8Array, keys: RequestKeys | ReceiptKeys, now: Date): Promise<Results> {
+    const what = mode === 'request' ? 'the body' : 'the document';
+    if (!(document instanceof Uint8Array)) return Promise.reject(new TypeError(`${mode} expects ${what} as a Uint8Array`));
+    const listed = mode === 'request';
+    if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.pinned) || !Array.isArray(keys.advertised) || (listed && !Array.isArray((keys as RequestKeys).listed))) {
+      return Promise.reject(new TypeError(`${mode} expects keys {pinned, advertised${listed ? ', listed' : ''}}`));
     }
-    if (!(now instanceof Date) || !Number.isFinite(now.getTime())) return Promise.reject(new TypeError('request expects now as a valid Date'));
-    const refused = refusal();
-    if (refused !== undefined) return Promise.reject(refused);
-    const id = nextId;
-    nextId += 1;
-    const bytes = new Uint8Array(body).buffer;
-    const target = leastBusy();
-    const message: RequestMessage = { id, mode: 'request', bytes, now: now.getTime() };
-    if (target.keys !== keys) {
-      message.keys = keys;
-      target.keys = keys;
-    }
-    return post(message, [bytes], target) as Promise<RequestAnswer>;
-  }
-
-  function receipt(document: Uint8Array, keys: ReceiptKeys, now: Date): Promise<VerifiedReceipt> {
-    if (!(document instanceof Uint8Array)) return Promise.reject(new TypeError('receipt expects the document as a Uint8Array'));
-    if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.pinned) || !Array.isArray(keys.advertised)) {
-      return Promise.reject(new TypeError('receipt expects keys {pinned, advertised}'));
-    }
-    if (!(now instanceof Date) || !Number.isFinite(now.getTime())) return Promise.reject(new TypeError('receipt expects now as a valid Date'));
+    if (!(now instanceof Date) || !Number.isFinite(now.getTime())) return Promise.reject(new TypeError(`${mode} expects now as a valid Date`));
     const refused = refusal();
     if (refused !== undefined) return Promise.reject(refused);
     const id = nextId;
     nextId += 1;
     const bytes = new Uint8Array(document).buffer;
     const target = leastBusy();
-    const message: ReceiptMessage = { id, mode: 'receipt', bytes, now: now.getTime() };
-    if (target.receiptKeys !== keys) {
-      message.keys = keys;
-      target.receiptKeys = keys;
+    const message = { id, mode, bytes, now: now.getTime() } as RequestMessage | ReceiptMessage;
+    if (target.sent[mode] !== keys) {
+      message.keys = keys as RequestKeys;
+      target.sent[mode] = keys;
     }
-    return post(message, [bytes], target) as Promise<VerifiedReceipt>;
+    return post(message, [bytes], target);
+  }
+
+  function request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer> {
+    return one('request', body, keys, now) as Promise<RequestAnswer>;
+  }
+
+  function receipt(document: Uint8Array, keys: ReceiptKeys, now: Date): Promise<VerifiedReceipt> {
+    return one('receipt', document, keys, now) as Promise<VerifiedReceipt>;
   }
 
   async function close(): Promise<void> {
