@@ -25,6 +25,8 @@ import type {
   FileReportResult,
   ReceiptKeys,
   ReportResult,
+  SingleAnswer,
+  SingleItem,
   VerifyRequest,
   VerifyResponse,
   VerifyWorkerData,
@@ -106,27 +108,35 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
     secrets: data.secrets,
     now: new Date(data.now),
   });
-  /** The keys of HTTP verify requests, as last sent (mode `request`). */
+  /** The keys of each kind of single document, as last sent (mode `singles`). */
   let requestKeys: RequestKeys = { pinned: [], advertised: [], listed: [] };
-  /** The keys of single documents, as last sent (mode `receipt`). */
   let receiptKeys: ReceiptKeys = { pinned: [], advertised: [] };
+  /** One single document's answer; a defect is answered for that document alone. */
+  const answerSingle = (item: SingleItem): SingleAnswer => {
+    try {
+      if (item.kind === 'request') {
+        if (item.keys !== undefined) requestKeys = item.keys;
+        try {
+          const report = verifyRequestBytes(new Uint8Array(item.bytes), context.crypto, requestKeys, new Date(item.now));
+          return { request: { json: JSON.stringify(report) } };
+        } catch (error) {
+          if (!(error instanceof KeyFileError)) throw error;
+          return { request: { keyError: { path: error.path, message: error.message } } };
+        }
+      }
+      if (item.keys !== undefined) receiptKeys = item.keys;
+      const receiptContext = createVerifyContext(context.crypto, { pinned: receiptKeys.pinned, advertised: receiptKeys.advertised, secrets: [], now: new Date(item.now) });
+      return { receipt: toVerifiedReceipt(verifyReceiptBytes(new Uint8Array(item.bytes), receiptContext)) };
+    } catch (error) {
+      return { error: error instanceof Error ? error.message : String(error) };
+    }
+  };
   port.on('message', (request: VerifyRequest) => {
     let response: VerifyResponse;
     let transfer: ArrayBuffer[] = [];
     try {
-      if (request.mode === 'request') {
-        if (request.keys !== undefined) requestKeys = request.keys;
-        try {
-          const report = verifyRequestBytes(new Uint8Array(request.bytes), context.crypto, requestKeys, new Date(request.now));
-          response = { id: request.id, request: { json: JSON.stringify(report) } };
-        } catch (error) {
-          if (!(error instanceof KeyFileError)) throw error;
-          response = { id: request.id, request: { keyError: { path: error.path, message: error.message } } };
-        }
-      } else if (request.mode === 'receipt') {
-        if (request.keys !== undefined) receiptKeys = request.keys;
-        const receiptContext = createVerifyContext(context.crypto, { pinned: receiptKeys.pinned, advertised: receiptKeys.advertised, secrets: [], now: new Date(request.now) });
-        response = { id: request.id, receipt: toVerifiedReceipt(verifyReceiptBytes(new Uint8Array(request.bytes), receiptContext)) };
+      if (request.mode === 'singles') {
+        response = { id: request.id, singles: request.items.map(answerSingle) };
       } else if (request.mode === 'entries') {
         const answered = answerEntries(request, context);
         transfer = answered.transfer;

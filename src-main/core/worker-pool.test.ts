@@ -227,6 +227,33 @@ describe('createVerifyPool', () => {
     await expect(single.receipt(envelope(1), { pinned: [], advertised: [] }, new Date())).rejects.toThrow(/closed/);
   });
 
+  it('answers single documents of both kinds asked for in one turn, each its own answer, and refuses those still waiting when closed', async () => {
+    const single = createVerifyPool({ size: 1 });
+    const now = new Date('2026-11-02T00:00:00Z');
+    const document = envelope(11);
+    const requestKeys = { pinned: [], advertised: [key, ...roleKeys], listed: [] };
+    const receiptKeys = { pinned: [], advertised: [key, ...roleKeys] };
+    const badKeys = utf8Encode(`{"document": ${new TextDecoder().decode(document)}, "keys": {"keys": 5}}`);
+    try {
+      const [asked, issued, refused, malformed] = await Promise.all([
+        single.request(document, requestKeys, now),
+        single.receipt(document, receiptKeys, now),
+        single.request(badKeys, requestKeys, now),
+        single.request(utf8Encode('{"a":1,"a":2}'), requestKeys, now),
+      ]);
+      const context = createVerifyContext(portable, { ...receiptKeys, now });
+      expect(asked).toEqual({ json: JSON.stringify(verifyReportBytes(document, context)) });
+      expect(issued).toEqual(toVerifiedReceipt(verifyReceiptBytes(document, context)));
+      expect(refused).toMatchObject({ keyError: { path: expect.any(String), message: expect.any(String) } });
+      expect(JSON.parse((malformed as { json: string }).json)).toMatchObject({ status: 'MALFORMED' });
+      const waiting = single.request(document, requestKeys, now);
+      await single.close();
+      await expect(waiting).rejects.toThrow(/closed/);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('answers an empty batch at once and refuses work after close', async () => {
     const small = createVerifyPool({ size: 1 });
     expect(await small.verify([])).toEqual([]);

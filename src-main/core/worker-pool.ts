@@ -99,7 +99,8 @@ export interface VerifyPool {
    */
   entries(batch: EntryBatch): Promise<EntriesResult>;
   /**
-   * Answer one HTTP verify request (core/verify-request.ts) on the least busy worker: the body is
+   * Answer one HTTP verify request (core/verify-request.ts) on the least busy worker, in one
+   * message with the other single documents asked for in this turn of the event loop: the body is
    * verified there with `keys` (sent to a worker only when they are another object than the last
    * it was given) and the sent keys, at `now`.
    *
@@ -113,7 +114,8 @@ export interface VerifyPool {
   request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer>;
   /**
    * Verify one document with `keys` at `now`, for its facts as {@link VerifyPool.verify} answers
-   * them, on the least busy worker: the service's check of a receipt it just signed. `keys` is
+   * them, on the least busy worker (batched as {@link VerifyPool.request} is): the service's check
+   * of a receipt it just signed. `keys` is
    * sent to a worker only when it is another object than the last it was given.
    *
    * @param document - The document's bytes (copied).
@@ -194,57 +196,54 @@ export interface EntriesRequest extends Omit<EntryBatch, 'bytes' | 'out'> {
   out?: ArrayBuffer;
 }
 
-/**
- * A batch sent to a worker. Document i is `bytes[offsets[i] .. offsets[i + 1])`. `mode`
- * `facts` (the default) answers {@link VerifiedReceipt}s, `report` {@link ReportResult}s.
- * Mode `files` names files instead (`paths`), and answers {@link FileReportResult}s.
- */
-/**
- * One HTTP verify request for a worker (mode `request`): the body, the instant, and the keys
- * when they changed since the last request this worker was sent.
- */
-export interface RequestMessage {
-  id: number;
-  mode: 'request';
-  bytes: ArrayBuffer;
-  now: number;
-  keys?: RequestKeys;
-}
-
 /** The keys one document is verified with in mode `receipt`: the trust store's, and keys that check signatures and confer no trust. */
 export interface ReceiptKeys {
   pinned: readonly KeyEntry[];
   advertised: readonly KeyEntry[];
 }
 
-/** One document for a worker (mode `receipt`), with the keys when they changed since the last such message to this worker. */
-export interface ReceiptMessage {
+/**
+ * One HTTP verify request (kind `request`, core/verify-request.ts) or one receipt the service
+ * signed (kind `receipt`): the bytes, the instant, and the keys when they changed since the
+ * last item of that kind this worker was sent.
+ */
+export type SingleItem = { kind: 'request'; bytes: ArrayBuffer; now: number; keys?: RequestKeys } | { kind: 'receipt'; bytes: ArrayBuffer; now: number; keys?: ReceiptKeys };
+
+/**
+ * The single documents asked for in one turn of the event loop, in one message (mode
+ * `singles`): a message each would cost more than a small document's verification saves.
+ */
+export interface SinglesMessage {
   id: number;
-  mode: 'receipt';
-  bytes: ArrayBuffer;
-  now: number;
-  keys?: ReceiptKeys;
+  mode: 'singles';
+  items: SingleItem[];
 }
 
-/** A worker's answer to a {@link RequestMessage}: the report as JSON text, or the sent keys' fault (a KeyFileError's path and message). */
+/** A worker's answer to a `request` item: the report as JSON text, or the sent keys' fault (a KeyFileError's path and message). */
 export type RequestAnswer = { json: string } | { keyError: { path: string; message: string } };
 
+/** A worker's answer to one {@link SingleItem}, in the order of the message: its answer, or the defect that stopped it. */
+export type SingleAnswer = { request: RequestAnswer } | { receipt: VerifiedReceipt } | { error: string };
+
+/**
+ * A batch sent to a worker. Document i is `bytes[offsets[i] .. offsets[i + 1])`. `mode`
+ * `facts` (the default) answers {@link VerifiedReceipt}s, `report` {@link ReportResult}s.
+ * Mode `files` names files instead (`paths`), and answers {@link FileReportResult}s.
+ */
 export type VerifyRequest =
   | { id: number; bytes: ArrayBuffer; offsets: Uint32Array; mode?: 'facts' | 'report' }
   | { id: number; paths: string[]; mode: 'files' }
   | EntriesRequest
-  | RequestMessage
-  | ReceiptMessage;
+  | SinglesMessage;
 
 /** A worker's answer to one batch. */
 export type VerifyResponse =
   | { id: number; results: VerifiedReceipt[] | ReportResult[] | FileReportResult[] }
   | { id: number; entries: EntriesResult }
-  | { id: number; request: RequestAnswer }
-  | { id: number; receipt: VerifiedReceipt }
+  | { id: number; singles: SingleAnswer[] }
   | { id: number; error: string };
 
-type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[] | EntriesResult | RequestAnswer | VerifiedReceipt;
+type Results = VerifiedReceipt[] | ReportResult[] | FileReportResult[] | EntriesResult | SingleAnswer[];
 
 interface Pending {
   resolve(results: Results): void;
@@ -262,7 +261,7 @@ interface PoolWorker {
  * A worker's garbage is short-lived (one batch's parse trees and reports), so a small young
  * generation collects it as well as V8's default does and keeps each worker's memory small.
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: Number(process.env.YG ?? 8) };
 
 function checkList<T>(value: unknown, name: string): T[] {
   if (value === undefined) return [];
@@ -324,8 +323,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       entry.pending.delete(message.id);
       if ('error' in message) pending.reject(new Error(`A verification worker failed: ${message.error}`));
       else if ('entries' in message) pending.resolve(message.entries);
-      else if ('request' in message) pending.resolve(message.request);
-      else if ('receipt' in message) pending.resolve(message.receipt);
+      else if ('singles' in message) pending.resolve(message.singles);
       else pending.resolve(message.results);
     });
     worker.on('error', (error) => fail(new Error(`A verification worker stopped: ${error.message}`)));
@@ -434,38 +432,67 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     return post(request, transfer) as Promise<EntriesResult>;
   }
 
-  /**
-   * Posts one document (mode `request` or `receipt`) to the least busy worker, with the keys it
-   * is judged by when they are another object than the last that worker was sent for the mode.
-   */
-  function one(mode: 'request' | 'receipt', document: Uint8Array, keys: RequestKeys | ReceiptKeys, now: Date): Promise<Results> {
-    const what = mode === 'request' ? 'the body' : 'the document';
-    if (!(document instanceof Uint8Array)) return Promise.reject(new TypeError(`${mode} expects ${what} as a Uint8Array`));
-    const listed = mode === 'request';
-    if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.pinned) || !Array.isArray(keys.advertised) || (listed && !Array.isArray((keys as RequestKeys).listed))) {
-      return Promise.reject(new TypeError(`${mode} expects keys {pinned, advertised${listed ? ', listed' : ''}}`));
-    }
-    if (!(now instanceof Date) || !Number.isFinite(now.getTime())) return Promise.reject(new TypeError(`${mode} expects now as a valid Date`));
+  /** Single documents waiting for the end of this turn of the event loop, to go in one message. */
+  let singles: { item: SingleItem; keys: RequestKeys | ReceiptKeys; resolve(answer: SingleAnswer): void; reject(error: Error): void }[] = [];
+
+  /** Posts the waiting single documents to the least busy worker, in one message. */
+  function postSingles(): void {
+    const waiting = singles;
+    singles = [];
     const refused = refusal();
-    if (refused !== undefined) return Promise.reject(refused);
+    if (refused !== undefined) {
+      for (const entry of waiting) entry.reject(refused);
+      return;
+    }
+    const target = leastBusy();
+    const items = waiting.map(({ item, keys }) => {
+      if (target.sent[item.kind] === keys) return item;
+      target.sent[item.kind] = keys;
+      return { ...item, keys } as SingleItem;
+    });
     const id = nextId;
     nextId += 1;
-    const bytes = new Uint8Array(document).buffer;
-    const target = leastBusy();
-    const message = { id, mode, bytes, now: now.getTime() } as RequestMessage | ReceiptMessage;
-    if (target.sent[mode] !== keys) {
-      message.keys = keys as RequestKeys;
-      target.sent[mode] = keys;
+    post({ id, mode: 'singles', items }, items.map((item) => item.bytes), target).then(
+      (answers) => waiting.forEach((entry, index) => entry.resolve((answers as SingleAnswer[])[index] ?? { error: 'no answer' })),
+      (error: Error) => waiting.forEach((entry) => entry.reject(error)),
+    );
+  }
+
+  /**
+   * Asks for one document (kind `request` or `receipt`), posted with the others asked for in
+   * this turn of the event loop; the keys go to the worker only when they are another object
+   * than the last it was sent for that kind.
+   */
+  function one(kind: 'request' | 'receipt', document: Uint8Array, keys: RequestKeys | ReceiptKeys, now: Date): Promise<SingleAnswer> {
+    const what = kind === 'request' ? 'the body' : 'the document';
+    if (!(document instanceof Uint8Array)) return Promise.reject(new TypeError(`${kind} expects ${what} as a Uint8Array`));
+    const listed = kind === 'request';
+    if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.pinned) || !Array.isArray(keys.advertised) || (listed && !Array.isArray((keys as RequestKeys).listed))) {
+      return Promise.reject(new TypeError(`${kind} expects keys {pinned, advertised${listed ? ', listed' : ''}}`));
     }
-    return post(message, [bytes], target);
+    if (!(now instanceof Date) || !Number.isFinite(now.getTime())) return Promise.reject(new TypeError(`${kind} expects now as a valid Date`));
+    const refused = refusal();
+    if (refused !== undefined) return Promise.reject(refused);
+    return new Promise((resolve, reject) => {
+      if (singles.length === 0) setImmediate(postSingles);
+      singles.push({ item: { kind, bytes: new Uint8Array(document).buffer, now: now.getTime() } as SingleItem, keys, resolve, reject });
+    });
+  }
+
+  /** A single answer, or the rejection a worker's defect earns (as for a batch). */
+  function settled<T>(answer: SingleAnswer, pick: (answer: SingleAnswer) => T | undefined): T {
+    if ('error' in answer) throw new Error(`A verification worker failed: ${answer.error}`);
+    const value = pick(answer);
+    if (value === undefined) throw new Error('A verification worker answered another kind of item.');
+    return value;
   }
 
   function request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer> {
-    return one('request', body, keys, now) as Promise<RequestAnswer>;
+    return one('request', body, keys, now).then((answer) => settled(answer, (value) => ('request' in value ? value.request : undefined)));
   }
 
   function receipt(document: Uint8Array, keys: ReceiptKeys, now: Date): Promise<VerifiedReceipt> {
-    return one('receipt', document, keys, now) as Promise<VerifiedReceipt>;
+    return one('receipt', document, keys, now).then((answer) => settled(answer, (value) => ('receipt' in value ? value.receipt : undefined)));
   }
 
   async function close(): Promise<void> {
