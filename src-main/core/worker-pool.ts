@@ -261,7 +261,7 @@ interface PoolWorker {
  * A worker's garbage is short-lived (one batch's parse trees and reports), so a small young
  * generation collects it as well as V8's default does and keeps each worker's memory small.
  */
-const WORKER_LIMITS = { maxYoungGenerationSizeMb: Number(process.env.YG ?? 8) };
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
 function checkList<T>(value: unknown, name: string): T[] {
   if (value === undefined) return [];
