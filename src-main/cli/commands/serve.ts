@@ -34,7 +34,7 @@ export const serveSpec: CommandSpec = {
     host: { type: 'string', value: 'ADDR', help: 'the address to listen on (default 127.0.0.1)' },
     'rate-limit': { type: 'string', value: 'N', help: `requests a minute per client address on every route (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})` },
     'ledger-cache': { type: 'string', value: 'MIB', help: 'SQLite page cache per ledger connection, in MiB (default 64; two connections)' },
-    'verify-threads': { type: 'string', value: 'N', help: 'worker threads verifying the verify route’s requests (default: one fewer than the cores, at least 1; 0: the HTTP thread verifies)' },
+    'verify-threads': { type: 'string', value: 'N', help: 'worker threads verifying the verify route’s requests (default: one fewer than the cores, at least 1; the HTTP thread takes one request in 4 × N; 0: the HTTP thread verifies them all)' },
     quiet: { type: 'boolean', help: 'no request log lines' },
     'no-anchor': { type: 'boolean', help: 'run without anchoring' },
     'chain-rpc': { type: 'string', value: 'URL', help: 'anchor on this EVM JSON-RPC instead of the embedded chain' },

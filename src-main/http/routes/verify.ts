@@ -12,8 +12,9 @@
  * same document and keys never verify differently depending on where a key came from.
  *
  * The work is core/verify-request.ts's. With a verification pool (the service's
- * `verifyThreads`), it runs on a worker thread and this thread only reads the body and answers;
- * without one, it runs here. Both give the same answer, byte for byte.
+ * `verifyThreads`), it runs on a worker thread for most requests (this thread takes a share, see
+ * {@link HTTP_THREAD_SHARE_PER_WORKER}); without one, it runs here. Both give the same answer,
+ * byte for byte.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyEntry, VerifyContext } from '../../../src-shared/verify/context';
@@ -79,12 +80,24 @@ export function verifyRequest(bytes: Uint8Array, context: ServiceContext): Repor
   }
 }
 
+/**
+ * With N verification workers, the HTTP thread verifies one request in every
+ * `HTTP_THREAD_SHARE_PER_WORKER * N` itself. Reading and answering a request costs it a good part
+ * of what verifying one costs, so with few workers it would otherwise idle while they queue: on
+ * two cores with one worker this took the route from about 3,200 to about 3,600-4,300 requests a
+ * second (bench/README.md). With many workers its share is small.
+ */
+export const HTTP_THREAD_SHARE_PER_WORKER = 4;
+
 /** Registers the verify route and its alias. */
 export function registerVerifyRoutes(app: FastifyInstance, context: ServiceContext): void {
+  let turn = 0;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const bytes = bodyBytes(request);
     const pool = context.verifyPool;
     if (pool === undefined) return verifyRequest(bytes, context);
+    turn = (turn + 1) % (pool.size * HTTP_THREAD_SHARE_PER_WORKER);
+    if (turn === 0) return verifyRequest(bytes, context);
     let answer;
     try {
       answer = await pool.request(bytes, requestKeys(context), context.now());
