@@ -246,9 +246,10 @@ describe('createVerifyPool', () => {
       expect(issued).toEqual(toVerifiedReceipt(verifyReceiptBytes(document, context)));
       expect(refused).toMatchObject({ keyError: { path: expect.any(String), message: expect.any(String) } });
       expect(JSON.parse((malformed as { json: string }).json)).toMatchObject({ status: 'MALFORMED' });
-      const waiting = single.request(document, requestKeys, now);
+      // The expectation is attached before closing: the refusal comes while close() is awaited.
+      const waiting = expect(single.request(document, requestKeys, now)).rejects.toThrow(/closed/);
       await single.close();
-      await expect(waiting).rejects.toThrow(/closed/);
+      await waiting;
     } finally {
       await single.close();
     }
