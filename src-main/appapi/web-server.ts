@@ -247,7 +247,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
       return;
     }
     const name = url.searchParams.get('name') ?? 'uploaded file';
-    // eslint-disable-next-line no-control-regex
+    // eslint-disable-next-line no-control-regex -- control characters are what this check refuses in a file name
     if (name.length === 0 || name.length > MAX_UPLOAD_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
       sendJson(response, 400, {
         ok: false,
