@@ -36,7 +36,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Requests per minute per client address on every route, by default. */
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../operations/service-issue';
 // The quotas live with the operation that counts them, so the app's Service view reads the same numbers.
-export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH, type WorkerOptions } from '../operations/service-issue';
+export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
 /** How often /status is signed anew. */
 export const STATUS_INTERVAL_MS = 60_000;
 /** Requests remembered for the app's Service view. */
@@ -74,9 +74,9 @@ export interface ServiceOptions {
   /** The anchoring engine; without it `POST /v1/anchor` answers 503 and tenant receipts carry `anchor: null`. */
   anchor?: AnchorBackend;
   /**
-   * Worker threads that verify the verify route's requests (0 to {@link MAX_POOL_SIZE}; default
-   * 0: they are verified on the HTTP thread). The answers are the same either way; with workers
-   * the HTTP thread only reads bodies and writes answers, and verification uses more cores.
+   * Worker threads that verify the verify route's requests and check the receipts the service
+   * issues (0 to {@link MAX_POOL_SIZE}; default 0: the HTTP thread does both). The answers are
+   * the same either way; with N workers the HTTP thread verifies one request in 4 × N itself.
    */
   verifyThreads?: number;
 }
@@ -103,9 +103,10 @@ export interface ServiceContext {
 /** The built service, with what the app's Service view shows. */
 export interface Service {
   app: FastifyInstance;
-  /** The worker threads verifying the verify route's requests (0: the HTTP thread does). */
-  verifyThreads: number;
-  /** Their pool, when there is one: closing it stops them, and the HTTP thread verifies instead (a failure drill). */
+  /**
+   * The worker threads that verify requests and issued receipts, when there are any (their
+   * count is its `size`): closing it stops them, and the HTTP thread verifies instead.
+   */
   verifyPool: VerifyPool | undefined;
   recentRequests(): RequestRecord[];
   close(): Promise<void>;
@@ -264,7 +265,6 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
 
   return {
     app,
-    verifyThreads: verifyPool?.size ?? 0,
     verifyPool,
     recentRequests: () => [...recent].reverse(),
     close: () => app.close(),

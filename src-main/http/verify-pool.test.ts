@@ -60,7 +60,7 @@ describe('the verify route on worker threads', () => {
   }
 
   it('starts worker threads only when asked', () => {
-    expect(services.map(({ service }) => service.verifyThreads)).toEqual([0, 2]);
+    expect(services.map(({ service }) => service.verifyPool?.size ?? 0)).toEqual([0, 2]);
   });
 
   it('answers every sample alike, alone and with its keys', async () => {
