@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ledgerFileIn, MIGRATIONS, openLedger, openLedgerReadOnly } from '../ledger';
 import { pinKey, unpinKey } from './trust';
-import { openWorkspace, readTrustStore, workspaceVerifyContext, type Workspace } from './workspace';
+import { createTenant } from './service-admin';
+import { openWorkspace, readTrustStore, workspaceTrustKeys, workspaceVerifyContext, type Workspace } from './workspace';
 
 describe('workspace', () => {
   let home: string;
@@ -62,5 +63,26 @@ describe('workspace', () => {
     const extra = { key_id: 'did:svc:x', algorithm: 'Ed25519' as const, public_key: publicKey };
     expect(workspaceVerifyContext(workspace, { advertised: [extra] }).advertised).toEqual([extra]);
     expect(workspaceVerifyContext(workspace).advertised).toEqual([]);
+  });
+
+  it('answers the same keys object until the trust store itself changes', () => {
+    const publicKey = workspace.crypto.ed25519PublicKey(new Uint8Array(32).fill(3));
+    const first = workspaceTrustKeys(workspace);
+    expect(workspaceTrustKeys(workspace)).toBe(first);
+    // Another change to the ledger, committed by another connection: the keys are read again, and kept.
+    const other = openWorkspace(home);
+    createTenant(other, 'acme', 'pro');
+    other.close();
+    expect(workspaceTrustKeys(workspace)).toBe(first);
+    pinKey(workspace, { key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: publicKey });
+    const pinned = workspaceTrustKeys(workspace);
+    expect(pinned).not.toBe(first);
+    expect(pinned.pinned.map((key) => key.key_id)).toEqual(['did:svc:acme:k1']);
+    // The same key pinned again for fewer roles is another trust store.
+    unpinKey(workspace, 'did:svc:acme:k1');
+    pinKey(workspace, { key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: publicKey, roles: ['service'] });
+    const narrowed = workspaceTrustKeys(workspace);
+    expect(narrowed).not.toBe(pinned);
+    expect(narrowed.pinned[0]?.roles).toEqual(['service']);
   });
 });

@@ -6,6 +6,7 @@
  * (mode 0700) and the ledger when they do not exist yet.
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { equalBytes } from '../../src-shared/crypto';
 import type { CryptoProvider } from '../../src-shared/crypto/provider';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
@@ -96,8 +97,9 @@ const trustKeyCache = new WeakMap<Workspace, { generation: string; pinned: reado
 
 /**
  * The trust store's keys as the verifier takes them: pinned (and revoked) keys, and advertised
- * keys that confer no trust. The same object is answered until the ledger changes, so callers
- * may cache what they derive from it against its identity.
+ * keys that confer no trust. The same object is answered until the trust store changes (after
+ * any other change to the ledger the keys are read again and, being equal, not replaced), so
+ * callers may cache what they derive from it against its identity.
  *
  * @param workspace - The open workspace.
  * @returns The keys; do not modify them.
@@ -112,9 +114,35 @@ function trustKeys(workspace: Workspace): { pinned: readonly KeyEntry[]; adverti
   const generation = ledgerGeneration(workspace.ledger.readable);
   const cached = trustKeyCache.get(workspace);
   if (cached !== undefined && cached.generation === generation) return cached;
-  const fresh = { generation, pinned: workspace.trust.pinnedEntries(), advertised: advertisedEntries(workspace.trust) };
+  const pinned = workspace.trust.pinnedEntries();
+  const advertised = advertisedEntries(workspace.trust);
+  if (cached !== undefined && sameEntries(cached.pinned, pinned) && sameEntries(cached.advertised, advertised)) {
+    // Another part of the ledger changed (a receipt, a tenant): the same keys, the same object.
+    cached.generation = generation;
+    return cached;
+  }
+  const fresh = { generation, pinned, advertised };
   trustKeyCache.set(workspace, fresh);
   return fresh;
+}
+
+/** Whether two lists of key entries say the same, entry by entry and field by field. */
+function sameEntries(a: readonly KeyEntry[], b: readonly KeyEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((left, index) => {
+    const right = b[index];
+    return (
+      right !== undefined &&
+      left.key_id === right.key_id &&
+      left.algorithm === right.algorithm &&
+      left.status === right.status &&
+      left.label === right.label &&
+      left.not_before === right.not_before &&
+      left.not_after === right.not_after &&
+      String(left.roles) === String(right.roles) &&
+      equalBytes(left.public_key, right.public_key)
+    );
+  });
 }
 
 /** What a verification may add to the workspace's own keys. */
