@@ -233,6 +233,56 @@ describe('exportBundle', () => {
     }
   });
 
+  it('exports the ledger as it was when the export began, while receipts keep arriving', async () => {
+    // The service exports a tenant's evidence while it issues more: an export that paged the
+    // live ledger would take in what arrives meanwhile (and under steady issuance never end).
+    const seed = new Uint8Array(32).fill(35);
+    const fast = fastSigner(seed);
+    const liveHome = path.join(directory, 'home-live');
+    fs.mkdirSync(liveHome);
+    const origin = openLedger(path.join(liveHome, 'ledger.sqlite'));
+    try {
+      const report = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
+      let sequence = 0;
+      const add = (count: number): void => {
+        const batch = Array.from({ length: count }, () => {
+          sequence += 1;
+          const raw = utf8Encode(signClassical({ sequence }, seed, fast));
+          return { receipt_sha256: createHash('sha256').update(raw).digest('hex'), raw, report, source: { kind: 'file' as const, ref: 'test' } };
+        });
+        origin.runInTransaction((database) => insertReceipts(database, batch));
+      };
+      // More than one page of the export's paging (500), so new rows land past pages it reads.
+      add(1_200);
+      let added = 0;
+      const totals: number[] = [];
+      const out = path.join(directory, 'live.zip');
+      const exported = await exportBundle(origin, {
+        out,
+        dataDirectory: liveHome,
+        onProgress: (event) => {
+          totals.push(event.receiptsTotal);
+          // At the start of writing and at every progress event after it: more receipts committed.
+          if (event.phase === 'writing' && added < 5) {
+            add(300);
+            added += 1;
+          }
+        },
+      });
+      expect(added).toBeGreaterThan(0);
+      expect(ledgerStats(origin.readable).receipts).toBe(1_200 + 300 * added);
+      expect(exported.receipts).toBe(1_200);
+      expect(new Set(totals)).toEqual(new Set([1_200]));
+      const manifest = parseManifest(await readZipEntry(out, 'manifest.json'));
+      expect(manifest.counts.receipts).toBe(1_200);
+      expect((await entryNames(out)).names.filter((name) => name.startsWith('receipts/'))).toHaveLength(1_200);
+      // The export's snapshot is closed: a checkpoint can take the whole WAL back into the file.
+      expect(origin.writable.pragma('wal_checkpoint(TRUNCATE)')).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
+    } finally {
+      origin.close();
+    }
+  });
+
   it(
     'round-trips more than 65,535 receipts whole (ZIP64)',
     async () => {

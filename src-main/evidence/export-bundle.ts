@@ -2,9 +2,9 @@
  * Export a selection of the ledger as an evidence bundle (PROTOCOL section 9), signed by the
  * local signing key, that imports back with zero findings on another machine.
  *
- * The ledger is read page by page (keyset paging, import order) and each receipt's bytes are
- * fetched only when the zip writer reaches it, so memory holds one page of summaries and the
- * manifest's file list, never the bundle. Layout: `receipts/<receipt id>.json` (the stored bytes
+ * The ledger is read page by page (keyset paging, import order) from a snapshot taken when the
+ * export begins, and each receipt's bytes are fetched only when the zip writer reaches it, so
+ * memory holds one page of summaries and the manifest's file list, never the bundle. Layout: `receipts/<receipt id>.json` (the stored bytes
  * exactly; `<receipt_sha256>.json` for receipts without a usable or unique id),
  * `anchors/<batch_id>.json` (every anchor record when the whole ledger is exported, else the
  * records of the exported receipts; see anchors-file.ts),
@@ -28,7 +28,9 @@ import {
   listAdvertisedKeys,
   listAnchors,
   listReceipts,
+  openReadSnapshot,
   type Ledger,
+  type ReadableDB,
   type ReceiptFilters,
 } from '../ledger/index';
 import { serializeAnchorsFile } from './anchors-file';
@@ -131,6 +133,9 @@ function publicEntry(entry: { key_id: string; algorithm: KeyEntry['algorithm']; 
 /**
  * Export receipts of the ledger as a signed evidence bundle.
  *
+ * The bundle holds the ledger as it was when the export began (a read snapshot of its own):
+ * what is committed while it is written waits for the next export.
+ *
  * The zip is written to a temporary file beside `out` and renamed into place when complete; an
  * `export` audit row records the file, its SHA-256, the counts and the filters.
  *
@@ -144,6 +149,19 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
   if (typeof ledger !== 'object' || ledger === null || typeof ledger.runInTransaction !== 'function') {
     throw new TypeError('exportBundle: ledger must be an open Ledger');
   }
+  // The ledger as it is now, for the whole export: receipts committed while it is written (the
+  // service issuing more for the same tenant) are not in it, so it ends, and its count, files,
+  // anchors and keys agree with each other.
+  const snapshot = openReadSnapshot(ledger.file);
+  try {
+    return await exportSnapshot(ledger, snapshot.readable, options);
+  } finally {
+    snapshot.close();
+  }
+}
+
+/** {@link exportBundle} reading from `readable`, a snapshot of `ledger`; the audit row goes to `ledger`. */
+async function exportSnapshot(ledger: Ledger, readable: ReadableDB, options: ExportOptions): Promise<ExportResult> {
   if (typeof options !== 'object' || options === null) throw new TypeError('exportBundle: options must be an object');
   if (typeof options.out !== 'string' || options.out.length === 0) throw new TypeError('exportBundle: out must be a path');
   const out = path.resolve(options.out);
@@ -155,7 +173,7 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
   const now = options.now ?? new Date();
   const generatedAt = now.toISOString();
   // Checks the filters (TypeError / RangeError) before anything is created.
-  const total = countReceipts(ledger.readable, filters);
+  const total = countReceipts(readable, filters);
   if (!options.overwrite && fs.existsSync(out)) {
     throw new ExportError('out_exists', `${out} exists; choose another name or allow overwriting.`);
   }
@@ -194,7 +212,7 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     const anchorsByBatch = new Map<string, { receipt_sha256: string | null; record: unknown }[]>();
     // The whole ledger takes every anchor record; a selection takes those of its receipts.
     const whole = Object.values(filters).every((value) => value === undefined);
-    const withAnchors = !whole && listAnchors(ledger.readable, { limit: 1 }).rows.length > 0;
+    const withAnchors = !whole && listAnchors(readable, { limit: 1 }).rows.length > 0;
     let receipts = 0;
     let anchorCount = 0;
 
@@ -206,7 +224,7 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     progress.update('writing', 0, total, fields);
     let after: string | undefined;
     do {
-      const page = listReceipts(ledger.readable, {
+      const page = listReceipts(readable, {
         filters,
         sort: { column: 'imported_at', direction: 'asc' },
         limit: PAGE_SIZE,
@@ -217,17 +235,17 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
         if (row.issuer_key_id !== null) issuers.add(row.issuer_key_id);
         // An envelope names a key per role (PROTOCOL section 4), and one key signs one role: the
         // receiving side needs the requester's and the operator's keys too.
-        if (row.format.startsWith('envelope')) for (const keyId of envelopeRoleKeyIds(getReceipt(ledger.readable, row.id)?.raw)) issuers.add(keyId);
+        if (row.format.startsWith('envelope')) for (const keyId of envelopeRoleKeyIds(getReceipt(readable, row.id)?.raw)) issuers.add(keyId);
         receipts += 1;
         writer.add(name, () => {
-          const stored = getReceipt(ledger.readable, row.id);
+          const stored = getReceipt(readable, row.id);
           if (stored === undefined) throw new Error(`Receipt ${row.receipt_sha256} disappeared from the ledger during the export.`);
           fields.receiptsWritten += 1;
           progress.update('writing', fields.receiptsWritten, total, fields);
           return record(name, stored.raw);
         });
         if (withAnchors) {
-          for (const anchor of listAnchors(ledger.readable, { receipt_sha256: row.receipt_sha256, limit: 1000 }).rows) {
+          for (const anchor of listAnchors(readable, { receipt_sha256: row.receipt_sha256, limit: 1000 }).rows) {
             const list = anchorsByBatch.get(anchor.batch_id) ?? [];
             list.push({ receipt_sha256: anchor.receipt_sha256, record: anchor.record });
             anchorsByBatch.set(anchor.batch_id, list);
@@ -242,7 +260,7 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     if (whole) {
       let anchorsAfter: string | undefined;
       do {
-        const page = listAnchors(ledger.readable, { limit: 1000, ...(anchorsAfter === undefined ? {} : { after: anchorsAfter }) });
+        const page = listAnchors(readable, { limit: 1000, ...(anchorsAfter === undefined ? {} : { after: anchorsAfter }) });
         for (const anchor of page.rows) {
           const list = anchorsByBatch.get(anchor.batch_id) ?? [];
           list.push({ receipt_sha256: anchor.receipt_sha256, record: anchor.record });
@@ -261,7 +279,7 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     const keys: KeyEntry[] = [publicEntry(key)];
     for (const issuer of [...issuers].sort()) {
       if (issuer === key.key_id || !isKeyId(issuer)) continue;
-      const known = getTrustedKey(ledger.readable, issuer) ?? listAdvertisedKeys(ledger.readable, { key_id: issuer })[0];
+      const known = getTrustedKey(readable, issuer) ?? listAdvertisedKeys(readable, { key_id: issuer })[0];
       if (known !== undefined) keys.push(publicEntry(known));
     }
     const keysText = serializeKeyFile(keys);

@@ -27,6 +27,7 @@ export {
   DEFAULT_CACHE_MIB,
   openLedger,
   openLedgerReadOnly,
+  openReadSnapshot,
   type Ledger,
   type OpenLedgerOptions,
   type ReadOnlyLedger,

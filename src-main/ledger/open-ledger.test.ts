@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LedgerError } from './errors';
-import { openLedger, openLedgerReadOnly } from './open-ledger';
+import { openLedger, openLedgerReadOnly, openReadSnapshot } from './open-ledger';
 import { countReceipts, insertReceipts } from './receipts';
 import { makeReceipt, makeTemporaryDirectory, makeTemporaryLedger } from './test-support';
 
@@ -141,6 +141,25 @@ describe('openLedger', () => {
     expect(countReceipts(reader.readable)).toBe(1);
     expect(() => reader.readable.exec('DELETE FROM receipts')).toThrow(/readonly/i);
     reader.close();
+  });
+
+  it('keeps a read snapshot as it was when opened, until it is closed', () => {
+    const { ledger, file } = temporary();
+    insertReceipts(ledger.writable, [makeReceipt('a')]);
+    const snapshot = openReadSnapshot(file);
+    insertReceipts(ledger.writable, [makeReceipt('b'), makeReceipt('c')]);
+    // The shared reader sees the new commit; the snapshot does not, however often it reads.
+    expect(countReceipts(ledger.readable)).toBe(3);
+    expect(countReceipts(snapshot.readable)).toBe(1);
+    expect(() => snapshot.readable.exec('DELETE FROM receipts')).toThrow(/readonly/i);
+    snapshot.close();
+    expect(snapshot.closed).toBe(true);
+    snapshot.close();
+    expect(snapshot.readable.open).toBe(false);
+    const later = openReadSnapshot(file);
+    expect(countReceipts(later.readable)).toBe(3);
+    later.close();
+    expect(() => openReadSnapshot(path.join(path.dirname(file), 'missing.sqlite'))).toThrow(LedgerError);
   });
 
   it('refuses bad arguments', () => {
