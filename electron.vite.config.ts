@@ -19,6 +19,9 @@ export default defineConfig({
           index: resolve(import.meta.dirname, 'src-main/app/main.ts'),
           // The verification worker threads' entry (src-main/core/worker-pool.ts finds it).
           'verify-worker': resolve(import.meta.dirname, 'src-main/core/verify-worker.ts'),
+          // The export worker's entry (src-main/core/worker-source.ts finds it; the HTTP service
+          // writes tenants' evidence bundles on it).
+          'export-worker': resolve(import.meta.dirname, 'src-main/evidence/export-worker.ts'),
         },
       },
     },

@@ -7,8 +7,8 @@
 // - out/cli/evroom.js: the CLI, one ESM file. npm packages are bundled too (fewer files to
 //   load), except those that are native, large and loaded only by some commands, or that read
 //   files of their own at run time (EXTERNAL below): they stay in node_modules.
-// - out/cli/verify-worker.js: the worker threads' entry; worker-source.ts finds it beside the
-//   bundle.
+// - out/cli/verify-worker.js and out/cli/export-worker.js: the worker threads' entries;
+//   worker-source.ts finds them beside the bundle.
 // - out/cli/inputs.json: every source file the bundles were made from, with its size, mtime
 //   and SHA-256. bin/evroom.mjs checks it at start and runs the sources through tsx instead
 //   when any of them changed, so an edited checkout never runs stale code.
@@ -28,7 +28,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the bundles go (out/ is ignored by git; electron-builder.yml leaves out/cli out). */
 export const CLI_BUNDLE_DIRECTORY = join(ROOT, 'out', 'cli');
-const ENTRIES = { evroom: 'src-main/cli/main.ts', 'verify-worker': 'src-main/core/verify-worker.ts' };
+const ENTRIES = { evroom: 'src-main/cli/main.ts', 'verify-worker': 'src-main/core/verify-worker.ts', 'export-worker': 'src-main/evidence/export-worker.ts' };
 /** Packages loaded from node_modules at run time rather than bundled (see the header). */
 const EXTERNAL = [
   'better-sqlite3',

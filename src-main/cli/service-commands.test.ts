@@ -60,7 +60,9 @@ describe('evroom tenants, apikeys, serve', () => {
     expect(fs.existsSync(path.join(directory, 'untouched'))).toBe(false);
   });
 
-  it('serves on 127.0.0.1, prints its address first, and stops cleanly on SIGTERM', async () => {
+  it('serves on 127.0.0.1, prints its address first, writes tenant evidence, and stops cleanly on SIGTERM', async () => {
+    expect(evroom(home, ['tenants', 'create', 'served', '--tier', 'scale']).code).toBe(0);
+    const { key } = JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'served', '--json']).stdout) as { key: string };
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
     let stdout = '';
     let stderr = '';
@@ -78,6 +80,21 @@ describe('evroom tenants, apikeys, serve', () => {
       expect(keys.status).toBe(200);
       const verify = await fetch(`${url}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer svc_pro_secretvalue' }, body: '{}' });
       expect(verify.status).toBe(200);
+      // Tenant evidence is written on the export worker (the built one when the CLI runs from
+      // its bundle): two receipts issued, a zip holding both that imports clean elsewhere.
+      const auth = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+      for (const input of ['one', 'two']) {
+        const issued = await fetch(`${url}/tenants/served/receipts?profile=nano`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_did: 'did:web:agent.example.com', input, content_type: 'text/plain' }) });
+        expect(issued.status).toBe(201);
+      }
+      const evidence = await fetch(`${url}/tenants/served/evidence`, { headers: auth });
+      expect(evidence.status).toBe(200);
+      expect(evidence.headers.get('content-type')).toBe('application/zip');
+      const zip = path.join(directory, 'served.zip');
+      fs.writeFileSync(zip, Buffer.from(await evidence.arrayBuffer()));
+      const imported = evroom(path.join(directory, 'elsewhere'), ['import', zip, '--json']);
+      expect(imported.code).toBe(0);
+      expect(JSON.parse(imported.stdout)).toMatchObject({ clean: true, counts: { receipts: 2 } });
     } finally {
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');

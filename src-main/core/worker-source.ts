@@ -1,5 +1,5 @@
 /**
- * Where a verification worker's code comes from.
+ * Where a worker thread's code comes from: the verification workers' and the export worker's.
  *
  * - In the built Electron app, electron-vite emits `verify-worker.js` beside the bundled main
  *   process: the worker starts from that file. In a package the main process runs from inside
@@ -26,6 +26,11 @@ const WORKER_MODULE = new URL('./verify-worker.ts', import.meta.url);
 /** The tsx bootstrap, used when bundling fails (exported for its test). */
 export const TSX_BOOTSTRAP = new URL('./verify-worker.mjs', import.meta.url);
 
+/** The export worker's entry, built beside the bundle like the verification worker's. */
+const BUILT_EXPORT_WORKER = new URL('./export-worker.js', import.meta.url);
+/** From source: the tsx bootstrap of src-main/evidence/export-worker.ts (exported for its test). */
+export const EXPORT_TSX_BOOTSTRAP = new URL('../evidence/export-worker.mjs', import.meta.url);
+
 let bundled: string | null | undefined;
 
 /**
@@ -50,6 +55,21 @@ export function verifyWorkerSource(): WorkerSource {
   if (import.meta.url.endsWith('.js') && existsSync(fileURLToPath(builtWorker))) return { kind: 'file', url: builtWorker };
   if (bundled === undefined) bundled = bundleWorker();
   return bundled === null ? { kind: 'file', url: TSX_BOOTSTRAP } : { kind: 'code', code: bundled };
+}
+
+/**
+ * The export worker's code (src-main/evidence/export-worker.ts): the built file beside the
+ * bundle, or from source the tsx bootstrap. It is not bundled in memory like the verification
+ * worker: it opens the ledger, whose native module is found relative to the module that loads
+ * it, and an in-memory bundle has no location. A process starts one export worker and keeps it,
+ * so the bootstrap's cost (about a second of CPU, from source only) is paid once.
+ *
+ * @returns The built file, or the tsx bootstrap.
+ */
+export function exportWorkerSource(): WorkerSource {
+  const builtWorker = unpackedFromAsar(BUILT_EXPORT_WORKER);
+  if (import.meta.url.endsWith('.js') && existsSync(fileURLToPath(builtWorker))) return { kind: 'file', url: builtWorker };
+  return { kind: 'file', url: EXPORT_TSX_BOOTSTRAP };
 }
 
 interface Esbuild {

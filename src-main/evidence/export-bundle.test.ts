@@ -233,6 +233,53 @@ describe('exportBundle', () => {
     }
   });
 
+  it('writes the same bundle on the export worker, reports progress, and refuses the same way', async () => {
+    const now = new Date('2026-11-20T10:00:00.000Z');
+    const signingKey = { key_id: 'did:svc:acme:evidence', seed: new Uint8Array(32).fill(36), public_key: node.ed25519PublicKey(new Uint8Array(32).fill(36)) };
+    const here = await exportBundle(source, { out: path.join(directory, 'here.zip'), dataDirectory: home, tenantId: 'acme', now, signingKey });
+    const phases: string[] = [];
+    const there = await exportBundle(source, {
+      out: path.join(directory, 'there.zip'),
+      dataDirectory: home,
+      tenantId: 'acme',
+      now,
+      signingKey,
+      worker: true,
+      onProgress: (event) => phases.push(event.phase),
+    });
+    // Byte for byte the bundle the calling thread writes; the audit row is the caller's.
+    expect(there.sha256).toBe(here.sha256);
+    expect({ ...there, file: '' }).toEqual({ ...here, file: '' });
+    expect(phases[0]).toBe('writing');
+    expect(phases.at(-1)).toBe('done');
+    expect(listAuditEntries(source.readable, { limit: 1 })[0]).toMatchObject({ action: 'export', subject: there.file, details: { sha256: there.sha256 } });
+    // The worker wipes its copy of the seed, never the caller's.
+    expect(signingKey.seed).toEqual(new Uint8Array(32).fill(36));
+    // Refusals come back as the classes and codes the calling thread throws, and write nothing.
+    await expect(exportBundle(source, { out: there.file, dataDirectory: home, worker: true })).rejects.toMatchObject({ name: 'ExportError', code: 'out_exists' });
+    await expect(exportBundle(source, { out: path.join(directory, 'z.zip'), dataDirectory: home, worker: true, filters: { status: 'NOPE' as never } })).rejects.toThrow(RangeError);
+    const damaged = path.join(directory, 'home-damaged');
+    fs.mkdirSync(path.join(damaged, 'keys'), { recursive: true });
+    fs.writeFileSync(path.join(damaged, SIGNING_KEY_PATH), '{"key_id":"did:key:z6Mk","algorithm":"Ed25519"}');
+    await expect(exportBundle(source, { out: path.join(directory, 'z.zip'), dataDirectory: damaged, worker: true })).rejects.toBeInstanceOf(SigningKeyError);
+    expect(fs.existsSync(path.join(directory, 'z.zip'))).toBe(false);
+    expect(fs.readdirSync(directory).filter((name) => name.endsWith('.partial'))).toEqual([]);
+    // It is written by another thread: the zip appears while this one is kept busy.
+    const blocked = path.join(directory, 'blocked.zip');
+    const pending = exportBundle(source, { out: blocked, dataDirectory: home, tenantId: 'acme', now, signingKey, worker: true });
+    const deadline = Date.now() + 30_000;
+    while (!fs.existsSync(blocked) && Date.now() < deadline) {
+      // Nothing on this thread can move the export while this loop runs.
+    }
+    expect(fs.existsSync(blocked)).toBe(true);
+    expect((await pending).sha256).toBe(here.sha256);
+    // Exports asked together share the one worker and each gets its own bundle.
+    const together = await Promise.all(
+      ['t1.zip', 't2.zip', 't3.zip'].map((name) => exportBundle(source, { out: path.join(directory, name), dataDirectory: home, tenantId: 'acme', now, signingKey, worker: true })),
+    );
+    expect(new Set(together.map((result) => result.sha256))).toEqual(new Set([here.sha256]));
+  }, 60_000);
+
   it('exports the ledger as it was when the export began, while receipts keep arriving', async () => {
     // The service exports a tenant's evidence while it issues more: an export that paged the
     // live ledger would take in what arrives meanwhile (and under steady issuance never end).

@@ -15,11 +15,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { utf8Encode } from '../../src-shared/crypto';
 import type { KeyEntry } from '../../src-shared/verify/context';
 import { isKeyId } from '../../src-shared/verify/keys';
 import { serializeKeyFile } from '../../src-shared/verify/key-file';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
+import { exportWorkerSource } from '../core/worker-source';
 import {
   appendAudit,
   countReceipts,
@@ -27,6 +29,7 @@ import {
   getTrustedKey,
   listAdvertisedKeys,
   listAnchors,
+  LedgerError,
   listReceipts,
   openReadSnapshot,
   type Ledger,
@@ -34,6 +37,7 @@ import {
   type ReceiptFilters,
 } from '../ledger/index';
 import { serializeAnchorsFile } from './anchors-file';
+import { BundleError } from './errors';
 import { KEYS_NAME, receiptPath } from './bundle-layout';
 import { hashFile } from './import-bundle';
 import { DEFAULT_ZIP_LIMITS } from './limits';
@@ -47,7 +51,7 @@ import {
   type ManifestFile,
 } from './manifest';
 import { createProgressReporter, type ExportPhase, type ExportProgress } from './progress';
-import { loadOrCreateSigningKey } from './signing-key';
+import { loadOrCreateSigningKey, SigningKeyError } from './signing-key';
 import { createZipWriter } from './zip-writer';
 
 /** The tenant id written when none is given. */
@@ -76,6 +80,12 @@ export interface ExportOptions {
    */
   signingKey?: { key_id: string; seed: Uint8Array; public_key: Uint8Array };
   onProgress?: (event: ExportProgress) => void;
+  /**
+   * Write the zip on a worker thread of its own (default: on the calling thread). The HTTP
+   * service does: its thread is busy with requests, and the zip writer moves one entry per turn
+   * of the event loop, so a busy loop would stretch an export of n receipts to n of its turns.
+   */
+  worker?: boolean;
 }
 
 /** What an export wrote. */
@@ -140,7 +150,8 @@ function publicEntry(entry: { key_id: string; algorithm: KeyEntry['algorithm']; 
  * `export` audit row records the file, its SHA-256, the counts and the filters.
  *
  * @param ledger - The open ledger.
- * @param options - Output, data directory, filters, tenant id, overwrite, clock, progress.
+ * @param options - Output, data directory, filters, tenant id, overwrite, clock, progress, and
+ *   whether to write on a worker thread.
  * @returns What was written.
  * @throws ExportError out_exists / out_unwritable; SigningKeyError for a damaged key file;
  *   TypeError / RangeError for bad filters (nothing written).
@@ -149,27 +160,70 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
   if (typeof ledger !== 'object' || ledger === null || typeof ledger.runInTransaction !== 'function') {
     throw new TypeError('exportBundle: ledger must be an open Ledger');
   }
+  if (typeof options !== 'object' || options === null) throw new TypeError('exportBundle: options must be an object');
+  const { onProgress, worker, ...rest } = options;
+  checkExportOptions(rest);
+  const started = performance.now();
+  const result = worker === true ? await writeBundleOnWorker(ledger.file, rest, onProgress) : await writeBundle(ledger.file, rest, onProgress);
+  appendAudit(ledger.writable, 'export', result.file, {
+    sha256: result.sha256,
+    bytes: result.bytes,
+    receipts: result.receipts,
+    anchors: result.anchors,
+    keys: result.keys,
+    key_id: result.key_id,
+    key_created: result.keyCreated,
+    tenant_id: result.tenant_id,
+    filters: rest.filters ?? {},
+  });
+  const seconds = (performance.now() - started) / 1000;
+  onProgress?.({
+    phase: 'done',
+    receiptsWritten: result.receipts,
+    receiptsTotal: result.receipts,
+    perSecond: seconds > 0 ? Math.round(result.receipts / seconds) : 0,
+    secondsLeft: 0,
+  });
+  return result;
+}
+
+/** An export's options as the export worker gets them: everything but the callback. */
+export type BundleOptions = Omit<ExportOptions, 'onProgress' | 'worker'>;
+
+function checkExportOptions(options: BundleOptions): void {
+  if (typeof options.out !== 'string' || options.out.length === 0) throw new TypeError('exportBundle: out must be a path');
+  const tenantId = options.tenantId ?? DEFAULT_EXPORT_TENANT;
+  if (typeof tenantId !== 'string' || tenantId.length === 0 || tenantId.length > 256) {
+    throw new RangeError('exportBundle: tenantId must be 1 to 256 characters');
+  }
+}
+
+/**
+ * Writes the bundle from a snapshot of the ledger file: all of {@link exportBundle} but its
+ * audit row and its last progress event. Runs on the calling thread or on the export worker.
+ *
+ * @param ledgerFile - The ledger's file (a snapshot connection of its own reads it).
+ * @param options - As for exportBundle.
+ * @param onProgress - Told of the writing and finishing phases.
+ * @returns What was written.
+ */
+export async function writeBundle(ledgerFile: string, options: BundleOptions, onProgress?: (event: ExportProgress) => void): Promise<ExportResult> {
+  checkExportOptions(options);
   // The ledger as it is now, for the whole export: receipts committed while it is written (the
   // service issuing more for the same tenant) are not in it, so it ends, and its count, files,
   // anchors and keys agree with each other.
-  const snapshot = openReadSnapshot(ledger.file);
+  const snapshot = openReadSnapshot(ledgerFile);
   try {
-    return await exportSnapshot(ledger, snapshot.readable, options);
+    return await writeSnapshot(snapshot.readable, options, onProgress);
   } finally {
     snapshot.close();
   }
 }
 
-/** {@link exportBundle} reading from `readable`, a snapshot of `ledger`; the audit row goes to `ledger`. */
-async function exportSnapshot(ledger: Ledger, readable: ReadableDB, options: ExportOptions): Promise<ExportResult> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('exportBundle: options must be an object');
-  if (typeof options.out !== 'string' || options.out.length === 0) throw new TypeError('exportBundle: out must be a path');
+async function writeSnapshot(readable: ReadableDB, options: BundleOptions, onProgress: ((event: ExportProgress) => void) | undefined): Promise<ExportResult> {
   const out = path.resolve(options.out);
   const filters = options.filters ?? {};
   const tenantId = options.tenantId ?? DEFAULT_EXPORT_TENANT;
-  if (typeof tenantId !== 'string' || tenantId.length === 0 || tenantId.length > 256) {
-    throw new RangeError('exportBundle: tenantId must be 1 to 256 characters');
-  }
   const now = options.now ?? new Date();
   const generatedAt = now.toISOString();
   // Checks the filters (TypeError / RangeError) before anything is created.
@@ -183,7 +237,7 @@ async function exportSnapshot(ledger: Ledger, readable: ReadableDB, options: Exp
       ? loadOrCreateSigningKey(options.dataDirectory, crypto, { now })
       : { key: { key_id: options.signingKey.key_id, algorithm: 'Ed25519' as const, public_key: options.signingKey.public_key, seed: options.signingKey.seed.slice() }, created: false };
   const progress = createProgressReporter<ExportPhase, ExportProgress>(
-    options.onProgress,
+    onProgress,
     (phase, fields, perSecond, secondsLeft) => ({
       phase,
       receiptsWritten: fields.receiptsWritten ?? 0,
@@ -321,18 +375,6 @@ async function exportSnapshot(ledger: Ledger, readable: ReadableDB, options: Exp
 
   const sha256 = await hashFile(out);
   const bytes = fs.statSync(out).size;
-  appendAudit(ledger.writable, 'export', out, {
-    sha256,
-    bytes,
-    receipts: written.receipts,
-    anchors: written.anchors,
-    keys: written.keys,
-    key_id: key.key_id,
-    key_created: keyCreated,
-    tenant_id: tenantId,
-    filters,
-  });
-  progress.update('done', written.receipts, total, { receiptsWritten: written.receipts, receiptsTotal: total }, true);
   return {
     file: out,
     sha256,
@@ -345,4 +387,127 @@ async function exportSnapshot(ledger: Ledger, readable: ReadableDB, options: Exp
     tenant_id: tenantId,
     generated_at: generatedAt,
   };
+}
+
+/** One export asked of the export worker. */
+export interface ExportJob {
+  id: number;
+  ledgerFile: string;
+  options: BundleOptions;
+}
+
+/** An error as it crosses from the export worker: its class's name and what it carries. */
+export interface SentError {
+  name: string;
+  message: string;
+  code?: string;
+  entry?: string;
+  path?: string;
+}
+
+/** What the export worker posts for a job: progress events, then the result or the error. */
+export type ExportWorkerMessage = { id: number } & (
+  | { kind: 'progress'; event: ExportProgress }
+  | { kind: 'done'; result: ExportResult }
+  | { kind: 'failed'; error: SentError }
+);
+
+/** An error of the export made fit to post (no stack: it may name files of this machine). */
+export function sendableError(error: unknown): SentError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const carried = error as Error & { code?: unknown; entry?: unknown; path?: unknown };
+  return {
+    name: error.name,
+    message: error.message,
+    ...(typeof carried.code === 'string' ? { code: carried.code } : {}),
+    ...(typeof carried.entry === 'string' ? { entry: carried.entry } : {}),
+    ...(typeof carried.path === 'string' ? { path: carried.path } : {}),
+  };
+}
+
+/** The error the export worker sent, as the class the calling thread would have thrown. */
+function receivedError(sent: SentError): Error {
+  const code = sent.code ?? '';
+  switch (sent.name) {
+    case 'ExportError':
+      return new ExportError(code === 'out_exists' ? 'out_exists' : 'out_unwritable', sent.message);
+    case 'SigningKeyError':
+      return new SigningKeyError(code === 'signing_key_unreadable' ? 'signing_key_unreadable' : 'signing_key_invalid', sent.message);
+    case 'BundleError':
+      return new BundleError(code as ConstructorParameters<typeof BundleError>[0], sent.message, {
+        ...(sent.entry === undefined ? {} : { entry: sent.entry }),
+        ...(sent.path === undefined ? {} : { path: sent.path }),
+      });
+    case 'LedgerError':
+      return new LedgerError(code as ConstructorParameters<typeof LedgerError>[0], sent.message);
+    case 'TypeError':
+      return new TypeError(sent.message);
+    case 'RangeError':
+      return new RangeError(sent.message);
+    default:
+      return new Error(sent.message);
+  }
+}
+
+/** An export waiting for the export worker. */
+interface PendingExport {
+  resolve(result: ExportResult): void;
+  reject(error: Error): void;
+  onProgress: ((event: ExportProgress) => void) | undefined;
+}
+
+/** The export worker of this process, started on the first export that asks for it. */
+let exportWorker: { worker: Worker; jobs: Map<number, PendingExport> } | undefined;
+let lastJob = 0;
+
+/**
+ * The process's export worker (src-main/evidence/export-worker.ts), started when first needed
+ * and kept for the exports after: starting one costs tens of milliseconds, which small exports
+ * asked often (a tenant checking for new receipts) would pay each time. It holds the process
+ * open only while an export is under way. Should it fail, its exports are refused and the next
+ * export starts another.
+ */
+function theExportWorker(): { worker: Worker; jobs: Map<number, PendingExport> } {
+  if (exportWorker !== undefined) return exportWorker;
+  const source = exportWorkerSource();
+  const worker = source.kind === 'file' ? new Worker(source.url) : new Worker(source.code, { eval: true });
+  const state = { worker, jobs: new Map<number, PendingExport>() };
+  const fail = (error: Error): void => {
+    if (exportWorker === state) exportWorker = undefined;
+    for (const job of state.jobs.values()) job.reject(error);
+    state.jobs.clear();
+  };
+  worker.on('message', (message: ExportWorkerMessage) => {
+    const job = state.jobs.get(message.id);
+    if (job === undefined) return;
+    if (message.kind === 'progress') {
+      job.onProgress?.(message.event);
+      return;
+    }
+    state.jobs.delete(message.id);
+    if (state.jobs.size === 0) worker.unref();
+    if (message.kind === 'done') job.resolve(message.result);
+    else job.reject(receivedError(message.error));
+  });
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`The export worker stopped (exit code ${code}) before the bundle was written.`)));
+  worker.unref();
+  exportWorker = state;
+  return state;
+}
+
+/**
+ * {@link writeBundle} on the export worker: it reads a snapshot of its own of the ledger file
+ * and writes the zip; progress events and the result or error come back. The signing seed is
+ * copied to the worker, which wipes its copy.
+ */
+function writeBundleOnWorker(ledgerFile: string, options: BundleOptions, onProgress: ((event: ExportProgress) => void) | undefined): Promise<ExportResult> {
+  const { worker, jobs } = theExportWorker();
+  lastJob += 1;
+  const job: ExportJob = { id: lastJob, ledgerFile, options };
+  return new Promise<ExportResult>((resolve, reject) => {
+    jobs.set(job.id, { resolve, reject, onProgress });
+    worker.ref();
+    worker.postMessage(job);
+  });
 }

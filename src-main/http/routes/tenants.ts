@@ -73,6 +73,9 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
           signingKey: context.signer,
           filters: { source: { kind: 'service', ref: `tenant:${caller.tenant.id}` }, ...(since === undefined ? {} : { from: timestampToMillis(since) }) },
           now: context.now(),
+          // Off the HTTP thread: the zip writer moves one entry per turn of the event loop, and
+          // this loop's turns are long while requests keep coming.
+          worker: true,
         });
       } catch (error) {
         fs.rmSync(folder, { recursive: true, force: true });
