@@ -5,8 +5,12 @@
  * Rows: `GET /status`, `POST /v1/receipt/verify` (a standard receipt), `POST /v1/receipt/emit`
  * (standard, a scale tenant: no quota), a bare Fastify route returning a constant, and a bare
  * Fastify POST taking the verify request's body and answering a constant of its reply's size.
+ * Two more rows: a serial route of the bare app that keeps its thread busy for the emit floor's
+ * time a request, and one busy for the service's HTTP-thread CPU per receipt (Linux): the p50
+ * and p99 this host gives a server of that cost at this many connections.
  * Under the table: the verify route's floor, the in-process verification plus the bare POST, and
- * the emit route's, the bare POST plus signing plus a ledger row in group commits; and, on Linux,
+ * the emit route's, the bare POST plus signing plus a ledger row in group commits; the p99 the
+ * emit floor allows; and, on Linux,
  * the CPU time per request of the service's HTTP thread, its other threads and autocannon. The
  * service runs as `evroom serve` in its own process with its defaults (its HTTP thread and, for
  * the verify route, one verification worker per core but one), autocannon in this one: all on
@@ -79,9 +83,12 @@ function startChild(command: string, args: string[], env: NodeJS.ProcessEnv, pat
 }
 
 /**
- * A bare Fastify app in its own process like the service: one constant route, and one POST route
+ * A bare Fastify app in its own process like the service: one constant route, one POST route
  * that takes a JSON body as bytes (as the service does) and answers a constant of REPLY_BYTES,
- * the floor of HTTP's share of a verify request of that body and reply size.
+ * the floor of HTTP's share of a verify request of that body and reply size, and a serial route
+ * (`POST /busy?us=N`) that keeps its one thread busy for N µs a request and answers a constant:
+ * the latency a server gets at this many connections on this host when each request costs its
+ * thread that much and nothing else (no worker, no disk, almost no garbage).
  */
 const BARE_SERVER = `
 const Fastify = require('fastify');
@@ -91,6 +98,11 @@ app.removeAllContentTypeParsers();
 app.addContentTypeParser(/^application\\/json/, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 app.get('/constant', async () => ({ ok: true }));
 app.post('/echo-size', async (_request, response) => response.type('application/json; charset=utf-8').send(reply));
+app.post('/busy', async (request) => {
+  const end = process.hrtime.bigint() + BigInt(Number(request.query.us)) * 1000n;
+  while (process.hrtime.bigint() < end);
+  return { ok: true };
+});
 app.listen({ host: '127.0.0.1', port: 0 }).then((address) => console.log('bare at ' + address));
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 `;
@@ -239,6 +251,15 @@ async function main(): Promise<void> {
       headers: { ...json, authorization: `Bearer ${key}` },
       body: JSON.stringify({ agent_did: 'did:web:agent.example.com', content_sha256: 'b'.repeat(64), content_type: 'text/plain' }),
     }, service.child.pid);
+    // What p99 the emit route could have: serial routes that keep one thread busy for the emit
+    // floor's time a request (the bare POST, signing and a ledger row; see emitFloorParts) and
+    // for the time the service's HTTP thread spent on each receipt in the emit row.
+    const emitFloor = 1 / (1 / barePost.rps + 1 / signRate + 1 / rowRate);
+    const floorMicros = Math.round(1e6 / emitFloor);
+    const serialFloor = await load('serial route, emit floor time', { url: `${bare.url}/busy?us=${floorMicros}`, method: 'POST', headers: json, body: '{}' });
+    const httpMicros = emit.cpu === undefined ? undefined : Math.round(emit.cpu.http);
+    const serialHttp =
+      httpMicros === undefined ? undefined : await load('serial route, emit HTTP-thread time', { url: `${bare.url}/busy?us=${httpMicros}`, method: 'POST', headers: json, body: '{}' });
     verify.ratio = verify.rps / inProcess;
     verify.ratioOf = 'in-process verify';
     verify.target = '>= 0.60';
@@ -246,20 +267,20 @@ async function main(): Promise<void> {
     emit.ratioOf = 'bare route';
     emit.target = '>= 0.40';
 
-    const rows = [bareRow, barePost, status, verify, emit];
+    const rows = [bareRow, barePost, status, verify, emit, serialFloor, ...(serialHttp === undefined ? [] : [serialHttp])];
     const baseline: Baseline | null = readBaseline(BASELINE);
     console.log(`bench/service.ts: ${connections} connections, ${duration} s a row, service and bare route each in its own process; node ${process.version}, ${os.cpus().length} cores`);
     console.log(
       `in-process standard receipt verification: ${Math.round(inProcess).toLocaleString('en-US')}/s (one core; the higher of ${Math.round(inProcessBefore).toLocaleString('en-US')}/s just before the verify row and ${Math.round(inProcessAfter).toLocaleString('en-US')}/s just after)`,
     );
     console.log('');
-    console.log(['row'.padEnd(36), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'non-2xx'.padStart(8), '  ratio', '  target', '  baseline ratio'].join(' '));
+    console.log(['row'.padEnd(38), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'non-2xx'.padStart(8), '  ratio', '  target', '  baseline ratio'].join(' '));
     for (const row of rows) {
       const base = baseline?.rows[row.name]?.ratio;
       const p99ok = row.p99 < 25 ? '' : ' (p99 over 25 ms)';
       console.log(
         [
-          row.name.padEnd(36),
+          row.name.padEnd(38),
           Math.round(row.rps).toLocaleString('en-US').padStart(8),
           String(row.p50).padStart(7),
           String(row.p99).padStart(7),
@@ -278,11 +299,14 @@ async function main(): Promise<void> {
     console.log(
       `floor of the verify route (in-process verification + the bare POST, per request): ${Math.round(verifyFloor).toLocaleString('en-US')}/s = ${(verifyFloor / inProcess).toFixed(2)} of in-process (target 0.60${verifyFloor / inProcess < 0.6 ? ', beyond the floor' : ''}); the service reaches ${(verify.rps / verifyFloor).toFixed(2)} of that floor`,
     );
-    // The floor of the emit route's HTTP thread: the bare POST, signing, and a ledger row in
-    // group commits, one after the other (the check of the signed receipt is on a worker).
-    const emitFloor = 1 / (1 / barePost.rps + 1 / signRate + 1 / rowRate);
+    // The floor of the emit route's HTTP thread (emitFloor): the bare POST, signing, and a ledger
+    // row in group commits, one after the other (the check of the signed receipt is on a worker).
     console.log(
       `floor of the emit route (the bare POST + signing ${Math.round(signRate).toLocaleString('en-US')}/s + a ledger row in commits of ${FLOOR_BATCH} ${Math.round(rowRate).toLocaleString('en-US')}/s, per request, one thread): ${Math.round(emitFloor).toLocaleString('en-US')}/s = ${(emitFloor / bareRow.rps).toFixed(2)} of the bare route (target 0.40${emitFloor / bareRow.rps < 0.4 ? ', beyond the floor' : ''}); the service reaches ${(emit.rps / emitFloor).toFixed(2)} of that floor; at that rate ${connections} connections wait ${((connections / emitFloor) * 1000).toFixed(1)} ms a request on average`,
+    );
+    // The p99 the emit route's floor allows on this host at this many connections.
+    console.log(
+      `p99 of the emit route: a serial route busy ${floorMicros} µs a request (the emit floor's time) answers p50 ${serialFloor.p50} ms, p99 ${serialFloor.p99} ms (target under 25 ms${serialFloor.p99 >= 25 ? ', beyond the floor' : ''})${serialHttp === undefined ? '' : `; busy ${httpMicros ?? 0} µs (the HTTP thread's CPU per receipt in the emit row), p50 ${serialHttp.p50} ms, p99 ${serialHttp.p99} ms; the service: p50 ${emit.p50} ms, p99 ${emit.p99} ms`}`,
     );
     // Where the two cores go: CPU time per request of each part, from /proc.
     for (const row of [verify, emit]) {
@@ -305,6 +329,7 @@ async function main(): Promise<void> {
         duration,
         inProcessVerifyRate: Math.round(inProcess),
         emitFloorParts: { signRate: Math.round(signRate), rowRate: Math.round(rowRate), batch: FLOOR_BATCH },
+        serialRouteMicroseconds: { emitFloorTime: floorMicros, ...(httpMicros === undefined ? {} : { emitHttpThreadTime: httpMicros }) },
         rows: Object.fromEntries(
           rows.map((row: Row & { cpu?: CpuShare }) => [
             row.name,
