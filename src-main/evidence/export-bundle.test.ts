@@ -262,6 +262,8 @@ describe('exportBundle', () => {
     fs.mkdirSync(path.join(damaged, 'keys'), { recursive: true });
     fs.writeFileSync(path.join(damaged, SIGNING_KEY_PATH), '{"key_id":"did:key:z6Mk","algorithm":"Ed25519"}');
     await expect(exportBundle(source, { out: path.join(directory, 'z.zip'), dataDirectory: damaged, worker: true })).rejects.toBeInstanceOf(SigningKeyError);
+    // Options that cannot cross to the worker are refused, and the next export still runs.
+    await expect(exportBundle(source, { out: path.join(directory, 'z.zip'), dataDirectory: home, worker: true, filters: { text: (() => 'x') as never } })).rejects.toThrow();
     expect(fs.existsSync(path.join(directory, 'z.zip'))).toBe(false);
     expect(fs.readdirSync(directory).filter((name) => name.endsWith('.partial'))).toEqual([]);
     // It is written by another thread: the zip appears while this one is kept busy.

@@ -4,10 +4,10 @@
  *
  * The ledger is read page by page (keyset paging, import order) from a snapshot taken when the
  * export begins, and each receipt's bytes are fetched only when the zip writer reaches it, so
- * memory holds one page of summaries and the manifest's file list, never the bundle. Layout: `receipts/<receipt id>.json` (the stored bytes
- * exactly; `<receipt_sha256>.json` for receipts without a usable or unique id),
- * `anchors/<batch_id>.json` (every anchor record when the whole ledger is exported, else the
- * records of the exported receipts; see anchors-file.ts),
+ * memory holds one page of summaries and the manifest's file list, never the bundle. Layout:
+ * `receipts/<receipt id>.json` (the stored bytes exactly; `<receipt_sha256>.json` for receipts
+ * without a usable or unique id), `anchors/<batch_id>.json` (every anchor record when the whole
+ * ledger is exported, else the records of the exported receipts; see anchors-file.ts),
  * `keys/service-keys.json` (the local signing key and the key of every issuer of an exported
  * receipt that the ledger knows, pinned or advertised: the receiving side needs them to verify,
  * and listing a key confers no trust), then `manifest.json` and `manifest.sig`.
@@ -508,6 +508,13 @@ function writeBundleOnWorker(ledgerFile: string, options: BundleOptions, onProgr
   return new Promise<ExportResult>((resolve, reject) => {
     jobs.set(job.id, { resolve, reject, onProgress });
     worker.ref();
-    worker.postMessage(job);
+    try {
+      worker.postMessage(job);
+    } catch (error) {
+      // Options that cannot be sent (a defect of the caller): nothing was started.
+      jobs.delete(job.id);
+      if (jobs.size === 0) worker.unref();
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
   });
 }
