@@ -11,7 +11,7 @@ import { issueProfileReceipt } from '../../src-shared/formats/profile';
 import { parseKeyFile } from '../../src-shared/verify/key-file';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { insertReceipts, ledgerStats, listAuditEntries, openLedger, type Ledger, type LedgerStats } from '../ledger/index';
-import { ExportError, exportBundle } from './export-bundle';
+import { ExportError, exportBundle, stopExportWorker } from './export-bundle';
 import { importBundle } from './import-bundle';
 import { parseManifest } from './manifest';
 import { SigningKeyError, SIGNING_KEY_PATH } from './signing-key';
@@ -280,6 +280,47 @@ describe('exportBundle', () => {
       ['t1.zip', 't2.zip', 't3.zip'].map((name) => exportBundle(source, { out: path.join(directory, name), dataDirectory: home, tenantId: 'acme', now, signingKey, worker: true })),
     );
     expect(new Set(together.map((result) => result.sha256))).toEqual(new Set([here.sha256]));
+  }, 60_000);
+
+  it('writes the bundle on the calling thread when the export worker stops mid-way', async () => {
+    const seed = new Uint8Array(32).fill(37);
+    const fast = fastSigner(seed);
+    const stopHome = path.join(directory, 'home-stop');
+    fs.mkdirSync(stopHome);
+    const origin = openLedger(path.join(stopHome, 'ledger.sqlite'));
+    try {
+      const report = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
+      const batch = Array.from({ length: 3_000 }, (_, sequence) => {
+        const raw = utf8Encode(signClassical({ sequence }, seed, fast));
+        return { receipt_sha256: createHash('sha256').update(raw).digest('hex'), raw, report, source: { kind: 'file' as const, ref: 'test' } };
+      });
+      origin.runInTransaction((database) => insertReceipts(database, batch));
+      const now = new Date('2026-11-20T10:00:00.000Z');
+      const inline = await exportBundle(origin, { out: path.join(stopHome, 'inline.zip'), dataDirectory: stopHome, now });
+      const failures: Error[] = [];
+      let stopping: Promise<void> | undefined;
+      const result = await exportBundle(origin, {
+        out: path.join(stopHome, 'stopped.zip'),
+        dataDirectory: stopHome,
+        now,
+        worker: true,
+        onWorkerError: (error) => failures.push(error),
+        // The worker's first event: it has begun writing, and is stopped there.
+        onProgress: (event) => {
+          if (event.phase === 'writing' && stopping === undefined) stopping = stopExportWorker();
+        },
+      });
+      await stopping;
+      expect(failures).toHaveLength(1);
+      expect(failures[0]?.message).toMatch(/^The export worker stopped/);
+      expect(result).toMatchObject({ receipts: 3_000, sha256: inline.sha256 });
+      // A later export starts another worker.
+      const again = await exportBundle(origin, { out: path.join(stopHome, 'again.zip'), dataDirectory: stopHome, now, worker: true, onWorkerError: (error) => failures.push(error) });
+      expect(again.sha256).toBe(inline.sha256);
+      expect(failures).toHaveLength(1);
+    } finally {
+      origin.close();
+    }
   }, 60_000);
 
   it('exports the ledger as it was when the export began, while receipts keep arriving', async () => {

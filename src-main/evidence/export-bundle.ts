@@ -86,6 +86,11 @@ export interface ExportOptions {
    * of the event loop, so a busy loop would stretch an export of n receipts to n of its turns.
    */
   worker?: boolean;
+  /**
+   * Told when the export worker stopped or could not start; the export is then written on the
+   * calling thread instead (the service logs it).
+   */
+  onWorkerError?: (error: Error) => void;
 }
 
 /** What an export wrote. */
@@ -161,10 +166,18 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     throw new TypeError('exportBundle: ledger must be an open Ledger');
   }
   if (typeof options !== 'object' || options === null) throw new TypeError('exportBundle: options must be an object');
-  const { onProgress, worker, ...rest } = options;
+  const { onProgress, worker, onWorkerError, ...rest } = options;
   checkExportOptions(rest);
   const started = performance.now();
-  const result = worker === true ? await writeBundleOnWorker(ledger.file, rest, onProgress) : await writeBundle(ledger.file, rest, onProgress);
+  let result: ExportResult;
+  try {
+    result = worker === true ? await writeBundleOnWorker(ledger.file, rest, onProgress) : await writeBundle(ledger.file, rest, onProgress);
+  } catch (error) {
+    // A worker that stopped costs speed, not the export: it is written here instead.
+    if (!(error instanceof ExportWorkerStopped)) throw error;
+    onWorkerError?.(error);
+    result = await writeBundle(ledger.file, rest, onProgress);
+  }
   appendAudit(ledger.writable, 'export', result.file, {
     sha256: result.sha256,
     bytes: result.bytes,
@@ -188,7 +201,7 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
 }
 
 /** An export's options as the export worker gets them: everything but the callback. */
-export type BundleOptions = Omit<ExportOptions, 'onProgress' | 'worker'>;
+export type BundleOptions = Omit<ExportOptions, 'onProgress' | 'worker' | 'onWorkerError'>;
 
 function checkExportOptions(options: BundleOptions): void {
   if (typeof options.out !== 'string' || options.out.length === 0) throw new TypeError('exportBundle: out must be a path');
@@ -449,6 +462,14 @@ function receivedError(sent: SentError): Error {
   }
 }
 
+/** The export worker stopped, or could not start, with this export in flight. */
+class ExportWorkerStopped extends Error {
+  constructor(cause: Error) {
+    super(`The export worker stopped: ${cause.message}`, { cause });
+    this.name = 'ExportWorkerStopped';
+  }
+}
+
 /** An export waiting for the export worker. */
 interface PendingExport {
   resolve(result: ExportResult): void;
@@ -464,8 +485,8 @@ let lastJob = 0;
  * The process's export worker (src-main/evidence/export-worker.ts), started when first needed
  * and kept for the exports after: starting one costs tens of milliseconds, which small exports
  * asked often (a tenant checking for new receipts) would pay each time. It holds the process
- * open only while an export is under way. Should it fail, its exports are refused and the next
- * export starts another.
+ * open only while an export is under way. Should it stop, its exports are written on their
+ * calling threads and the next export starts another.
  */
 function theExportWorker(): { worker: Worker; jobs: Map<number, PendingExport> } {
   if (exportWorker !== undefined) return exportWorker;
@@ -474,7 +495,7 @@ function theExportWorker(): { worker: Worker; jobs: Map<number, PendingExport> }
   const state = { worker, jobs: new Map<number, PendingExport>() };
   const fail = (error: Error): void => {
     if (exportWorker === state) exportWorker = undefined;
-    for (const job of state.jobs.values()) job.reject(error);
+    for (const job of state.jobs.values()) job.reject(new ExportWorkerStopped(error));
     state.jobs.clear();
   };
   worker.on('message', (message: ExportWorkerMessage) => {
@@ -490,10 +511,21 @@ function theExportWorker(): { worker: Worker; jobs: Map<number, PendingExport> }
     else job.reject(receivedError(message.error));
   });
   worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`The export worker stopped (exit code ${code}) before the bundle was written.`)));
+  worker.on('exit', (code) => fail(new Error(`exit code ${code}, before the bundle was written`)));
   worker.unref();
   exportWorker = state;
   return state;
+}
+
+/**
+ * Stops the export worker, if one runs (the service, when it closes). Exports still in flight
+ * on it are written on their calling threads instead.
+ */
+export async function stopExportWorker(): Promise<void> {
+  const state = exportWorker;
+  if (state === undefined) return;
+  exportWorker = undefined;
+  await state.worker.terminate();
 }
 
 /**

@@ -40,7 +40,7 @@ export {
   type ImportOptions,
   type ImportResult,
 } from './import-bundle';
-export { DEFAULT_EXPORT_TENANT, ExportError, exportBundle, type ExportOptions, type ExportResult } from './export-bundle';
+export { DEFAULT_EXPORT_TENANT, ExportError, exportBundle, stopExportWorker, type ExportOptions, type ExportResult } from './export-bundle';
 export { SIGNING_KEY_PATH, SigningKeyError, loadOrCreateSigningKey, type LocalSigningKey } from './signing-key';
 export type { ExportPhase, ExportProgress, ImportPhase, ImportProgress } from './progress';
 export { createZipWriter, type ZipWriter } from './zip-writer';

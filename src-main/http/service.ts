@@ -18,6 +18,7 @@ import type { Workspace } from '../operations/workspace';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticate, type Caller } from '../operations/service-admin';
 import { verifierPage } from '../operations/verifier-page';
+import { stopEvidenceWorker } from '../operations/evidence';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE, FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH, type WorkerOptions } from '../operations/service-issue';
 import { APP_VERSION } from '../version';
 import { errorAnswer, HttpError } from './errors';
@@ -256,6 +257,8 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     verifyPool = createVerifyPool({ size: verifyThreads });
     app.addHook('onClose', async () => verifyPool?.close());
   }
+  // The thread that writes tenants' evidence (started by the first such request) ends with it.
+  app.addHook('onClose', async () => stopEvidenceWorker());
   try {
     await app.ready();
   } catch (error) {

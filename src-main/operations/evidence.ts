@@ -5,7 +5,7 @@
  * crash-safe batched writes live in src-main/evidence; these functions bind them to a
  * workspace, so no door passes a ledger or a data folder of its own.
  */
-import { exportBundle, type ExportOptions, type ExportResult } from '../evidence/export-bundle';
+import { exportBundle, stopExportWorker, type ExportOptions, type ExportResult } from '../evidence/export-bundle';
 import { importBundle, type ImportOptions, type ImportResult } from '../evidence/import-bundle';
 import { checkAnchorsOffline } from './anchors';
 import type { Workspace } from './workspace';
@@ -39,4 +39,12 @@ export async function importEvidence(workspace: Workspace, file: string, options
  */
 export function exportEvidence(workspace: Workspace, options: Omit<ExportOptions, 'dataDirectory'>): Promise<ExportResult> {
   return exportBundle(workspace.ledger, { ...options, dataDirectory: workspace.dataDirectory });
+}
+
+/**
+ * Stops the thread that writes evidence bundles for `worker: true` exports, if one runs (the
+ * HTTP service, when it closes). An export still in flight is written on its calling thread.
+ */
+export function stopEvidenceWorker(): Promise<void> {
+  return stopExportWorker();
 }

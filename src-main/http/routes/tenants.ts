@@ -76,6 +76,7 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
           // Off the HTTP thread: the zip writer moves one entry per turn of the event loop, and
           // this loop's turns are long while requests keep coming.
           worker: true,
+          onWorkerError: (error) => request.log.error({ err: error }, 'export worker failed; writing the evidence on the HTTP thread'),
         });
       } catch (error) {
         fs.rmSync(folder, { recursive: true, force: true });
