@@ -10,7 +10,7 @@ import { signClassical } from '../../src-shared/formats/classical';
 import { issueProfileReceipt } from '../../src-shared/formats/profile';
 import { parseKeyFile } from '../../src-shared/verify/key-file';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
-import { insertReceipts, ledgerStats, listAuditEntries, openLedger, type Ledger, type LedgerStats } from '../ledger/index';
+import { insertReceipts, ledgerStats, listAuditEntries, openLedger, type Ledger, type LedgerStats, type NewReceipt } from '../ledger/index';
 import { ExportError, exportBundle, stopExportWorker } from './export-bundle';
 import { importBundle } from './import-bundle';
 import { parseManifest } from './manifest';
@@ -33,6 +33,22 @@ function fastSigner(seed: Uint8Array): CryptoProvider {
     ed25519Sign: (message) => new Uint8Array(sign(null, message, privateKey)),
     ed25519PublicKey: () => publicKey,
   };
+}
+
+/** The report verification gives a classical receipt signed by an unpinned key. */
+const CLASSICAL_PASS = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
+
+/** Ledger rows of real signed classical receipts, the given sequence numbers, with their report. */
+function classicalRows(sequences: readonly number[], seed: Uint8Array, signer: CryptoProvider): NewReceipt[] {
+  return sequences.map((sequence) => {
+    const raw = utf8Encode(signClassical({ sequence }, seed, signer));
+    return { receipt_sha256: createHash('sha256').update(raw).digest('hex'), raw, report: CLASSICAL_PASS, source: { kind: 'file' as const, ref: 'test' } };
+  });
+}
+
+/** The numbers from `start`, `count` of them. */
+function range(start: number, count: number): number[] {
+  return Array.from({ length: count }, (_, index) => start + index);
 }
 
 function entryNames(file: string): Promise<{ count: number; names: string[] }> {
@@ -212,7 +228,7 @@ describe('exportBundle', () => {
     const origin = openLedger(path.join(packedHome, 'ledger.sqlite'));
     const target = openLedger(path.join(directory, 'packed-target.sqlite'));
     try {
-      const report = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
+      const report = CLASSICAL_PASS;
       const raw = utf8Encode(signClassical({ sequence: 1, memo: 'z'.repeat(1024 * 1024) }, seed, node));
       const small = utf8Encode(signClassical({ sequence: 2, memo: 'tea' }, seed, node));
       origin.runInTransaction((database) =>
@@ -289,12 +305,7 @@ describe('exportBundle', () => {
     fs.mkdirSync(stopHome);
     const origin = openLedger(path.join(stopHome, 'ledger.sqlite'));
     try {
-      const report = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
-      const batch = Array.from({ length: 3_000 }, (_, sequence) => {
-        const raw = utf8Encode(signClassical({ sequence }, seed, fast));
-        return { receipt_sha256: createHash('sha256').update(raw).digest('hex'), raw, report, source: { kind: 'file' as const, ref: 'test' } };
-      });
-      origin.runInTransaction((database) => insertReceipts(database, batch));
+      origin.runInTransaction((database) => insertReceipts(database, classicalRows(range(0, 3_000), seed, fast)));
       const now = new Date('2026-11-20T10:00:00.000Z');
       const inline = await exportBundle(origin, { out: path.join(stopHome, 'inline.zip'), dataDirectory: stopHome, now });
       const failures: Error[] = [];
@@ -332,15 +343,10 @@ describe('exportBundle', () => {
     fs.mkdirSync(liveHome);
     const origin = openLedger(path.join(liveHome, 'ledger.sqlite'));
     try {
-      const report = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
       let sequence = 0;
       const add = (count: number): void => {
-        const batch = Array.from({ length: count }, () => {
-          sequence += 1;
-          const raw = utf8Encode(signClassical({ sequence }, seed, fast));
-          return { receipt_sha256: createHash('sha256').update(raw).digest('hex'), raw, report, source: { kind: 'file' as const, ref: 'test' } };
-        });
-        origin.runInTransaction((database) => insertReceipts(database, batch));
+        origin.runInTransaction((database) => insertReceipts(database, classicalRows(range(sequence + 1, count), seed, fast)));
+        sequence += count;
       };
       // More than one page of the export's paging (500), so new rows land past pages it reads.
       add(1_200);
@@ -386,12 +392,8 @@ describe('exportBundle', () => {
       try {
         // The source ledger is filled directly (the import is tested elsewhere): real signed
         // receipts, each with the report verification gives a classical receipt.
-        const report = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
         for (let start = 0; start < count; start += 10_000) {
-          const batch = Array.from({ length: Math.min(10_000, count - start) }, (_, offset) => {
-            const raw = utf8Encode(signClassical({ sequence: start + offset }, seed, fast));
-            return { receipt_sha256: createHash('sha256').update(raw).digest('hex'), raw, report, source: { kind: 'file' as const, ref: 'test' } };
-          });
+          const batch = classicalRows(range(start, Math.min(10_000, count - start)), seed, fast);
           origin.runInTransaction((database) => insertReceipts(database, batch));
         }
         expect(ledgerStats(origin.readable).receipts).toBe(count);
