@@ -13,24 +13,20 @@ import { readNetworkTrace, runTraced, straceArguments, straceAvailable } from '.
 
 // The offline proof (issue "Hardening"): the CLI's verify, import, export, report and ledger
 // check, and local web mode serving its own requests, run under strace; none of them opens an
-// inet socket other than web mode's own 127.0.0.1 listener. CI installs strace (.ci/run): there
-// a missing strace fails this file; elsewhere it is skipped with a note.
+// inet socket other than web mode's own 127.0.0.1 listener. .ci/run installs strace; a machine
+// without it fails this file, saying what to install.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin', 'evroom.mjs');
 const WEB_CHILD = path.join(ROOT, 'scripts', 'web-mode-child.ts');
-const inCi = process.env.CI === 'true';
 const haveStrace = straceAvailable();
 
-describe.runIf(!haveStrace && inCi)('offline proof prerequisites', () => {
-  it('has strace (CI=true)', () => {
-    throw new Error('strace is not installed: the offline proof needs it (apt-get install strace; .ci/run installs it). In CI this is a failure, not a skip.');
+// strace is a system package the tests need, like Chromium and poppler-utils: without it the
+// proof cannot run, and that is a failure that says what to install, never a silent pass.
+describe.runIf(!haveStrace)('offline proof prerequisites', () => {
+  it('has strace', () => {
+    throw new Error('strace is not installed: the offline proof needs it (apt-get install -y strace; .ci/run installs it).');
   });
-});
-
-describe.runIf(!haveStrace && !inCi)('offline proof (skipped)', () => {
-  // Outside CI a machine without strace cannot run the proof: the skip shows in the report instead of passing silently.
-  it.skip('needs strace (not installed here; CI=true makes this a failure)', () => undefined); // -- reason: strace missing outside CI; with CI=true the test above fails instead
 });
 
 describe('reading a network trace', () => {
