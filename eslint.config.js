@@ -17,19 +17,19 @@ const CHAIN_MESSAGE = `Only src-main/anchor talks to a chain. ${LAYERS}`;
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 /** Bare module names no isomorphic or renderer file may import. */
-const nodeOnlyModules = [
-  ...nodeBuiltins,
-  'electron',
-  'better-sqlite3',
-  'yauzl',
-  'yazl',
-  'tsx',
-  'viem',
-];
+const nodeOnlyModules = [...nodeBuiltins, 'electron', 'better-sqlite3', 'yauzl', 'yazl', 'tsx', 'viem'];
 
 export default tseslint.config(
   {
-    ignores: ['src-shared/schemas/*.generated.js', 'node_modules/**', 'out/**', 'dist/**', 'coverage/**', 'e2e/artifacts/**', 'docs/screenshots/**'],
+    ignores: [
+      'src-shared/schemas/*.generated.js',
+      'node_modules/**',
+      'out/**',
+      'dist/**',
+      'coverage/**',
+      'e2e/artifacts/**',
+      'docs/screenshots/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strict,
@@ -95,7 +95,10 @@ export default tseslint.config(
           paths: nodeOnlyModules.map((name) => ({ name, message: `src-shared must stay isomorphic. ${LAYERS}` })),
           patterns: [
             { group: ['node:*'], message: `src-shared must stay isomorphic. ${LAYERS}` },
-            { group: ['**/src-main/**', '**/src-renderer/**'], message: `src-shared imports only src-shared. ${LAYERS}` },
+            {
+              group: ['**/src-main/**', '**/src-renderer/**'],
+              message: `src-shared imports only src-shared. ${LAYERS}`,
+            },
           ],
         },
       ],
@@ -127,10 +130,16 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            { name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite; use its repositories. ${LAYERS}` },
+            {
+              name: 'better-sqlite3',
+              message: `Only src-main/ledger talks to SQLite; use its repositories. ${LAYERS}`,
+            },
             { name: 'yauzl', message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` },
             { name: 'yazl', message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` },
-            { name: 'jszip', message: `jszip is for the browser verifier; the main process uses src-main/evidence. ${LAYERS}` },
+            {
+              name: 'jszip',
+              message: `jszip is for the browser verifier; the main process uses src-main/evidence. ${LAYERS}`,
+            },
             ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE })),
           ],
           patterns: [{ group: ['viem/*'], message: CHAIN_MESSAGE }],
@@ -147,8 +156,14 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            { name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite; use its repositories. ${LAYERS}` },
-            ...['yauzl', 'yazl', 'jszip'].map((name) => ({ name, message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` })),
+            {
+              name: 'better-sqlite3',
+              message: `Only src-main/ledger talks to SQLite; use its repositories. ${LAYERS}`,
+            },
+            ...['yauzl', 'yazl', 'jszip'].map((name) => ({
+              name,
+              message: `Only src-main/evidence reads or writes zip files. ${LAYERS}`,
+            })),
           ],
         },
       ],
@@ -162,7 +177,10 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            ...['yauzl', 'yazl', 'jszip'].map((name) => ({ name, message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` })),
+            ...['yauzl', 'yazl', 'jszip'].map((name) => ({
+              name,
+              message: `Only src-main/evidence reads or writes zip files. ${LAYERS}`,
+            })),
             ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE })),
           ],
           patterns: [{ group: ['viem/*'], message: CHAIN_MESSAGE }],
@@ -177,7 +195,10 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite. ${LAYERS}` }, ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE }))],
+          paths: [
+            { name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite. ${LAYERS}` },
+            ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE })),
+          ],
           patterns: [{ group: ['viem/*'], message: CHAIN_MESSAGE }],
         },
       ],

@@ -20,33 +20,37 @@ function verifierPolicy(): Plugin {
     name: 'evroom-verifier-policy',
     enforce: 'post',
     // After vite-plugin-singlefile's own post-order hook (listed before this plugin) inlined everything.
-    generateBundle: { order: 'post', handler(_options, bundle) {
-      for (const output of Object.values(bundle)) {
-        if (output.type !== 'asset' || !output.fileName.endsWith('.html')) continue;
-        const html = String(output.source);
-        // One left-to-right scan: a script's code may contain "<style" in a string, and is
-        // consumed whole before the scan looks for the next element.
-        const elements = [...html.matchAll(/<(script|style)\b[^>]*>([\s\S]*?)<\/\1>/g)];
-        const scripts = elements.filter((match) => match[1] === 'script').map((match) => hash(match[2] ?? ''));
-        const styles = elements.filter((match) => match[1] === 'style').map((match) => hash(match[2] ?? ''));
-        if (!html.includes('__VERIFIER_CSP__')) throw new Error('verifier.html lost its policy placeholder');
-        // The markup around the inlined code (code may well contain "<script" in its strings).
-        const markup = html.replace(/(<(script|style)\b[^>]*>)[\s\S]*?<\/\2>/g, '$1</$2>');
-        if (/<script\b[^>]*\bsrc=|<link\b[^>]*\bstylesheet/.test(markup)) throw new Error('the verifier page still loads a file: it must be one file');
-        const policy = [
-          "default-src 'none'",
-          `script-src ${scripts.join(' ') || "'none'"}`,
-          `style-src ${styles.join(' ') || "'none'"}`,
-          'worker-src blob:',
-          "img-src 'none'",
-          "connect-src 'none'",
-          "base-uri 'none'",
-          "form-action 'none'",
-          "object-src 'none'",
-        ].join('; ');
-        output.source = html.replace('__VERIFIER_CSP__', policy);
-      }
-    } },
+    generateBundle: {
+      order: 'post',
+      handler(_options, bundle) {
+        for (const output of Object.values(bundle)) {
+          if (output.type !== 'asset' || !output.fileName.endsWith('.html')) continue;
+          const html = String(output.source);
+          // One left-to-right scan: a script's code may contain "<style" in a string, and is
+          // consumed whole before the scan looks for the next element.
+          const elements = [...html.matchAll(/<(script|style)\b[^>]*>([\s\S]*?)<\/\1>/g)];
+          const scripts = elements.filter((match) => match[1] === 'script').map((match) => hash(match[2] ?? ''));
+          const styles = elements.filter((match) => match[1] === 'style').map((match) => hash(match[2] ?? ''));
+          if (!html.includes('__VERIFIER_CSP__')) throw new Error('verifier.html lost its policy placeholder');
+          // The markup around the inlined code (code may well contain "<script" in its strings).
+          const markup = html.replace(/(<(script|style)\b[^>]*>)[\s\S]*?<\/\2>/g, '$1</$2>');
+          if (/<script\b[^>]*\bsrc=|<link\b[^>]*\bstylesheet/.test(markup))
+            throw new Error('the verifier page still loads a file: it must be one file');
+          const policy = [
+            "default-src 'none'",
+            `script-src ${scripts.join(' ') || "'none'"}`,
+            `style-src ${styles.join(' ') || "'none'"}`,
+            'worker-src blob:',
+            "img-src 'none'",
+            "connect-src 'none'",
+            "base-uri 'none'",
+            "form-action 'none'",
+            "object-src 'none'",
+          ].join('; ');
+          output.source = html.replace('__VERIFIER_CSP__', policy);
+        }
+      },
+    },
   };
 }
 

@@ -100,21 +100,38 @@ if (reference) {
   referenceSeconds = best(() => {
     old = anchorTree(sha256, digests);
   });
-  referenceAgrees = equal(old.root, tree.root) && digests.every((_, index) => {
-    const a = old.paths[index] as Uint8Array[];
-    const b = tree.path(index);
-    return a.length === b.length && a.every((sibling, step) => equal(sibling, b[step] as Uint8Array));
-  });
+  referenceAgrees =
+    equal(old.root, tree.root) &&
+    digests.every((_, index) => {
+      const a = old.paths[index] as Uint8Array[];
+      const b = tree.path(index);
+      return a.length === b.length && a.every((sibling, step) => equal(sibling, b[step] as Uint8Array));
+    });
 }
 
 const rows: Measurement[] = [
   { name: 'raw SHA-256 of the tree nodes (2n-1)', rate: nodes / rawSeconds },
-  { name: 'anchorTreeLevels: root + every proof', rate: nodes / buildSeconds, rawOf: 'raw SHA-256 of the tree nodes (2n-1)', ratio: rawSeconds / buildSeconds },
+  {
+    name: 'anchorTreeLevels: root + every proof',
+    rate: nodes / buildSeconds,
+    rawOf: 'raw SHA-256 of the tree nodes (2n-1)',
+    ratio: rawSeconds / buildSeconds,
+  },
   { name: 'raw SHA-256 of the fold hashes', rate: foldHashes / rawFoldSeconds },
-  { name: 'anchorFold: verify every proof', rate: foldHashes / foldSeconds, rawOf: 'raw SHA-256 of the fold hashes', ratio: rawFoldSeconds / foldSeconds },
+  {
+    name: 'anchorFold: verify every proof',
+    rate: foldHashes / foldSeconds,
+    rawOf: 'raw SHA-256 of the fold hashes',
+    ratio: rawFoldSeconds / foldSeconds,
+  },
 ];
 if (referenceSeconds !== undefined) {
-  rows.push({ name: 'anchorTree (reference): root + every proof', rate: nodes / referenceSeconds, rawOf: 'raw SHA-256 of the tree nodes (2n-1)', ratio: rawSeconds / referenceSeconds });
+  rows.push({
+    name: 'anchorTree (reference): root + every proof',
+    rate: nodes / referenceSeconds,
+    rawOf: 'raw SHA-256 of the tree nodes (2n-1)',
+    ratio: rawSeconds / referenceSeconds,
+  });
 }
 
 const correct = mismatches === 0 && referenceAgrees !== false;
@@ -122,7 +139,13 @@ const result = {
   count,
   rounds,
   depth: tree.levels.length - 1,
-  seconds: { raw_nodes: rawSeconds, build_and_proofs: buildSeconds, fold_all: foldSeconds, raw_fold: rawFoldSeconds, reference: referenceSeconds ?? null },
+  seconds: {
+    raw_nodes: rawSeconds,
+    build_and_proofs: buildSeconds,
+    fold_all: foldSeconds,
+    raw_fold: rawFoldSeconds,
+    reference: referenceSeconds ?? null,
+  },
   ratios: { build_and_proofs: rawSeconds / buildSeconds, fold_all: rawFoldSeconds / foldSeconds },
   target_seconds: TARGET_SECONDS,
   mismatches,
@@ -145,7 +168,11 @@ if (json) {
     '',
     `root + every proof: ${buildSeconds.toFixed(3)} s (target < ${TARGET_SECONDS} s for 1,000,000${count === 1_000_000 ? (buildSeconds < TARGET_SECONDS ? ': met' : ': MISSED') : '; this run has another count'})`,
     `verify every proof: ${foldSeconds.toFixed(3)} s; ${mismatches === 0 ? 'every proof folds to the root' : `${mismatches} proofs do NOT fold to the root`}`,
-    ...(referenceSeconds === undefined ? [] : [`reference anchorTree: ${referenceSeconds.toFixed(3)} s; same root and paths: ${referenceAgrees ? 'yes' : 'NO'}`]),
+    ...(referenceSeconds === undefined
+      ? []
+      : [
+          `reference anchorTree: ${referenceSeconds.toFixed(3)} s; same root and paths: ${referenceAgrees ? 'yes' : 'NO'}`,
+        ]),
   ];
   console.log(lines.join('\n'));
 }

@@ -75,7 +75,11 @@ function runEvroom(args: readonly string[], cwd: string, home: string): Promise<
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const stdout = Buffer.concat(out).toString('utf8');
       if (code !== 0) {
-        reject(new Error(`evroom ${args.slice(0, 3).join(' ')} ... exited ${code}: ${Buffer.concat(err).toString('utf8').slice(0, 500)}`));
+        reject(
+          new Error(
+            `evroom ${args.slice(0, 3).join(' ')} ... exited ${code}: ${Buffer.concat(err).toString('utf8').slice(0, 500)}`,
+          ),
+        );
         return;
       }
       resolve({ seconds, lines: stdout.split('\n').filter((line) => line.length > 0) });
@@ -88,7 +92,8 @@ function checkOutput(run: Run, files: readonly string[]): void {
   if (run.lines.length !== files.length) throw new Error(`expected ${files.length} lines, got ${run.lines.length}`);
   run.lines.forEach((line, index) => {
     const report = JSON.parse(line) as { status?: string; input?: string };
-    if (report.input !== files[index]) throw new Error(`line ${index} is for ${report.input}, expected ${files[index]} (output out of order)`);
+    if (report.input !== files[index])
+      throw new Error(`line ${index} is for ${report.input}, expected ${files[index]} (output out of order)`);
     if (report.status !== 'PASS') throw new Error(`${files[index]} is ${report.status}, expected PASS`);
   });
 }
@@ -154,7 +159,9 @@ let parserBundle: string | undefined;
 
 function strictParserBundle(): string {
   if (parserBundle === undefined) {
-    const esbuild = createRequire(import.meta.url)('esbuild') as { buildSync(options: object): { outputFiles: { text: string }[] } };
+    const esbuild = createRequire(import.meta.url)('esbuild') as {
+      buildSync(options: object): { outputFiles: { text: string }[] };
+    };
     parserBundle = esbuild.buildSync({
       stdin: { contents: "export { parseJsonBytes } from './src-shared/json';", resolveDir: ROOT, loader: 'ts' },
       bundle: true,
@@ -168,7 +175,12 @@ function strictParserBundle(): string {
   return parserBundle;
 }
 
-async function threadsRate(items: readonly RawItem[], paths: readonly string[], threads: number, floor: boolean): Promise<number> {
+async function threadsRate(
+  items: readonly RawItem[],
+  paths: readonly string[],
+  threads: number,
+  floor: boolean,
+): Promise<number> {
   const keyObjects = [...new Set(items.map((item) => item.key))];
   const keys = keyObjects.map((key) => new Uint8Array(key.export({ format: 'der', type: 'spki' })));
   const share = Math.ceil(items.length / threads);
@@ -179,7 +191,10 @@ async function threadsRate(items: readonly RawItem[], paths: readonly string[], 
       key: keyObjects.indexOf(item.key),
       path: paths[thread * share + index],
     }));
-    return new Worker(THREAD_CODE, { eval: true, workerData: { keys, items: mine, floor, parser: floor ? strictParserBundle() : '' } });
+    return new Worker(THREAD_CODE, {
+      eval: true,
+      workerData: { keys, items: mine, floor, parser: floor ? strictParserBundle() : '' },
+    });
   });
   try {
     await Promise.all(workers.map((worker) => new Promise((resolve) => worker.once('online', resolve))));
@@ -233,9 +248,20 @@ export async function runCliBench(options: CliBenchOptions): Promise<CliBenchRes
       files.push(name);
       const document = parseJson(text) as { raw_payload: string; signature: string; public_key_hex: string };
       if (!keys.has(seedIndex)) {
-        keys.set(seedIndex, createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hexDecode(document.public_key_hex))]), format: 'der', type: 'spki' }));
+        keys.set(
+          seedIndex,
+          createPublicKey({
+            key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hexDecode(document.public_key_hex))]),
+            format: 'der',
+            type: 'spki',
+          }),
+        );
       }
-      raw.push({ message: Buffer.from(utf8Encode(document.raw_payload)), signature: Buffer.from(hexDecode(document.signature)), key: keys.get(seedIndex)! });
+      raw.push({
+        message: Buffer.from(utf8Encode(document.raw_payload)),
+        signature: Buffer.from(hexDecode(document.signature)),
+        key: keys.get(seedIndex)!,
+      });
     }
 
     const verify = ['verify', '--json', '--no-trust-store'];
@@ -284,7 +310,12 @@ export async function runCliBench(options: CliBenchOptions): Promise<CliBenchRes
       whole[variant.name] = files.length / seconds;
     }
     // Medians, as for the raw row: the floors are compared with it.
-    const floor = { oneCore: median(floors), rawThreads: median(rawThreads), floorThreads: median(floorThreads), threads };
+    const floor = {
+      oneCore: median(floors),
+      rawThreads: median(rawThreads),
+      floorThreads: median(floorThreads),
+      threads,
+    };
     return { rows, startup: { verifyOne: startupOne, help: median(helpTimes) }, whole, floor };
   } finally {
     rmSync(directory, { recursive: true, force: true });
@@ -307,27 +338,45 @@ async function main(): Promise<void> {
   if (!Number.isSafeInteger(count) || count < 2) throw new Error('--count must be a whole number of at least 2');
   if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error('--rounds must be a whole number of at least 1');
   // The bundle a fresh install makes, from the sources as they are.
-  const { buildCli } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-cli.mjs')).href)) as { buildCli(): Promise<number> };
+  const { buildCli } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-cli.mjs')).href)) as {
+    buildCli(): Promise<number>;
+  };
   await buildCli();
   // The ratios move with the host's load (the default row needs both cores free): say what it was.
   const loadBefore = loadavg()[0]!;
   const result = await runCliBench({ count, rounds, startupRuns: quick ? 2 : 5 });
   const loadAfter = loadavg()[0]!;
   const baseline = readBaseline(BASELINE);
-  console.log(formatTable(`evroom verify over ${count} classical receipt files (rate over the files, start-up excluded)`, result.rows, baseline));
+  console.log(
+    formatTable(
+      `evroom verify over ${count} classical receipt files (rate over the files, start-up excluded)`,
+      result.rows,
+      baseline,
+    ),
+  );
   console.log('');
   for (const [name, rate] of Object.entries(result.whole)) {
-    console.log(`whole run, start-up included: ${name}: ${Math.round(rate).toLocaleString('en-US')}/s = ${(rate / result.rows[0]!.rate).toFixed(2)} of raw`);
+    console.log(
+      `whole run, start-up included: ${name}: ${Math.round(rate).toLocaleString('en-US')}/s = ${(rate / result.rows[0]!.rate).toFixed(2)} of raw`,
+    );
   }
   // The floors: what the targets ask of the parts no verifier of files can skip.
   const rawOne = result.rows[0]!.rate;
   const { oneCore, rawThreads, floorThreads, threads } = result.floor;
   console.log('');
-  console.log(`floor, one core (read + strict parse + raw Ed25519 + one output line per file, in this process): ${Math.round(oneCore).toLocaleString('en-US')}/s = ${(oneCore / rawOne).toFixed(2)} of raw (target for --jobs 1: 0.80${oneCore / rawOne < 0.8 ? ', beyond the floor' : ''})`);
-  console.log(`the same floor on ${threads} threads at once: ${Math.round(floorThreads).toLocaleString('en-US')}/s = ${(floorThreads / rawOne).toFixed(2)} of raw one-core (target for the default: 1.40${floorThreads / rawOne < 1.4 ? ', beyond the floor' : ''}); raw Ed25519 alone on ${threads} threads: ${(rawThreads / rawOne).toFixed(2)}`);
+  console.log(
+    `floor, one core (read + strict parse + raw Ed25519 + one output line per file, in this process): ${Math.round(oneCore).toLocaleString('en-US')}/s = ${(oneCore / rawOne).toFixed(2)} of raw (target for --jobs 1: 0.80${oneCore / rawOne < 0.8 ? ', beyond the floor' : ''})`,
+  );
+  console.log(
+    `the same floor on ${threads} threads at once: ${Math.round(floorThreads).toLocaleString('en-US')}/s = ${(floorThreads / rawOne).toFixed(2)} of raw one-core (target for the default: 1.40${floorThreads / rawOne < 1.4 ? ', beyond the floor' : ''}); raw Ed25519 alone on ${threads} threads: ${(rawThreads / rawOne).toFixed(2)}`,
+  );
   const verdict = (seconds: number): string => (seconds <= STARTUP_TARGET_SECONDS ? 'ok' : 'ABOVE');
-  console.log(`load average (1 min) before and after the run: ${loadBefore.toFixed(1)}, ${loadAfter.toFixed(1)} on ${availableParallelism()} cores`);
-  console.log(`start-up (median of ${quick ? 2 : 5}): evroom verify one.json ${result.startup.verifyOne.toFixed(3)} s, evroom --help ${result.startup.help.toFixed(3)} s (target <= ${STARTUP_TARGET_SECONDS} s: ${verdict(result.startup.verifyOne)}, ${verdict(result.startup.help)})`);
+  console.log(
+    `load average (1 min) before and after the run: ${loadBefore.toFixed(1)}, ${loadAfter.toFixed(1)} on ${availableParallelism()} cores`,
+  );
+  console.log(
+    `start-up (median of ${quick ? 2 : 5}): evroom verify one.json ${result.startup.verifyOne.toFixed(3)} s, evroom --help ${result.startup.help.toFixed(3)} s (target <= ${STARTUP_TARGET_SECONDS} s: ${verdict(result.startup.verifyOne)}, ${verdict(result.startup.help)})`,
+  );
   if (values['write-baseline'] === true) {
     writeBaseline(BASELINE, [
       ...result.rows,
@@ -337,7 +386,9 @@ async function main(): Promise<void> {
     console.log(`baseline written to ${BASELINE}`);
   }
   if (values.check === true) {
-    const below = result.rows.filter((row) => row.target !== undefined && row.ratio !== undefined && row.ratio < row.target);
+    const below = result.rows.filter(
+      (row) => row.target !== undefined && row.ratio !== undefined && row.ratio < row.target,
+    );
     const slow = result.startup.verifyOne > STARTUP_TARGET_SECONDS || result.startup.help > STARTUP_TARGET_SECONDS;
     if (below.length > 0 || slow) process.exitCode = 1;
   }

@@ -32,6 +32,14 @@ export function signedStandardReceipt(keyId: string): {
     crypto,
     { now: new Date('2026-06-01T12:00:00.000Z') },
   );
-  const keyFile = { keys: [{ key_id: keyId, algorithm: 'Ed25519', public_key: Buffer.from(crypto.ed25519PublicKey(seed)).toString('base64url') }] };
+  const keyFile = {
+    keys: [
+      {
+        key_id: keyId,
+        algorithm: 'Ed25519',
+        public_key: Buffer.from(crypto.ed25519PublicKey(seed)).toString('base64url'),
+      },
+    ],
+  };
   return { receipt, keyFile, crypto, seed };
 }

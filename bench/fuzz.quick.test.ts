@@ -11,19 +11,30 @@ const SEED = 20261123;
 
 describe('bench/fuzz.ts --quick', () => {
   it('finds nothing in 10,000 seeded mutations', () => {
-    const result = spawnSync('npx', ['tsx', SCRIPT, '--quick', '--seed', String(SEED)], { encoding: 'utf8', timeout: 900_000 });
+    const result = spawnSync('npx', ['tsx', SCRIPT, '--quick', '--seed', String(SEED)], {
+      encoding: 'utf8',
+      timeout: 900_000,
+    });
     const output = `${result.stdout}\n${result.stderr}`;
     expect(result.stdout, output).toContain(`fuzz: seed ${SEED}`);
     expect(result.stdout, output).toMatch(/fuzz: 10000 mutations in /);
-    expect(result.stdout, output).toContain('findings: 0 (false PASS 0, internal 0, differential 0, resolution 0, roles 0');
+    expect(result.stdout, output).toContain(
+      'findings: 0 (false PASS 0, internal 0, differential 0, resolution 0, roles 0',
+    );
     expect(result.status, output).toBe(0);
   }, 900_000);
 
   it('replays one mutation from its seed and index, and refuses an unknown option', () => {
-    const replay = spawnSync('npx', ['tsx', SCRIPT, '--seed', String(SEED), '--only', '7'], { encoding: 'utf8', timeout: 120_000 });
+    const replay = spawnSync('npx', ['tsx', SCRIPT, '--seed', String(SEED), '--only', '7'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(replay.stdout).toContain('mutation 7: ');
     expect(replay.status, replay.stderr).toBe(0);
-    const again = spawnSync('npx', ['tsx', SCRIPT, '--seed', String(SEED), '--only', '7'], { encoding: 'utf8', timeout: 120_000 });
+    const again = spawnSync('npx', ['tsx', SCRIPT, '--seed', String(SEED), '--only', '7'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(again.stdout).toBe(replay.stdout);
     const wrong = spawnSync('npx', ['tsx', SCRIPT, '--fast'], { encoding: 'utf8', timeout: 120_000 });
     expect(wrong.status).toBe(2);

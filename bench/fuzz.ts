@@ -166,7 +166,9 @@ interface Pool {
 type Mutation = (tree: Node, rng: () => number, pool: Pool) => boolean;
 
 function leaves(tree: Node): { node: Node; parent?: Node; key?: number }[] {
-  return walk(tree).filter((entry) => entry.parent !== undefined && entry.node.type !== 'array' && entry.node.type !== 'object');
+  return walk(tree).filter(
+    (entry) => entry.parent !== undefined && entry.node.type !== 'array' && entry.node.type !== 'object',
+  );
 }
 
 function mutateString(value: string, rng: () => number): string {
@@ -177,10 +179,18 @@ function mutateString(value: string, rng: () => number): string {
     case 1:
       return value.slice(0, at) + value.slice(at + 1);
     case 2:
-      return value.slice(0, at) + pick(rng, ['A', '0', 'z', '=', '-', '_', '/', '+', ' ', 'é', '\u0000', '\ud83d\ude00']) + value.slice(at);
+      return (
+        value.slice(0, at) +
+        pick(rng, ['A', '0', 'z', '=', '-', '_', '/', '+', ' ', 'é', '\u0000', '\ud83d\ude00']) +
+        value.slice(at)
+      );
     case 3: {
       const code = value.charCodeAt(Math.min(at, value.length - 1));
-      return value.slice(0, at) + String.fromCharCode(Number.isNaN(code) ? 65 : code ^ (1 << Math.floor(rng() * 6))) + value.slice(at + 1);
+      return (
+        value.slice(0, at) +
+        String.fromCharCode(Number.isNaN(code) ? 65 : code ^ (1 << Math.floor(rng() * 6))) +
+        value.slice(at + 1)
+      );
     }
     case 4:
       return value.toUpperCase();
@@ -200,15 +210,34 @@ const MUTATIONS: Record<string, Mutation> = {
     const { node } = target;
     let next: Node;
     if (node.type === 'string') next = { type: 'string', value: mutateString(node.value, rng) };
-    else if (node.type === 'number') next = { type: 'number', lexeme: pick(rng, ['0', '1', '-1', String(Number(node.lexeme) + 1), '9007199254740993', '1.5', '-0']) };
+    else if (node.type === 'number')
+      next = {
+        type: 'number',
+        lexeme: pick(rng, ['0', '1', '-1', String(Number(node.lexeme) + 1), '9007199254740993', '1.5', '-0']),
+      };
     else if (node.type === 'boolean') next = { type: 'boolean', value: !node.value };
-    else next = pick(rng, [{ type: 'string', value: '' }, { type: 'number', lexeme: '0' }, { type: 'boolean', value: false }] as Node[]);
+    else
+      next = pick(rng, [
+        { type: 'string', value: '' },
+        { type: 'number', lexeme: '0' },
+        { type: 'boolean', value: false },
+      ] as Node[]);
     // Sometimes a change of type instead.
-    if (rng() < 0.2) next = pick(rng, [{ type: 'null' }, { type: 'array', items: [] }, { type: 'object', members: [] }, { type: 'string', value: '1' }, { type: 'number', lexeme: '1' }] as Node[]);
+    if (rng() < 0.2)
+      next = pick(rng, [
+        { type: 'null' },
+        { type: 'array', items: [] },
+        { type: 'object', members: [] },
+        { type: 'string', value: '1' },
+        { type: 'number', lexeme: '1' },
+      ] as Node[]);
     return replace(target.parent, target.key, next);
   },
   delete(tree, rng) {
-    const target = pick(rng, walk(tree).filter((entry) => entry.parent !== undefined));
+    const target = pick(
+      rng,
+      walk(tree).filter((entry) => entry.parent !== undefined),
+    );
     if (target === undefined) return false;
     if (target.parent?.type === 'array') target.parent.items.splice(target.key as number, 1);
     else if (target.parent?.type === 'object') target.parent.members.splice(target.key as number, 1);
@@ -217,8 +246,13 @@ const MUTATIONS: Record<string, Mutation> = {
   add(tree, rng, pool) {
     const containers = walk(tree).filter((entry) => entry.node.type === 'object' || entry.node.type === 'array');
     const target = pick(rng, containers)?.node;
-    const value: Node = rng() < 0.5 ? { type: 'string', value: pick(rng, pool.strings) } : { type: 'number', lexeme: '1' };
-    if (target?.type === 'object') target.members.splice(Math.floor(rng() * (target.members.length + 1)), 0, [pick(rng, ['extra', 'note', 'signature', 'key_id', 'public_key', '__proto__', 'sig_b64u', 'status']), value]);
+    const value: Node =
+      rng() < 0.5 ? { type: 'string', value: pick(rng, pool.strings) } : { type: 'number', lexeme: '1' };
+    if (target?.type === 'object')
+      target.members.splice(Math.floor(rng() * (target.members.length + 1)), 0, [
+        pick(rng, ['extra', 'note', 'signature', 'key_id', 'public_key', '__proto__', 'sig_b64u', 'status']),
+        value,
+      ]);
     else if (target?.type === 'array') target.items.splice(Math.floor(rng() * (target.items.length + 1)), 0, value);
     else return false;
     return true;
@@ -293,7 +327,9 @@ const MUTATIONS: Record<string, Mutation> = {
   key(tree, rng, pool) {
     const strings = walk(tree).filter((entry) => entry.node.type === 'string' && entry.parent !== undefined);
     // Prefer key ids and long encoded values (keys, signatures, digests).
-    const targets = strings.filter((entry) => entry.node.type === 'string' && (entry.node.value.startsWith('did:') || entry.node.value.length >= 40));
+    const targets = strings.filter(
+      (entry) => entry.node.type === 'string' && (entry.node.value.startsWith('did:') || entry.node.value.length >= 40),
+    );
     const target = pick(rng, targets.length > 0 ? targets : strings);
     if (target === undefined || target.node.type !== 'string') return false;
     const current = target.node.value;
@@ -302,7 +338,10 @@ const MUTATIONS: Record<string, Mutation> = {
     return replace(target.parent, target.key, { type: 'string', value: next ?? '' });
   },
   extreme(tree, rng) {
-    const target = pick(rng, walk(tree).filter((entry) => entry.parent !== undefined));
+    const target = pick(
+      rng,
+      walk(tree).filter((entry) => entry.parent !== undefined),
+    );
     if (target === undefined) return false;
     // Thunks: only the chosen extreme is built.
     const text = pick(rng, [
@@ -339,7 +378,9 @@ function byteEdit(bytes: Uint8Array, rng: () => number): Uint8Array {
       break;
     default: {
       // whitespace after a structural character: a non-change
-      const positions = out.map((byte, index) => (byte === 0x2c || byte === 0x3a ? index : -1)).filter((index) => index >= 0);
+      const positions = out
+        .map((byte, index) => (byte === 0x2c || byte === 0x3a ? index : -1))
+        .filter((index) => index >= 0);
       if (positions.length > 0) out.splice((pick(rng, positions) as number) + 1, 0, 0x20, 0x0a, 0x09);
     }
   }
@@ -353,7 +394,12 @@ const OPERATIONS = [...Object.keys(MUTATIONS), 'bytes'];
  *
  * @returns The mutant's bytes, its base and the operations applied.
  */
-function mutant(bases: readonly Base[], pool: Pool, seed: number, index: number): { base: Base; bytes: Uint8Array; operations: string[] } {
+function mutant(
+  bases: readonly Base[],
+  pool: Pool,
+  seed: number,
+  index: number,
+): { base: Base; bytes: Uint8Array; operations: string[] } {
   const rng = random(seed, index);
   const base = pick(rng, bases);
   const tree = clone(base.tree);
@@ -398,7 +444,10 @@ function envelopeRoles(tree: Node): Record<string, string> | undefined {
 }
 
 function hasInternal(report: Report): boolean {
-  return report.errors.some((error) => error.code === 'internal') || (report.inner !== undefined && hasInternal(report.inner));
+  return (
+    report.errors.some((error) => error.code === 'internal') ||
+    (report.inner !== undefined && hasInternal(report.inner))
+  );
 }
 
 interface Setup {
@@ -414,12 +463,17 @@ function setup(): Setup {
   const node = createNodeCryptoProvider();
   const now = new Date(SAMPLES_NOW);
   // Envelope keys are pinned for their own role, so misattributed roles show in trust.
-  const roleOf = (entry: KeyEntry): SignerRole | undefined => ENVELOPE_ROLES.find((role) => entry.label === `Sample key: envelope ${role}`);
+  const roleOf = (entry: KeyEntry): SignerRole | undefined =>
+    ENVELOPE_ROLES.find((role) => entry.label === `Sample key: envelope ${role}`);
   const pinned: KeyEntry[] = set.keys.map((entry) => {
     const role = roleOf(entry);
     return { ...entry, status: 'pinned', ...(role !== undefined ? { roles: [role] } : {}) };
   });
-  const advertisedKeys: KeyEntry[] = set.keys.map(({ key_id, algorithm, public_key }) => ({ key_id, algorithm, public_key }));
+  const advertisedKeys: KeyEntry[] = set.keys.map(({ key_id, algorithm, public_key }) => ({
+    key_id,
+    algorithm,
+    public_key,
+  }));
   const contexts = {
     node: createVerifyContext(node, { pinned, secrets: set.secrets, now }),
     portable: createVerifyContext(createPortableProvider(), { pinned, secrets: set.secrets, now }),
@@ -434,11 +488,13 @@ function setup(): Setup {
     } catch {
       continue; // a broken sample that strict parsing refuses on purpose
     }
-    for (const entry of walk(tree)) if (entry.node.type === 'string' && entry.node.value.length >= 16) strings.add(entry.node.value);
+    for (const entry of walk(tree))
+      if (entry.node.type === 'string' && entry.node.value.length >= 16) strings.add(entry.node.value);
     if (sample.expected_status !== 'PASS') continue;
     const bytes = new TextEncoder().encode(sample.text);
     const report = verifyDocument(bytes, contexts.node);
-    if (report.status !== 'PASS') throw new Error(`fuzz: the valid sample ${sample.file} is ${report.status}, not PASS`);
+    if (report.status !== 'PASS')
+      throw new Error(`fuzz: the valid sample ${sample.file} is ${report.status}, not PASS`);
     bases.push({
       file: sample.file,
       format: report.format,
@@ -457,15 +513,34 @@ function judge(setupData: Setup, index: number, base: Base, bytes: Uint8Array, f
   const portable = verifyDocument(bytes, setupData.portable);
   const advertised = verifyDocument(bytes, setupData.advertised);
   if (hasInternal(report) || hasInternal(portable) || hasInternal(advertised)) {
-    findings.push({ index, kind: 'internal', detail: `${base.file}: ${[report, portable, advertised].flatMap((one) => one.errors).find((error) => error.code === 'internal')?.message ?? ''}` });
+    findings.push({
+      index,
+      kind: 'internal',
+      detail: `${base.file}: ${[report, portable, advertised].flatMap((one) => one.errors).find((error) => error.code === 'internal')?.message ?? ''}`,
+    });
   }
   const nodeText = JSON.stringify(report);
   const portableText = JSON.stringify(portable);
-  if (nodeText !== portableText) findings.push({ index, kind: 'differential', detail: `${base.file}: node ${report.status} vs portable ${portable.status}` });
-  if (advertised.status !== report.status) findings.push({ index, kind: 'resolution', detail: `${base.file}: pinned ${report.status} vs given ${advertised.status}` });
+  if (nodeText !== portableText)
+    findings.push({
+      index,
+      kind: 'differential',
+      detail: `${base.file}: node ${report.status} vs portable ${portable.status}`,
+    });
+  if (advertised.status !== report.status)
+    findings.push({
+      index,
+      kind: 'resolution',
+      detail: `${base.file}: pinned ${report.status} vs given ${advertised.status}`,
+    });
   if (report.status === 'PASS') {
     const signed = signedKey(report.format, bytes, setupData.node.crypto);
-    if (signed !== base.signed) findings.push({ index, kind: 'false_pass', detail: `${base.file}: PASS (${report.format}) over other signed content than the original's` });
+    if (signed !== base.signed)
+      findings.push({
+        index,
+        kind: 'false_pass',
+        detail: `${base.file}: PASS (${report.format}) over other signed content than the original's`,
+      });
     if (report.format === 'envelope/svc-receipt-v1') {
       let tree: Node | undefined;
       try {
@@ -475,9 +550,14 @@ function judge(setupData: Setup, index: number, base: Base, bytes: Uint8Array, f
       }
       const roles = tree === undefined ? undefined : envelopeRoles(tree);
       const ids = Object.values(roles ?? {});
-      if (new Set(ids).size !== ids.length) findings.push({ index, kind: 'roles', detail: `${base.file}: PASS with one key id in two roles` });
+      if (new Set(ids).size !== ids.length)
+        findings.push({ index, kind: 'roles', detail: `${base.file}: PASS with one key id in two roles` });
       if (report.trust.status === 'trusted' && JSON.stringify(roles) !== JSON.stringify(base.roles)) {
-        findings.push({ index, kind: 'roles', detail: `${base.file}: PASS trusted with roles ${JSON.stringify(roles)}` });
+        findings.push({
+          index,
+          kind: 'roles',
+          detail: `${base.file}: PASS trusted with roles ${JSON.stringify(roles)}`,
+        });
       }
     }
   }
@@ -502,8 +582,10 @@ function runRange(seed: number, from: number, to: number): Summary {
     for (const operation of operations) summary.operations[operation] = (summary.operations[operation] ?? 0) + 1;
     summary.findingCount += findings.length;
     // Long runs say where they are (stderr, so a log of a background run shows progress).
-    if ((index - from + 1) % 25_000 === 0) console.error(`fuzz: ${index - from + 1} of [${from}, ${to}) done, ${summary.findingCount} findings`);
-    for (const finding of findings) console.error(`fuzz: FINDING ${finding.kind} at ${finding.index}: ${finding.detail}`);
+    if ((index - from + 1) % 25_000 === 0)
+      console.error(`fuzz: ${index - from + 1} of [${from}, ${to}) done, ${summary.findingCount} findings`);
+    for (const finding of findings)
+      console.error(`fuzz: FINDING ${finding.kind} at ${finding.index}: ${finding.detail}`);
     // Keep the first few of each run; the count says how many there were.
     if (summary.findings.length < 20) summary.findings.push(...findings.slice(0, 20 - summary.findings.length));
   }
@@ -515,7 +597,8 @@ function merge(into: Summary, from: Summary): void {
   into.pass += from.pass;
   into.findingCount += from.findingCount;
   for (const [name, count] of Object.entries(from.statuses)) into.statuses[name] = (into.statuses[name] ?? 0) + count;
-  for (const [name, count] of Object.entries(from.operations)) into.operations[name] = (into.operations[name] ?? 0) + count;
+  for (const [name, count] of Object.entries(from.operations))
+    into.operations[name] = (into.operations[name] ?? 0) + count;
   into.findings.push(...from.findings);
 }
 
@@ -545,11 +628,18 @@ function parseOptions(argv: readonly string[]): Options {
     if (arg.startsWith('--') && !known.has(arg)) throw new Error(`fuzz: unknown option ${arg}`);
     if (!arg.startsWith('--') && !known.has(argv[index - 1] ?? '')) throw new Error(`fuzz: unexpected argument ${arg}`);
   }
-  const seed = valueOf('--seed') !== undefined ? integer(valueOf('--seed'), '--seed') : Math.floor(Math.random() * 2 ** 31);
+  const seed =
+    valueOf('--seed') !== undefined ? integer(valueOf('--seed'), '--seed') : Math.floor(Math.random() * 2 ** 31);
   const count = valueOf('--count') !== undefined ? integer(valueOf('--count'), '--count') : quick ? 10_000 : 1_000_000;
-  const workers = valueOf('--workers') !== undefined ? Math.max(1, integer(valueOf('--workers'), '--workers')) : Math.max(1, Math.min(2, availableParallelism()));
+  const workers =
+    valueOf('--workers') !== undefined
+      ? Math.max(1, integer(valueOf('--workers'), '--workers'))
+      : Math.max(1, Math.min(2, availableParallelism()));
   const only = valueOf('--only') !== undefined ? integer(valueOf('--only'), '--only') : undefined;
-  const child = valueOf('--child-from') !== undefined ? { from: integer(valueOf('--child-from'), '--child-from'), to: integer(valueOf('--child-to'), '--child-to') } : undefined;
+  const child =
+    valueOf('--child-from') !== undefined
+      ? { from: integer(valueOf('--child-from'), '--child-from'), to: integer(valueOf('--child-to'), '--child-to') }
+      : undefined;
   return { seed, count, workers, only, child };
 }
 
@@ -563,11 +653,19 @@ async function runWorkers(options: Options): Promise<Summary> {
     if (from >= to) continue;
     runs.push(
       new Promise<Summary>((resolve, reject) => {
-        const child = fork(script, ['--seed', String(options.seed), '--child-from', String(from), '--child-to', String(to)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        const child = fork(
+          script,
+          ['--seed', String(options.seed), '--child-from', String(from), '--child-to', String(to)],
+          { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+        );
         let result: Summary | undefined;
         child.on('message', (message) => (result = message as Summary));
         child.on('error', reject);
-        child.on('exit', (code) => (code === 0 && result !== undefined ? resolve(result) : reject(new Error(`fuzz: worker ${worker} exited with ${String(code)}`))));
+        child.on('exit', (code) =>
+          code === 0 && result !== undefined
+            ? resolve(result)
+            : reject(new Error(`fuzz: worker ${worker} exited with ${String(code)}`)),
+        );
       }),
     );
   }
@@ -597,13 +695,27 @@ async function main(): Promise<number> {
   const started = performance.now();
   const summary = await runWorkers(options);
   const seconds = (performance.now() - started) / 1000;
-  console.log(`fuzz: ${summary.count} mutations in ${seconds.toFixed(1)} s (${Math.round(summary.count / seconds)}/s, ${options.workers} worker${options.workers === 1 ? '' : 's'})`);
-  console.log(`statuses: ${Object.entries(summary.statuses).map(([name, count]) => `${name} ${count}`).join(', ')}`);
-  console.log(`operations: ${Object.entries(summary.operations).map(([name, count]) => `${name} ${count}`).join(', ')}`);
+  console.log(
+    `fuzz: ${summary.count} mutations in ${seconds.toFixed(1)} s (${Math.round(summary.count / seconds)}/s, ${options.workers} worker${options.workers === 1 ? '' : 's'})`,
+  );
+  console.log(
+    `statuses: ${Object.entries(summary.statuses)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `operations: ${Object.entries(summary.operations)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(', ')}`,
+  );
   const byKind = (kind: Finding['kind']) => summary.findings.filter((finding) => finding.kind === kind).length;
-  console.log(`findings: ${summary.findingCount} (false PASS ${byKind('false_pass')}, internal ${byKind('internal')}, differential ${byKind('differential')}, resolution ${byKind('resolution')}, roles ${byKind('roles')} among the first kept)`);
+  console.log(
+    `findings: ${summary.findingCount} (false PASS ${byKind('false_pass')}, internal ${byKind('internal')}, differential ${byKind('differential')}, resolution ${byKind('resolution')}, roles ${byKind('roles')} among the first kept)`,
+  );
   for (const finding of summary.findings.slice(0, 20)) {
-    console.log(`  ${finding.kind}: ${finding.detail}; replay: npx tsx bench/fuzz.ts --seed ${options.seed} --only ${finding.index}`);
+    console.log(
+      `  ${finding.kind}: ${finding.detail}; replay: npx tsx bench/fuzz.ts --seed ${options.seed} --only ${finding.index}`,
+    );
   }
   return summary.findingCount === 0 && summary.count === options.count ? 0 : 1;
 }

@@ -37,7 +37,8 @@ export function formatTable(title: string, rows: Measurement[], baseline: Baseli
   const header = ['row', 'ops/s', 'ratio to raw', 'target', 'baseline ratio'];
   const table = rows.map((row) => {
     const base = baseline?.rows[row.name]?.ratio;
-    const verdict = row.target === undefined || row.ratio === undefined ? '' : row.ratio >= row.target ? ' ok' : ' BELOW';
+    const verdict =
+      row.target === undefined || row.ratio === undefined ? '' : row.ratio >= row.target ? ' ok' : ' BELOW';
     return [
       row.name,
       Math.round(row.rate).toLocaleString('en-US'),
@@ -47,7 +48,8 @@ export function formatTable(title: string, rows: Measurement[], baseline: Baseli
     ];
   });
   const widths = header.map((cell, index) => Math.max(cell.length, ...table.map((line) => line[index]!.length)));
-  const render = (cells: string[]): string => cells.map((cell, index) => (index === 1 ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!))).join('  ');
+  const render = (cells: string[]): string =>
+    cells.map((cell, index) => (index === 1 ? cell.padStart(widths[index]!) : cell.padEnd(widths[index]!))).join('  ');
   lines.push(render(header), widths.map((width) => '-'.repeat(width)).join('  '), ...table.map(render));
   return lines.join('\n');
 }
@@ -69,7 +71,12 @@ export function writeBaseline(file: string, rows: Measurement[]): void {
   const baseline: Baseline = {
     recorded: new Date().toISOString(),
     machine: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}, node ${process.version}`,
-    rows: Object.fromEntries(rows.map((row) => [row.name, { rate: Math.round(row.rate), ...(row.ratio === undefined ? {} : { ratio: Number(row.ratio.toFixed(3)) }) }])),
+    rows: Object.fromEntries(
+      rows.map((row) => [
+        row.name,
+        { rate: Math.round(row.rate), ...(row.ratio === undefined ? {} : { ratio: Number(row.ratio.toFixed(3)) }) },
+      ]),
+    ),
   };
   writeFileSync(file, `${JSON.stringify(baseline, null, 2)}\n`);
 }

@@ -33,7 +33,14 @@
  * --keep (keep the files).
  */
 import { spawnSync } from 'node:child_process';
-import { createHash, createPrivateKey, generateKeyPairSync, hash as hashOnce, sign, verify as verifySignature } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  generateKeyPairSync,
+  hash as hashOnce,
+  sign,
+  verify as verifySignature,
+} from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,7 +61,14 @@ import { openZipArchive } from '../src-main/evidence/zip-reader';
 import { createVerifyContext } from '../src-shared/verify/context';
 import { parseKeyFile } from '../src-shared/verify/key-file';
 import { bundleParts, keyEntryFor, zipBundle } from '../src-main/evidence/test-support';
-import { insertReceipts, ledgerStats, listReceipts, openLedger, type ListReceiptsQuery, type NewReceipt } from '../src-main/ledger/index';
+import {
+  insertReceipts,
+  ledgerStats,
+  listReceipts,
+  openLedger,
+  type ListReceiptsQuery,
+  type NewReceipt,
+} from '../src-main/ledger/index';
 import { formatTable, readBaseline, writeBaseline, type Measurement } from './harness';
 
 const BASELINE = fileURLToPath(new URL('./baselines/import.json', import.meta.url));
@@ -79,9 +93,17 @@ interface ChildResult {
 /** The node provider with one cached key pair: making a KeyObject per signature is the slow part of issuing. */
 function fastSigner(seed: Uint8Array): CryptoProvider {
   const node = createNodeCryptoProvider();
-  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(seed)]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(seed)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const publicKey = node.ed25519PublicKey(seed);
-  return { ...node, ed25519Sign: (message) => new Uint8Array(sign(null, message, privateKey)), ed25519PublicKey: () => publicKey };
+  return {
+    ...node,
+    ed25519Sign: (message) => new Uint8Array(sign(null, message, privateKey)),
+    ed25519PublicKey: () => publicKey,
+  };
 }
 
 function buildBundle(file: string, count: number): void {
@@ -95,7 +117,10 @@ function buildBundle(file: string, count: number): void {
       'standard',
       {
         agent_did: `did:web:agent${index % 100}.example.com`,
-        content: { sha256: createHash('sha256').update(`bench content ${index}`).digest('hex'), type: 'application/json' },
+        content: {
+          sha256: createHash('sha256').update(`bench content ${index}`).digest('hex'),
+          type: 'application/json',
+        },
         settlement_reference: { rail: 'x402', chain_id: 8453, asset: 'USDC' },
         smsh: { sealed: false, declaration: 'no sealed evidence' },
         hktn_context: { reputation_tier: index % 3 === 0 ? 'gold' : 'silver' },
@@ -108,7 +133,11 @@ function buildBundle(file: string, count: number): void {
     receipts.push({ stem: (receipt.receipt as { id: string }).id, bytes: utf8Encode(JSON.stringify(receipt)) });
   }
   const node = createNodeCryptoProvider();
-  const parts = bundleParts(receipts, { keyId: SIGNER, keys: [keyEntryFor(ISSUER, issuerSeed, node), keyEntryFor(SIGNER, signerSeed, node)], tenant: 'bench' });
+  const parts = bundleParts(receipts, {
+    keyId: SIGNER,
+    keys: [keyEntryFor(ISSUER, issuerSeed, node), keyEntryFor(SIGNER, signerSeed, node)],
+    tenant: 'bench',
+  });
   fs.writeFileSync(file, zipBundle(parts, { seed: signerSeed, keyId: SIGNER }, node));
 }
 
@@ -136,7 +165,10 @@ async function rawVerifyRate(threads: number, perThread: number): Promise<{ rate
       for (let i = 0; i < messages.length; i += 1) if (!crypto.verify(null, messages[i], publicKey, signatures[i])) failures += 1;
       parentPort.postMessage({ seconds: Number(process.hrtime.bigint() - begin) / 1e9, failures });
     });`;
-  const workers = Array.from({ length: threads }, () => new Worker(source, { eval: true, workerData: { count: perThread } }));
+  const workers = Array.from(
+    { length: threads },
+    () => new Worker(source, { eval: true, workerData: { count: perThread } }),
+  );
   try {
     await Promise.all(workers.map((worker) => new Promise((resolve) => worker.once('message', resolve))));
     const cpuBefore = process.cpuUsage();
@@ -160,7 +192,6 @@ async function rawVerifyRate(threads: number, perThread: number): Promise<{ rate
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
 }
-
 
 /** One part of the floor: CPU µs per receipt on this thread (and wall µs, for SQLite's waits). */
 interface FloorPart {
@@ -199,7 +230,7 @@ async function measureFloor(zip: string, limit: number): Promise<FloorPart[]> {
       parts.push({ name, cpuMicros: cpu, wallMicros: wall, times });
     };
     let stored: Buffer[] = [];
-    await measure('read an entry\'s stored bytes (1 MiB blocks, local header)', 2, async () => {
+    await measure("read an entry's stored bytes (1 MiB blocks, local header)", 2, async () => {
       stored = [];
       for (const entry of receipts) stored.push(await archive.readStored(entry));
     });
@@ -213,7 +244,9 @@ async function measureFloor(zip: string, limit: number): Promise<FloorPart[]> {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     const signatures = data.map((bytes) => sign(null, bytes.subarray(0, 400), privateKey));
     await measure('Ed25519 verify (crypto.verify, 400-byte message)', 1, () => {
-      data.forEach((bytes, index) => verifySignature(null, bytes.subarray(0, 400), publicKey, signatures[index] as Buffer));
+      data.forEach((bytes, index) =>
+        verifySignature(null, bytes.subarray(0, 400), publicKey, signatures[index] as Buffer),
+      );
     });
     const stub = { ...createNodeCryptoProvider(), ed25519Verify: () => true };
     const stubbed = createVerifyContext(stub, { advertised: keys, now: new Date() });
@@ -225,7 +258,7 @@ async function measureFloor(zip: string, limit: number): Promise<FloorPart[]> {
     await measure('the report as JSON text (toVerifiedReceipt)', 1, () => {
       answers = facts.map(toVerifiedReceipt);
     });
-    await measure('structured clone of the answers (both threads\' share)', 1, () => {
+    await measure("structured clone of the answers (both threads' share)", 1, () => {
       for (let start = 0; start < count; start += 256) v8.deserialize(v8.serialize(answers.slice(start, start + 256)));
     });
     let round = 0;
@@ -243,7 +276,9 @@ async function measureFloor(zip: string, limit: number): Promise<FloorPart[]> {
           source: { kind: 'bundle', ref: '1' },
         }));
         for (let start = 0; start < count; start += 2000) {
-          ledger.runInTransaction((database) => insertReceipts(database, rows.slice(start, start + 2000), { at: Date.now() }));
+          ledger.runInTransaction((database) =>
+            insertReceipts(database, rows.slice(start, start + 2000), { at: Date.now() }),
+          );
         }
       } finally {
         ledger.close();
@@ -315,7 +350,13 @@ function syntheticRow(index: number): NewReceipt {
   const issuer = `did:svc:tenant${index % 50}:k1`;
   const issuedAt = Date.UTC(2026, 0, 1) + ((index * 7919) % 31_536_000) * 1000;
   const receiptId = `rcp_syn${index.toString(36).padStart(10, '0')}`;
-  const document = JSON.stringify({ receipt_id: receiptId, key_id: issuer, issued_at: issuedAt, n: index, sig_b64u: 'x'.repeat(86) });
+  const document = JSON.stringify({
+    receipt_id: receiptId,
+    key_id: issuer,
+    issued_at: issuedAt,
+    n: index,
+    sig_b64u: 'x'.repeat(86),
+  });
   return {
     receipt_sha256: createHash('sha256').update(document).digest('hex'),
     raw: Buffer.from(document),
@@ -339,7 +380,11 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
 
-function pageQueries(ledgerFile: string, rows: number, pages: number): { name: string; p50: number; p99: number; max: number }[] {
+function pageQueries(
+  ledgerFile: string,
+  rows: number,
+  pages: number,
+): { name: string; p50: number; p99: number; max: number }[] {
   const ledger = openLedger(ledgerFile);
   const present = ledgerStats(ledger.readable).receipts;
   const batch = 10_000;
@@ -349,7 +394,10 @@ function pageQueries(ledgerFile: string, rows: number, pages: number): { name: s
     for (let index = start; index < Math.min(rows, start + batch); index += 1) slice.push(syntheticRow(index));
     ledger.runInTransaction((database) => insertReceipts(database, slice));
   }
-  if (rows > present) console.log(`topped the ledger up from ${present.toLocaleString('en-US')} to ${rows.toLocaleString('en-US')} rows in ${((performance.now() - begin) / 1000).toFixed(1)} s`);
+  if (rows > present)
+    console.log(
+      `topped the ledger up from ${present.toLocaleString('en-US')} to ${rows.toLocaleString('en-US')} rows in ${((performance.now() - begin) / 1000).toFixed(1)} s`,
+    );
   // Reopen as the app would: closing runs PRAGMA optimize, so the planner has statistics.
   ledger.close();
   const reopened = openLedger(ledgerFile);
@@ -359,7 +407,10 @@ function pageQueries(ledgerFile: string, rows: number, pages: number): { name: s
     ['issuer (1 of 50)', { filters: { issuer: 'did:svc:tenant7:k1' } }],
     ['format + status', { filters: { format: 'profile/standard', status: 'PASS' } }],
     ['issued in March', { filters: { from: Date.UTC(2026, 2, 1), to: Date.UTC(2026, 3, 1) } }],
-    ['bench bundle, import order', { filters: { source: { kind: 'bundle', ref: '1' } }, sort: { column: 'imported_at', direction: 'asc' } }],
+    [
+      'bench bundle, import order',
+      { filters: { source: { kind: 'bundle', ref: '1' } }, sort: { column: 'imported_at', direction: 'asc' } },
+    ],
     ['text: one receipt id', { filters: { text: 'rcp_syn00000004d2' } }],
   ];
   const results = shapes.map(([name, query]) => {
@@ -367,13 +418,22 @@ function pageQueries(ledgerFile: string, rows: number, pages: number): { name: s
     let after: string | undefined;
     for (let page = 0; page < pages; page += 1) {
       const start = performance.now();
-      const result = listReceipts(reopened.readable, { ...query, limit: 100, ...(after === undefined ? {} : { after }) });
+      const result = listReceipts(reopened.readable, {
+        ...query,
+        limit: 100,
+        ...(after === undefined ? {} : { after }),
+      });
       times.push(performance.now() - start);
       if (result.nextCursor === null) break;
       after = result.nextCursor;
     }
     times.sort((a, b) => a - b);
-    return { name, p50: percentile(times, 0.5), p99: percentile(times, 0.99), max: times[times.length - 1] ?? Number.NaN };
+    return {
+      name,
+      p50: percentile(times, 0.5),
+      p99: percentile(times, 0.99),
+      max: times[times.length - 1] ?? Number.NaN,
+    };
   });
   reopened.close();
   return results;
@@ -407,8 +467,14 @@ async function main(): Promise<void> {
   const rows = Number(quick ? 2000 : values.rows);
   const rounds = Number(quick ? 1 : values.rounds);
   const pages = Number(quick ? 3 : values.pages);
-  for (const [name, value] of [['count', count], ['rows', rows], ['rounds', rounds], ['pages', pages]] as const) {
-    if (!Number.isSafeInteger(value) || value < (name === 'rows' ? 0 : 1)) throw new RangeError(`--${name} must be a whole number`);
+  for (const [name, value] of [
+    ['count', count],
+    ['rows', rows],
+    ['rounds', rounds],
+    ['pages', pages],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < (name === 'rows' ? 0 : 1))
+      throw new RangeError(`--${name} must be a whole number`);
   }
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-bench-import-'));
   const zip = path.join(directory, 'bundle.zip');
@@ -416,39 +482,69 @@ async function main(): Promise<void> {
   try {
     let started = performance.now();
     buildBundle(zip, count);
-    console.log(`built a bundle of ${count.toLocaleString('en-US')} standard receipts (${(fs.statSync(zip).size / 1e6).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `built a bundle of ${count.toLocaleString('en-US')} standard receipts (${(fs.statSync(zip).size / 1e6).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     // Raw rate before and after the import, best of both: the same machine, the same run.
     const threads = 2;
     const perThread = quick ? 500 : 20_000;
     const rawRates: { rate: number; cpuMicros: number }[] = [];
-    for (let round = 0; round < Math.ceil(rounds / 2); round += 1) rawRates.push(await rawVerifyRate(threads, perThread));
+    for (let round = 0; round < Math.ceil(rounds / 2); round += 1)
+      rawRates.push(await rawVerifyRate(threads, perThread));
 
     started = performance.now();
     const loadBefore = os.loadavg()[0] ?? 0;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', SELF, '--child', zip, ledgerFile, ...(workers === undefined ? [] : ['--workers', String(workers)])], {
-      encoding: 'utf8',
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        SELF,
+        '--child',
+        zip,
+        ledgerFile,
+        ...(workers === undefined ? [] : ['--workers', String(workers)]),
+      ],
+      {
+        encoding: 'utf8',
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     if (child.status !== 0) throw new Error(`the import failed: ${child.stderr}`);
     const imported = JSON.parse(child.stdout.trim().split('\n').pop() as string) as ChildResult;
     if (imported.receiptsNew !== count || imported.findings !== 0) {
-      throw new Error(`the import stored ${imported.receiptsNew} of ${count} receipts with ${imported.findings} findings`);
+      throw new Error(
+        `the import stored ${imported.receiptsNew} of ${count} receipts with ${imported.findings} findings`,
+      );
     }
-    for (let round = Math.ceil(rounds / 2); round < rounds; round += 1) rawRates.push(await rawVerifyRate(threads, perThread));
+    for (let round = Math.ceil(rounds / 2); round < rounds; round += 1)
+      rawRates.push(await rawVerifyRate(threads, perThread));
     const rawRate = Math.max(...rawRates.map((raw) => raw.rate));
     const rawCpuMicros = Math.min(...rawRates.map((raw) => raw.cpuMicros));
     const importRate = count / imported.seconds;
 
     const measurements: Measurement[] = [
       { name: 'raw Ed25519 verify, 2 threads', rate: rawRate },
-      { name: 'bundle import, standard receipts', rate: importRate, rawOf: 'raw 2-thread verify', ratio: importRate / rawRate, target: 0.5 },
+      {
+        name: 'bundle import, standard receipts',
+        rate: importRate,
+        rawOf: 'raw 2-thread verify',
+        ratio: importRate / rawRate,
+        target: 0.5,
+      },
     ];
     const baseline = readBaseline(BASELINE);
     console.log('');
     console.log(formatTable('Evidence bundle import', measurements, baseline));
-    console.log(`(the raw row runs on ${threads} worker threads at once; the import uses ${workers ?? os.availableParallelism()} verification workers and the main thread)`);
-    console.log(`import: ${imported.seconds.toFixed(1)} s end to end; phases ${Object.entries(imported.phases).map(([name, seconds]) => `${name} ${seconds} s`).join(', ')}`);
+    console.log(
+      `(the raw row runs on ${threads} worker threads at once; the import uses ${workers ?? os.availableParallelism()} verification workers and the main thread)`,
+    );
+    console.log(
+      `import: ${imported.seconds.toFixed(1)} s end to end; phases ${Object.entries(imported.phases)
+        .map(([name, seconds]) => `${name} ${seconds} s`)
+        .join(', ')}`,
+    );
     // Load-independent view (the host is often shared): CPU per receipt against CPU per raw
     // verification, and how many cores the import kept busy. On an idle 2-core host the rate
     // ratio is about (raw CPU / import CPU) x (cores busy / 2).
@@ -459,16 +555,26 @@ async function main(): Promise<void> {
         `load average before the import ${loadBefore.toFixed(1)}`,
     );
     const rssOk = imported.maxRssMb < 500;
-    console.log(`peak RSS of the import process: ${imported.maxRssMb.toFixed(0)} MB (target < 500 MB${rssOk ? ', ok' : ', ABOVE'}); peak by the end of each phase: ${Object.entries(imported.peakByPhase).map(([name, mb]) => `${name} ${mb} MB`).join(', ')}`);
+    console.log(
+      `peak RSS of the import process: ${imported.maxRssMb.toFixed(0)} MB (target < 500 MB${rssOk ? ', ok' : ', ABOVE'}); peak by the end of each phase: ${Object.entries(
+        imported.peakByPhase,
+      )
+        .map(([name, mb]) => `${name} ${mb} MB`)
+        .join(', ')}`,
+    );
 
     if (values.floor) {
       const parts = await measureFloor(zip, Math.min(count, 20_000));
       console.log('');
-      console.log(`floor, one thread, CPU µs per receipt (first ${Math.min(count, 20_000).toLocaleString('en-US')} receipts, after a warm-up round):`);
+      console.log(
+        `floor, one thread, CPU µs per receipt (first ${Math.min(count, 20_000).toLocaleString('en-US')} receipts, after a warm-up round):`,
+      );
       let total = 0;
       for (const part of parts) {
         total += part.cpuMicros * part.times;
-        console.log(`  ${part.name.padEnd(66)}${part.cpuMicros.toFixed(1).padStart(7)} µs${part.times > 1 ? ` x${part.times}` : '   '}  (wall ${part.wallMicros.toFixed(1)} µs)`);
+        console.log(
+          `  ${part.name.padEnd(66)}${part.cpuMicros.toFixed(1).padStart(7)} µs${part.times > 1 ? ` x${part.times}` : '   '}  (wall ${part.wallMicros.toFixed(1)} µs)`,
+        );
       }
       const best = 2e6 / total;
       console.log(
@@ -481,9 +587,13 @@ async function main(): Promise<void> {
     if (rows > 0) {
       const queries = pageQueries(ledgerFile, Math.max(rows, count), pages);
       console.log('');
-      console.log(`${'100-row page'.padEnd(30)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}   (${Math.max(rows, count).toLocaleString('en-US')} rows, target < 20 ms)`);
+      console.log(
+        `${'100-row page'.padEnd(30)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}   (${Math.max(rows, count).toLocaleString('en-US')} rows, target < 20 ms)`,
+      );
       for (const query of queries) {
-        console.log(`${query.name.padEnd(30)}${query.p50.toFixed(2).padStart(9)}${query.p99.toFixed(2).padStart(9)}${query.max.toFixed(2).padStart(9)}`);
+        console.log(
+          `${query.name.padEnd(30)}${query.p50.toFixed(2).padStart(9)}${query.p99.toFixed(2).padStart(9)}${query.max.toFixed(2).padStart(9)}`,
+        );
         if (query.max >= 20) pagesOk = false;
       }
     }

@@ -138,7 +138,10 @@ function makeRow(index: number, next: () => number): NewReceipt {
       { id: 'schema', status: 'pass' },
       { id: 'signature', status: status === 'PASS' ? 'pass' : 'fail' },
     ],
-    errors: status === 'PASS' ? [] : [{ code: 'signature_invalid', path: '/sig_b64u', message: 'The signature does not verify.' }],
+    errors:
+      status === 'PASS'
+        ? []
+        : [{ code: 'signature_invalid', path: '/sig_b64u', message: 'The signature does not verify.' }],
     notes: [],
   };
   return {
@@ -205,13 +208,19 @@ const SHAPES: [string, ListReceiptsQuery][] = [
   ['PASS + revoked', { filters: { status: 'PASS', trust: 'revoked' } }],
   ['PASS + issuer + classical', { filters: { status: 'PASS', issuer: 'did:svc:tenant7:k1', format: 'classical' } }],
   ['INVALID, import order', { filters: { status: 'INVALID' }, sort: { column: 'imported_at', direction: 'desc' } }],
-  ['issuer, import order', { filters: { issuer: 'did:svc:tenant7:k1' }, sort: { column: 'imported_at', direction: 'asc' } }],
+  [
+    'issuer, import order',
+    { filters: { issuer: 'did:svc:tenant7:k1' }, sort: { column: 'imported_at', direction: 'asc' } },
+  ],
   ['sort by status', { sort: { column: 'status', direction: 'asc' } }],
   ['sort by issuer', { sort: { column: 'issuer', direction: 'desc' } }],
   ['sort by receipt id', { sort: { column: 'receipt_id', direction: 'asc' } }],
   ['text, rare word (0.1%)', { filters: { text: 'quarantine' }, sort: { column: 'imported_at', direction: 'desc' } }],
   ['text, exact receipt id', { filters: { text: `rcp_${(12345).toString(36).padStart(10, '0')}` } }],
-  ['bundle source (1%)', { filters: { source: { kind: 'bundle', ref: '7' } }, sort: { column: 'imported_at', direction: 'desc' } }],
+  [
+    'bundle source (1%)',
+    { filters: { source: { kind: 'bundle', ref: '7' } }, sort: { column: 'imported_at', direction: 'desc' } },
+  ],
   // Not index-served (documented in src-main/ledger/receipts.ts): the filter's rows are sorted.
   ['MALFORMED, sort by trust *', { filters: { status: 'MALFORMED' }, sort: { column: 'trust', direction: 'asc' } }],
 ];
@@ -262,7 +271,13 @@ function main(): void {
     let best: ShapeResult | undefined;
     for (let round = 0; round < ROUNDS; round += 1) {
       const times = pageTimes(reader, query);
-      const result = { name, pages: times.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99), max: times[times.length - 1] ?? 0 };
+      const result = {
+        name,
+        pages: times.length,
+        p50: percentile(times, 0.5),
+        p99: percentile(times, 0.99),
+        max: times[times.length - 1] ?? 0,
+      };
       if (best === undefined || result.p99 < best.p99) best = result;
     }
     if (best !== undefined) results.push(best);
@@ -283,12 +298,18 @@ function main(): void {
       `ledgerStats in ${statsMs.toFixed(1)} ms (${stats.receipts.toLocaleString('en')} receipts)`,
   );
   console.log('');
-  console.log(`${`100-row page, best of ${ROUNDS}`.padEnd(28)}${'pages'.padStart(6)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}`);
+  console.log(
+    `${`100-row page, best of ${ROUNDS}`.padEnd(28)}${'pages'.padStart(6)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}`,
+  );
   for (const row of results) {
-    console.log(`${row.name.padEnd(28)}${String(row.pages).padStart(6)}${format(row.p50)}${format(row.p99)}${format(row.max)}`);
+    console.log(
+      `${row.name.padEnd(28)}${String(row.pages).padStart(6)}${format(row.p50)}${format(row.p99)}${format(row.max)}`,
+    );
   }
   const slowest = results.reduce((worst, row) => (row.p99 > worst.p99 ? row : worst), results[0] as ShapeResult);
-  console.log(`slowest page p99: ${slowest.p99.toFixed(2)} ms (${slowest.name}); target < ${PAGE_TARGET_MS} ms at 1,000,000 rows: ${slowest.p99 < PAGE_TARGET_MS ? 'ok' : 'ABOVE'}`);
+  console.log(
+    `slowest page p99: ${slowest.p99.toFixed(2)} ms (${slowest.name}); target < ${PAGE_TARGET_MS} ms at 1,000,000 rows: ${slowest.p99 < PAGE_TARGET_MS ? 'ok' : 'ABOVE'}`,
+  );
   if (KEEP || FILE !== undefined) {
     console.log(`\nkept ${file}`);
   } else {

@@ -10,9 +10,22 @@ const benches = listBenches();
 describe('the benches in quick mode', () => {
   it('finds the benches by the naming rule', () => {
     const names = benches.map((bench) => bench.name);
-    expect(names).toEqual(expect.arrayContaining(['cli.ts', 'import.ts', 'ledger.ts', 'report.ts', 'service.ts', 'ui.ts', 'verifier.ts', 'verify.ts']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'cli.ts',
+        'import.ts',
+        'ledger.ts',
+        'report.ts',
+        'service.ts',
+        'ui.ts',
+        'verifier.ts',
+        'verify.ts',
+      ]),
+    );
     expect(names).not.toContain('harness.ts');
-    expect(benches.filter((bench) => bench.needsBuild).map((bench) => bench.name)).toEqual(expect.arrayContaining(['ui.ts', 'verifier.ts']));
+    expect(benches.filter((bench) => bench.needsBuild).map((bench) => bench.name)).toEqual(
+      expect.arrayContaining(['ui.ts', 'verifier.ts']),
+    );
   });
 
   // A bench with a quick test of its own (bench/NAME.quick.test.ts) runs there, with its own

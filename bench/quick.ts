@@ -35,11 +35,19 @@ export interface BenchFile {
 /** Every bench in bench/, by the naming rule above, sorted by name. */
 export function listBenches(): BenchFile[] {
   return readdirSync(BENCH_DIRECTORY)
-    .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') && !NOT_BENCHES.has(name))
+    .filter(
+      (name) => name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts') && !NOT_BENCHES.has(name),
+    )
     .sort()
     .map((name) => {
       const path = join(BENCH_DIRECTORY, name);
-      return { name, path, needsBuild: readFileSync(path, 'utf8').split('\n').some((line) => line.trim() === NEEDS_BUILD_MARKER) };
+      return {
+        name,
+        path,
+        needsBuild: readFileSync(path, 'utf8')
+          .split('\n')
+          .some((line) => line.trim() === NEEDS_BUILD_MARKER),
+      };
     });
 }
 
@@ -57,12 +65,16 @@ export interface QuickRun {
 export function runQuick(bench: BenchFile, timeoutMs: number): Promise<QuickRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), bench.path, '--quick'], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), bench.path, '--quick'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

@@ -53,7 +53,10 @@ function syntheticRow(index: number): NewReceipt {
     report_version: '1',
     format: formats[index % formats.length] as Report['format'],
     status: statuses[index % statuses.length] as Report['status'],
-    trust: { status: trusts[index % trusts.length] as Report['trust']['status'], key_id: `did:svc:tenant${index % 50}:k1` },
+    trust: {
+      status: trusts[index % trusts.length] as Report['trust']['status'],
+      key_id: `did:svc:tenant${index % 50}:k1`,
+    },
     checks: [{ id: 'signature', status: 'pass' }],
     errors: [],
     notes: [],
@@ -72,7 +75,9 @@ function buildLedger(home: string, count: number): void {
   const ledger = openLedger(ledgerFileIn(home));
   try {
     for (let start = 0; start < count; start += 10_000) {
-      const batch = Array.from({ length: Math.min(10_000, count - start) }, (_, offset) => syntheticRow(start + offset));
+      const batch = Array.from({ length: Math.min(10_000, count - start) }, (_, offset) =>
+        syntheticRow(start + offset),
+      );
       ledger.runInTransaction((database) => insertReceipts(database, batch));
     }
   } finally {
@@ -84,9 +89,14 @@ async function child(home: string, out: string): Promise<void> {
   const workspace = openWorkspace(home);
   try {
     const start = process.hrtime.bigint();
-    const made = await createReport(workspace, { outputs: [{ file: out, form: path.extname(out).slice(1) as 'json' }], overwrite: true });
+    const made = await createReport(workspace, {
+      outputs: [{ file: out, form: path.extname(out).slice(1) as 'json' }],
+      overwrite: true,
+    });
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-    process.stdout.write(`${JSON.stringify({ seconds, bytes: made.files[0]?.bytes ?? 0, receipts: made.receipts, maxRssMb: peakRssMb() })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ seconds, bytes: made.files[0]?.bytes ?? 0, receipts: made.receipts, maxRssMb: peakRssMb() })}\n`,
+    );
   } finally {
     workspace.close();
   }
@@ -94,7 +104,13 @@ async function child(home: string, out: string): Promise<void> {
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
-    options: { count: { type: 'string' }, child: { type: 'boolean' }, 'write-baseline': { type: 'boolean' }, keep: { type: 'boolean' }, quick: { type: 'boolean' } },
+    options: {
+      count: { type: 'string' },
+      child: { type: 'boolean' },
+      'write-baseline': { type: 'boolean' },
+      keep: { type: 'boolean' },
+      quick: { type: 'boolean' },
+    },
     allowPositionals: true,
   });
   if (values.child) {
@@ -110,16 +126,25 @@ async function main(): Promise<void> {
   try {
     const building = Date.now();
     buildLedger(home, count);
-    console.log(`ledger of ${count.toLocaleString('en-US')} receipts built in ${((Date.now() - building) / 1000).toFixed(1)} s`);
+    console.log(
+      `ledger of ${count.toLocaleString('en-US')} receipts built in ${((Date.now() - building) / 1000).toFixed(1)} s`,
+    );
     const baseline = readBaseline(BASELINE);
     const rows: Measurement[] = [];
     const lines: string[] = [];
     let missed = false;
     for (const form of FORMS) {
       const out = path.join(directory, `report.${form}`);
-      const result = spawnSync(process.execPath, ['--import', 'tsx', SELF, '--child', home, out], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const result = spawnSync(process.execPath, ['--import', 'tsx', SELF, '--child', home, out], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      });
       if (result.status !== 0) throw new Error(`the ${form} child failed: ${result.stderr}`);
-      const measured = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as { seconds: number; bytes: number; maxRssMb: number };
+      const measured = JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as {
+        seconds: number;
+        bytes: number;
+        maxRssMb: number;
+      };
       const ok = measured.seconds < TARGET_SECONDS[form] && measured.maxRssMb < TARGET_RSS_MB;
       missed ||= !ok;
       rows.push({ name: `report to ${form}, ${count} receipts`, rate: count / measured.seconds });
@@ -128,7 +153,12 @@ async function main(): Promise<void> {
         `${form.padEnd(4)}  ${measured.seconds.toFixed(2).padStart(6)} s (target < ${TARGET_SECONDS[form]} s)  peak ${measured.maxRssMb.toFixed(0).padStart(4)} MB (target < ${TARGET_RSS_MB} MB)  ${(measured.bytes / 1e6).toFixed(1)} MB written  ${Math.round(count / measured.seconds).toLocaleString('en-US')} receipts/s${base === undefined ? '' : ` (baseline ${base.toLocaleString('en-US')}/s)`}  ${ok ? 'ok' : 'MISSED'}`,
       );
     }
-    console.log(`node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown cpu'}, load average ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}`);
+    console.log(
+      `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown cpu'}, load average ${os
+        .loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}`,
+    );
     for (const line of lines) console.log(line);
     if (values['write-baseline']) writeBaseline(BASELINE, rows);
     if (missed && !quick) process.exitCode = 1;

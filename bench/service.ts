@@ -64,12 +64,20 @@ const duration = Number(argument('duration') ?? (quick ? 1 : 10));
 const connections = Number(argument('connections') ?? 32);
 
 function evroom(home: string, args: string[]): string {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, EVROOM_HOME: home },
+  });
   if (result.status !== 0) throw new Error(`evroom ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
 }
 
-function startChild(command: string, args: string[], env: NodeJS.ProcessEnv, pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
+function startChild(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  pattern: RegExp,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -144,13 +152,23 @@ function threadCpu(pid: number | undefined): Map<number, number> | undefined {
   return times;
 }
 
-async function load(name: string, options: Record<string, unknown>, servicePid?: number): Promise<Row & { cpu?: CpuShare }> {
+async function load(
+  name: string,
+  options: Record<string, unknown>,
+  servicePid?: number,
+): Promise<Row & { cpu?: CpuShare }> {
   const before = threadCpu(servicePid);
   const client = process.cpuUsage();
   const result = await autocannon({ connections, duration, pipelining: 1, ...options });
   const clientUs = process.cpuUsage(client);
   const after = threadCpu(servicePid);
-  const row = { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors + result.timeouts };
+  const row = {
+    name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+  };
   if (before === undefined || after === undefined || result.requests.total === 0) return row;
   const perRequest = (ms: number) => (ms * 1000) / result.requests.total;
   let http = 0;
@@ -160,7 +178,14 @@ async function load(name: string, options: Record<string, unknown>, servicePid?:
     if (tid === servicePid) http += used;
     else other += used;
   }
-  return { ...row, cpu: { http: perRequest(http), other: perRequest(other), client: (clientUs.user + clientUs.system) / result.requests.total } };
+  return {
+    ...row,
+    cpu: {
+      http: perRequest(http),
+      other: perRequest(other),
+      client: (clientUs.user + clientUs.system) / result.requests.total,
+    },
+  };
 }
 
 /** Receipts per group commit in the emit floor: about what the service's commits hold at 32 connections. */
@@ -184,14 +209,31 @@ function emitFloorParts(home: string): { signRate: number; rowRate: number } {
     });
     const now = new Date();
     const signRate = bestRate(1000, quick ? 2 : 5, () => {
-      for (let index = 0; index < 1000; index += 1) issueProfileReceipt('standard', fields(index), signer.seed, signer.key_id, workspace.crypto, { now });
+      for (let index = 0; index < 1000; index += 1)
+        issueProfileReceipt('standard', fields(index), signer.seed, signer.key_id, workspace.crypto, { now });
     });
-    const context = workspaceVerifyContext(workspace, { advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }] });
+    const context = workspaceVerifyContext(workspace, {
+      advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }],
+    });
     const batches = quick ? 20 : 100;
     const rows: NewReceipt[] = Array.from({ length: batches * FLOOR_BATCH * 3 }, (_, index) => {
-      const bytes = utf8Encode(jcs(issueProfileReceipt('standard', fields(index), signer.seed, signer.key_id, workspace.crypto, { now }) as JsonValue));
+      const bytes = utf8Encode(
+        jcs(
+          issueProfileReceipt('standard', fields(index), signer.seed, signer.key_id, workspace.crypto, {
+            now,
+          }) as JsonValue,
+        ),
+      );
       const facts = toVerifiedReceipt(verifyReceiptBytes(bytes, context));
-      return { receipt_sha256: facts.receipt_sha256, raw: bytes, report: facts.report, receipt_id: facts.receipt_id, issued_at: facts.issued_at, issuer_key_id: facts.issuer_key_id, source: { kind: 'service', ref: 'tenant:bench' } };
+      return {
+        receipt_sha256: facts.receipt_sha256,
+        raw: bytes,
+        report: facts.report,
+        receipt_id: facts.receipt_id,
+        issued_at: facts.issued_at,
+        issuer_key_id: facts.issuer_key_id,
+        source: { kind: 'service', ref: 'tenant:bench' },
+      };
     });
     let next = 0;
     const rowRate = bestRate(batches * FLOOR_BATCH, 3, () => {
@@ -219,7 +261,15 @@ async function main(): Promise<void> {
 
     // In process: the same request's work (strict parse, verify) on one core.
     const documentBytes = utf8Encode(jcs(receipt as JsonValue));
-    const context = { crypto, pinned: [], advertised: [{ key_id: 'did:svc:bench:k1', algorithm: 'Ed25519' as const, public_key: crypto.ed25519PublicKey(seed) }], secrets: [], now: new Date() };
+    const context = {
+      crypto,
+      pinned: [],
+      advertised: [
+        { key_id: 'did:svc:bench:k1', algorithm: 'Ed25519' as const, public_key: crypto.ed25519PublicKey(seed) },
+      ],
+      secrets: [],
+      now: new Date(),
+    };
     const check = verifyReport(documentBytes, context);
     if (check.status !== 'PASS') throw new Error(`the bench receipt does not verify: ${check.status}`);
     const inProcessRate = () =>
@@ -229,37 +279,76 @@ async function main(): Promise<void> {
 
     const { signRate, rowRate } = emitFloorParts(home);
 
-    const service = await startChild(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', '1000000'], { ...process.env, EVROOM_HOME: home }, /service at (http:\/\/127\.0\.0\.1:\d+)/);
+    const service = await startChild(
+      process.execPath,
+      [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', '1000000'],
+      { ...process.env, EVROOM_HOME: home },
+      /service at (http:\/\/127\.0\.0\.1:\d+)/,
+    );
     children.push(service.child);
     const replyBytes = Buffer.byteLength(JSON.stringify(check));
-    const bare = await startChild(process.execPath, ['-e', BARE_SERVER], { ...process.env, NODE_PATH: path.join(process.cwd(), 'node_modules'), REPLY_BYTES: String(replyBytes) }, /bare at (http:\/\/127\.0\.0\.1:\d+)/);
+    const bare = await startChild(
+      process.execPath,
+      ['-e', BARE_SERVER],
+      { ...process.env, NODE_PATH: path.join(process.cwd(), 'node_modules'), REPLY_BYTES: String(replyBytes) },
+      /bare at (http:\/\/127\.0\.0\.1:\d+)/,
+    );
     children.push(bare.child);
 
     const json = { 'content-type': 'application/json' };
     const bareRow = await load('bare Fastify route (constant)', { url: `${bare.url}/constant` });
     const status = await load('GET /status', { url: `${service.url}/status` });
-    const barePost = await load('bare Fastify POST (verify-sized)', { url: `${bare.url}/echo-size`, method: 'POST', headers: json, body: verifyBody });
+    const barePost = await load('bare Fastify POST (verify-sized)', {
+      url: `${bare.url}/echo-size`,
+      method: 'POST',
+      headers: json,
+      body: verifyBody,
+    });
     // The in-process rate just before and just after the verify row; the higher one is the
     // ratio's denominator, so a slow moment of a shared host cannot flatter the ratio.
     const inProcessBefore = inProcessRate();
-    const verify = await load('POST /v1/receipt/verify (standard)', { url: `${service.url}/v1/receipt/verify`, method: 'POST', headers: json, body: verifyBody }, service.child.pid);
+    const verify = await load(
+      'POST /v1/receipt/verify (standard)',
+      { url: `${service.url}/v1/receipt/verify`, method: 'POST', headers: json, body: verifyBody },
+      service.child.pid,
+    );
     const inProcessAfter = inProcessRate();
     const inProcess = Math.max(inProcessBefore, inProcessAfter);
-    const emit = await load('POST /v1/receipt/emit (standard)', {
-      url: `${service.url}/v1/receipt/emit?profile=standard`,
-      method: 'POST',
-      headers: { ...json, authorization: `Bearer ${key}` },
-      body: JSON.stringify({ agent_did: 'did:web:agent.example.com', content_sha256: 'b'.repeat(64), content_type: 'text/plain' }),
-    }, service.child.pid);
+    const emit = await load(
+      'POST /v1/receipt/emit (standard)',
+      {
+        url: `${service.url}/v1/receipt/emit?profile=standard`,
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: JSON.stringify({
+          agent_did: 'did:web:agent.example.com',
+          content_sha256: 'b'.repeat(64),
+          content_type: 'text/plain',
+        }),
+      },
+      service.child.pid,
+    );
     // What p99 the emit route could have: serial routes that keep one thread busy for the emit
     // floor's time a request (the bare POST, signing and a ledger row; see emitFloorParts) and
     // for the time the service's HTTP thread spent on each receipt in the emit row.
     const emitFloor = 1 / (1 / barePost.rps + 1 / signRate + 1 / rowRate);
     const floorMicros = Math.round(1e6 / emitFloor);
-    const serialFloor = await load('serial route, emit floor time', { url: `${bare.url}/busy?us=${floorMicros}`, method: 'POST', headers: json, body: '{}' });
+    const serialFloor = await load('serial route, emit floor time', {
+      url: `${bare.url}/busy?us=${floorMicros}`,
+      method: 'POST',
+      headers: json,
+      body: '{}',
+    });
     const httpMicros = emit.cpu === undefined ? undefined : Math.round(emit.cpu.http);
     const serialHttp =
-      httpMicros === undefined ? undefined : await load('serial route, emit HTTP-thread time', { url: `${bare.url}/busy?us=${httpMicros}`, method: 'POST', headers: json, body: '{}' });
+      httpMicros === undefined
+        ? undefined
+        : await load('serial route, emit HTTP-thread time', {
+            url: `${bare.url}/busy?us=${httpMicros}`,
+            method: 'POST',
+            headers: json,
+            body: '{}',
+          });
     verify.ratio = verify.rps / inProcess;
     verify.ratioOf = 'in-process verify';
     verify.target = '>= 0.60';
@@ -267,14 +356,35 @@ async function main(): Promise<void> {
     emit.ratioOf = 'bare route';
     emit.target = '>= 0.40';
 
-    const rows = [bareRow, barePost, status, verify, emit, serialFloor, ...(serialHttp === undefined ? [] : [serialHttp])];
+    const rows = [
+      bareRow,
+      barePost,
+      status,
+      verify,
+      emit,
+      serialFloor,
+      ...(serialHttp === undefined ? [] : [serialHttp]),
+    ];
     const baseline: Baseline | null = readBaseline(BASELINE);
-    console.log(`bench/service.ts: ${connections} connections, ${duration} s a row, service and bare route each in its own process; node ${process.version}, ${os.cpus().length} cores`);
+    console.log(
+      `bench/service.ts: ${connections} connections, ${duration} s a row, service and bare route each in its own process; node ${process.version}, ${os.cpus().length} cores`,
+    );
     console.log(
       `in-process standard receipt verification: ${Math.round(inProcess).toLocaleString('en-US')}/s (one core; the higher of ${Math.round(inProcessBefore).toLocaleString('en-US')}/s just before the verify row and ${Math.round(inProcessAfter).toLocaleString('en-US')}/s just after)`,
     );
     console.log('');
-    console.log(['row'.padEnd(38), 'req/s'.padStart(8), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'non-2xx'.padStart(8), '  ratio', '  target', '  baseline ratio'].join(' '));
+    console.log(
+      [
+        'row'.padEnd(38),
+        'req/s'.padStart(8),
+        'p50 ms'.padStart(7),
+        'p99 ms'.padStart(7),
+        'non-2xx'.padStart(8),
+        '  ratio',
+        '  target',
+        '  baseline ratio',
+      ].join(' '),
+    );
     for (const row of rows) {
       const base = baseline?.rows[row.name]?.ratio;
       const p99ok = row.p99 < 25 ? '' : ' (p99 over 25 ms)';
@@ -286,7 +396,9 @@ async function main(): Promise<void> {
           String(row.p99).padStart(7),
           String(row.non2xx).padStart(8),
           row.ratio === undefined ? '       ' : `  ${row.ratio.toFixed(2)} of ${row.ratioOf}`,
-          row.target === undefined ? '' : `  ${row.target}${(row.ratio ?? 0) >= Number(row.target.slice(3)) ? ' ok' : ' BELOW'}`,
+          row.target === undefined
+            ? ''
+            : `  ${row.target}${(row.ratio ?? 0) >= Number(row.target.slice(3)) ? ' ok' : ' BELOW'}`,
           base === undefined ? '' : `  ${base.toFixed(2)}`,
           p99ok,
         ].join(' '),
@@ -329,7 +441,10 @@ async function main(): Promise<void> {
         duration,
         inProcessVerifyRate: Math.round(inProcess),
         emitFloorParts: { signRate: Math.round(signRate), rowRate: Math.round(rowRate), batch: FLOOR_BATCH },
-        serialRouteMicroseconds: { emitFloorTime: floorMicros, ...(httpMicros === undefined ? {} : { emitHttpThreadTime: httpMicros }) },
+        serialRouteMicroseconds: {
+          emitFloorTime: floorMicros,
+          ...(httpMicros === undefined ? {} : { emitHttpThreadTime: httpMicros }),
+        },
         rows: Object.fromEntries(
           rows.map((row: Row & { cpu?: CpuShare }) => [
             row.name,
@@ -339,7 +454,15 @@ async function main(): Promise<void> {
               p99: row.p99,
               non2xx: row.non2xx,
               ...(row.ratio === undefined ? {} : { ratio: Number(row.ratio.toFixed(3)) }),
-              ...(row.cpu === undefined ? {} : { cpuMicrosecondsPerRequest: { httpThread: Math.round(row.cpu.http), otherThreads: Math.round(row.cpu.other), autocannon: Math.round(row.cpu.client) } }),
+              ...(row.cpu === undefined
+                ? {}
+                : {
+                    cpuMicrosecondsPerRequest: {
+                      httpThread: Math.round(row.cpu.http),
+                      otherThreads: Math.round(row.cpu.other),
+                      autocannon: Math.round(row.cpu.client),
+                    },
+                  }),
             },
           ]),
         ),

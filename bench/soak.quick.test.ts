@@ -10,18 +10,30 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 describe('bench/soak.ts --quick', () => {
   it('answers every route without a 5xx, keeps tenants apart under load, and rate-limits key guessing', async () => {
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bench/soak.ts', '--quick'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-      child.on('error', reject);
-      child.on('close', (exit) => resolve({ code: exit, stdout: out, stderr: err }));
-    });
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
+      (resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/soak.ts', '--quick'], {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (exit) => resolve({ code: exit, stdout: out, stderr: err }));
+      },
+    );
     const line = stdout.split('\n').find((candidate) => candidate.startsWith('soak result: '));
     expect(line, `${stdout}\n${stderr}`).toBeDefined();
-    const result = JSON.parse(line!.slice('soak result: '.length)) as { failures: string[]; '5xx': number; requests: number; isolationRounds: number; rateLimitedAtGuess: number; firstAnswers: Record<string, number> };
+    const result = JSON.parse(line!.slice('soak result: '.length)) as {
+      failures: string[];
+      '5xx': number;
+      requests: number;
+      isolationRounds: number;
+      rateLimitedAtGuess: number;
+      firstAnswers: Record<string, number>;
+    };
     expect(result.failures).toEqual([]);
     expect(code).toBe(0);
     expect(result['5xx']).toBe(0);

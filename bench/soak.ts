@@ -62,13 +62,19 @@ const connections = Number(argument('connections') ?? 32);
 const ledgerCache = argument('ledger-cache') ?? '4';
 
 function evroom(home: string, args: string[]): string {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, EVROOM_HOME: home },
+  });
   if (result.status !== 0) throw new Error(`evroom ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
 }
 
 function startService(home: string, args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', ...args], { env: { ...process.env, EVROOM_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', ...args], {
+    env: { ...process.env, EVROOM_HOME: home },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -110,9 +116,15 @@ async function main(): Promise<void> {
   try {
     evroom(home, ['tenants', 'create', 'tenant-a', '--tier', 'scale']);
     evroom(home, ['tenants', 'create', 'tenant-b', '--tier', 'scale']);
-    const keyA = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--json'])) as { key: string }).key;
-    const partnerA = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--scope', 'partner', '--json'])) as { key: string }).key;
-    const keyB = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-b', '--json'])) as { key: string }).key;
+    const keyA = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--json'])) as { key: string })
+      .key;
+    const partnerA = (
+      JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--scope', 'partner', '--json'])) as {
+        key: string;
+      }
+    ).key;
+    const keyB = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-b', '--json'])) as { key: string })
+      .key;
 
     const { receipt, keyFile, crypto } = signedStandardReceipt('did:svc:soak:k1');
     const verifyBody = JSON.stringify({ document: receipt, keys: keyFile });
@@ -123,8 +135,22 @@ async function main(): Promise<void> {
     const emitA = JSON.stringify({ agent_did: AGENT_A, input: 'soak A', content_type: 'text/plain' });
     const emitB = JSON.stringify({ agent_did: AGENT_B, input: 'soak B', content_type: 'text/plain' });
     const wearableFields = wearableWorkedExample(crypto).callerFields;
-    const typedRoutes = ['delegation-link', 'proof-demand', 'imprimatur-clearance', 'sigr-chain', 'divergence-record', 'effect-closure', 'proof-transition'];
-    const surface = { name: 'checkout', sample_payload: '{"order_id":"A-1","amount":12.5}', signer: 'Ed25519', clock_source: 'NTP', ids_stable: true };
+    const typedRoutes = [
+      'delegation-link',
+      'proof-demand',
+      'imprimatur-clearance',
+      'sigr-chain',
+      'divergence-record',
+      'effect-closure',
+      'proof-transition',
+    ];
+    const surface = {
+      name: 'checkout',
+      sample_payload: '{"order_id":"A-1","amount":12.5}',
+      signer: 'Ed25519',
+      clock_source: 'NTP',
+      ids_stable: true,
+    };
 
     // Every route of the service (GET /openapi.json lists them), with bodies that reach its work.
     const requests: Record<string, unknown>[] = [
@@ -135,12 +161,22 @@ async function main(): Promise<void> {
       { method: 'GET', path: '/verifier' },
       { method: 'POST', path: '/v1/receipt/verify', headers: json, body: verifyBody },
       { method: 'POST', path: '/v1/receipts/verify', headers: json, body: verifyBody },
-      ...typedRoutes.map((route) => ({ method: 'POST', path: `/v1/verify/${route}`, headers: json, body: JSON.stringify({ contract: { contract_type: 'authority.delegation' } }) })),
+      ...typedRoutes.map((route) => ({
+        method: 'POST',
+        path: `/v1/verify/${route}`,
+        headers: json,
+        body: JSON.stringify({ contract: { contract_type: 'authority.delegation' } }),
+      })),
       { method: 'POST', path: '/verify', headers: json, body: emitA },
       { method: 'POST', path: '/v1/wearable/verify', headers: json, body: verifyBody },
       { method: 'POST', path: '/v1/receipt/emit?profile=standard', headers: asA, body: emitA },
       { method: 'POST', path: '/v1/receipt/emit?profile=pq', headers: asB, body: emitB },
-      { method: 'POST', path: '/v1/receipt/free', headers: json, body: JSON.stringify({ input: 'soak', purpose: 'soak test' }) },
+      {
+        method: 'POST',
+        path: '/v1/receipt/free',
+        headers: json,
+        body: JSON.stringify({ input: 'soak', purpose: 'soak test' }),
+      },
       { method: 'POST', path: '/tenants/tenant-a/receipts?profile=nano', headers: asA, body: emitA },
       { method: 'POST', path: '/tenants/tenant-b/receipts', headers: asB, body: emitB },
       { method: 'POST', path: '/v1/wearable/receipts', headers: asA, body: JSON.stringify(wearableFields) },
@@ -149,8 +185,18 @@ async function main(): Promise<void> {
       { method: 'GET', path: '/tenants/tenant-b/evidence', headers: asA },
       { method: 'POST', path: '/tenants/tenant-a/receipts', headers: asB, body: emitB },
       { method: 'POST', path: '/v1/rubric/select', headers: json, body: JSON.stringify({ intent: 'regulated' }) },
-      { method: 'POST', path: '/v1/rosetta/normalize', headers: asPartner, body: JSON.stringify({ from_regime: 'eu_ai_act', obligations: ['record_keeping'] }) },
-      { method: 'POST', path: '/v1/rosetta/translate', headers: asPartner, body: JSON.stringify({ from_regime: 'iso_iec_42001', obligations: ['human_oversight'] }) },
+      {
+        method: 'POST',
+        path: '/v1/rosetta/normalize',
+        headers: asPartner,
+        body: JSON.stringify({ from_regime: 'eu_ai_act', obligations: ['record_keeping'] }),
+      },
+      {
+        method: 'POST',
+        path: '/v1/rosetta/translate',
+        headers: asPartner,
+        body: JSON.stringify({ from_regime: 'iso_iec_42001', obligations: ['human_oversight'] }),
+      },
       { method: 'POST', path: '/v1/prospector/qualify', headers: asPartner, body: JSON.stringify({ surface }) },
     ];
 
@@ -167,14 +213,19 @@ async function main(): Promise<void> {
         ...(request['body'] === undefined ? {} : { body: String(request['body']) }),
       });
       await answer.arrayBuffer();
-      perRoute[`${Object.keys(perRoute).length} ${String(request['method'])} ${String(request['path'])}`] = answer.status;
-      if (answer.status >= 500) failures.push(`${String(request['method'])} ${String(request['path'])} answered ${answer.status}`);
+      perRoute[`${Object.keys(perRoute).length} ${String(request['method'])} ${String(request['path'])}`] =
+        answer.status;
+      if (answer.status >= 500)
+        failures.push(`${String(request['method'])} ${String(request['path'])} answered ${answer.status}`);
     }
     // The two cross-tenant requests of the mix (the last two before the rubric) are 403.
     const answers = Object.values(perRoute);
     const crossIndex = requests.findIndex((request) => request['path'] === '/tenants/tenant-b/evidence');
     for (const index of [crossIndex, crossIndex + 1]) {
-      if (answers[index] !== 403) failures.push(`a cross-tenant request (${String(requests[index]?.['path'])}) answered ${String(answers[index])}`);
+      if (answers[index] !== 403)
+        failures.push(
+          `a cross-tenant request (${String(requests[index]?.['path'])}) answered ${String(answers[index])}`,
+        );
     }
 
     // Warm-up: the fixed time, then one-second rounds until the RSS settles (under 2% change in
@@ -206,7 +257,9 @@ async function main(): Promise<void> {
           ['tenant-a', keyA, AGENT_A, AGENT_B],
           ['tenant-b', keyB, AGENT_B, AGENT_A],
         ] as const) {
-          const answer = await fetch(`${service.url}/tenants/${tenant}/evidence`, { headers: { authorization: `Bearer ${key}` } });
+          const answer = await fetch(`${service.url}/tenants/${tenant}/evidence`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
           const bytes = Buffer.from(await answer.arrayBuffer());
           if (answer.status !== 200) {
             failures.push(`GET /tenants/${tenant}/evidence with its own key answered ${answer.status}`);
@@ -215,11 +268,16 @@ async function main(): Promise<void> {
           const agents = await agentsInEvidence(bytes);
           if (agents.includes(other)) failures.push(`${tenant}'s evidence holds a receipt of the other tenant`);
           // B issues only standard and pq receipts naming AGENT_B; A also nano (no agent) and wearable ones.
-          if (tenant === 'tenant-b' && agents.some((agent) => agent !== own)) failures.push(`${tenant}'s evidence holds a receipt it did not issue`);
-          const crossing = await fetch(`${service.url}/tenants/${tenant === 'tenant-a' ? 'tenant-b' : 'tenant-a'}/evidence`, { headers: { authorization: `Bearer ${key}` } });
+          if (tenant === 'tenant-b' && agents.some((agent) => agent !== own))
+            failures.push(`${tenant}'s evidence holds a receipt it did not issue`);
+          const crossing = await fetch(
+            `${service.url}/tenants/${tenant === 'tenant-a' ? 'tenant-b' : 'tenant-a'}/evidence`,
+            { headers: { authorization: `Bearer ${key}` } },
+          );
           await crossing.arrayBuffer();
           crossAnswers += 1;
-          if (crossing.status !== 403) failures.push(`a key of ${tenant} on the other tenant's evidence answered ${crossing.status}`);
+          if (crossing.status !== 403)
+            failures.push(`a key of ${tenant} on the other tenant's evidence answered ${crossing.status}`);
         }
         isolationRounds += 1;
         await new Promise((resolve) => setTimeout(resolve, quick ? 500 : 3000));
@@ -236,11 +294,13 @@ async function main(): Promise<void> {
     rssPeak = Math.max(rssPeak, rssEnd);
     const growth = (rssEnd - rssStart) / rssStart;
     if (result['5xx'] > 0) failures.push(`${result['5xx']} answers were 5xx`);
-    if (result.errors > 0 || result.timeouts > 0) failures.push(`${result.errors} connection errors, ${result.timeouts} timeouts`);
+    if (result.errors > 0 || result.timeouts > 0)
+      failures.push(`${result.errors} connection errors, ${result.timeouts} timeouts`);
     // The leak bound is the 60 s soak's. Over the quick mode's 5 s on a host running the whole
     // test suite, V8's heap still moves by 10-15% (CI saw 13.3% and 11.2% with no leak), so the
     // quick mode prints the growth and does not judge it.
-    if (growth >= 0.1 && !quick) failures.push(`RSS grew ${(growth * 100).toFixed(1)}% (${rssStart.toFixed(0)} to ${rssEnd.toFixed(0)} MiB)`);
+    if (growth >= 0.1 && !quick)
+      failures.push(`RSS grew ${(growth * 100).toFixed(1)}% (${rssStart.toFixed(0)} to ${rssEnd.toFixed(0)} MiB)`);
     if (isolationRounds === 0) failures.push('the isolation check never completed a round');
 
     // Key guessing against the default rate limit (600 a minute per address).
@@ -251,7 +311,11 @@ async function main(): Promise<void> {
     let limitedAt = 0;
     for (; guesses < 700 && limitedAt === 0; guesses += 1) {
       const guess = `svc_scale_${randomBytes(24).toString('base64url')}`;
-      const answer = await fetch(`${guarded.url}/v1/receipt/emit`, { method: 'POST', headers: { ...json, authorization: `Bearer ${guess}` }, body: emitA });
+      const answer = await fetch(`${guarded.url}/v1/receipt/emit`, {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${guess}` },
+        body: emitA,
+      });
       await answer.arrayBuffer();
       if (answer.status === 401) unauthorized += 1;
       else if (answer.status === 429) limitedAt = guesses + 1;
@@ -283,10 +347,18 @@ async function main(): Promise<void> {
       firstAnswers: perRoute,
       failures,
     };
-    console.log(`bench/soak.ts: ${duration} s at ${connections} connections over ${requests.length} requests of every route (warm-up ${warmupSeconds} s, until RSS settled; ledger cache ${ledgerCache} MiB); node ${process.version}, ${os.cpus().length} cores`);
-    console.log(`requests ${summary.requests} (${summary.rps}/s), p50 ${summary.p50} ms, p99 ${summary.p99} ms, answers ${JSON.stringify(summary.status)}, 5xx ${summary['5xx']}`);
-    console.log(`service RSS ${summary.rssStartMiB} MiB after warm-up, ${summary.rssEndMiB} MiB at the end (${summary.rssGrowthPercent}%), peak ${summary.rssPeakMiB} MiB`);
-    console.log(`tenant isolation: ${isolationRounds} rounds of both tenants' evidence under load, ${crossAnswers} cross-tenant requests all 403`);
+    console.log(
+      `bench/soak.ts: ${duration} s at ${connections} connections over ${requests.length} requests of every route (warm-up ${warmupSeconds} s, until RSS settled; ledger cache ${ledgerCache} MiB); node ${process.version}, ${os.cpus().length} cores`,
+    );
+    console.log(
+      `requests ${summary.requests} (${summary.rps}/s), p50 ${summary.p50} ms, p99 ${summary.p99} ms, answers ${JSON.stringify(summary.status)}, 5xx ${summary['5xx']}`,
+    );
+    console.log(
+      `service RSS ${summary.rssStartMiB} MiB after warm-up, ${summary.rssEndMiB} MiB at the end (${summary.rssGrowthPercent}%), peak ${summary.rssPeakMiB} MiB`,
+    );
+    console.log(
+      `tenant isolation: ${isolationRounds} rounds of both tenants' evidence under load, ${crossAnswers} cross-tenant requests all 403`,
+    );
     console.log(`key guessing: ${unauthorized} guesses 401, then 429 at guess ${limitedAt}`);
     if (failures.length > 0) {
       console.error(`FAILED:\n${failures.map((failure) => `  ${failure}`).join('\n')}`);

@@ -39,8 +39,14 @@ async function child(): Promise<void> {
   const renderer = path.join(home, 'renderer');
   fs.mkdirSync(renderer);
   fs.writeFileSync(path.join(renderer, 'index.html'), '<!doctype html><title>bench</title>');
-  const module = (await import(pathToFileURL(path.join(REPO, 'src-main/app/web-mode.ts')).href)) as { startLocalWebMode: typeof startLocalWebMode };
-  const running = await module.startLocalWebMode({ dataDirectory: path.join(home, 'data'), rendererDirectory: renderer, port: 0 });
+  const module = (await import(pathToFileURL(path.join(REPO, 'src-main/app/web-mode.ts')).href)) as {
+    startLocalWebMode: typeof startLocalWebMode;
+  };
+  const running = await module.startLocalWebMode({
+    dataDirectory: path.join(home, 'data'),
+    rendererDirectory: renderer,
+    port: 0,
+  });
   console.log(JSON.stringify({ port: running.port, token: new URL(running.url).hash.slice('#token='.length) }));
   process.on('SIGTERM', () => {
     void running.close().then(() => {
@@ -53,14 +59,16 @@ async function child(): Promise<void> {
 /** Peak and current RSS of a process, in MiB (Linux). */
 function memoryOf(pid: number): { peak: number; rss: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+  const field = (name: string): number =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
   return { peak: field('VmHWM'), rss: field('VmRSS') };
 }
 
 /** Base64url text of `bytes` random bytes, made slice by slice (this process stays small too). */
 function* base64Slices(bytes: number): Generator<Buffer> {
   const slice = 3 * 1024 * 1024;
-  for (let done = 0; done < bytes; done += slice) yield Buffer.from(randomBytes(Math.min(slice, bytes - done)).toString('base64url'));
+  for (let done = 0; done < bytes; done += slice)
+    yield Buffer.from(randomBytes(Math.min(slice, bytes - done)).toString('base64url'));
 }
 
 function* rawSlices(bytes: number): Generator<Buffer> {
@@ -68,7 +76,12 @@ function* rawSlices(bytes: number): Generator<Buffer> {
   for (let done = 0; done < bytes; done += slice) yield randomBytes(Math.min(slice, bytes - done));
 }
 
-async function send(port: number, token: string, mode: 'upload' | 'json', mib: number): Promise<{ status: number; body: string; bytes: number }> {
+async function send(
+  port: number,
+  token: string,
+  mode: 'upload' | 'json',
+  mib: number,
+): Promise<{ status: number; body: string; bytes: number }> {
   let bytes: number;
   let body: Iterable<Buffer>;
   let requestPath: string;
@@ -94,7 +107,18 @@ async function send(port: number, token: string, mode: 'upload' | 'json', mib: n
   }
   return new Promise((resolve, reject) => {
     const outgoing = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path: requestPath, headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${token}`, 'content-type': type, 'content-length': bytes } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: requestPath,
+        headers: {
+          host: `127.0.0.1:${port}`,
+          authorization: `Bearer ${token}`,
+          'content-type': type,
+          'content-length': bytes,
+        },
+      },
       (incoming) => {
         let text = '';
         incoming.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -110,7 +134,10 @@ async function main(): Promise<void> {
   const mode = (argument('mode') ?? 'upload') as 'upload' | 'json';
   if (mode !== 'upload' && mode !== 'json') throw new Error('--mode is upload or json');
   const mib = Number(argument('mib') ?? 350);
-  const server = spawn(process.execPath, ['--import', 'tsx', THIS_FILE, '--child', '--repo', REPO], { stdio: ['ignore', 'pipe', 'inherit'], cwd: REPO });
+  const server = spawn(process.execPath, ['--import', 'tsx', THIS_FILE, '--child', '--repo', REPO], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: REPO,
+  });
   try {
     const { port, token } = await new Promise<{ port: number; token: string }>((resolve, reject) => {
       let output = '';
@@ -128,10 +155,17 @@ async function main(): Promise<void> {
     const seconds = (performance.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 500));
     const after = memoryOf(pid);
-    console.log(`bench/upload.ts: web mode from ${REPO}, mode ${mode}, ${(answer.bytes / 1024 / 1024).toFixed(1)} MiB sent in ${seconds.toFixed(1)} s; node ${process.version}, ${os.cpus().length} cores`);
+    console.log(
+      `bench/upload.ts: web mode from ${REPO}, mode ${mode}, ${(answer.bytes / 1024 / 1024).toFixed(1)} MiB sent in ${seconds.toFixed(1)} s; node ${process.version}, ${os.cpus().length} cores`,
+    );
     console.log(`answer: HTTP ${answer.status} ${answer.body.slice(0, 160)}`);
-    console.log(`child RSS at rest ${rest.rss.toFixed(0)} MiB; peak RSS after the upload ${after.peak.toFixed(0)} MiB (growth ${(after.peak - rest.peak).toFixed(0)} MiB)`);
-    if (mode === 'upload') console.log(`target: the upload raises peak RSS by under 100 MiB: ${after.peak - rest.peak <= 100 ? 'met' : 'MISSED'}`);
+    console.log(
+      `child RSS at rest ${rest.rss.toFixed(0)} MiB; peak RSS after the upload ${after.peak.toFixed(0)} MiB (growth ${(after.peak - rest.peak).toFixed(0)} MiB)`,
+    );
+    if (mode === 'upload')
+      console.log(
+        `target: the upload raises peak RSS by under 100 MiB: ${after.peak - rest.peak <= 100 ? 'met' : 'MISSED'}`,
+      );
     if (mode === 'upload' && answer.status === 200 && after.peak - rest.peak > 100) {
       console.error('the upload raised peak memory by more than 100 MiB');
       process.exitCode = 1;

@@ -133,10 +133,18 @@ async function main(): Promise<void> {
     } catch {
       baseline = undefined;
     }
-    console.log(`bundle of ${receipts} receipts verified in the page: ${seconds.toFixed(1)} s, ${result.receiptsPerSecond} receipts/s`);
-    console.log(`raw portable Ed25519 in one worker: ${result.rawEd25519PerSecond}/s; ratio ${result.ratio}${baseline ? ` (baseline ${baseline.ratio})` : ''}`);
-    console.log(`main thread meanwhile: ${result.longTasks} tasks over 50 ms, the longest ${result.longestMainThreadTaskMs} ms; the progress bar showed ${result.progressValuesSeen} values`);
-    console.log(`target: no main-thread task over 100 ms: ${result.longestMainThreadTaskMs <= 100 ? 'ok' : 'FROZE'}; the ratio recorded`);
+    console.log(
+      `bundle of ${receipts} receipts verified in the page: ${seconds.toFixed(1)} s, ${result.receiptsPerSecond} receipts/s`,
+    );
+    console.log(
+      `raw portable Ed25519 in one worker: ${result.rawEd25519PerSecond}/s; ratio ${result.ratio}${baseline ? ` (baseline ${baseline.ratio})` : ''}`,
+    );
+    console.log(
+      `main thread meanwhile: ${result.longTasks} tasks over 50 ms, the longest ${result.longestMainThreadTaskMs} ms; the progress bar showed ${result.progressValuesSeen} values`,
+    );
+    console.log(
+      `target: no main-thread task over 100 ms: ${result.longestMainThreadTaskMs <= 100 ? 'ok' : 'FROZE'}; the ratio recorded`,
+    );
     if (process.argv.includes('--write-baseline')) {
       writeFileSync(BASELINE, `${JSON.stringify(result, null, 2)}\n`);
       console.log(`wrote ${BASELINE}`);

@@ -62,9 +62,20 @@ export function runVerifyBench(options: VerifyBenchOptions): Measurement[] {
       files.push(file);
       const document = parseJson(text) as { raw_payload: string; signature: string; public_key_hex: string };
       if (!keyObjects.has(seedIndex)) {
-        keyObjects.set(seedIndex, createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hexDecode(document.public_key_hex))]), format: 'der', type: 'spki' }));
+        keyObjects.set(
+          seedIndex,
+          createPublicKey({
+            key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(hexDecode(document.public_key_hex))]),
+            format: 'der',
+            type: 'spki',
+          }),
+        );
       }
-      raw.push({ message: Buffer.from(utf8Encode(document.raw_payload)), signature: Buffer.from(hexDecode(document.signature)), key: keyObjects.get(seedIndex)! });
+      raw.push({
+        message: Buffer.from(utf8Encode(document.raw_payload)),
+        signature: Buffer.from(hexDecode(document.signature)),
+        key: keyObjects.get(seedIndex)!,
+      });
     }
     const context: VerifyContext = { crypto, pinned: [], advertised: [], secrets: [], now: new Date() };
 
@@ -95,7 +106,8 @@ export function runVerifyBench(options: VerifyBenchOptions): Measurement[] {
         work: () => {
           e2eStart = rawStart;
           for (let index = e2eStart; index < e2eStart + chunk; index += 1) {
-            if (verifyDocument(readFileSync(files[index % files.length]!), context).status !== 'PASS') throw new Error('a benchmark receipt did not verify');
+            if (verifyDocument(readFileSync(files[index % files.length]!), context).status !== 'PASS')
+              throw new Error('a benchmark receipt did not verify');
           }
         },
       },
@@ -103,7 +115,13 @@ export function runVerifyBench(options: VerifyBenchOptions): Measurement[] {
     const rawRate = classical.rawRate;
     const rows: Measurement[] = [
       { name: 'raw node:crypto Ed25519 verify', rate: rawRate },
-      { name: 'classical end to end', rate: classical.rowRate, rawOf: 'raw Ed25519', ratio: classical.ratio, target: 0.8 },
+      {
+        name: 'classical end to end',
+        rate: classical.rowRate,
+        rawOf: 'raw Ed25519',
+        ratio: classical.ratio,
+        target: 0.8,
+      },
     ];
     if (options.classicalOnly !== true) rows.push(...formatRows(directory, options, raw));
     return rows;
@@ -144,7 +162,11 @@ function exampleContext(crypto: VerifyContext['crypto']): VerifyContext {
 }
 
 /** One row per format: its worked example written to files and verified end to end. */
-function formatRows(directory: string, options: VerifyBenchOptions, rawItems: readonly { message: Buffer; signature: Buffer; key: KeyObject }[]): Measurement[] {
+function formatRows(
+  directory: string,
+  options: VerifyBenchOptions,
+  rawItems: readonly { message: Buffer; signature: Buffer; key: KeyObject }[],
+): Measurement[] {
   const crypto = createNodeCryptoProvider();
   const context = exampleContext(crypto);
   const examples = workedExamples(crypto).filter((example) => example.format in FORMAT_COST);
@@ -153,12 +175,15 @@ function formatRows(directory: string, options: VerifyBenchOptions, rawItems: re
   const rows: Measurement[] = [];
   let rawMlDsaWork: (operations: number) => () => void = () => () => undefined;
   if (typedPq) {
-    const envelope = (JSON.parse(typedPq.document) as { envelope: { public_key: string; signature: string; digest: string } }).envelope;
+    const envelope = (
+      JSON.parse(typedPq.document) as { envelope: { public_key: string; signature: string; digest: string } }
+    ).envelope;
     const publicKey = b64Decode(envelope.public_key);
     const signature = b64Decode(envelope.signature);
     const digest = hexDecode(envelope.digest);
     rawMlDsaWork = (operations) => () => {
-      for (let index = 0; index < operations; index += 1) if (!ml_dsa65.verify(signature, digest, publicKey)) throw new Error('ML-DSA vector failed');
+      for (let index = 0; index < operations; index += 1)
+        if (!ml_dsa65.verify(signature, digest, publicKey)) throw new Error('ML-DSA vector failed');
     };
     rows.push({ name: 'raw ML-DSA-65 verify (noble)', rate: bestRate(20, options.rounds, rawMlDsaWork(20)) });
   }
@@ -183,10 +208,18 @@ function formatRows(directory: string, options: VerifyBenchOptions, rawItems: re
     // Each pair: the raw signatures one batch of documents needs, then the documents.
     const measured = pairedRates(
       Math.max(3, Math.round((options.rounds * options.count) / 2000)),
-      { operations: count * cost.signatures, work: mlDsa ? rawMlDsaWork(count * cost.signatures) : rawEd25519Work(count * cost.signatures) },
+      {
+        operations: count * cost.signatures,
+        work: mlDsa ? rawMlDsaWork(count * cost.signatures) : rawEd25519Work(count * cost.signatures),
+      },
       { operations: count, work: documentWork },
     );
-    rows.push({ name: `${example.format} end to end`, rate: measured.rowRate, rawOf: `raw ${cost.primitive}${cost.signatures > 1 ? ` / ${cost.signatures}` : ''}`, ratio: measured.ratio * cost.signatures });
+    rows.push({
+      name: `${example.format} end to end`,
+      rate: measured.rowRate,
+      rawOf: `raw ${cost.primitive}${cost.signatures > 1 ? ` / ${cost.signatures}` : ''}`,
+      ratio: measured.ratio * cost.signatures,
+    });
   }
   return rows;
 }
@@ -215,7 +248,13 @@ function main(): void {
     process.exit(2);
   }
   const rows = runVerifyBench({ count, rounds, classicalOnly });
-  console.log(formatTable(`bench/verify.ts: ${count} receipts, ${rounds} passes of alternating raw/end-to-end chunks (medians)`, rows, readBaseline(BASELINE)));
+  console.log(
+    formatTable(
+      `bench/verify.ts: ${count} receipts, ${rounds} passes of alternating raw/end-to-end chunks (medians)`,
+      rows,
+      readBaseline(BASELINE),
+    ),
+  );
   if (values['write-baseline']) {
     writeBaseline(BASELINE, rows);
     console.log(`\nbaseline written to ${BASELINE}`);

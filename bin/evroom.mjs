@@ -18,7 +18,9 @@ function unchanged(input) {
   const info = statSync(file);
   if (info.size !== input.size) return false;
   // A checkout or a copy moves mtimes without changing content: only then is the file read.
-  return info.mtimeMs === input.mtimeMs || createHash('sha256').update(readFileSync(file)).digest('hex') === input.sha256;
+  return (
+    info.mtimeMs === input.mtimeMs || createHash('sha256').update(readFileSync(file)).digest('hex') === input.sha256
+  );
 }
 
 /**

@@ -16,7 +16,12 @@ import { anchorTree } from '../src-shared/crypto/merkle';
 import { startAnvil, type AnvilProcess } from '../src-main/anchor/anvil';
 import { ChainClient } from '../src-main/anchor/chain';
 import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
-import { buildAnchoredBundle, fundedAnchorAccount, TEST_BATCH_ID, type AnchoredBundle } from '../src-main/operations/anchor-test-support';
+import {
+  buildAnchoredBundle,
+  fundedAnchorAccount,
+  TEST_BATCH_ID,
+  type AnchoredBundle,
+} from '../src-main/operations/anchor-test-support';
 import { callApi, REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
 
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
@@ -33,7 +38,11 @@ describe('anchors on a real anvil, in the app', () => {
 
   /** The receipt's ledger id, for the bundle receipt at `index`. */
   async function receiptLedgerId(index: number): Promise<number> {
-    const page = await callApi<{ rows: { receipt_sha256: string | null; receipt_ledger_id: number | null }[] }>(app, 'anchors.list', { limit: 500 });
+    const page = await callApi<{ rows: { receipt_sha256: string | null; receipt_ledger_id: number | null }[] }>(
+      app,
+      'anchors.list',
+      { limit: 500 },
+    );
     const row = page.rows.find((candidate) => candidate.receipt_sha256 === bundle.receipts[index]);
     if (row?.receipt_ledger_id === null || row === undefined) throw new Error(`receipt ${index} is not in the ledger`);
     return row.receipt_ledger_id;
@@ -61,7 +70,10 @@ describe('anchors on a real anvil, in the app', () => {
         (records[4] as { merkle_path: string[] }).merkle_path[0] = `sha256:${'00'.repeat(32)}`;
         // Receipt 5: a forged root whose path folds from the receipt (step 1 passes, step 2 fails on chain).
         const forged = anchorTree(sha256, [digests[5] as Uint8Array, sha256(new TextEncoder().encode('forged'))]);
-        Object.assign(records[5] as object, { merkle_root: `sha256:${hexEncode(forged.root)}`, merkle_path: (forged.paths[0] as Uint8Array[]).map((hash) => `sha256:${hexEncode(hash)}`) });
+        Object.assign(records[5] as object, {
+          merkle_root: `sha256:${hexEncode(forged.root)}`,
+          merkle_path: (forged.paths[0] as Uint8Array[]).map((hash) => `sha256:${hexEncode(hash)}`),
+        });
       },
     });
     [app, browser] = await Promise.all([startWebApp(), launchBrowser()]);
@@ -113,17 +125,25 @@ describe('anchors on a real anvil, in the app', () => {
     expect(await page.getByTestId('merkle-result').textContent()).toContain('not to the record’s root');
   });
 
-  it('a receipt\'s anchor panel draws the path from its leaf to the root: verified offline', async () => {
+  it("a receipt's anchor panel draws the path from its leaf to the root: verified offline", async () => {
     await openReceipt(0);
     expect(await page.getByTestId('anchor').textContent()).toContain('verified offline');
     const panel = page.getByTestId('anchor-panel');
-    expect(await panel.locator('.anchor-panel-head [data-anchor-state]').getAttribute('data-anchor-state')).toBe('verified_offline');
+    expect(await panel.locator('.anchor-panel-head [data-anchor-state]').getAttribute('data-anchor-state')).toBe(
+      'verified_offline',
+    );
     const path = page.getByTestId('merkle-path');
     // The digest is the receipt's canonical SHA-256, each sibling is the record's, and the fold ends at the root.
     expect(await path.locator('.merkle-digest [data-hash]').getAttribute('data-hash')).toBe(bundle.receipts[0]);
     const record = bundle.records[0] as { merkle_path: string[]; merkle_root: string };
     expect(await path.locator('.merkle-level').count()).toBe(record.merkle_path.length);
-    expect(await path.locator('.merkle-sibling [data-hash]').evaluateAll((nodes) => nodes.map((node) => `sha256:${(node as unknown as { dataset: { hash: string } }).dataset.hash}`))).toEqual(record.merkle_path);
+    expect(
+      await path
+        .locator('.merkle-sibling [data-hash]')
+        .evaluateAll((nodes) =>
+          nodes.map((node) => `sha256:${(node as unknown as { dataset: { hash: string } }).dataset.hash}`),
+        ),
+    ).toEqual(record.merkle_path);
     expect(await path.locator('.merkle-root [data-hash]').getAttribute('data-hash')).toBe(record.merkle_root.slice(7));
     expect(await page.getByTestId('merkle-result').textContent()).toContain('folds to the record’s root');
     // The full hash is on hover (title) and in the copy button's name.
@@ -132,7 +152,13 @@ describe('anchors on a real anvil, in the app', () => {
     expect(await rootChip.textContent()).toMatch(/^[0-9a-f]{10}…[0-9a-f]{6}/);
     // The transaction and the steps.
     expect(await panel.textContent()).toContain(bundle.hash.slice(0, 10));
-    expect(await panel.locator('[data-step]').evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { stepStatus: string } }).dataset.stepStatus))).toEqual(['pass', 'unchecked', 'unchecked']);
+    expect(
+      await panel
+        .locator('[data-step]')
+        .evaluateAll((rows) =>
+          rows.map((row) => (row as unknown as { dataset: { stepStatus: string } }).dataset.stepStatus),
+        ),
+    ).toEqual(['pass', 'unchecked', 'unchecked']);
 
     // No RPC yet: Check on chain says why steps 2-3 are unchecked and points to Settings.
     await panel.getByRole('button', { name: 'Check on chain' }).click();
@@ -140,13 +166,18 @@ describe('anchors on a real anvil, in the app', () => {
     await notAsked.waitFor();
     expect(await notAsked.textContent()).toContain('No chain RPC is set');
     expect(await notAsked.getByRole('link', { name: /Settings/ }).getAttribute('href')).toBe('#/settings');
-    expect(await panel.locator('.anchor-panel-head [data-anchor-state]').getAttribute('data-anchor-state')).toBe('verified_offline');
+    expect(await panel.locator('.anchor-panel-head [data-anchor-state]').getAttribute('data-anchor-state')).toBe(
+      'verified_offline',
+    );
     await page.locator('#receipt-anchor').screenshot({ path: join(SCREENSHOTS, 'anchor-panel.png') });
   });
 
   it('with the RPC set in Settings, Check on chain verifies on chain; a forged root fails at step 2', async () => {
     // The notice's link leads to Settings.
-    await page.getByTestId('anchor-not-asked').getByRole('link', { name: /Settings/ }).click();
+    await page
+      .getByTestId('anchor-not-asked')
+      .getByRole('link', { name: /Settings/ })
+      .click();
     await page.getByRole('heading', { name: 'Settings', exact: true }).waitFor();
     const rpc = page.getByLabel('Chain RPC URL');
     await rpc.fill('ftp://127.0.0.1:8545');
@@ -156,23 +187,39 @@ describe('anchors on a real anvil, in the app', () => {
     await page.getByLabel('Confirmations').fill('1');
     await page.getByRole('button', { name: 'Save chain settings' }).click();
     await page.getByText('Chain settings saved.').waitFor();
-    expect((await callApi<{ chain: { rpc_url: string | null } }>(app, 'settings.get')).chain.rpc_url).toBe(anvil.rpcUrl);
+    expect((await callApi<{ chain: { rpc_url: string | null } }>(app, 'settings.get')).chain.rpc_url).toBe(
+      anvil.rpcUrl,
+    );
 
     await openReceipt(0);
     const panel = page.getByTestId('anchor-panel');
     await panel.getByRole('button', { name: 'Check on chain' }).click();
     await panel.locator('.anchor-panel-head [data-anchor-state="verified"]').waitFor();
-    expect(await panel.locator('[data-step]').evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { stepStatus: string } }).dataset.stepStatus))).toEqual(['pass', 'pass', 'pass']);
+    expect(
+      await panel
+        .locator('[data-step]')
+        .evaluateAll((rows) =>
+          rows.map((row) => (row as unknown as { dataset: { stepStatus: string } }).dataset.stepStatus),
+        ),
+    ).toEqual(['pass', 'pass', 'pass']);
     expect(await page.getByTestId('anchor-steps-caption').textContent()).toContain(`against ${anvil.rpcUrl}`);
     await page.locator('#receipt-anchor').screenshot({ path: join(SCREENSHOTS, 'anchor-checked.png') });
 
     // The forged root folds from the receipt (step 1 passes); the transaction carries another root.
     await openReceipt(5);
     const forged = page.getByTestId('anchor-panel');
-    expect(await forged.locator('.anchor-panel-head [data-anchor-state]').getAttribute('data-anchor-state')).toBe('verified_offline');
+    expect(await forged.locator('.anchor-panel-head [data-anchor-state]').getAttribute('data-anchor-state')).toBe(
+      'verified_offline',
+    );
     await forged.getByRole('button', { name: 'Check on chain' }).click();
     await forged.locator('.anchor-panel-head [data-anchor-state="failed"]').waitFor();
-    expect(await forged.locator('[data-step]').evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { stepStatus: string } }).dataset.stepStatus))).toEqual(['pass', 'fail', 'unchecked']);
+    expect(
+      await forged
+        .locator('[data-step]')
+        .evaluateAll((rows) =>
+          rows.map((row) => (row as unknown as { dataset: { stepStatus: string } }).dataset.stepStatus),
+        ),
+    ).toEqual(['pass', 'fail', 'unchecked']);
     expect(await forged.locator('[data-step="2"]').textContent()).toContain('carries root');
 
     // The tampered path fails at step 1, on chain too.
@@ -180,7 +227,13 @@ describe('anchors on a real anvil, in the app', () => {
     const broken = page.getByTestId('anchor-panel');
     await broken.getByRole('button', { name: 'Check on chain' }).click();
     await broken.getByTestId('anchor-check-note').waitFor();
-    expect(await broken.locator('[data-step]').evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: { stepStatus: string } }).dataset.stepStatus))).toEqual(['fail', 'unchecked', 'unchecked']);
+    expect(
+      await broken
+        .locator('[data-step]')
+        .evaluateAll((rows) =>
+          rows.map((row) => (row as unknown as { dataset: { stepStatus: string } }).dataset.stepStatus),
+        ),
+    ).toEqual(['fail', 'unchecked', 'unchecked']);
 
     // The Anchors view counts what the checks recorded.
     await page.getByRole('link', { name: 'Anchors' }).click();

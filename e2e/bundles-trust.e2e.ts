@@ -41,8 +41,17 @@ describe('bundles and trust store', () => {
     [app, browser, sample, large] = await Promise.all([
       startWebApp(),
       launchBrowser(),
-      buildSignedBundle({ out: join(work, 'acme-evidence-2026-10.zip'), receipts: 30, tampered: 2, tenantId: 'acme-corp' }),
-      buildSignedBundle({ out: join(work, 'acme-evidence-full-year.zip'), receipts: LARGE_RECEIPTS, tenantId: 'acme-corp' }),
+      buildSignedBundle({
+        out: join(work, 'acme-evidence-2026-10.zip'),
+        receipts: 30,
+        tampered: 2,
+        tenantId: 'acme-corp',
+      }),
+      buildSignedBundle({
+        out: join(work, 'acme-evidence-full-year.zip'),
+        receipts: LARGE_RECEIPTS,
+        tenantId: 'acme-corp',
+      }),
     ]);
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on('pageerror', (error) => failures.push(error.message));
@@ -75,8 +84,14 @@ describe('bundles and trust store', () => {
       page
         .locator('[data-testid="import-progress"][data-phase="verifying"]')
         .waitFor({ timeout: 90_000 })
-        .then(() => 'mid-import' as const, () => 'timeout' as const),
-      detailHeading.waitFor({ timeout: 90_000 }).then(() => 'finished' as const, () => 'timeout' as const),
+        .then(
+          () => 'mid-import' as const,
+          () => 'timeout' as const,
+        ),
+      detailHeading.waitFor({ timeout: 90_000 }).then(
+        () => 'finished' as const,
+        () => 'timeout' as const,
+      ),
     ]);
     let progressShot = false;
     if (caught === 'mid-import') {
@@ -154,7 +169,9 @@ describe('bundles and trust store', () => {
     await page.goto(`${new URL(app.url).origin}/#/bundles`);
     await page.getByRole('heading', { name: 'Bundles', exact: true }).waitFor();
     // Not a zip at all: stopped before anything is sent.
-    await page.getByLabel('Evidence bundle (.zip) to import').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+    await page
+      .getByLabel('Evidence bundle (.zip) to import')
+      .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
     await page.getByText('“notes.txt” is not a .zip file.').waitFor();
     await page.getByRole('button', { name: 'Dismiss' }).click();
 
@@ -186,7 +203,12 @@ describe('bundles and trust store', () => {
     const total = await receiptCount(app, { issuer: issuer.key_id });
     expect(total).toBe(LARGE_RECEIPTS + 32);
     expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unpinned' })).toBe(total);
-    const [first] = (await callApi<{ rows: { id: number; trust: string; status: string }[] }>(app, 'receipts.list', { filters: { issuer: issuer.key_id, status: 'PASS' }, limit: 1 })).rows;
+    const [first] = (
+      await callApi<{ rows: { id: number; trust: string; status: string }[] }>(app, 'receipts.list', {
+        filters: { issuer: issuer.key_id, status: 'PASS' },
+        limit: 1,
+      })
+    ).rows;
     expect(first?.trust).toBe('unpinned');
 
     await page.getByRole('link', { name: 'Trust store' }).click();
@@ -213,7 +235,9 @@ describe('bundles and trust store', () => {
     await page.getByRole('button', { name: 'Pin key…' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
-    expect(await dialog.textContent()).toContain(`Receipts signed by ${issuer.key_id} will show trust ‘trusted’ instead of ‘unpinned’`);
+    expect(await dialog.textContent()).toContain(
+      `Receipts signed by ${issuer.key_id} will show trust ‘trusted’ instead of ‘unpinned’`,
+    );
     expect(await dialog.textContent()).toContain('recorded in the audit log');
     await screenshot(page, 'trust-pin-confirm.png');
     await dialog.getByRole('button', { name: 'Pin key' }).click();
@@ -247,7 +271,9 @@ describe('bundles and trust store', () => {
     // Revoke (with a reason), then unpin: each confirmed, each re-evaluating the receipts.
     await pinnedRow.getByRole('button', { name: 'Revoke…' }).click();
     const revokeDialog = page.getByRole('dialog');
-    expect(await revokeDialog.textContent()).toContain(`Receipts signed by ${issuer.key_id} (“Acme receipts service, 2026 key”) will show trust ‘revoked’ instead of ‘trusted’`);
+    expect(await revokeDialog.textContent()).toContain(
+      `Receipts signed by ${issuer.key_id} (“Acme receipts service, 2026 key”) will show trust ‘revoked’ instead of ‘trusted’`,
+    );
     await revokeDialog.getByLabel('Reason (optional, recorded in the audit log)').fill('key rotated after an incident');
     await revokeDialog.getByRole('button', { name: 'Revoke key' }).click();
     await pinnedRow.locator('[data-trust="revoked"]').waitFor();
@@ -260,7 +286,11 @@ describe('bundles and trust store', () => {
     await unpinDialog.getByRole('button', { name: 'Unpin key' }).click();
     await page.getByText('No pinned keys yet').waitFor();
     expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unpinned' })).toBe(total);
-    const actions = await page.locator('[data-testid="audit-table"] tbody tr').evaluateAll((rows) => rows.map((row) => (row as unknown as { dataset: Record<string, string> }).dataset.auditAction));
+    const actions = await page
+      .locator('[data-testid="audit-table"] tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((row) => (row as unknown as { dataset: Record<string, string> }).dataset.auditAction),
+      );
     expect(actions.slice(0, 3)).toEqual(['unpin', 'revoke', 'pin']);
     expect(failures).toEqual([]);
   });

@@ -80,14 +80,23 @@ function fastSigner(seed: Uint8Array): CryptoProvider {
 export async function buildSignedBundle(options: SignedBundleOptions): Promise<SignedBundle> {
   const receiptCount = options.receipts ?? 24;
   const tamperedCount = options.tampered ?? 0;
-  if (!Number.isSafeInteger(receiptCount) || receiptCount < 0 || !Number.isSafeInteger(tamperedCount) || tamperedCount < 0) {
+  if (
+    !Number.isSafeInteger(receiptCount) ||
+    receiptCount < 0 ||
+    !Number.isSafeInteger(tamperedCount) ||
+    tamperedCount < 0
+  ) {
     throw new RangeError('buildSignedBundle: receipts and tampered must be non-negative integers');
   }
   const tenantId = options.tenantId ?? 'acme-corp';
   const issuerKeyId = options.issuerKeyId ?? FIXTURE_ISSUER_KEY_ID;
   const issuerSeed = options.issuerSeed ?? FIXTURE_ISSUER_SEED;
   const crypto = fastSigner(issuerSeed);
-  const issuer: KeyEntry = { key_id: issuerKeyId, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(issuerSeed) };
+  const issuer: KeyEntry = {
+    key_id: issuerKeyId,
+    algorithm: 'Ed25519',
+    public_key: crypto.ed25519PublicKey(issuerSeed),
+  };
 
   const home = mkdtempSync(join(tmpdir(), 'evroom-fixture-'));
   const ledger = openLedger(ledgerFileIn(home));
@@ -107,7 +116,10 @@ export async function buildSignedBundle(options: SignedBundleOptions): Promise<S
         'standard',
         {
           agent_did: 'did:web:agent.example.com',
-          content: { sha256: createHash('sha256').update(`fixture document ${index}`).digest('hex'), type: 'text/plain' },
+          content: {
+            sha256: createHash('sha256').update(`fixture document ${index}`).digest('hex'),
+            type: 'text/plain',
+          },
           smsh: { sealed: false, declaration: 'none' },
           hktn_context: { reputation_tier: 'silver' },
         },
@@ -119,11 +131,21 @@ export async function buildSignedBundle(options: SignedBundleOptions): Promise<S
       let text = JSON.stringify(receipt);
       if (index >= receiptCount) {
         // Altered after signing: the content digest no longer matches what was signed.
-        text = text.replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${createHash('sha256').update(`altered ${index}`).digest('hex')}"`);
+        text = text.replace(
+          /"sha256":"[0-9a-f]{64}"/,
+          `"sha256":"${createHash('sha256').update(`altered ${index}`).digest('hex')}"`,
+        );
       }
       const bytes = utf8Encode(text);
       const facts = verifyReceiptBytes(bytes, context);
-      batch.push({ receipt_sha256: facts.receipt_sha256, raw: bytes, report: facts.report, receipt_id: facts.receipt_id, issued_at: facts.issued_at, source: { kind: 'file', ref: `fixture-${index}.json` } });
+      batch.push({
+        receipt_sha256: facts.receipt_sha256,
+        raw: bytes,
+        report: facts.report,
+        receipt_id: facts.receipt_id,
+        issued_at: facts.issued_at,
+        source: { kind: 'file', ref: `fixture-${index}.json` },
+      });
       if (batch.length >= INSERT_BATCH) flush();
     }
     flush();
@@ -219,7 +241,9 @@ export function buildTraversalZip(): Buffer {
     tenant_id: 'mallory',
     generated_at: '2026-11-01T12:00:00Z',
     key_id: 'did:svc:mallory:k1',
-    files: [{ path: 'receipts/evil.json', sha256: createHash('sha256').update(evil).digest('hex'), bytes: evil.length }],
+    files: [
+      { path: 'receipts/evil.json', sha256: createHash('sha256').update(evil).digest('hex'), bytes: evil.length },
+    ],
     counts: { receipts: 1 },
   });
   return buildStoredZip([

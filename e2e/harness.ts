@@ -105,6 +105,7 @@ export async function callApi<T = unknown>(app: RunningApp, method: string, inpu
     body: JSON.stringify(input),
   });
   const body = (await response.json()) as { result?: T; error?: { code: string; message: string } };
-  if (!response.ok || body.error) throw new Error(`${method}: ${body.error?.code ?? response.status} ${body.error?.message ?? ''}`);
+  if (!response.ok || body.error)
+    throw new Error(`${method}: ${body.error?.code ?? response.status} ${body.error?.message ?? ''}`);
   return body.result as T;
 }

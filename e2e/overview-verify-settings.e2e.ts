@@ -19,7 +19,14 @@ const VIEWPORT = { width: 1280, height: 800 };
 const SEED = new Uint8Array(32).fill(0x2a);
 
 const crypto = createPortableProvider();
-const PAYLOAD = { receipt_id: 'r-e2e-0001', sequence: 7, issued_at: '2026-06-01T12:00:00Z', amount_cents: 1250, currency: 'EUR', memo: 'Coffee beans, 1 kg' };
+const PAYLOAD = {
+  receipt_id: 'r-e2e-0001',
+  sequence: 7,
+  issued_at: '2026-06-01T12:00:00Z',
+  amount_cents: 1250,
+  currency: 'EUR',
+  memo: 'Coffee beans, 1 kg',
+};
 const VALID = signClassical(PAYLOAD, SEED, crypto);
 /** The same receipt with one signed value changed after signing. */
 const TAMPERED = (() => {
@@ -40,7 +47,8 @@ async function openApp(browser: Browser, app: RunningApp, failures: string[]): P
   const page = await browser.newPage({ viewport: VIEWPORT });
   page.on('pageerror', (error) => failures.push(error.message));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) failures.push(message.text());
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      failures.push(message.text());
   });
   await page.goto(app.url);
   return page;
@@ -101,8 +109,12 @@ describe('overview, verify and settings', () => {
     const report = page.locator('.report');
     await report.locator('[data-status="MISMATCH"]').waitFor();
     expect(await report.getAttribute('data-report-status')).toBe('MISMATCH');
-    expect(await page.getByTestId('report-reading').textContent()).toBe('Not valid: the document disagrees with itself, issuer unknown');
-    expect(await report.locator('[data-check="raw_payload"] [data-check-status]').getAttribute('data-check-status')).toBe('fail');
+    expect(await page.getByTestId('report-reading').textContent()).toBe(
+      'Not valid: the document disagrees with itself, issuer unknown',
+    );
+    expect(
+      await report.locator('[data-check="raw_payload"] [data-check-status]').getAttribute('data-check-status'),
+    ).toBe('fail');
     await page.getByText('/raw_payload', { exact: true }).waitFor();
     await page.screenshot({ path: screenshot('verify.png') });
 
@@ -112,7 +124,9 @@ describe('overview, verify and settings', () => {
     expect(await report.locator('[data-trust="unpinned"]').count()).toBe(1);
     expect(await page.getByTestId('report-reading').textContent()).toBe('Cryptographically valid, issuer unknown');
     // Every check of a PASS passed; nothing unchecked is shown as a pass.
-    const checkStatuses = await Promise.all((await report.locator('[data-check-status]').all()).map((badge) => badge.getAttribute('data-check-status')));
+    const checkStatuses = await Promise.all(
+      (await report.locator('[data-check-status]').all()).map((badge) => badge.getAttribute('data-check-status')),
+    );
     expect(checkStatuses.length).toBeGreaterThan(0);
     expect(new Set(checkStatuses)).toEqual(new Set(['pass']));
     expect(failures).toEqual([]);
@@ -129,7 +143,9 @@ describe('overview, verify and settings', () => {
     // The same document chosen as a file is verified at once and is already stored.
     await page.goBack();
     await page.getByRole('heading', { name: 'Verify', level: 1 }).waitFor();
-    await page.getByLabel('Choose a file…').setInputFiles({ name: 'coffee-receipt.json', mimeType: 'application/json', buffer: Buffer.from(VALID) });
+    await page
+      .getByLabel('Choose a file…')
+      .setInputFiles({ name: 'coffee-receipt.json', mimeType: 'application/json', buffer: Buffer.from(VALID) });
     await page.locator('.report [data-status="PASS"]').waitFor();
     await page.getByText('for “coffee-receipt.json”').waitFor();
     await page.getByRole('button', { name: 'Save to ledger' }).click();
@@ -139,12 +155,22 @@ describe('overview, verify and settings', () => {
   });
 
   it('refuses files it cannot verify as they are, with the reason', async () => {
-    await page.getByLabel('Choose a file…').setInputFiles({ name: 'bundle.zip', mimeType: 'application/zip', buffer: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff, 0xfe, 0x00]) });
+    await page.getByLabel('Choose a file…').setInputFiles({
+      name: 'bundle.zip',
+      mimeType: 'application/zip',
+      buffer: Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff, 0xfe, 0x00]),
+    });
     await page.getByText('“bundle.zip” is not a text file').waitFor();
     await page.getByText('This looks like an evidence bundle: import it on the Bundles page.').waitFor();
-    await page.getByLabel('Choose a file…').setInputFiles({ name: 'huge.json', mimeType: 'application/json', buffer: Buffer.alloc(16 * 1024 * 1024 + 1, 0x20) });
+    await page.getByLabel('Choose a file…').setInputFiles({
+      name: 'huge.json',
+      mimeType: 'application/json',
+      buffer: Buffer.alloc(16 * 1024 * 1024 + 1, 0x20),
+    });
     await page.getByText('“huge.json” is too large').waitFor();
-    await page.getByText('It is 16.0 MiB (16,777,217 bytes); Verify takes documents up to 16 MiB (16,777,216 bytes).').waitFor();
+    await page
+      .getByText('It is 16.0 MiB (16,777,217 bytes); Verify takes documents up to 16 MiB (16,777,216 bytes).')
+      .waitFor();
     expect(await page.locator('.report').count()).toBe(0);
   });
 
@@ -157,8 +183,12 @@ describe('overview, verify and settings', () => {
     await page.getByText('Nothing needs attention').waitFor();
     const passLink = page.getByRole('link', { name: 'PASS: 1 receipt. Show them.' });
     expect(await passLink.locator('.overview-breakdown-count').textContent()).toBe('1');
-    expect(await page.getByRole('link', { name: 'trust unpinned: 1 receipt. Show them.' }).getAttribute('href')).toBe('#/receipts?trust=unpinned');
-    expect(await page.getByRole('link', { name: 'format classical: 1 receipt. Show them.' }).getAttribute('href')).toBe('#/receipts?format=classical');
+    expect(await page.getByRole('link', { name: 'trust unpinned: 1 receipt. Show them.' }).getAttribute('href')).toBe(
+      '#/receipts?trust=unpinned',
+    );
+    expect(await page.getByRole('link', { name: 'format classical: 1 receipt. Show them.' }).getAttribute('href')).toBe(
+      '#/receipts?format=classical',
+    );
     await passLink.click();
     await page.waitForFunction("window.location.hash === '#/receipts?status=PASS'");
     expect(failures).toEqual([]);
@@ -224,20 +254,37 @@ describe('user guide screenshots with sample data', () => {
     let documents: { name: string; text: string }[];
     let keys: { key_id: string; algorithm: string; public_key: string; label?: string }[] = [];
     try {
-      execFileSync(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), 'samples', '--out', samples], { stdio: 'pipe' });
+      execFileSync(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), 'samples', '--out', samples], {
+        stdio: 'pipe',
+      });
       const index = JSON.parse(readFileSync(join(samples, 'index.json'), 'utf8')) as { file: string }[];
       documents = index.map((entry) => ({ name: entry.file, text: readFileSync(join(samples, entry.file), 'utf8') }));
       keys = (JSON.parse(readFileSync(join(samples, 'keys.json'), 'utf8')) as { keys: typeof keys }).keys;
     } catch {
       // Without the samples command, classical receipts of several statuses do.
-      documents = [VALID, TAMPERED, signClassical({ ...PAYLOAD, sequence: 8 }, SEED, crypto), '{"signed_payload": {}}'].map((text, index) => ({ name: `receipt-${index}.json`, text }));
+      documents = [
+        VALID,
+        TAMPERED,
+        signClassical({ ...PAYLOAD, sequence: 8 }, SEED, crypto),
+        '{"signed_payload": {}}',
+      ].map((text, index) => ({ name: `receipt-${index}.json`, text }));
     }
     for (const key of keys.slice(0, 6)) await callApi(app, 'trust.pin', key);
-    for (const document of documents) await callApi(app, 'verify', { text: document.text, save: true, name: document.name });
-    if (keys[1]) await callApi(app, 'trust.revoke', { key_id: keys[1].key_id, reason: 'sample: key retired after a suspected leak' });
+    for (const document of documents)
+      await callApi(app, 'verify', { text: document.text, save: true, name: document.name });
+    if (keys[1])
+      await callApi(app, 'trust.revoke', {
+        key_id: keys[1].key_id,
+        reason: 'sample: key retired after a suspected leak',
+      });
     try {
-      const exported = (await callApi(app, 'exports.create', { filters: { status: 'PASS' }, name: 'passed-receipts' })) as { path: string };
-      const job = (await callApi(app, 'imports.start', { path: exported.path, name: 'passed-receipts.zip' })) as { jobId: string };
+      const exported = (await callApi(app, 'exports.create', {
+        filters: { status: 'PASS' },
+        name: 'passed-receipts',
+      })) as { path: string };
+      const job = (await callApi(app, 'imports.start', { path: exported.path, name: 'passed-receipts.zip' })) as {
+        jobId: string;
+      };
       await waitForImport(app, job.jobId);
     } catch {
       // A bundle only adds the recent imports table to the picture.

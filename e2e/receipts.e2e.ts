@@ -33,21 +33,41 @@ interface Seeded {
  * The documents to seed: `evroom samples` (every format, valid and broken) with its keys, or,
  * where that command is not available, a few classical receipts signed here, one tampered.
  */
-function seedDocuments(directory: string): { documents: { name: string; text: string }[]; keys: { key_id: string; algorithm: string; public_key: string; label?: string }[] } {
+function seedDocuments(directory: string): {
+  documents: { name: string; text: string }[];
+  keys: { key_id: string; algorithm: string; public_key: string; label?: string }[];
+} {
   const samples = join(directory, 'samples');
-  const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), 'samples', '--out', samples], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), 'samples', '--out', samples], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
   if (run.status === 0 && existsSync(join(samples, 'index.json'))) {
     const index = JSON.parse(readFileSync(join(samples, 'index.json'), 'utf8')) as { file: string }[];
-    const keys = (JSON.parse(readFileSync(join(samples, 'keys.json'), 'utf8')) as { keys: { key_id: string; algorithm: string; public_key: string; label?: string }[] }).keys;
-    return { documents: index.map((entry) => ({ name: entry.file, text: readFileSync(join(samples, entry.file), 'utf8') })), keys };
+    const keys = (
+      JSON.parse(readFileSync(join(samples, 'keys.json'), 'utf8')) as {
+        keys: { key_id: string; algorithm: string; public_key: string; label?: string }[];
+      }
+    ).keys;
+    return {
+      documents: index.map((entry) => ({ name: entry.file, text: readFileSync(join(samples, entry.file), 'utf8') })),
+      keys,
+    };
   }
   const crypto = createPortableProvider();
   const seed = new Uint8Array(32).fill(7);
   const documents = Array.from({ length: 6 }, (_, index) => ({
     name: `classical/valid-${index + 1}.json`,
-    text: signClassical(`{"amount":${index + 1}.50,"currency":"EUR","receipt_id":"r-e2e-${index + 1}","sequence":${index + 1}}`, seed, crypto),
+    text: signClassical(
+      `{"amount":${index + 1}.50,"currency":"EUR","receipt_id":"r-e2e-${index + 1}","sequence":${index + 1}}`,
+      seed,
+      crypto,
+    ),
   }));
-  const tampered = (documents[0] as { text: string }).text.replace('"amount":1.50,"currency":"EUR","receipt_id"', '"amount":9.50,"currency":"EUR","receipt_id"');
+  const tampered = (documents[0] as { text: string }).text.replace(
+    '"amount":1.50,"currency":"EUR","receipt_id"',
+    '"amount":9.50,"currency":"EUR","receipt_id"',
+  );
   documents.push({ name: 'classical/tampered.json', text: tampered });
   return { documents, keys: [] };
 }
@@ -65,14 +85,20 @@ async function go(page: Page, hash: string): Promise<void> {
 
 /** Waits until the list's total reads exactly `text`, e.g. "3 receipts". */
 async function waitForTotal(page: Page, text: string): Promise<void> {
-  await page.getByTestId('receipts-total').filter({ hasText: new RegExp(`^${text}$`) }).waitFor();
+  await page
+    .getByTestId('receipts-total')
+    .filter({ hasText: new RegExp(`^${text}$`) })
+    .waitFor();
 }
 
 /** The ids of the rows the grid shows, in order. */
 async function rowIds(page: Page): Promise<number[]> {
   return page.locator('.receipts-row').evaluateAll((rows) =>
     (rows as unknown as DomElement[])
-      .map((row) => ({ id: Number(row.getAttribute('data-receipt-id')), index: Number(row.getAttribute('aria-rowindex')) }))
+      .map((row) => ({
+        id: Number(row.getAttribute('data-receipt-id')),
+        index: Number(row.getAttribute('aria-rowindex')),
+      }))
       .sort((a, b) => a.index - b.index)
       .map((row) => row.id),
   );
@@ -91,7 +117,11 @@ describe('receipts list and detail', () => {
     browser = await launchBrowser();
     scratch = mkdtempSync(join(tmpdir(), 'evroom-receipts-e2e-'));
     mkdirSync(SCREENSHOTS, { recursive: true });
-    page = await browser.newPage({ viewport: VIEWPORT, colorScheme: 'light', permissions: ['clipboard-read', 'clipboard-write'] });
+    page = await browser.newPage({
+      viewport: VIEWPORT,
+      colorScheme: 'light',
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     page.on('pageerror', (error) => failures.push(error.message));
     page.on('console', (message) => {
       if (message.type() === 'error') failures.push(message.text());
@@ -118,10 +148,19 @@ describe('receipts list and detail', () => {
     const { documents, keys } = seedDocuments(scratch);
     // Pin every sample key but one issuer's, so the list shows trusted and unpinned receipts.
     for (const key of keys.filter((entry) => !entry.key_id.startsWith('did:key:'))) {
-      await callApi(app, 'trust.pin', { key_id: key.key_id, algorithm: key.algorithm, public_key: key.public_key, label: key.label });
+      await callApi(app, 'trust.pin', {
+        key_id: key.key_id,
+        algorithm: key.algorithm,
+        public_key: key.public_key,
+        label: key.label,
+      });
     }
     for (const document of documents) {
-      const result = await callApi<{ report: Report; saved?: { id: number; created: boolean } }>(app, 'verify', { text: document.text, save: true, name: document.name });
+      const result = await callApi<{ report: Report; saved?: { id: number; created: boolean } }>(app, 'verify', {
+        text: document.text,
+        save: true,
+        name: document.name,
+      });
       expect(result.saved).toBeDefined();
       if (result.saved?.created) seeded.push({ name: document.name, id: result.saved.id, report: result.report });
     }
@@ -147,9 +186,13 @@ describe('receipts list and detail', () => {
     await page.waitForURL(/[?&]status=MISMATCH/);
     await waitForTotal(page, `${mismatches.length} ${mismatches.length === 1 ? 'receipt' : 'receipts'}`);
     await expect.poll(() => page.locator('.receipts-row').count()).toBe(mismatches.length);
-    const statuses = await page.locator('.receipts-row [data-status]').evaluateAll((badges) => (badges as unknown as DomElement[]).map((badge) => badge.getAttribute('data-status')));
+    const statuses = await page
+      .locator('.receipts-row [data-status]')
+      .evaluateAll((badges) => (badges as unknown as DomElement[]).map((badge) => badge.getAttribute('data-status')));
     expect(new Set(statuses)).toEqual(new Set(['MISMATCH']));
-    expect((await rowIds(page)).sort((a, b) => a - b)).toEqual(mismatches.map((entry) => entry.id).sort((a, b) => a - b));
+    expect((await rowIds(page)).sort((a, b) => a - b)).toEqual(
+      mismatches.map((entry) => entry.id).sort((a, b) => a - b),
+    );
     // The filter survives a reload: it lives in the URL.
     await page.reload();
     await waitForTotal(page, `${mismatches.length} ${mismatches.length === 1 ? 'receipt' : 'receipts'}`);
@@ -177,7 +220,12 @@ describe('receipts list and detail', () => {
     await page.waitForURL(/sort=format&dir=asc/);
     await expect.poll(() => header.getAttribute('aria-sort')).toBe('ascending');
     expect(await page.getByRole('columnheader', { name: /Issued at/ }).getAttribute('aria-sort')).toBe('none');
-    const page1 = await callApi<ReceiptPage>(app, 'receipts.list', { filters: {}, sort: 'format', direction: 'asc', limit: 500 });
+    const page1 = await callApi<ReceiptPage>(app, 'receipts.list', {
+      filters: {},
+      sort: 'format',
+      direction: 'asc',
+      limit: 500,
+    });
     const expected = page1.rows.slice(0, 10).map((row) => row.id);
     await expect.poll(async () => (await rowIds(page)).slice(0, 10)).toEqual(expected);
     const formats = page1.rows.map((row) => row.format);
@@ -186,7 +234,12 @@ describe('receipts list and detail', () => {
     await header.getByRole('button').click();
     await page.waitForURL(/sort=format&dir=desc/);
     await expect.poll(() => header.getAttribute('aria-sort')).toBe('descending');
-    const descending = await callApi<ReceiptPage>(app, 'receipts.list', { filters: {}, sort: 'format', direction: 'desc', limit: 10 });
+    const descending = await callApi<ReceiptPage>(app, 'receipts.list', {
+      filters: {},
+      sort: 'format',
+      direction: 'desc',
+      limit: 10,
+    });
     await expect.poll(async () => (await rowIds(page)).slice(0, 10)).toEqual(descending.rows.map((row) => row.id));
   });
 
@@ -246,11 +299,16 @@ describe('receipts list and detail', () => {
   it('lists the receipts of one bundle and links each to the bundle it came from', async () => {
     // Export some of the ledger as a signed bundle and import it back: the receipts are the same
     // (nothing new is stored) and each gains the bundle as a source.
-    const exported = await callApi<{ path: string; receipts: number }>(app, 'exports.create', { filters: { format: 'classical' } });
+    const exported = await callApi<{ path: string; receipts: number }>(app, 'exports.create', {
+      filters: { format: 'classical' },
+    });
     expect(exported.receipts).toBeGreaterThan(0);
     // The app imports uploads, never a path it is told: send the exported zip's bytes.
     const data = readFileSync(exported.path).toString('base64url');
-    let progress = await callApi<{ jobId: string; state: string; bundleId?: number }>(app, 'imports.start', { name: 'export.zip', data });
+    let progress = await callApi<{ jobId: string; state: string; bundleId?: number }>(app, 'imports.start', {
+      name: 'export.zip',
+      data,
+    });
     for (let attempt = 0; progress.state === 'running' && attempt < 200; attempt++) {
       await new Promise((resolveWait) => setTimeout(resolveWait, 150));
       progress = await callApi(app, 'imports.progress', { jobId: progress.jobId });
@@ -277,35 +335,54 @@ describe('receipts list and detail', () => {
       // The heading can be drawn before the receipt's report arrives: wait for its checks.
       // The inner report of a sealed document lists its own checks after the outer ones.
       await expect
-        .poll(async () => {
-          const shown = await page.locator('[data-check]').evaluateAll((rows) =>
-            (rows as unknown as DomElement[]).map((row) => ({ id: row.getAttribute('data-check'), status: row.querySelector('[data-check-status]')?.getAttribute('data-check-status') })),
-          );
-          return shown.slice(0, top.length);
-        }, { timeout: 10_000 })
+        .poll(
+          async () => {
+            const shown = await page.locator('[data-check]').evaluateAll((rows) =>
+              (rows as unknown as DomElement[]).map((row) => ({
+                id: row.getAttribute('data-check'),
+                status: row.querySelector('[data-check-status]')?.getAttribute('data-check-status'),
+              })),
+            );
+            return shown.slice(0, top.length);
+          },
+          { timeout: 10_000 },
+        )
         .toEqual(top);
-      expect(await page.locator('.report-verdicts').first().locator('[data-status]').getAttribute('data-status')).toBe(entry.report.status);
-      expect(await page.locator('.report-verdicts').first().locator('[data-trust]').getAttribute('data-trust')).toBe(entry.report.trust.status);
+      expect(await page.locator('.report-verdicts').first().locator('[data-status]').getAttribute('data-status')).toBe(
+        entry.report.status,
+      );
+      expect(await page.locator('.report-verdicts').first().locator('[data-trust]').getAttribute('data-trust')).toBe(
+        entry.report.trust.status,
+      );
       await page.getByText('No anchor record for this receipt').waitFor();
     }
   });
 
   it('shows a tampered receipt as MISMATCH, with its failing check and error path', async () => {
-    const tampered = seeded.find((entry) => entry.name === 'classical/tampered.json') ?? (seeded.find((entry) => entry.report.status === 'MISMATCH') as Seeded);
+    const tampered =
+      seeded.find((entry) => entry.name === 'classical/tampered.json') ??
+      (seeded.find((entry) => entry.report.status === 'MISMATCH') as Seeded);
     await go(page, `#/receipts/${tampered.id}`);
     await page.getByRole('heading', { name: 'Verification' }).waitFor();
     expect(await page.locator('.report-verdicts [data-status]').first().textContent()).toContain('MISMATCH');
     expect(await page.getByTestId('report-reading').first().textContent()).toMatch(/disagrees with itself/);
     expect(await page.locator('[data-check-status="fail"]').count()).toBeGreaterThan(0);
     const firstError = tampered.report.errors[0];
-    if (firstError) await page.locator('.report-error-path', { hasText: firstError.path === '' ? '(whole document)' : firstError.path }).first().waitFor();
+    if (firstError)
+      await page
+        .locator('.report-error-path', { hasText: firstError.path === '' ? '(whole document)' : firstError.path })
+        .first()
+        .waitFor();
     // The signed bytes and their hash are shown for the auditor to recompute.
     const detail = await callApi<ReceiptDetail>(app, 'receipts.get', { id: tampered.id });
     const signed = detail.signed[0];
     if (signed) {
       await page.getByText(signed.sha256).first().waitFor();
       // Copy puts the hash on the clipboard and says so.
-      await page.getByRole('button', { name: `Copy hash the SHA-256 of ${signed.label}` }).first().click();
+      await page
+        .getByRole('button', { name: `Copy hash the SHA-256 of ${signed.label}` })
+        .first()
+        .click();
       await page.locator('.copy-status', { hasText: 'Copied' }).first().waitFor();
       expect(await page.evaluate('navigator.clipboard.readText()')).toBe(signed.sha256);
     }
@@ -321,7 +398,9 @@ describe('receipts list and detail', () => {
     if (!unpinned) return;
     await go(page, `#/receipts/${unpinned.id}`);
     await page.getByRole('heading', { name: 'Verification' }).waitFor();
-    expect(await page.getByTestId('report-reading').first().textContent()).toMatch(/^Cryptographically valid, issuer unknown/);
+    expect(await page.getByTestId('report-reading').first().textContent()).toMatch(
+      /^Cryptographically valid, issuer unknown/,
+    );
     expect(await page.locator('.report-verdicts [data-status]').first().getAttribute('data-status')).toBe('PASS');
     expect(await page.locator('.report-verdicts [data-trust]').first().getAttribute('data-trust')).toBe('unpinned');
   });

@@ -55,7 +55,10 @@ describe('audit reports in the app and in Chromium', () => {
     // The page's stylesheet applies (allowed by its hash), so the preview looks like the file.
     // The e2e project has no DOM types: reach getComputedStyle through globalThis.
     type Styles = { getComputedStyle(element: unknown): { borderBottomStyle: string } };
-    const border = await frame.locator('h2').first().evaluate((element) => (globalThis as unknown as Styles).getComputedStyle(element).borderBottomStyle);
+    const border = await frame
+      .locator('h2')
+      .first()
+      .evaluate((element) => (globalThis as unknown as Styles).getComputedStyle(element).borderBottomStyle);
     expect(border).toBe('solid');
     await page.getByRole('table', { name: 'Reports made' }).locator('tbody tr').first().waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, 'reports.png'), fullPage: false });
@@ -63,7 +66,9 @@ describe('audit reports in the app and in Chromium', () => {
     // A second report, with the trust as of an instant before the samples were loaded.
     await page.getByLabel('Status').selectOption('PASS');
     await page.getByRole('button', { name: 'Make report' }).click();
-    await expect.poll(async () => page.getByRole('table', { name: 'Reports made' }).locator('tbody tr').count()).toBe(2);
+    await expect
+      .poll(async () => page.getByRole('table', { name: 'Reports made' }).locator('tbody tr').count())
+      .toBe(2);
     const rows = page.getByRole('table', { name: 'Reports made' }).locator('tbody tr');
     await rows.nth(1).getByRole('radio').first().check();
     await rows.nth(0).getByRole('radio').nth(1).check();
@@ -73,9 +78,16 @@ describe('audit reports in the app and in Chromium', () => {
     await page.getByTestId('report-diff').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, 'reports-diff.png') });
     // Saving a form is a download in web mode.
-    const [saved] = await Promise.all([page.waitForEvent('download'), rows.nth(0).getByRole('button', { name: 'PDF' }).click()]);
+    const [saved] = await Promise.all([
+      page.waitForEvent('download'),
+      rows.nth(0).getByRole('button', { name: 'PDF' }).click(),
+    ]);
     expect(saved.suggestedFilename()).toMatch(/^rpt_[0-9A-Z]{26}\.pdf$/);
-    expect(readFileSync(await saved.path()).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(
+      readFileSync(await saved.path())
+        .subarray(0, 5)
+        .toString('latin1'),
+    ).toBe('%PDF-');
     expect(failures).toEqual([]);
     await page.close();
   }, 120_000);

@@ -12,7 +12,11 @@ import type { Browser, Page } from 'playwright-core';
 import { REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
 
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
-const RECEIPT_BODY = JSON.stringify({ agent_did: 'did:web:agent.example.com', input: 'hello', content_type: 'text/plain' });
+const RECEIPT_BODY = JSON.stringify({
+  agent_did: 'did:web:agent.example.com',
+  input: 'hello',
+  content_type: 'text/plain',
+});
 
 async function screenshot(page: Page, name: string, height = 800): Promise<void> {
   // A taller window for a view whose panels do not fit in 800 pixels (a full-page capture would
@@ -48,7 +52,11 @@ describe('the Service view', () => {
   });
 
   function issueReceipt(bearer: string): Promise<Response> {
-    return fetch(`${serviceUrl}/tenants/acme/receipts`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: RECEIPT_BODY });
+    return fetch(`${serviceUrl}/tenants/acme/receipts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: RECEIPT_BODY,
+    });
   }
 
   it('starts the service from the view and shows its URL on 127.0.0.1', async () => {
@@ -108,13 +116,19 @@ describe('the Service view', () => {
     const requests = page.getByTestId('service-requests');
     await requests.locator('tr[data-status="201"]').waitFor({ timeout: 15_000 });
     expect(await requests.locator('tr[data-status="201"]').first().textContent()).toContain('/tenants/:id/receipts');
-    await page.locator('[data-testid="tenants-table"] tr[data-tenant="acme"]').filter({ hasText: '1 of 50,000' }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('[data-testid="tenants-table"] tr[data-tenant="acme"]')
+      .filter({ hasText: '1 of 50,000' })
+      .waitFor({ timeout: 15_000 });
     await screenshot(page, 'service.png', 1120);
   });
 
   it('shows the receipt in the Receipts view with the service as its source', async () => {
     await page.getByRole('link', { name: 'Receipts' }).click();
-    await page.getByTestId('receipts-total').filter({ hasText: /^1 receipt$/ }).waitFor();
+    await page
+      .getByTestId('receipts-total')
+      .filter({ hasText: /^1 receipt$/ })
+      .waitFor();
     await page.locator('.receipts-row').first().dblclick();
     await page.getByRole('heading', { name: 'Verification' }).waitFor();
     const source = page.locator('.detail-source[data-source-kind="service"]');
@@ -130,7 +144,9 @@ describe('the Service view', () => {
     const dialog = page.getByRole('dialog', { name: `Revoke ${key.slice(0, 16)}…?` });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
-    await page.locator(`[data-testid="apikeys-table"] tr[data-prefix="${key.slice(0, 16)}"][data-state="revoked"]`).waitFor();
+    await page
+      .locator(`[data-testid="apikeys-table"] tr[data-prefix="${key.slice(0, 16)}"][data-state="revoked"]`)
+      .waitFor();
     await page.getByTestId('service-done').filter({ hasText: 'Requests with it are now refused (401).' }).waitFor();
 
     expect((await issueReceipt(key)).status).toBe(401);

@@ -36,7 +36,11 @@ describe('local web mode', () => {
 
   it('refuses app API calls without the token', async () => {
     const origin = new URL(app.url).origin;
-    const response = await fetch(`${origin}/api/info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const response = await fetch(`${origin}/api/info`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(response.status).toBe(401);
     const body = (await response.json()) as { error: { code: string } };
     expect(body.error.code).toBe('unauthorized');

@@ -47,7 +47,9 @@ describe('trust store roles', () => {
     await page.getByRole('button', { name: 'Pin key…' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.waitFor();
-    expect(await dialog.textContent()).toContain('service, requester only: in another role its signatures are not trusted');
+    expect(await dialog.textContent()).toContain(
+      'service, requester only: in another role its signatures are not trusted',
+    );
     await dialog.getByRole('button', { name: 'Pin key' }).click();
     await page.getByTestId('trust-done').waitFor();
     const row = page.locator(`[data-testid="pinned-table"] tr[data-key-id="${KEY_ID}"]`);

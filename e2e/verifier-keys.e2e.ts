@@ -18,7 +18,11 @@ const KEY_2 = 'PUAXw-hDiVqStwqnTRt-vJyYLM8uxJaMwM1V8Sr0Zgw';
 const KEY_ID = 'did:svc:acme:k1';
 
 function keyFile(publicKey: string): { name: string; mimeType: string; buffer: Buffer } {
-  return { name: 'unused.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ keys: [{ key_id: KEY_ID, algorithm: 'Ed25519', public_key: publicKey }] })) };
+  return {
+    name: 'unused.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ keys: [{ key_id: KEY_ID, algorithm: 'Ed25519', public_key: publicKey }] })),
+  };
 }
 
 describe('the reference verifier: one key id, one key across its key and trust files', () => {
@@ -30,7 +34,11 @@ describe('the reference verifier: one key id, one key across its key and trust f
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'evroom-verifier-keys-e2e-'));
     const file = join(folder, 'verifier.html');
-    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), 'verifier', '--out', file], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), 'verifier', '--out', file], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     expect(run.status, run.stderr).toBe(0);
     pageUrl = pathToFileURL(file).toString();
     browser = await launchBrowser();
@@ -55,13 +63,17 @@ describe('the reference verifier: one key id, one key across its key and trust f
     await page.getByTestId('keys').setInputFiles({ ...keyFile(KEY_2), name: 'keys.json' });
     await expect
       .poll(() => page.getByTestId('keys-status').textContent())
-      .toBe(`keys.json: not used: Key id "${KEY_ID}" names different keys in the trust file trust.json and in the key file keys.json; one key id must name one key. (at /keys/0/public_key)`);
+      .toBe(
+        `keys.json: not used: Key id "${KEY_ID}" names different keys in the trust file trust.json and in the key file keys.json; one key id must name one key. (at /keys/0/public_key)`,
+      );
     // The same key in both is no conflict.
     await page.getByTestId('keys').setInputFiles({ ...keyFile(KEY_1), name: 'same.json' });
     await expect.poll(() => page.getByTestId('keys-status').textContent()).toBe('same.json: 1 loaded');
     // And the other way round: a trust file chosen after a key file.
     await page.getByTestId('trust').setInputFiles({ ...keyFile(KEY_2), name: 'other-trust.json' });
-    await expect.poll(() => page.getByTestId('trust-status').textContent()).toContain('other-trust.json: not used: Key id');
+    await expect
+      .poll(() => page.getByTestId('trust-status').textContent())
+      .toContain('other-trust.json: not used: Key id');
     expect(failures).toEqual([]);
     await page.close();
   });

@@ -31,7 +31,11 @@ interface PageGlobals {
 }
 
 function evroom(args: string[]): string {
-  const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, [join(REPO_ROOT, 'bin', 'evroom.mjs'), ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   if (run.status !== 0) throw new Error(`evroom ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
   return run.stdout;
 }
@@ -57,7 +61,9 @@ describe('the browser reference verifier from file://', () => {
     // The same bundle with one receipt changed after export: its bytes no longer match the
     // signed manifest and its signature no longer verifies.
     const zip = await JSZip.loadAsync(readFileSync(bundle.file));
-    const victim = Object.keys(zip.files).filter((name) => name.startsWith('receipts/') && name.endsWith('.json')).sort()[0]!;
+    const victim = Object.keys(zip.files)
+      .filter((name) => name.startsWith('receipts/') && name.endsWith('.json'))
+      .sort()[0]!;
     const text = await zip.file(victim)!.async('string');
     const changed = text.replace(/"agent_did":"([^"]*)"/, '"agent_did":"$1x"');
     expect(changed).not.toBe(text);
@@ -93,7 +99,9 @@ describe('the browser reference verifier from file://', () => {
     // A function, not a string: the page's policy forbids eval, which string predicates need.
     await page.waitForFunction(
       (expected) => {
-        const results = Array.from((globalThis as unknown as PageGlobals).document.querySelectorAll('[data-testid="result"]'));
+        const results = Array.from(
+          (globalThis as unknown as PageGlobals).document.querySelectorAll('[data-testid="result"]'),
+        );
         return results.length === expected && results.every((result) => result.getAttribute('data-kind') !== 'pending');
       },
       count,
@@ -119,9 +127,14 @@ describe('the browser reference verifier from file://', () => {
     await page.getByTestId('documents').setInputFiles(index.map((entry) => join(samples, entry.file)));
     await settled(page, index.length);
     const shown = await attributes(page, '[data-testid="result"]', ['data-file', 'data-status', 'data-trust']);
-    expect(shown).toEqual(index.map((entry) => [entry.file.split('/').pop(), entry.expected_status, entry.expected_trust]));
+    expect(shown).toEqual(
+      index.map((entry) => [entry.file.split('/').pop(), entry.expected_status, entry.expected_trust]),
+    );
     // The same report as the app: checks, then errors.
-    const tampered = page.getByTestId('result').filter({ has: page.locator('[data-report-status="MISMATCH"]') }).first();
+    const tampered = page
+      .getByTestId('result')
+      .filter({ has: page.locator('[data-report-status="MISMATCH"]') })
+      .first();
     await expect.poll(() => tampered.locator('[data-check]').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(SCREENSHOTS, 'verifier-samples.png') });
     await page.close();
@@ -140,8 +153,14 @@ describe('the browser reference verifier from file://', () => {
 
   it('verifies a document dropped on the page, and says why a bad trust file is not used', async () => {
     const page = await openPage();
-    await page.getByTestId('trust').setInputFiles({ name: 'trust.json', mimeType: 'application/json', buffer: Buffer.from('{"keys": [{"key_id": 1}]}') });
-    await expect.poll(() => page.getByTestId('trust-status').textContent()).toBe('trust.json: not used: Required member "algorithm" is missing. (at /keys/0/algorithm)');
+    await page.getByTestId('trust').setInputFiles({
+      name: 'trust.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"keys": [{"key_id": 1}]}'),
+    });
+    await expect
+      .poll(() => page.getByTestId('trust-status').textContent())
+      .toBe('trust.json: not used: Required member "algorithm" is missing. (at /keys/0/algorithm)');
     const text = readFileSync(join(folder, 'samples', 'classical', 'tampered.json'), 'utf8');
     // A drop as the browser delivers it: a DataTransfer holding a File, on the drop zone.
     await page.evaluate(`(() => {
@@ -152,7 +171,9 @@ describe('the browser reference verifier from file://', () => {
       zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
     })()`);
     await settled(page, 1);
-    expect(await attributes(page, '[data-testid="result"]', ['data-file', 'data-status', 'data-trust'])).toEqual([['dropped.json', 'MISMATCH', 'unpinned']]);
+    expect(await attributes(page, '[data-testid="result"]', ['data-file', 'data-status', 'data-trust'])).toEqual([
+      ['dropped.json', 'MISMATCH', 'unpinned'],
+    ]);
     await page.close();
   });
 
@@ -197,7 +218,13 @@ describe('the browser reference verifier from file://', () => {
     const traversal = join(folder, 'traversal.zip');
     writeFileSync(traversal, buildTraversalZip());
     const symlink = join(folder, 'symlink.zip');
-    writeFileSync(symlink, buildStoredZip([{ name: 'manifest.json', data: '{}' }, { name: 'receipts/link.json', data: '/etc/passwd', mode: 0o120777 }]));
+    writeFileSync(
+      symlink,
+      buildStoredZip([
+        { name: 'manifest.json', data: '{}' },
+        { name: 'receipts/link.json', data: '/etc/passwd', mode: 0o120777 },
+      ]),
+    );
     const page = await openPage();
     await page.getByTestId('documents').setInputFiles([traversal, symlink]);
     await settled(page, 2);
@@ -205,7 +232,10 @@ describe('the browser reference verifier from file://', () => {
       ['traversal.zip', 'refused'],
       ['symlink.zip', 'refused'],
     ]);
-    expect((await attributes(page, '[data-refusal]', ['data-refusal'])).flat()).toEqual(['zip_path_traversal', 'zip_symlink']);
+    expect((await attributes(page, '[data-refusal]', ['data-refusal'])).flat()).toEqual([
+      'zip_path_traversal',
+      'zip_symlink',
+    ]);
     await page.close();
   });
 

@@ -50,19 +50,25 @@ export function readAnswers(file, shown, shape) {
     throw new InputError(`${shown}: ${pointer || '/'}: ${message}`);
   };
   const fields = `{${shape.members.join(', ')}}`;
-  if (document === null || typeof document !== 'object' || Array.isArray(document)) fail('', 'must be an object {"answers": [...]}');
-  for (const key of Object.keys(document)) if (key !== 'answers' && key !== '$comment') fail(`/${key}`, 'unknown member (allowed: answers, $comment)');
+  if (document === null || typeof document !== 'object' || Array.isArray(document))
+    fail('', 'must be an object {"answers": [...]}');
+  for (const key of Object.keys(document))
+    if (key !== 'answers' && key !== '$comment') fail(`/${key}`, 'unknown member (allowed: answers, $comment)');
   if (!Array.isArray(document.answers)) fail('/answers', 'must be an array');
   const seen = new Set();
   return document.answers.map((answer, index) => {
     const at = `/answers/${index}`;
     if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) fail(at, `must be an object ${fields}`);
-    for (const key of Object.keys(answer)) if (!shape.members.includes(key)) fail(`${at}/${key}`, `unknown member (allowed: ${shape.members.join(', ')})`);
+    for (const key of Object.keys(answer))
+      if (!shape.members.includes(key)) fail(`${at}/${key}`, `unknown member (allowed: ${shape.members.join(', ')})`);
     shape.check(answer, at, fail);
     const key = shape.key(answer);
     if (seen.has(key)) fail(at, shape.duplicate(answer));
     seen.add(key);
-    return { ...Object.fromEntries(shape.members.map((member) => [member, answer[member]])), reason: answer.reason.trim() };
+    return {
+      ...Object.fromEntries(shape.members.map((member) => [member, answer[member]])),
+      reason: answer.reason.trim(),
+    };
   });
 }
 

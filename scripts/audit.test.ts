@@ -24,7 +24,13 @@ const ADVISORY = {
   cwe: ['CWE-1321'],
   cvss: { score: 7.5, vectorString: null },
 };
-const DEV_ADVISORY = { ...ADVISORY, id: 1002, url: 'https://github.com/advisories/GHSA-wxyz-wxyz-6789', title: 'only in a dev tool', vulnerable_versions: '<3.0.0' };
+const DEV_ADVISORY = {
+  ...ADVISORY,
+  id: 1002,
+  url: 'https://github.com/advisories/GHSA-wxyz-wxyz-6789',
+  title: 'only in a dev tool',
+  vulnerable_versions: '<3.0.0',
+};
 
 let server: Server;
 let registry = '';
@@ -40,7 +46,9 @@ beforeAll(async () => {
     request.on('end', () => {
       if (request.method === 'POST' && request.url === '/-/npm/v1/security/advisories/bulk') {
         const body = Buffer.concat(chunks);
-        const json = JSON.parse((request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8')) as Record<string, string[]>;
+        const json = JSON.parse(
+          (request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8'),
+        ) as Record<string, string[]>;
         asked.push(...Object.keys(json));
         if (typeof answer === 'number') {
           response.writeHead(answer).end();
@@ -68,7 +76,12 @@ afterAll(async () => {
 function project(name: string, answers: unknown): string {
   const root = join(temporary, name);
   mkdirSync(join(root, 'security'), { recursive: true });
-  const manifest = { name, version: '1.0.0', dependencies: { 'fixture-lib': '1.0.0' }, devDependencies: { 'fixture-dev': '2.0.0' } };
+  const manifest = {
+    name,
+    version: '1.0.0',
+    dependencies: { 'fixture-lib': '1.0.0' },
+    devDependencies: { 'fixture-dev': '2.0.0' },
+  };
   writeFileSync(join(root, 'package.json'), JSON.stringify(manifest));
   const lock = {
     name,
@@ -82,7 +95,10 @@ function project(name: string, answers: unknown): string {
     },
   };
   writeFileSync(join(root, 'package-lock.json'), JSON.stringify(lock));
-  writeFileSync(join(root, 'security/audit-answers.json'), typeof answers === 'string' ? answers : JSON.stringify(answers));
+  writeFileSync(
+    join(root, 'security/audit-answers.json'),
+    typeof answers === 'string' ? answers : JSON.stringify(answers),
+  );
   return root;
 }
 
@@ -90,7 +106,12 @@ async function audit(root: string): Promise<{ status: number | null; stdout: str
   asked = [];
   // The child must run while this process serves the registry: spawn, not spawnSync.
   const child = spawn(process.execPath, [script, '--root', root, '--registry', registry], {
-    env: { ...process.env, npm_config_cache: join(temporary, 'npm-cache'), npm_config_fetch_retries: '0', npm_config_update_notifier: 'false' },
+    env: {
+      ...process.env,
+      npm_config_cache: join(temporary, 'npm-cache'),
+      npm_config_fetch_retries: '0',
+      npm_config_update_notifier: 'false',
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -107,25 +128,39 @@ describe('scripts/audit.mjs', () => {
     answer = { 'fixture-lib': [ADVISORY], 'fixture-dev': [DEV_ADVISORY] };
     const result = await audit(project('unanswered', { answers: [] }));
     expect(asked).toEqual(['fixture-lib']);
-    expect(result.stdout).toMatch(/^npm audit --omit=dev: 1 advisories \(critical 0, high 1, moderate 0, low 0, info 0\); npm counted \d+ production dependencies\n/);
-    expect(result.stdout).toContain('FAIL: 1 problem (upgrade the dependency, or answer the advisory in security/audit-answers.json)\n');
-    expect(result.stdout).toContain('  unanswered high GHSA-abcd-efgh-2345 fixture-lib <1.2.0: Prototype pollution in fixture-lib (https://github.com/advisories/GHSA-abcd-efgh-2345)\n');
+    expect(result.stdout).toMatch(
+      /^npm audit --omit=dev: 1 advisories \(critical 0, high 1, moderate 0, low 0, info 0\); npm counted \d+ production dependencies\n/,
+    );
+    expect(result.stdout).toContain(
+      'FAIL: 1 problem (upgrade the dependency, or answer the advisory in security/audit-answers.json)\n',
+    );
+    expect(result.stdout).toContain(
+      '  unanswered high GHSA-abcd-efgh-2345 fixture-lib <1.2.0: Prototype pollution in fixture-lib (https://github.com/advisories/GHSA-abcd-efgh-2345)\n',
+    );
     expect(result.status).toBe(1);
   });
 
   it('passes when each advisory is answered, and says so with the reason', async () => {
     answer = { 'fixture-lib': [ADVISORY] };
-    const result = await audit(project('answered', { answers: [{ advisory: 'GHSA-abcd-efgh-2345', package: 'fixture-lib', reason: REASON }] }));
-    expect(result.stdout).toContain(`  high GHSA-abcd-efgh-2345 fixture-lib <1.2.0: Prototype pollution in fixture-lib; answered: ${REASON}\n`);
+    const result = await audit(
+      project('answered', { answers: [{ advisory: 'GHSA-abcd-efgh-2345', package: 'fixture-lib', reason: REASON }] }),
+    );
+    expect(result.stdout).toContain(
+      `  high GHSA-abcd-efgh-2345 fixture-lib <1.2.0: Prototype pollution in fixture-lib; answered: ${REASON}\n`,
+    );
     expect(result.stdout).toMatch(/PASS: every advisory of a production dependency is answered\n$/);
     expect(result.status).toBe(0);
   });
 
   it('fails on an answer to an advisory that is no longer reported (stale)', async () => {
     answer = {};
-    const result = await audit(project('stale', { answers: [{ advisory: 'GHSA-abcd-efgh-2345', package: 'fixture-lib', reason: REASON }] }));
+    const result = await audit(
+      project('stale', { answers: [{ advisory: 'GHSA-abcd-efgh-2345', package: 'fixture-lib', reason: REASON }] }),
+    );
     expect(result.stdout).toMatch(/^npm audit --omit=dev: 0 advisories/);
-    expect(result.stdout).toContain('  stale answer: GHSA-abcd-efgh-2345 in fixture-lib is not reported any more; remove it from security/audit-answers.json\n');
+    expect(result.stdout).toContain(
+      '  stale answer: GHSA-abcd-efgh-2345 in fixture-lib is not reported any more; remove it from security/audit-answers.json\n',
+    );
     expect(result.status).toBe(1);
   });
 
@@ -134,16 +169,27 @@ describe('scripts/audit.mjs', () => {
     const result = await audit(project('refused', { answers: [] }));
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe(`audit: npm audit could not fetch the advisories: 405 Method Not Allowed - POST ${registry}-/npm/v1/security/advisories/bulk; nothing was checked\n`);
+    expect(result.stderr).toBe(
+      `audit: npm audit could not fetch the advisories: 405 Method Not Allowed - POST ${registry}-/npm/v1/security/advisories/bulk; nothing was checked\n`,
+    );
   });
 
   it('refuses a bad answers file with the JSON Pointer of the fault before asking the registry', async () => {
     answer = { 'fixture-lib': [ADVISORY] };
     const cases: [unknown, string][] = [
       ['[', 'security/audit-answers.json: not JSON'],
-      [{ answers: [{ advisory: 'CVE-2024-1', package: 'fixture-lib', reason: REASON }] }, 'security/audit-answers.json: /answers/0/advisory: must be a GitHub advisory id'],
-      [{ answers: [{ advisory: 'GHSA-abcd-efgh-2345', package: 'fixture-lib', reason: 'ok' }] }, 'security/audit-answers.json: /answers/0/reason: must say in words'],
-      [{ answers: [{ advisory: 'GHSA-abcd-efgh-2345', package: 'Fixture Lib', reason: REASON }] }, 'security/audit-answers.json: /answers/0/package: must be an npm package name'],
+      [
+        { answers: [{ advisory: 'CVE-2024-1', package: 'fixture-lib', reason: REASON }] },
+        'security/audit-answers.json: /answers/0/advisory: must be a GitHub advisory id',
+      ],
+      [
+        { answers: [{ advisory: 'GHSA-abcd-efgh-2345', package: 'fixture-lib', reason: 'ok' }] },
+        'security/audit-answers.json: /answers/0/reason: must say in words',
+      ],
+      [
+        { answers: [{ advisory: 'GHSA-abcd-efgh-2345', package: 'Fixture Lib', reason: REASON }] },
+        'security/audit-answers.json: /answers/0/package: must be an npm package name',
+      ],
     ];
     for (const [index, [answers, message]] of cases.entries()) {
       const result = await audit(project(`bad-${index}`, answers));

@@ -28,7 +28,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the bundles go (out/ is ignored by git; electron-builder.yml leaves out/cli out). */
 export const CLI_BUNDLE_DIRECTORY = join(ROOT, 'out', 'cli');
-const ENTRIES = { evroom: 'src-main/cli/main.ts', 'verify-worker': 'src-main/core/verify-worker.ts', 'export-worker': 'src-main/evidence/export-worker.ts' };
+const ENTRIES = {
+  evroom: 'src-main/cli/main.ts',
+  'verify-worker': 'src-main/core/verify-worker.ts',
+  'export-worker': 'src-main/evidence/export-worker.ts',
+};
 /** Packages loaded from node_modules at run time rather than bundled (see the header). */
 const EXTERNAL = [
   'better-sqlite3',
@@ -138,9 +142,13 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const started = performance.now();
   try {
     const count = await buildCli();
-    console.log(`evroom CLI bundled from ${count} files into ${relative(ROOT, CLI_BUNDLE_DIRECTORY)} in ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `evroom CLI bundled from ${count} files into ${relative(ROOT, CLI_BUNDLE_DIRECTORY)} in ${Math.round(performance.now() - started)} ms`,
+    );
   } catch (error) {
     // Never fail the install: bin/evroom.mjs runs the sources through tsx without the bundle.
-    console.warn(`evroom CLI not bundled (bin/evroom.mjs will use tsx, slower to start): ${error instanceof Error ? error.message : String(error)}`);
+    console.warn(
+      `evroom CLI not bundled (bin/evroom.mjs will use tsx, slower to start): ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }

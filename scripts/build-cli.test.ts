@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -17,7 +26,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** Packages too heavy to load at start: the entry must reach none of them statically. */
-const HEAVY = ['viem', 'fastify', '@fastify/', 'pdfkit', 'better-sqlite3', 'jszip', 'ajv', 'yauzl', 'yazl', 'playwright-core', 'electron', 'esbuild', 'tsx'];
+const HEAVY = [
+  'viem',
+  'fastify',
+  '@fastify/',
+  'pdfkit',
+  'better-sqlite3',
+  'jszip',
+  'ajv',
+  'yauzl',
+  'yazl',
+  'playwright-core',
+  'electron',
+  'esbuild',
+  'tsx',
+];
 /** What `evroom verify` needs none of (it needs the verifier and node:crypto; SQLite only for a ledger). */
 const NOT_FOR_VERIFY = HEAVY;
 
@@ -53,7 +76,9 @@ function staticClosure(file: string): { files: string[]; packages: string[] } {
 }
 
 function heavyIn(names: readonly string[], heavy: readonly string[]): string[] {
-  return names.filter((name) => heavy.some((prefix) => name === prefix || name.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)));
+  return names.filter((name) =>
+    heavy.some((prefix) => name === prefix || name.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)),
+  );
 }
 
 /**
@@ -63,12 +88,25 @@ function heavyIn(names: readonly string[], heavy: readonly string[]): string[] {
 function evroom(args: readonly string[]): { code: number | null; stdout: string; stderr: string; loaded: string[] } {
   const log = join(copy, `loaded-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(log, '');
-  const result = spawnSync(process.execPath, ['--import', pathToFileURL(join(copy, 'hooks', 'register.mjs')).href, join(copy, 'bin', 'evroom.mjs'), ...args], {
-    cwd: copy,
-    encoding: 'utf8',
-    env: { ...process.env, EVROOM_HOME: home, EVROOM_LOAD_LOG: log, NO_COLOR: '1', FORCE_COLOR: undefined, EVROOM_FROM_SOURCE: undefined },
-  });
-  const loaded = readFileSync(log, 'utf8').split('\n').filter((line) => line.length > 0);
+  const result = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(join(copy, 'hooks', 'register.mjs')).href, join(copy, 'bin', 'evroom.mjs'), ...args],
+    {
+      cwd: copy,
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        EVROOM_HOME: home,
+        EVROOM_LOAD_LOG: log,
+        NO_COLOR: '1',
+        FORCE_COLOR: undefined,
+        EVROOM_FROM_SOURCE: undefined,
+      },
+    },
+  );
+  const loaded = readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0);
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, loaded };
 }
 
@@ -132,8 +170,26 @@ describe('the bundled CLI', () => {
     // A few kilobytes today; a statically imported command brings tens to hundreds more.
     expect(bytes).toBeLessThan(32 * 1024);
     const chunks = readdirSync(bundle);
-    for (const command of ['verify', 'keys', 'sign', 'samples', 'verifier', 'app', 'import', 'export', 'ledger', 'trust', 'report', 'anchor', 'serve', 'accounts']) {
-      expect(chunks.some((name) => new RegExp(`^${command}-[A-Z0-9]+\\.js$`).test(name)), command).toBe(true);
+    for (const command of [
+      'verify',
+      'keys',
+      'sign',
+      'samples',
+      'verifier',
+      'app',
+      'import',
+      'export',
+      'ledger',
+      'trust',
+      'report',
+      'anchor',
+      'serve',
+      'accounts',
+    ]) {
+      expect(
+        chunks.some((name) => new RegExp(`^${command}-[A-Z0-9]+\\.js$`).test(name)),
+        command,
+      ).toBe(true);
     }
   });
 

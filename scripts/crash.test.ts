@@ -10,7 +10,15 @@ import { utf8Encode } from '../src-shared/crypto';
 import { signClassical } from '../src-shared/formats/classical';
 import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
 import { bundleParts, keyEntryFor, zipBundle } from '../src-main/evidence/test-support';
-import { findReceiptsByDocumentId, getReceipt, LEDGER_FILE_NAME, listBundles, listReceipts, openLedgerReadOnly, type ReceiptSummary } from '../src-main/ledger/index';
+import {
+  findReceiptsByDocumentId,
+  getReceipt,
+  LEDGER_FILE_NAME,
+  listBundles,
+  listReceipts,
+  openLedgerReadOnly,
+  type ReceiptSummary,
+} from '../src-main/ledger/index';
 
 // Crash safety (issue "Hardening"): `kill -9` at random points while `evroom import` runs on
 // real bundles, and while `evroom serve` answers bursts of issuance requests. Afterwards nothing
@@ -44,14 +52,24 @@ function seeded(seed: number): () => number {
 const random = seeded(SEED);
 
 function evroom(home: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1', FORCE_COLOR: undefined } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1', FORCE_COLOR: undefined },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Runs `evroom ARGS`, killing it with SIGKILL after `killAfterMs` unless it ended first. */
-function runKilled(home: string, args: string[], killAfterMs: number): Promise<{ code: number | null; killed: boolean }> {
+function runKilled(
+  home: string,
+  args: string[],
+  killAfterMs: number,
+): Promise<{ code: number | null; killed: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+      stdio: 'ignore',
+    });
     let killed = false;
     const timer = setTimeout(() => {
       killed = child.kill('SIGKILL');
@@ -98,7 +116,9 @@ describe('crash safety: kill -9 at random points', () => {
 
   beforeAll(() => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-crash-'));
-    console.log(`crash safety: seed ${SEED}, ${IMPORTS} imports, ${BURSTS} bursts (EVROOM_CRASH_SEED=${SEED} repeats it)`);
+    console.log(
+      `crash safety: seed ${SEED}, ${IMPORTS} imports, ${BURSTS} bursts (EVROOM_CRASH_SEED=${SEED} repeats it)`,
+    );
   });
   afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
 
@@ -114,7 +134,18 @@ describe('crash safety: kill -9 at random points', () => {
           bytes: utf8Encode(signClassical({ bundle, sequence: index, memo: 'crash safety' }, receiptSeed, crypto)),
         }));
         const file = path.join(directory, `bundle-${bundle}.zip`);
-        fs.writeFileSync(file, zipBundle(bundleParts(receipts, { keyId: signer.keyId, keys: [keyEntryFor(signer.keyId, signer.seed, crypto)], tenant: `t${bundle}` }), signer, crypto));
+        fs.writeFileSync(
+          file,
+          zipBundle(
+            bundleParts(receipts, {
+              keyId: signer.keyId,
+              keys: [keyEntryFor(signer.keyId, signer.seed, crypto)],
+              tenant: `t${bundle}`,
+            }),
+            signer,
+            crypto,
+          ),
+        );
         return { file, sha256: receipts.map((receipt) => createHash('sha256').update(receipt.bytes).digest('hex')) };
       });
 
@@ -136,12 +167,16 @@ describe('crash safety: kill -9 at random points', () => {
           acknowledged.add(index);
         }
       }
-      console.log(`imports: ${IMPORTS} runs (one whole import ${whole} ms), ${killedCount} killed, ${IMPORTS - killedCount} finished`);
+      console.log(
+        `imports: ${IMPORTS} runs (one whole import ${whole} ms), ${killedCount} killed, ${IMPORTS - killedCount} finished`,
+      );
 
       // Nothing acknowledged is lost: every bundle whose import exited 0 is whole.
       const ledger = openLedgerReadOnly(path.join(home, LEDGER_FILE_NAME));
       try {
-        for (const index of acknowledged) for (const sha of bundles[index]!.sha256) expect(getReceipt(ledger.readable, sha), `bundle ${index}`).toBeDefined();
+        for (const index of acknowledged)
+          for (const sha of bundles[index]!.sha256)
+            expect(getReceipt(ledger.readable, sha), `bundle ${index}`).toBeDefined();
       } finally {
         ledger.close();
       }
@@ -169,12 +204,18 @@ describe('crash safety: kill -9 at random points', () => {
     async () => {
       const home = path.join(directory, 'service');
       expect(evroom(home, ['tenants', 'create', 'crash', '--tier', 'scale']).code).toBe(0);
-      const { key } = JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'crash', '--json']).stdout) as { key: string };
+      const { key } = JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'crash', '--json']).stdout) as {
+        key: string;
+      };
       const answered: string[] = [];
       let failedRequests = 0;
 
       for (let burst = 0; burst < BURSTS; burst += 1) {
-        const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', '1000000'], { env: { ...process.env, EVROOM_HOME: home }, stdio: ['ignore', 'pipe', 'ignore'] });
+        const child: ChildProcess = spawn(
+          process.execPath,
+          [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', '1000000'],
+          { env: { ...process.env, EVROOM_HOME: home }, stdio: ['ignore', 'pipe', 'ignore'] },
+        );
         const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
         const port = await new Promise<number>((resolve, reject) => {
           let output = '';
@@ -189,15 +230,27 @@ describe('crash safety: kill -9 at random points', () => {
         let stop = false;
         const emit = (): Promise<void> =>
           new Promise((resolve) => {
-            const body = JSON.stringify({ agent_did: 'did:web:agent.example.com', content_sha256: randomBytes(32).toString('hex'), content_type: 'text/plain' });
+            const body = JSON.stringify({
+              agent_did: 'did:web:agent.example.com',
+              content_sha256: randomBytes(32).toString('hex'),
+              content_type: 'text/plain',
+            });
             const outgoing = http.request(
-              { host: '127.0.0.1', port, agent, method: 'POST', path: '/v1/receipt/emit?profile=standard', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } },
+              {
+                host: '127.0.0.1',
+                port,
+                agent,
+                method: 'POST',
+                path: '/v1/receipt/emit?profile=standard',
+                headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              },
               (incoming) => {
                 let text = '';
                 incoming.on('data', (chunk: Buffer) => (text += chunk.toString()));
                 incoming.on('end', () => {
                   // The answer is acknowledged only when it arrived whole.
-                  if (incoming.statusCode === 201) answered.push((JSON.parse(text) as { receipt: { id: string } }).receipt.id);
+                  if (incoming.statusCode === 201)
+                    answered.push((JSON.parse(text) as { receipt: { id: string } }).receipt.id);
                   else failedRequests += 1;
                   resolve();
                 });
@@ -218,7 +271,9 @@ describe('crash safety: kill -9 at random points', () => {
         await Promise.all(streams);
         agent.destroy();
       }
-      console.log(`service: ${BURSTS} bursts of ${BURST_STREAMS} streams, ${answered.length} receipts answered 201, ${failedRequests} other answers`);
+      console.log(
+        `service: ${BURSTS} bursts of ${BURST_STREAMS} streams, ${answered.length} receipts answered 201, ${failedRequests} other answers`,
+      );
       expect(failedRequests).toBe(0);
       expect(answered.length).toBeGreaterThan(0);
 

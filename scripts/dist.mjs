@@ -37,7 +37,8 @@ function fail(message) {
 function limitSeconds() {
   const text = process.env.EVROOM_DIST_TIMEOUT_SECONDS ?? '1200';
   const seconds = Number(text);
-  if (!Number.isSafeInteger(seconds) || seconds < 1) fail(`EVROOM_DIST_TIMEOUT_SECONDS must be a positive whole number of seconds, not "${text}"`);
+  if (!Number.isSafeInteger(seconds) || seconds < 1)
+    fail(`EVROOM_DIST_TIMEOUT_SECONDS must be a positive whole number of seconds, not "${text}"`);
   return seconds;
 }
 
@@ -45,7 +46,8 @@ function limitSeconds() {
 function electronCache() {
   if (process.env.ELECTRON_CACHE) return process.env.ELECTRON_CACHE;
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches', 'electron');
-  if (process.platform === 'win32') return join(process.env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'electron', 'Cache');
+  if (process.platform === 'win32')
+    return join(process.env.LOCALAPPDATA ?? join(homedir(), 'AppData', 'Local'), 'electron', 'Cache');
   return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'electron');
 }
 
@@ -64,7 +66,9 @@ async function reachable(url) {
     await fetch(url, { method: 'HEAD', redirect: 'manual', signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     return { ok: true };
   } catch (error) {
-    const reason = error?.cause?.code ?? (error?.name === 'TimeoutError' ? `no answer in ${PROBE_TIMEOUT_MS / 1000} s` : error?.message);
+    const reason =
+      error?.cause?.code ??
+      (error?.name === 'TimeoutError' ? `no answer in ${PROBE_TIMEOUT_MS / 1000} s` : error?.message);
     return { ok: false, reason };
   }
 }
@@ -102,7 +106,9 @@ async function main() {
   if (!electronCached(zipName)) {
     const probe = await reachable(url);
     if (!probe.ok) {
-      fail(`cannot package: Electron ${electronVersion}'s binaries (${zipName}) are not in ${electronCache()} and ${new URL(url).host} cannot be reached (${probe.reason}); run it where GitHub is reachable, or put the zip in that folder.`);
+      fail(
+        `cannot package: Electron ${electronVersion}'s binaries (${zipName}) are not in ${electronCache()} and ${new URL(url).host} cannot be reached (${probe.reason}); run it where GitHub is reachable, or put the zip in that folder.`,
+      );
     }
   }
   // better-sqlite3 is rebuilt for Electron's Node ABI, against Electron's headers.
@@ -110,7 +116,10 @@ async function main() {
   if (!headersCached) {
     const headers = `https://www.electronjs.org/headers/v${electronVersion}/node-v${electronVersion}-headers.tar.gz`;
     const probe = await reachable(headers);
-    if (!probe.ok) fail(`cannot package: Electron ${electronVersion}'s headers (to rebuild better-sqlite3) are not in ~/.electron-gyp and ${new URL(headers).host} cannot be reached (${probe.reason}).`);
+    if (!probe.ok)
+      fail(
+        `cannot package: Electron ${electronVersion}'s headers (to rebuild better-sqlite3) are not in ~/.electron-gyp and ${new URL(headers).host} cannot be reached (${probe.reason}).`,
+      );
   }
   console.error('evroom dist: building (npm run build)…');
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -118,7 +127,21 @@ async function main() {
   if (built !== 0) fail('the build failed; see the messages above');
   const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
   console.error(`evroom dist: packaging with electron-builder ${ELECTRON_BUILDER_VERSION} (fetched on demand)…`);
-  const packaged = await run(npx, ['--yes', `electron-builder@${ELECTRON_BUILDER_VERSION}`, '--config', 'electron-builder.yml', `-c.electronVersion=${electronVersion}`, '--publish', 'never', ...process.argv.slice(2)], timeoutMs, 'electron-builder');
+  const packaged = await run(
+    npx,
+    [
+      '--yes',
+      `electron-builder@${ELECTRON_BUILDER_VERSION}`,
+      '--config',
+      'electron-builder.yml',
+      `-c.electronVersion=${electronVersion}`,
+      '--publish',
+      'never',
+      ...process.argv.slice(2),
+    ],
+    timeoutMs,
+    'electron-builder',
+  );
   if (packaged !== 0) fail(`electron-builder failed (exit ${packaged}); see the messages above`);
   console.error('evroom dist: done; the packages are in dist/');
 }

@@ -27,13 +27,17 @@ describe('scripts/dist.mjs', () => {
     const result = dist({});
     expect(result.status).toBe(1);
     expect(result.lines).toHaveLength(1);
-    expect(result.lines[0]).toMatch(/^evroom dist: cannot package: Electron \d+\.\d+\.\d+'s binaries \(electron-v[\d.]+-\w+-\w+\.zip\) are not in .* and 127\.0\.0\.1:9 cannot be reached/);
+    expect(result.lines[0]).toMatch(
+      /^evroom dist: cannot package: Electron \d+\.\d+\.\d+'s binaries \(electron-v[\d.]+-\w+-\w+\.zip\) are not in .* and 127\.0\.0\.1:9 cannot be reached/,
+    );
     expect(result.seconds).toBeLessThan(20);
   });
 
   it('refuses a time limit that is not a whole number of seconds', () => {
     const result = dist({ EVROOM_DIST_TIMEOUT_SECONDS: 'soon' });
     expect(result.status).toBe(1);
-    expect(result.lines).toEqual(['evroom dist: EVROOM_DIST_TIMEOUT_SECONDS must be a positive whole number of seconds, not "soon"']);
+    expect(result.lines).toEqual([
+      'evroom dist: EVROOM_DIST_TIMEOUT_SECONDS must be a positive whole number of seconds, not "soon"',
+    ]);
   });
 });

@@ -54,7 +54,9 @@ function parseArguments(argv) {
     const name = argv[index];
     const value = argv[index + 1];
     if (name !== '--root' && name !== '--answers' && name !== '--sarif') {
-      throw new ScanError(`unknown argument "${name}" (usage: electron-scan.mjs [--root DIR] [--answers FILE] [--sarif FILE])`);
+      throw new ScanError(
+        `unknown argument "${name}" (usage: electron-scan.mjs [--root DIR] [--answers FILE] [--sarif FILE])`,
+      );
     }
     if (value === undefined || value.startsWith('--')) throw new ScanError(`${name} needs a value`);
     options[name.slice(2)] = resolve(value);
@@ -76,7 +78,8 @@ function electronVersion(root) {
   for (const field of ['dependencies', 'optionalDependencies', 'devDependencies']) {
     const version = manifest?.[field]?.electron;
     if (typeof version === 'string') {
-      if (!/^\d+\.\d+\.\d+$/.test(version)) throw new ScanError(`${file}: ${field}.electron must be an exact version, not "${version}"`);
+      if (!/^\d+\.\d+\.\d+$/.test(version))
+        throw new ScanError(`${file}: ${field}.electron must be an exact version, not "${version}"`);
       return version;
     }
   }
@@ -89,11 +92,24 @@ function readAnswers(file, root) {
     members: ANSWER_KEYS,
     check(answer, at, fail) {
       for (const key of ANSWER_KEYS) if (typeof answer[key] !== 'string') fail(`${at}/${key}`, 'must be a string');
-      if (!/^[A-Z0-9_]+_CHECK$/.test(answer.rule)) fail(`${at}/rule`, `must be an electronegativity check id such as CONTEXT_ISOLATION_JS_CHECK, not "${answer.rule}"`);
-      if (answer.file === '' || isAbsolute(answer.file) || answer.file.includes('\\') || answer.file.split('/').includes('..')) {
+      if (!/^[A-Z0-9_]+_CHECK$/.test(answer.rule))
+        fail(
+          `${at}/rule`,
+          `must be an electronegativity check id such as CONTEXT_ISOLATION_JS_CHECK, not "${answer.rule}"`,
+        );
+      if (
+        answer.file === '' ||
+        isAbsolute(answer.file) ||
+        answer.file.includes('\\') ||
+        answer.file.split('/').includes('..')
+      ) {
         fail(`${at}/file`, `must be a path relative to the repository with forward slashes, not "${answer.file}"`);
       }
-      if (answer.reason.trim().length < MIN_REASON_LENGTH) fail(`${at}/reason`, `must say in words why the finding does not apply (at least ${MIN_REASON_LENGTH} characters)`);
+      if (answer.reason.trim().length < MIN_REASON_LENGTH)
+        fail(
+          `${at}/reason`,
+          `must say in words why the finding does not apply (at least ${MIN_REASON_LENGTH} characters)`,
+        );
     },
     key: (answer) => `${answer.rule} ${answer.file}`,
     duplicate: (answer) => `a second answer for ${answer.rule} in ${answer.file}`,
@@ -109,7 +125,12 @@ function stageSources(root, stage) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) {
         if (entry.name !== 'node_modules') walk(path);
-      } else if (entry.isFile() && SOURCE_EXTENSIONS.some((extension) => entry.name.endsWith(extension)) && !/\.test\.[cm]?[jt]sx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+      } else if (
+        entry.isFile() &&
+        SOURCE_EXTENSIONS.some((extension) => entry.name.endsWith(extension)) &&
+        !/\.test\.[cm]?[jt]sx?$/.test(entry.name) &&
+        !entry.name.endsWith('.d.ts')
+      ) {
         const target = join(stage, relative(root, path));
         mkdirSync(dirname(target), { recursive: true });
         cpSync(path, target);
@@ -137,7 +158,9 @@ function loadScanner() {
   const manifestPath = require.resolve('@doyensec/electronegativity/package.json');
   const scannerRequire = createRequire(manifestPath);
   const refused = [];
-  const gotPath = createRequire(scannerRequire.resolve('@doyensec/electronegativity/dist/locales/i18n.js')).resolve('got');
+  const gotPath = createRequire(scannerRequire.resolve('@doyensec/electronegativity/dist/locales/i18n.js')).resolve(
+    'got',
+  );
   const offline = new Module(gotPath);
   offline.filename = gotPath;
   offline.loaded = true;
@@ -180,7 +203,8 @@ function sarifKey(ruleId, uri, line, column) {
 function findingsOf(sarif, issues) {
   const results = sarif?.runs?.[0]?.results;
   if (!Array.isArray(results)) throw new ScanError('the SARIF file has no runs[0].results');
-  if (results.length !== issues.length) throw new ScanError(`the SARIF lists ${results.length} results but the scan found ${issues.length}`);
+  if (results.length !== issues.length)
+    throw new ScanError(`the SARIF lists ${results.length} results but the scan found ${issues.length}`);
   return results.map((result, index) => {
     const issue = issues[index];
     const region = result.locations?.[0]?.physicalLocation?.region ?? {};
@@ -189,7 +213,8 @@ function findingsOf(sarif, issues) {
     const column = issue.location?.column === undefined ? 1 : issue.location.column + 1;
     const expected = sarifKey(issue.id, issue.file !== 'N/A' ? issue.file : 'file:///', line, column);
     const found = sarifKey(result.ruleId, uri, region.startLine, region.startColumn);
-    if (expected !== found) throw new ScanError(`SARIF result ${index} (${found}) is not the scan's finding ${index} (${expected})`);
+    if (expected !== found)
+      throw new ScanError(`SARIF result ${index} (${found}) is not the scan's finding ${index} (${expected})`);
     const severity = issue.severity?.name;
     if (!SEVERITIES.includes(severity)) throw new ScanError(`finding ${found} has an unknown severity "${severity}"`);
     return {
@@ -212,7 +237,9 @@ function judge(findings, answers) {
   return {
     answered: gated.filter((finding) => answerOf(finding)).map((finding) => ({ finding, answer: answerOf(finding) })),
     unanswered: gated.filter((finding) => !answerOf(finding)),
-    stale: answers.filter((answer) => !gated.some((finding) => finding.rule === answer.rule && finding.file === answer.file)),
+    stale: answers.filter(
+      (answer) => !gated.some((finding) => finding.rule === answer.rule && finding.file === answer.file),
+    ),
   };
 }
 
@@ -242,34 +269,59 @@ async function main() {
     });
     const sarif = await readSarif(sarifPath);
     const findings = findingsOf(sarif, outcome.issues);
-    const unparsed = outcome.errors.filter((error) => !error.tolerable).map((error) => `${relative(stage, error.file).split(sep).join('/')}: ${error.message}`);
+    const unparsed = outcome.errors
+      .filter((error) => !error.tolerable)
+      .map((error) => `${relative(stage, error.file).split(sep).join('/')}: ${error.message}`);
     const verdict = judge(findings, answers);
 
-    const counts = SEVERITIES.slice().reverse().map((severity) => `${severity} ${findings.filter((finding) => finding.severity === severity).length}`);
+    const counts = SEVERITIES.slice()
+      .reverse()
+      .map((severity) => `${severity} ${findings.filter((finding) => finding.severity === severity).length}`);
     console.log(
       `electronegativity ${scanner.version}: ${outcome.globalChecks + outcome.atomicChecks} checks over ${staged.files} files of ${staged.folders.join(', ')} (Electron ${version}; offline, the GitHub release check off)`,
     );
-    console.log(`findings: ${counts.join(', ')}; answered ${verdict.answered.length}; network requests refused: ${scanner.refused.length}`);
-    for (const finding of findings.filter((item) => !GATED.has(item.severity))) console.log(`  ${finding.severity.padEnd(13)} ${where(finding)} (${finding.confidence}, not gated)`);
-    for (const { finding, answer } of verdict.answered) console.log(`  ${finding.severity.padEnd(13)} ${where(finding)} (${finding.confidence}) answered: ${answer.reason}`);
+    console.log(
+      `findings: ${counts.join(', ')}; answered ${verdict.answered.length}; network requests refused: ${scanner.refused.length}`,
+    );
+    for (const finding of findings.filter((item) => !GATED.has(item.severity)))
+      console.log(`  ${finding.severity.padEnd(13)} ${where(finding)} (${finding.confidence}, not gated)`);
+    for (const { finding, answer } of verdict.answered)
+      console.log(
+        `  ${finding.severity.padEnd(13)} ${where(finding)} (${finding.confidence}) answered: ${answer.reason}`,
+      );
 
     if (options.sarif) {
       // The SARIF as written, each result carrying its severity, confidence and answer.
       for (const [index, result] of sarif.runs[0].results.entries()) {
         const finding = findings[index];
-        const answer = answers.find((item) => item.rule === finding.rule && item.file === finding.file && GATED.has(finding.severity));
-        result.properties = { severity: finding.severity, confidence: finding.confidence, ...(answer ? { answer: answer.reason } : {}) };
+        const answer = answers.find(
+          (item) => item.rule === finding.rule && item.file === finding.file && GATED.has(finding.severity),
+        );
+        result.properties = {
+          severity: finding.severity,
+          confidence: finding.confidence,
+          ...(answer ? { answer: answer.reason } : {}),
+        };
       }
       mkdirSync(dirname(options.sarif), { recursive: true });
       writeFileSync(options.sarif, `${JSON.stringify(sarif, null, 2)}\n`);
     }
 
     const problems = [
-      ...verdict.unanswered.map((finding) => `unanswered ${finding.severity} ${where(finding)} (${finding.confidence}): ${finding.message}`),
-      ...verdict.stale.map((answer) => `stale answer: ${answer.rule} in ${answer.file} matches no finding above LOW; remove it from ${relative(options.root, options.answers)}`),
+      ...verdict.unanswered.map(
+        (finding) => `unanswered ${finding.severity} ${where(finding)} (${finding.confidence}): ${finding.message}`,
+      ),
+      ...verdict.stale.map(
+        (answer) =>
+          `stale answer: ${answer.rule} in ${answer.file} matches no finding above LOW; remove it from ${relative(options.root, options.answers)}`,
+      ),
       ...unparsed.map((message) => `not analysed (the scanner could not parse it): ${message}`),
     ];
-    return finish(problems, 'no finding above LOW is unanswered', `answer a finding in ${relative(options.root, options.answers)} with rule, file and reason, or fix it`);
+    return finish(
+      problems,
+      'no finding above LOW is unanswered',
+      `answer a finding in ${relative(options.root, options.answers)} with rule, file and reason, or fix it`,
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -64,13 +64,17 @@ describe('scripts/electron-scan.mjs', () => {
     const sarif = join(temporary, 'repository.sarif');
     const result = scan('--sarif', sarif);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^electronegativity 1\.10\.3: \d+ checks over \d+ files of src-main, src-shared, src-renderer \(Electron \d+\.\d+\.\d+;/);
+    expect(result.stdout).toMatch(
+      /^electronegativity 1\.10\.3: \d+ checks over \d+ files of src-main, src-shared, src-renderer \(Electron \d+\.\d+\.\d+;/,
+    );
     expect(result.stdout).toMatch(/findings: HIGH 0, MEDIUM \d+, LOW \d+, INFORMATIONAL \d+/);
     // The preload finding is raised on main.ts's webPreferences literal: the scanner saw it.
     expect(result.stdout).toMatch(/MEDIUM +PRELOAD_JS_CHECK src-main\/app\/main\.ts:\d+:\d+ \(FIRM\) answered: /);
     expect(result.stdout).toMatch(/\nPASS: no finding above LOW is unanswered\n$/);
     expect(result.status).toBe(0);
-    const written = JSON.parse(readFileSync(sarif, 'utf8')) as { runs: { results: { ruleId: string; properties: { severity: string; answer?: string } }[] }[] };
+    const written = JSON.parse(readFileSync(sarif, 'utf8')) as {
+      runs: { results: { ruleId: string; properties: { severity: string; answer?: string } }[] }[];
+    };
     const preload = written.runs[0]!.results.find((result) => result.ruleId === 'PRELOAD_JS_CHECK');
     expect(preload?.properties.severity).toBe('MEDIUM');
     expect(preload?.properties.answer).toMatch(/exposes exactly one function/);
@@ -82,11 +86,15 @@ describe('scripts/electron-scan.mjs', () => {
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/findings: HIGH 1, MEDIUM 1, LOW 1, INFORMATIONAL 1;/);
     expect(result.stdout).toMatch(/^FAIL: 2 problems/m);
-    expect(result.stdout).toMatch(/^ {2}unanswered HIGH CONTEXT_ISOLATION_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM\): /m);
+    expect(result.stdout).toMatch(
+      /^ {2}unanswered HIGH CONTEXT_ISOLATION_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM\): /m,
+    );
     // Without a sandbox setting Electronegativity wants one (MEDIUM) and rates nodeIntegration
     // itself INFORMATIONAL (Electron 20+ sandboxes by default); the window fails either way.
     expect(result.stdout).toMatch(/^ {2}unanswered MEDIUM SANDBOX_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM\): /m);
-    expect(result.stdout).toMatch(/^ {2}INFORMATIONAL NODE_INTEGRATION_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM, not gated\)$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}INFORMATIONAL NODE_INTEGRATION_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM, not gated\)$/m,
+    );
   });
 
   it('passes the same window made safe, and a finding answered for its rule and file', () => {
@@ -108,8 +116,12 @@ describe('scripts/electron-scan.mjs', () => {
       },
     );
     const result = scan('--root', answered);
-    expect(result.stdout).toMatch(/HIGH +CONTEXT_ISOLATION_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM\) answered: a fixture/);
-    expect(result.stdout).toMatch(/MEDIUM +SANDBOX_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM\) answered: a fixture/);
+    expect(result.stdout).toMatch(
+      /HIGH +CONTEXT_ISOLATION_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM\) answered: a fixture/,
+    );
+    expect(result.stdout).toMatch(
+      /MEDIUM +SANDBOX_JS_CHECK src-main\/app\/main\.ts:4:\d+ \(FIRM\) answered: a fixture/,
+    );
     expect(result.status).toBe(0);
   });
 
@@ -117,7 +129,15 @@ describe('scripts/electron-scan.mjs', () => {
     const root = project(
       'stale',
       { 'src-main/app/main.ts': mainWith(SAFE) },
-      { answers: [{ rule: 'CONTEXT_ISOLATION_JS_CHECK', file: 'src-main/app/main.ts', reason: 'was answered before the window was fixed' }] },
+      {
+        answers: [
+          {
+            rule: 'CONTEXT_ISOLATION_JS_CHECK',
+            file: 'src-main/app/main.ts',
+            reason: 'was answered before the window was fixed',
+          },
+        ],
+      },
     );
     const result = scan('--root', root);
     expect(result.status).toBe(1);
@@ -130,11 +150,34 @@ describe('scripts/electron-scan.mjs', () => {
     const cases: [unknown, string][] = [
       ['{"answers": [', 'security/electronegativity-answers.json: not JSON'],
       [{ answers: {} }, 'security/electronegativity-answers.json: /answers: must be an array'],
-      [{ answers: [{ rule: 'NODE_INTEGRATION_JS_CHECK', file: 'src-main/app/main.ts' }] }, 'security/electronegativity-answers.json: /answers/0/reason: must be a string'],
-      [{ answers: [{ rule: 'NODE_INTEGRATION_JS_CHECK', file: 'src-main/app/main.ts', reason: 'fine' }] }, 'security/electronegativity-answers.json: /answers/0/reason: must say in words why'],
-      [{ answers: [{ rule: 'nodeIntegration', file: 'src-main/app/main.ts', reason: 'a reason long enough to count' }] }, 'security/electronegativity-answers.json: /answers/0/rule: must be an electronegativity check id'],
-      [{ answers: [{ rule: 'NODE_INTEGRATION_JS_CHECK', file: '../main.ts', reason: 'a reason long enough to count' }] }, 'security/electronegativity-answers.json: /answers/0/file: must be a path relative'],
-      [{ answers: [{ rule: 'NODE_INTEGRATION_JS_CHECK', file: 'main.ts', reason: 'a reason long enough to count', line: 3 }] }, 'security/electronegativity-answers.json: /answers/0/line: unknown member'],
+      [
+        { answers: [{ rule: 'NODE_INTEGRATION_JS_CHECK', file: 'src-main/app/main.ts' }] },
+        'security/electronegativity-answers.json: /answers/0/reason: must be a string',
+      ],
+      [
+        { answers: [{ rule: 'NODE_INTEGRATION_JS_CHECK', file: 'src-main/app/main.ts', reason: 'fine' }] },
+        'security/electronegativity-answers.json: /answers/0/reason: must say in words why',
+      ],
+      [
+        {
+          answers: [{ rule: 'nodeIntegration', file: 'src-main/app/main.ts', reason: 'a reason long enough to count' }],
+        },
+        'security/electronegativity-answers.json: /answers/0/rule: must be an electronegativity check id',
+      ],
+      [
+        {
+          answers: [{ rule: 'NODE_INTEGRATION_JS_CHECK', file: '../main.ts', reason: 'a reason long enough to count' }],
+        },
+        'security/electronegativity-answers.json: /answers/0/file: must be a path relative',
+      ],
+      [
+        {
+          answers: [
+            { rule: 'NODE_INTEGRATION_JS_CHECK', file: 'main.ts', reason: 'a reason long enough to count', line: 3 },
+          ],
+        },
+        'security/electronegativity-answers.json: /answers/0/line: unknown member',
+      ],
     ];
     for (const [index, [answers, message]] of cases.entries()) {
       const root = project(`bad-${index}`, { 'src-main/app/main.ts': mainWith(UNSAFE) }, answers);
@@ -147,7 +190,10 @@ describe('scripts/electron-scan.mjs', () => {
   });
 
   it('refuses a project without a pinned Electron version, and an unknown argument', () => {
-    const root = project('no-electron', { 'src-main/app/main.ts': mainWith(SAFE), 'package.json': '{"name": "no-electron"}' });
+    const root = project('no-electron', {
+      'src-main/app/main.ts': mainWith(SAFE),
+      'package.json': '{"name": "no-electron"}',
+    });
     const result = scan('--root', root);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^electron-scan: .*package\.json pins no electron version\n$/);

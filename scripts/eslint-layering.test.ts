@@ -12,23 +12,33 @@ async function ruleIds(code: string, filePath: string): Promise<string[]> {
 
 describe('layering lint rules', () => {
   it('refuses Node modules in src-shared', async () => {
-    const ids = await ruleIds("import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'src-shared/json/probe.ts');
+    const ids = await ruleIds(
+      "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
+      'src-shared/json/probe.ts',
+    );
     expect(ids).toContain('no-restricted-imports');
   });
 
   it('refuses electron and bare Node builtins in src-shared', async () => {
-    expect(await ruleIds("import { app } from 'electron';\nexport const x = app;\n", 'src-shared/probe.ts')).toContain('no-restricted-imports');
-    expect(await ruleIds("import * as path from 'path';\nexport const x = path;\n", 'src-shared/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds("import { app } from 'electron';\nexport const x = app;\n", 'src-shared/probe.ts')).toContain(
+      'no-restricted-imports',
+    );
+    expect(await ruleIds("import * as path from 'path';\nexport const x = path;\n", 'src-shared/probe.ts')).toContain(
+      'no-restricted-imports',
+    );
   });
 
   it('refuses src-main from src-shared and from the renderer', async () => {
-    const code = "import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';\nexport const x = createNodeCryptoProvider;\n";
+    const code =
+      "import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';\nexport const x = createNodeCryptoProvider;\n";
     expect(await ruleIds(code, 'src-shared/probe.ts')).toContain('import/no-restricted-paths');
     expect(await ruleIds(code, 'src-renderer/probe.ts')).toContain('import/no-restricted-paths');
   });
 
   it('refuses Node modules in the renderer', async () => {
-    expect(await ruleIds("import { join } from 'node:path';\nexport const x = join;\n", 'src-renderer/probe.ts')).toContain('no-restricted-imports');
+    expect(
+      await ruleIds("import { join } from 'node:path';\nexport const x = join;\n", 'src-renderer/probe.ts'),
+    ).toContain('no-restricted-imports');
   });
 
   it('keeps SQLite in src-main/ledger and zips in src-main/evidence', async () => {
@@ -44,18 +54,38 @@ describe('layering lint rules', () => {
 
   it('keeps chain clients in src-main/anchor', async () => {
     const viem = "import { createPublicClient } from 'viem';\nexport const x = createPublicClient;\n";
-    const viemAccounts = "import { privateKeyToAccount } from 'viem/accounts';\nexport const x = privateKeyToAccount;\n";
-    for (const where of ['src-main/http/probe.ts', 'src-main/operations/probe.ts', 'src-main/ledger/probe.ts', 'src-main/evidence/probe.ts', 'src-shared/probe.ts', 'src-renderer/probe.ts']) {
+    const viemAccounts =
+      "import { privateKeyToAccount } from 'viem/accounts';\nexport const x = privateKeyToAccount;\n";
+    for (const where of [
+      'src-main/http/probe.ts',
+      'src-main/operations/probe.ts',
+      'src-main/ledger/probe.ts',
+      'src-main/evidence/probe.ts',
+      'src-shared/probe.ts',
+      'src-renderer/probe.ts',
+    ]) {
       expect(await ruleIds(viem, where)).toContain('no-restricted-imports');
     }
     expect(await ruleIds(viemAccounts, 'src-main/cli/probe.ts')).toContain('no-restricted-imports');
     expect(await ruleIds(viem, 'src-main/anchor/probe.ts')).toEqual([]);
-    expect(await ruleIds("import Database from 'better-sqlite3';\nexport const x = Database;\n", 'src-main/anchor/probe.ts')).toContain('no-restricted-imports');
+    expect(
+      await ruleIds("import Database from 'better-sqlite3';\nexport const x = Database;\n", 'src-main/anchor/probe.ts'),
+    ).toContain('no-restricted-imports');
   });
 
   it('lets src-main use Node and src-shared, and tests in src-shared read files', async () => {
-    expect(await ruleIds("import { readFileSync } from 'node:fs';\nimport type { Report } from '../../src-shared/verify/report';\nexport const x: [typeof readFileSync, Report | null] = [readFileSync, null];\n", 'src-main/core/probe.ts')).toEqual([]);
-    expect(await ruleIds("import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n", 'src-shared/json/probe.test.ts')).toEqual([]);
+    expect(
+      await ruleIds(
+        "import { readFileSync } from 'node:fs';\nimport type { Report } from '../../src-shared/verify/report';\nexport const x: [typeof readFileSync, Report | null] = [readFileSync, null];\n",
+        'src-main/core/probe.ts',
+      ),
+    ).toEqual([]);
+    expect(
+      await ruleIds(
+        "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n",
+        'src-shared/json/probe.test.ts',
+      ),
+    ).toEqual([]);
   });
 
   it('keeps doors apart and the operations layer below them', async () => {

@@ -27,15 +27,33 @@ import { InputError, readAnswers as readAnswersFile, readJson, runScript, verdic
 
 const REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Permissive licences accepted without an answer (SPDX ids). CC-BY-4.0 is for data files. */
-const ALLOWED = ['MIT', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', 'Apache-2.0', '0BSD', 'BlueOak-1.0.0', 'CC0-1.0', 'Unlicense', 'Python-2.0', 'CC-BY-4.0'];
+const ALLOWED = [
+  'MIT',
+  'ISC',
+  'BSD-2-Clause',
+  'BSD-3-Clause',
+  'Apache-2.0',
+  '0BSD',
+  'BlueOak-1.0.0',
+  'CC0-1.0',
+  'Unlicense',
+  'Python-2.0',
+  'CC-BY-4.0',
+];
 /** How a LICENSE file's text names its licence, for packages whose package.json does not. */
 const LICENSE_TEXTS = [
   ['MIT', /Permission is hereby granted, free of charge, to any person obtaining a copy/],
-  ['ISC', /Permission to use, copy, modify, and\/or distribute this software for any\s+purpose with or without fee is hereby granted/],
+  [
+    'ISC',
+    /Permission to use, copy, modify, and\/or distribute this software for any\s+purpose with or without fee is hereby granted/,
+  ],
   ['Apache-2.0', /Apache License,?\s+Version 2\.0/],
   ['BSD-3-Clause', /Redistribution and use in source and binary forms[\s\S]*Neither the name/],
   ['BSD-2-Clause', /Redistribution and use in source and binary forms/],
-  ['0BSD', /Permission to use, copy, modify, and\/or distribute this software for any purpose with or without fee is hereby granted\.\s+THE SOFTWARE IS PROVIDED "AS IS"/],
+  [
+    '0BSD',
+    /Permission to use, copy, modify, and\/or distribute this software for any purpose with or without fee is hereby granted\.\s+THE SOFTWARE IS PROVIDED "AS IS"/,
+  ],
 ];
 const DOCUMENT = 'docs/licences.md';
 const ANSWERS = 'security/licence-answers.json';
@@ -57,9 +75,12 @@ function readAnswers(root) {
   return readAnswersFile(join(root, ANSWERS), ANSWERS, {
     members: ['licence', 'reason'],
     check(answer, at, fail) {
-      if (typeof answer.licence !== 'string' || !/^[A-Za-z0-9.+-]+$/.test(answer.licence)) fail(`${at}/licence`, 'must be one SPDX licence id such as Zlib');
-      if (ALLOWED.includes(answer.licence)) fail(`${at}/licence`, `${answer.licence} is allowed already; remove the answer`);
-      if (typeof answer.reason !== 'string' || answer.reason.trim().length < 20) fail(`${at}/reason`, 'must say in words why the licence is accepted (at least 20 characters)');
+      if (typeof answer.licence !== 'string' || !/^[A-Za-z0-9.+-]+$/.test(answer.licence))
+        fail(`${at}/licence`, 'must be one SPDX licence id such as Zlib');
+      if (ALLOWED.includes(answer.licence))
+        fail(`${at}/licence`, `${answer.licence} is allowed already; remove the answer`);
+      if (typeof answer.reason !== 'string' || answer.reason.trim().length < 20)
+        fail(`${at}/reason`, 'must say in words why the licence is accepted (at least 20 characters)');
     },
     key: (answer) => answer.licence,
     duplicate: (answer) => `a second answer for ${answer.licence}`,
@@ -88,19 +109,25 @@ function licenceFileLicence(folder) {
 /** The production packages of the lockfile, one per name and version, with their licences. */
 function shippedPackages(root) {
   const lock = readJson(join(root, 'package-lock.json'), 'package-lock.json');
-  if (!lock || typeof lock.packages !== 'object' || lock.packages === null) throw new InputError('package-lock.json: /packages: missing (lockfileVersion 2 or later is needed)');
+  if (!lock || typeof lock.packages !== 'object' || lock.packages === null)
+    throw new InputError('package-lock.json: /packages: missing (lockfileVersion 2 or later is needed)');
   const packages = new Map();
   for (const [path, entry] of Object.entries(lock.packages)) {
     if (path === '' || entry.dev === true || entry.link === true) continue;
     const name = entry.name ?? path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
-    if (typeof entry.version !== 'string') throw new InputError(`package-lock.json: /packages/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/version: missing`);
+    if (typeof entry.version !== 'string')
+      throw new InputError(
+        `package-lock.json: /packages/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/version: missing`,
+      );
     const folder = join(root, path);
     let licence;
     let source;
     if (existsSync(join(folder, 'package.json'))) {
       const manifest = readJson(join(folder, 'package.json'), `${path}/package.json`);
       if (manifest.version !== entry.version) {
-        throw new InputError(`${path} is ${manifest.version} here but ${entry.version} in package-lock.json: run npm ci`);
+        throw new InputError(
+          `${path} is ${manifest.version} here but ${entry.version} in package-lock.json: run npm ci`,
+        );
       }
       licence = manifestLicence(manifest);
       source = 'package.json';
@@ -113,9 +140,17 @@ function shippedPackages(root) {
       source = 'package-lock.json';
     }
     const key = `${name}@${entry.version}`;
-    if (!packages.has(key)) packages.set(key, { name, version: entry.version, licence: licence ?? 'UNKNOWN', fromFile: source === 'LICENSE file' && licence !== undefined });
+    if (!packages.has(key))
+      packages.set(key, {
+        name,
+        version: entry.version,
+        licence: licence ?? 'UNKNOWN',
+        fromFile: source === 'LICENSE file' && licence !== undefined,
+      });
   }
-  return [...packages.values()].sort((a, b) => (a.name === b.name ? compareVersions(a.version, b.version) : a.name < b.name ? -1 : 1));
+  return [...packages.values()].sort((a, b) =>
+    a.name === b.name ? compareVersions(a.version, b.version) : a.name < b.name ? -1 : 1,
+  );
 }
 
 function compareVersions(a, b) {
@@ -204,10 +239,15 @@ function render(packages, answers) {
     '',
     `${packages.length} packages. Licences: ${summary.map(([licence, count]) => `${licence} ${count}`).join(', ')}.`,
     '',
-    ...(answers.length > 0 ? ['Accepted beyond the allow-list:', '', ...answers.map((answer) => `- ${answer.licence}: ${answer.reason}`), ''] : []),
+    ...(answers.length > 0
+      ? ['Accepted beyond the allow-list:', '', ...answers.map((answer) => `- ${answer.licence}: ${answer.reason}`), '']
+      : []),
     '| package | version | licence |',
     '| --- | --- | --- |',
-    ...packages.map((item) => `| ${cell(item.name)} | ${cell(item.version)} | ${cell(item.licence)}${item.fromFile ? ' (LICENSE file)' : ''} |`),
+    ...packages.map(
+      (item) =>
+        `| ${cell(item.name)} | ${cell(item.version)} | ${cell(item.licence)}${item.fromFile ? ' (LICENSE file)' : ''} |`,
+    ),
     '',
   ].join('\n');
 }
@@ -221,21 +261,32 @@ function main() {
   const problems = [];
   for (const item of packages) {
     const tree = parseExpression(item.licence);
-    if (tree === undefined) problems.push(`${item.name}@${item.version}: licence "${item.licence}" is not an SPDX expression`);
-    else if (!permissive(tree, accepted, used)) problems.push(`${item.name}@${item.version}: licence "${item.licence}" is not permissive (allowed: ${[...accepted].join(', ')})`);
+    if (tree === undefined)
+      problems.push(`${item.name}@${item.version}: licence "${item.licence}" is not an SPDX expression`);
+    else if (!permissive(tree, accepted, used))
+      problems.push(
+        `${item.name}@${item.version}: licence "${item.licence}" is not permissive (allowed: ${[...accepted].join(', ')})`,
+      );
   }
-  for (const answer of answers) if (!used.has(answer.licence)) problems.push(`stale answer: no shipped package needs ${answer.licence}; remove it from ${ANSWERS}`);
+  for (const answer of answers)
+    if (!used.has(answer.licence))
+      problems.push(`stale answer: no shipped package needs ${answer.licence}; remove it from ${ANSWERS}`);
 
   const text = render(packages, answers);
   const target = join(options.root, DOCUMENT);
   if (options.check) {
     const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
-    if (current !== text) problems.push(`${DOCUMENT} is ${current === undefined ? 'missing' : 'out of date'}: run npm run licences and commit it`);
+    if (current !== text)
+      problems.push(
+        `${DOCUMENT} is ${current === undefined ? 'missing' : 'out of date'}: run npm run licences and commit it`,
+      );
   } else {
     writeFileSync(target, text);
   }
   const counts = new Set(packages.map((item) => item.licence)).size;
-  console.log(`${packages.length} shipped packages, ${counts} distinct licence expressions${options.check ? '' : `; wrote ${relative(options.root, target)}`}`);
+  console.log(
+    `${packages.length} shipped packages, ${counts} distinct licence expressions${options.check ? '' : `; wrote ${relative(options.root, target)}`}`,
+  );
   return verdict(problems, 'every shipped licence is permissive');
 }
 

@@ -15,12 +15,21 @@ const svg = readFileSync(svgFile, 'utf8');
 if (!svg.includes('<svg')) throw new Error(`${svgFile} is not an SVG file`);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 try {
   const page = await browser.newPage({ viewport: { width: SIZE, height: SIZE } });
   const source = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
-  await page.setContent(`<style>html,body{margin:0;background:transparent}img{display:block;width:${SIZE}px;height:${SIZE}px}</style><img src="${source}">`);
+  await page.setContent(
+    `<style>html,body{margin:0;background:transparent}img{display:block;width:${SIZE}px;height:${SIZE}px}</style><img src="${source}">`,
+  );
   await page.locator('img').evaluate((image) => image.decode());
   await page.locator('img').screenshot({ path: pngFile, omitBackground: true });
   console.log(`wrote ${pngFile} (${SIZE} × ${SIZE})`);

@@ -36,8 +36,12 @@ export function readNetworkTrace(trace: string, allowedListeners: number): Netwo
     else if (/\bbind\(\d+, \{sa_family=AF_INET,[^}]*inet_addr\("127\.0\.0\.1"\)/.test(line)) loopbackBinds += 1;
     else if (/\bbind\(\d+, \{sa_family=AF_INET6?,/.test(line)) violations.push(line);
   }
-  if (loopbackBinds > allowedListeners) violations.push(`${loopbackBinds} sockets bound to 127.0.0.1, ${allowedListeners} allowed`);
-  if (inetSockets > loopbackBinds) violations.push(`${inetSockets} inet sockets created, only ${loopbackBinds} of them bound to 127.0.0.1 as a listener`);
+  if (loopbackBinds > allowedListeners)
+    violations.push(`${loopbackBinds} sockets bound to 127.0.0.1, ${allowedListeners} allowed`);
+  if (inetSockets > loopbackBinds)
+    violations.push(
+      `${inetSockets} inet sockets created, only ${loopbackBinds} of them bound to 127.0.0.1 as a listener`,
+    );
   return { inetSockets, loopbackBinds, violations };
 }
 
@@ -56,7 +60,12 @@ export function straceArguments(output: string, command: string, args: readonly 
  *
  * @returns Its exit code and output (the trace is in `output`).
  */
-export function runTraced(output: string, command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runTraced(
+  output: string,
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('strace', straceArguments(output, command, args), { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

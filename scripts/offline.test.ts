@@ -25,20 +25,26 @@ const haveStrace = straceAvailable();
 // proof cannot run, and that is a failure that says what to install, never a silent pass.
 describe.runIf(!haveStrace)('offline proof prerequisites', () => {
   it('has strace', () => {
-    throw new Error('strace is not installed: the offline proof needs it (apt-get install -y strace; .ci/run installs it).');
+    throw new Error(
+      'strace is not installed: the offline proof needs it (apt-get install -y strace; .ci/run installs it).',
+    );
   });
 });
 
 describe('reading a network trace', () => {
   it('flags inet connects, inet sockets that are not a 127.0.0.1 listener, and binds elsewhere; passes unix sockets', () => {
-    const unix = '12 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 19\n12 connect(19, {sa_family=AF_UNIX, sun_path="/tmp/tsx-0/1.pipe"}, 110) = 0\n';
+    const unix =
+      '12 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 19\n12 connect(19, {sa_family=AF_UNIX, sun_path="/tmp/tsx-0/1.pipe"}, 110) = 0\n';
     expect(readNetworkTrace(unix, 0).violations).toEqual([]);
-    const listener = '7 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 21\n7 bind(21, {sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr("127.0.0.1")}, 16) = 0\n';
+    const listener =
+      '7 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 21\n7 bind(21, {sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr("127.0.0.1")}, 16) = 0\n';
     expect(readNetworkTrace(listener, 1).violations).toEqual([]);
     expect(readNetworkTrace(listener, 0).violations).toHaveLength(1);
-    const out = '7 socket(AF_INET6, SOCK_DGRAM, IPPROTO_IP) = 22\n7 connect(22, {sa_family=AF_INET6, sin6_port=htons(53), sin6_addr=inet_pton(AF_INET6, "::1")}, 28) = 0\n';
+    const out =
+      '7 socket(AF_INET6, SOCK_DGRAM, IPPROTO_IP) = 22\n7 connect(22, {sa_family=AF_INET6, sin6_port=htons(53), sin6_addr=inet_pton(AF_INET6, "::1")}, 28) = 0\n';
     expect(readNetworkTrace(out, 1).violations).toHaveLength(2);
-    const anywhere = '7 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 21\n7 bind(21, {sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr("0.0.0.0")}, 16) = 0\n';
+    const anywhere =
+      '7 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 21\n7 bind(21, {sa_family=AF_INET, sin_port=htons(0), sin_addr=inet_addr("0.0.0.0")}, 16) = 0\n';
     expect(readNetworkTrace(anywhere, 1).violations).toHaveLength(2);
   });
 });
@@ -48,11 +54,25 @@ function makeBundle(count: number): Buffer {
   const crypto = createNodeCryptoProvider();
   const seed = new Uint8Array(32).fill(42);
   const signer = { seed: new Uint8Array(32).fill(41), keyId: 'did:svc:acme:bundles' };
-  const receipts = Array.from({ length: count }, (_, index) => ({ stem: `r${index}`, bytes: utf8Encode(signClassical({ sequence: index, memo: 'offline proof' }, seed, crypto)) }));
-  return zipBundle(bundleParts(receipts, { keyId: signer.keyId, keys: [keyEntryFor(signer.keyId, signer.seed, crypto)] }), signer, crypto);
+  const receipts = Array.from({ length: count }, (_, index) => ({
+    stem: `r${index}`,
+    bytes: utf8Encode(signClassical({ sequence: index, memo: 'offline proof' }, seed, crypto)),
+  }));
+  return zipBundle(
+    bundleParts(receipts, { keyId: signer.keyId, keys: [keyEntryFor(signer.keyId, signer.seed, crypto)] }),
+    signer,
+    crypto,
+  );
 }
 
-function call(port: number, token: string, method: string, urlPath: string, body?: Buffer | string, type = 'application/json'): Promise<{ status: number; json: unknown; text: string }> {
+function call(
+  port: number,
+  token: string,
+  method: string,
+  urlPath: string,
+  body?: Buffer | string,
+  type = 'application/json',
+): Promise<{ status: number; json: unknown; text: string }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host: `127.0.0.1:${port}` };
     if (method === 'POST') Object.assign(headers, { authorization: `Bearer ${token}`, 'content-type': type });
@@ -105,15 +125,27 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
 
   it('the detector sees a real inet connect under strace (it can fail)', async () => {
     const trace = path.join(directory, 'probe.trace');
-    const probe = "const s = require('node:net').connect(9, '127.0.0.1'); s.on('error', () => {}); s.on('close', () => process.exit(0));";
+    const probe =
+      "const s = require('node:net').connect(9, '127.0.0.1'); s.on('error', () => {}); s.on('close', () => process.exit(0));";
     await runTraced(trace, process.execPath, ['-e', probe], env());
     expect(readNetworkTrace(fs.readFileSync(trace, 'utf8'), 0).violations.length).toBeGreaterThan(0);
   });
 
   it('evroom verify, import, export, report and ledger check open no inet socket', async () => {
-    const documents = fs.readdirSync(samples, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.json') && name.includes(path.sep)).map((name) => path.join(samples, name));
+    const documents = fs
+      .readdirSync(samples, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.json') && name.includes(path.sep))
+      .map((name) => path.join(samples, name));
     expect(documents.length).toBeGreaterThan(20);
-    const verified = await offline('verify', ['verify', '--json', '--trust', path.join(samples, 'keys.json'), '--secret', path.join(samples, 'secrets.json'), ...documents]);
+    const verified = await offline('verify', [
+      'verify',
+      '--json',
+      '--trust',
+      path.join(samples, 'keys.json'),
+      '--secret',
+      path.join(samples, 'secrets.json'),
+      ...documents,
+    ]);
     expect(verified.code).toBe(1); // the broken samples are not PASS
     expect(verified.stdout.split('\n').filter((line) => line.startsWith('{')).length).toBe(documents.length);
 
@@ -125,9 +157,21 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
     expect(exported.code).toBe(0);
     expect(fs.statSync(path.join(directory, 'export.zip')).size).toBeGreaterThan(0);
 
-    const reported = await offline('report', ['report', '--json', '--out', path.join(directory, 'report.json'), '--out', path.join(directory, 'report.html'), '--out', path.join(directory, 'report.pdf')]);
+    const reported = await offline('report', [
+      'report',
+      '--json',
+      '--out',
+      path.join(directory, 'report.json'),
+      '--out',
+      path.join(directory, 'report.html'),
+      '--out',
+      path.join(directory, 'report.pdf'),
+    ]);
     expect(reported.code).toBe(0);
-    const report = JSON.parse(fs.readFileSync(path.join(directory, 'report.json'), 'utf8')) as { environment: { offline: boolean }; counts: unknown };
+    const report = JSON.parse(fs.readFileSync(path.join(directory, 'report.json'), 'utf8')) as {
+      environment: { offline: boolean };
+      counts: unknown;
+    };
     // No chain is consulted: the report says it was made offline (anchoring steps 2-3 unchecked).
     expect(report.environment.offline).toBe(true);
 
@@ -138,7 +182,11 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
   it('local web mode answers its own requests (pages, API, an upload and its import, a report) with only its 127.0.0.1 listener', async () => {
     const trace = path.join(directory, 'web.trace');
     const webHome = path.join(directory, 'web-home');
-    const tracer: ChildProcess = spawn('strace', straceArguments(trace, process.execPath, ['--import', 'tsx', WEB_CHILD, webHome]), { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const tracer: ChildProcess = spawn(
+      'strace',
+      straceArguments(trace, process.execPath, ['--import', 'tsx', WEB_CHILD, webHome]),
+      { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const exited = new Promise<number | null>((resolve) => tracer.on('close', resolve));
     let pid = 0;
     try {
@@ -149,27 +197,55 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
           const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
           if (line) resolve(JSON.parse(line) as { pid: number; port: number; token: string });
         });
-        tracer.on('close', (code) => reject(new Error(`web mode exited (${String(code)}) before it printed its port: ${output}`)));
+        tracer.on('close', (code) =>
+          reject(new Error(`web mode exited (${String(code)}) before it printed its port: ${output}`)),
+        );
       });
       pid = started.pid;
       const { port, token } = started;
       expect((await call(port, token, 'GET', '/')).status).toBe(200);
       expect((await call(port, token, 'POST', '/api/info', '{}')).status).toBe(200);
-      const upload = await call(port, token, 'POST', '/upload/imports.start?name=bundle.zip', fs.readFileSync(bundle), 'application/octet-stream');
+      const upload = await call(
+        port,
+        token,
+        'POST',
+        '/upload/imports.start?name=bundle.zip',
+        fs.readFileSync(bundle),
+        'application/octet-stream',
+      );
       expect(upload.status).toBe(200);
       const jobId = (upload.json as { result: { jobId: string } }).result.jobId;
       let state = 'running';
       for (let attempt = 0; attempt < 200 && state === 'running'; attempt += 1) {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        state = ((await call(port, token, 'POST', '/api/imports.progress', JSON.stringify({ jobId }))).json as { result: { state: string } }).result.state;
+        state = (
+          (await call(port, token, 'POST', '/api/imports.progress', JSON.stringify({ jobId }))).json as {
+            result: { state: string };
+          }
+        ).result.state;
       }
       expect(state).toBe('done');
-      const sample = fs.readFileSync(path.join(samples, 'classical', fs.readdirSync(path.join(samples, 'classical')).find((name) => name.startsWith('valid')) ?? ''), 'utf8');
-      expect(((await call(port, token, 'POST', '/api/verify', JSON.stringify({ text: sample }))).json as { result: { report: { status: string } } }).result.report.status).toBe('PASS');
+      const sample = fs.readFileSync(
+        path.join(
+          samples,
+          'classical',
+          fs.readdirSync(path.join(samples, 'classical')).find((name) => name.startsWith('valid')) ?? '',
+        ),
+        'utf8',
+      );
+      expect(
+        (
+          (await call(port, token, 'POST', '/api/verify', JSON.stringify({ text: sample }))).json as {
+            result: { report: { status: string } };
+          }
+        ).result.report.status,
+      ).toBe('PASS');
       expect((await call(port, token, 'POST', '/api/receipts.list', '{}')).status).toBe(200);
       expect((await call(port, token, 'POST', '/api/overview', '{}')).status).toBe(200);
       expect((await call(port, token, 'POST', '/api/reports.create', '{}')).status).toBe(200);
-      expect((await call(port, token, 'POST', '/api/exports.create', JSON.stringify({ name: 'offline' }))).status).toBe(200);
+      expect((await call(port, token, 'POST', '/api/exports.create', JSON.stringify({ name: 'offline' }))).status).toBe(
+        200,
+      );
     } finally {
       if (pid > 0) process.kill(pid, 'SIGTERM');
       else tracer.kill('SIGKILL');

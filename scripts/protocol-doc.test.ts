@@ -25,10 +25,13 @@ describe('docs/protocol.md worked examples', () => {
     ]);
   });
 
-  it.each(examples.map((example) => [example.format, example] as const))('quotes the values of %s', (_format, example) => {
-    for (const { label, value } of example.values) {
-      if (value.length > LONGEST_QUOTED && !/^[0-9a-f]{64}$/.test(value)) continue;
-      expect(doc, `${example.format}: ${label}`).toContain(value);
-    }
-  });
+  it.each(examples.map((example) => [example.format, example] as const))(
+    'quotes the values of %s',
+    (_format, example) => {
+      for (const { label, value } of example.values) {
+        if (value.length > LONGEST_QUOTED && !/^[0-9a-f]{64}$/.test(value)) continue;
+        expect(doc, `${example.format}: ${label}`).toContain(value);
+      }
+    },
+  );
 });

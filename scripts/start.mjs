@@ -12,9 +12,13 @@ if (build.status !== 0) {
   console.error('evroom: the build failed; see the messages above.');
   process.exit(build.status ?? 1);
 }
-const app = spawn(process.execPath, [fileURLToPath(new URL('../bin/evroom.mjs', import.meta.url)), 'app', ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const app = spawn(
+  process.execPath,
+  [fileURLToPath(new URL('../bin/evroom.mjs', import.meta.url)), 'app', ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => app.kill(signal));
 app.on('exit', (code) => process.exit(code ?? 0));

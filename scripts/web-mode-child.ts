@@ -19,7 +19,9 @@ if (dataDirectory === undefined) {
 const renderer = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-web-child-'));
 fs.writeFileSync(path.join(renderer, 'index.html'), '<!doctype html><title>Evidence Room (test page)</title>');
 const running = await startLocalWebMode({ dataDirectory, rendererDirectory: renderer, port: 0 });
-console.log(JSON.stringify({ pid: process.pid, port: running.port, token: new URL(running.url).hash.slice('#token='.length) }));
+console.log(
+  JSON.stringify({ pid: process.pid, port: running.port, token: new URL(running.url).hash.slice('#token='.length) }),
+);
 process.on('SIGTERM', () => {
   void running.close().then(() => {
     fs.rmSync(renderer, { recursive: true, force: true });

@@ -31,7 +31,12 @@ function seed(byte: number): Uint8Array {
   return new Uint8Array(32).fill(byte);
 }
 
-function withSignedContent(format: string, document: string, crypto: CryptoProvider, extra: { label: string; value: string }[] = []): WorkedExample {
+function withSignedContent(
+  format: string,
+  document: string,
+  crypto: CryptoProvider,
+  extra: { label: string; value: string }[] = [],
+): WorkedExample {
   const values = signedContent(format, utf8Encode(document), crypto).flatMap((content) => [
     { label: content.label, value: content.text },
     { label: `SHA-256 of ${content.label}`, value: content.sha256 },
@@ -43,22 +48,46 @@ function withSignedContent(format: string, document: string, crypto: CryptoProvi
 export function workedExamples(crypto: CryptoProvider = createPortableProvider()): WorkedExample[] {
   const examples: WorkedExample[] = [];
 
-  const classical = signClassical('{"sequence":7,"amount":"12.50","unit_price":12.50,"memo":"inference"}', seed(0x11), crypto);
+  const classical = signClassical(
+    '{"sequence":7,"amount":"12.50","unit_price":12.50,"memo":"inference"}',
+    seed(0x11),
+    crypto,
+  );
   examples.push(withSignedContent('classical', classical, crypto));
 
-  const countersigner = JSON.stringify(signCountersigner('{"receipt":"rcp_01KT1GW6G0040G2081040G2081","status":"issued"}', seed(0x22), crypto, { others: [seed(0xa1), seed(0xa2), seed(0xa3)], leafIndex: 2 }));
+  const countersigner = JSON.stringify(
+    signCountersigner('{"receipt":"rcp_01KT1GW6G0040G2081040G2081","status":"issued"}', seed(0x22), crypto, {
+      others: [seed(0xa1), seed(0xa2), seed(0xa3)],
+      leafIndex: 2,
+    }),
+  );
   const countersignerValue = JSON.parse(countersigner) as { signed_over: string; root: string };
-  examples.push(withSignedContent('countersigner', countersigner, crypto, [
-    { label: 'signed_over (BLAKE3)', value: countersignerValue.signed_over },
-    { label: 'root', value: countersignerValue.root },
-  ]));
+  examples.push(
+    withSignedContent('countersigner', countersigner, crypto, [
+      { label: 'signed_over (BLAKE3)', value: countersignerValue.signed_over },
+      { label: 'root', value: countersignerValue.root },
+    ]),
+  );
 
-  const sealed = JSON.stringify(sealDocument(classical, { key_id: 'secret-2026-01', key: seed(0x33) }, crypto, { iv: new Uint8Array(12).fill(0x44) }));
-  examples.push({ format: 'sealed', document: sealed, values: [{ label: 'SHA-256 of the plaintext', value: hexEncode(crypto.sha256(utf8Encode(classical))) }] });
+  const sealed = JSON.stringify(
+    sealDocument(classical, { key_id: 'secret-2026-01', key: seed(0x33) }, crypto, {
+      iv: new Uint8Array(12).fill(0x44),
+    }),
+  );
+  examples.push({
+    format: 'sealed',
+    document: sealed,
+    values: [{ label: 'SHA-256 of the plaintext', value: hexEncode(crypto.sha256(utf8Encode(classical))) }],
+  });
 
   const envelope = JSON.stringify(
     signEnvelope(
-      { v: 'svc-receipt-v1', receipt_id: 'rcp_01KT1GW6G0040G2081040G2081', request: { hash: 'sha256:00', purpose: 'summarize' }, issued_at: '2026-06-01T12:00:00.000Z' },
+      {
+        v: 'svc-receipt-v1',
+        receipt_id: 'rcp_01KT1GW6G0040G2081040G2081',
+        request: { hash: 'sha256:00', purpose: 'summarize' },
+        issued_at: '2026-06-01T12:00:00.000Z',
+      },
       {
         requester: { key_id: 'did:svc:example:requester', seed: seed(0x55) },
         operator: { key_id: 'did:svc:example:operator', seed: seed(0x56) },

@@ -31,7 +31,11 @@ export interface ApiState<T> {
  *
  * Stale answers (an earlier request finishing after a later one) are dropped.
  */
-export function useApi<M extends AppApiMethod>(method: M, input: AppApiArguments<M>[0], key = ''): ApiState<AppApiResults[M]> {
+export function useApi<M extends AppApiMethod>(
+  method: M,
+  input: AppApiArguments<M>[0],
+  key = '',
+): ApiState<AppApiResults[M]> {
   const [data, setData] = useState<AppApiResults[M] | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [loading, setLoading] = useState(true);

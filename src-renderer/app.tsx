@@ -69,7 +69,13 @@ function viewFor(path: string[], query: URLSearchParams): ReactNode {
     case 'settings':
       return <SettingsView onTheme={applyTheme} />;
     default:
-      return <ErrorNotice title="Page not found" message={`There is no page “${section ?? ''}”.`} hint={<a href={hrefFor(['overview'])}>Go to the overview</a>} />;
+      return (
+        <ErrorNotice
+          title="Page not found"
+          message={`There is no page “${section ?? ''}”.`}
+          hint={<a href={hrefFor(['overview'])}>Go to the overview</a>}
+        />
+      );
   }
 }
 
@@ -100,7 +106,11 @@ export function App() {
         <ul>
           {NAVIGATION.map((item) => (
             <li key={item.path}>
-              <a href={hrefFor([item.path])} aria-current={section === item.path ? 'page' : undefined} className="nav-link">
+              <a
+                href={hrefFor([item.path])}
+                aria-current={section === item.path ? 'page' : undefined}
+                className="nav-link"
+              >
                 <span aria-hidden="true" className="nav-icon">
                   {item.icon}
                 </span>

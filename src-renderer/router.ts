@@ -29,14 +29,28 @@ export function useRoute(): Route {
 }
 
 /** The href of a route, for links. */
-export function hrefFor(path: readonly (string | number)[], query?: Record<string, string | undefined> | URLSearchParams): string {
-  const search = query instanceof URLSearchParams ? query : new URLSearchParams(Object.entries(query ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+export function hrefFor(
+  path: readonly (string | number)[],
+  query?: Record<string, string | undefined> | URLSearchParams,
+): string {
+  const search =
+    query instanceof URLSearchParams
+      ? query
+      : new URLSearchParams(
+          Object.entries(query ?? {}).filter(
+            (entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '',
+          ),
+        );
   const text = search.toString();
   return `#/${path.map((segment) => encodeURIComponent(String(segment))).join('/')}${text ? `?${text}` : ''}`;
 }
 
 /** Navigates to a route; `replace` keeps history clean for filter edits. */
-export function navigate(path: readonly (string | number)[], query?: Record<string, string | undefined> | URLSearchParams, replace = false): void {
+export function navigate(
+  path: readonly (string | number)[],
+  query?: Record<string, string | undefined> | URLSearchParams,
+  replace = false,
+): void {
   const href = hrefFor(path, query);
   if (replace) {
     history.replaceState(null, '', href);

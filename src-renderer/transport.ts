@@ -40,7 +40,11 @@ function unwrap(answer: unknown): unknown {
   const candidate = answer as Partial<AppApiAnswer> | null;
   if (candidate && candidate.ok === true) return candidate.result;
   if (candidate && candidate.ok === false && isErrorEnvelope(candidate.error)) throw new ApiCallError(candidate.error);
-  throw new ApiCallError({ code: 'transport_error', message: 'The app answered in a shape this page does not understand.', details: [] });
+  throw new ApiCallError({
+    code: 'transport_error',
+    message: 'The app answered in a shape this page does not understand.',
+    details: [],
+  });
 }
 
 function readToken(): string | null {
@@ -65,7 +69,11 @@ function httpInvoke(token: string | null): PreloadBridge['invoke'] {
     try {
       body = await response.json();
     } catch {
-      throw new ApiCallError({ code: 'transport_error', message: `The app answered HTTP ${response.status} without a JSON body.`, details: [] });
+      throw new ApiCallError({
+        code: 'transport_error',
+        message: `The app answered HTTP ${response.status} without a JSON body.`,
+        details: [],
+      });
     }
     return unwrap(body);
   };
@@ -85,7 +93,11 @@ function httpUpload(token: string | null): UploadFile {
     try {
       body = await response.json();
     } catch {
-      throw new ApiCallError({ code: 'transport_error', message: `The app answered HTTP ${response.status} without a JSON body.`, details: [] });
+      throw new ApiCallError({
+        code: 'transport_error',
+        message: `The app answered HTTP ${response.status} without a JSON body.`,
+        details: [],
+      });
     }
     return unwrap(body) as ImportProgress;
   };
@@ -98,7 +110,9 @@ function httpUpload(token: string | null): UploadFile {
 export function createClient(): { client: AppApiClient; transport: 'ipc' | 'http'; upload: UploadFile | undefined } {
   const bridge = window.evroom;
   const token = bridge ? null : readToken();
-  const invoke = bridge ? async (method: string, input: unknown) => unwrap(await bridge.invoke(method, input)) : httpInvoke(token);
+  const invoke = bridge
+    ? async (method: string, input: unknown) => unwrap(await bridge.invoke(method, input))
+    : httpInvoke(token);
   const client = new Proxy({} as AppApiClient, {
     get(_target, method: string) {
       return (input?: unknown) => invoke(method, input);

@@ -30,7 +30,8 @@ export const ANVIL_STATE_FILE = 'anvil-state.json';
 export const ANCHOR_KEY_FILE = 'anchor-key';
 
 /** Which chain to anchor on. */
-export type AnchorChainConfig = { kind: 'embedded' } | { kind: 'rpc'; rpcUrl: string; network: string; keyFile: string };
+export type AnchorChainConfig =
+  { kind: 'embedded' } | { kind: 'rpc'; rpcUrl: string; network: string; keyFile: string };
 
 /** How to anchor. */
 export interface AnchoringConfig {
@@ -71,7 +72,8 @@ export class AnchoringConfigError extends Error {
  */
 export function crashPointFrom(value: string | undefined): AnchorCrashPoint | undefined {
   if (value === undefined || value === '') return undefined;
-  if (!(ANCHOR_CRASH_POINTS as readonly string[]).includes(value)) throw new AnchoringConfigError(`EVROOM_ANCHOR_CRASH_POINT must be one of ${ANCHOR_CRASH_POINTS.join(', ')}.`);
+  if (!(ANCHOR_CRASH_POINTS as readonly string[]).includes(value))
+    throw new AnchoringConfigError(`EVROOM_ANCHOR_CRASH_POINT must be one of ${ANCHOR_CRASH_POINTS.join(', ')}.`);
   return value as AnchorCrashPoint;
 }
 
@@ -129,19 +131,28 @@ export function startWatchdog(child: ChildProcess): ChildProcess | undefined {
  * @throws AnchoringConfigError for a bad network name, interval or confirmations; ChainError
  *   for an unusable key file or RPC URL; AnvilError when the embedded chain cannot start
  */
-export async function startAnchoring(dataDirectory: string, ledger: Ledger, config: AnchoringConfig): Promise<Anchoring> {
+export async function startAnchoring(
+  dataDirectory: string,
+  ledger: Ledger,
+  config: AnchoringConfig,
+): Promise<Anchoring> {
   const intervalSeconds = config.intervalSeconds ?? 60;
-  if (!Number.isFinite(intervalSeconds) || intervalSeconds < 0.01 || intervalSeconds > 86_400) throw new AnchoringConfigError('The anchor interval must be from 0.01 to 86400 seconds.');
+  if (!Number.isFinite(intervalSeconds) || intervalSeconds < 0.01 || intervalSeconds > 86_400)
+    throw new AnchoringConfigError('The anchor interval must be from 0.01 to 86400 seconds.');
   const crashPoint = crashPointFrom(config.crashPoint);
   const confirmations = config.confirmations ?? 1;
-  if (!Number.isSafeInteger(confirmations) || confirmations < 1 || confirmations > 1000) throw new AnchoringConfigError('confirmations must be a whole number from 1 to 1000.');
+  if (!Number.isSafeInteger(confirmations) || confirmations < 1 || confirmations > 1000)
+    throw new AnchoringConfigError('confirmations must be a whole number from 1 to 1000.');
   let anvil: AnvilProcess | undefined;
   let watchdog: ChildProcess | undefined;
   let chain: ChainClient;
   let network: string;
   let privateKey: `0x${string}`;
   if (config.chain.kind === 'rpc') {
-    if (!isAnchorNetwork(config.chain.network)) throw new AnchoringConfigError(`The chain name ${JSON.stringify(config.chain.network)} must be lowercase letters, digits and inner hyphens, start with a letter, be at most 64 characters, and not be "pending".`);
+    if (!isAnchorNetwork(config.chain.network))
+      throw new AnchoringConfigError(
+        `The chain name ${JSON.stringify(config.chain.network)} must be lowercase letters, digits and inner hyphens, start with a letter, be at most 64 characters, and not be "pending".`,
+      );
     network = config.chain.network;
     chain = new ChainClient(config.chain.rpcUrl);
     privateKey = readAnchorKeyFile(config.chain.keyFile);
@@ -164,7 +175,9 @@ export async function startAnchoring(dataDirectory: string, ledger: Ledger, conf
       await chain.fundOnDevelopmentChain(account.address);
     } catch (error) {
       await stopChain();
-      throw error instanceof ChainError ? new AnchoringConfigError(`The embedded chain did not take the anchor account's funds: ${error.message}`) : error;
+      throw error instanceof ChainError
+        ? new AnchoringConfigError(`The embedded chain did not take the anchor account's funds: ${error.message}`)
+        : error;
     }
   }
   const engine = new AnchorEngine({

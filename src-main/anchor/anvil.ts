@@ -58,7 +58,10 @@ export function anvilBinary(env: NodeJS.ProcessEnv = process.env): string {
       // Not installed for this platform: try the PATH.
     }
   }
-  const onPath = (env.PATH ?? '').split(path.delimiter).map((folder) => path.join(folder, 'anvil')).find((candidate) => existsSync(candidate));
+  const onPath = (env.PATH ?? '')
+    .split(path.delimiter)
+    .map((folder) => path.join(folder, 'anvil'))
+    .find((candidate) => existsSync(candidate));
   if (onPath !== undefined) return onPath;
   throw new AnvilError(
     `No anvil binary for ${process.platform}-${process.arch}: install @foundry-rs/anvil-${platform ?? '<platform>'} (npm), put anvil on the PATH, set EVROOM_ANVIL_BIN, or point at another chain with --chain-rpc.`,
@@ -133,7 +136,9 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<AnvilProce
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
       const last = output.trim().split('\n').slice(-3).join(' ').slice(0, 500);
-      reject(new AnvilError(`anvil exited (${signal ?? `code ${code}`}) before listening${last === '' ? '' : `: ${last}`}`));
+      reject(
+        new AnvilError(`anvil exited (${signal ?? `code ${code}`}) before listening${last === '' ? '' : `: ${last}`}`),
+      );
     });
   });
   // Keep draining its output so a full pipe never blocks it.

@@ -59,12 +59,22 @@ export function readAnchorKeyFile(file: string): Hex {
     mode = statSync(file).mode;
     text = readFileSync(file, 'utf8').trim();
   } catch (error) {
-    throw new ChainError('rejected', `Cannot read the chain key file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`);
+    throw new ChainError(
+      'rejected',
+      `Cannot read the chain key file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`,
+    );
   }
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    throw new ChainError('rejected', `The chain key file ${file} is readable by others (mode ${(mode & 0o777).toString(8)}); run chmod 600 on it.`);
+    throw new ChainError(
+      'rejected',
+      `The chain key file ${file} is readable by others (mode ${(mode & 0o777).toString(8)}); run chmod 600 on it.`,
+    );
   }
-  if (!PRIVATE_KEY_PATTERN.test(text)) throw new ChainError('rejected', `The chain key file ${file} must hold the private key as 0x and 64 hex characters.`);
+  if (!PRIVATE_KEY_PATTERN.test(text))
+    throw new ChainError(
+      'rejected',
+      `The chain key file ${file} must hold the private key as 0x and 64 hex characters.`,
+    );
   return text.toLowerCase() as Hex;
 }
 
@@ -83,7 +93,12 @@ export function rootFromCalldata(input: string): Uint8Array | undefined {
 
 function describe(error: unknown): string {
   const candidate = error as { shortMessage?: unknown; message?: unknown };
-  const text = typeof candidate.shortMessage === 'string' ? candidate.shortMessage : typeof candidate.message === 'string' ? candidate.message : String(error);
+  const text =
+    typeof candidate.shortMessage === 'string'
+      ? candidate.shortMessage
+      : typeof candidate.message === 'string'
+        ? candidate.message
+        : String(error);
   return text.split('\n')[0]?.slice(0, 300) ?? 'error';
 }
 
@@ -110,9 +125,12 @@ export class ChainClient {
     } catch {
       throw new ChainError('rejected', `Not a URL: ${JSON.stringify(rpcUrl)}.`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ChainError('rejected', `The chain RPC must be an http or https URL, not ${parsed.protocol}.`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new ChainError('rejected', `The chain RPC must be an http or https URL, not ${parsed.protocol}.`);
     this.rpcUrl = rpcUrl;
-    this.client = createPublicClient({ transport: http(rpcUrl, { timeout: options.timeoutMs ?? 10_000, retryCount: 0 }) });
+    this.client = createPublicClient({
+      transport: http(rpcUrl, { timeout: options.timeoutMs ?? 10_000, retryCount: 0 }),
+    });
   }
 
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {
@@ -120,7 +138,10 @@ export class ChainClient {
       return await run();
     } catch (error) {
       if (error instanceof ChainError) throw error;
-      throw new ChainError(isUnreachable(error) ? 'unreachable' : 'rejected', `${what} at ${this.rpcUrl}: ${describe(error)}`);
+      throw new ChainError(
+        isUnreachable(error) ? 'unreachable' : 'rejected',
+        `${what} at ${this.rpcUrl}: ${describe(error)}`,
+      );
     }
   }
 
@@ -136,12 +157,16 @@ export class ChainClient {
 
   /** The account's next nonce, counting transactions still in the mempool. */
   nextNonce(address: string): Promise<number> {
-    return this.call('Reading the account nonce', () => this.client.getTransactionCount({ address: address as Hex, blockTag: 'pending' }));
+    return this.call('Reading the account nonce', () =>
+      this.client.getTransactionCount({ address: address as Hex, blockTag: 'pending' }),
+    );
   }
 
   /** The account's nonce counting only mined transactions. */
   minedNonce(address: string): Promise<number> {
-    return this.call('Reading the account nonce', () => this.client.getTransactionCount({ address: address as Hex, blockTag: 'latest' }));
+    return this.call('Reading the account nonce', () =>
+      this.client.getTransactionCount({ address: address as Hex, blockTag: 'latest' }),
+    );
   }
 
   /**
@@ -194,12 +219,18 @@ export class ChainClient {
    * @param nonce - The nonce to use (the engine's own count).
    * @returns The signed bytes, their hash, the nonce and the sender.
    */
-  async signAnchorTransaction(account: PrivateKeyAccount, root: Uint8Array, nonce: number): Promise<SignedAnchorTransaction> {
+  async signAnchorTransaction(
+    account: PrivateKeyAccount,
+    root: Uint8Array,
+    nonce: number,
+  ): Promise<SignedAnchorTransaction> {
     const data = anchorCalldata(root);
     const [chainId, fees, gas] = await Promise.all([
       this.chainId(),
       this.call('Estimating fees', () => this.client.estimateFeesPerGas()),
-      this.call('Estimating gas', () => this.client.estimateGas({ account: account.address, to: account.address, data, value: 0n })),
+      this.call('Estimating gas', () =>
+        this.client.estimateGas({ account: account.address, to: account.address, data, value: 0n }),
+      ),
     ]);
     // Twice the estimate: a later rebroadcast of these very bytes must still be accepted.
     const raw = await account.signTransaction({
@@ -227,7 +258,8 @@ export class ChainClient {
     try {
       return await this.client.sendRawTransaction({ serializedTransaction: raw });
     } catch (error) {
-      if (isUnreachable(error)) throw new ChainError('unreachable', `Broadcasting at ${this.rpcUrl}: ${describe(error)}`);
+      if (isUnreachable(error))
+        throw new ChainError('unreachable', `Broadcasting at ${this.rpcUrl}: ${describe(error)}`);
       // Already known or already mined: the same bytes, nothing to do.
       const known = await this.transaction(hash);
       if (known !== undefined) return hash;
@@ -251,7 +283,9 @@ export class ChainClient {
    * Mines a block at once on a development chain (`evm_mine`), for tests of confirmations.
    */
   async mineOnDevelopmentChain(blocks = 1): Promise<void> {
-    await this.call('Mining', () => this.client.request({ method: 'anvil_mine' as never, params: [toHex(blocks)] as never }));
+    await this.call('Mining', () =>
+      this.client.request({ method: 'anvil_mine' as never, params: [toHex(blocks)] as never }),
+    );
   }
 }
 

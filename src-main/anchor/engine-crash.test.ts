@@ -36,12 +36,16 @@ interface Served {
 }
 
 async function serve(home: string, args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', ...args], { env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1', ...env } });
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', ...args], {
+    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1', ...env },
+  });
   children.push(child);
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
     child.stdout.on('data', (chunk: Buffer) => {
@@ -83,7 +87,11 @@ async function prepare(name: string): Promise<{ home: string; apiKey: string; ke
 async function submit(url: string, apiKey: string, texts: string[]): Promise<string[]> {
   return Promise.all(
     texts.map(async (text) => {
-      const response = await fetch(`${url}/v1/anchor`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ canonical_sha256: b64uEncode(digestOf(text)) }) });
+      const response = await fetch(`${url}/v1/anchor`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ canonical_sha256: b64uEncode(digestOf(text)) }),
+      });
       expect(response.status).toBe(202);
       return ((await response.json()) as { svc_anchor: string }).svc_anchor;
     }),
@@ -93,9 +101,17 @@ async function submit(url: string, apiKey: string, texts: string[]): Promise<str
 async function resolvedRecords(url: string, urns: string[], timeoutMs = 30_000): Promise<Record<string, unknown>[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const records = await Promise.all(urns.map(async (urn) => (await fetch(`${url}/v1/anchor/${encodeURIComponent(urn)}`)).json() as Promise<Record<string, unknown>>));
+    const records = await Promise.all(
+      urns.map(
+        async (urn) =>
+          (await fetch(`${url}/v1/anchor/${encodeURIComponent(urn)}`)).json() as Promise<Record<string, unknown>>,
+      ),
+    );
     if (records.every((record) => isResolvedAnchorUrn(record.svc_anchor))) return records;
-    if (Date.now() > until) throw new Error(`not resolved: ${JSON.stringify(records.filter((record) => !isResolvedAnchorUrn(record.svc_anchor)).slice(0, 2))}`);
+    if (Date.now() > until)
+      throw new Error(
+        `not resolved: ${JSON.stringify(records.filter((record) => !isResolvedAnchorUrn(record.svc_anchor)).slice(0, 2))}`,
+      );
     await sleep(100);
   }
 }
@@ -106,7 +122,8 @@ beforeAll(async () => {
   chain = new ChainClient(anvil.rpcUrl);
 });
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(async () => {
   await anvil?.stop();
@@ -117,7 +134,15 @@ describe('the anchoring engine survives SIGKILL', () => {
   for (const point of ['after-record', 'after-broadcast'] as const) {
     it(`killed ${point === 'after-record' ? 'between recording and broadcasting' : 'between broadcasting and resolving'}, then restarted: every hash resolves, one transaction per batch`, async () => {
       const { home, apiKey, keyFile, address } = await prepare(point);
-      const chainArgs = ['--chain-rpc', anvil.rpcUrl, '--chain-name', 'anvil-local', '--chain-key-file', keyFile, '--anchor-interval'];
+      const chainArgs = [
+        '--chain-rpc',
+        anvil.rpcUrl,
+        '--chain-name',
+        'anvil-local',
+        '--chain-key-file',
+        keyFile,
+        '--anchor-interval',
+      ];
       const texts = Array.from({ length: 20 }, (_, index) => `${point} ${index}`);
       // A batch open long enough for every submission to be answered before the crash.
       const crashing = await serve(home, [...chainArgs, '3'], { EVROOM_ANCHOR_CRASH_POINT: point });
@@ -135,7 +160,12 @@ describe('the anchoring engine survives SIGKILL', () => {
         expect(await chain.minedNonce(address)).toBe(transactions.size);
         expect(await chain.nextNonce(address)).toBe(transactions.size);
         for (const [index, text] of [...texts, 'after the restart a', 'after the restart b'].entries()) {
-          const result = await verifyAnchor({ sha256, digest: digestOf(text), record: records[index], rpcUrl: anvil.rpcUrl });
+          const result = await verifyAnchor({
+            sha256,
+            digest: digestOf(text),
+            record: records[index],
+            rpcUrl: anvil.rpcUrl,
+          });
           expect(result.anchor_status, JSON.stringify(result.steps)).toBe('verified');
         }
       } finally {

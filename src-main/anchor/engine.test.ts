@@ -80,18 +80,31 @@ describe('AnchorEngine on a real anvil', () => {
       expect(isResolvedAnchorUrn(record.svc_anchor)).toBe(true);
       batches.add(String(record.tx_hash));
       const result = await verifyAnchor({ sha256, digest, record, rpcUrl: anvil.rpcUrl });
-      expect(result.steps.map((step) => step.status), JSON.stringify(result.steps)).toEqual(['pass', 'pass', 'pass']);
+      expect(
+        result.steps.map((step) => step.status),
+        JSON.stringify(result.steps),
+      ).toEqual(['pass', 'pass', 'pass']);
       expect(result.anchor_status).toBe('verified');
     }
     expect(batches.size).toBe(2);
     // Exactly one transaction per batch: the account sent two.
     expect(await chain.minedNonce(account.address)).toBe(2);
-    expect(engine.status()).toMatchObject({ pending_hashes: 0, batches: { resolved: 2, open: 0, closed: 0, signed: 0, posted: 0 }, last_error: null });
+    expect(engine.status()).toMatchObject({
+      pending_hashes: 0,
+      batches: { resolved: 2, open: 0, closed: 0, signed: 0, posted: 0 },
+      last_error: null,
+    });
   }, 120_000);
 
   it('gives the same record for the same hash in one open batch, and refuses a second digest with the same suffix', async () => {
     const ledger = temporaryLedger();
-    const engine = new AnchorEngine({ ledger, chain, account: await funded(chain), network: 'anvil-local', intervalMs: 60_000 });
+    const engine = new AnchorEngine({
+      ledger,
+      chain,
+      account: await funded(chain),
+      network: 'anvil-local',
+      intervalMs: 60_000,
+    });
     const digest = digestOf('twice');
     const first = engine.submit(digest);
     const second = engine.submit(digest);
@@ -118,7 +131,14 @@ describe('AnchorEngine on a real anvil', () => {
 
   it('closes batches on its own every interval and resolves them with start()', async () => {
     const ledger = temporaryLedger();
-    const engine = new AnchorEngine({ ledger, chain, account: await funded(chain), network: 'anvil-local', intervalMs: 200, pollMs: 50 });
+    const engine = new AnchorEngine({
+      ledger,
+      chain,
+      account: await funded(chain),
+      network: 'anvil-local',
+      intervalMs: 200,
+      pollMs: 50,
+    });
     engine.start();
     cleanups.push(() => engine.stop());
     const answer = engine.submit(digestOf('on schedule'));
@@ -139,7 +159,14 @@ describe('AnchorEngine on a real anvil', () => {
     const client = new ChainClient(own.rpcUrl, { timeoutMs: 2000 });
     const ledger = temporaryLedger();
     const account = await funded(client);
-    const engine = new AnchorEngine({ ledger, chain: client, account, network: 'anvil-local', intervalMs: 60_000, maxBackoffMs: 400 });
+    const engine = new AnchorEngine({
+      ledger,
+      chain: client,
+      account,
+      network: 'anvil-local',
+      intervalMs: 60_000,
+      maxBackoffMs: 400,
+    });
     const before = engine.submit(digestOf('before the outage'));
     await engine.closeNow();
     await drain(engine, ledger);
@@ -161,7 +188,10 @@ describe('AnchorEngine on a real anvil', () => {
     cleanups.push(() => own.stop());
     await drain(engine, ledger);
     expect(engine.status()).toMatchObject({ last_error: null, next_retry_at: null, pending_hashes: 0 });
-    for (const [text, answer] of [['before the outage', before], ['during the outage', during]] as const) {
+    for (const [text, answer] of [
+      ['before the outage', before],
+      ['during the outage', during],
+    ] as const) {
       const record = engine.lookup(answer.svc_anchor);
       const result = await verifyAnchor({ sha256, digest: digestOf(text), record, rpcUrl: own.rpcUrl });
       expect(result.anchor_status).toBe('verified');

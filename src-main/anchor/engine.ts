@@ -140,9 +140,11 @@ export class AnchorEngine {
     this.options = options;
     this.network = options.network;
     this.intervalMs = options.intervalMs ?? DEFAULT_ANCHOR_INTERVAL_SECONDS * 1000;
-    if (!Number.isFinite(this.intervalMs) || this.intervalMs < 10 || this.intervalMs > 86_400_000) throw new RangeError('The anchor interval must be from 0.01 s to one day.');
+    if (!Number.isFinite(this.intervalMs) || this.intervalMs < 10 || this.intervalMs > 86_400_000)
+      throw new RangeError('The anchor interval must be from 0.01 s to one day.');
     this.confirmations = options.confirmations ?? DEFAULT_ANCHOR_CONFIRMATIONS;
-    if (!Number.isSafeInteger(this.confirmations) || this.confirmations < 1 || this.confirmations > 1000) throw new RangeError('confirmations must be a whole number from 1 to 1000.');
+    if (!Number.isSafeInteger(this.confirmations) || this.confirmations < 1 || this.confirmations > 1000)
+      throw new RangeError('confirmations must be a whole number from 1 to 1000.');
     this.pollMs = options.pollMs ?? Math.min(1000, this.intervalMs);
     this.maxBackoffMs = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
     this.now = options.now ?? (() => new Date());
@@ -158,11 +160,23 @@ export class AnchorEngine {
    * @throws RangeError when the digest is not 32 bytes
    */
   submit(digest: Uint8Array, options: { tenantId?: string } = {}): SubmitOutcome {
-    if (!(digest instanceof Uint8Array) || digest.length !== 32) throw new RangeError('submit expects the 32-byte digest');
+    if (!(digest instanceof Uint8Array) || digest.length !== 32)
+      throw new RangeError('submit expects the 32-byte digest');
     const at = this.now().getTime();
-    const queued = queueAnchorHash(this.options.ledger.writable, { digest: hexEncode(digest), tenant_id: options.tenantId ?? null, at, interval_ms: Math.ceil(this.intervalMs) });
-    if (queued.outcome === 'conflict') return { outcome: 'conflict', svc_anchor: queued.svc_anchor, batch_id: queued.batch.batch_id };
-    return { outcome: queued.outcome, svc_anchor: queued.svc_anchor, batch_id: queued.batch.batch_id, eta_seconds: batchEtaSeconds(queued.batch, at) };
+    const queued = queueAnchorHash(this.options.ledger.writable, {
+      digest: hexEncode(digest),
+      tenant_id: options.tenantId ?? null,
+      at,
+      interval_ms: Math.ceil(this.intervalMs),
+    });
+    if (queued.outcome === 'conflict')
+      return { outcome: 'conflict', svc_anchor: queued.svc_anchor, batch_id: queued.batch.batch_id };
+    return {
+      outcome: queued.outcome,
+      svc_anchor: queued.svc_anchor,
+      batch_id: queued.batch.batch_id,
+      eta_seconds: batchEtaSeconds(queued.batch, at),
+    };
   }
 
   /**
@@ -194,7 +208,11 @@ export class AnchorEngine {
       interval_seconds: this.intervalMs / 1000,
       confirmations: this.confirmations,
       last_error: this.lastError ?? backlog.last_error,
-      next_retry_at: retrying ? new Date(this.retryAt).toISOString() : backlog.next_attempt_at === null ? null : new Date(backlog.next_attempt_at).toISOString(),
+      next_retry_at: retrying
+        ? new Date(this.retryAt).toISOString()
+        : backlog.next_attempt_at === null
+          ? null
+          : new Date(backlog.next_attempt_at).toISOString(),
     };
   }
 
@@ -228,7 +246,9 @@ export class AnchorEngine {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.pass(false)
-        .catch((error: unknown) => this.options.log?.(`anchor: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) =>
+          this.options.log?.(`anchor: ${error instanceof Error ? error.message : String(error)}`),
+        )
         .finally(() => this.schedule(this.pollMs));
     }, delay);
     this.timer.unref();
@@ -249,7 +269,8 @@ export class AnchorEngine {
     const ledger = this.options.ledger;
     const now = this.now().getTime();
     const open = getOpenAnchorBatch(ledger.readable);
-    if (open !== undefined && (forceClose || open.closes_at <= now)) closeAnchorBatch(ledger.writable, open.id, { at: now });
+    if (open !== undefined && (forceClose || open.closes_at <= now))
+      closeAnchorBatch(ledger.writable, open.id, { at: now });
     if (!forceClose && now < this.retryAt) return;
     for (const batch of listUnfinishedAnchorBatches(ledger.readable)) {
       try {
@@ -265,7 +286,10 @@ export class AnchorEngine {
   }
 
   private fail(batch: AnchorBatchRecord, error: unknown): void {
-    const message = error instanceof ChainError ? `${error.kind === 'unreachable' ? 'The chain does not answer' : 'The chain refused'}: ${error.message}` : `Anchoring failed: ${error instanceof Error ? error.message : String(error)}`;
+    const message =
+      error instanceof ChainError
+        ? `${error.kind === 'unreachable' ? 'The chain does not answer' : 'The chain refused'}: ${error.message}`
+        : `Anchoring failed: ${error instanceof Error ? error.message : String(error)}`;
     this.failures += 1;
     const delay = Math.min(this.maxBackoffMs, BASE_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 20));
     const now = this.now().getTime();
@@ -276,16 +300,25 @@ export class AnchorEngine {
     } catch {
       // The batch moved on meanwhile; the engine's own status still shows the error.
     }
-    this.options.log?.(`anchor: batch ${batch.batch_id} (#${batch.id}): ${message}; retrying in ${Math.round(delay / 100) / 10} s`);
+    this.options.log?.(
+      `anchor: batch ${batch.batch_id} (#${batch.id}): ${message}; retrying in ${Math.round(delay / 100) / 10} s`,
+    );
   }
 
   private crash(point: AnchorCrashPoint): void {
     if (this.options.crashPoint === point) process.kill(process.pid, 'SIGKILL');
   }
 
-  private tree(batch: AnchorBatchRecord): { hashes: ReturnType<typeof listBatchHashes>; root: Uint8Array; paths: Uint8Array[][] } {
+  private tree(batch: AnchorBatchRecord): {
+    hashes: ReturnType<typeof listBatchHashes>;
+    root: Uint8Array;
+    paths: Uint8Array[][];
+  } {
     const hashes = listBatchHashes(this.options.ledger.readable, batch.id);
-    const { root, paths } = anchorTree(nodeSha256, hashes.map((hash) => lowerHexDecode(hash.digest) as Uint8Array));
+    const { root, paths } = anchorTree(
+      nodeSha256,
+      hashes.map((hash) => lowerHexDecode(hash.digest) as Uint8Array),
+    );
     return { hashes, root, paths };
   }
 
@@ -302,7 +335,14 @@ export class AnchorEngine {
     const recorded = recordAnchorTransaction(
       this.options.ledger.writable,
       batch.id,
-      { merkle_root: hexEncode(root), network: this.network, raw_tx: signed.raw.toLowerCase(), tx_hash: signed.hash.toLowerCase(), nonce, sender: this.sender },
+      {
+        merkle_root: hexEncode(root),
+        network: this.network,
+        raw_tx: signed.raw.toLowerCase(),
+        tx_hash: signed.hash.toLowerCase(),
+        nonce,
+        sender: this.sender,
+      },
       { at: this.now().getTime() },
     );
     this.crash('after-record');
@@ -318,8 +358,11 @@ export class AnchorEngine {
       // Refused bytes can be re-signed only when their nonce went to another transaction (the
       // account was used elsewhere): then these bytes can never be mined.
       const mined = await chain.minedNonce(this.sender);
-      if (mined <= (batch.nonce as number) || (await chain.transaction(batch.tx_hash as string)) !== undefined) throw error;
-      this.options.log?.(`anchor: batch ${batch.batch_id} (#${batch.id}): nonce ${batch.nonce} was used by another transaction; signing again`);
+      if (mined <= (batch.nonce as number) || (await chain.transaction(batch.tx_hash as string)) !== undefined)
+        throw error;
+      this.options.log?.(
+        `anchor: batch ${batch.batch_id} (#${batch.id}): nonce ${batch.nonce} was used by another transaction; signing again`,
+      );
       const resigned = await this.sign({ ...batch, state: 'closed' });
       await chain.broadcast(resigned.raw_tx as Hex);
       batch = resigned;
@@ -345,14 +388,21 @@ export class AnchorEngine {
     const head = await chain.blockNumber();
     if (head - tx.blockNumber + 1 < this.confirmations) return;
     const receipt = await chain.receiptStatus(batch.tx_hash as string);
-    if (receipt === 'reverted') throw new ChainError('rejected', `The anchor transaction ${batch.tx_hash} of batch ${batch.batch_id} reverted.`);
+    if (receipt === 'reverted')
+      throw new ChainError('rejected', `The anchor transaction ${batch.tx_hash} of batch ${batch.batch_id} reverted.`);
     if (receipt === undefined) return;
     const { hashes, root, paths } = this.tree(batch);
-    if (hexEncode(root) !== batch.merkle_root) throw new Error(`Batch ${batch.id}: its hashes no longer give the recorded root.`);
+    if (hexEncode(root) !== batch.merkle_root)
+      throw new Error(`Batch ${batch.id}: its hashes no longer give the recorded root.`);
     const verifiedAt = this.now().toISOString();
     const merkleRoot = encodeAnchorHash(root);
     const records = hashes.map((hash, index) => {
-      const svcAnchor = resolvedAnchorUrn({ network: this.network, block_height: tx.blockNumber as number, tx_hash: batch.tx_hash as string, suffix: hash.digest.slice(0, 16) });
+      const svcAnchor = resolvedAnchorUrn({
+        network: this.network,
+        block_height: tx.blockNumber as number,
+        tx_hash: batch.tx_hash as string,
+        suffix: hash.digest.slice(0, 16),
+      });
       return {
         pending: hash.svc_anchor,
         svc_anchor: svcAnchor,
@@ -368,6 +418,11 @@ export class AnchorEngine {
         },
       };
     });
-    resolveAnchorBatch(this.options.ledger.writable, batch.id, { block_height: tx.blockNumber, records }, { at: this.now().getTime() });
+    resolveAnchorBatch(
+      this.options.ledger.writable,
+      batch.id,
+      { block_height: tx.blockNumber, records },
+      { at: this.now().getTime() },
+    );
   }
 }

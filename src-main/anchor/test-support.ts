@@ -57,7 +57,12 @@ export async function postAnchorBatch(
   }
   const height = tx.blockNumber as number;
   const records = digests.map((digest, index) => ({
-    svc_anchor: resolvedAnchorUrn({ network, block_height: height, tx_hash: signed.hash, suffix: anchorSuffix(digest) }),
+    svc_anchor: resolvedAnchorUrn({
+      network,
+      block_height: height,
+      tx_hash: signed.hash,
+      suffix: anchorSuffix(digest),
+    }),
     batch_id: batchId,
     network,
     block_height: height,

@@ -16,7 +16,10 @@ let chain: ChainClient;
 const account = anchorAccount(generatePrivateKey());
 
 /** Posts a batch's root and returns each digest's resolved record. */
-async function postBatch(digests: Uint8Array[], nonce: number): Promise<{ records: Record<string, unknown>[]; hash: string }> {
+async function postBatch(
+  digests: Uint8Array[],
+  nonce: number,
+): Promise<{ records: Record<string, unknown>[]; hash: string }> {
   const { root, paths } = anchorTree(sha256, digests);
   const signed = await chain.signAnchorTransaction(account, root, nonce);
   await chain.broadcast(signed.raw);
@@ -28,7 +31,12 @@ async function postBatch(digests: Uint8Array[], nonce: number): Promise<{ record
   }
   const height = tx.blockNumber as number;
   const records = digests.map((digest, index) => {
-    const svcAnchor = resolvedAnchorUrn({ network: 'anvil-local', block_height: height, tx_hash: signed.hash, suffix: anchorSuffix(digest) });
+    const svcAnchor = resolvedAnchorUrn({
+      network: 'anvil-local',
+      block_height: height,
+      tx_hash: signed.hash,
+      suffix: anchorSuffix(digest),
+    });
     return {
       svc_anchor: svcAnchor,
       batch_id: '2026-11-23T09:00Z',
@@ -61,18 +69,36 @@ describe('verifyAnchor on a real anvil', () => {
       expect(result.anchor_status).toBe('verified');
       expect(result.steps.map((step) => step.status)).toEqual(['pass', 'pass', 'pass']);
     }
-    const deep = await verifyAnchor({ sha256, digest: digests[0] as Uint8Array, record: records[0], rpcUrl: anvil.rpcUrl, confirmations: 3 });
+    const deep = await verifyAnchor({
+      sha256,
+      digest: digests[0] as Uint8Array,
+      record: records[0],
+      rpcUrl: anvil.rpcUrl,
+      confirmations: 3,
+    });
     expect(deep.anchor_status).toBe('failed');
     expect(deep.steps[2]).toMatchObject({ status: 'fail' });
     await chain.mineOnDevelopmentChain(2);
-    const later = await verifyAnchor({ sha256, digest: digests[0] as Uint8Array, record: records[0], rpcUrl: anvil.rpcUrl, confirmations: 3 });
+    const later = await verifyAnchor({
+      sha256,
+      digest: digests[0] as Uint8Array,
+      record: records[0],
+      rpcUrl: anvil.rpcUrl,
+      confirmations: 3,
+    });
     expect(later.anchor_status).toBe('verified');
   });
 
   it('offline, steps 2 and 3 are unchecked, never pass', async () => {
     const digests = [digestOf('offline a'), digestOf('offline b')];
     const { records } = await postBatch(digests, 1);
-    const result = await verifyAnchor({ sha256, digest: digests[1] as Uint8Array, record: records[1], rpcUrl: anvil.rpcUrl, offline: true });
+    const result = await verifyAnchor({
+      sha256,
+      digest: digests[1] as Uint8Array,
+      record: records[1],
+      rpcUrl: anvil.rpcUrl,
+      offline: true,
+    });
     expect(result.anchor_status).toBe('verified_offline');
     expect(result.steps.map((step) => step.status)).toEqual(['pass', 'unchecked', 'unchecked']);
   });
@@ -83,13 +109,30 @@ describe('verifyAnchor on a real anvil', () => {
     const one = await postBatch(first, 2);
     const two = await postBatch(second, 3);
     // Wrong batch: the record of batch two, with batch one's digest suffix.
-    const wrongBatch = { ...two.records[0], svc_anchor: String(two.records[0]?.svc_anchor).replace(/[0-9a-f]{16}$/, anchorSuffix(first[0] as Uint8Array)) };
-    const wrong = await verifyAnchor({ sha256, digest: first[0] as Uint8Array, record: wrongBatch, rpcUrl: anvil.rpcUrl });
+    const wrongBatch = {
+      ...two.records[0],
+      svc_anchor: String(two.records[0]?.svc_anchor).replace(/[0-9a-f]{16}$/, anchorSuffix(first[0] as Uint8Array)),
+    };
+    const wrong = await verifyAnchor({
+      sha256,
+      digest: first[0] as Uint8Array,
+      record: wrongBatch,
+      rpcUrl: anvil.rpcUrl,
+    });
     expect(wrong.steps.map((step) => step.status)).toEqual(['fail', 'unchecked', 'unchecked']);
     // A changed root with a path that folds to it: step 1 passes, the chain disagrees.
     const fakeTree = anchorTree(sha256, [first[0] as Uint8Array, digestOf('forged')]);
-    const changedRoot = { ...one.records[0], merkle_root: encodeAnchorHash(fakeTree.root), merkle_path: (fakeTree.paths[0] as Uint8Array[]).map(encodeAnchorHash) };
-    const changed = await verifyAnchor({ sha256, digest: first[0] as Uint8Array, record: changedRoot, rpcUrl: anvil.rpcUrl });
+    const changedRoot = {
+      ...one.records[0],
+      merkle_root: encodeAnchorHash(fakeTree.root),
+      merkle_path: (fakeTree.paths[0] as Uint8Array[]).map(encodeAnchorHash),
+    };
+    const changed = await verifyAnchor({
+      sha256,
+      digest: first[0] as Uint8Array,
+      record: changedRoot,
+      rpcUrl: anvil.rpcUrl,
+    });
     expect(changed.steps.map((step) => step.status)).toEqual(['pass', 'fail', 'unchecked']);
     expect(changed.steps[1]?.detail).toMatch(/carries root/);
     // Another transaction's hash (and its block): the data carries another root.
@@ -98,7 +141,12 @@ describe('verifyAnchor on a real anvil', () => {
       ...one.records[0],
       tx_hash: two.hash,
       block_height: (two.records[0] as { block_height: number }).block_height,
-      svc_anchor: resolvedAnchorUrn({ network: 'anvil-local', block_height: (two.records[0] as { block_height: number }).block_height, tx_hash: two.hash, suffix: anchorSuffix(first[0] as Uint8Array) }),
+      svc_anchor: resolvedAnchorUrn({
+        network: 'anvil-local',
+        block_height: (two.records[0] as { block_height: number }).block_height,
+        tx_hash: two.hash,
+        suffix: anchorSuffix(first[0] as Uint8Array),
+      }),
     };
     expect(otherTx.block_height).not.toBe(swapped.block_height);
     const other = await verifyAnchor({ sha256, digest: first[0] as Uint8Array, record: swapped, rpcUrl: anvil.rpcUrl });
@@ -108,7 +156,13 @@ describe('verifyAnchor on a real anvil', () => {
   it('a chain that does not answer leaves steps 2-3 unchecked and the verdict failed', async () => {
     const digests = [digestOf('unreachable')];
     const { records } = await postBatch(digests, 4);
-    const result = await verifyAnchor({ sha256, digest: digests[0] as Uint8Array, record: records[0], rpcUrl: 'http://127.0.0.1:9', timeoutMs: 2000 });
+    const result = await verifyAnchor({
+      sha256,
+      digest: digests[0] as Uint8Array,
+      record: records[0],
+      rpcUrl: 'http://127.0.0.1:9',
+      timeoutMs: 2000,
+    });
     expect(result.anchor_status).toBe('failed');
     expect(result.steps.map((step) => step.status)).toEqual(['pass', 'unchecked', 'unchecked']);
     expect(result.steps[1]?.detail).toMatch(/could not be asked/);

@@ -58,17 +58,28 @@ export async function anchorStepTwo(chain: ChainClient, record: ResolvedAnchorRe
   const tx = await chain.transaction(record.tx_hash);
   if (tx === undefined) return fail(`The chain at ${chain.rpcUrl} has no transaction ${record.tx_hash}.`);
   if (tx.blockNumber === null) return fail(`Transaction ${record.tx_hash} is not mined yet.`);
-  if (tx.blockNumber !== record.block_height) return fail(`Transaction ${record.tx_hash} is in block ${tx.blockNumber}, not block ${record.block_height} as the record says.`);
+  if (tx.blockNumber !== record.block_height)
+    return fail(
+      `Transaction ${record.tx_hash} is in block ${tx.blockNumber}, not block ${record.block_height} as the record says.`,
+    );
   const root = rootFromCalldata(tx.input);
-  if (root === undefined) return fail(`Transaction ${record.tx_hash} carries no anchor root: its data is not 0x4556524101 and 32 bytes.`);
+  if (root === undefined)
+    return fail(`Transaction ${record.tx_hash} carries no anchor root: its data is not 0x4556524101 and 32 bytes.`);
   if (!equalBytes(root, record.merkle_root)) {
-    return fail(`Transaction ${record.tx_hash} carries root sha256:${hexEncode(root)}, not merkle_root ${encodeAnchorHash(record.merkle_root)}.`);
+    return fail(
+      `Transaction ${record.tx_hash} carries root sha256:${hexEncode(root)}, not merkle_root ${encodeAnchorHash(record.merkle_root)}.`,
+    );
   }
-  if (tx.to === null || tx.to !== tx.from) return fail(`Transaction ${record.tx_hash} is not from the anchor account to itself.`);
+  if (tx.to === null || tx.to !== tx.from)
+    return fail(`Transaction ${record.tx_hash} is not from the anchor account to itself.`);
   if (tx.value !== 0n) return fail(`Transaction ${record.tx_hash} moves value; an anchor transaction has value 0.`);
   const status = await chain.receiptStatus(record.tx_hash);
   if (status !== 'success') return fail(`Transaction ${record.tx_hash} did not succeed (${status ?? 'no receipt'}).`);
-  return { step: 2, status: 'pass', detail: `Transaction ${record.tx_hash} in block ${tx.blockNumber}, from ${tx.from} to itself, carries merkle_root.` };
+  return {
+    step: 2,
+    status: 'pass',
+    detail: `Transaction ${record.tx_hash} in block ${tx.blockNumber}, from ${tx.from} to itself, carries merkle_root.`,
+  };
 }
 
 /**
@@ -79,11 +90,24 @@ export async function anchorStepTwo(chain: ChainClient, record: ResolvedAnchorRe
  * @param confirmations - The required depth.
  * @returns The step.
  */
-export async function anchorStepThree(chain: ChainClient, record: ResolvedAnchorRecord, confirmations: number): Promise<AnchorStep> {
+export async function anchorStepThree(
+  chain: ChainClient,
+  record: ResolvedAnchorRecord,
+  confirmations: number,
+): Promise<AnchorStep> {
   const latest = await chain.blockNumber();
   const depth = latest >= record.block_height ? latest - record.block_height + 1 : 0;
-  if (depth >= confirmations) return { step: 3, status: 'pass', detail: `${depth} confirmations (latest block ${latest}); ${confirmations} required.` };
-  return { step: 3, status: 'fail', detail: `${depth} confirmations (latest block ${latest}); ${confirmations} required.` };
+  if (depth >= confirmations)
+    return {
+      step: 3,
+      status: 'pass',
+      detail: `${depth} confirmations (latest block ${latest}); ${confirmations} required.`,
+    };
+  return {
+    step: 3,
+    status: 'fail',
+    detail: `${depth} confirmations (latest block ${latest}); ${confirmations} required.`,
+  };
 }
 
 /**
@@ -96,19 +120,26 @@ export async function anchorStepThree(chain: ChainClient, record: ResolvedAnchor
  */
 export async function verifyAnchor(options: VerifyAnchorOptions): Promise<AnchorVerification> {
   const confirmations = options.confirmations ?? 1;
-  if (!Number.isSafeInteger(confirmations) || confirmations < 1) throw new RangeError('confirmations must be a positive integer');
+  if (!Number.isSafeInteger(confirmations) || confirmations < 1)
+    throw new RangeError('confirmations must be a positive integer');
   const one = anchorStepOne(options.sha256, options.digest, options.record);
   const unchecked = (detail: string): AnchorStep[] => [
     { step: 2, status: 'unchecked', detail },
     { step: 3, status: 'unchecked', detail },
   ];
   if (one.resolved === null) {
-    const why = one.pending ? 'The anchor is pending: there is no transaction to check yet.' : 'Step 1 failed, so the transaction was not looked up.';
+    const why = one.pending
+      ? 'The anchor is pending: there is no transaction to check yet.'
+      : 'Step 1 failed, so the transaction was not looked up.';
     const steps = [one.step, ...unchecked(why)];
     return { anchor_status: anchorVerdict(steps, one.pending), steps };
   }
   if (options.offline === true || options.rpcUrl === undefined) {
-    const why = options.uncheckedReason ?? (options.offline === true ? 'Offline: the chain was not asked.' : 'No chain RPC is configured: the chain was not asked.');
+    const why =
+      options.uncheckedReason ??
+      (options.offline === true
+        ? 'Offline: the chain was not asked.'
+        : 'No chain RPC is configured: the chain was not asked.');
     const steps = [one.step, ...unchecked(why)];
     return { anchor_status: anchorVerdict(steps, false), steps };
   }

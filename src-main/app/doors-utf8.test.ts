@@ -48,7 +48,10 @@ describe('invalid UTF-8 inside a JSON document', () => {
   it('is a MALFORMED report from evroom verify (exit 1), while a zip is still a binary file (exit 2)', () => {
     const file = path.join(home, 'broken.json');
     fs.writeFileSync(file, broken.bytes);
-    const result = spawnSync(process.execPath, [BIN, 'verify', '--json', '--no-trust-store', file], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
+    const result = spawnSync(process.execPath, [BIN, 'verify', '--json', '--no-trust-store', file], {
+      encoding: 'utf8',
+      env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+    });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(1);
     const report = JSON.parse(result.stdout) as Report;
@@ -56,7 +59,10 @@ describe('invalid UTF-8 inside a JSON document', () => {
     expect(report.errors[0]?.message).toContain(`offset ${broken.at}`);
     const zip = path.join(home, 'not-json.zip');
     fs.writeFileSync(zip, Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff]));
-    const binary = spawnSync(process.execPath, [BIN, 'verify', '--no-trust-store', zip], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
+    const binary = spawnSync(process.execPath, [BIN, 'verify', '--no-trust-store', zip], {
+      encoding: 'utf8',
+      env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+    });
     expect(binary.status).toBe(2);
     expect(binary.stderr).toContain('is a binary file');
   });
@@ -83,9 +89,21 @@ describe('invalid UTF-8 inside a JSON document', () => {
     let service: Service | undefined;
     try {
       const keys = loadServiceKeys(workspace);
-      service = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed: keys.listed } });
+      service = await buildService({
+        workspace,
+        signer: {
+          key_id: keys.active.key_id,
+          seed: keys.active.seed,
+          public_key: keys.active.public_key,
+          listed: keys.listed,
+        },
+      });
       const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-      const response = await fetch(`${base}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: broken.bytes });
+      const response = await fetch(`${base}/v1/receipt/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: broken.bytes,
+      });
       expect(response.status).toBe(200);
       expectInvalidUtf8((await response.json()) as Report);
     } finally {

@@ -49,7 +49,10 @@ function cliDoor(): Door {
             : change.action === 'revoke'
               ? ['trust', 'revoke', ISSUER, '--reason', 'test']
               : ['trust', 'unpin', ISSUER];
-        const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
+        const result = spawnSync(process.execPath, [BIN, ...args], {
+          encoding: 'utf8',
+          env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+        });
         expect(result.stderr).toBe('');
         expect(result.status).toBe(0);
       },
@@ -123,8 +126,14 @@ describe('every door re-judges stored trust the same way', () => {
     rendererDirectory = path.join(directory, 'renderer');
     fs.mkdirSync(rendererDirectory);
     fs.writeFileSync(path.join(rendererDirectory, 'index.html'), '<!doctype html><title>probe</title>');
-    const receipts = Array.from({ length: RECEIPTS }, (_, index) => ({ stem: `r${index}`, bytes: utf8Encode(signClassical({ sequence: index }, issuerSeed, node)) }));
-    const parts = bundleParts(receipts, { keyId: 'did:svc:acme:bundler', keys: [keyEntryFor('did:svc:acme:bundler', bundleSeed, node)] });
+    const receipts = Array.from({ length: RECEIPTS }, (_, index) => ({
+      stem: `r${index}`,
+      bytes: utf8Encode(signClassical({ sequence: index }, issuerSeed, node)),
+    }));
+    const parts = bundleParts(receipts, {
+      keyId: 'did:svc:acme:bundler',
+      keys: [keyEntryFor('did:svc:acme:bundler', bundleSeed, node)],
+    });
     bundle = path.join(directory, 'bundle.zip');
     fs.writeFileSync(bundle, zipBundle(parts, { seed: bundleSeed, keyId: 'did:svc:acme:bundler' }, node));
   });
@@ -132,31 +141,39 @@ describe('every door re-judges stored trust the same way', () => {
 
   const doors = (): Door[] => [cliDoor(), ipcDoor(), webDoor(rendererDirectory)];
 
-  it.each([0, 1, 2])('door %i: pin, revoke, unpin re-judge the imported receipts', async (index) => {
-    const door = doors()[index] as Door;
-    const home = path.join(directory, `home-${index}`);
-    const seeded = openWorkspace(home);
-    await importEvidence(seeded, bundle);
-    seeded.close();
-    expect(byTrust(home), door.name).toEqual({ unpinned: RECEIPTS });
+  it.each([0, 1, 2])(
+    'door %i: pin, revoke, unpin re-judge the imported receipts',
+    async (index) => {
+      const door = doors()[index] as Door;
+      const home = path.join(directory, `home-${index}`);
+      const seeded = openWorkspace(home);
+      await importEvidence(seeded, bundle);
+      seeded.close();
+      expect(byTrust(home), door.name).toEqual({ unpinned: RECEIPTS });
 
-    const open = await door.open(home);
-    try {
-      await open.apply({ action: 'pin' });
-      expect(byTrust(home), `${door.name} after pin`).toEqual({ trusted: RECEIPTS });
-      await open.apply({ action: 'revoke' });
-      expect(byTrust(home), `${door.name} after revoke`).toEqual({ revoked: RECEIPTS });
-      await open.apply({ action: 'unpin' });
-      expect(byTrust(home), `${door.name} after unpin`).toEqual({ unpinned: RECEIPTS });
-    } finally {
-      await open.close();
-    }
-  }, 120_000);
+      const open = await door.open(home);
+      try {
+        await open.apply({ action: 'pin' });
+        expect(byTrust(home), `${door.name} after pin`).toEqual({ trusted: RECEIPTS });
+        await open.apply({ action: 'revoke' });
+        expect(byTrust(home), `${door.name} after revoke`).toEqual({ revoked: RECEIPTS });
+        await open.apply({ action: 'unpin' });
+        expect(byTrust(home), `${door.name} after unpin`).toEqual({ unpinned: RECEIPTS });
+      } finally {
+        await open.close();
+      }
+    },
+    120_000,
+  );
 
   it('answers a refusal with the same envelope through IPC and HTTP', async () => {
     const home = path.join(directory, 'home-refusal');
     const api = createAppApi({ mode: 'electron', dataDirectory: home });
-    const web = await startLocalWebMode({ dataDirectory: path.join(directory, 'home-refusal-web'), rendererDirectory, port: 0 });
+    const web = await startLocalWebMode({
+      dataDirectory: path.join(directory, 'home-refusal-web'),
+      rendererDirectory,
+      port: 0,
+    });
     try {
       const ipc = await api.answer('trust.unpin', { key_id: ISSUER });
       const token = /#token=([A-Za-z0-9_-]+)/.exec(web.url)?.[1] ?? '';
@@ -167,9 +184,19 @@ describe('every door re-judges stored trust the same way', () => {
       });
       const http = (await response.json()) as AppApiAnswer;
       expect(response.status).toBe(404);
-      expect(ipc).toEqual({ ok: false, error: { code: 'unknown_key', message: `The key ${ISSUER} is not in the trust store.`, details: [{ path: '/key_id', message: 'not in the trust store' }] } });
+      expect(ipc).toEqual({
+        ok: false,
+        error: {
+          code: 'unknown_key',
+          message: `The key ${ISSUER} is not in the trust store.`,
+          details: [{ path: '/key_id', message: 'not in the trust store' }],
+        },
+      });
       expect(http).toEqual(ipc);
-      const cli = spawnSync(process.execPath, [BIN, 'trust', 'unpin', ISSUER], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
+      const cli = spawnSync(process.execPath, [BIN, 'trust', 'unpin', ISSUER], {
+        encoding: 'utf8',
+        env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+      });
       expect(cli.status).toBe(2);
       expect(cli.stderr).toContain('(unknown_key)');
     } finally {

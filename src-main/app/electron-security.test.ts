@@ -37,13 +37,23 @@ describe('BrowserWindow preferences', () => {
   /** Each `new BrowserWindow({...})` of main.ts: its webPreferences as property name to source text. */
   function windowPreferences(): Map<string, string>[] {
     const file = parse(mainSource, 'main.ts');
-    const windows = findAll(file, (node) => ts.isNewExpression(node) && node.expression.getText() === 'BrowserWindow') as ts.NewExpression[];
+    const windows = findAll(
+      file,
+      (node) => ts.isNewExpression(node) && node.expression.getText() === 'BrowserWindow',
+    ) as ts.NewExpression[];
     return windows.map((window) => {
       const options = window.arguments?.[0];
-      if (!options || !ts.isObjectLiteralExpression(options)) throw new Error('a BrowserWindow without an object literal of options');
+      if (!options || !ts.isObjectLiteralExpression(options))
+        throw new Error('a BrowserWindow without an object literal of options');
       const preferences = options.properties.find((property) => property.name?.getText() === 'webPreferences');
-      if (!preferences || !ts.isPropertyAssignment(preferences) || !ts.isObjectLiteralExpression(preferences.initializer)) {
-        throw new Error('a BrowserWindow whose webPreferences is not an object literal (electronegativity could not read it)');
+      if (
+        !preferences ||
+        !ts.isPropertyAssignment(preferences) ||
+        !ts.isObjectLiteralExpression(preferences.initializer)
+      ) {
+        throw new Error(
+          'a BrowserWindow whose webPreferences is not an object literal (electronegativity could not read it)',
+        );
       }
       return new Map(
         preferences.initializer.properties.map((property) => {
@@ -97,10 +107,17 @@ describe('BrowserWindow preferences', () => {
     expect(mainSource).toMatch(/on\('will-navigate', \(event\) => event\.preventDefault\(\)\)/);
     expect(mainSource).toMatch(/setWindowOpenHandler\(\(\) => \(\{ action: 'deny' \}\)\)/);
     expect(mainSource).toMatch(/on\('will-attach-webview', \(event\) => event\.preventDefault\(\)\)/);
-    expect(mainSource).toMatch(/setPermissionRequestHandler\(\(_contents, _permission, callback\) => callback\(false\)\)/);
-    expect(mainSource).toMatch(/onBeforeRequest\(\{ urls: \['http:\/\/\*\/\*', 'https:\/\/\*\/\*', 'ws:\/\/\*\/\*', 'wss:\/\/\*\/\*'\] \}/);
+    expect(mainSource).toMatch(
+      /setPermissionRequestHandler\(\(_contents, _permission, callback\) => callback\(false\)\)/,
+    );
+    expect(mainSource).toMatch(
+      /onBeforeRequest\(\{ urls: \['http:\/\/\*\/\*', 'https:\/\/\*\/\*', 'ws:\/\/\*\/\*', 'wss:\/\/\*\/\*'\] \}/,
+    );
     // Pages load only from the app's own origin.
-    const loads = findAll(parse(mainSource, 'main.ts'), (node) => ts.isCallExpression(node) && node.expression.getText().endsWith('.loadURL')) as ts.CallExpression[];
+    const loads = findAll(
+      parse(mainSource, 'main.ts'),
+      (node) => ts.isCallExpression(node) && node.expression.getText().endsWith('.loadURL'),
+    ) as ts.CallExpression[];
     expect(loads.length).toBeGreaterThan(0);
     for (const load of loads) expect(load.arguments[0]?.getText()).toMatch(/^`\$\{APP_ORIGIN\}\//);
   });
@@ -115,7 +132,9 @@ describe('IPC', () => {
     const handlers = mainSource.match(/ipcMain\.handle\(/g) ?? [];
     expect(handlers).toHaveLength(1);
     // The refusal is an answer (the envelope), not a rejection, so its code reaches the renderer.
-    expect(mainSource).toMatch(/ipcMain\.handle\('evroom:invoke', async \(event, method: unknown, input: unknown\) => \{\n\s+if \(!isTrustedSender\(senderFacts\(event\)\)\) return \{ ok: false, error: \{ code: 'forbidden'/);
+    expect(mainSource).toMatch(
+      /ipcMain\.handle\('evroom:invoke', async \(event, method: unknown, input: unknown\) => \{\n\s+if \(!isTrustedSender\(senderFacts\(event\)\)\) return \{ ok: false, error: \{ code: 'forbidden'/,
+    );
     expect(mainSource).toMatch(/return api\.answer\(method, input\);\n\s+\}\);/);
   });
 
@@ -131,12 +150,17 @@ describe('IPC', () => {
 
   it('the preload exposes exactly one function, invoke, and never ipcRenderer itself', () => {
     const file = parse(preloadSource, 'preload.ts');
-    const exposures = findAll(file, (node) => ts.isCallExpression(node) && node.expression.getText() === 'contextBridge.exposeInMainWorld') as ts.CallExpression[];
+    const exposures = findAll(
+      file,
+      (node) => ts.isCallExpression(node) && node.expression.getText() === 'contextBridge.exposeInMainWorld',
+    ) as ts.CallExpression[];
     expect(exposures).toHaveLength(1);
     const [name, api] = exposures[0]!.arguments;
     expect(name?.getText()).toBe("'evroom'");
     expect(api && ts.isObjectLiteralExpression(api)).toBe(true);
-    expect((api as ts.ObjectLiteralExpression).properties.map((property) => property.name?.getText())).toEqual(['invoke']);
+    expect((api as ts.ObjectLiteralExpression).properties.map((property) => property.name?.getText())).toEqual([
+      'invoke',
+    ]);
     const uses = findAll(file, (node) => ts.isIdentifier(node) && node.text === 'ipcRenderer');
     // One import and one call of ipcRenderer.invoke on the one channel.
     expect(uses).toHaveLength(2);

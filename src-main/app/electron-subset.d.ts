@@ -26,7 +26,10 @@ export interface NavigationEvent {
 
 export interface WebContents {
   mainFrame: WebFrameMain;
-  on(event: 'will-navigate' | 'will-attach-webview' | 'will-redirect', listener: (event: NavigationEvent) => void): this;
+  on(
+    event: 'will-navigate' | 'will-attach-webview' | 'will-redirect',
+    listener: (event: NavigationEvent) => void,
+  ): this;
   setWindowOpenHandler(handler: (details: { url: string }) => WindowOpenHandlerResponse): void;
 }
 
@@ -85,7 +88,20 @@ export declare class BrowserWindow {
 
 export interface MenuItemConstructorOptions {
   label?: string;
-  role?: 'quit' | 'reload' | 'togglefullscreen' | 'about' | 'copy' | 'paste' | 'selectAll' | 'zoomIn' | 'zoomOut' | 'resetZoom' | 'editMenu' | 'windowMenu' | 'appMenu';
+  role?:
+    | 'quit'
+    | 'reload'
+    | 'togglefullscreen'
+    | 'about'
+    | 'copy'
+    | 'paste'
+    | 'selectAll'
+    | 'zoomIn'
+    | 'zoomOut'
+    | 'resetZoom'
+    | 'editMenu'
+    | 'windowMenu'
+    | 'appMenu';
   accelerator?: string;
   type?: 'normal' | 'separator' | 'submenu';
   click?: () => void;
@@ -117,15 +133,22 @@ export declare const ipcMain: {
 };
 
 export declare const protocol: {
-  registerSchemesAsPrivileged(schemes: { scheme: string; privileges: { standard?: boolean; secure?: boolean; supportFetchAPI?: boolean } }[]): void;
+  registerSchemesAsPrivileged(
+    schemes: { scheme: string; privileges: { standard?: boolean; secure?: boolean; supportFetchAPI?: boolean } }[],
+  ): void;
   handle(scheme: string, handler: (request: Request) => Promise<Response> | Response): void;
 };
 
 export declare const session: {
   defaultSession: {
-    setPermissionRequestHandler(handler: (contents: WebContents, permission: string, callback: (granted: boolean) => void) => void): void;
+    setPermissionRequestHandler(
+      handler: (contents: WebContents, permission: string, callback: (granted: boolean) => void) => void,
+    ): void;
     webRequest: {
-      onBeforeRequest(filter: { urls: string[] }, listener: (details: { url: string }, callback: (response: { cancel: boolean }) => void) => void): void;
+      onBeforeRequest(
+        filter: { urls: string[] },
+        listener: (details: { url: string }, callback: (response: { cancel: boolean }) => void) => void,
+      ): void;
     };
   };
 };
@@ -141,9 +164,18 @@ export interface SaveDialogReturnValue {
 }
 
 export declare const dialog: {
-  showOpenDialog(window: BrowserWindow, options: { title?: string; properties?: ('openFile')[]; filters?: { name: string; extensions: string[] }[] }): Promise<OpenDialogReturnValue>;
-  showSaveDialog(window: BrowserWindow, options: { title?: string; defaultPath?: string; filters?: { name: string; extensions: string[] }[] }): Promise<SaveDialogReturnValue>;
-  showMessageBox(window: BrowserWindow, options: { type?: 'info' | 'error' | 'warning'; title?: string; message: string; detail?: string }): Promise<{ response: number }>;
+  showOpenDialog(
+    window: BrowserWindow,
+    options: { title?: string; properties?: 'openFile'[]; filters?: { name: string; extensions: string[] }[] },
+  ): Promise<OpenDialogReturnValue>;
+  showSaveDialog(
+    window: BrowserWindow,
+    options: { title?: string; defaultPath?: string; filters?: { name: string; extensions: string[] }[] },
+  ): Promise<SaveDialogReturnValue>;
+  showMessageBox(
+    window: BrowserWindow,
+    options: { type?: 'info' | 'error' | 'warning'; title?: string; message: string; detail?: string },
+  ): Promise<{ response: number }>;
 };
 
 export declare const screen: {

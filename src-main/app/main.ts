@@ -4,7 +4,19 @@
  * The shell is thin on purpose: everything it offers is the app API (src-main/appapi), which
  * local web mode serves too, so every capability is reachable and tested without Electron.
  */
-import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, screen, session, shell, net, type IpcMainInvokeEvent } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  protocol,
+  screen,
+  session,
+  shell,
+  net,
+  type IpcMainInvokeEvent,
+} from 'electron';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -18,7 +30,9 @@ import { createOpenQueue, filesToOpen, openedFileKind } from './open-files';
 import { loadWindowState, MIN_WINDOW_SIZE, placeWindow, saveWindowState, type WindowState } from './window-state';
 import { APP_ORIGIN, APP_PROTOCOL, CONTENT_SECURITY_POLICY, isTrustedSender, type SenderFacts } from './window-options';
 
-protocol.registerSchemesAsPrivileged([{ scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+protocol.registerSchemesAsPrivileged([
+  { scheme: APP_PROTOCOL, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+]);
 
 const rendererDirectory = join(import.meta.dirname, '../renderer');
 const dataDirectory = resolveDataDirectory();
@@ -39,7 +53,10 @@ function senderFacts(event: IpcMainInvokeEvent): SenderFacts {
 }
 
 function createWindow(remembered: WindowState | undefined): void {
-  const placement = placeWindow(remembered, screen.getAllDisplays().map((display) => display.workArea));
+  const placement = placeWindow(
+    remembered,
+    screen.getAllDisplays().map((display) => display.workArea),
+  );
   const window = new BrowserWindow({
     width: placement.width,
     height: placement.height,
@@ -98,7 +115,12 @@ function show(route: string): void {
 async function reportError(error: unknown): Promise<void> {
   if (!mainWindow) return;
   const { envelope } = describeError(error);
-  await dialog.showMessageBox(mainWindow, { type: 'error', title: 'Evidence Room', message: envelope.message, detail: `(${envelope.code})` });
+  await dialog.showMessageBox(mainWindow, {
+    type: 'error',
+    title: 'Evidence Room',
+    message: envelope.message,
+    detail: `(${envelope.code})`,
+  });
 }
 
 /** Opens a file the user chose or the system handed us: a bundle is imported, a document verified. */
@@ -117,28 +139,49 @@ async function openFile(api: AppApiDispatcher, file: string): Promise<void> {
 function buildMenu(api: AppApiDispatcher): void {
   const importBundle = async (): Promise<void> => {
     if (!mainWindow) return;
-    const choice = await dialog.showOpenDialog(mainWindow, { title: 'Import an evidence bundle', properties: ['openFile'], filters: [{ name: 'Evidence bundles', extensions: ['zip'] }] });
+    const choice = await dialog.showOpenDialog(mainWindow, {
+      title: 'Import an evidence bundle',
+      properties: ['openFile'],
+      filters: [{ name: 'Evidence bundles', extensions: ['zip'] }],
+    });
     const file = choice.filePaths[0];
     // The file the user chose in the system dialog: the one path the app imports by name.
     if (!choice.canceled && file) await openFile(api, file);
   };
   const verifyFile = async (): Promise<void> => {
     if (!mainWindow) return;
-    const choice = await dialog.showOpenDialog(mainWindow, { title: 'Verify a document', properties: ['openFile'], filters: [{ name: 'JSON documents', extensions: ['json'] }] });
+    const choice = await dialog.showOpenDialog(mainWindow, {
+      title: 'Verify a document',
+      properties: ['openFile'],
+      filters: [{ name: 'JSON documents', extensions: ['json'] }],
+    });
     const file = choice.filePaths[0];
     if (!choice.canceled && file) await openFile(api, file);
   };
   const exportBundle = async (): Promise<void> => {
     if (!mainWindow) return;
-    const choice = await dialog.showSaveDialog(mainWindow, { title: 'Export the ledger as a bundle', defaultPath: 'evidence.zip', filters: [{ name: 'Evidence bundles', extensions: ['zip'] }] });
+    const choice = await dialog.showSaveDialog(mainWindow, {
+      title: 'Export the ledger as a bundle',
+      defaultPath: 'evidence.zip',
+      filters: [{ name: 'Evidence bundles', extensions: ['zip'] }],
+    });
     if (choice.canceled || !choice.filePath) return;
     // Written where the user chose, not under the data folder.
     const result = await api.desktop.exportTo(choice.filePath);
-    await dialog.showMessageBox(mainWindow, { type: 'info', title: 'Export complete', message: `Exported ${result.receipts} receipts`, detail: result.path });
+    await dialog.showMessageBox(mainWindow, {
+      type: 'info',
+      title: 'Export complete',
+      message: `Exported ${result.receipts} receipts`,
+      detail: result.path,
+    });
   };
   const saveVerifier = async (): Promise<void> => {
     if (!mainWindow) return;
-    const choice = await dialog.showSaveDialog(mainWindow, { title: 'Save the reference verifier', defaultPath: 'verifier.html', filters: [{ name: 'Web page', extensions: ['html'] }] });
+    const choice = await dialog.showSaveDialog(mainWindow, {
+      title: 'Save the reference verifier',
+      defaultPath: 'verifier.html',
+      filters: [{ name: 'Web page', extensions: ['html'] }],
+    });
     if (choice.canceled || !choice.filePath) return;
     await writeFile(choice.filePath, await verifierPage());
   };
@@ -192,13 +235,15 @@ async function start(): Promise<void> {
     return new Response(response.body, { status: response.status, headers });
   });
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.defaultSession.webRequest.onBeforeRequest({ urls: ['http://*/*', 'https://*/*', 'ws://*/*', 'wss://*/*'] }, (_details, callback) =>
-    callback({ cancel: true }),
+  session.defaultSession.webRequest.onBeforeRequest(
+    { urls: ['http://*/*', 'https://*/*', 'ws://*/*', 'wss://*/*'] },
+    (_details, callback) => callback({ cancel: true }),
   );
   // Answers are the contract's envelope ({ok, result} or {ok, error: {code, message, details}}),
   // never a rejection: Electron flattens a rejection into a message and loses its code.
   ipcMain.handle('evroom:invoke', async (event, method: unknown, input: unknown) => {
-    if (!isTrustedSender(senderFacts(event))) return { ok: false, error: { code: 'forbidden', message: 'refused: unknown sender', details: [] } };
+    if (!isTrustedSender(senderFacts(event)))
+      return { ok: false, error: { code: 'forbidden', message: 'refused: unknown sender', details: [] } };
     return api.answer(method, input);
   });
   buildMenu(api);

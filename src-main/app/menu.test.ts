@@ -21,11 +21,26 @@ describe('applicationMenu', () => {
   it('wires every item to its action', () => {
     const calls: string[] = [];
     for (const item of items(applicationMenu(recordingActions(calls), 'linux'))) item.click?.();
-    expect(calls).toEqual(['import', 'verify', 'export', 'verifier', 'show /overview', 'show /receipts', 'show /bundles', 'show /trust', 'show /verify', 'show /reports', 'show /service', 'data folder']);
+    expect(calls).toEqual([
+      'import',
+      'verify',
+      'export',
+      'verifier',
+      'show /overview',
+      'show /receipts',
+      'show /bundles',
+      'show /trust',
+      'show /verify',
+      'show /reports',
+      'show /service',
+      'data folder',
+    ]);
   });
 
   it('gives every accelerator once', () => {
-    const accelerators = items(applicationMenu(recordingActions([]), 'linux')).flatMap((item) => (item.accelerator ? [item.accelerator] : []));
+    const accelerators = items(applicationMenu(recordingActions([]), 'linux')).flatMap((item) =>
+      item.accelerator ? [item.accelerator] : [],
+    );
     expect(new Set(accelerators).size).toBe(accelerators.length);
   });
 

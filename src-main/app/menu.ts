@@ -61,10 +61,7 @@ export function applicationMenu(actions: MenuActions, platform: string): MenuIte
     { role: 'windowMenu' },
     {
       label: 'Help',
-      submenu: [
-        { label: 'Open data folder', click: () => actions.openDataFolder() },
-        { role: 'about' },
-      ],
+      submenu: [{ label: 'Open data folder', click: () => actions.openDataFolder() }, { role: 'about' }],
     },
   ];
   return platform === 'darwin' ? [{ role: 'appMenu' }, ...template] : template;

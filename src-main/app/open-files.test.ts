@@ -12,7 +12,14 @@ describe('openedFileKind', () => {
 
 describe('filesToOpen', () => {
   it('takes .zip and .json arguments after the leading ones, resolved against the working folder', () => {
-    const argv = ['/opt/Evidence Room/evidence-room', '--allow-file-access-from-files', 'bundle.zip', '/abs/r.json', 'readme.txt', '-x'];
+    const argv = [
+      '/opt/Evidence Room/evidence-room',
+      '--allow-file-access-from-files',
+      'bundle.zip',
+      '/abs/r.json',
+      'readme.txt',
+      '-x',
+    ];
     expect(filesToOpen(argv, '/home/ann', 1)).toEqual(['/home/ann/bundle.zip', '/abs/r.json']);
   });
 

@@ -38,9 +38,12 @@ export function openedFileKind(path: string): OpenedFileKind | undefined {
  * @throws TypeError for an argv that is not an array of strings or a relative working folder.
  */
 export function filesToOpen(argv: readonly string[], workingDirectory: string, leading: number): string[] {
-  if (!Array.isArray(argv) || argv.some((argument) => typeof argument !== 'string')) throw new TypeError('filesToOpen expects argv as strings');
-  if (typeof workingDirectory !== 'string' || !isAbsolute(workingDirectory)) throw new TypeError('filesToOpen expects an absolute working folder');
-  if (!Number.isSafeInteger(leading) || leading < 0) throw new RangeError('filesToOpen: leading must be a non-negative integer');
+  if (!Array.isArray(argv) || argv.some((argument) => typeof argument !== 'string'))
+    throw new TypeError('filesToOpen expects argv as strings');
+  if (typeof workingDirectory !== 'string' || !isAbsolute(workingDirectory))
+    throw new TypeError('filesToOpen expects an absolute working folder');
+  if (!Number.isSafeInteger(leading) || leading < 0)
+    throw new RangeError('filesToOpen: leading must be a non-negative integer');
   return argv
     .slice(leading)
     .filter((argument) => argument.length > 0 && !argument.startsWith('-') && openedFileKind(argument) !== undefined)

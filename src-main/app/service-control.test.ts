@@ -17,7 +17,8 @@ describe('the app’s HTTP service control', () => {
   let home: string;
   let control: AppServiceControl;
   let api: AppApiDispatcher;
-  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) => api(method, input) as Promise<AppApiResults[M]>;
+  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) =>
+    api(method, input) as Promise<AppApiResults[M]>;
 
   beforeEach(() => {
     home = mkdtempSync(join(tmpdir(), 'evroom-service-control-'));
@@ -58,7 +59,11 @@ describe('the app’s HTTP service control', () => {
     try {
       expect(await api.answer('service.start', { port })).toEqual({
         ok: false,
-        error: { code: 'port_in_use', message: `Port ${port} on 127.0.0.1 is in use by another program; choose another port, or 0 for any free one.`, details: [{ path: '/port', message: 'in use' }] },
+        error: {
+          code: 'port_in_use',
+          message: `Port ${port} on 127.0.0.1 is in use by another program; choose another port, or 0 for any free one.`,
+          details: [{ path: '/port', message: 'in use' }],
+        },
       });
       expect((await call('service.status')).running).toBe(false);
     } finally {
@@ -73,7 +78,11 @@ describe('the app’s HTTP service control', () => {
     await call('tenants.create', { id: 'acme', tier: 'pro' });
     const { key, apiKey } = await call('apikeys.issue', { tenant: 'acme' });
     const issue = (bearer: string) =>
-      fetch(`${url}/tenants/acme/receipts`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: BODY });
+      fetch(`${url}/tenants/acme/receipts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: BODY,
+      });
 
     const created = await issue(key);
     expect(created.status).toBe(201);
@@ -86,10 +95,20 @@ describe('the app’s HTTP service control', () => {
     const detail = await call('receipts.get', { id: rows[0]!.id });
     expect(detail.status).toBe('PASS');
     expect(detail.sources).toEqual([{ kind: 'service', ref: 'tenant:acme', imported_at: expect.any(Number) }]);
-    expect((await call('tenants.list'))[0]?.quota).toEqual({ period: new Date().toISOString().slice(0, 7), used: 1, limit: 50_000 });
+    expect((await call('tenants.list'))[0]?.quota).toEqual({
+      period: new Date().toISOString().slice(0, 7),
+      used: 1,
+      limit: 50_000,
+    });
 
     const status = await call('service.status');
-    expect(status.requests[0]).toMatchObject({ method: 'POST', route: '/tenants/:id/receipts', status: 201, at: expect.any(Number), ms: expect.any(Number) });
+    expect(status.requests[0]).toMatchObject({
+      method: 'POST',
+      route: '/tenants/:id/receipts',
+      status: 201,
+      at: expect.any(Number),
+      ms: expect.any(Number),
+    });
     // Neither the key nor the body is kept with the request.
     expect(JSON.stringify(status)).not.toContain(key);
     expect(JSON.stringify(status)).not.toContain('hello');

@@ -27,7 +27,8 @@ export interface AppServiceControl extends ServiceControl {
  * @param dataDirectory - The app's data folder.
  */
 export function createServiceControl(dataDirectory: string): AppServiceControl {
-  if (typeof dataDirectory !== 'string' || dataDirectory === '') throw new TypeError('dataDirectory must be a non-empty string');
+  if (typeof dataDirectory !== 'string' || dataDirectory === '')
+    throw new TypeError('dataDirectory must be a non-empty string');
   let running: RunningService | undefined;
   // One start or stop at a time: a second click while starting gets the same service.
   let pending: Promise<unknown> = Promise.resolve();
@@ -41,7 +42,8 @@ export function createServiceControl(dataDirectory: string): AppServiceControl {
   }
 
   async function start(port: number): Promise<{ url: string; port: number }> {
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError('port must be a whole number from 0 to 65535');
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new RangeError('port must be a whole number from 0 to 65535');
     return serialised(async () => {
       if (running !== undefined) return { url: running.url, port: running.port };
       try {
@@ -49,14 +51,24 @@ export function createServiceControl(dataDirectory: string): AppServiceControl {
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'EADDRINUSE') {
-          throw new OperationError('conflict', 'port_in_use', `Port ${port} on ${APP_SERVICE_HOST} is in use by another program; choose another port, or 0 for any free one.`, {
-            details: [{ path: '/port', message: 'in use' }],
-          });
+          throw new OperationError(
+            'conflict',
+            'port_in_use',
+            `Port ${port} on ${APP_SERVICE_HOST} is in use by another program; choose another port, or 0 for any free one.`,
+            {
+              details: [{ path: '/port', message: 'in use' }],
+            },
+          );
         }
         if (code === 'EACCES') {
-          throw new OperationError('refused', 'port_unavailable', `Port ${port} needs privileges this app does not have; choose one above 1023, or 0 for any free one.`, {
-            details: [{ path: '/port', message: 'not permitted' }],
-          });
+          throw new OperationError(
+            'refused',
+            'port_unavailable',
+            `Port ${port} needs privileges this app does not have; choose one above 1023, or 0 for any free one.`,
+            {
+              details: [{ path: '/port', message: 'not permitted' }],
+            },
+          );
         }
         throw error;
       }
@@ -80,6 +92,8 @@ export function createServiceControl(dataDirectory: string): AppServiceControl {
     stop,
     close: stop,
     status: () =>
-      running === undefined ? { running: false, requests: lastRequests } : { running: true, url: running.url, port: running.port, requests: running.recentRequests() },
+      running === undefined
+        ? { running: false, requests: lastRequests }
+        : { running: true, url: running.url, port: running.port, requests: running.recentRequests() },
   };
 }

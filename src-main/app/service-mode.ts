@@ -58,7 +58,10 @@ export function defaultVerifyThreads(): number {
  *   PrivateKeyFileError when the data folder cannot be used
  */
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
-  const workspace = openWorkspace(options.dataDirectory, options.ledgerCacheMiB === undefined ? {} : { ledgerCacheMiB: options.ledgerCacheMiB });
+  const workspace = openWorkspace(
+    options.dataDirectory,
+    options.ledgerCacheMiB === undefined ? {} : { ledgerCacheMiB: options.ledgerCacheMiB },
+  );
   let keys;
   try {
     keys = loadServiceKeys(workspace);
@@ -70,7 +73,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let anchoring: Anchoring | undefined;
   if (options.anchor !== false) {
     try {
-      anchoring = await startAnchoring(options.dataDirectory, workspace.ledger, options.anchor ?? { chain: { kind: 'embedded' } });
+      anchoring = await startAnchoring(
+        options.dataDirectory,
+        workspace.ledger,
+        options.anchor ?? { chain: { kind: 'embedded' } },
+      );
     } catch (error) {
       workspace.close();
       seed.fill(0);
@@ -97,7 +104,13 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     const code = (error as { code?: string }).code;
     // The system's code stays on the error so a caller can word it its own way (the app's Service view).
     throw Object.assign(
-      new Error(code === 'EADDRINUSE' ? `port ${options.port} on ${host} is already in use; choose another with --port` : code === 'EADDRNOTAVAIL' ? `${host} is not an address of this machine` : (error as Error).message),
+      new Error(
+        code === 'EADDRINUSE'
+          ? `port ${options.port} on ${host} is already in use; choose another with --port`
+          : code === 'EADDRNOTAVAIL'
+            ? `${host} is not an address of this machine`
+            : (error as Error).message,
+      ),
       code === undefined ? {} : { code },
     );
   }

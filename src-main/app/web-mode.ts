@@ -25,7 +25,11 @@ export interface RunningWebMode {
  * @returns The URL to open (with its session token) and a way to stop.
  * @throws Error with a clear message when the renderer is not built or the port is taken.
  */
-export async function startLocalWebMode(options: { dataDirectory: string; rendererDirectory: string; port: number }): Promise<RunningWebMode> {
+export async function startLocalWebMode(options: {
+  dataDirectory: string;
+  rendererDirectory: string;
+  port: number;
+}): Promise<RunningWebMode> {
   const service = createServiceControl(options.dataDirectory);
   const api = createAppApi({ mode: 'web', dataDirectory: options.dataDirectory, service });
   let server;

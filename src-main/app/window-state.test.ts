@@ -39,7 +39,13 @@ describe('parseWindowState / serializeWindowState', () => {
 describe('placeWindow', () => {
   it('uses the remembered bounds on a connected display', () => {
     const state = { bounds: { x: 2000, y: 100, width: 1400, height: 900 }, maximized: false };
-    expect(placeWindow(state, [laptop, rightMonitor])).toEqual({ x: 2000, y: 100, width: 1400, height: 900, maximized: false });
+    expect(placeWindow(state, [laptop, rightMonitor])).toEqual({
+      x: 2000,
+      y: 100,
+      width: 1400,
+      height: 900,
+      maximized: false,
+    });
   });
 
   it('falls back to the default size, placed by the system, when that display is gone', () => {
@@ -48,12 +54,18 @@ describe('placeWindow', () => {
   });
 
   it('refuses bounds whose title bar is above the screen or barely on it', () => {
-    expect(placeWindow({ bounds: { x: 100, y: -200, width: 900, height: 700 }, maximized: false }, [laptop]).x).toBeUndefined();
-    expect(placeWindow({ bounds: { x: 1900, y: 10, width: 900, height: 700 }, maximized: false }, [laptop]).x).toBeUndefined();
+    expect(
+      placeWindow({ bounds: { x: 100, y: -200, width: 900, height: 700 }, maximized: false }, [laptop]).x,
+    ).toBeUndefined();
+    expect(
+      placeWindow({ bounds: { x: 1900, y: 10, width: 900, height: 700 }, maximized: false }, [laptop]).x,
+    ).toBeUndefined();
   });
 
   it('cuts the size to the display and raises it to the minimum', () => {
-    expect(placeWindow({ bounds: { x: 0, y: 0, width: 5000, height: 100 }, maximized: false }, [laptop])).toMatchObject({ width: 1920, height: 560 });
+    expect(placeWindow({ bounds: { x: 0, y: 0, width: 5000, height: 100 }, maximized: false }, [laptop])).toMatchObject(
+      { width: 1920, height: 560 },
+    );
   });
 
   it('opens at the default size on first start', () => {

@@ -67,10 +67,12 @@ export function parseWindowState(text: string): WindowState | undefined {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const { bounds, maximized } = value as Record<string, unknown>;
-  if (Object.keys(value).some((key) => key !== 'bounds' && key !== 'maximized') || typeof maximized !== 'boolean') return undefined;
+  if (Object.keys(value).some((key) => key !== 'bounds' && key !== 'maximized') || typeof maximized !== 'boolean')
+    return undefined;
   if (typeof bounds !== 'object' || bounds === null || Array.isArray(bounds)) return undefined;
   const { x, y, width, height } = bounds as Record<string, unknown>;
-  if (!isCoordinate(x) || !isCoordinate(y) || !isCoordinate(width) || !isCoordinate(height) || width < 1 || height < 1) return undefined;
+  if (!isCoordinate(x) || !isCoordinate(y) || !isCoordinate(width) || !isCoordinate(height) || width < 1 || height < 1)
+    return undefined;
   return { bounds: { x, y, width, height }, maximized };
 }
 
@@ -81,7 +83,8 @@ export function parseWindowState(text: string): WindowState | undefined {
  * @returns JSON text with a newline.
  */
 export function serializeWindowState(state: WindowState): string {
-  if (typeof state !== 'object' || state === null || typeof state.bounds !== 'object') throw new TypeError('serializeWindowState expects a window state');
+  if (typeof state !== 'object' || state === null || typeof state.bounds !== 'object')
+    throw new TypeError('serializeWindowState expects a window state');
   const { x, y, width, height } = state.bounds;
   return `${JSON.stringify({ bounds: { x, y, width, height }, maximized: state.maximized === true })}\n`;
 }

@@ -13,7 +13,8 @@ import { createAppApi, type AppApiDispatcher } from './app-api';
 describe('app API: anchors and chain settings', () => {
   let home: string;
   let api: AppApiDispatcher;
-  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) => api(method, input) as Promise<AppApiResults[M]>;
+  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) =>
+    api(method, input) as Promise<AppApiResults[M]>;
 
   beforeEach(() => {
     home = mkdtempSync(join(tmpdir(), 'evroom-anchors-api-'));
@@ -29,9 +30,15 @@ describe('app API: anchors and chain settings', () => {
     expect((await call('settings.get')).chain).toEqual({ rpc_url: null, confirmations: 1 });
     const saved = await call('settings.set', { chain: { rpc_url: 'http://127.0.0.1:8545', confirmations: 3 } });
     expect(saved.chain).toEqual({ rpc_url: 'http://127.0.0.1:8545', confirmations: 3 });
-    expect(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).chain).toEqual({ rpc_url: 'http://127.0.0.1:8545', confirmations: 3 });
+    expect(JSON.parse(readFileSync(join(home, 'settings.json'), 'utf8')).chain).toEqual({
+      rpc_url: 'http://127.0.0.1:8545',
+      confirmations: 3,
+    });
     // One member at a time; the theme does not touch the chain.
-    expect((await call('settings.set', { chain: { confirmations: 12 } })).chain).toEqual({ rpc_url: 'http://127.0.0.1:8545', confirmations: 12 });
+    expect((await call('settings.set', { chain: { confirmations: 12 } })).chain).toEqual({
+      rpc_url: 'http://127.0.0.1:8545',
+      confirmations: 12,
+    });
     expect((await call('settings.set', { theme: 'dark' })).chain.confirmations).toBe(12);
     for (const [chain, path] of [
       [{ rpc_url: 'ftp://node.example' }, '/chain/rpc_url'],
@@ -52,34 +59,55 @@ describe('app API: anchors and chain settings', () => {
     expect((await call('settings.get')).chain).toEqual({ rpc_url: 'http://127.0.0.1:8545', confirmations: 12 });
     // null (or an empty field) clears the RPC.
     expect((await call('settings.set', { chain: { rpc_url: null } })).chain.rpc_url).toBeNull();
-    expect((await call('settings.set', { chain: { rpc_url: 'https://[::1]:8545/rpc' } })).chain.rpc_url).toBe('https://[::1]:8545/rpc');
+    expect((await call('settings.set', { chain: { rpc_url: 'https://[::1]:8545/rpc' } })).chain.rpc_url).toBe(
+      'https://[::1]:8545/rpc',
+    );
     expect((await call('settings.set', { chain: { rpc_url: '' } })).chain.rpc_url).toBeNull();
   });
 
   it('reads a damaged chain setting as the default', async () => {
-    writeFileSync(join(home, 'settings.json'), JSON.stringify({ theme: 'light', chain: { rpc_url: 'file:///etc/passwd', confirmations: -4 } }));
+    writeFileSync(
+      join(home, 'settings.json'),
+      JSON.stringify({ theme: 'light', chain: { rpc_url: 'file:///etc/passwd', confirmations: -4 } }),
+    );
     expect((await call('settings.get')).chain).toEqual({ rpc_url: null, confirmations: 1 });
   });
 
-  it('validates the anchors methods\' inputs and answers an empty ledger', async () => {
-    await expect(api('anchors.list', { state: 'good' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('state must be one of') });
-    await expect(api('anchors.list', { batch_id: '2026-11-23 09:00' })).rejects.toMatchObject({ code: 'invalid_request' });
+  it("validates the anchors methods' inputs and answers an empty ledger", async () => {
+    await expect(api('anchors.list', { state: 'good' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('state must be one of'),
+    });
+    await expect(api('anchors.list', { batch_id: '2026-11-23 09:00' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
     await expect(api('anchors.list', { limit: 501 })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(api('anchors.get', { id: 0 })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(api('anchors.check', { id: 1, rpc_url: 'http://evil.example' })).rejects.toMatchObject({ message: expect.stringContaining('unknown member "rpc_url"') });
+    await expect(api('anchors.check', { id: 1, rpc_url: 'http://evil.example' })).rejects.toMatchObject({
+      message: expect.stringContaining('unknown member "rpc_url"'),
+    });
     await expect(api('anchors.get', { id: 7 })).rejects.toMatchObject({ code: 'not_found' });
     await expect(api('anchors.check', { id: 7 })).rejects.toMatchObject({ code: 'not_found' });
     await expect(api('anchors.ofReceipt', { id: 7 })).rejects.toMatchObject({ code: 'not_found' });
     await expect(api('anchors.list', { after: 'garbage' })).rejects.toMatchObject({ code: 'bad_cursor' });
-    expect(await call('anchors.batches')).toEqual({ batches: [], nextCursor: null, totals: { verified: 0, verified_offline: 0, pending: 0, unchecked: 0, failed: 0 } });
+    expect(await call('anchors.batches')).toEqual({
+      batches: [],
+      nextCursor: null,
+      totals: { verified: 0, verified_offline: 0, pending: 0, unchecked: 0, failed: 0 },
+    });
     expect(await call('anchors.list', { state: 'failed' })).toEqual({ rows: [], nextCursor: null });
   });
 
-  it('fills the receipt detail\'s anchor: state none and no records for a receipt without one', async () => {
+  it("fills the receipt detail's anchor: state none and no records for a receipt without one", async () => {
     const text = signClassical('{"sequence":1,"amount":"2.00"}', new Uint8Array(32).fill(9), createPortableProvider());
     const saved = await call('verify', { text, save: true });
     const detail = await call('receipts.get', { id: saved.saved?.id });
     expect(detail.anchor).toEqual({ state: 'none', anchors: [] });
-    expect(await call('anchors.ofReceipt', { id: saved.saved?.id })).toEqual({ receipt_ledger_id: saved.saved?.id, receipt_sha256: detail.receipt_sha256, state: 'none', anchors: [] });
+    expect(await call('anchors.ofReceipt', { id: saved.saved?.id })).toEqual({
+      receipt_ledger_id: saved.saved?.id,
+      receipt_sha256: detail.receipt_sha256,
+      state: 'none',
+      anchors: [],
+    });
   });
 });

@@ -18,7 +18,8 @@ const seed = new Uint8Array(32).fill(9);
 describe('app API', () => {
   let home: string;
   let api: AppApiDispatcher;
-  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) => api(method, input) as Promise<AppApiResults[M]>;
+  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) =>
+    api(method, input) as Promise<AppApiResults[M]>;
 
   beforeEach(() => {
     home = mkdtempSync(join(tmpdir(), 'evroom-appapi-'));
@@ -32,16 +33,31 @@ describe('app API', () => {
 
   it('refuses unknown methods and inputs that do not fit the contract', async () => {
     await expect(api('frobnicate', {})).rejects.toMatchObject({ code: 'not_found', kind: 'not_found' });
-    expect(await api.answer('frobnicate', {})).toEqual({ ok: false, error: { code: 'not_found', message: "unknown app API method 'frobnicate'", details: [] } });
+    expect(await api.answer('frobnicate', {})).toEqual({
+      ok: false,
+      error: { code: 'not_found', message: "unknown app API method 'frobnicate'", details: [] },
+    });
     expect(await api.answer(42, {})).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    await expect(api('overview', { extra: 1 })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('unknown member "extra"') });
+    await expect(api('overview', { extra: 1 })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('unknown member "extra"'),
+    });
     await expect(api('receipts.get', { id: 'one' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(api('receipts.list', { filters: { status: 'GOOD' } })).rejects.toMatchObject({ message: expect.stringContaining('status must be one of') });
-    await expect(api('trust.pin', { key_id: 'did:svc:x', algorithm: 'RSA', public_key: 'AA' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(api('imports.start', {})).rejects.toMatchObject({ message: expect.stringContaining('data is required') });
+    await expect(api('receipts.list', { filters: { status: 'GOOD' } })).rejects.toMatchObject({
+      message: expect.stringContaining('status must be one of'),
+    });
+    await expect(api('trust.pin', { key_id: 'did:svc:x', algorithm: 'RSA', public_key: 'AA' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(api('imports.start', {})).rejects.toMatchObject({
+      message: expect.stringContaining('data is required'),
+    });
     // The renderer cannot name a path of this machine to import (a dialog's choice goes through
     // the desktop shell, not the contract).
-    await expect(api('imports.start', { path: '/dev/zero' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('unknown member "path"') });
+    await expect(api('imports.start', { path: '/dev/zero' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('unknown member "path"'),
+    });
   });
 
   it('verifies without storing, then saves once however often it is saved', async () => {
@@ -68,7 +84,12 @@ describe('app API', () => {
     expect((await row())?.trust).toBe('unpinned');
     const issuer = (await row())?.issuer_key_id;
     expect(issuer).toMatch(/^did:key:z6Mk/);
-    await call('trust.pin', { key_id: 'did:svc:test:issuer', algorithm: 'Ed25519', public_key: b64uEncode(crypto.ed25519PublicKey(seed)), label: 'Test issuer' });
+    await call('trust.pin', {
+      key_id: 'did:svc:test:issuer',
+      algorithm: 'Ed25519',
+      public_key: b64uEncode(crypto.ed25519PublicKey(seed)),
+      label: 'Test issuer',
+    });
     expect((await row())?.trust).toBe('trusted');
     expect((await call('receipts.list', { filters: { trust: 'trusted' } })).rows).toHaveLength(1);
     await call('trust.revoke', { key_id: 'did:svc:test:issuer', reason: 'test' });
@@ -98,9 +119,14 @@ describe('app API', () => {
     // A classical receipt signs as the service: a key pinned for requester and operator only does not make it trusted.
     const pinned = await call('trust.pin', { ...base, roles: ['operator', 'requester'] });
     expect(pinned.roles).toEqual(['requester', 'operator']);
-    expect((await call('trust.list')).pinned).toEqual([expect.objectContaining({ key_id: 'did:svc:test:roles', roles: ['requester', 'operator'] })]);
+    expect((await call('trust.list')).pinned).toEqual([
+      expect.objectContaining({ key_id: 'did:svc:test:roles', roles: ['requester', 'operator'] }),
+    ]);
     expect((await row())?.trust).toBe('unpinned');
-    await expect(api('trust.pin', { ...base, roles: ['service'] })).rejects.toMatchObject({ code: 'already_pinned', path: '/roles' });
+    await expect(api('trust.pin', { ...base, roles: ['service'] })).rejects.toMatchObject({
+      code: 'already_pinned',
+      path: '/roles',
+    });
     await call('trust.unpin', { key_id: 'did:svc:test:roles' });
     const forService = await call('trust.pin', { ...base, roles: ['service'] });
     expect(forService.roles).toEqual(['service']);
@@ -142,7 +168,11 @@ describe('app API', () => {
         await new Promise((resolve) => setTimeout(resolve, 25));
         progress = await call('imports.progress', { jobId: job.jobId });
       }
-      expect(progress).toMatchObject({ state: 'done', fileName: 'my evidence.zip', result: { receipts: 1, receiptsKnown: 1, receiptsNew: 0 } });
+      expect(progress).toMatchObject({
+        state: 'done',
+        fileName: 'my evidence.zip',
+        result: { receipts: 1, receiptsKnown: 1, receiptsNew: 0 },
+      });
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
@@ -162,26 +192,60 @@ describe('app API', () => {
   it('refuses service, tenant and key inputs that do not fit, naming the field', async () => {
     expect(await api.answer('tenants.create', { id: 'acme corp', tier: 'pro' })).toEqual({
       ok: false,
-      error: { code: 'invalid_request', message: 'id must be 1 to 64 characters from A-Z a-z 0-9 . _ -', details: [{ path: '/id', message: 'id must be 1 to 64 characters from A-Z a-z 0-9 . _ -' }] },
+      error: {
+        code: 'invalid_request',
+        message: 'id must be 1 to 64 characters from A-Z a-z 0-9 . _ -',
+        details: [{ path: '/id', message: 'id must be 1 to 64 characters from A-Z a-z 0-9 . _ -' }],
+      },
     });
-    expect(await api.answer('tenants.create', { id: 'x'.repeat(65), tier: 'pro' })).toMatchObject({ ok: false, error: { details: [{ path: '/id' }] } });
-    expect(await api.answer('tenants.create', { id: 'acme', tier: 'gold' })).toMatchObject({ ok: false, error: { code: 'invalid_request', details: [{ path: '/tier' }] } });
-    await expect(api('tenants.create', { id: 'acme', tier: 'pro', quota: 5 })).rejects.toMatchObject({ message: expect.stringContaining('unknown member "quota"') });
-    expect(await api.answer('apikeys.issue', { tenant: 'acme', scopes: ['admin'] })).toMatchObject({ ok: false, error: { code: 'invalid_request', details: [{ path: '/scopes' }] } });
-    await expect(api('apikeys.issue', { tenant: 'acme', scopes: ['partner', 'partner'] })).rejects.toMatchObject({ message: 'scopes names partner twice' });
-    await expect(api('apikeys.issue', { tenant: 'acme', scopes: 'partner' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(api('apikeys.issue', {})).rejects.toMatchObject({ code: 'invalid_request', message: 'tenant must be a string' });
+    expect(await api.answer('tenants.create', { id: 'x'.repeat(65), tier: 'pro' })).toMatchObject({
+      ok: false,
+      error: { details: [{ path: '/id' }] },
+    });
+    expect(await api.answer('tenants.create', { id: 'acme', tier: 'gold' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: [{ path: '/tier' }] },
+    });
+    await expect(api('tenants.create', { id: 'acme', tier: 'pro', quota: 5 })).rejects.toMatchObject({
+      message: expect.stringContaining('unknown member "quota"'),
+    });
+    expect(await api.answer('apikeys.issue', { tenant: 'acme', scopes: ['admin'] })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: [{ path: '/scopes' }] },
+    });
+    await expect(api('apikeys.issue', { tenant: 'acme', scopes: ['partner', 'partner'] })).rejects.toMatchObject({
+      message: 'scopes names partner twice',
+    });
+    await expect(api('apikeys.issue', { tenant: 'acme', scopes: 'partner' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(api('apikeys.issue', {})).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'tenant must be a string',
+    });
     await expect(api('apikeys.list', { tenant: '../etc' })).rejects.toMatchObject({ code: 'invalid_request' });
-    expect(await api.answer('apikeys.revoke', { prefix: 'svc_pro_' + 'A'.repeat(30) })).toMatchObject({ ok: false, error: { details: [{ path: '/prefix' }] } });
-    await expect(api('apikeys.revoke', { prefix: 'DROP TABLE' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('key prefix') });
-    expect(await api.answer('service.start', { port: 70000 })).toMatchObject({ ok: false, error: { code: 'invalid_request', details: [{ path: '/port' }] } });
+    expect(await api.answer('apikeys.revoke', { prefix: 'svc_pro_' + 'A'.repeat(30) })).toMatchObject({
+      ok: false,
+      error: { details: [{ path: '/prefix' }] },
+    });
+    await expect(api('apikeys.revoke', { prefix: 'DROP TABLE' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('key prefix'),
+    });
+    expect(await api.answer('service.start', { port: 70000 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: [{ path: '/port' }] },
+    });
     await expect(api('service.start', { port: 80.5 })).rejects.toMatchObject({ code: 'invalid_request' });
     await expect(api('service.stop', { now: true })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('refuses to run the service without the shell’s service control', async () => {
     for (const method of ['service.status', 'service.start', 'service.stop'] as const) {
-      expect(await api.answer(method, {})).toEqual({ ok: false, error: { code: 'service_unavailable', message: expect.stringContaining('evroom serve'), details: [] } });
+      expect(await api.answer(method, {})).toEqual({
+        ok: false,
+        error: { code: 'service_unavailable', message: expect.stringContaining('evroom serve'), details: [] },
+      });
       await expect(api(method, {})).rejects.toMatchObject({ kind: 'refused' });
     }
   });
@@ -190,19 +254,39 @@ describe('app API', () => {
     expect(await call('tenants.list')).toEqual([]);
     const acme = await call('tenants.create', { id: 'acme', tier: 'pro' });
     const month = new Date().toISOString().slice(0, 7);
-    expect(acme).toEqual({ id: 'acme', tier: 'pro', created_at: expect.any(Number), quota: { period: month, used: 0, limit: 50_000 } });
+    expect(acme).toEqual({
+      id: 'acme',
+      tier: 'pro',
+      created_at: expect.any(Number),
+      quota: { period: month, used: 0, limit: 50_000 },
+    });
     await call('tenants.create', { id: 'bigco', tier: 'enterprise' });
     await call('tenants.create', { id: 'tiny', tier: 'free' });
     expect(await api.answer('tenants.create', { id: 'acme', tier: 'free' })).toEqual({
       ok: false,
-      error: { code: 'conflict', message: 'The tenant acme exists already.', details: [{ path: '/id', message: 'exists already' }] },
+      error: {
+        code: 'conflict',
+        message: 'The tenant acme exists already.',
+        details: [{ path: '/id', message: 'exists already' }],
+      },
     });
 
     const issued = await call('apikeys.issue', { tenant: 'acme', scopes: ['partner'] });
     expect(issued.key).toMatch(/^svc_pro_[A-Za-z0-9_-]{32}$/);
-    expect(issued.apiKey).toEqual({ prefix: issued.key.slice(0, 16), tenant_id: 'acme', tier: 'pro', scopes: ['partner'], created_at: expect.any(Number), revoked_at: null, state: 'active' });
+    expect(issued.apiKey).toEqual({
+      prefix: issued.key.slice(0, 16),
+      tenant_id: 'acme',
+      tier: 'pro',
+      scopes: ['partner'],
+      created_at: expect.any(Number),
+      revoked_at: null,
+      state: 'active',
+    });
     await call('apikeys.issue', { tenant: 'bigco' });
-    expect(await api.answer('apikeys.issue', { tenant: 'nobody' })).toMatchObject({ ok: false, error: { code: 'not_found', details: [{ path: '/tenant' }] } });
+    expect(await api.answer('apikeys.issue', { tenant: 'nobody' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', details: [{ path: '/tenant' }] },
+    });
 
     // The key itself is never listed again: only its prefix.
     const listed = await call('apikeys.list', {});
@@ -217,7 +301,10 @@ describe('app API', () => {
     const revoked = await call('apikeys.revoke', { prefix: issued.apiKey.prefix });
     expect(revoked).toMatchObject({ prefix: issued.apiKey.prefix, state: 'revoked', revoked_at: expect.any(Number) });
     expect((await call('apikeys.list', { tenant: 'acme' }))[0]?.state).toBe('revoked');
-    expect(await api.answer('apikeys.revoke', { prefix: 'svc_pro_zzzzzzzz' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await api.answer('apikeys.revoke', { prefix: 'svc_pro_zzzzzzzz' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
     const actions = (await call('trust.audit', {})).map((entry) => entry.action);
     expect(actions).toEqual([]);
   });
@@ -234,9 +321,27 @@ describe('app API', () => {
       const request = { agent_did: 'did:web:agent.example.com', input: 'hello', content_type: 'text/plain' };
       const month = now.toISOString().slice(0, 7);
       const day = now.toISOString().slice(0, 10);
-      for (let index = 0; index < 2; index += 1) await issueProfile(service, keys.active, 'standard', { ...request, input: `hello ${index}` }, { now, ref: 'tenant:acme', quota: { subject: 'tenant:acme', period: month, limit: 50_000 } });
-      await issueProfile(service, keys.active, 'standard', request, { now, ref: 'tenant:tiny', quota: { subject: 'tenant:tiny', period: day, limit: 100 } });
-      for (let index = 0; index < 3; index += 1) await issueProfile(service, keys.active, 'nano', { ...request, input: `big ${index}` }, { now, ref: 'tenant:bigco' });
+      for (let index = 0; index < 2; index += 1)
+        await issueProfile(
+          service,
+          keys.active,
+          'standard',
+          { ...request, input: `hello ${index}` },
+          { now, ref: 'tenant:acme', quota: { subject: 'tenant:acme', period: month, limit: 50_000 } },
+        );
+      await issueProfile(service, keys.active, 'standard', request, {
+        now,
+        ref: 'tenant:tiny',
+        quota: { subject: 'tenant:tiny', period: day, limit: 100 },
+      });
+      for (let index = 0; index < 3; index += 1)
+        await issueProfile(
+          service,
+          keys.active,
+          'nano',
+          { ...request, input: `big ${index}` },
+          { now, ref: 'tenant:bigco' },
+        );
       keys.active.seed.fill(0);
       const byId = new Map((await call('tenants.list')).map((tenant) => [tenant.id, tenant.quota]));
       expect(byId.get('acme')).toEqual({ period: month, used: 2, limit: 50_000 });

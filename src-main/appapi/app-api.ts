@@ -40,10 +40,31 @@ import { signedContent } from '../../src-shared/verify/signed-content';
 import { pinnedTrust } from '../../src-shared/verify/keys';
 import { describeError, OperationError } from '../operations/errors';
 import { exportEvidence } from '../operations/evidence';
-import { anchorBatches, anchorDetail, checkAnchorOnChain, listAnchorRows, receiptAnchor, receiptAnchorDetail } from '../operations/anchors';
+import {
+  anchorBatches,
+  anchorDetail,
+  checkAnchorOnChain,
+  listAnchorRows,
+  receiptAnchor,
+  receiptAnchorDetail,
+} from '../operations/anchors';
 import { loadSamples } from '../operations/load-samples';
-import { createReport, diffReports, listReports, readKeptReport, readVerifiedReport, renderKeptReport } from '../operations/report';
-import { apiKeys, createTenant, issueApiKey, revokeKeyByPrefix, tenantQuotaUse, tenants } from '../operations/service-admin';
+import {
+  createReport,
+  diffReports,
+  listReports,
+  readKeptReport,
+  readVerifiedReport,
+  renderKeptReport,
+} from '../operations/report';
+import {
+  apiKeys,
+  createTenant,
+  issueApiKey,
+  revokeKeyByPrefix,
+  tenantQuotaUse,
+  tenants,
+} from '../operations/service-admin';
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, textBytes, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
@@ -152,7 +173,17 @@ function toLedgerFilters(filters: ReceiptFilters = {}): LedgerFilters {
 }
 
 function toPinned(key: TrustedKey, now: Date): PinnedKey {
-  const judged = pinnedTrust({ key_id: key.key_id, algorithm: key.algorithm, public_key: key.public_key, status: key.status, ...(key.not_before ? { not_before: key.not_before } : {}), ...(key.not_after ? { not_after: key.not_after } : {}) }, now);
+  const judged = pinnedTrust(
+    {
+      key_id: key.key_id,
+      algorithm: key.algorithm,
+      public_key: key.public_key,
+      status: key.status,
+      ...(key.not_before ? { not_before: key.not_before } : {}),
+      ...(key.not_after ? { not_after: key.not_after } : {}),
+    },
+    now,
+  );
   return {
     key_id: key.key_id,
     algorithm: key.algorithm,
@@ -188,7 +219,13 @@ function toServiceStatus(service: ServiceControl): ServiceStatus {
     running: status.running,
     ...(status.running && status.url !== undefined ? { url: status.url } : {}),
     ...(status.running && status.port !== undefined ? { port: status.port } : {}),
-    requests: status.requests.map((request) => ({ at: request.at, method: request.method, route: request.route, status: request.status, ms: request.ms })),
+    requests: status.requests.map((request) => ({
+      at: request.at,
+      method: request.method,
+      route: request.route,
+      status: request.status,
+      ms: request.ms,
+    })),
   };
 }
 
@@ -228,7 +265,13 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
 
   function startImport(file: string, fileName: string, cleanup?: () => void): ImportProgress {
     const { limits } = readSettings(options.dataDirectory);
-    return jobs.start(workspace(), file, fileName, { limits: { maxEntries: limits.maxEntries, maxBytes: limits.maxBytes, maxRatio: limits.maxRatio } }, cleanup);
+    return jobs.start(
+      workspace(),
+      file,
+      fileName,
+      { limits: { maxEntries: limits.maxEntries, maxBytes: limits.maxBytes, maxRatio: limits.maxRatio } },
+      cleanup,
+    );
   }
 
   async function verifyText(text: string, save: boolean, name: string | undefined): Promise<AppApiResults['verify']> {
@@ -243,13 +286,22 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   /** The shell's service control, or the refusal a bare app API (tests, tools) gives. */
   function serviceControl(): ServiceControl {
     if (options.service === undefined) {
-      throw new OperationError('refused', 'service_unavailable', 'This app cannot run the HTTP service here; start it with `evroom serve`.');
+      throw new OperationError(
+        'refused',
+        'service_unavailable',
+        'This app cannot run the HTTP service here; start it with `evroom serve`.',
+      );
     }
     return options.service;
   }
 
   function tenantView(tenant: TenantRecord, now: Date): TenantView {
-    return { id: tenant.id, tier: tenant.tier, created_at: tenant.created_at, quota: tenantQuotaUse(workspace(), tenant, now) };
+    return {
+      id: tenant.id,
+      tier: tenant.tier,
+      created_at: tenant.created_at,
+      quota: tenantQuotaUse(workspace(), tenant, now),
+    };
   }
 
   async function exportTo(file: string, filters?: ReceiptFilters): Promise<ExportResult> {
@@ -258,14 +310,21 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   }
 
   const handlers: { [M in AppApiMethod]: (input: AppApiInput<M>) => Promise<AppApiResults[M]> | AppApiResults[M] } = {
-    info: () => ({ name: 'Evidence Room', version: APP_VERSION, mode: options.mode, dataDirectory: options.dataDirectory }),
+    info: () => ({
+      name: 'Evidence Room',
+      version: APP_VERSION,
+      mode: options.mode,
+      dataDirectory: options.dataDirectory,
+    }),
 
     overview: () => {
       const { ledger, trust } = workspace();
       const stats = ledgerStats(ledger.readable);
       const attention = [
         ...listReceipts(ledger.readable, { filters: { trust: 'revoked' }, limit: 5 }).rows,
-        ...(['MISMATCH', 'INVALID', 'AUTH_FAILED', 'MALFORMED', 'UNSUPPORTED', 'INDETERMINATE'] as const).flatMap((status) => listReceipts(ledger.readable, { filters: { status }, limit: 5 }).rows),
+        ...(['MISMATCH', 'INVALID', 'AUTH_FAILED', 'MALFORMED', 'UNSUPPORTED', 'INDETERMINATE'] as const).flatMap(
+          (status) => listReceipts(ledger.readable, { filters: { status }, limit: 5 }).rows,
+        ),
       ]
         .sort((a, b) => b.imported_at - a.imported_at || b.id - a.id)
         .filter((row, index, rows) => rows.findIndex((other) => other.id === row.id) === index)
@@ -295,7 +354,9 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return { rows: page.rows.map(toRow), nextCursor: page.nextCursor };
     },
 
-    'receipts.count': (input) => ({ count: countReceipts(workspace().ledger.readable, toLedgerFilters(input.filters)) }),
+    'receipts.count': (input) => ({
+      count: countReceipts(workspace().ledger.readable, toLedgerFilters(input.filters)),
+    }),
 
     'receipts.get': (input) => {
       const open = workspace();
@@ -329,7 +390,11 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     'bundles.get': (input) => {
       const bundle = getBundle(workspace().ledger.readable, input.id);
       if (!bundle) throw notFound(`There is no bundle ${input.id} in the ledger.`);
-      return { ...toBundle(bundle), manifest: readManifest(bundle.manifest_json), findings: readFindings(bundle.findings) };
+      return {
+        ...toBundle(bundle),
+        manifest: readManifest(bundle.manifest_json),
+        findings: readFindings(bundle.findings),
+      };
     },
 
     'imports.start': (input) => {
@@ -342,7 +407,9 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       const directory = mkdtempSync(join(tmpdir(), 'evroom-upload-'));
       const file = join(directory, 'bundle.zip');
       writeFileSync(file, bytes, { mode: 0o600 });
-      return startImport(file, input.name ?? 'uploaded bundle.zip', () => rmSync(directory, { recursive: true, force: true }));
+      return startImport(file, input.name ?? 'uploaded bundle.zip', () =>
+        rmSync(directory, { recursive: true, force: true }),
+      );
     },
 
     'imports.progress': (input) => {
@@ -360,7 +427,9 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     'trust.list': () => {
       const { trust } = workspace();
       const now = new Date();
-      const advertised: AdvertisedKey[] = trust.listAdvertised().map((key) => ({ ...key, public_key: b64uEncode(key.public_key) }));
+      const advertised: AdvertisedKey[] = trust
+        .listAdvertised()
+        .map((key) => ({ ...key, public_key: b64uEncode(key.public_key) }));
       return { pinned: trust.list().map((key) => toPinned(key, now)), advertised };
     },
 
@@ -400,7 +469,13 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
         const page = listAuditEntries(ledger.readable, { direction: 'asc', afterId, limit: 1000 });
         for (const entry of page) {
           if (TRUST_ACTIONS.has(entry.action) || entry.action.startsWith('trust')) {
-            trustRows.push({ id: entry.id, at: entry.at, action: entry.action, subject: entry.subject, details: entry.details as JsonData });
+            trustRows.push({
+              id: entry.id,
+              at: entry.at,
+              action: entry.action,
+              subject: entry.subject,
+              details: entry.details as JsonData,
+            });
           }
         }
         const last = page.at(-1);
@@ -414,7 +489,11 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
 
     'settings.set': (input) => {
       const current = readSettings(options.dataDirectory);
-      const next = { theme: input.theme ?? current.theme, limits: { ...current.limits, ...input.limits }, chain: { ...current.chain, ...input.chain } };
+      const next = {
+        theme: input.theme ?? current.theme,
+        limits: { ...current.limits, ...input.limits },
+        chain: { ...current.chain, ...input.chain },
+      };
       mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
       writeSettings(options.dataDirectory, next);
       return settings();
@@ -424,14 +503,20 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       // The renderer names a file, never a folder: exports land in the data folder's exports/.
       const directory = join(options.dataDirectory, 'exports');
       mkdirSync(directory, { recursive: true, mode: 0o700 });
-      const safeName = basename(input.name ?? `evidence-${new Date().toISOString().replace(/[:.]/g, '-')}`).replace(/[^A-Za-z0-9._-]/g, '_');
+      const safeName = basename(input.name ?? `evidence-${new Date().toISOString().replace(/[:.]/g, '-')}`).replace(
+        /[^A-Za-z0-9._-]/g,
+        '_',
+      );
       return exportTo(join(directory, safeName.endsWith('.zip') ? safeName : `${safeName}.zip`), input.filters);
     },
 
     'reports.list': () => listReports(workspace()).map(toReportSummary),
     'reports.create': async (input) => {
       const filters = toLedgerFilters(input.filters);
-      const made = await createReport(workspace(), { filters, ...(input.as_of === undefined ? {} : { asOf: input.as_of }) });
+      const made = await createReport(workspace(), {
+        filters,
+        ...(input.as_of === undefined ? {} : { asOf: input.as_of }),
+      });
       return {
         report_id: made.report_id,
         generated_at: made.generated_at,
@@ -446,7 +531,13 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     'reports.get': async (input) => {
       const bytes = await renderKeptReport(workspace(), input.report_id, input.form);
       const mime = input.form === 'json' ? 'application/json' : input.form === 'html' ? 'text/html' : 'application/pdf';
-      return { report_id: input.report_id, form: input.form, name: `${input.report_id}.${input.form}`, mime, data: b64uEncode(bytes) };
+      return {
+        report_id: input.report_id,
+        form: input.form,
+        name: `${input.report_id}.${input.form}`,
+        mime,
+        data: b64uEncode(bytes),
+      };
     },
     'reports.diff': (input) => {
       const context = workspaceVerifyContext(workspace());
@@ -468,7 +559,14 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
         receiptsTotal: loaded.documents,
         perSecond: 0,
         secondsLeft: 0,
-        result: { receipts: loaded.documents, receiptsNew: loaded.created, receiptsKnown: loaded.documents - loaded.created, findings: 0, alreadyImported: loaded.created === 0, resumed: false },
+        result: {
+          receipts: loaded.documents,
+          receiptsNew: loaded.created,
+          receiptsKnown: loaded.documents - loaded.created,
+          findings: 0,
+          alreadyImported: loaded.created === 0,
+          resumed: false,
+        },
       };
     },
 
@@ -497,7 +595,9 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       const open = workspace();
       // A tenant that does not exist is a mistake worth saying, not an empty list.
       if (input.tenant !== undefined && getTenant(open.ledger.readable, input.tenant) === undefined) {
-        throw new OperationError('not_found', 'not_found', `There is no tenant ${input.tenant}.`, { details: [{ path: '/tenant', message: 'no such tenant' }] });
+        throw new OperationError('not_found', 'not_found', `There is no tenant ${input.tenant}.`, {
+          details: [{ path: '/tenant', message: 'no such tenant' }],
+        });
       }
       return apiKeys(open, input.tenant).map(toApiKey);
     },
@@ -517,7 +617,8 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   };
 
   const dispatch = (async (method: string, input: unknown) => {
-    if (!isAppApiMethod(method)) throw new OperationError('not_found', 'not_found', `unknown app API method '${String(method)}'`);
+    if (!isAppApiMethod(method))
+      throw new OperationError('not_found', 'not_found', `unknown app API method '${String(method)}'`);
     const validated = APP_API[method](input) as never;
     return (handlers[method] as (value: never) => unknown)(validated);
   }) as AppApiDispatcher;

@@ -23,7 +23,13 @@ interface Job {
 const KEEP_FINISHED_MS = 60 * 60 * 1000;
 
 export interface ImportJobs {
-  start(workspace: Workspace, file: string, fileName: string, options: ImportOptions, cleanup?: () => void): ImportProgress;
+  start(
+    workspace: Workspace,
+    file: string,
+    fileName: string,
+    options: ImportOptions,
+    cleanup?: () => void,
+  ): ImportProgress;
   progress(jobId: string): ImportProgress | undefined;
   cancel(jobId: string): ImportProgress | undefined;
 }
@@ -44,7 +50,18 @@ export function createImportJobs(): ImportJobs {
       prune();
       const jobId = randomBytes(12).toString('base64url');
       const job: Job = {
-        progress: { jobId, state: 'running', fileName, phase: 'starting', filesRead: 0, filesTotal: 0, receiptsVerified: 0, receiptsTotal: 0, perSecond: 0, secondsLeft: null },
+        progress: {
+          jobId,
+          state: 'running',
+          fileName,
+          phase: 'starting',
+          filesRead: 0,
+          filesTotal: 0,
+          receiptsVerified: 0,
+          receiptsTotal: 0,
+          perSecond: 0,
+          secondsLeft: null,
+        },
         controller: new AbortController(),
         cleanup,
         finishedAt: undefined,
@@ -64,17 +81,31 @@ export function createImportJobs(): ImportJobs {
           if (job.progress.state === 'running') job.progress = { ...job.progress, ...event, phase: event.phase };
         },
       }).then(
-        (result: ImportResult) => finish({ state: 'done', phase: 'done', result: outcome(result), bundleId: result.bundle.id, secondsLeft: 0 }),
+        (result: ImportResult) =>
+          finish({ state: 'done', phase: 'done', result: outcome(result), bundleId: result.bundle.id, secondsLeft: 0 }),
         (error: unknown) => {
           if (job.controller.signal.aborted) {
-            finish({ state: 'cancelled', phase: 'cancelled', error: { code: 'cancelled', message: 'The import was cancelled; receipts already stored are kept and importing the bundle again finishes it.', details: [] } });
+            finish({
+              state: 'cancelled',
+              phase: 'cancelled',
+              error: {
+                code: 'cancelled',
+                message:
+                  'The import was cancelled; receipts already stored are kept and importing the bundle again finishes it.',
+                details: [],
+              },
+            });
             return;
           }
           const { envelope, kind } = describeError(error);
           // An import that stopped part-way (a storage failure, a worker that died) says so in
           // its own words; it is not a fault the user cannot act on.
           const stopped = kind === 'internal' && error instanceof Error && error.name === 'ImportInterruptedError';
-          finish({ state: 'failed', phase: 'failed', error: stopped ? { code: 'import_interrupted', message: error.message, details: [] } : envelope });
+          finish({
+            state: 'failed',
+            phase: 'failed',
+            error: stopped ? { code: 'import_interrupted', message: error.message, details: [] } : envelope,
+          });
         },
       );
       return job.progress;

@@ -10,7 +10,8 @@ import { createAppApi, type AppApiDispatcher } from './app-api';
 describe('app API: reports', () => {
   let home: string;
   let api: AppApiDispatcher;
-  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) => api(method, input) as Promise<AppApiResults[M]>;
+  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) =>
+    api(method, input) as Promise<AppApiResults[M]>;
 
   beforeEach(async () => {
     home = mkdtempSync(join(tmpdir(), 'evroom-reports-api-'));
@@ -42,13 +43,26 @@ describe('app API: reports', () => {
   });
 
   it('refuses bad input with the envelope and keeps nothing', async () => {
-    await expect(api('reports.get', { report_id: '../ledger', form: 'json' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(api('reports.get', { report_id: 'rpt_01M83HVVZQCN9TKQP6G98G9743', form: 'json' })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(api('reports.get', { report_id: 'rpt_01M83HVVZQCN9TKQP6G98G9743', form: 'docx' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(api('reports.create', { filters: { bundle: 1 } })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('not a report scope') });
+    await expect(api('reports.get', { report_id: '../ledger', form: 'json' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(
+      api('reports.get', { report_id: 'rpt_01M83HVVZQCN9TKQP6G98G9743', form: 'json' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      api('reports.get', { report_id: 'rpt_01M83HVVZQCN9TKQP6G98G9743', form: 'docx' }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api('reports.create', { filters: { bundle: 1 } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('not a report scope'),
+    });
     await expect(api('reports.create', { as_of: 'yesterday' })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(api('reports.create', { as_of: '2999-01-01T00:00:00Z' })).rejects.toMatchObject({ code: 'invalid_as_of' });
-    await expect(api('reports.diff', { old_report: 'x', new_report: 'y' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api('reports.create', { as_of: '2999-01-01T00:00:00Z' })).rejects.toMatchObject({
+      code: 'invalid_as_of',
+    });
+    await expect(api('reports.diff', { old_report: 'x', new_report: 'y' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
     expect(await call('reports.list')).toEqual([]);
     expect(readdirSync(home)).not.toContain('reports');
   });

@@ -3,7 +3,15 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_CONFIRMATIONS, MAX_CONFIRMATIONS, THEMES, isRpcUrl, type ChainSettings, type Limits, type Theme } from '../../src-shared/api/contract';
+import {
+  DEFAULT_CONFIRMATIONS,
+  MAX_CONFIRMATIONS,
+  THEMES,
+  isRpcUrl,
+  type ChainSettings,
+  type Limits,
+  type Theme,
+} from '../../src-shared/api/contract';
 import { DEFAULT_ZIP_LIMITS } from '../evidence/limits';
 
 export interface StoredSettings {
@@ -19,7 +27,11 @@ const FILE_NAME = 'settings.json';
 export function defaultSettings(): StoredSettings {
   return {
     theme: 'system',
-    limits: { maxEntries: DEFAULT_ZIP_LIMITS.maxEntries, maxBytes: DEFAULT_ZIP_LIMITS.maxBytes, maxRatio: DEFAULT_ZIP_LIMITS.maxRatio },
+    limits: {
+      maxEntries: DEFAULT_ZIP_LIMITS.maxEntries,
+      maxBytes: DEFAULT_ZIP_LIMITS.maxBytes,
+      maxRatio: DEFAULT_ZIP_LIMITS.maxRatio,
+    },
     chain: { rpc_url: null, confirmations: DEFAULT_CONFIRMATIONS },
   };
 }
@@ -39,7 +51,11 @@ export function readSettings(dataDirectory: string): StoredSettings {
     return settings;
   }
   if (typeof stored !== 'object' || stored === null) return settings;
-  const { theme, limits, chain } = stored as { theme?: unknown; limits?: Record<string, unknown>; chain?: Record<string, unknown> };
+  const { theme, limits, chain } = stored as {
+    theme?: unknown;
+    limits?: Record<string, unknown>;
+    chain?: Record<string, unknown>;
+  };
   if (typeof theme === 'string' && (THEMES as readonly string[]).includes(theme)) settings.theme = theme as Theme;
   if (typeof limits === 'object' && limits !== null) {
     for (const name of ['maxEntries', 'maxBytes', 'maxRatio'] as const) {
@@ -50,7 +66,13 @@ export function readSettings(dataDirectory: string): StoredSettings {
   if (typeof chain === 'object' && chain !== null) {
     if (isRpcUrl(chain.rpc_url)) settings.chain.rpc_url = chain.rpc_url;
     const confirmations = chain.confirmations;
-    if (typeof confirmations === 'number' && Number.isInteger(confirmations) && confirmations >= 1 && confirmations <= MAX_CONFIRMATIONS) settings.chain.confirmations = confirmations;
+    if (
+      typeof confirmations === 'number' &&
+      Number.isInteger(confirmations) &&
+      confirmations >= 1 &&
+      confirmations <= MAX_CONFIRMATIONS
+    )
+      settings.chain.confirmations = confirmations;
   }
   return settings;
 }

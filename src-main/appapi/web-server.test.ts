@@ -10,15 +10,27 @@ import { MAX_API_BODY_BYTES, startWebServer, type RunningWebServer } from './web
 
 const TOKEN = 'test-token-0123456789';
 
-function request(port: number, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; declaredLength?: number }): Promise<{ status: number; body: string }> {
+function request(
+  port: number,
+  options: {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    declaredLength?: number;
+  },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { host: `127.0.0.1:${port}`, ...options.headers };
     if (options.declaredLength !== undefined) headers['content-length'] = options.declaredLength;
-    const outgoing = http.request({ host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/api/info', headers }, (incoming) => {
-      let body = '';
-      incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
-    });
+    const outgoing = http.request(
+      { host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/api/info', headers },
+      (incoming) => {
+        let body = '';
+        incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
+      },
+    );
     outgoing.on('error', reject);
     if (options.declaredLength !== undefined) {
       // Declare a huge body and send none of it: the answer must not wait for it.
@@ -30,15 +42,26 @@ function request(port: number, options: { method?: string; path?: string; header
 }
 
 /** Sends a body in chunks without declaring its length (chunked transfer encoding). */
-function chunkedUpload(port: number, urlPath: string, headers: Record<string, string>, chunks: number, chunkBytes: number): Promise<{ status: number; body: string }> {
+function chunkedUpload(
+  port: number,
+  urlPath: string,
+  headers: Record<string, string>,
+  chunks: number,
+  chunkBytes: number,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const outgoing = http.request({ host: '127.0.0.1', port, method: 'POST', path: urlPath, headers: { host: `127.0.0.1:${port}`, ...headers } }, (incoming) => {
-      let body = '';
-      incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
-    });
+    const outgoing = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path: urlPath, headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (incoming) => {
+        let body = '';
+        incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
+      },
+    );
     // The server may stop reading and answer before every chunk is written.
-    outgoing.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
     const chunk = Buffer.alloc(chunkBytes, 7);
     for (let index = 0; index < chunks; index += 1) outgoing.write(chunk);
     outgoing.end();
@@ -83,7 +106,13 @@ describe('local web mode', () => {
       },
       uploads: {
         'imports.start': async (file, name, cleanup) => {
-          uploads.push({ file, bytes: fs.readFileSync(file), mode: fs.statSync(file).mode & 0o777, directoryMode: fs.statSync(path.dirname(file)).mode & 0o777, name });
+          uploads.push({
+            file,
+            bytes: fs.readFileSync(file),
+            mode: fs.statSync(file).mode & 0o777,
+            directoryMode: fs.statSync(path.dirname(file)).mode & 0o777,
+            name,
+          });
           if (name === 'refuse.zip') throw new Error('a stand-in failure');
           cleanup();
           return { jobId: 'job-1', name };
@@ -101,8 +130,20 @@ describe('local web mode', () => {
 
   it('answers the app’s own page, with or without an Origin header', async () => {
     expect((await request(server.port, { headers: auth, body: '{}' })).status).toBe(200);
-    expect((await request(server.port, { headers: { ...auth, origin: `http://127.0.0.1:${server.port}` }, body: '{}' })).status).toBe(200);
-    expect(JSON.parse((await request(server.port, { headers: { ...auth, 'content-type': 'application/json; charset=utf-8' }, body: '{}' })).body)).toEqual({ ok: true, result: { method: 'info' } });
+    expect(
+      (await request(server.port, { headers: { ...auth, origin: `http://127.0.0.1:${server.port}` }, body: '{}' }))
+        .status,
+    ).toBe(200);
+    expect(
+      JSON.parse(
+        (
+          await request(server.port, {
+            headers: { ...auth, 'content-type': 'application/json; charset=utf-8' },
+            body: '{}',
+          })
+        ).body,
+      ),
+    ).toEqual({ ok: true, result: { method: 'info' } });
   });
 
   it('refuses another origin even with the token, another media type, and a declared body over the limit, before the API runs', async () => {
@@ -132,7 +173,11 @@ describe('local web mode', () => {
 
   it('takes an upload as raw bytes into a 0600 temporary file, hands it over, and the file is gone after cleanup', async () => {
     const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, index) => (index * 31) % 256));
-    const answer = await request(server.port, { path: `/upload/imports.start?name=${encodeURIComponent('my bundle ü.zip')}`, headers: upload, body: bytes });
+    const answer = await request(server.port, {
+      path: `/upload/imports.start?name=${encodeURIComponent('my bundle ü.zip')}`,
+      headers: upload,
+      body: bytes,
+    });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toEqual({ ok: true, result: { jobId: 'job-1', name: 'my bundle ü.zip' } });
     const seen = uploads.at(-1);
@@ -141,12 +186,20 @@ describe('local web mode', () => {
     expect(seen?.directoryMode).toBe(0o700);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fs.existsSync(path.dirname(seen?.file ?? ''))).toBe(false);
-    const zip = await request(server.port, { path: '/upload/imports.start?name=b.zip', headers: { ...upload, 'content-type': 'application/zip' }, body: Buffer.from('PK') });
+    const zip = await request(server.port, {
+      path: '/upload/imports.start?name=b.zip',
+      headers: { ...upload, 'content-type': 'application/zip' },
+      body: Buffer.from('PK'),
+    });
     expect(zip.status).toBe(200);
   });
 
   it('answers a failing upload handler with the error envelope and removes the file', async () => {
-    const answer = await request(server.port, { path: '/upload/imports.start?name=refuse.zip', headers: upload, body: Buffer.from('bytes') });
+    const answer = await request(server.port, {
+      path: '/upload/imports.start?name=refuse.zip',
+      headers: upload,
+      body: Buffer.from('bytes'),
+    });
     expect(answer.status).toBe(500);
     expect(JSON.parse(answer.body)).toMatchObject({ ok: false, error: { code: 'internal' } });
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -157,22 +210,69 @@ describe('local web mode', () => {
     const before = uploads.length;
     const foldersBefore = uploadFolders().length;
     const body = Buffer.from('PK');
-    expect((await request(server.port, { path: '/upload/imports.start', headers: { 'content-type': 'application/octet-stream' }, body })).status).toBe(401);
-    expect((await request(server.port, { path: '/upload/imports.start', headers: { ...upload, authorization: 'Bearer wrong-token-0123456789' }, body })).status).toBe(401);
-    expect((await request(server.port, { path: '/upload/imports.start', headers: { ...upload, origin: 'https://evil.example' }, body })).status).toBe(403);
-    expect((await request(server.port, { path: '/upload/imports.start', headers: { ...upload, host: 'evil.example' }, body })).status).toBe(403);
-    expect((await request(server.port, { method: 'GET', path: '/upload/imports.start', headers: upload })).status).toBe(405);
-    const json = await request(server.port, { path: '/upload/imports.start', headers: { ...upload, 'content-type': 'application/json' }, body: '{}' });
+    expect(
+      (
+        await request(server.port, {
+          path: '/upload/imports.start',
+          headers: { 'content-type': 'application/octet-stream' },
+          body,
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await request(server.port, {
+          path: '/upload/imports.start',
+          headers: { ...upload, authorization: 'Bearer wrong-token-0123456789' },
+          body,
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await request(server.port, {
+          path: '/upload/imports.start',
+          headers: { ...upload, origin: 'https://evil.example' },
+          body,
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(server.port, {
+          path: '/upload/imports.start',
+          headers: { ...upload, host: 'evil.example' },
+          body,
+        })
+      ).status,
+    ).toBe(403);
+    expect((await request(server.port, { method: 'GET', path: '/upload/imports.start', headers: upload })).status).toBe(
+      405,
+    );
+    const json = await request(server.port, {
+      path: '/upload/imports.start',
+      headers: { ...upload, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(json.status).toBe(415);
     expect(JSON.parse(json.body)).toMatchObject({ error: { code: 'unsupported_media_type' } });
     const unknown = await request(server.port, { path: '/upload/verify', headers: upload, body });
     expect(unknown.status).toBe(404);
     expect((await request(server.port, { path: '/upload/toString', headers: upload, body })).status).toBe(404);
     expect((await request(server.port, { path: '/upload/%E0%A4%A', headers: upload, body })).status).toBe(400);
-    const badName = await request(server.port, { path: `/upload/imports.start?name=${encodeURIComponent('a\nb.zip')}`, headers: upload, body });
+    const badName = await request(server.port, {
+      path: `/upload/imports.start?name=${encodeURIComponent('a\nb.zip')}`,
+      headers: upload,
+      body,
+    });
     expect(badName.status).toBe(400);
-    expect(JSON.parse(badName.body)).toMatchObject({ error: { code: 'invalid_request', details: [{ path: '/name' }] } });
-    expect((await request(server.port, { path: `/upload/imports.start?name=${'x'.repeat(513)}`, headers: upload, body })).status).toBe(400);
+    expect(JSON.parse(badName.body)).toMatchObject({
+      error: { code: 'invalid_request', details: [{ path: '/name' }] },
+    });
+    expect(
+      (await request(server.port, { path: `/upload/imports.start?name=${'x'.repeat(513)}`, headers: upload, body }))
+        .status,
+    ).toBe(400);
     expect(uploads.length).toBe(before);
     expect(uploadFolders().length).toBe(foldersBefore);
   });
@@ -181,7 +281,11 @@ describe('local web mode', () => {
     const before = uploads.length;
     const foldersBefore = uploadFolders().length;
     const started = Date.now();
-    const declared = await request(server.port, { path: '/upload/imports.start', headers: upload, declaredLength: 10 ** 12 });
+    const declared = await request(server.port, {
+      path: '/upload/imports.start',
+      headers: upload,
+      declaredLength: 10 ** 12,
+    });
     expect(declared.status).toBe(413);
     expect(Date.now() - started).toBeLessThan(5000);
     const streamed = await chunkedUpload(server.port, '/upload/imports.start?name=big.zip', upload, 40, 64 * 1024);
@@ -206,7 +310,13 @@ describe('local web mode', () => {
     const inside = await get('/inside.txt');
     expect(inside).toMatchObject({ status: 200, body: 'inside the renderer folder' });
     expect(await get('/alias.txt')).toMatchObject({ status: 200, body: 'inside the renderer folder' });
-    for (const urlPath of ['/leak.txt', '/assets-out/secret.txt', '/assets-out/', '/..%2F' + path.basename(outside) + '/secret.txt', '/%2e%2e/' + path.basename(outside) + '/secret.txt']) {
+    for (const urlPath of [
+      '/leak.txt',
+      '/assets-out/secret.txt',
+      '/assets-out/',
+      '/..%2F' + path.basename(outside) + '/secret.txt',
+      '/%2e%2e/' + path.basename(outside) + '/secret.txt',
+    ]) {
       const answer = await get(urlPath);
       expect(answer.status, urlPath).not.toBe(200);
       expect(answer.body, urlPath).not.toContain('outside the renderer folder');

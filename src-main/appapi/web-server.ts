@@ -127,7 +127,9 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     await stat(join(root, 'index.html'));
     realRoot = await realpath(root);
   } catch {
-    throw new Error(`the app is not built: ${join(root, 'index.html')} is missing. Run \`npm run build\` (npm start does it for you).`);
+    throw new Error(
+      `the app is not built: ${join(root, 'index.html')} is missing. Run \`npm run build\` (npm start does it for you).`,
+    );
   }
   const token = options.token ?? randomBytes(32).toString('base64url');
   const tokenBytes = Buffer.from(`Bearer ${token}`);
@@ -225,7 +227,12 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     if (!admitted(request, response)) return;
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!UPLOAD_TYPES.has(type)) {
-      sendError(response, 415, 'unsupported_media_type', 'uploads are the file’s raw bytes, sent as application/octet-stream or application/zip');
+      sendError(
+        response,
+        415,
+        'unsupported_media_type',
+        'uploads are the file’s raw bytes, sent as application/octet-stream or application/zip',
+      );
       return;
     }
     const declared = request.headers['content-length'];
@@ -251,7 +258,11 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     if (name.length === 0 || name.length > MAX_UPLOAD_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
       sendJson(response, 400, {
         ok: false,
-        error: { code: 'invalid_request', message: 'the name query parameter is not a usable file name', details: [{ path: '/name', message: `1 to ${MAX_UPLOAD_NAME} characters, no control characters` }] },
+        error: {
+          code: 'invalid_request',
+          message: 'the name query parameter is not a usable file name',
+          details: [{ path: '/name', message: `1 to ${MAX_UPLOAD_NAME} characters, no control characters` }],
+        },
       });
       return;
     }
@@ -321,7 +332,10 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     } catch {
       // Client-side routes fall back to the app shell.
       body = await readFile(join(root, 'index.html'));
-      response.writeHead(extname(relative) === '' ? 200 : 404, { 'content-type': HTML_TYPE, 'cache-control': 'no-store' });
+      response.writeHead(extname(relative) === '' ? 200 : 404, {
+        'content-type': HTML_TYPE,
+        'cache-control': 'no-store',
+      });
       response.end(extname(relative) === '' ? body : 'not found');
       return;
     }
@@ -335,7 +349,11 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       rejectListen(
-        new Error(error.code === 'EADDRINUSE' ? `port ${options.port} is already in use; choose another with --port or omit it` : error.message),
+        new Error(
+          error.code === 'EADDRINUSE'
+            ? `port ${options.port} is already in use; choose another with --port or omit it`
+            : error.message,
+        ),
       );
     });
     server.listen(options.port, '127.0.0.1', () => resolveListen());

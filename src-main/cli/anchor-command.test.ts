@@ -74,16 +74,38 @@ afterAll(async () => {
 
 describe('evroom anchor verify', () => {
   it('passes all three steps on the chain (exit 0) and prints the JSON of the issue', async () => {
-    const result = await evroom(['anchor', 'verify', file('receipt-1.json'), file('record-1.json'), '--rpc', anvil.rpcUrl, '--json']);
+    const result = await evroom([
+      'anchor',
+      'verify',
+      file('receipt-1.json'),
+      file('record-1.json'),
+      '--rpc',
+      anvil.rpcUrl,
+      '--json',
+    ]);
     expect(result.code).toBe(0);
-    const json = JSON.parse(result.stdout) as { anchor_status: string; steps: { step: number; status: string; detail: string }[]; receipt_sha256: string };
+    const json = JSON.parse(result.stdout) as {
+      anchor_status: string;
+      steps: { step: number; status: string; detail: string }[];
+      receipt_sha256: string;
+    };
     expect(json.anchor_status).toBe('verified');
-    expect(json.steps.map((step) => [step.step, step.status])).toEqual([[1, 'pass'], [2, 'pass'], [3, 'pass']]);
+    expect(json.steps.map((step) => [step.step, step.status])).toEqual([
+      [1, 'pass'],
+      [2, 'pass'],
+      [3, 'pass'],
+    ]);
     expect(json.receipt_sha256).toBe(hexEncode(digestOf(RECEIPTS[1])));
   });
 
   it('digests the JCS form: the same receipt written with other spacing and member order verifies', async () => {
-    const reordered = writeJson('reordered.json', null, '{\n  "payload_sha256" : "' + 'aa'.repeat(32) + '", "amount": 15e-1,\n "issued_at":"2026-11-23T09:00:00Z","receipt_id":"r-1" }');
+    const reordered = writeJson(
+      'reordered.json',
+      null,
+      '{\n  "payload_sha256" : "' +
+        'aa'.repeat(32) +
+        '", "amount": 15e-1,\n "issued_at":"2026-11-23T09:00:00Z","receipt_id":"r-1" }',
+    );
     const result = await evroom(['anchor', 'verify', reordered, file('record-0.json'), '--rpc', anvil.rpcUrl]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('VERIFIED on chain');
@@ -93,7 +115,14 @@ describe('evroom anchor verify', () => {
   });
 
   it('--offline: step 1 passes, steps 2-3 unchecked, exit 0; a pending record exits 1 even offline', async () => {
-    const result = await evroom(['anchor', 'verify', file('receipt-2.json'), file('record-2.json'), '--offline', '--json']);
+    const result = await evroom([
+      'anchor',
+      'verify',
+      file('receipt-2.json'),
+      file('record-2.json'),
+      '--offline',
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout) as { anchor_status: string; steps: { status: string; detail: string }[] };
     expect(json.anchor_status).toBe('verified_offline');
@@ -101,11 +130,18 @@ describe('evroom anchor verify', () => {
     expect(json.steps[1]?.detail).toMatch(/--offline/);
 
     const suffix = anchorSuffix(digestOf(RECEIPTS[2]));
-    const pending = writeJson('pending.json', { svc_anchor: pendingAnchorUrn('2026-11-23T09:00Z', suffix), batch_id: '2026-11-23T09:00Z', eta_seconds: 30 });
+    const pending = writeJson('pending.json', {
+      svc_anchor: pendingAnchorUrn('2026-11-23T09:00Z', suffix),
+      batch_id: '2026-11-23T09:00Z',
+      eta_seconds: 30,
+    });
     for (const mode of [['--offline'], ['--rpc', anvil.rpcUrl]]) {
       const waiting = await evroom(['anchor', 'verify', file('receipt-2.json'), pending, ...mode, '--json']);
       expect(waiting.code).toBe(1);
-      expect(JSON.parse(waiting.stdout)).toMatchObject({ anchor_status: 'pending', steps: [{ status: 'unchecked' }, { status: 'unchecked' }, { status: 'unchecked' }] });
+      expect(JSON.parse(waiting.stdout)).toMatchObject({
+        anchor_status: 'pending',
+        steps: [{ status: 'unchecked' }, { status: 'unchecked' }, { status: 'unchecked' }],
+      });
     }
   });
 
@@ -120,9 +156,20 @@ describe('evroom anchor verify', () => {
       ]),
     );
     for (const index of [0, 1, 2]) {
-      const result = await evroom(['anchor', 'verify', file(`receipt-${index}.json`), anchors, '--rpc', anvil.rpcUrl, '--json']);
+      const result = await evroom([
+        'anchor',
+        'verify',
+        file(`receipt-${index}.json`),
+        anchors,
+        '--rpc',
+        anvil.rpcUrl,
+        '--json',
+      ]);
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toMatchObject({ anchor_status: 'verified', svc_anchor: records[index]?.svc_anchor });
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        anchor_status: 'verified',
+        svc_anchor: records[index]?.svc_anchor,
+      });
     }
     const human = await evroom(['anchor', 'verify', file('receipt-1.json'), anchors, '--offline']);
     expect(human.stdout).toContain('Record /anchors/1 of the anchors file of batch 2026-11-23T09:00Z');
@@ -130,7 +177,10 @@ describe('evroom anchor verify', () => {
     const none = await evroom(['anchor', 'verify', stranger, anchors, '--offline']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/holds 3 records, none for this receipt .*\(anchor_not_in_file\)/);
-    const broken = writeJson('broken-anchors.json', { batch_id: '2026-11-23T09:00Z', anchors: [{ record: { svc_anchor: 'urn:svc:anchor:nope' } }] });
+    const broken = writeJson('broken-anchors.json', {
+      batch_id: '2026-11-23T09:00Z',
+      anchors: [{ record: { svc_anchor: 'urn:svc:anchor:nope' } }],
+    });
     const bad = await evroom(['anchor', 'verify', file('receipt-0.json'), broken, '--offline']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('at /anchors/0/record/svc_anchor');
@@ -140,21 +190,63 @@ describe('evroom anchor verify', () => {
     const tampered = writeJson('tampered.json', { ...RECEIPTS[0], amount: 2 });
     const other = await evroom(['anchor', 'verify', tampered, file('record-0.json'), '--rpc', anvil.rpcUrl, '--json']);
     expect(other.code).toBe(1);
-    expect(JSON.parse(other.stdout)).toMatchObject({ anchor_status: 'failed', steps: [{ status: 'fail', detail: expect.stringMatching(/anchors another receipt/) }, { status: 'unchecked' }, { status: 'unchecked' }] });
+    expect(JSON.parse(other.stdout)).toMatchObject({
+      anchor_status: 'failed',
+      steps: [
+        { status: 'fail', detail: expect.stringMatching(/anchors another receipt/) },
+        { status: 'unchecked' },
+        { status: 'unchecked' },
+      ],
+    });
 
     const record = records[0] as { merkle_path: string[] };
     const changed = writeJson('changed-path.json', { ...record, merkle_path: [...record.merkle_path].reverse() });
     const fold = await evroom(['anchor', 'verify', file('receipt-0.json'), changed, '--offline', '--json']);
     expect(fold.code).toBe(1);
-    expect(JSON.parse(fold.stdout)).toMatchObject({ anchor_status: 'failed', steps: [{ status: 'fail', detail: expect.stringMatching(/not merkle_root/) }, { status: 'unchecked' }, { status: 'unchecked' }] });
+    expect(JSON.parse(fold.stdout)).toMatchObject({
+      anchor_status: 'failed',
+      steps: [
+        { status: 'fail', detail: expect.stringMatching(/not merkle_root/) },
+        { status: 'unchecked' },
+        { status: 'unchecked' },
+      ],
+    });
 
-    const deep = await evroom(['anchor', 'verify', file('receipt-0.json'), file('record-0.json'), '--rpc', anvil.rpcUrl, '--confirmations', '1000', '--json']);
+    const deep = await evroom([
+      'anchor',
+      'verify',
+      file('receipt-0.json'),
+      file('record-0.json'),
+      '--rpc',
+      anvil.rpcUrl,
+      '--confirmations',
+      '1000',
+      '--json',
+    ]);
     expect(deep.code).toBe(1);
-    expect(JSON.parse(deep.stdout)).toMatchObject({ anchor_status: 'failed', steps: [{ status: 'pass' }, { status: 'pass' }, { status: 'fail' }] });
+    expect(JSON.parse(deep.stdout)).toMatchObject({
+      anchor_status: 'failed',
+      steps: [{ status: 'pass' }, { status: 'pass' }, { status: 'fail' }],
+    });
 
-    const away = await evroom(['anchor', 'verify', file('receipt-0.json'), file('record-0.json'), '--rpc', 'http://127.0.0.1:9', '--json']);
+    const away = await evroom([
+      'anchor',
+      'verify',
+      file('receipt-0.json'),
+      file('record-0.json'),
+      '--rpc',
+      'http://127.0.0.1:9',
+      '--json',
+    ]);
     expect(away.code).toBe(1);
-    expect(JSON.parse(away.stdout)).toMatchObject({ anchor_status: 'failed', steps: [{ status: 'pass' }, { status: 'unchecked', detail: expect.stringMatching(/could not be asked/) }, { status: 'unchecked' }] });
+    expect(JSON.parse(away.stdout)).toMatchObject({
+      anchor_status: 'failed',
+      steps: [
+        { status: 'pass' },
+        { status: 'unchecked', detail: expect.stringMatching(/could not be asked/) },
+        { status: 'unchecked' },
+      ],
+    });
   });
 
   it('usage and input errors exit 2 with a clear message', async () => {
@@ -170,9 +262,15 @@ describe('evroom anchor verify', () => {
       [['anchor', 'verify', receipt, '--offline'], /expects RECEIPT.json and RECORD.json, got 1 argument/],
       [['anchor', 'verify', receipt, file('missing.json'), '--offline'], /missing.json: no such file/],
       [['anchor', 'verify', receipt, record, '--offline', '--api', 'http://127.0.0.1:1'], /--api does not apply here/],
-      [['anchor', 'verify', writeJson('duplicate.json', null, '{"a":1,"a":2}'), record, '--offline'], /not strict JSON: Malformed JSON \(duplicate_name\) at \/a/],
+      [
+        ['anchor', 'verify', writeJson('duplicate.json', null, '{"a":1,"a":2}'), record, '--offline'],
+        /not strict JSON: Malformed JSON \(duplicate_name\) at \/a/,
+      ],
       [['anchor', 'verify', writeJson('array.json', null, '[1]'), record, '--offline'], /must be a JSON object/],
-      [['anchor', 'verify', receipt, writeJson('bad-record.json', null, '{"svc_anchor": "x",}'), '--offline'], /anchor record file is not strict JSON/],
+      [
+        ['anchor', 'verify', receipt, writeJson('bad-record.json', null, '{"svc_anchor": "x",}'), '--offline'],
+        /anchor record file is not strict JSON/,
+      ],
       [['anchor', 'frobnicate'], /unknown subcommand 'frobnicate'/],
       [['anchor'], /name a subcommand/],
     ];
@@ -208,26 +306,49 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
     response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     response.end(text);
   }
-  const error = (code: string, message: string, details: unknown[] = []): unknown => ({ error: { code, message, details } });
+  const error = (code: string, message: string, details: unknown[] = []): unknown => ({
+    error: { code, message, details },
+  });
 
   beforeAll(async () => {
     server = createServer((request, response) => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        requests.push({ method: request.method ?? '', url: request.url ?? '', authorization: request.headers.authorization, body });
+        requests.push({
+          method: request.method ?? '',
+          url: request.url ?? '',
+          authorization: request.headers.authorization,
+          body,
+        });
         if (override?.(request, response, body) === true) return;
         if (request.method === 'POST' && request.url === '/v1/anchor') {
           const presented = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-          if (presented === undefined) return send(response, 401, error('unauthorized', 'This route needs an API key: Authorization: Bearer svc_…'));
+          if (presented === undefined)
+            return send(
+              response,
+              401,
+              error('unauthorized', 'This route needs an API key: Authorization: Bearer svc_…'),
+            );
           if (presented === FREE_KEY) return send(response, 403, error('forbidden', 'This tier does not anchor.'));
-          if (presented !== KEY) return send(response, 401, error('unauthorized', 'The API key is unknown or revoked.'));
+          if (presented !== KEY)
+            return send(response, 401, error('unauthorized', 'The API key is unknown or revoked.'));
           const parsed = JSON.parse(body) as { canonical_sha256?: unknown };
           if (Object.keys(parsed).join() !== 'canonical_sha256' || typeof parsed.canonical_sha256 !== 'string') {
-            return send(response, 400, error('invalid_request', 'Send only canonical_sha256.', [{ path: '/canonical_sha256', message: 'required' }]));
+            return send(
+              response,
+              400,
+              error('invalid_request', 'Send only canonical_sha256.', [
+                { path: '/canonical_sha256', message: 'required' },
+              ]),
+            );
           }
           const suffix = anchorSuffix(b64uDecode(parsed.canonical_sha256));
-          const record = { svc_anchor: pendingAnchorUrn('2026-11-23T09:00Z', suffix), batch_id: '2026-11-23T09:00Z', eta_seconds: 42 };
+          const record = {
+            svc_anchor: pendingAnchorUrn('2026-11-23T09:00Z', suffix),
+            batch_id: '2026-11-23T09:00Z',
+            eta_seconds: 42,
+          };
           pending.set(record.svc_anchor, record);
           return send(response, 202, record);
         }
@@ -254,18 +375,37 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
 
   it('submit sends only the canonical SHA-256 with the key, prints the pending record, never the key', async () => {
     requests.length = 0;
-    const result = await evroom(['anchor', 'submit', file('receipt-1.json'), '--api', api, '--key-file', file('key'), '--json']);
+    const result = await evroom([
+      'anchor',
+      'submit',
+      file('receipt-1.json'),
+      '--api',
+      api,
+      '--key-file',
+      file('key'),
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     expect(requests).toHaveLength(1);
     const sent = requests[0] as { body: string; authorization: string | undefined };
-    expect(JSON.parse(sent.body)).toEqual({ canonical_sha256: Buffer.from(digestOf(RECEIPTS[1])).toString('base64url') });
+    expect(JSON.parse(sent.body)).toEqual({
+      canonical_sha256: Buffer.from(digestOf(RECEIPTS[1])).toString('base64url'),
+    });
     expect(sent.body).not.toContain('r-2');
     expect(sent.authorization).toBe(`Bearer ${KEY}`);
     const record = JSON.parse(result.stdout) as { svc_anchor: string; eta_seconds: number };
     expect(record.svc_anchor).toBe(pendingAnchorUrn('2026-11-23T09:00Z', anchorSuffix(digestOf(RECEIPTS[1]))));
     expect(record.eta_seconds).toBe(42);
     expect(result.stdout + result.stderr).not.toContain(KEY);
-    const human = await evroom(['anchor', 'submit', file('receipt-1.json'), '--api', `${api}/`, '--key-file', file('key')]);
+    const human = await evroom([
+      'anchor',
+      'submit',
+      file('receipt-1.json'),
+      '--api',
+      `${api}/`,
+      '--key-file',
+      file('key'),
+    ]);
     expect(human.code).toBe(0);
     expect(human.stdout).toContain(`Pending: ${record.svc_anchor}`);
     expect(human.stdout).toMatch(/eta_seconds +42/);
@@ -285,29 +425,62 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
     const again = await evroom(['anchor', 'status', urn, '--api', api, '--out', out]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already exists; pass --force');
-    expect((await evroom(['anchor', 'status', urn, '--api', api, '--out', out, '--force', '--key-file', file('key')])).code).toBe(0);
+    expect(
+      (await evroom(['anchor', 'status', urn, '--api', api, '--out', out, '--force', '--key-file', file('key')])).code,
+    ).toBe(0);
     expect(requests.at(-1)?.authorization).toBe(`Bearer ${KEY}`);
     const json = await evroom(['anchor', 'status', urn, '--api', api, '--json']);
     expect(JSON.parse(json.stdout)).toEqual(records[1]);
   });
 
   it('shows PROTOCOL 10 errors as clear messages (exit 1) and refuses bad answers', async () => {
-    const unknown = await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('bad-key')]);
+    const unknown = await evroom([
+      'anchor',
+      'submit',
+      file('receipt-0.json'),
+      '--api',
+      api,
+      '--key-file',
+      file('bad-key'),
+    ]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('The service answered 401 unauthorized: The API key is unknown or revoked.');
-    const tier = await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('free-key'), '--json']);
+    const tier = await evroom([
+      'anchor',
+      'submit',
+      file('receipt-0.json'),
+      '--api',
+      api,
+      '--key-file',
+      file('free-key'),
+      '--json',
+    ]);
     expect(tier.code).toBe(1);
     expect(JSON.parse(tier.stdout)).toMatchObject({ error: { status: 403, code: 'forbidden' } });
-    const missing = await evroom(['anchor', 'status', pendingAnchorUrn('2026-11-23T08:00Z', '0123456789abcdef'), '--api', api]);
+    const missing = await evroom([
+      'anchor',
+      'status',
+      pendingAnchorUrn('2026-11-23T08:00Z', '0123456789abcdef'),
+      '--api',
+      api,
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('The service answered 404 not_found');
 
     override = (_request, response) => {
-      send(response, 400, error('invalid_request', 'Bad digest.', [{ path: '/canonical_sha256', message: 'must be 43 base64url characters' }]));
+      send(
+        response,
+        400,
+        error('invalid_request', 'Bad digest.', [
+          { path: '/canonical_sha256', message: 'must be 43 base64url characters' },
+        ]),
+      );
       return true;
     };
     const details = await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('key')]);
-    expect(details.stderr).toContain('400 invalid_request: Bad digest. (/canonical_sha256: must be 43 base64url characters)');
+    expect(details.stderr).toContain(
+      '400 invalid_request: Bad digest. (/canonical_sha256: must be 43 base64url characters)',
+    );
     override = (_request, response) => {
       response.writeHead(502, { 'content-type': 'text/html' });
       response.end('<html>bad gateway</html>');
@@ -317,7 +490,11 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
     expect(html.code).toBe(1);
     expect(html.stderr).toContain("answered HTTP 502 without PROTOCOL 10's error body");
     override = (_request, response) => {
-      send(response, 202, { svc_anchor: pendingAnchorUrn('2026-11-23T09:00Z', 'ffffffffffffffff'), batch_id: '2026-11-23T09:00Z', eta_seconds: 1 });
+      send(response, 202, {
+        svc_anchor: pendingAnchorUrn('2026-11-23T09:00Z', 'ffffffffffffffff'),
+        batch_id: '2026-11-23T09:00Z',
+        eta_seconds: 1,
+      });
       return true;
     };
     const wrong = await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('key')]);
@@ -327,13 +504,23 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
       send(response, 202, { svc_anchor: 'urn:svc:anchor:pending:nope' });
       return true;
     };
-    expect((await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('key')])).stderr).toMatch(/not an anchor record: at \/svc_anchor/);
+    expect(
+      (await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('key')])).stderr,
+    ).toMatch(/not an anchor record: at \/svc_anchor/);
     override = (_request, response) => {
       response.writeHead(307, { location: 'https://elsewhere.example/v1/anchor' });
       response.end();
       return true;
     };
-    const redirect = await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('key')]);
+    const redirect = await evroom([
+      'anchor',
+      'submit',
+      file('receipt-0.json'),
+      '--api',
+      api,
+      '--key-file',
+      file('key'),
+    ]);
     expect(redirect.code).toBe(1);
     expect(redirect.stderr).toMatch(/redirects are not followed/);
     override = undefined;
@@ -342,9 +529,15 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
   it('gives up on a service that does not answer in time, and refuses an answer over 1 MiB (the operation)', async () => {
     const digest = digestOf(RECEIPTS[0]);
     override = () => true; // never answers
-    const slow = await submitAnchor({ apiUrl: api, apiKey: KEY, digest, timeoutMs: 300 }).catch((error: unknown) => error);
+    const slow = await submitAnchor({ apiUrl: api, apiKey: KEY, digest, timeoutMs: 300 }).catch(
+      (error: unknown) => error,
+    );
     expect(slow).toBeInstanceOf(AnchorServiceError);
-    expect(slow).toMatchObject({ status: 0, code: 'service_unreachable', message: expect.stringMatching(/no answer within 0.3 s/) });
+    expect(slow).toMatchObject({
+      status: 0,
+      code: 'service_unreachable',
+      message: expect.stringMatching(/no answer within 0.3 s/),
+    });
     override = (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       // No content-length: the limit is enforced while reading.
@@ -352,7 +545,10 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
       response.end(`${'x'.repeat(MAX_ANSWER_BYTES)}"}`);
       return true;
     };
-    const large = await anchorStatus({ apiUrl: api, urn: pendingAnchorUrn('2026-11-23T09:00Z', anchorSuffix(digest)) }).catch((error: unknown) => error);
+    const large = await anchorStatus({
+      apiUrl: api,
+      urn: pendingAnchorUrn('2026-11-23T09:00Z', anchorSuffix(digest)),
+    }).catch((error: unknown) => error);
     expect(large).toMatchObject({ code: 'answer_too_large' });
     override = undefined;
   });
@@ -363,17 +559,57 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
     chmodSync(file('open-key'), 0o644);
     writeFileSync(file('junk-key'), 'not a key\n', { mode: 0o600 });
     const cases: [string[], RegExp, number][] = [
-      [['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('open-key')], /may be read by other users \(mode 644\); run: chmod 600/, 2],
-      [['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('junk-key')], /must hold one API key/, 2],
-      [['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('nothere')], /cannot be read \(no such file\)/, 2],
+      [
+        ['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('open-key')],
+        /may be read by other users \(mode 644\); run: chmod 600/,
+        2,
+      ],
+      [
+        ['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('junk-key')],
+        /must hold one API key/,
+        2,
+      ],
+      [
+        ['anchor', 'submit', file('receipt-0.json'), '--api', api, '--key-file', file('nothere')],
+        /cannot be read \(no such file\)/,
+        2,
+      ],
       [['anchor', 'submit', file('receipt-0.json'), '--api', api], /--key-file FILE/, 2],
       [['anchor', 'submit', file('receipt-0.json'), '--key-file', file('key')], /--api URL/, 2],
-      [['anchor', 'submit', file('receipt-0.json'), '--api', 'http://anchor.example.com', '--key-file', file('key')], /plain http to another machine/, 2],
-      [['anchor', 'submit', file('receipt-0.json'), '--api', `${api}/?x=1`, '--key-file', file('key')], /query or a fragment/, 2],
+      [
+        ['anchor', 'submit', file('receipt-0.json'), '--api', 'http://anchor.example.com', '--key-file', file('key')],
+        /plain http to another machine/,
+        2,
+      ],
+      [
+        ['anchor', 'submit', file('receipt-0.json'), '--api', `${api}/?x=1`, '--key-file', file('key')],
+        /query or a fragment/,
+        2,
+      ],
       [['anchor', 'submit', file('duplicate.json'), '--api', api, '--key-file', file('key')], /duplicate_name/, 2],
-      [['anchor', 'status', 'urn:svc:anchor:pending:2026-13-01T00:00Z:0123456789abcdef', '--api', api], /is not an anchor URN/, 2],
-      [['anchor', 'status', pendingAnchorUrn('2026-11-23T09:00Z', '0123456789abcdef'), '--api', api, '--force'], /--force only applies with --out/, 2],
-      [['anchor', 'status', pendingAnchorUrn('2026-11-23T09:00Z', '0123456789abcdef'), '--api', api, '--rpc', anvil.rpcUrl], /--rpc does not apply here/, 2],
+      [
+        ['anchor', 'status', 'urn:svc:anchor:pending:2026-13-01T00:00Z:0123456789abcdef', '--api', api],
+        /is not an anchor URN/,
+        2,
+      ],
+      [
+        ['anchor', 'status', pendingAnchorUrn('2026-11-23T09:00Z', '0123456789abcdef'), '--api', api, '--force'],
+        /--force only applies with --out/,
+        2,
+      ],
+      [
+        [
+          'anchor',
+          'status',
+          pendingAnchorUrn('2026-11-23T09:00Z', '0123456789abcdef'),
+          '--api',
+          api,
+          '--rpc',
+          anvil.rpcUrl,
+        ],
+        /--rpc does not apply here/,
+        2,
+      ],
     ];
     for (const [args, message, code] of cases) {
       const result = await evroom(args);
@@ -387,7 +623,15 @@ describe('evroom anchor submit and status against a service on 127.0.0.1', () =>
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const freePort = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const closed = await evroom(['anchor', 'submit', file('receipt-0.json'), '--api', `http://127.0.0.1:${freePort}`, '--key-file', file('key')]);
+    const closed = await evroom([
+      'anchor',
+      'submit',
+      file('receipt-0.json'),
+      '--api',
+      `http://127.0.0.1:${freePort}`,
+      '--key-file',
+      file('key'),
+    ]);
     expect(closed.code).toBe(2);
     expect(closed.stderr).toMatch(/could not be reached: ECONNREFUSED/);
   });

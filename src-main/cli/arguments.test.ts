@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from './cli-error';
-import { flag, formatHelp, HelpRequested, optionValue, optionValues, parseCommandArguments, type CommandSpec } from './arguments';
+import {
+  flag,
+  formatHelp,
+  HelpRequested,
+  optionValue,
+  optionValues,
+  parseCommandArguments,
+  type CommandSpec,
+} from './arguments';
 
 const spec: CommandSpec = {
   name: 'demo',
@@ -30,7 +38,7 @@ function usageError(argv: string[]): string {
 }
 
 describe('parseCommandArguments', () => {
-  it('takes the next argument as a string option\'s value even when it starts with -', () => {
+  it("takes the next argument as a string option's value even when it starts with -", () => {
     const parsed = parse(['--public-key', '-abc_DEF', '--label', '--json', 'file.json']);
     expect(optionValue(parsed, 'public-key')).toBe('-abc_DEF');
     // getopt's rule: the value is whatever comes next, an option's name included.

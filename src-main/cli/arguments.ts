@@ -72,7 +72,8 @@ export function optionValues(parsed: ParsedArguments, name: string): string[] {
  */
 function attachValues(spec: CommandSpec, argv: readonly string[]): { args: string[]; help: boolean } {
   const byShort = new Map<string, string>();
-  for (const [name, option] of Object.entries(spec.options)) if (option.short !== undefined) byShort.set(option.short, name);
+  for (const [name, option] of Object.entries(spec.options))
+    if (option.short !== undefined) byShort.set(option.short, name);
   const args: string[] = [];
   let help = false;
   for (let index = 0; index < argv.length; index += 1) {
@@ -93,7 +94,8 @@ function attachValues(spec: CommandSpec, argv: readonly string[]): { args: strin
       args.push(token);
       continue;
     }
-    if (index + 1 >= argv.length) throw new CliError(`${spec.name}: option --${name} needs a value. See: evroom ${spec.name} --help`);
+    if (index + 1 >= argv.length)
+      throw new CliError(`${spec.name}: option --${name} needs a value. See: evroom ${spec.name} --help`);
     index += 1;
     args.push(`--${name}=${argv[index] as string}`);
   }
@@ -114,19 +116,25 @@ export function parseCommandArguments(spec: CommandSpec, argv: readonly string[]
   if (help) throw new HelpRequested(spec);
   const options: Record<string, { type: 'boolean' | 'string'; multiple?: boolean; short?: string }> = {};
   for (const [name, option] of Object.entries(spec.options)) {
-    options[name] = { type: option.type, ...(option.multiple ? { multiple: true } : {}), ...(option.short ? { short: option.short } : {}) };
+    options[name] = {
+      type: option.type,
+      ...(option.multiple ? { multiple: true } : {}),
+      ...(option.short ? { short: option.short } : {}),
+    };
   }
   try {
     const parsed = parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
     const given = new Map<string, number>();
-    for (const token of parsed.tokens) if (token.kind === 'option') given.set(token.name, (given.get(token.name) ?? 0) + 1);
+    for (const token of parsed.tokens)
+      if (token.kind === 'option') given.set(token.name, (given.get(token.name) ?? 0) + 1);
     for (const [name, option] of Object.entries(spec.options)) {
       const value = parsed.values[name];
       // parseArgs keeps the last of a repeated single option; two values for one is a mistake.
       if (option.type === 'string' && !option.multiple && (given.get(name) ?? 0) > 1) {
         throw new CliError(`${spec.name}: --${name} may be given only once`);
       }
-      if (option.type === 'string' && value === '') throw new CliError(`${spec.name}: --${name} needs a non-empty value`);
+      if (option.type === 'string' && value === '')
+        throw new CliError(`${spec.name}: --${name} needs a non-empty value`);
     }
     return { values: parsed.values, positionals: parsed.positionals };
   } catch (error) {

@@ -28,7 +28,12 @@ function evroom(home: string, args: string[]): { code: number | null; stdout: st
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-function stats(home: string): { receipts: number; byFormat: Record<string, number>; byStatus: Record<string, number>; byTrust: Record<string, number> } {
+function stats(home: string): {
+  receipts: number;
+  byFormat: Record<string, number>;
+  byStatus: Record<string, number>;
+  byTrust: Record<string, number>;
+} {
   const result = evroom(home, ['ledger', 'stats', '--json']);
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout) as ReturnType<typeof stats>;
@@ -53,7 +58,15 @@ describe('evroom export', () => {
       );
       return { stem: `rcp_E${index}`, bytes: utf8Encode(JSON.stringify(signed)) };
     });
-    const parts = bundleParts(envelopes, { keyId: signer.keyId, keys: [keyEntryFor(ISSUER, issuerSeed, node), keyEntryFor('did:svc:acme:requester', requesterSeed, node), keyEntryFor('did:svc:acme:operator', operatorSeed, node), keyEntryFor(signer.keyId, signer.seed, node)] });
+    const parts = bundleParts(envelopes, {
+      keyId: signer.keyId,
+      keys: [
+        keyEntryFor(ISSUER, issuerSeed, node),
+        keyEntryFor('did:svc:acme:requester', requesterSeed, node),
+        keyEntryFor('did:svc:acme:operator', operatorSeed, node),
+        keyEntryFor(signer.keyId, signer.seed, node),
+      ],
+    });
     parts.files.set('receipts/classical.json', utf8Encode(signClassical({ sequence: 1 }, issuerSeed, node)));
     parts.manifest.counts = { receipts: 6 };
     const bundle = path.join(directory, 'source.zip');
@@ -70,21 +83,47 @@ describe('evroom export', () => {
     expect(result.stdout).toMatch(/signed by {2}did:key:z6Mk\S+ \(a new local signing key/);
     const keyFile = path.join(home, SIGNING_KEY_PATH);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
-    expect(result.stdout).not.toContain((JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { seed_b64u: string }).seed_b64u);
+    expect(result.stdout).not.toContain(
+      (JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { seed_b64u: string }).seed_b64u,
+    );
 
     const elsewhere = path.join(directory, 'elsewhere');
     const back = evroom(elsewhere, ['import', '--json', out]);
     expect(back.code, back.stdout.slice(0, 3000) + back.stderr).toBe(0);
-    const imported = JSON.parse(back.stdout) as { totalFindings: number; signature: { status: string; trust: { status: string } }; bundle: { tenant_id: string } };
-    expect(imported).toMatchObject({ totalFindings: 0, signature: { status: 'valid', trust: { status: 'unpinned' } }, bundle: { tenant_id: 'acme' } });
+    const imported = JSON.parse(back.stdout) as {
+      totalFindings: number;
+      signature: { status: string; trust: { status: string } };
+      bundle: { tenant_id: string };
+    };
+    expect(imported).toMatchObject({
+      totalFindings: 0,
+      signature: { status: 'valid', trust: { status: 'unpinned' } },
+      bundle: { tenant_id: 'acme' },
+    });
     const source = stats(home);
     const target = stats(elsewhere);
-    expect([target.receipts, target.byFormat, target.byStatus, target.byTrust]).toEqual([source.receipts, source.byFormat, source.byStatus, source.byTrust]);
+    expect([target.receipts, target.byFormat, target.byStatus, target.byTrust]).toEqual([
+      source.receipts,
+      source.byFormat,
+      source.byStatus,
+      source.byTrust,
+    ]);
   });
 
   it('exports a filtered selection as JSON, and refuses bad arguments with nothing written (exit 2)', () => {
     const out = path.join(directory, 'early.zip');
-    const result = evroom(home, ['export', '--format', 'envelope/svc-receipt-v1', '--from', '2026-11-02', '--to', '2026-11-04', '--out', out, '--json']);
+    const result = evroom(home, [
+      'export',
+      '--format',
+      'envelope/svc-receipt-v1',
+      '--from',
+      '2026-11-02',
+      '--to',
+      '2026-11-04',
+      '--out',
+      out,
+      '--json',
+    ]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ receipts: 2, keyCreated: false, tenant_id: 'local' });
 

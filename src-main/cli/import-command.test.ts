@@ -25,7 +25,11 @@ function fastSigner(seed: Uint8Array): CryptoProvider {
   const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(seed)]);
   const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
   const publicKey = node.ed25519PublicKey(seed);
-  return { ...node, ed25519Sign: (message) => new Uint8Array(sign(null, message, privateKey)), ed25519PublicKey: () => publicKey };
+  return {
+    ...node,
+    ed25519Sign: (message) => new Uint8Array(sign(null, message, privateKey)),
+    ed25519PublicKey: () => publicKey,
+  };
 }
 
 function makeBundle(count: number, options: { extra?: boolean } = {}): Buffer {
@@ -77,7 +81,11 @@ describe('evroom import', () => {
     expect(first.stderr).toBe('');
     const second = evroom(home, ['import', '--json', clean]);
     expect(second.code).toBe(0);
-    const result = JSON.parse(second.stdout) as { status: string; alreadyImported: boolean; counts: { receiptsNew: number } };
+    const result = JSON.parse(second.stdout) as {
+      status: string;
+      alreadyImported: boolean;
+      counts: { receiptsNew: number };
+    };
     expect(result).toMatchObject({ status: 'imported', alreadyImported: true, counts: { receiptsNew: 0 } });
     expect(stats(home)).toMatchObject({ receipts: 30, bundles: 1 });
     // The data folder is private.
@@ -92,7 +100,9 @@ describe('evroom import', () => {
     expect(result.stdout).toContain('Result: imported with 1 finding.');
     const json = evroom(home, ['import', '--json', withFindings]);
     expect(json.code).toBe(1);
-    expect((JSON.parse(json.stdout) as { findings: { code: string }[] }).findings.map((finding) => finding.code)).toEqual(['file_extra']);
+    expect(
+      (JSON.parse(json.stdout) as { findings: { code: string }[] }).findings.map((finding) => finding.code),
+    ).toEqual(['file_extra']);
   });
 
   it('refuses a hostile zip with a named error (exit 2) and writes nothing', () => {
@@ -101,13 +111,21 @@ describe('evroom import', () => {
     const before = stats(home);
     const hostile = path.join(directory, 'hostile.zip');
     const parts = bundleParts([], { keyId: signer.keyId });
-    fs.writeFileSync(hostile, zipBundle(parts, signer, node, { extra: [{ name: '../../outside.json', data: utf8Encode('{}') }] }));
+    fs.writeFileSync(
+      hostile,
+      zipBundle(parts, signer, node, { extra: [{ name: '../../outside.json', data: utf8Encode('{}') }] }),
+    );
     const result = evroom(home, ['import', hostile]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^evroom: import: refused, nothing was written: zip_path_traversal \(entry \.\.\/\.\.\/outside\.json\)/);
+    expect(result.stderr).toMatch(
+      /^evroom: import: refused, nothing was written: zip_path_traversal \(entry \.\.\/\.\.\/outside\.json\)/,
+    );
     const json = evroom(home, ['import', '--json', hostile]);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'refused', error: { code: 'zip_path_traversal', details: [{ path: '../../outside.json', message: expect.any(String) }] } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'refused',
+      error: { code: 'zip_path_traversal', details: [{ path: '../../outside.json', message: expect.any(String) }] },
+    });
     // The limits are flags: 30 receipts and 3 more files are over --max-entries 10.
     const limited = evroom(home, ['import', '--max-entries', '10', clean]);
     expect(limited.code).toBe(2);
@@ -203,11 +221,17 @@ describe('evroom import', () => {
 });
 
 describe('the progress bar', () => {
-  function terminalWith(interactive: boolean): { terminal: Parameters<typeof createProgressBar>[0]; written: () => string } {
+  function terminalWith(interactive: boolean): {
+    terminal: Parameters<typeof createProgressBar>[0];
+    written: () => string;
+  } {
     const err = new PassThrough();
     const chunks: Buffer[] = [];
     err.on('data', (chunk: Buffer) => chunks.push(chunk));
-    return { terminal: { out: new PassThrough(), err, color: false, interactive }, written: () => Buffer.concat(chunks).toString('utf8') };
+    return {
+      terminal: { out: new PassThrough(), err, color: false, interactive },
+      written: () => Buffer.concat(chunks).toString('utf8'),
+    };
   }
 
   it('draws one line on an interactive stderr and clears it', async () => {
@@ -216,7 +240,9 @@ describe('the progress bar', () => {
     bar.draw(0.5, `verifying 50/100 receipts  ${rateText(9800, 6)}`);
     bar.clear();
     await new Promise((resolve) => setImmediate(resolve));
-    expect(written()).toBe(`\r\u001b[2K${'█'.repeat(12)}${'░'.repeat(12)}  50%  verifying 50/100 receipts  9,800/s · 6 s left\r\u001b[2K`);
+    expect(written()).toBe(
+      `\r\u001b[2K${'█'.repeat(12)}${'░'.repeat(12)}  50%  verifying 50/100 receipts  9,800/s · 6 s left\r\u001b[2K`,
+    );
   });
 
   it('draws nothing when stderr is not a terminal', async () => {

@@ -45,10 +45,22 @@ describe('private key files', () => {
     expect(key.key_id).toBe(didKeyFromEd25519(crypto.ed25519PublicKey(seed)));
     expect(ed25519FromDidKey(key.key_id)).toEqual(key.public_key);
     const text = serializePrivateKeyFile(key);
-    expect(Object.keys(JSON.parse(text) as object)).toEqual(['evroom_private_key', 'key_id', 'algorithm', 'public_key', 'seed', 'label']);
+    expect(Object.keys(JSON.parse(text) as object)).toEqual([
+      'evroom_private_key',
+      'key_id',
+      'algorithm',
+      'public_key',
+      'seed',
+      'label',
+    ]);
     const parsed = parsePrivateKeyFile(text, crypto);
     expect(parsed).toEqual(key);
-    expect(publicKeyEntry(parsed)).toEqual({ key_id: key.key_id, algorithm: 'Ed25519', public_key: key.public_key, label: 'Acme issuer' });
+    expect(publicKeyEntry(parsed)).toEqual({
+      key_id: key.key_id,
+      algorithm: 'Ed25519',
+      public_key: key.public_key,
+      label: 'Acme issuer',
+    });
   });
 
   it('round-trips an ML-DSA-65 key stored as its 32-byte seed', () => {
@@ -64,23 +76,40 @@ describe('private key files', () => {
 
   it('refuses key ids it cannot use', () => {
     expect(() => createPrivateKey('ML-DSA-65', crypto, { seed })).toThrow(/needs a key id/);
-    expect(() => createPrivateKey('Ed25519', crypto, { seed, keyId: didKeyFromEd25519(crypto.ed25519PublicKey(seed)) })).toThrow(/derived/);
+    expect(() =>
+      createPrivateKey('Ed25519', crypto, { seed, keyId: didKeyFromEd25519(crypto.ed25519PublicKey(seed)) }),
+    ).toThrow(/derived/);
     expect(() => createPrivateKey('Ed25519', crypto, { seed, keyId: 'acme' })).toThrow(TypeError);
     expect(() => createPrivateKey('Ed25519', crypto, { seed: new Uint8Array(31) })).toThrow(RangeError);
   });
 
   it.each([
     ['a public key file', JSON.stringify({ keys: [] }), 'public_key_file', ''],
-    ['a wrong version', fileOf({ ...validMembers(), evroom_private_key: 2 }), 'unsupported_version', '/evroom_private_key'],
+    [
+      'a wrong version',
+      fileOf({ ...validMembers(), evroom_private_key: 2 }),
+      'unsupported_version',
+      '/evroom_private_key',
+    ],
     ['an unknown member', fileOf({ ...validMembers(), secret_key: 'x' }), 'unknown_property', '/secret_key'],
     ['a missing seed', fileOf({ ...validMembers(), seed: undefined }), 'missing_property', '/seed'],
     ['a short seed', fileOf({ ...validMembers(), seed: b64uEncode(new Uint8Array(31)) }), 'invalid_seed', '/seed'],
     ['a padded seed', fileOf({ ...validMembers(), seed: `${b64uEncode(seed)}=` }), 'invalid_seed', '/seed'],
-    ['another seed', fileOf({ ...validMembers(), seed: b64uEncode(new Uint8Array(32).fill(1)) }), 'key_mismatch', '/public_key'],
+    [
+      'another seed',
+      fileOf({ ...validMembers(), seed: b64uEncode(new Uint8Array(32).fill(1)) }),
+      'key_mismatch',
+      '/public_key',
+    ],
     ['an unknown algorithm', fileOf({ ...validMembers(), algorithm: 'RSA' }), 'invalid_algorithm', '/algorithm'],
     ['a bad key id', fileOf({ ...validMembers(), key_id: 'acme' }), 'invalid_key_id', '/key_id'],
     ['a long label', fileOf({ ...validMembers(), label: 'x'.repeat(300) }), 'invalid_label', '/label'],
-    ['a duplicate member', serializePrivateKeyFile(createPrivateKey('Ed25519', crypto, { seed })).replace('"seed"', '"label": "a", "label"'), 'duplicate_name', '/label'],
+    [
+      'a duplicate member',
+      serializePrivateKeyFile(createPrivateKey('Ed25519', crypto, { seed })).replace('"seed"', '"label": "a", "label"'),
+      'duplicate_name',
+      '/label',
+    ],
   ])('refuses %s with a code and a path', (_name, text, code, path) => {
     const error = parseError(text);
     expect([error.code, error.path]).toEqual([code, path]);
@@ -117,7 +146,9 @@ describe('reading and writing key files on disk', () => {
     expect(warnings).toEqual([]);
     chmodSync(path, 0o644);
     await readPrivateKeyFile(path, crypto, (line) => warnings.push(line));
-    expect(warnings).toEqual([`warning: key file ${path} may be read by other users (mode 644); run: chmod 600 ${path}`]);
+    expect(warnings).toEqual([
+      `warning: key file ${path} may be read by other users (mode 644); run: chmod 600 ${path}`,
+    ]);
 
     const bad = join(dir, 'bad.private.json');
     writeFileSync(bad, fileOf({ ...validMembers(), seed: 'AAAA' }));

@@ -82,7 +82,9 @@ export async function readPrivateKeyFile(
     throw error;
   }
   if (process.platform !== 'win32' && (read.mode & 0o077) !== 0) {
-    warn(`warning: ${what} ${name} may be read by other users (mode ${read.mode.toString(8).padStart(3, '0')}); run: chmod 600 ${name}`);
+    warn(
+      `warning: ${what} ${name} may be read by other users (mode ${read.mode.toString(8).padStart(3, '0')}); run: chmod 600 ${name}`,
+    );
   }
   return read.key;
 }

@@ -50,7 +50,9 @@ describe('evroom keys new', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const privateFile = join(out, 'ed25519.private.json');
     const publicFile = join(out, 'ed25519.public.json');
-    expect([mode(join(dir, 'new')), mode(out), mode(privateFile), mode(publicFile)]).toEqual([0o700, 0o700, 0o600, 0o644]);
+    expect([mode(join(dir, 'new')), mode(out), mode(privateFile), mode(publicFile)]).toEqual([
+      0o700, 0o700, 0o600, 0o644,
+    ]);
     const key = parsePrivateKeyFile(readFileSync(privateFile, 'utf8'), crypto);
     expect(key).toMatchObject({ algorithm: 'Ed25519', label: 'Acme issuer' });
     expect(key.key_id).toBe(didKeyFromEd25519(crypto.ed25519PublicKey(key.seed)));
@@ -76,10 +78,30 @@ describe('evroom keys new', () => {
       stderr: `evroom: keys new: ${privateFile} already exists; pass --force to replace it (the old key is then lost)\n`,
     });
     expect(readFileSync(privateFile, 'utf8')).toBe(before);
-    const forced = await evroom(['keys', 'new', '--alg', 'ed25519', '--out', out, '--name', 'issuer', '--force', '--json']);
+    const forced = await evroom([
+      'keys',
+      'new',
+      '--alg',
+      'ed25519',
+      '--out',
+      out,
+      '--name',
+      'issuer',
+      '--force',
+      '--json',
+    ]);
     expect(forced.code).toBe(0);
-    const answer = JSON.parse(forced.stdout) as { key_id: string; algorithm: string; private_key_file: string; public_key_file: string };
-    expect(answer).toMatchObject({ algorithm: 'Ed25519', private_key_file: privateFile, public_key_file: join(out, 'issuer.public.json') });
+    const answer = JSON.parse(forced.stdout) as {
+      key_id: string;
+      algorithm: string;
+      private_key_file: string;
+      public_key_file: string;
+    };
+    expect(answer).toMatchObject({
+      algorithm: 'Ed25519',
+      private_key_file: privateFile,
+      public_key_file: join(out, 'issuer.public.json'),
+    });
     expect(readFileSync(privateFile, 'utf8')).not.toBe(before);
     expect(mode(privateFile)).toBe(0o600);
     expect(parsePrivateKeyFile(readFileSync(privateFile, 'utf8'), crypto).key_id).toBe(answer.key_id);
@@ -108,7 +130,10 @@ describe('evroom keys new', () => {
     [['keys', 'new', '--out', 'x'], 'keys new: --alg is required: ed25519 or ml-dsa-65'],
     [['keys', 'new', '--alg', 'rsa', '--out', 'x'], "keys new: unknown --alg 'rsa'; use ed25519 or ml-dsa-65"],
     [['keys', 'new', '--alg', 'ed25519'], 'keys new: --out DIR is required (the folder for the key files)'],
-    [['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--name', '../up'], "keys new: --name '../up' is not a file base name"],
+    [
+      ['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--name', '../up'],
+      "keys new: --name '../up' is not a file base name",
+    ],
     [['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--key-id', 'acme'], 'keys new: "acme" is not a key id'],
     [['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--seed', 'y'], 'keys: unknown option --seed'],
   ])('refuses %j with one line and exit 2, writing nothing', async (args, message) => {
@@ -122,7 +147,8 @@ describe('evroom keys new', () => {
 
   it('works as a real process and documents the key file format in --help', () => {
     const out = join(dir, 'process');
-    const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
     const made = run(['keys', 'new', '--alg', 'ed25519', '--out', out, '--json']);
     expect(made.status).toBe(0);
     expect(mode(join(out, 'ed25519.private.json'))).toBe(0o600);

@@ -42,7 +42,10 @@ describe('evroom ledger', () => {
       bytes: utf8Encode(signClassical({ sequence: index }, seed, node)),
     }));
     // One receipt altered after signing: MISMATCH in the ledger.
-    receipts.push({ stem: 'altered', bytes: utf8Encode(Buffer.from(receipts[0]!.bytes).toString('utf8').replace('"sequence":0', '"sequence":9')) });
+    receipts.push({
+      stem: 'altered',
+      bytes: utf8Encode(Buffer.from(receipts[0]!.bytes).toString('utf8').replace('"sequence":0', '"sequence":9')),
+    });
     const parts = bundleParts(receipts, { keyId: signer.keyId, keys: [keyEntryFor(signer.keyId, signer.seed, node)] });
     const bundle = path.join(directory, 'b.zip');
     fs.writeFileSync(bundle, zipBundle(parts, signer, node));
@@ -66,11 +69,24 @@ describe('evroom ledger', () => {
     const page1 = JSON.parse(first.stdout) as { rows: Row[]; nextCursor: string };
     expect(page1.rows.map((row) => row.id)).toEqual([1, 2, 3, 4, 5]);
     const second = JSON.parse(
-      evroom(home, ['ledger', 'list', '--json', '--limit', '5', '--sort', 'imported_at', '--asc', '--after', page1.nextCursor]).stdout,
+      evroom(home, [
+        'ledger',
+        'list',
+        '--json',
+        '--limit',
+        '5',
+        '--sort',
+        'imported_at',
+        '--asc',
+        '--after',
+        page1.nextCursor,
+      ]).stdout,
     ) as { rows: Row[]; nextCursor: string | null };
     expect(second.rows.map((row) => row.id)).toEqual([6, 7, 8]);
     expect(second.nextCursor).toBeNull();
-    const bad = JSON.parse(evroom(home, ['ledger', 'list', '--json', '--status', 'mismatch']).stdout) as { rows: Row[] };
+    const bad = JSON.parse(evroom(home, ['ledger', 'list', '--json', '--status', 'mismatch']).stdout) as {
+      rows: Row[];
+    };
     expect(bad.rows.map((row) => row.status)).toEqual(['MISMATCH']);
     const human = evroom(home, ['ledger', 'list', '--limit', '2']);
     expect(human.stdout.split('\n')[0]).toMatch(/^id\s+issued\s+status\s+trust\s+format/);

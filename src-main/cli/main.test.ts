@@ -26,7 +26,10 @@ describe('the command table', () => {
     expect(new Set(COMMANDS.map((entry) => entry.name)).size).toBe(COMMANDS.length);
     for (const entry of COMMANDS) {
       const command = await entry.load();
-      expect({ name: command.spec.name, summary: command.spec.summary }).toEqual({ name: entry.name, summary: entry.summary });
+      expect({ name: command.spec.name, summary: command.spec.summary }).toEqual({
+        name: entry.name,
+        summary: entry.summary,
+      });
       expect(typeof command.run).toBe('function');
     }
   });
@@ -34,11 +37,15 @@ describe('the command table', () => {
   it('--help lists every command with its summary; help COMMAND prints that command’s options', async () => {
     const overview = captureTerminal();
     expect(await runCli(['--help'], overview.terminal)).toBe(0);
-    for (const entry of COMMANDS) expect(overview.out()).toMatch(new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    for (const entry of COMMANDS)
+      expect(overview.out()).toMatch(
+        new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+      );
 
     const topic = captureTerminal();
     expect(await runCli(['help', 'verify'], topic.terminal)).toBe(0);
-    const verify = await (COMMANDS.find((entry) => entry.name === 'verify')?.load() ?? Promise.reject(new Error('no verify')));
+    const verify = await (COMMANDS.find((entry) => entry.name === 'verify')?.load() ??
+      Promise.reject(new Error('no verify')));
     expect(topic.out()).toBe(`${formatHelp(verify.spec)}\n`);
     expect(topic.out()).toContain('--require-trusted');
   });
@@ -46,7 +53,9 @@ describe('the command table', () => {
   it('refuses an unknown command with the list of commands (exit 2)', async () => {
     const run = captureTerminal();
     expect(await runCli(['verfy'], run.terminal)).toBe(2);
-    expect(run.err()).toBe(`evroom: unknown command 'verfy'. Commands: ${COMMANDS.map((entry) => entry.name).join(', ')}. See: evroom --help\n`);
+    expect(run.err()).toBe(
+      `evroom: unknown command 'verfy'. Commands: ${COMMANDS.map((entry) => entry.name).join(', ')}. See: evroom --help\n`,
+    );
     expect(run.out()).toBe('');
   });
 });

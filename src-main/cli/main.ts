@@ -190,7 +190,10 @@ export async function runCli(argv: readonly string[], terminal: Terminal = proce
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? COMMANDS.find((command) => command.name === rest[0]) : undefined;
     // `evroom help COMMAND` loads that one command, for its options.
-    writeLine(name === undefined ? terminal.err : terminal.out, topic ? formatHelp((await topic.load()).spec) : overview());
+    writeLine(
+      name === undefined ? terminal.err : terminal.out,
+      topic ? formatHelp((await topic.load()).spec) : overview(),
+    );
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
@@ -199,7 +202,10 @@ export async function runCli(argv: readonly string[], terminal: Terminal = proce
   }
   const entry = COMMANDS.find((candidate) => candidate.name === name);
   if (!entry) {
-    writeLine(terminal.err, `evroom: unknown command '${name}'. Commands: ${COMMANDS.map((c) => c.name).join(', ')}. See: evroom --help`);
+    writeLine(
+      terminal.err,
+      `evroom: unknown command '${name}'. Commands: ${COMMANDS.map((c) => c.name).join(', ')}. See: evroom --help`,
+    );
     return 2;
   }
   try {

@@ -4,7 +4,13 @@
 import { isUtf8 } from 'node:buffer';
 import { readFile, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { checkDocumentBytes, describeFsError, DocumentReadError, MAX_DOCUMENT_BYTES, readDocumentFile } from '../core/read-document';
+import {
+  checkDocumentBytes,
+  describeFsError,
+  DocumentReadError,
+  MAX_DOCUMENT_BYTES,
+  readDocumentFile,
+} from '../core/read-document';
 import { CliError } from './cli-error';
 
 // The reading itself lives in core/read-document.ts, where the verification workers use it too.

@@ -28,7 +28,13 @@ function evroom(home: string, args: string[]): { code: number | null; stdout: st
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-function verifyJson(home: string, file: string): { code: number | null; report: { status: string; checks: { id: string; status: string }[]; errors: { code: string }[] } } {
+function verifyJson(
+  home: string,
+  file: string,
+): {
+  code: number | null;
+  report: { status: string; checks: { id: string; status: string }[]; errors: { code: string }[] };
+} {
   const result = evroom(home, ['verify', '--json', file]);
   return { code: result.code, report: JSON.parse(result.stdout.trim().split('\n')[0] ?? '{}') as never };
 }
@@ -41,11 +47,29 @@ describe('evroom report', () => {
   beforeAll(() => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-report-cli-'));
     home = path.join(directory, 'home');
-    const receipts = Array.from({ length: RECEIPTS }, (_, index) => ({ stem: `r${index}`, bytes: utf8Encode(signClassical({ sequence: index }, issuerSeed, node)) }));
-    const parts = bundleParts(receipts, { keyId: 'did:svc:acme:bundler', keys: [keyEntryFor('did:svc:acme:bundler', bundleSeed, node)] });
-    fs.writeFileSync(path.join(directory, 'bundle.zip'), zipBundle(parts, { seed: bundleSeed, keyId: 'did:svc:acme:bundler' }, node));
+    const receipts = Array.from({ length: RECEIPTS }, (_, index) => ({
+      stem: `r${index}`,
+      bytes: utf8Encode(signClassical({ sequence: index }, issuerSeed, node)),
+    }));
+    const parts = bundleParts(receipts, {
+      keyId: 'did:svc:acme:bundler',
+      keys: [keyEntryFor('did:svc:acme:bundler', bundleSeed, node)],
+    });
+    fs.writeFileSync(
+      path.join(directory, 'bundle.zip'),
+      zipBundle(parts, { seed: bundleSeed, keyId: 'did:svc:acme:bundler' }, node),
+    );
     expect(evroom(home, ['import', path.join(directory, 'bundle.zip')]).code).toBe(0);
-    const made = evroom(home, ['report', '--json', '--out', path.join(directory, 'r.json'), '--out', path.join(directory, 'r.html'), '--out', path.join(directory, 'r.pdf')]);
+    const made = evroom(home, [
+      'report',
+      '--json',
+      '--out',
+      path.join(directory, 'r.json'),
+      '--out',
+      path.join(directory, 'r.html'),
+      '--out',
+      path.join(directory, 'r.pdf'),
+    ]);
     expect(made.stderr).toBe('');
     expect(made.code).toBe(0);
     expect((JSON.parse(made.stdout) as { files: unknown[] }).files).toHaveLength(3);
@@ -88,7 +112,9 @@ describe('evroom report', () => {
     fs.writeFileSync(path.join(directory, 'row.json'), JSON.stringify(row));
     const rowCheck = verifyJson(home, path.join(directory, 'row.json'));
     expect(rowCheck.report.status).toBe('MISMATCH');
-    expect(rowCheck.report.errors.map((error) => error.code)).toEqual(expect.arrayContaining(['digest_mismatch', 'count_mismatch']));
+    expect(rowCheck.report.errors.map((error) => error.code)).toEqual(
+      expect.arrayContaining(['digest_mismatch', 'count_mismatch']),
+    );
     expect(rowCheck.code).toBe(1);
     const count = JSON.parse(JSON.stringify(report)) as SignedReport;
     count.counts.by_trust.unpinned = 0;
@@ -136,14 +162,31 @@ describe('evroom report', () => {
   });
 
   it('diffs two reports as JSON, and refuses one that does not verify', () => {
-    const trusted = evroom(home, ['trust', 'pin', '--key-id', 'did:svc:acme:issuer', '--public-key', Buffer.from(node.ed25519PublicKey(issuerSeed)).toString('base64url')]);
+    const trusted = evroom(home, [
+      'trust',
+      'pin',
+      '--key-id',
+      'did:svc:acme:issuer',
+      '--public-key',
+      Buffer.from(node.ed25519PublicKey(issuerSeed)).toString('base64url'),
+    ]);
     expect(trusted.code).toBe(0);
     const second = evroom(home, ['report', '--out', path.join(directory, 'r2.json')]);
     expect(second.code).toBe(0);
-    const diff = evroom(home, ['report', 'diff', path.join(directory, 'r.json'), path.join(directory, 'r2.json'), '--json']);
+    const diff = evroom(home, [
+      'report',
+      'diff',
+      path.join(directory, 'r.json'),
+      path.join(directory, 'r2.json'),
+      '--json',
+    ]);
     expect(diff.stderr).toBe('');
     expect(diff.code).toBe(0);
-    const parsed = JSON.parse(diff.stdout) as { added: string[]; removed: string[]; changed: { field: string; from: string; to: string; reason: string }[] };
+    const parsed = JSON.parse(diff.stdout) as {
+      added: string[];
+      removed: string[];
+      changed: { field: string; from: string; to: string; reason: string }[];
+    };
     expect(parsed.added).toEqual([]);
     expect(parsed.removed).toEqual([]);
     expect(parsed.changed).toHaveLength(RECEIPTS);
@@ -161,7 +204,10 @@ describe('evroom report', () => {
       [['report', '--as-of', 'soon', '--out', path.join(directory, 'x.json')], /--as-of must be a date/],
       [['report', '--out', path.join(directory, 'r.json')], /exists; choose another name/],
       [['report', 'diff', path.join(directory, 'r.json')], /name two report files/],
-      [['report', '--out', path.join(directory, 'no-such-folder', 'x.json')], /cannot be written: its folder does not exist.*\(out_unwritable\)/],
+      [
+        ['report', '--out', path.join(directory, 'no-such-folder', 'x.json')],
+        /cannot be written: its folder does not exist.*\(out_unwritable\)/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = evroom(home, args);

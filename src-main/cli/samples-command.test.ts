@@ -26,7 +26,11 @@ interface Line {
 }
 
 function evroom(args: string[], cwd?: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -71,30 +75,52 @@ describe('evroom samples', () => {
   it('lists every written document in index.json, with a valid, tampered, forged and malformed one per format', () => {
     const files = listFiles(first);
     expect(files.filter((file) => file.includes('/'))).toEqual(index.map((entry) => entry.file).sort());
-    expect(files.filter((file) => !file.includes('/'))).toEqual(['README.md', 'index.json', 'keys.json', 'secrets.json']);
+    expect(files.filter((file) => !file.includes('/'))).toEqual([
+      'README.md',
+      'index.json',
+      'keys.json',
+      'secrets.json',
+    ]);
     const folders = [...new Set(index.map((entry) => entry.file.split('/')[0]))];
     expect(folders.sort()).toEqual([...SIGN_FORMATS].sort());
     for (const folder of folders) {
       for (const kind of ['valid', 'tampered', 'forged', 'malformed']) {
-        expect(index.some((entry) => entry.file === `${folder}/${kind}.json`), `${folder}/${kind}`).toBe(true);
+        expect(
+          index.some((entry) => entry.file === `${folder}/${kind}.json`),
+          `${folder}/${kind}`,
+        ).toBe(true);
       }
     }
     const statuses = new Set(index.map((entry) => entry.expected_status));
-    expect([...statuses].sort()).toEqual(['AUTH_FAILED', 'INDETERMINATE', 'INVALID', 'MALFORMED', 'MISMATCH', 'PASS', 'UNSUPPORTED']);
+    expect([...statuses].sort()).toEqual([
+      'AUTH_FAILED',
+      'INDETERMINATE',
+      'INVALID',
+      'MALFORMED',
+      'MISMATCH',
+      'PASS',
+      'UNSUPPORTED',
+    ]);
     for (const name of ['valid', 'outcome-partial', 'outcome-inconsistent']) {
       expect(index.find((entry) => entry.file === `wearable/${name}.json`)?.expected_status).toBe('PASS');
     }
     expect(index.find((entry) => entry.file === 'sealed/wrong-key.json')?.expected_status).toBe('AUTH_FAILED');
     for (const entry of index) expect(entry.note.length, entry.file).toBeGreaterThan(10);
     const readme = readFileSync(join(first, 'README.md'), 'utf8');
-    for (const entry of index) expect(readme).toContain(`| \`${entry.file}\` | ${entry.format} | ${entry.expected_status} | ${entry.expected_trust} |`);
+    for (const entry of index)
+      expect(readme).toContain(
+        `| \`${entry.file}\` | ${entry.format} | ${entry.expected_status} | ${entry.expected_trust} |`,
+      );
     expect(parseKeyFile(readFileSync(join(first, 'keys.json'), 'utf8')).length).toBeGreaterThan(10);
     expect(parseSecretsFile(readFileSync(join(first, 'secrets.json'), 'utf8'))).toHaveLength(1);
   });
 
   it('every sample verifies with the status, format and trust index.json states', () => {
     const inputs = index.map((entry) => entry.file);
-    const advertised = evroom(['verify', '--json', '--keys', 'keys.json', '--secret', 'secrets.json', ...inputs], first);
+    const advertised = evroom(
+      ['verify', '--json', '--keys', 'keys.json', '--secret', 'secrets.json', ...inputs],
+      first,
+    );
     expect(advertised.stderr).toBe('');
     expect(advertised.code).toBe(1);
     const reported = lines(advertised.stdout);
@@ -128,6 +154,8 @@ describe('evroom samples', () => {
     expect(forced.code).toBe(0);
     expect(readFileSync(valid)).toEqual(readFileSync(join(first, 'classical', 'valid.json')));
     const help = evroom(['samples', '--help']);
-    expect(help.stdout).toContain('evroom verify --trust samples/keys.json --secret samples/secrets.json samples/*/*.json');
+    expect(help.stdout).toContain(
+      'evroom verify --trust samples/keys.json --secret samples/secrets.json samples/*/*.json',
+    );
   });
 });

@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
 
 function evroom(home: string, args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -23,15 +26,26 @@ describe('evroom tenants, apikeys, serve', () => {
   afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
 
   it('creates tenants, issues a key once, lists prefixes only, revokes, and refuses bad input', () => {
-    expect(evroom(home, ['tenants', 'create', 'acme', '--tier', 'pro', '--json'])).toMatchObject({ code: 0, stdout: expect.stringContaining('"tier":"pro"') });
+    expect(evroom(home, ['tenants', 'create', 'acme', '--tier', 'pro', '--json'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('"tier":"pro"'),
+    });
     const duplicate = evroom(home, ['tenants', 'create', 'acme', '--tier', 'scale']);
     expect(duplicate.code).toBe(2);
     expect(duplicate.stderr).toContain('(conflict); nothing changed');
     expect(evroom(home, ['tenants', 'create', 'bad id', '--tier', 'pro']).code).toBe(2);
-    expect(evroom(home, ['tenants', 'create', 'x', '--tier', 'gold']).stderr).toContain('--tier must be one of free, pro, scale, enterprise');
+    expect(evroom(home, ['tenants', 'create', 'x', '--tier', 'gold']).stderr).toContain(
+      '--tier must be one of free, pro, scale, enterprise',
+    );
     const issued = evroom(home, ['apikeys', 'issue', '--tenant', 'acme', '--scope', 'partner', '--json']);
     expect(issued.code).toBe(0);
-    const key = JSON.parse(issued.stdout) as { key: string; prefix: string; tenant_id: string; tier: string; scopes: string[] };
+    const key = JSON.parse(issued.stdout) as {
+      key: string;
+      prefix: string;
+      tenant_id: string;
+      tier: string;
+      scopes: string[];
+    };
     expect(key).toMatchObject({ tenant_id: 'acme', tier: 'pro', scopes: ['partner'] });
     expect(key.key).toMatch(/^svc_pro_[A-Za-z0-9_-]{32}$/);
     expect(key.key.startsWith(key.prefix)).toBe(true);
@@ -55,15 +69,21 @@ describe('evroom tenants, apikeys, serve', () => {
     for (const value of values) {
       const refused = evroom(path.join(directory, 'untouched'), ['serve', '--port', '0', `--${option}`, value]);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`serve: --${option} must be a whole number from ${min} to ${max}, not '${value}'`);
+      expect(refused.stderr).toContain(
+        `serve: --${option} must be a whole number from ${min} to ${max}, not '${value}'`,
+      );
     }
     expect(fs.existsSync(path.join(directory, 'untouched'))).toBe(false);
   });
 
   it('serves on 127.0.0.1, prints its address first, writes tenant evidence, and stops cleanly on SIGTERM', async () => {
     expect(evroom(home, ['tenants', 'create', 'served', '--tier', 'scale']).code).toBe(0);
-    const { key } = JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'served', '--json']).stdout) as { key: string };
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
+    const { key } = JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'served', '--json']).stdout) as {
+      key: string;
+    };
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], {
+      env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -78,13 +98,21 @@ describe('evroom tenants, apikeys, serve', () => {
     try {
       const keys = await fetch(`${url}/v1/keys`);
       expect(keys.status).toBe(200);
-      const verify = await fetch(`${url}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer svc_pro_secretvalue' }, body: '{}' });
+      const verify = await fetch(`${url}/v1/receipt/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer svc_pro_secretvalue' },
+        body: '{}',
+      });
       expect(verify.status).toBe(200);
       // Tenant evidence is written on the export worker (the built one when the CLI runs from
       // its bundle): two receipts issued, a zip holding both that imports clean elsewhere.
       const auth = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
       for (const input of ['one', 'two']) {
-        const issued = await fetch(`${url}/tenants/served/receipts?profile=nano`, { method: 'POST', headers: auth, body: JSON.stringify({ agent_did: 'did:web:agent.example.com', input, content_type: 'text/plain' }) });
+        const issued = await fetch(`${url}/tenants/served/receipts?profile=nano`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ agent_did: 'did:web:agent.example.com', input, content_type: 'text/plain' }),
+        });
         expect(issued.status).toBe(201);
       }
       const evidence = await fetch(`${url}/tenants/served/evidence`, { headers: auth });

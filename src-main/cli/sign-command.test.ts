@@ -45,7 +45,11 @@ function collector(): { stream: Writable; text: () => string } {
 }
 
 function spawn(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -93,7 +97,8 @@ describe('evroom sign', () => {
   }
 
   function signArgs(format: string, inputName: string, extra: string[] = []): string[] {
-    const keyName = format === 'typed-pq' ? 'pq' : format === 'envelope' || format === 'wearable' ? 'service' : 'issuer';
+    const keyName =
+      format === 'typed-pq' ? 'pq' : format === 'envelope' || format === 'wearable' ? 'service' : 'issuer';
     return ['sign', format, '--key', key[keyName] ?? '', input[inputName] ?? '', ...extra];
   }
 
@@ -101,17 +106,31 @@ describe('evroom sign', () => {
     dir = mkdtempSync(join(tmpdir(), 'evroom-sign-'));
     const keys = {
       issuer: createPrivateKey('Ed25519', crypto, { seed: new Uint8Array(32).fill(1), label: 'Test issuer' }),
-      service: createPrivateKey('Ed25519', crypto, { seed: new Uint8Array(32).fill(2), keyId: 'did:svc:test:service', label: 'Test service' }),
+      service: createPrivateKey('Ed25519', crypto, {
+        seed: new Uint8Array(32).fill(2),
+        keyId: 'did:svc:test:service',
+        label: 'Test service',
+      }),
       requester: createPrivateKey('Ed25519', crypto, { seed: new Uint8Array(32).fill(3) }),
-      operator: createPrivateKey('Ed25519', crypto, { seed: new Uint8Array(32).fill(4), keyId: 'did:web:operator.example.com' }),
+      operator: createPrivateKey('Ed25519', crypto, {
+        seed: new Uint8Array(32).fill(4),
+        keyId: 'did:web:operator.example.com',
+      }),
       device: createPrivateKey('Ed25519', crypto, { seed: new Uint8Array(32).fill(5) }),
-      pq: createPrivateKey('ML-DSA-65', crypto, { seed: new Uint8Array(32).fill(6), keyId: 'did:svc:test:pq1', label: 'Test PQ issuer' }),
+      pq: createPrivateKey('ML-DSA-65', crypto, {
+        seed: new Uint8Array(32).fill(6),
+        keyId: 'did:svc:test:pq1',
+        label: 'Test PQ issuer',
+      }),
     };
     for (const [name, privateKey] of Object.entries(keys)) writeKey(name, privateKey);
     keysFile = join(dir, 'keys.json');
     writeFileSync(keysFile, serializeKeyFile(Object.values(keys).map(publicKeyEntry)));
     secretsFile = join(dir, 'secrets.json');
-    writeFileSync(secretsFile, JSON.stringify({ secrets: [{ key_id: 'test/seal', key: b64uEncode(new Uint8Array(32).fill(7)) }] }));
+    writeFileSync(
+      secretsFile,
+      JSON.stringify({ secrets: [{ key_id: 'test/seal', key: b64uEncode(new Uint8Array(32).fill(7)) }] }),
+    );
 
     writeInput('classical', '{"sequence":3,"amount":1.50,"memo":"coffee"}');
     writeInput('countersigner', { receipt: 'r-1', sha256: sha('r-1') });
@@ -155,7 +174,10 @@ describe('evroom sign', () => {
         due_by: '2026-07-01T00:00:00.000Z',
       },
     });
-    writeInput('typed-sigr', { contract_type: 'sigr.chain', body: { links: [{ statement_sha256: sha('one') }, { statement_sha256: sha('two') }] } });
+    writeInput('typed-sigr', {
+      contract_type: 'sigr.chain',
+      body: { links: [{ statement_sha256: sha('one') }, { statement_sha256: sha('two') }] },
+    });
     writeInput('typed-pq', { fragments: [{ kind: 'request', input: 'Hello' }, 'text', 42] });
   });
 
@@ -178,7 +200,11 @@ describe('evroom sign', () => {
             ? signArgs('typed', 'typed-sigr', ['--out', out])
             : signArgs(format, format, [...(extra[format] ?? []), '--out', out]);
       const result = await evroom(args);
-      expect([format, result.code, result.stderr]).toEqual([format, 0, `evroom: wrote a ${format === 'typed-sigr' ? 'typed' : format} document to ${out}\n`]);
+      expect([format, result.code, result.stderr]).toEqual([
+        format,
+        0,
+        `evroom: wrote a ${format === 'typed-sigr' ? 'typed' : format} document to ${out}\n`,
+      ]);
       expect(result.stdout).toBe('');
       signedFiles[format] = out;
     }
@@ -191,29 +217,53 @@ describe('evroom sign', () => {
     const unpinned = spawn(['verify', '--json', '--keys', keysFile, '--secret', secretsFile, ...files]);
     expect(unpinned.stderr).toBe('');
     expect(unpinned.code).toBe(0);
-    expect(lines(unpinned.stdout).map((line, index) => [names[index], line.format, line.status, line.trust.status])).toEqual(
-      names.map((name) => [name, EXPECTED_FORMAT[name], 'PASS', 'unpinned']),
-    );
-    const pinned = spawn(['verify', '--json', '--require-trusted', '--trust', keysFile, '--secret', secretsFile, ...files]);
+    expect(
+      lines(unpinned.stdout).map((line, index) => [names[index], line.format, line.status, line.trust.status]),
+    ).toEqual(names.map((name) => [name, EXPECTED_FORMAT[name], 'PASS', 'unpinned']));
+    const pinned = spawn([
+      'verify',
+      '--json',
+      '--require-trusted',
+      '--trust',
+      keysFile,
+      '--secret',
+      secretsFile,
+      ...files,
+    ]);
     expect(pinned.code).toBe(0);
     expect(lines(pinned.stdout).map((line, index) => [names[index], line.status, line.trust.status])).toEqual(
       names.map((name) => [name, 'PASS', 'trusted']),
     );
     // The wearable receipt carries the device key that signed the observation, and the service's key id.
-    const wearable = JSON.parse(readFileSync(signedFiles['wearable'] ?? '', 'utf8')) as { key_id: string; ts: number; signed_body: Record<string, unknown> };
+    const wearable = JSON.parse(readFileSync(signedFiles['wearable'] ?? '', 'utf8')) as {
+      key_id: string;
+      ts: number;
+      signed_body: Record<string, unknown>;
+    };
     expect(wearable.key_id).toBe('did:svc:test:service');
     expect(wearable.ts).toBe(1_773_480_420);
     expect(wearable.signed_body['signature_relation']).toBe('valid');
-    const sigr = JSON.parse(readFileSync(signedFiles['typed-sigr'] ?? '', 'utf8')) as { issuer: string; key_id: string; body: { links: { signer_key_id: string }[] } };
+    const sigr = JSON.parse(readFileSync(signedFiles['typed-sigr'] ?? '', 'utf8')) as {
+      issuer: string;
+      key_id: string;
+      body: { links: { signer_key_id: string }[] };
+    };
     expect(sigr.body.links.map((link) => link.signer_key_id)).toEqual([sigr.key_id, sigr.key_id]);
     expect(sigr.issuer).toBe(sigr.key_id);
     // --issued-at sets the issuing instant: nano's Unix seconds and typed's TS.
-    expect((JSON.parse(readFileSync(signedFiles['nano'] ?? '', 'utf8')) as { i: number }).i).toBe(Date.parse('2026-06-01T12:00:00.000Z') / 1000);
-    expect((JSON.parse(readFileSync(signedFiles['typed'] ?? '', 'utf8')) as { issued_at: string }).issued_at).toBe('2026-06-01T12:00:00.000Z');
+    expect((JSON.parse(readFileSync(signedFiles['nano'] ?? '', 'utf8')) as { i: number }).i).toBe(
+      Date.parse('2026-06-01T12:00:00.000Z') / 1000,
+    );
+    expect((JSON.parse(readFileSync(signedFiles['typed'] ?? '', 'utf8')) as { issued_at: string }).issued_at).toBe(
+      '2026-06-01T12:00:00.000Z',
+    );
   });
 
   it('reads standard input and writes standard output, as a real process', () => {
-    const result = spawn(['sign', 'nano', '--key', key['issuer'] ?? '', '-'], readFileSync(input['nano'] ?? '', 'utf8'));
+    const result = spawn(
+      ['sign', 'nano', '--key', key['issuer'] ?? '', '-'],
+      readFileSync(input['nano'] ?? '', 'utf8'),
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = verifyDocument(result.stdout, { crypto, pinned: [], advertised: [], secrets: [], now: new Date() });
@@ -225,7 +275,9 @@ describe('evroom sign', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveProperty('signatures.service');
     expect(result.stderr).toContain('evroom: warning: signature.requester is unavailable');
-    expect(result.stderr).toContain('evroom: warning: the document verifies as INDETERMINATE until those checks are available');
+    expect(result.stderr).toContain(
+      'evroom: warning: the document verifies as INDETERMINATE until those checks are available',
+    );
   });
 
   it('warns when a key file may be read by other users, and replaces --out only with --force', async () => {
@@ -235,36 +287,150 @@ describe('evroom sign', () => {
     const out = join(dir, 'loose.signed.json');
     const first = await evroom(['sign', 'classical', '--key', loose, input['classical'] ?? '', '--out', out]);
     expect(first.code).toBe(0);
-    expect(first.stderr).toContain(`evroom: warning: key file ${loose} may be read by other users (mode 640); run: chmod 600 ${loose}`);
-    const again = await evroom(['sign', 'classical', '--key', key['issuer'] ?? '', input['classical'] ?? '', '--out', out]);
+    expect(first.stderr).toContain(
+      `evroom: warning: key file ${loose} may be read by other users (mode 640); run: chmod 600 ${loose}`,
+    );
+    const again = await evroom([
+      'sign',
+      'classical',
+      '--key',
+      key['issuer'] ?? '',
+      input['classical'] ?? '',
+      '--out',
+      out,
+    ]);
     expect([again.code, again.stderr]).toEqual([2, `evroom: ${out}: already exists; pass --force to replace it\n`]);
-    expect((await evroom(['sign', 'classical', '--key', key['issuer'] ?? '', input['classical'] ?? '', '--out', out, '--force'])).code).toBe(0);
+    expect(
+      (
+        await evroom([
+          'sign',
+          'classical',
+          '--key',
+          key['issuer'] ?? '',
+          input['classical'] ?? '',
+          '--out',
+          out,
+          '--force',
+        ])
+      ).code,
+    ).toBe(0);
   });
 
   it.each<[string, () => string[], string | RegExp]>([
-    ['an unknown format', () => ['sign', 'pdf', '--key', key['issuer'] ?? '', input['nano'] ?? ''], "sign: unknown format 'pdf'; formats: classical, countersigner, sealed,"],
-    ['a missing key', () => ['sign', 'nano', input['nano'] ?? ''], 'sign nano: --key KEYFILE is required (a private key file from evroom keys new)'],
+    [
+      'an unknown format',
+      () => ['sign', 'pdf', '--key', key['issuer'] ?? '', input['nano'] ?? ''],
+      "sign: unknown format 'pdf'; formats: classical, countersigner, sealed,",
+    ],
+    [
+      'a missing key',
+      () => ['sign', 'nano', input['nano'] ?? ''],
+      'sign nano: --key KEYFILE is required (a private key file from evroom keys new)',
+    ],
     ['a missing input', () => ['sign', 'nano', '--key', key['issuer'] ?? ''], 'sign nano: name the INPUT.json file'],
-    ['a public key file as --key', () => ['sign', 'nano', '--key', keysFile, input['nano'] ?? ''], /^key file .*keys\.json: This is a public key file/],
-    ['an ML-DSA key for nano', () => ['sign', 'nano', '--key', key['pq'] ?? '', input['nano'] ?? ''], /^sign nano: --key .*pq\.private\.json holds an ML-DSA-65 key; nano documents are signed with Ed25519$/],
-    ['an Ed25519 key for typed-pq', () => ['sign', 'typed-pq', '--key', key['issuer'] ?? '', input['typed-pq'] ?? ''], /holds an Ed25519 key; typed-pq documents are signed with ML-DSA-65$/],
-    ['an option of another format', () => [...signArgs('nano', 'nano'), '--device-key', key['device'] ?? ''], 'sign nano: --device-key does not apply to nano (it applies to: wearable)'],
-    ['a key for sealed', () => ['sign', 'sealed', '--key', key['issuer'] ?? '', '--secret', secretsFile, input['nano'] ?? ''], 'sign sealed: --key does not apply to sealed'],
-    ['an unknown secret id', () => ['sign', 'sealed', '--secret', secretsFile, '--key-id', 'other', input['nano'] ?? ''], /^sign sealed: secret file .*secrets\.json has no secret 'other' \(it has: test\/seal\)$/],
-    ['sealing something that is not a receipt', () => ['sign', 'sealed', '--secret', secretsFile, input['typed-pq'] ?? ''], /^sign sealed: .* is not a document evroom verifies \(unknown, MALFORMED\)/],
-    ['a bad --issued-at', () => [...signArgs('nano', 'nano'), '--issued-at', 'yesterday'], "sign nano: --issued-at 'yesterday' is not a timestamp"],
-    ['a key id of another key', () => [...signArgs('nano', 'nano'), '--key-id', 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'], /is the did:key of another key/],
-    ['INPUT that is not strict JSON', () => ['sign', 'nano', '--key', key['issuer'] ?? '', writeInput('duplicate', '{"ok":true,"ok":false}')], /^sign nano: .*duplicate\.input\.json: Malformed JSON \(duplicate_name\) at \/ok/],
-    ['a number JCS cannot sign exactly', () => ['sign', 'typed-pq', '--key', key['pq'] ?? '', writeInput('big', '{"fragments":[12345678901234567890]}')], /at \/fragments\/0: the number 12345678901234567890 cannot be signed exactly/],
-    ['an unknown member', () => ['sign', 'nano', '--key', key['issuer'] ?? '', writeInput('extra', { ok: true, a: 'did:web:a.example', h: `sha256:${sha('x')}`, t: 'text/plain', note: 1 })], /at \/note: unknown member "note"; nano takes ok, a, h, t$/],
-    ['a field the schema refuses', () => ['sign', 'nano', '--key', key['issuer'] ?? '', writeInput('badh', { ok: true, a: 'did:web:a.example', h: 'md5:00', t: 'text/plain' })], /^sign nano: .*badh\.input\.json: Cannot issue this nano receipt: \/h /],
-    ['a wearable field out of range', () => [...signArgs('wearable', 'bad-wearable'), '--device-key', key['device'] ?? ''], /^sign wearable: .*The wearable observation cannot be issued: \/sequence_no: /],
-    ['a wearable without the device key', () => signArgs('wearable', 'wearable'), 'sign wearable: --device-key KEYFILE is required to sign the observation'],
-    ['a typed contract that breaks its rule', () => signArgs('typed', 'late-demand'), /^sign typed: the signed document would not verify \(MISMATCH\): \/body\/due_by: /],
-    ['a typed contract of an unknown type', () => ['sign', 'typed', '--key', key['issuer'] ?? '', writeInput('badtype', { contract_type: 'x.y', body: {} })], /badtype\.input\.json at \/contract_type: must be one of authority\.delegation, proof\.demand/],
+    [
+      'a public key file as --key',
+      () => ['sign', 'nano', '--key', keysFile, input['nano'] ?? ''],
+      /^key file .*keys\.json: This is a public key file/,
+    ],
+    [
+      'an ML-DSA key for nano',
+      () => ['sign', 'nano', '--key', key['pq'] ?? '', input['nano'] ?? ''],
+      /^sign nano: --key .*pq\.private\.json holds an ML-DSA-65 key; nano documents are signed with Ed25519$/,
+    ],
+    [
+      'an Ed25519 key for typed-pq',
+      () => ['sign', 'typed-pq', '--key', key['issuer'] ?? '', input['typed-pq'] ?? ''],
+      /holds an Ed25519 key; typed-pq documents are signed with ML-DSA-65$/,
+    ],
+    [
+      'an option of another format',
+      () => [...signArgs('nano', 'nano'), '--device-key', key['device'] ?? ''],
+      'sign nano: --device-key does not apply to nano (it applies to: wearable)',
+    ],
+    [
+      'a key for sealed',
+      () => ['sign', 'sealed', '--key', key['issuer'] ?? '', '--secret', secretsFile, input['nano'] ?? ''],
+      'sign sealed: --key does not apply to sealed',
+    ],
+    [
+      'an unknown secret id',
+      () => ['sign', 'sealed', '--secret', secretsFile, '--key-id', 'other', input['nano'] ?? ''],
+      /^sign sealed: secret file .*secrets\.json has no secret 'other' \(it has: test\/seal\)$/,
+    ],
+    [
+      'sealing something that is not a receipt',
+      () => ['sign', 'sealed', '--secret', secretsFile, input['typed-pq'] ?? ''],
+      /^sign sealed: .* is not a document evroom verifies \(unknown, MALFORMED\)/,
+    ],
+    [
+      'a bad --issued-at',
+      () => [...signArgs('nano', 'nano'), '--issued-at', 'yesterday'],
+      "sign nano: --issued-at 'yesterday' is not a timestamp",
+    ],
+    [
+      'a key id of another key',
+      () => [...signArgs('nano', 'nano'), '--key-id', 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'],
+      /is the did:key of another key/,
+    ],
+    [
+      'INPUT that is not strict JSON',
+      () => ['sign', 'nano', '--key', key['issuer'] ?? '', writeInput('duplicate', '{"ok":true,"ok":false}')],
+      /^sign nano: .*duplicate\.input\.json: Malformed JSON \(duplicate_name\) at \/ok/,
+    ],
+    [
+      'a number JCS cannot sign exactly',
+      () => ['sign', 'typed-pq', '--key', key['pq'] ?? '', writeInput('big', '{"fragments":[12345678901234567890]}')],
+      /at \/fragments\/0: the number 12345678901234567890 cannot be signed exactly/,
+    ],
+    [
+      'an unknown member',
+      () => [
+        'sign',
+        'nano',
+        '--key',
+        key['issuer'] ?? '',
+        writeInput('extra', { ok: true, a: 'did:web:a.example', h: `sha256:${sha('x')}`, t: 'text/plain', note: 1 }),
+      ],
+      /at \/note: unknown member "note"; nano takes ok, a, h, t$/,
+    ],
+    [
+      'a field the schema refuses',
+      () => [
+        'sign',
+        'nano',
+        '--key',
+        key['issuer'] ?? '',
+        writeInput('badh', { ok: true, a: 'did:web:a.example', h: 'md5:00', t: 'text/plain' }),
+      ],
+      /^sign nano: .*badh\.input\.json: Cannot issue this nano receipt: \/h /,
+    ],
+    [
+      'a wearable field out of range',
+      () => [...signArgs('wearable', 'bad-wearable'), '--device-key', key['device'] ?? ''],
+      /^sign wearable: .*The wearable observation cannot be issued: \/sequence_no: /,
+    ],
+    [
+      'a wearable without the device key',
+      () => signArgs('wearable', 'wearable'),
+      'sign wearable: --device-key KEYFILE is required to sign the observation',
+    ],
+    [
+      'a typed contract that breaks its rule',
+      () => signArgs('typed', 'late-demand'),
+      /^sign typed: the signed document would not verify \(MISMATCH\): \/body\/due_by: /,
+    ],
+    [
+      'a typed contract of an unknown type',
+      () => ['sign', 'typed', '--key', key['issuer'] ?? '', writeInput('badtype', { contract_type: 'x.y', body: {} })],
+      /badtype\.input\.json at \/contract_type: must be one of authority\.delegation, proof\.demand/,
+    ],
   ])('refuses %s with one line, exit 2, and writes nothing', async (_name, args, message) => {
     if (input['bad-wearable'] === undefined) {
-      writeInput('bad-wearable', { ...(JSON.parse(readFileSync(input['wearable'] ?? '', 'utf8')) as object), sequence_no: -1 });
+      writeInput('bad-wearable', {
+        ...(JSON.parse(readFileSync(input['wearable'] ?? '', 'utf8')) as object),
+        sequence_no: -1,
+      });
       const demand = JSON.parse(readFileSync(input['typed'] ?? '', 'utf8')) as { body: Record<string, unknown> };
       demand.body['due_by'] = '2020-01-01T00:00:00.000Z';
       writeInput('late-demand', demand);

@@ -50,13 +50,26 @@ describe('evroom trust', () => {
 
   it('pins, lists, revokes, unpins, each audited', () => {
     const home = path.join(directory, 'home-a');
-    const pinned = evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA, '--label', 'Acme service key', '--not-after', '2030-01-01T00:00:00Z']);
+    const pinned = evroom(home, [
+      'trust',
+      'pin',
+      '--key-id',
+      KEY_A,
+      '--public-key',
+      publicA,
+      '--label',
+      'Acme service key',
+      '--not-after',
+      '2030-01-01T00:00:00Z',
+    ]);
     expect(pinned.code).toBe(0);
     expect(pinned.stdout).toContain(`Pinned ${KEY_A}`);
     expect(listing(home).trusted).toEqual([
       expect.objectContaining({ key_id: KEY_A, status: 'pinned', label: 'Acme service key', public_key: publicA }),
     ]);
-    expect(evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA]).stdout).toContain('nothing changed');
+    expect(evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA]).stdout).toContain(
+      'nothing changed',
+    );
     const human = evroom(home, ['trust', 'list']);
     expect(human.stdout).toMatch(/pinned\s+did:svc:acme:k1, Ed25519, “Acme service key”/);
 
@@ -78,8 +91,25 @@ describe('evroom trust', () => {
       [['trust', 'pin', '--key-id', 'acme', '--public-key', publicA], /invalid_key_id/],
       [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', 'AAAA'], /--public-key must be 32 bytes/],
       [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', publicA, '--algorithm', 'RSA'], /--algorithm must be/],
-      [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', publicA, '--not-after', 'tomorrow'], /invalid_timestamp/],
-      [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', publicA, '--not-before', '2030-01-01T00:00:00Z', '--not-after', '2029-01-01T00:00:00Z'], /invalid_window/],
+      [
+        ['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', publicA, '--not-after', 'tomorrow'],
+        /invalid_timestamp/,
+      ],
+      [
+        [
+          'trust',
+          'pin',
+          '--key-id',
+          'did:svc:x',
+          '--public-key',
+          publicA,
+          '--not-before',
+          '2030-01-01T00:00:00Z',
+          '--not-after',
+          '2029-01-01T00:00:00Z',
+        ],
+        /invalid_window/,
+      ],
       [['trust', 'pin', '--key-id', KEY_A, '--public-key', b64uEncode(node.ed25519PublicKey(seedB))], /key_conflict/],
       [['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA, '--label', 'Other'], /already_pinned/],
       [['trust', 'pin', '--key-id', 'did:svc:x'], /--public-key/],
@@ -129,7 +159,12 @@ describe('evroom trust', () => {
       JSON.stringify({
         keys: [
           { key_id: KEY_A, algorithm: 'Ed25519', public_key: publicA, label: 'Acme', status: 'pinned' },
-          { key_id: KEY_B, algorithm: 'Ed25519', public_key: b64uEncode(node.ed25519PublicKey(seedB)), status: 'revoked' },
+          {
+            key_id: KEY_B,
+            algorithm: 'Ed25519',
+            public_key: b64uEncode(node.ed25519PublicKey(seedB)),
+            status: 'revoked',
+          },
         ],
       }),
     );
@@ -171,7 +206,9 @@ describe('evroom trust', () => {
     const listed = listing(home);
     expect(listed.trusted).toEqual([]);
     expect(listed.advertised).toEqual([expect.objectContaining({ key_id: KEY_A, source: 'bundle:1' })]);
-    expect(evroom(home, ['trust', 'list']).stdout).toMatch(/Advertised keys \(1\)[^\n]*\n\s+did:svc:acme:k1, Ed25519, from bundle:1/);
+    expect(evroom(home, ['trust', 'list']).stdout).toMatch(
+      /Advertised keys \(1\)[^\n]*\n\s+did:svc:acme:k1, Ed25519, from bundle:1/,
+    );
   });
 
   it('pins a key for roles (--roles), lists and exports them, imports them from a key file, and verify judges by them', () => {
@@ -184,11 +221,24 @@ describe('evroom trust', () => {
       expect(verified.code).toBe(0);
       return (JSON.parse(verified.stdout) as { trust: { status: string; detail?: string } }).trust;
     };
-    const pinned = evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA, '--roles', 'requester,operator']);
+    const pinned = evroom(home, [
+      'trust',
+      'pin',
+      '--key-id',
+      KEY_A,
+      '--public-key',
+      publicA,
+      '--roles',
+      'requester,operator',
+    ]);
     expect(pinned.code).toBe(0);
     expect(pinned.stdout).toContain('for requester, operator only');
-    expect(listing(home).trusted).toEqual([expect.objectContaining({ key_id: KEY_A, roles: ['requester', 'operator'] })]);
-    expect(evroom(home, ['trust', 'list']).stdout).toMatch(/pinned\s+did:svc:acme:k1, Ed25519, for requester, operator only/);
+    expect(listing(home).trusted).toEqual([
+      expect.objectContaining({ key_id: KEY_A, roles: ['requester', 'operator'] }),
+    ]);
+    expect(evroom(home, ['trust', 'list']).stdout).toMatch(
+      /pinned\s+did:svc:acme:k1, Ed25519, for requester, operator only/,
+    );
     // Used as the service, a key pinned for requester and operator only is not trusted.
     const outside = trustOf(home);
     expect(outside.status).toBe('unpinned');
@@ -202,7 +252,10 @@ describe('evroom trust', () => {
     expect({ list: listing(home), audit: auditCount(home) }).toEqual(before);
 
     const exported = evroom(home, ['trust', 'export']);
-    expect((JSON.parse(exported.stdout) as { keys: { roles?: string[] }[] }).keys[0]?.roles).toEqual(['requester', 'operator']);
+    expect((JSON.parse(exported.stdout) as { keys: { roles?: string[] }[] }).keys[0]?.roles).toEqual([
+      'requester',
+      'operator',
+    ]);
     // The export, edited to add the service, imports elsewhere with its roles; verify trusts it there.
     const file = path.join(directory, 'roles-keys.json');
     const edited = JSON.parse(exported.stdout) as { keys: { roles?: string[] }[] };
@@ -210,7 +263,9 @@ describe('evroom trust', () => {
     fs.writeFileSync(file, JSON.stringify(edited));
     const elsewhere = path.join(directory, 'home-roles-2');
     expect(evroom(elsewhere, ['trust', 'import', file]).code).toBe(0);
-    expect(listing(elsewhere).trusted).toEqual([expect.objectContaining({ key_id: KEY_A, roles: ['requester', 'service'] })]);
+    expect(listing(elsewhere).trusted).toEqual([
+      expect.objectContaining({ key_id: KEY_A, roles: ['requester', 'service'] }),
+    ]);
     expect(trustOf(elsewhere).status).toBe('trusted');
     // Importing it where the key is stored with other roles refuses the whole file.
     const exportedAlready = { list: listing(home), audit: auditCount(home) };

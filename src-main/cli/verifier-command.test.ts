@@ -11,7 +11,11 @@ const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), 'evroom-verifier-cli-'));
 
 function evroom(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -23,10 +27,14 @@ describe('evroom verifier', () => {
     const result = evroom(['verifier', '--out', out]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Wrote the reference verifier to .*verifier\.html \(\d+ KiB\); open it in a browser\.\n$/);
+    expect(result.stdout).toMatch(
+      /^Wrote the reference verifier to .*verifier\.html \(\d+ KiB\); open it in a browser\.\n$/,
+    );
     const html = readFileSync(out, 'utf8');
     const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
-    expect(policy).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+'; worker-src blob:;/);
+    expect(policy).toMatch(
+      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+'; worker-src blob:;/,
+    );
     expect(policy).toContain("connect-src 'none'");
     expect(policy).not.toContain('unsafe');
     // Nothing outside the file: no script or stylesheet by URL.

@@ -43,7 +43,17 @@ describe('evroom verify', () => {
     trust = join(dir, 'trust.json');
     writeFileSync(
       trust,
-      JSON.stringify({ keys: [{ key_id: 'did:svc:test:k1', algorithm: 'Ed25519', public_key: b64uEncode(publicKey), label: 'Test issuer', status: 'pinned' }] }),
+      JSON.stringify({
+        keys: [
+          {
+            key_id: 'did:svc:test:k1',
+            algorithm: 'Ed25519',
+            public_key: b64uEncode(publicKey),
+            label: 'Test issuer',
+            status: 'pinned',
+          },
+        ],
+      }),
     );
   });
 
@@ -64,7 +74,10 @@ describe('evroom verify', () => {
   it('prints one JSON line per input with the input path, and exits 1 when one is not PASS', () => {
     const result = evroom(['verify', '--json', valid, tampered]);
     expect(result.code).toBe(1);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status: string; report_version: string });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { input: string; status: string; report_version: string });
     expect(lines.map((line) => [line.input, line.status])).toEqual([
       [valid, 'PASS'],
       [tampered, 'MISMATCH'],
@@ -75,13 +88,19 @@ describe('evroom verify', () => {
   it('reads standard input for -', () => {
     const result = evroom(['verify', '--json', '-'], signClassical({ sequence: 1 }, seed, crypto));
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout) as { input: string; status: string }).toMatchObject({ input: '-', status: 'PASS' });
+    expect(JSON.parse(result.stdout) as { input: string; status: string }).toMatchObject({
+      input: '-',
+      status: 'PASS',
+    });
   });
 
   it('makes trust trusted with a pinned key, and --require-trusted fails without one', () => {
     const pinned = evroom(['verify', '--json', '--trust', trust, valid]);
     expect(pinned.code).toBe(0);
-    expect((JSON.parse(pinned.stdout) as { trust: { status: string; label?: string } }).trust).toMatchObject({ status: 'trusted', label: 'Test issuer' });
+    expect((JSON.parse(pinned.stdout) as { trust: { status: string; label?: string } }).trust).toMatchObject({
+      status: 'trusted',
+      label: 'Test issuer',
+    });
     expect(evroom(['verify', '--require-trusted', '--trust', trust, valid]).code).toBe(0);
     const unpinned = evroom(['verify', '--require-trusted', valid]);
     expect(unpinned.code).toBe(1);
@@ -127,7 +146,10 @@ describe('evroom verify', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown option --frobnicate');
     const badTrust = join(dir, 'bad-trust.json');
-    writeFileSync(badTrust, JSON.stringify({ keys: [{ key_id: 'did:svc:x', algorithm: 'Ed25519', public_key: hexEncode(publicKey) }] }));
+    writeFileSync(
+      badTrust,
+      JSON.stringify({ keys: [{ key_id: 'did:svc:x', algorithm: 'Ed25519', public_key: hexEncode(publicKey) }] }),
+    );
     const bad = evroom(['verify', '--trust', badTrust, valid]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^evroom: trust store .*bad-trust\.json at \/keys\/0\/public_key: /);
@@ -147,7 +169,10 @@ describe('evroom verify', () => {
         inputs.push(join(many, `missing-${index}.json`));
         continue;
       }
-      writeFileSync(file, index % 40 === 3 ? text.replace('"amount":"1.00"', '"amount":"1.01"') : index === 100 ? '{"a":1,"a":2}' : text);
+      writeFileSync(
+        file,
+        index % 40 === 3 ? text.replace('"amount":"1.00"', '"amount":"1.01"') : index === 100 ? '{"a":1,"a":2}' : text,
+      );
       inputs.push(file);
     }
     const serial = evroom(['verify', '--json', '--jobs', '1', '--trust', trust, ...inputs]);
@@ -156,7 +181,13 @@ describe('evroom verify', () => {
     expect(parallel.code).toBe(2);
     expect(parallel.stdout).toBe(serial.stdout);
     expect(parallel.stderr).toBe(serial.stderr);
-    const lines = parallel.stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status?: string; error?: { code: string }; trust?: { status: string } });
+    const lines = parallel.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { input: string; status?: string; error?: { code: string }; trust?: { status: string } },
+      );
     expect(lines.map((line) => line.input)).toEqual(inputs);
     expect(lines.filter((line) => line.error?.code === 'io_error')).toHaveLength(6);
     expect(lines.filter((line) => line.status === 'MISMATCH')).toHaveLength(8);
@@ -164,7 +195,9 @@ describe('evroom verify', () => {
     expect(lines[0]).toMatchObject({ status: 'PASS', trust: { status: 'trusted' } });
     // Each line is the report one verification of that file alone prints.
     expect(lines[3]).toEqual(JSON.parse(evroom(['verify', '--json', '--trust', trust, inputs[3]!]).stdout));
-    expect(parallel.stderr.trim().split('\n')).toEqual(inputs.filter((_, index) => index % 50 === 7).map((input) => `evroom: ${input}: no such file`));
+    expect(parallel.stderr.trim().split('\n')).toEqual(
+      inputs.filter((_, index) => index % 50 === 7).map((input) => `evroom: ${input}: no such file`),
+    );
   });
 
   it('keeps the input order over many files whatever thread verified them: PASS, INVALID, MISMATCH, MALFORMED, unreadable and standard input mixed', () => {
@@ -182,12 +215,18 @@ describe('evroom verify', () => {
       const file = join(mixed, `r${index}.json`);
       const text = signClassical(`{"sequence":${index},"amount":"1.00"}`, seed, crypto);
       const signature = (JSON.parse(text) as { signature: string }).signature;
-      const kind = index === 500 ? 'stdin' : [7, 13, 17, 19, 23].find((prime) => index % prime === 5) ?? 0;
+      const kind = index === 500 ? 'stdin' : ([7, 13, 17, 19, 23].find((prime) => index % prime === 5) ?? 0);
       if (kind === 'stdin') {
         inputs.push('-');
         expected.push('PASS');
       } else if (kind === 7) {
-        writeFileSync(file, text.replace(signature, `${signature.slice(0, 20)}${signature[20] === '0' ? '1' : '0'}${signature.slice(21)}`));
+        writeFileSync(
+          file,
+          text.replace(
+            signature,
+            `${signature.slice(0, 20)}${signature[20] === '0' ? '1' : '0'}${signature.slice(21)}`,
+          ),
+        );
         inputs.push(file);
         expected.push('INVALID');
       } else if (kind === 13) {
@@ -199,7 +238,13 @@ describe('evroom verify', () => {
         inputs.push(file);
         expected.push('MALFORMED');
       } else if (kind === 19) {
-        const unreadable = [join(mixed, `missing-${index}.json`), mixed, fifo, join(mixed, 'empty.json'), join(mixed, 'binary.bin')][index % 5]!;
+        const unreadable = [
+          join(mixed, `missing-${index}.json`),
+          mixed,
+          fifo,
+          join(mixed, 'empty.json'),
+          join(mixed, 'binary.bin'),
+        ][index % 5]!;
         inputs.push(unreadable);
         expected.push('io_error');
       } else {
@@ -209,14 +254,19 @@ describe('evroom verify', () => {
       }
     }
     const stdin = signClassical('{"sequence":500,"amount":"1.00"}', seed, crypto);
-    const runs = ['1', '2', '4'].map((jobs) => evroom(['verify', '--json', '--jobs', jobs, '--trust', trust, ...inputs], stdin));
+    const runs = ['1', '2', '4'].map((jobs) =>
+      evroom(['verify', '--json', '--jobs', jobs, '--trust', trust, ...inputs], stdin),
+    );
     const [serial] = runs;
     for (const run of runs) {
       expect(run.code).toBe(2);
       expect(run.stdout).toBe(serial!.stdout);
       expect(run.stderr).toBe(serial!.stderr);
     }
-    const lines = serial!.stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status?: string; error?: { code: string; message: string } });
+    const lines = serial!.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { input: string; status?: string; error?: { code: string; message: string } });
     expect(lines.map((line) => line.input)).toEqual(inputs);
     expect(lines.map((line) => line.status ?? line.error?.code)).toEqual(expected);
     expect(new Set(expected)).toEqual(new Set(['PASS', 'INVALID', 'MISMATCH', 'MALFORMED', 'io_error']));
@@ -231,7 +281,9 @@ describe('evroom verify', () => {
     // The human form, too, is the same whichever threads verified.
     const human = ['1', '3'].map((jobs) => evroom(['verify', '--jobs', jobs, '--trust', trust, ...inputs], stdin));
     expect(human[1]).toEqual(human[0]);
-    expect(human[0]!.stdout).toContain(`${inputs.length} inputs: ${expected.filter((status) => status === 'PASS').length} passed, ${expected.filter((status) => status !== 'PASS').length} did not`);
+    expect(human[0]!.stdout).toContain(
+      `${inputs.length} inputs: ${expected.filter((status) => status === 'PASS').length} passed, ${expected.filter((status) => status !== 'PASS').length} did not`,
+    );
   });
 
   it('checks --jobs', () => {

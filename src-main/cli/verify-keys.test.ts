@@ -24,7 +24,10 @@ const FRAGMENTS = [{ kind: 'request', n: 1 }, 'text'];
 let dir: string;
 
 function evroom(args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', EVROOM_HOME: join(dir, 'home') } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', EVROOM_HOME: join(dir, 'home') },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -66,8 +69,13 @@ describe('evroom verify: one key resolution', () => {
 
   it('a key_id naming an Ed25519 key beside an embedded ML-DSA-65 key is INVALID both ways', () => {
     const edId = 'did:svc:test:ed-cli';
-    const document = file('ed-named.json', JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, edId, crypto)));
-    const keys = keyFile('ed-keys.json', [{ key_id: edId, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(new Uint8Array(32).fill(3)) }]);
+    const document = file(
+      'ed-named.json',
+      JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, edId, crypto)),
+    );
+    const keys = keyFile('ed-keys.json', [
+      { key_id: edId, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(new Uint8Array(32).fill(3)) },
+    ]);
     for (const option of ['--keys', '--trust']) {
       const result = evroom(['verify', '--json', '--no-trust-store', option, keys, document]);
       expect(result.code, `${option} ${result.stderr}`).toBe(1);
@@ -76,17 +84,32 @@ describe('evroom verify: one key resolution', () => {
   });
 
   it('refuses two key files that define one key id differently, as one file with a duplicate is (exit 2)', () => {
-    const document = file('valid.json', JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, KEY_ID, crypto)));
+    const document = file(
+      'valid.json',
+      JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, KEY_ID, crypto)),
+    );
     const first = keyFile('first.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
     const second = keyFile('second.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: other.publicKey }]);
     const same = keyFile('same.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
     const twoFiles = evroom(['verify', '--no-trust-store', '--keys', first, '--keys', second, document]);
     expect(twoFiles.code).toBe(2);
-    expect(twoFiles.stderr).toContain(`key file ${second} at /keys/0/public_key: Key id "${KEY_ID}" names different keys in key file ${first} and in key file ${second}`);
+    expect(twoFiles.stderr).toContain(
+      `key file ${second} at /keys/0/public_key: Key id "${KEY_ID}" names different keys in key file ${first} and in key file ${second}`,
+    );
     const across = evroom(['verify', '--no-trust-store', '--trust', first, '--keys', second, document]);
     expect(across.code).toBe(2);
     expect(across.stderr).toContain('names different keys in the --trust files and in the --keys files');
-    const oneFile = file('duplicate.json', JSON.stringify({ keys: [JSON.parse(serializeKeyFile([{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }])).keys[0], JSON.parse(serializeKeyFile([{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: other.publicKey }])).keys[0]] }));
+    const oneFile = file(
+      'duplicate.json',
+      JSON.stringify({
+        keys: [
+          JSON.parse(serializeKeyFile([{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]))
+            .keys[0],
+          JSON.parse(serializeKeyFile([{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: other.publicKey }]))
+            .keys[0],
+        ],
+      }),
+    );
     expect(evroom(['verify', '--no-trust-store', '--keys', oneFile, document]).code).toBe(2);
     // The same key given twice is no conflict.
     const agreeing = evroom(['verify', '--no-trust-store', '--keys', first, '--trust', same, document]);

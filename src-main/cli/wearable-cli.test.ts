@@ -55,11 +55,19 @@ function issued(overrides: Record<string, unknown> = {}, afterSigning: Record<st
   const typed = fields as unknown as Parameters<typeof signObservation>[0] & { device_signature: string };
   typed.device_signature = signObservation(typed, wearableExampleDeviceSeed(), crypto);
   Object.assign(fields, afterSigning);
-  return issueWearable(fields as unknown as JsonObject, serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto, { ts: WEARABLE_EXAMPLE_TS });
+  return issueWearable(fields as unknown as JsonObject, serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto, {
+    ts: WEARABLE_EXAMPLE_TS,
+  });
 }
 
-function edited(receipt: WearableReceipt, change: (document: { [name: string]: unknown; signed_body: Record<string, unknown> }) => void) {
-  const document = JSON.parse(JSON.stringify(receipt)) as { [name: string]: unknown; signed_body: Record<string, unknown> };
+function edited(
+  receipt: WearableReceipt,
+  change: (document: { [name: string]: unknown; signed_body: Record<string, unknown> }) => void,
+) {
+  const document = JSON.parse(JSON.stringify(receipt)) as {
+    [name: string]: unknown;
+    signed_body: Record<string, unknown>;
+  };
   change(document);
   return document;
 }
@@ -94,13 +102,20 @@ describe('evroom verify on wearable receipts', () => {
         document['sig_b64u'] = b64uEncode(crypto.ed25519Sign(digest, new Uint8Array(32).fill(0x99)));
       }),
       'unknown-member': edited(complete, (document) => (document.signed_body['note'] = 'added')),
-      'verdict-true': edited(complete, (document) => ((document.signed_body['verdict'] as Record<string, unknown>)['clinical_validity_proven'] = true)),
+      'verdict-true': edited(
+        complete,
+        (document) => ((document.signed_body['verdict'] as Record<string, unknown>)['clinical_validity_proven'] = true),
+      ),
     };
     for (const [name, document] of Object.entries(documents)) {
       files[name] = join(dir, `${name}.json`);
       writeFileSync(files[name], JSON.stringify(document, null, 2));
     }
-    const key = { key_id: WEARABLE_EXAMPLE_KEY_ID, algorithm: 'Ed25519', public_key: b64uEncode(crypto.ed25519PublicKey(serviceSeed)) };
+    const key = {
+      key_id: WEARABLE_EXAMPLE_KEY_ID,
+      algorithm: 'Ed25519',
+      public_key: b64uEncode(crypto.ed25519PublicKey(serviceSeed)),
+    };
     keys = join(dir, 'keys.json');
     writeFileSync(keys, JSON.stringify({ keys: [key] }));
     trust = join(dir, 'trust.json');
@@ -124,7 +139,9 @@ describe('evroom verify on wearable receipts', () => {
       expect(line?.format, name).toBe('wearable/r2.0.0');
       expect(line?.notes, name).toContain(WEARABLE_SCOPE_NOTE);
     }
-    const summary = Object.fromEntries(Object.entries(byName).map(([name, line]) => [name, [line.status, failing(line)]]));
+    const summary = Object.fromEntries(
+      Object.entries(byName).map(([name, line]) => [name, [line.status, failing(line)]]),
+    );
     expect(summary).toEqual({
       complete: ['PASS', []],
       partial: ['PASS', []],
@@ -150,14 +167,24 @@ describe('evroom verify on wearable receipts', () => {
       'verdict-true': ['MALFORMED', expect.arrayContaining(['schema:fail', 'derived.outcome:unchecked'])],
     });
     expect(byName['complete']?.notes).toContain('The receipt records the outcome measurement_provenance_complete.');
-    expect(byName['partial']?.notes).toContain('The receipt records the outcome measurement_provenance_partial (unresolved: sequence_gap).');
-    expect(byName['inconsistent-unit']?.notes).toContain('The receipt records the outcome measurement_provenance_inconsistent.');
-    expect(byName['inconsistent-order']?.notes).toContain('The receipt records the outcome measurement_provenance_inconsistent (unresolved: sequence_gap).');
-    expect(byName['derived-mismatch']?.errors).toEqual([expect.objectContaining({ code: 'derived_mismatch', path: '/signed_body/sequence_relation' })]);
-    expect(byName['derived-mismatch']?.checks.find((check) => check.id === 'derived.sequence_relation')?.detail).toContain(
-      'expected "contiguous", found "gap"',
+    expect(byName['partial']?.notes).toContain(
+      'The receipt records the outcome measurement_provenance_partial (unresolved: sequence_gap).',
     );
-    expect(byName['unknown-member']?.errors).toEqual([expect.objectContaining({ code: 'unknown_property', path: '/signed_body/note' })]);
+    expect(byName['inconsistent-unit']?.notes).toContain(
+      'The receipt records the outcome measurement_provenance_inconsistent.',
+    );
+    expect(byName['inconsistent-order']?.notes).toContain(
+      'The receipt records the outcome measurement_provenance_inconsistent (unresolved: sequence_gap).',
+    );
+    expect(byName['derived-mismatch']?.errors).toEqual([
+      expect.objectContaining({ code: 'derived_mismatch', path: '/signed_body/sequence_relation' }),
+    ]);
+    expect(
+      byName['derived-mismatch']?.checks.find((check) => check.id === 'derived.sequence_relation')?.detail,
+    ).toContain('expected "contiguous", found "gap"');
+    expect(byName['unknown-member']?.errors).toEqual([
+      expect.objectContaining({ code: 'unknown_property', path: '/signed_body/note' }),
+    ]);
     expect(byName['verdict-true']?.errors).toEqual([
       expect.objectContaining({ code: 'not_allowed_value', path: '/signed_body/verdict/clinical_validity_proven' }),
     ]);
@@ -165,7 +192,15 @@ describe('evroom verify on wearable receipts', () => {
   });
 
   it('a pinned service key makes trust trusted and --require-trusted exit 0', () => {
-    const result = evroom(['verify', '--json', '--require-trusted', '--trust', trust, files['complete'] ?? '', files['partial'] ?? '']);
+    const result = evroom([
+      'verify',
+      '--json',
+      '--require-trusted',
+      '--trust',
+      trust,
+      files['complete'] ?? '',
+      files['partial'] ?? '',
+    ]);
     expect(result.code).toBe(0);
     expect(lines(result.stdout).map((line) => [line.status, line.trust.status, line.trust.label])).toEqual([
       ['PASS', 'trusted', 'Wearable service'],

@@ -61,7 +61,12 @@ const challenge = (r: Uint8Array, publicKey: Uint8Array, message: Uint8Array): b
 function rawOpensslVerify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
   const spki = concatBytes(hexDecode('302a300506032b6570032100'), publicKey);
   try {
-    return opensslVerify(null, message, createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }), signature);
+    return opensslVerify(
+      null,
+      message,
+      createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }),
+      signature,
+    );
   } catch {
     return false;
   }
@@ -113,9 +118,20 @@ describe.each(providers)('$name provider', (provider) => {
     }
     for (let y0 = 0n; y0 < 19n; y0++) {
       const key = scalarBytes(P + y0);
-      expect(provider.ed25519Verify(concatBytes(TORSION[0] as Uint8Array, new Uint8Array(32)), message, key)).toBe(false);
+      expect(provider.ed25519Verify(concatBytes(TORSION[0] as Uint8Array, new Uint8Array(32)), message, key)).toBe(
+        false,
+      );
     }
-    const garbage: unknown[] = [undefined, null, 'text', 7, [1], new Uint16Array(32), new Uint8Array(0), new Uint8Array(65)];
+    const garbage: unknown[] = [
+      undefined,
+      null,
+      'text',
+      7,
+      [1],
+      new Uint16Array(32),
+      new Uint8Array(0),
+      new Uint8Array(65),
+    ];
     const seed = new Uint8Array(32).fill(9);
     const signature = provider.ed25519Sign(message, seed);
     const publicKey = provider.ed25519PublicKey(seed);
@@ -162,16 +178,18 @@ describe.each(providers)('$name provider', (provider) => {
       .flatMap((group) => group.tests);
     const counts = { valid: 0, invalid: 0 };
     for (const test of cases) {
-      const [key, iv, aad, msg, ct, tag] = [test.key, test.iv, test.aad, test.msg, test.ct, test.tag].map(hexDecode) as [
-        Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array,
-      ];
+      const [key, iv, aad, msg, ct, tag] = [test.key, test.iv, test.aad, test.msg, test.ct, test.tag].map(
+        hexDecode,
+      ) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
       if (test.result === 'valid') {
         counts.valid++;
         expect(provider.aes256gcmDecrypt(key, iv, ct, tag, aad), `tcId ${test.tcId}`).toEqual(msg);
         expect(provider.aes256gcmEncrypt(key, iv, msg, aad), `tcId ${test.tcId}`).toEqual({ ciphertext: ct, tag });
       } else {
         counts.invalid++;
-        expect(() => provider.aes256gcmDecrypt(key, iv, ct, tag, aad), `tcId ${test.tcId}`).toThrow(AuthenticationError);
+        expect(() => provider.aes256gcmDecrypt(key, iv, ct, tag, aad), `tcId ${test.tcId}`).toThrow(
+          AuthenticationError,
+        );
       }
     }
     expect(counts).toEqual({ valid: 39, invalid: 27 });
@@ -326,7 +344,9 @@ describe('node and portable providers agree', () => {
 
   it('on keys with a torsion component: both use the cofactorless equation', () => {
     const a = 0xc0ffee1234n;
-    const publicKey = Point.BASE.multiply(a).add(Point.fromBytes(TORSION[1] as Uint8Array)).toBytes();
+    const publicKey = Point.BASE.multiply(a)
+      .add(Point.fromBytes(TORSION[1] as Uint8Array))
+      .toBytes();
     const outcomes = new Set<boolean>();
     for (let index = 0; index < 40; index++) {
       const message = utf8Encode(`receipt ${index}`);
@@ -343,16 +363,26 @@ describe('node and portable providers agree', () => {
 
   it('on AES-256-GCM: each decrypts what the other encrypts', () => {
     fc.assert(
-      fc.property(bytes32, fc.uint8Array({ minLength: 12, maxLength: 12 }), fc.uint8Array({ maxLength: 300 }), fc.uint8Array({ maxLength: 40 }), (key, iv, plaintext, aad) => {
-        const sealed = node.aes256gcmEncrypt(key, iv, plaintext, aad);
-        expect(portable.aes256gcmEncrypt(key, iv, plaintext, aad)).toEqual(sealed);
-        expect(portable.aes256gcmDecrypt(key, iv, sealed.ciphertext, sealed.tag, aad)).toEqual(plaintext);
-        expect(node.aes256gcmDecrypt(key, iv, sealed.ciphertext, sealed.tag, aad)).toEqual(plaintext);
-        const otherKey = key.slice();
-        otherKey[0] = (otherKey[0] ?? 0) ^ 1;
-        expect(() => node.aes256gcmDecrypt(otherKey, iv, sealed.ciphertext, sealed.tag, aad)).toThrow(AuthenticationError);
-        expect(() => portable.aes256gcmDecrypt(otherKey, iv, sealed.ciphertext, sealed.tag, aad)).toThrow(AuthenticationError);
-      }),
+      fc.property(
+        bytes32,
+        fc.uint8Array({ minLength: 12, maxLength: 12 }),
+        fc.uint8Array({ maxLength: 300 }),
+        fc.uint8Array({ maxLength: 40 }),
+        (key, iv, plaintext, aad) => {
+          const sealed = node.aes256gcmEncrypt(key, iv, plaintext, aad);
+          expect(portable.aes256gcmEncrypt(key, iv, plaintext, aad)).toEqual(sealed);
+          expect(portable.aes256gcmDecrypt(key, iv, sealed.ciphertext, sealed.tag, aad)).toEqual(plaintext);
+          expect(node.aes256gcmDecrypt(key, iv, sealed.ciphertext, sealed.tag, aad)).toEqual(plaintext);
+          const otherKey = key.slice();
+          otherKey[0] = (otherKey[0] ?? 0) ^ 1;
+          expect(() => node.aes256gcmDecrypt(otherKey, iv, sealed.ciphertext, sealed.tag, aad)).toThrow(
+            AuthenticationError,
+          );
+          expect(() => portable.aes256gcmDecrypt(otherKey, iv, sealed.ciphertext, sealed.tag, aad)).toThrow(
+            AuthenticationError,
+          );
+        },
+      ),
       { numRuns: 50 },
     );
   });
@@ -371,7 +401,9 @@ describe('node provider specifics', () => {
     expect(second).toEqual(createPortableProvider().ed25519Sign(message, new Uint8Array(32).fill(22)));
     expect(second).not.toEqual(first);
     seed.fill(0);
-    expect(provider.ed25519Sign(message, seed)).toEqual(createPortableProvider().ed25519Sign(message, new Uint8Array(32)));
+    expect(provider.ed25519Sign(message, seed)).toEqual(
+      createPortableProvider().ed25519Sign(message, new Uint8Array(32)),
+    );
   });
 
   it('keeps answering correctly when more keys are used than the cache holds', () => {
@@ -399,7 +431,9 @@ describe('node provider specifics', () => {
     expect(isPlain(node.ed25519PublicKey(seed))).toBe(true);
     const sealed = node.aes256gcmEncrypt(new Uint8Array(32), new Uint8Array(12), new Uint8Array(5));
     expect(isPlain(sealed.ciphertext) && isPlain(sealed.tag)).toBe(true);
-    expect(isPlain(node.aes256gcmDecrypt(new Uint8Array(32), new Uint8Array(12), sealed.ciphertext, sealed.tag))).toBe(true);
+    expect(isPlain(node.aes256gcmDecrypt(new Uint8Array(32), new Uint8Array(12), sealed.ciphertext, sealed.tag))).toBe(
+      true,
+    );
     // A copied 32-byte digest owns its whole ArrayBuffer (no view into Node's shared pool).
     expect(node.sha256(new Uint8Array(3)).buffer.byteLength).toBe(32);
   });

@@ -41,7 +41,22 @@ import type { CryptoProvider } from '../../src-shared/crypto/index';
 const ED25519_SPKI_PREFIX = Uint8Array.of(0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00);
 /** DER PKCS #8 header for a raw Ed25519 seed (RFC 8410 section 7). */
 const ED25519_PKCS8_PREFIX = Uint8Array.of(
-  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+  0x30,
+  0x2e,
+  0x02,
+  0x01,
+  0x00,
+  0x30,
+  0x05,
+  0x06,
+  0x03,
+  0x2b,
+  0x65,
+  0x70,
+  0x04,
+  0x22,
+  0x04,
+  0x20,
 );
 /** Default number of public keys kept; a KeyObject is a few hundred bytes. */
 const DEFAULT_KEY_CACHE_SIZE = 1024;
@@ -141,7 +156,11 @@ function importPublicKey(publicKey: Uint8Array): KeyObject | undefined {
   der.set(ED25519_SPKI_PREFIX, 0);
   der.set(publicKey, ED25519_SPKI_PREFIX.length);
   try {
-    return createPublicKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'spki' });
+    return createPublicKey({
+      key: Buffer.from(der.buffer, der.byteOffset, der.byteLength),
+      format: 'der',
+      type: 'spki',
+    });
   } catch {
     return undefined;
   }
@@ -152,7 +171,11 @@ function importSecretSeed(secretSeed: Uint8Array): KeyObject {
   der.set(ED25519_PKCS8_PREFIX, 0);
   der.set(secretSeed, ED25519_PKCS8_PREFIX.length);
   try {
-    return createPrivateKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'pkcs8' });
+    return createPrivateKey({
+      key: Buffer.from(der.buffer, der.byteOffset, der.byteLength),
+      format: 'der',
+      type: 'pkcs8',
+    });
   } finally {
     // The KeyObject holds its own copy inside OpenSSL; do not leave the seed in this buffer.
     der.fill(0);

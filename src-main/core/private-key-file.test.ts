@@ -33,31 +33,60 @@ function thrown(action: () => unknown): PrivateKeyFileError {
 
 describe('the private key file format', () => {
   it('round-trips both algorithms, with the optional label and created_at', () => {
-    const ed = createPrivateKey('Ed25519', crypto, { seed, label: 'Signer', createdAt: new Date('2026-11-01T12:00:00.000Z') });
+    const ed = createPrivateKey('Ed25519', crypto, {
+      seed,
+      label: 'Signer',
+      createdAt: new Date('2026-11-01T12:00:00.000Z'),
+    });
     expect(ed.key_id).toBe(didKeyFromEd25519(crypto.ed25519PublicKey(seed)));
     const text = serializePrivateKeyFile(ed);
-    expect(Object.keys(JSON.parse(text) as object)).toEqual(['evroom_private_key', 'key_id', 'algorithm', 'public_key', 'seed', 'label', 'created_at']);
+    expect(Object.keys(JSON.parse(text) as object)).toEqual([
+      'evroom_private_key',
+      'key_id',
+      'algorithm',
+      'public_key',
+      'seed',
+      'label',
+      'created_at',
+    ]);
     expect(parsePrivateKeyFile(text, crypto)).toEqual(ed);
     const plain = createPrivateKey('Ed25519', crypto, { seed });
-    expect(Object.keys(JSON.parse(serializePrivateKeyFile(plain)) as object)).toEqual(['evroom_private_key', 'key_id', 'algorithm', 'public_key', 'seed']);
+    expect(Object.keys(JSON.parse(serializePrivateKeyFile(plain)) as object)).toEqual([
+      'evroom_private_key',
+      'key_id',
+      'algorithm',
+      'public_key',
+      'seed',
+    ]);
     const pq = createPrivateKey('ML-DSA-65', crypto, { seed, keyId: 'did:svc:acme:pq1' });
     const back = parsePrivateKeyFile(serializePrivateKeyFile(pq), crypto);
     expect(back.public_key).toEqual(derivePublicKey('ML-DSA-65', seed, crypto));
     const message = new Uint8Array(32).fill(3);
-    expect(crypto.mldsa65Verify(crypto.mldsa65Sign(message, mldsaSecretKey(back, crypto)), message, back.public_key)).toBe(true);
+    expect(
+      crypto.mldsa65Verify(crypto.mldsa65Sign(message, mldsaSecretKey(back, crypto)), message, back.public_key),
+    ).toBe(true);
   });
 
   it('refuses a bad member with PrivateKeyFileError naming the member, never the secret', () => {
-    const members = JSON.parse(serializePrivateKeyFile(createPrivateKey('Ed25519', crypto, { seed }))) as Record<string, unknown>;
+    const members = JSON.parse(serializePrivateKeyFile(createPrivateKey('Ed25519', crypto, { seed }))) as Record<
+      string,
+      unknown
+    >;
     const cases: [Record<string, unknown> | string, string, string][] = [
       [{ ...members, created_at: 'yesterday' }, 'invalid_created_at', '/created_at'],
-      [{ ...members, public_key: b64uEncode(crypto.ed25519PublicKey(new Uint8Array(32))) }, 'key_mismatch', '/public_key'],
+      [
+        { ...members, public_key: b64uEncode(crypto.ed25519PublicKey(new Uint8Array(32))) },
+        'key_mismatch',
+        '/public_key',
+      ],
       [{ ...members, copy_of_seed: SEED_TEXT }, 'unknown_property', '/copy_of_seed'],
       [{ ...members, seed: `${SEED_TEXT}x` }, 'invalid_seed', '/seed'],
       [`{"seed": "${SEED_TEXT}", "seed": "${SEED_TEXT}"}`, 'duplicate_name', '/seed'],
     ];
     for (const [value, code, field] of cases) {
-      const error = thrown(() => parsePrivateKeyFile(typeof value === 'string' ? value : JSON.stringify(value), crypto));
+      const error = thrown(() =>
+        parsePrivateKeyFile(typeof value === 'string' ? value : JSON.stringify(value), crypto),
+      );
       expect(error).toMatchObject({ name: 'PrivateKeyFileError', code, field, path: '' });
       expect(error.message).not.toContain(SEED_TEXT);
     }
@@ -98,7 +127,11 @@ describe('private key files on disk', () => {
 
   it('refuses what is not a private key file, naming the file', () => {
     const missing = path.join(directory, 'missing.json');
-    expect(thrown(() => readPrivateKeyFile(missing, crypto))).toMatchObject({ code: 'not_found', path: missing, reason: 'no such file' });
+    expect(thrown(() => readPrivateKeyFile(missing, crypto))).toMatchObject({
+      code: 'not_found',
+      path: missing,
+      reason: 'no such file',
+    });
     expect(thrown(() => readPrivateKeyFile(directory, crypto))).toMatchObject({ code: 'not_a_file', path: directory });
     const empty = path.join(directory, 'empty.json');
     fs.writeFileSync(empty, '');
@@ -110,7 +143,13 @@ describe('private key files on disk', () => {
     fs.writeFileSync(binary, Buffer.from([0xff, 0xfe, 0x00]));
     expect(thrown(() => readPrivateKeyFile(binary, crypto)).code).toBe('not_utf8');
     const bad = path.join(directory, 'bad.private.json');
-    fs.writeFileSync(bad, JSON.stringify({ ...JSON.parse(serializePrivateKeyFile(createPrivateKey('Ed25519', crypto, { seed }))), seed: 'AAAA' }));
+    fs.writeFileSync(
+      bad,
+      JSON.stringify({
+        ...JSON.parse(serializePrivateKeyFile(createPrivateKey('Ed25519', crypto, { seed }))),
+        seed: 'AAAA',
+      }),
+    );
     const parse = thrown(() => readPrivateKeyFile(bad, crypto));
     expect(parse).toMatchObject({ code: 'invalid_seed', path: bad, field: '/seed' });
     expect(parse.message).toBe(`${bad} at /seed: "seed" must be 32 bytes as unpadded base64url.`);

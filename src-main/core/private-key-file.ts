@@ -61,7 +61,15 @@ export const PRIVATE_KEY_FILE_VERSION = 1;
 export const PRIVATE_KEY_SEED_LENGTH = 32;
 
 /** The members of a private key file, in the order they are written. */
-export const PRIVATE_KEY_MEMBERS = ['evroom_private_key', 'key_id', 'algorithm', 'public_key', 'seed', 'label', 'created_at'] as const;
+export const PRIVATE_KEY_MEMBERS = [
+  'evroom_private_key',
+  'key_id',
+  'algorithm',
+  'public_key',
+  'seed',
+  'label',
+  'created_at',
+] as const;
 
 /** The largest private key file read: an ML-DSA-65 key file is under 3 KB. */
 export const MAX_PRIVATE_KEY_FILE_BYTES = 64 * 1024;
@@ -99,7 +107,10 @@ export class PrivateKeyFileError extends Error {
     const file = options.path ?? '';
     const field = options.field ?? '';
     const where = `${file}${field === '' ? '' : `${file === '' ? '' : ' '}at ${field}`}`;
-    super(where === '' ? reason : `${where}: ${reason}`, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      where === '' ? reason : `${where}: ${reason}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'PrivateKeyFileError';
     this.code = code;
     this.path = file;
@@ -138,7 +149,8 @@ export interface CreatePrivateKeyOptions {
 export function derivePublicKey(algorithm: KeyAlgorithm, seed: Uint8Array, crypto: CryptoProvider): Uint8Array {
   if (!KEY_ALGORITHMS.includes(algorithm)) throw new TypeError(`Unknown key algorithm ${quote(String(algorithm))}`);
   if (!(seed instanceof Uint8Array)) throw new TypeError('The seed must be a Uint8Array');
-  if (seed.length !== PRIVATE_KEY_SEED_LENGTH) throw new RangeError(`The seed must be ${PRIVATE_KEY_SEED_LENGTH} bytes, got ${seed.length}`);
+  if (seed.length !== PRIVATE_KEY_SEED_LENGTH)
+    throw new RangeError(`The seed must be ${PRIVATE_KEY_SEED_LENGTH} bytes, got ${seed.length}`);
   if (algorithm === 'Ed25519') return crypto.ed25519PublicKey(seed);
   const { publicKey, secretKey } = crypto.mldsa65KeyGen(seed);
   secretKey.fill(0);
@@ -157,7 +169,11 @@ export function derivePublicKey(algorithm: KeyAlgorithm, seed: Uint8Array, crypt
  *   string of at most 256 characters, or createdAt is not a valid Date.
  * @throws RangeError if a given seed is not 32 bytes.
  */
-export function createPrivateKey(algorithm: KeyAlgorithm, crypto: CryptoProvider, options: CreatePrivateKeyOptions = {}): PrivateKey {
+export function createPrivateKey(
+  algorithm: KeyAlgorithm,
+  crypto: CryptoProvider,
+  options: CreatePrivateKeyOptions = {},
+): PrivateKey {
   if (!KEY_ALGORITHMS.includes(algorithm)) throw new TypeError(`Unknown key algorithm ${quote(String(algorithm))}`);
   const { keyId, label, createdAt } = options;
   if (label !== undefined && (typeof label !== 'string' || label.length > MAX_LABEL_LENGTH)) {
@@ -174,7 +190,9 @@ export function createPrivateKey(algorithm: KeyAlgorithm, crypto: CryptoProvider
       throw new TypeError('A did:key id is derived from the key itself; leave out the key id to get one');
     }
   } else if (algorithm === 'ML-DSA-65') {
-    throw new TypeError('An ML-DSA-65 key needs a key id (did:svc:<id> or did:web:<host>): did:key names Ed25519 keys only');
+    throw new TypeError(
+      'An ML-DSA-65 key needs a key id (did:svc:<id> or did:web:<host>): did:key names Ed25519 keys only',
+    );
   }
   const seed = options.seed ?? crypto.randomBytes(PRIVATE_KEY_SEED_LENGTH);
   const publicKey = derivePublicKey(algorithm, seed, crypto);
@@ -221,7 +239,8 @@ export function publicKeyEntry(key: PrivateKey): KeyEntry {
  * @returns The file text, two-space indented, ending with a newline.
  */
 export function serializePrivateKeyFile(key: PrivateKey): string {
-  if (typeof key !== 'object' || key === null || !(key.seed instanceof Uint8Array)) throw new TypeError('serializePrivateKeyFile expects a private key');
+  if (typeof key !== 'object' || key === null || !(key.seed instanceof Uint8Array))
+    throw new TypeError('serializePrivateKeyFile expects a private key');
   const file: JsonObject = {
     evroom_private_key: PRIVATE_KEY_FILE_VERSION,
     key_id: key.key_id,
@@ -258,7 +277,8 @@ export function parsePrivateKeyFile(text: string, crypto: CryptoProvider): Priva
     if (error instanceof JsonParseError) throw formatError(error.code, error.path, `Not strict JSON: ${error.message}`);
     throw error;
   }
-  if (!isJsonObject(root)) throw formatError('invalid_type', '', `Expected an object at the top level, got ${describeType(root)}.`);
+  if (!isJsonObject(root))
+    throw formatError('invalid_type', '', `Expected an object at the top level, got ${describeType(root)}.`);
   if (Object.hasOwn(root, 'keys') && !Object.hasOwn(root, 'evroom_private_key')) {
     throw formatError(
       'public_key_file',
@@ -267,7 +287,8 @@ export function parsePrivateKeyFile(text: string, crypto: CryptoProvider): Priva
     );
   }
   for (const name of REQUIRED_MEMBERS) {
-    if (!Object.hasOwn(root, name)) throw formatError('missing_property', `/${name}`, `Required member "${name}" is missing.`);
+    if (!Object.hasOwn(root, name))
+      throw formatError('missing_property', `/${name}`, `Required member "${name}" is missing.`);
   }
   for (const name of Object.keys(root)) {
     if (!(PRIVATE_KEY_MEMBERS as readonly string[]).includes(name)) {
@@ -288,37 +309,70 @@ export function parsePrivateKeyFile(text: string, crypto: CryptoProvider): Priva
   const keyAlgorithm = algorithm as KeyAlgorithm;
   const keyId = root['key_id'];
   if (!isKeyId(keyId)) {
-    throw formatError('invalid_key_id', '/key_id', '"key_id" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key.');
+    throw formatError(
+      'invalid_key_id',
+      '/key_id',
+      '"key_id" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key.',
+    );
   }
   if (keyAlgorithm === 'ML-DSA-65' && keyId.startsWith('did:key:')) {
-    throw formatError('invalid_key_id', '/key_id', 'An ML-DSA-65 key cannot have a did:key id (did:key names Ed25519 keys).');
+    throw formatError(
+      'invalid_key_id',
+      '/key_id',
+      'An ML-DSA-65 key cannot have a did:key id (did:key names Ed25519 keys).',
+    );
   }
   const seed = decodeB64uField(root['seed'], PRIVATE_KEY_SEED_LENGTH);
   if (seed === undefined) {
-    throw formatError('invalid_seed', '/seed', `"seed" must be ${PRIVATE_KEY_SEED_LENGTH} bytes as unpadded base64url.`);
+    throw formatError(
+      'invalid_seed',
+      '/seed',
+      `"seed" must be ${PRIVATE_KEY_SEED_LENGTH} bytes as unpadded base64url.`,
+    );
   }
   const length = PUBLIC_KEY_LENGTH[keyAlgorithm];
   const publicKey = decodeB64uField(root['public_key'], length);
   if (publicKey === undefined) {
-    throw formatError('invalid_public_key', '/public_key', `"public_key" must be ${length} bytes (${keyAlgorithm}) as unpadded base64url.`);
+    throw formatError(
+      'invalid_public_key',
+      '/public_key',
+      `"public_key" must be ${length} bytes (${keyAlgorithm}) as unpadded base64url.`,
+    );
   }
   if (!equalBytes(derivePublicKey(keyAlgorithm, seed, crypto), publicKey)) {
-    throw formatError('key_mismatch', '/public_key', '"public_key" is not the public key of "seed": the file is damaged or was edited.');
+    throw formatError(
+      'key_mismatch',
+      '/public_key',
+      '"public_key" is not the public key of "seed": the file is damaged or was edited.',
+    );
   }
   if (keyId.startsWith('did:key:') && !equalBytes(ed25519FromDidKey(keyId), publicKey)) {
-    throw formatError('did_key_mismatch', '/key_id', 'A did:key id names its own Ed25519 public key; this one names another key.');
+    throw formatError(
+      'did_key_mismatch',
+      '/key_id',
+      'A did:key id names its own Ed25519 public key; this one names another key.',
+    );
   }
   const key: PrivateKey = { key_id: keyId, algorithm: keyAlgorithm, seed, public_key: publicKey };
   const label = root['label'];
   if (label !== undefined) {
     if (typeof label !== 'string' || label.length > MAX_LABEL_LENGTH) {
-      throw formatError('invalid_label', '/label', `"label" must be a string of at most ${MAX_LABEL_LENGTH} characters.`);
+      throw formatError(
+        'invalid_label',
+        '/label',
+        `"label" must be a string of at most ${MAX_LABEL_LENGTH} characters.`,
+      );
     }
     key.label = label;
   }
   const createdAt = root['created_at'];
   if (createdAt !== undefined) {
-    if (!isTimestamp(createdAt)) throw formatError('invalid_created_at', '/created_at', '"created_at" must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z.');
+    if (!isTimestamp(createdAt))
+      throw formatError(
+        'invalid_created_at',
+        '/created_at',
+        '"created_at" must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z.',
+      );
     key.created_at = createdAt;
   }
   return key;
@@ -365,7 +419,11 @@ export function readPrivateKeyText(file: string): { text: string; mode: number }
     if (info.isDirectory()) throw new PrivateKeyFileError('not_a_file', 'is a directory, not a file', { path: file });
     if (!info.isFile()) throw new PrivateKeyFileError('not_a_file', 'is not a regular file', { path: file });
     if (info.size > MAX_PRIVATE_KEY_FILE_BYTES) {
-      throw new PrivateKeyFileError('too_large', `is ${info.size} bytes; a private key file is at most ${MAX_PRIVATE_KEY_FILE_BYTES}`, { path: file });
+      throw new PrivateKeyFileError(
+        'too_large',
+        `is ${info.size} bytes; a private key file is at most ${MAX_PRIVATE_KEY_FILE_BYTES}`,
+        { path: file },
+      );
     }
     const bytes = fs.readFileSync(descriptor);
     if (bytes.length === 0) throw new PrivateKeyFileError('empty', 'is empty', { path: file });
@@ -452,14 +510,21 @@ export function writePrivateKeyFile(file: string, key: PrivateKey, options: Writ
         fs.linkSync(temporary, file);
       } catch (error) {
         if ((error as { code?: string }).code === 'EEXIST') {
-          throw new PrivateKeyFileError('exists', 'already exists; a private key file is never replaced without asking', { path: file });
+          throw new PrivateKeyFileError(
+            'exists',
+            'already exists; a private key file is never replaced without asking',
+            { path: file },
+          );
         }
         throw error;
       }
     }
   } catch (error) {
     if (error instanceof PrivateKeyFileError) throw error;
-    throw new PrivateKeyFileError('unwritable', `cannot be written: ${fileReason(error).reason}`, { path: file, cause: error });
+    throw new PrivateKeyFileError('unwritable', `cannot be written: ${fileReason(error).reason}`, {
+      path: file,
+      cause: error,
+    });
   } finally {
     fs.rmSync(temporary, { force: true });
   }

@@ -31,13 +31,21 @@ describe('readDocumentFile', () => {
   it('names the file and what is wrong with it', () => {
     const missing = join(directory, 'missing.json');
     expect(() => readDocumentFile(missing)).toThrow(new DocumentReadError(`${missing}: no such file`));
-    expect(() => readDocumentFile(directory)).toThrow(new DocumentReadError(`${directory}: is a directory, not a file`));
+    expect(() => readDocumentFile(directory)).toThrow(
+      new DocumentReadError(`${directory}: is a directory, not a file`),
+    );
     const empty = file('empty.json', '');
-    expect(() => readDocumentFile(empty)).toThrow(new DocumentReadError(`${empty}: is empty; expected a JSON document`));
+    expect(() => readDocumentFile(empty)).toThrow(
+      new DocumentReadError(`${empty}: is empty; expected a JSON document`),
+    );
     const binary = file('binary.bin', Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x00));
-    expect(() => readDocumentFile(binary)).toThrow(new DocumentReadError(`${binary}: is a binary file, not a JSON document`));
+    expect(() => readDocumentFile(binary)).toThrow(
+      new DocumentReadError(`${binary}: is a binary file, not a JSON document`),
+    );
     const below = join(file('plain.txt', 'x'), 'child.json');
-    expect(() => readDocumentFile(below)).toThrow(new DocumentReadError(`${below}: a part of the path is not a directory`));
+    expect(() => readDocumentFile(below)).toThrow(
+      new DocumentReadError(`${below}: a part of the path is not a directory`),
+    );
     expect(() => readDocumentFile('')).toThrow(TypeError);
   });
 
@@ -48,8 +56,12 @@ describe('readDocumentFile', () => {
   });
 
   it('checks bytes from elsewhere the same way, under the label given', () => {
-    expect(() => checkDocumentBytes(new Uint8Array(0), 'standard input')).toThrow('standard input: is empty; expected a JSON document');
-    expect(() => checkDocumentBytes(Uint8Array.of(0x61, 0x00), 'standard input')).toThrow('standard input: is a binary file, not a JSON document');
+    expect(() => checkDocumentBytes(new Uint8Array(0), 'standard input')).toThrow(
+      'standard input: is empty; expected a JSON document',
+    );
+    expect(() => checkDocumentBytes(Uint8Array.of(0x61, 0x00), 'standard input')).toThrow(
+      'standard input: is a binary file, not a JSON document',
+    );
     expect(() => checkDocumentBytes(Uint8Array.of(0x61, 0x62), 'standard input')).not.toThrow();
     expect(describeFsError(Object.assign(new Error('x'), { code: 'EACCES' }))).toBe('permission denied');
     expect(describeFsError('odd')).toBe('odd');

@@ -59,7 +59,9 @@ export function readDocumentFile(name: string): Uint8Array {
     if (info.isDirectory()) throw new DocumentReadError(`${name}: is a directory, not a file`);
     if (!info.isFile()) throw new DocumentReadError(`${name}: is not a regular file`);
     if (info.size > MAX_DOCUMENT_BYTES) {
-      throw new DocumentReadError(`${name}: is ${info.size} bytes; files over ${MAX_DOCUMENT_BYTES} bytes are not read`);
+      throw new DocumentReadError(
+        `${name}: is ${info.size} bytes; files over ${MAX_DOCUMENT_BYTES} bytes are not read`,
+      );
     }
     // The size fstat gave; a file that grows meanwhile is read to that size, one that shrinks
     // to its end.

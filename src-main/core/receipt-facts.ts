@@ -63,7 +63,11 @@ export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): Recei
   } catch (error) {
     const reason =
       error instanceof JsonParseError
-        ? { code: error.code, path: error.path, message: `The input is not strict JSON: ${error.message} (at offset ${error.offset}).` }
+        ? {
+            code: error.code,
+            path: error.path,
+            message: `The input is not strict JSON: ${error.message} (at offset ${error.offset}).`,
+          }
         : { code: 'internal', path: '', message: `The document could not be read: ${(error as Error).message}` };
     return {
       receipt_sha256: hash('sha256', bytes, 'hex'),

@@ -45,7 +45,8 @@ export function verifyReportBytes(bytes: Uint8Array, context: VerifyContext): Re
 function mayBeHtml(bytes: Uint8Array): boolean {
   for (const byte of bytes) {
     if (byte === 0x3c || byte >= 0x80) return true;
-    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c && byte !== 0x0b) return false;
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c && byte !== 0x0b)
+      return false;
   }
   return false;
 }

@@ -54,7 +54,11 @@ export function verifyRequestBytes(bytes: Uint8Array, crypto: CryptoProvider, ke
     return verifyReportBytes(bytes, createVerifyContext(crypto, base));
   }
   const document = member(tree, 'document');
-  if (document === undefined || tree.type !== 'object' || tree.members.some(([name]) => name !== 'document' && name !== 'keys')) {
+  if (
+    document === undefined ||
+    tree.type !== 'object' ||
+    tree.members.some(([name]) => name !== 'document' && name !== 'keys')
+  ) {
     return verifyParsed(tree, createVerifyContext(crypto, base));
   }
   const keysNode = member(tree, 'keys');

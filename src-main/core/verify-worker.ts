@@ -39,7 +39,10 @@ const DIGEST_BYTES = 32;
  * hashed, and either answered as digests or compared with the expected digest and verified.
  * The first broken rule ends the batch as `failure`; what came before it is answered.
  */
-function answerEntries(request: EntriesRequest, context: VerifyContext): { result: EntriesResult; transfer: ArrayBuffer[] } {
+function answerEntries(
+  request: EntriesRequest,
+  context: VerifyContext,
+): { result: EntriesResult; transfer: ArrayBuffer[] } {
   const bytes = new Uint8Array(request.bytes);
   const count = request.names.length;
   const digests = request.verify ? undefined : new Uint8Array(count * DIGEST_BYTES);
@@ -65,7 +68,12 @@ function answerEntries(request: EntriesRequest, context: VerifyContext): { resul
       );
     } catch (error) {
       if (!(error instanceof BundleError)) throw error;
-      failure = { index, code: error.code, message: error.message, ...(error.entry === undefined ? {} : { entry: error.entry }) };
+      failure = {
+        index,
+        code: error.code,
+        message: error.message,
+        ...(error.entry === undefined ? {} : { entry: error.entry }),
+      };
       break;
     }
     const digest = hash('sha256', data, 'buffer');
@@ -73,10 +81,16 @@ function answerEntries(request: EntriesRequest, context: VerifyContext): { resul
       digests.set(digest, index * DIGEST_BYTES);
       continue;
     }
-    if (expected === undefined || out === undefined || results === undefined) throw new Error('entries: verify needs expected digests and an out buffer');
+    if (expected === undefined || out === undefined || results === undefined)
+      throw new Error('entries: verify needs expected digests and an out buffer');
     if (digest.compare(expected, index * DIGEST_BYTES, (index + 1) * DIGEST_BYTES) !== 0) {
       const shown = printableName(name);
-      failure = { index, code: 'zip_changed', message: `Entry "${shown}" changed on disk during the import.`, entry: shown };
+      failure = {
+        index,
+        code: 'zip_changed',
+        message: `Entry "${shown}" changed on disk during the import.`,
+        entry: shown,
+      };
       break;
     }
     out.set(data, written);
@@ -117,7 +131,12 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
       if (item.kind === 'request') {
         if (item.keys !== undefined) requestKeys = item.keys;
         try {
-          const report = verifyRequestBytes(new Uint8Array(item.bytes), context.crypto, requestKeys, new Date(item.now));
+          const report = verifyRequestBytes(
+            new Uint8Array(item.bytes),
+            context.crypto,
+            requestKeys,
+            new Date(item.now),
+          );
           return { request: { json: JSON.stringify(report) } };
         } catch (error) {
           if (!(error instanceof KeyFileError)) throw error;
@@ -125,7 +144,12 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
         }
       }
       if (item.keys !== undefined) receiptKeys = item.keys;
-      const receiptContext = createVerifyContext(context.crypto, { pinned: receiptKeys.pinned, advertised: receiptKeys.advertised, secrets: [], now: new Date(item.now) });
+      const receiptContext = createVerifyContext(context.crypto, {
+        pinned: receiptKeys.pinned,
+        advertised: receiptKeys.advertised,
+        secrets: [],
+        now: new Date(item.now),
+      });
       return { receipt: toVerifiedReceipt(verifyReceiptBytes(new Uint8Array(item.bytes), receiptContext)) };
     } catch (error) {
       return { error: error instanceof Error ? error.message : String(error) };

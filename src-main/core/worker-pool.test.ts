@@ -14,7 +14,15 @@ import { Worker } from 'node:worker_threads';
 import { createHash } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { DocumentReadError, readDocumentFile } from './read-document';
-import { createVerifyPool, type EntryBatch, type ReceiptKeys, type VerifyPool, type VerifyRequest, type VerifyResponse, type VerifyWorkerData } from './worker-pool';
+import {
+  createVerifyPool,
+  type EntryBatch,
+  type ReceiptKeys,
+  type VerifyPool,
+  type VerifyRequest,
+  type VerifyResponse,
+  type VerifyWorkerData,
+} from './worker-pool';
 import { TSX_BOOTSTRAP, unpackedFromAsar, verifyWorkerSource } from './worker-source';
 
 const portable = createNodeCryptoProvider();
@@ -25,14 +33,31 @@ const key = { key_id: KEY_ID, algorithm: 'Ed25519' as const, public_key: portabl
 const requesterSeed = new Uint8Array(32).fill(5);
 const operatorSeed = new Uint8Array(32).fill(6);
 const roleKeys = [
-  { key_id: 'did:svc:acme:requester', algorithm: 'Ed25519' as const, public_key: portable.ed25519PublicKey(requesterSeed) },
-  { key_id: 'did:svc:acme:operator', algorithm: 'Ed25519' as const, public_key: portable.ed25519PublicKey(operatorSeed) },
+  {
+    key_id: 'did:svc:acme:requester',
+    algorithm: 'Ed25519' as const,
+    public_key: portable.ed25519PublicKey(requesterSeed),
+  },
+  {
+    key_id: 'did:svc:acme:operator',
+    algorithm: 'Ed25519' as const,
+    public_key: portable.ed25519PublicKey(operatorSeed),
+  },
 ];
 
 function envelope(index: number): Uint8Array {
   const signed = signEnvelope(
-    { v: 'svc-receipt-v1', receipt_id: `rcp_${index}`, issued_at: '2026-11-01T12:00:00Z', request: { hash: 'h', origin: 'o', purpose: 'p', policy_hash: 'x' } },
-    { requester: { key_id: 'did:svc:acme:requester', seed: requesterSeed }, operator: { key_id: 'did:svc:acme:operator', seed: operatorSeed }, service: { key_id: KEY_ID, seed } },
+    {
+      v: 'svc-receipt-v1',
+      receipt_id: `rcp_${index}`,
+      issued_at: '2026-11-01T12:00:00Z',
+      request: { hash: 'h', origin: 'o', purpose: 'p', policy_hash: 'x' },
+    },
+    {
+      requester: { key_id: 'did:svc:acme:requester', seed: requesterSeed },
+      operator: { key_id: 'did:svc:acme:operator', seed: operatorSeed },
+      service: { key_id: KEY_ID, seed },
+    },
     portable,
   );
   return utf8Encode(JSON.stringify(signed));
@@ -65,8 +90,18 @@ describe('createVerifyPool', () => {
       expect(JSON.parse(result.report.json)).toEqual(local.report);
       expect(result.report.status).toBe(verifyDocument(documents[index]!, context).status);
     });
-    expect(results.map((result) => result.report.status)).toEqual(['PASS', 'PASS', 'MALFORMED', 'MALFORMED', 'MALFORMED']);
-    expect(results[1]).toMatchObject({ receipt_id: 'rcp_1', problem: '', report: { trust: { status: 'unpinned', key_id: KEY_ID } } });
+    expect(results.map((result) => result.report.status)).toEqual([
+      'PASS',
+      'PASS',
+      'MALFORMED',
+      'MALFORMED',
+      'MALFORMED',
+    ]);
+    expect(results[1]).toMatchObject({
+      receipt_id: 'rcp_1',
+      problem: '',
+      report: { trust: { status: 'unpinned', key_id: KEY_ID } },
+    });
     // A report that is not PASS carries its first problem for findings.
     expect(results[3]?.problem).toMatch(/duplicate member name/);
     expect(results[4]?.problem).toMatch(/not valid UTF-8/);
@@ -94,14 +129,25 @@ describe('createVerifyPool', () => {
   it('in files mode reads each file itself and gives its report, or why it could not be read, in order', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'pool-files-'));
     try {
-      const documents = [envelope(5), utf8Encode(signClassical({ sequence: 5, amount: '5.00' }, seed, portable).replace('5.00', '5.01')), utf8Encode('{"a":1,"a":2}')];
+      const documents = [
+        envelope(5),
+        utf8Encode(signClassical({ sequence: 5, amount: '5.00' }, seed, portable).replace('5.00', '5.01')),
+        utf8Encode('{"a":1,"a":2}'),
+      ];
       const paths = documents.map((document, index) => {
         const path = join(directory, `d${index}.json`);
         writeFileSync(path, document);
         return path;
       });
       writeFileSync(join(directory, 'empty.json'), '');
-      const inputs = [paths[0]!, join(directory, 'missing.json'), paths[1]!, directory, join(directory, 'empty.json'), paths[2]!];
+      const inputs = [
+        paths[0]!,
+        join(directory, 'missing.json'),
+        paths[1]!,
+        directory,
+        join(directory, 'empty.json'),
+        paths[2]!,
+      ];
       const results = await pool.reportFiles(inputs);
       const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key, ...roleKeys] });
       expect(results).toHaveLength(inputs.length);
@@ -112,7 +158,14 @@ describe('createVerifyPool', () => {
         const local = verifyReportBytes(documents[index]!, context);
         expect(results[at]).toEqual({ json: JSON.stringify(local), status: local.status, trust: local.trust.status });
       });
-      expect(results.map((result) => ('status' in result ? result.status : 'error'))).toEqual(['PASS', 'error', 'MISMATCH', 'error', 'error', 'MALFORMED']);
+      expect(results.map((result) => ('status' in result ? result.status : 'error'))).toEqual([
+        'PASS',
+        'error',
+        'MISMATCH',
+        'error',
+        'error',
+        'MALFORMED',
+      ]);
       // Each answer is what reading the file on this thread gives.
       expect(() => readDocumentFile(inputs[1]!)).toThrow(new DocumentReadError(`${inputs[1]}: no such file`));
       await expect(pool.reportFiles([paths[0]!, ''])).rejects.toThrow(TypeError);
@@ -124,7 +177,11 @@ describe('createVerifyPool', () => {
   });
 
   it('in entries mode inflates, checks and hashes zip entries, then compares and verifies them, stopping at the first broken rule', async () => {
-    const documents = [envelope(7), utf8Encode(signClassical({ sequence: 7, amount: '7.00' }, seed, portable)), utf8Encode('{"a":1,"a":2}')];
+    const documents = [
+      envelope(7),
+      utf8Encode(signClassical({ sequence: 7, amount: '7.00' }, seed, portable)),
+      utf8Encode('{"a":1,"a":2}'),
+    ];
     const stored = [deflateRawSync(documents[0]!), new Uint8Array(documents[1]!), deflateRawSync(documents[2]!)];
     const batchOf = (verify: boolean, crcs = documents.map((document) => crc32(document))): EntryBatch => {
       const offsets = new Uint32Array(stored.length + 1);
@@ -150,7 +207,12 @@ describe('createVerifyPool', () => {
 
     // A CRC-32 that differs: the entries before it are answered, the failure names the entry.
     const badCrc = await pool.entries(batchOf(false, [crc32(documents[0]!), 1234, crc32(documents[2]!)]));
-    expect(badCrc.failure).toEqual({ index: 1, code: 'zip_crc_mismatch', message: 'Entry "receipts/b.json": its data does not match its CRC-32.', entry: 'receipts/b.json' });
+    expect(badCrc.failure).toEqual({
+      index: 1,
+      code: 'zip_crc_mismatch',
+      message: 'Entry "receipts/b.json": its data does not match its CRC-32.',
+      entry: 'receipts/b.json',
+    });
     expect(Buffer.from(badCrc.digests!.subarray(0, 32)).equals(digests.subarray(0, 32))).toBe(true);
 
     const context = createVerifyContext(createNodeCryptoProvider(), { advertised: [key, ...roleKeys] });
@@ -171,7 +233,12 @@ describe('createVerifyPool', () => {
     changed[32 * 2] = changed[32 * 2]! ^ 1;
     const late = await pool.entries({ ...batchOf(true), expected: changed, out: new Uint8Array(4096) });
     expect(late.results).toHaveLength(2);
-    expect(late.failure).toEqual({ index: 2, code: 'zip_changed', message: 'Entry "receipts/c.json" changed on disk during the import.', entry: 'receipts/c.json' });
+    expect(late.failure).toEqual({
+      index: 2,
+      code: 'zip_changed',
+      message: 'Entry "receipts/c.json" changed on disk during the import.',
+      entry: 'receipts/c.json',
+    });
 
     await expect(pool.entries({ ...batchOf(true), out: new Uint8Array(10) })).rejects.toThrow(TypeError);
   });
@@ -187,7 +254,11 @@ describe('createVerifyPool', () => {
   });
 
   it('judges trust by the pinned keys it was started with', async () => {
-    const pinnedPool = createVerifyPool({ size: 1, pinned: [{ ...key, status: 'pinned', label: 'Acme' }], advertised: roleKeys });
+    const pinnedPool = createVerifyPool({
+      size: 1,
+      pinned: [{ ...key, status: 'pinned', label: 'Acme' }],
+      advertised: roleKeys,
+    });
     try {
       const [result] = await pinnedPool.verify([envelope(7)]);
       expect(result?.report.trust).toEqual({ status: 'trusted', key_id: KEY_ID });
@@ -204,16 +275,24 @@ describe('createVerifyPool', () => {
       const unpinned = { pinned: [], advertised: [key, ...roleKeys] };
       const pinned = { pinned: [{ ...key, status: 'pinned' as const, label: 'Acme' }], advertised: roleKeys };
       const now = new Date('2026-11-02T00:00:00Z');
-      const answers = [single.receipt(document, unpinned, now), single.receipt(document, unpinned, now), single.receipt(document, pinned, now)];
+      const answers = [
+        single.receipt(document, unpinned, now),
+        single.receipt(document, unpinned, now),
+        single.receipt(document, pinned, now),
+      ];
       const [first, again, trusted] = await Promise.all(answers);
-      const local = (keys: ReceiptKeys) => toVerifiedReceipt(verifyReceiptBytes(document, createVerifyContext(portable, { ...keys, now })));
+      const local = (keys: ReceiptKeys) =>
+        toVerifiedReceipt(verifyReceiptBytes(document, createVerifyContext(portable, { ...keys, now })));
       expect(first).toEqual(local(unpinned));
       // The second message carried no keys: the worker kept the first ones.
       expect(again).toEqual(first);
       expect(trusted).toEqual(local(pinned));
       expect(trusted?.report.trust).toEqual({ status: 'trusted', key_id: KEY_ID });
       // The instant is the message's: a pinned key whose window closed before it is expired.
-      const closed = { pinned: [{ ...key, status: 'pinned' as const, not_after: '2026-11-01T00:00:00Z' }], advertised: roleKeys };
+      const closed = {
+        pinned: [{ ...key, status: 'pinned' as const, not_after: '2026-11-01T00:00:00Z' }],
+        advertised: roleKeys,
+      };
       const late = await single.receipt(document, closed, now);
       expect(late).toEqual(local(closed));
       expect(late.report.trust.status).not.toBe('trusted');
@@ -311,10 +390,12 @@ describe('the worker code', () => {
 
 describe('unpackedFromAsar', () => {
   it('moves a file inside app.asar to app.asar.unpacked, and leaves other files alone', () => {
-    expect(unpackedFromAsar(new URL('file:///opt/Evidence%20Room/resources/app.asar/out/main/verify-worker.js')).href).toBe(
-      'file:///opt/Evidence%20Room/resources/app.asar.unpacked/out/main/verify-worker.js',
+    expect(
+      unpackedFromAsar(new URL('file:///opt/Evidence%20Room/resources/app.asar/out/main/verify-worker.js')).href,
+    ).toBe('file:///opt/Evidence%20Room/resources/app.asar.unpacked/out/main/verify-worker.js');
+    expect(unpackedFromAsar(new URL('file:///repo/out/main/verify-worker.js')).href).toBe(
+      'file:///repo/out/main/verify-worker.js',
     );
-    expect(unpackedFromAsar(new URL('file:///repo/out/main/verify-worker.js')).href).toBe('file:///repo/out/main/verify-worker.js');
     expect(() => unpackedFromAsar(new URL('https://example.com/app.asar/x.js'))).toThrow(TypeError);
   });
 });

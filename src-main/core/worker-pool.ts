@@ -207,7 +207,9 @@ export interface ReceiptKeys {
  * signed (kind `receipt`): the bytes, the instant, and the keys when they changed since the
  * last item of that kind this worker was sent.
  */
-export type SingleItem = { kind: 'request'; bytes: ArrayBuffer; now: number; keys?: RequestKeys } | { kind: 'receipt'; bytes: ArrayBuffer; now: number; keys?: ReceiptKeys };
+export type SingleItem =
+  | { kind: 'request'; bytes: ArrayBuffer; now: number; keys?: RequestKeys }
+  | { kind: 'receipt'; bytes: ArrayBuffer; now: number; keys?: ReceiptKeys };
 
 /**
  * The single documents asked for in one turn of the event loop, in one message (mode
@@ -271,7 +273,8 @@ function checkList<T>(value: unknown, name: string): T[] {
 
 /** The ArrayBuffer of a view that covers all of it (so it can be transferred), else a copy's. */
 function wholeBuffer(view: Uint8Array): ArrayBuffer {
-  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer) return view.buffer;
+  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer)
+    return view.buffer;
   return view.slice().buffer;
 }
 
@@ -284,12 +287,14 @@ function wholeBuffer(view: Uint8Array): ArrayBuffer {
  *   RangeError for a size outside 1..{@link MAX_POOL_SIZE}.
  */
 export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
-  if (typeof options !== 'object' || options === null) throw new TypeError('createVerifyPool: options must be an object');
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('createVerifyPool: options must be an object');
   const size = options.size ?? Math.min(availableParallelism(), MAX_POOL_SIZE);
   if (!Number.isSafeInteger(size)) throw new TypeError('createVerifyPool: size must be an integer');
   if (size < 1 || size > MAX_POOL_SIZE) throw new RangeError(`createVerifyPool: size must be 1 to ${MAX_POOL_SIZE}`);
   const now = options.now ?? new Date();
-  if (!(now instanceof Date) || !Number.isFinite(now.getTime())) throw new TypeError('createVerifyPool: now must be a valid Date');
+  if (!(now instanceof Date) || !Number.isFinite(now.getTime()))
+    throw new TypeError('createVerifyPool: now must be a valid Date');
   const data: VerifyWorkerData = {
     pinned: checkList<KeyEntry>(options.pinned, 'pinned'),
     advertised: checkList<KeyEntry>(options.advertised, 'advertised'),
@@ -386,7 +391,8 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   function reportFiles(paths: readonly string[]): Promise<FileReportResult[]> {
     if (!Array.isArray(paths)) return Promise.reject(new TypeError('reportFiles expects an array of file paths'));
     for (const [index, path] of paths.entries()) {
-      if (typeof path !== 'string' || path.length === 0) return Promise.reject(new TypeError(`reportFiles: path ${index} is not a non-empty string`));
+      if (typeof path !== 'string' || path.length === 0)
+        return Promise.reject(new TypeError(`reportFiles: path ${index} is not a non-empty string`));
     }
     const refused = refusal();
     if (refused !== undefined) return Promise.reject(refused);
@@ -397,15 +403,20 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   }
 
   function entries(batch: EntryBatch): Promise<EntriesResult> {
-    if (typeof batch !== 'object' || batch === null) return Promise.reject(new TypeError('entries expects a batch object'));
+    if (typeof batch !== 'object' || batch === null)
+      return Promise.reject(new TypeError('entries expects a batch object'));
     const count = batch.names.length;
     const agree =
       batch.offsets.length === count + 1 &&
       batch.methods.length === count &&
       batch.sizes.length === count &&
       batch.crcs.length === count &&
-      (!batch.verify || (batch.expected !== undefined && batch.expected.length === count * 32 && batch.out !== undefined));
-    if (!agree) return Promise.reject(new TypeError('entries: the lists of the batch disagree in length (or verify lacks expected or out)'));
+      (!batch.verify ||
+        (batch.expected !== undefined && batch.expected.length === count * 32 && batch.out !== undefined));
+    if (!agree)
+      return Promise.reject(
+        new TypeError('entries: the lists of the batch disagree in length (or verify lacks expected or out)'),
+      );
     const refused = refusal();
     if (refused !== undefined) return Promise.reject(refused);
     const id = nextId;
@@ -433,7 +444,12 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   }
 
   /** Single documents waiting for the end of this turn of the event loop, to go in one message. */
-  let singles: { item: SingleItem; keys: RequestKeys | ReceiptKeys; resolve(answer: SingleAnswer): void; reject(error: Error): void }[] = [];
+  let singles: {
+    item: SingleItem;
+    keys: RequestKeys | ReceiptKeys;
+    resolve(answer: SingleAnswer): void;
+    reject(error: Error): void;
+  }[] = [];
 
   /** Posts the waiting single documents to the least busy worker, in one message. */
   function postSingles(): void {
@@ -452,8 +468,13 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     });
     const id = nextId;
     nextId += 1;
-    post({ id, mode: 'singles', items }, items.map((item) => item.bytes), target).then(
-      (answers) => waiting.forEach((entry, index) => entry.resolve((answers as SingleAnswer[])[index] ?? { error: 'no answer' })),
+    post(
+      { id, mode: 'singles', items },
+      items.map((item) => item.bytes),
+      target,
+    ).then(
+      (answers) =>
+        waiting.forEach((entry, index) => entry.resolve((answers as SingleAnswer[])[index] ?? { error: 'no answer' })),
       (error: Error) => waiting.forEach((entry) => entry.reject(error)),
     );
   }
@@ -463,19 +484,37 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
    * this turn of the event loop; the keys go to the worker only when they are another object
    * than the last it was sent for that kind.
    */
-  function one(kind: 'request' | 'receipt', document: Uint8Array, keys: RequestKeys | ReceiptKeys, now: Date): Promise<SingleAnswer> {
+  function one(
+    kind: 'request' | 'receipt',
+    document: Uint8Array,
+    keys: RequestKeys | ReceiptKeys,
+    now: Date,
+  ): Promise<SingleAnswer> {
     const what = kind === 'request' ? 'the body' : 'the document';
-    if (!(document instanceof Uint8Array)) return Promise.reject(new TypeError(`${kind} expects ${what} as a Uint8Array`));
+    if (!(document instanceof Uint8Array))
+      return Promise.reject(new TypeError(`${kind} expects ${what} as a Uint8Array`));
     const listed = kind === 'request';
-    if (typeof keys !== 'object' || keys === null || !Array.isArray(keys.pinned) || !Array.isArray(keys.advertised) || (listed && !Array.isArray((keys as RequestKeys).listed))) {
+    if (
+      typeof keys !== 'object' ||
+      keys === null ||
+      !Array.isArray(keys.pinned) ||
+      !Array.isArray(keys.advertised) ||
+      (listed && !Array.isArray((keys as RequestKeys).listed))
+    ) {
       return Promise.reject(new TypeError(`${kind} expects keys {pinned, advertised${listed ? ', listed' : ''}}`));
     }
-    if (!(now instanceof Date) || !Number.isFinite(now.getTime())) return Promise.reject(new TypeError(`${kind} expects now as a valid Date`));
+    if (!(now instanceof Date) || !Number.isFinite(now.getTime()))
+      return Promise.reject(new TypeError(`${kind} expects now as a valid Date`));
     const refused = refusal();
     if (refused !== undefined) return Promise.reject(refused);
     return new Promise((resolve, reject) => {
       if (singles.length === 0) setImmediate(postSingles);
-      singles.push({ item: { kind, bytes: new Uint8Array(document).buffer, now: now.getTime() } as SingleItem, keys, resolve, reject });
+      singles.push({
+        item: { kind, bytes: new Uint8Array(document).buffer, now: now.getTime() } as SingleItem,
+        keys,
+        resolve,
+        reject,
+      });
     });
   }
 
@@ -488,11 +527,15 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   }
 
   function request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer> {
-    return one('request', body, keys, now).then((answer) => settled(answer, (value) => ('request' in value ? value.request : undefined)));
+    return one('request', body, keys, now).then((answer) =>
+      settled(answer, (value) => ('request' in value ? value.request : undefined)),
+    );
   }
 
   function receipt(document: Uint8Array, keys: ReceiptKeys, now: Date): Promise<VerifiedReceipt> {
-    return one('receipt', document, keys, now).then((answer) => settled(answer, (value) => ('receipt' in value ? value.receipt : undefined)));
+    return one('receipt', document, keys, now).then((answer) =>
+      settled(answer, (value) => ('receipt' in value ? value.receipt : undefined)),
+    );
   }
 
   async function close(): Promise<void> {

@@ -52,7 +52,8 @@ export function unpackedFromAsar(url: URL): URL {
  */
 export function verifyWorkerSource(): WorkerSource {
   const builtWorker = unpackedFromAsar(BUILT_WORKER);
-  if (import.meta.url.endsWith('.js') && existsSync(fileURLToPath(builtWorker))) return { kind: 'file', url: builtWorker };
+  if (import.meta.url.endsWith('.js') && existsSync(fileURLToPath(builtWorker)))
+    return { kind: 'file', url: builtWorker };
   if (bundled === undefined) bundled = bundleWorker();
   return bundled === null ? { kind: 'file', url: TSX_BOOTSTRAP } : { kind: 'code', code: bundled };
 }
@@ -68,7 +69,8 @@ export function verifyWorkerSource(): WorkerSource {
  */
 export function exportWorkerSource(): WorkerSource {
   const builtWorker = unpackedFromAsar(BUILT_EXPORT_WORKER);
-  if (import.meta.url.endsWith('.js') && existsSync(fileURLToPath(builtWorker))) return { kind: 'file', url: builtWorker };
+  if (import.meta.url.endsWith('.js') && existsSync(fileURLToPath(builtWorker)))
+    return { kind: 'file', url: builtWorker };
   return { kind: 'file', url: EXPORT_TSX_BOOTSTRAP };
 }
 

@@ -39,7 +39,11 @@ function receipt(index: number): { stem: string; bytes: Uint8Array; sha: string 
     { now: new Date(Date.UTC(2026, 10, 1, 12, 0, index)) },
   );
   // The receipt's identity in the ledger: SHA-256 of its JCS form (= canonical_sha256).
-  return { stem: (issued.receipt as { id: string }).id, bytes: utf8Encode(JSON.stringify(issued, null, 1)), sha: sha256Hex(jcs(issued as unknown as JsonValue)) };
+  return {
+    stem: (issued.receipt as { id: string }).id,
+    bytes: utf8Encode(JSON.stringify(issued, null, 1)),
+    sha: sha256Hex(jcs(issued as unknown as JsonValue)),
+  };
 }
 
 function pendingRecord(sha: string): Record<string, unknown> {
@@ -48,7 +52,12 @@ function pendingRecord(sha: string): Record<string, unknown> {
 
 function resolvedRecord(sha: string): Record<string, unknown> {
   return {
-    svc_anchor: resolvedAnchorUrn({ network: 'base', block_height: 77, tx_hash: TX, suffix: anchorSuffix(hexDecode(sha)) }),
+    svc_anchor: resolvedAnchorUrn({
+      network: 'base',
+      block_height: 77,
+      tx_hash: TX,
+      suffix: anchorSuffix(hexDecode(sha)),
+    }),
     batch_id: BATCH,
     network: 'base',
     block_height: 77,
@@ -59,7 +68,13 @@ function resolvedRecord(sha: string): Record<string, unknown> {
   };
 }
 
-const anchor = (svcAnchor: string, receiptSha256: string | null = null): NewAnchor => ({ svc_anchor: svcAnchor, batch_id: BATCH, receipt_sha256: receiptSha256, record: {}, status: 'pending' });
+const anchor = (svcAnchor: string, receiptSha256: string | null = null): NewAnchor => ({
+  svc_anchor: svcAnchor,
+  batch_id: BATCH,
+  receipt_sha256: receiptSha256,
+  record: {},
+  status: 'pending',
+});
 
 describe('linkAnchorsToReceipts', () => {
   const a = `0123456789abcdef${'0'.repeat(48)}`;
@@ -72,7 +87,11 @@ describe('linkAnchorsToReceipts', () => {
   });
 
   it('leaves it unlinked with no match or with two matches, and keeps a given receipt_sha256', () => {
-    const anchors = [anchor(pendingAnchorUrn(BATCH, '0123456789abcdef')), anchor(pendingAnchorUrn(BATCH, '1111111111111111')), anchor(pendingAnchorUrn(BATCH, 'fedcba9876543210'), a)];
+    const anchors = [
+      anchor(pendingAnchorUrn(BATCH, '0123456789abcdef')),
+      anchor(pendingAnchorUrn(BATCH, '1111111111111111')),
+      anchor(pendingAnchorUrn(BATCH, 'fedcba9876543210'), a),
+    ];
     const linked = linkAnchorsToReceipts(anchors, [a, b, c]);
     expect(linked.map((item) => item.receipt_sha256)).toEqual([null, null, a]);
     expect(linked[2]).toBe(anchors[2]);
@@ -85,7 +104,9 @@ describe('linkAnchorsToReceipts', () => {
       },
     };
     expect(linkAnchorsToReceipts([anchor(pendingAnchorUrn(BATCH, 'fedcba9876543210'), c)], receipts)).toHaveLength(1);
-    expect(() => linkAnchorsToReceipts([anchor(pendingAnchorUrn(BATCH, 'fedcba9876543210'))], receipts)).toThrow('read');
+    expect(() => linkAnchorsToReceipts([anchor(pendingAnchorUrn(BATCH, 'fedcba9876543210'))], receipts)).toThrow(
+      'read',
+    );
   });
 
   it('BundleReceiptDigests keeps every digest across chunks, and refuses what is not hex', () => {
@@ -108,7 +129,10 @@ describe('importBundle links anchors to the bundle’s receipts (real zip, real 
     { receipt_sha256: null, record: pendingRecord((receipts[0] as { sha: string }).sha) },
     { receipt_sha256: null, record: resolvedRecord((receipts[1] as { sha: string }).sha) },
     // Given in the file: kept, even though the suffix names receipt 3.
-    { receipt_sha256: (receipts[2] as { sha: string }).sha, record: pendingRecord((receipts[3] as { sha: string }).sha) },
+    {
+      receipt_sha256: (receipts[2] as { sha: string }).sha,
+      record: pendingRecord((receipts[3] as { sha: string }).sha),
+    },
     { receipt_sha256: null, record: pendingRecord(stranger) },
   ];
 
@@ -121,10 +145,18 @@ describe('importBundle links anchors to the bundle’s receipts (real zip, real 
     ['receipts before anchors (as evroom export writes)', false],
     ['anchors before receipts', true],
   ])('%s', async (_name, anchorsFirst) => {
-    const parts = bundleParts(receipts, { keyId: SIGNER, keys, anchors: { [BATCH]: serializeAnchorsFile(BATCH, entries) } });
+    const parts = bundleParts(receipts, {
+      keyId: SIGNER,
+      keys,
+      anchors: { [BATCH]: serializeAnchorsFile(BATCH, entries) },
+    });
     parts.manifest.counts = { receipts: receipts.length, anchors: entries.length };
     if (anchorsFirst) {
-      const reordered = new Map([...parts.files].sort(([left], [right]) => (left.startsWith('anchors/') ? -1 : right.startsWith('anchors/') ? 1 : 0)));
+      const reordered = new Map(
+        [...parts.files].sort(([left], [right]) =>
+          left.startsWith('anchors/') ? -1 : right.startsWith('anchors/') ? 1 : 0,
+        ),
+      );
       expect([...reordered.keys()][0]).toBe(`anchors/${BATCH}.json`);
       parts.files = reordered;
     }
@@ -135,7 +167,9 @@ describe('importBundle links anchors to the bundle’s receipts (real zip, real 
       const result = await importBundle(ledger, zip, { workers: 1 });
       expect(result.counts).toMatchObject({ receipts: 5, receiptsNew: 5, anchors: 4, anchorsNew: 4 });
       expect(result.clean).toBe(true);
-      const stored = new Map(listAnchors(ledger.readable, { limit: 100 }).rows.map((row) => [row.svc_anchor, row.receipt_sha256]));
+      const stored = new Map(
+        listAnchors(ledger.readable, { limit: 100 }).rows.map((row) => [row.svc_anchor, row.receipt_sha256]),
+      );
       const sha = (index: number): string => (receipts[index] as { sha: string }).sha;
       expect(stored.get(String(entries[0]?.record.svc_anchor))).toBe(sha(0));
       expect(stored.get(String(entries[1]?.record.svc_anchor))).toBe(sha(1));
@@ -143,7 +177,9 @@ describe('importBundle links anchors to the bundle’s receipts (real zip, real 
       expect(stored.get(String(entries[3]?.record.svc_anchor))).toBeNull();
       // The linked digests are the ledger's own receipt_sha256 values.
       for (const index of [0, 1, 2]) expect(getReceipt(ledger.readable, sha(index))).toBeDefined();
-      expect(listAnchors(ledger.readable, { receipt_sha256: sha(1) }).rows.map((row) => row.status)).toEqual(['resolved']);
+      expect(listAnchors(ledger.readable, { receipt_sha256: sha(1) }).rows.map((row) => row.status)).toEqual([
+        'resolved',
+      ]);
     } finally {
       ledger.close();
     }

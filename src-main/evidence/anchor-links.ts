@@ -33,7 +33,8 @@ export class BundleReceiptDigests {
    * @throws RangeError when it is not.
    */
   add(receiptSha256: string): void {
-    if (typeof receiptSha256 !== 'string' || !/^[0-9a-f]{64}$/.test(receiptSha256)) throw new RangeError('BundleReceiptDigests.add expects 64 lowercase hex characters');
+    if (typeof receiptSha256 !== 'string' || !/^[0-9a-f]{64}$/.test(receiptSha256))
+      throw new RangeError('BundleReceiptDigests.add expects 64 lowercase hex characters');
     const slot = this.count % CHUNK_DIGESTS;
     if (slot === 0) this.chunks.push(Buffer.allocUnsafe(CHUNK_DIGESTS * DIGEST_BYTES));
     (this.chunks[this.chunks.length - 1] as Buffer).write(receiptSha256, slot * DIGEST_BYTES, DIGEST_BYTES, 'hex');

@@ -8,7 +8,9 @@ const PENDING = `urn:svc:anchor:pending:${BATCH}:0123456789abcdef`;
 const RESOLVED = `urn:svc:anchor:base:123:${TX}:fedcba9876543210`;
 
 function file(records: unknown[], batchId = BATCH): Uint8Array {
-  return utf8Encode(JSON.stringify({ batch_id: batchId, anchors: records.map((record) => ({ receipt_sha256: null, record })) }));
+  return utf8Encode(
+    JSON.stringify({ batch_id: batchId, anchors: records.map((record) => ({ receipt_sha256: null, record })) }),
+  );
 }
 
 function problem(bytes: Uint8Array, expected = BATCH): AnchorsFileError {
@@ -38,7 +40,13 @@ describe('anchors files', () => {
   });
 
   it('refuse a URN that breaks the rules of src-shared/anchor/urn.ts, or a pending URN of another batch', () => {
-    for (const urn of ['urn:svc:anchor:base:123:0xabc:fedcba9876543210', 'urn:svc:anchor:pending:B0:1', 'urn:svc:anchor:', 'urn:other:x', 7]) {
+    for (const urn of [
+      'urn:svc:anchor:base:123:0xabc:fedcba9876543210',
+      'urn:svc:anchor:pending:B0:1',
+      'urn:svc:anchor:',
+      'urn:other:x',
+      7,
+    ]) {
       expect(problem(file([{ svc_anchor: urn }])).path, String(urn)).toBe('/anchors/0/record/svc_anchor');
     }
     const other = problem(file([{ svc_anchor: `urn:svc:anchor:pending:2026-11-01T12:01Z:0123456789abcdef` }]));

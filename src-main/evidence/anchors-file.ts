@@ -47,11 +47,17 @@ export class AnchorsFileError extends Error {
   }
 }
 
-function objectMembers(node: JsonNode, path: string, allowed: readonly string[], required: readonly string[]): Map<string, JsonNode> {
+function objectMembers(
+  node: JsonNode,
+  path: string,
+  allowed: readonly string[],
+  required: readonly string[],
+): Map<string, JsonNode> {
   if (node.type !== 'object') throw new AnchorsFileError(path, `${path || 'The file'} must be an object.`);
   const map = new Map<string, JsonNode>();
   for (const [name, value] of node.members) {
-    if (!allowed.includes(name)) throw new AnchorsFileError(`${path}/${name}`, `Unknown member ${JSON.stringify(name)}.`);
+    if (!allowed.includes(name))
+      throw new AnchorsFileError(`${path}/${name}`, `Unknown member ${JSON.stringify(name)}.`);
     map.set(name, value);
   }
   for (const name of required) {
@@ -95,7 +101,10 @@ export function parseAnchorsFile(bytes: Uint8Array, expectedBatchId: string): An
     let receiptSha256: string | null = null;
     if (shaNode !== undefined && shaNode.type !== 'null') {
       if (shaNode.type !== 'string' || !isHex64(shaNode.value)) {
-        throw new AnchorsFileError(`${path}/receipt_sha256`, '"receipt_sha256" must be 64 lowercase hex characters or null.');
+        throw new AnchorsFileError(
+          `${path}/receipt_sha256`,
+          '"receipt_sha256" must be 64 lowercase hex characters or null.',
+        );
       }
       receiptSha256 = shaNode.value;
     }
@@ -115,7 +124,10 @@ export function parseAnchorsFile(bytes: Uint8Array, expectedBatchId: string): An
       throw new AnchorsFileError(`${path}/record/svc_anchor`, `The pending URN belongs to batch ${parsed.batch_id}.`);
     }
     if (record['batch_id'] !== undefined && record['batch_id'] !== batchId) {
-      throw new AnchorsFileError(`${path}/record/batch_id`, `The record belongs to batch ${String(record['batch_id'])}.`);
+      throw new AnchorsFileError(
+        `${path}/record/batch_id`,
+        `The record belongs to batch ${String(record['batch_id'])}.`,
+      );
     }
     return { receipt_sha256: receiptSha256, record, status: parsed.status, svc_anchor: urn };
   });

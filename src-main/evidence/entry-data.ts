@@ -49,24 +49,38 @@ export function entryData(stored: Uint8Array, entry: EntryShape, maxEntryBytes: 
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) {
-        throw new BundleError('zip_size_mismatch', `Entry "${shown()}" inflates to more than the ${entry.uncompressedSize} bytes its header declares.`, {
+        throw new BundleError(
+          'zip_size_mismatch',
+          `Entry "${shown()}" inflates to more than the ${entry.uncompressedSize} bytes its header declares.`,
+          {
+            entry: shown(),
+            cause: error,
+          },
+        );
+      }
+      throw new BundleError(
+        'zip_corrupt',
+        `Entry "${shown()}": its compressed data is damaged (${(error as Error).message}).`,
+        {
           entry: shown(),
           cause: error,
-        });
-      }
-      throw new BundleError('zip_corrupt', `Entry "${shown()}": its compressed data is damaged (${(error as Error).message}).`, {
-        entry: shown(),
-        cause: error,
-      });
+        },
+      );
     }
   }
   if (data.length !== entry.uncompressedSize) {
-    throw new BundleError('zip_size_mismatch', `Entry "${shown()}" holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`, {
-      entry: shown(),
-    });
+    throw new BundleError(
+      'zip_size_mismatch',
+      `Entry "${shown()}" holds ${data.length} bytes, not the ${entry.uncompressedSize} its header declares.`,
+      {
+        entry: shown(),
+      },
+    );
   }
   if (crc32(data) !== entry.crc32) {
-    throw new BundleError('zip_crc_mismatch', `Entry "${shown()}": its data does not match its CRC-32.`, { entry: shown() });
+    throw new BundleError('zip_crc_mismatch', `Entry "${shown()}": its data does not match its CRC-32.`, {
+      entry: shown(),
+    });
   }
   return data;
 }

@@ -17,7 +17,9 @@ export { BundleError, printableName, type BundleErrorCode } from '../../src-shar
 export class ImportCancelledError extends Error {
   readonly code = 'import_cancelled';
   constructor() {
-    super('The import was cancelled; receipts already stored are kept, and importing the same bundle again finishes it.');
+    super(
+      'The import was cancelled; receipts already stored are kept, and importing the same bundle again finishes it.',
+    );
     this.name = 'ImportCancelledError';
   }
 }

@@ -10,7 +10,15 @@ import { signClassical } from '../../src-shared/formats/classical';
 import { issueProfileReceipt } from '../../src-shared/formats/profile';
 import { parseKeyFile } from '../../src-shared/verify/key-file';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
-import { insertReceipts, ledgerStats, listAuditEntries, openLedger, type Ledger, type LedgerStats, type NewReceipt } from '../ledger/index';
+import {
+  insertReceipts,
+  ledgerStats,
+  listAuditEntries,
+  openLedger,
+  type Ledger,
+  type LedgerStats,
+  type NewReceipt,
+} from '../ledger/index';
 import { ExportError, exportBundle, stopExportWorker } from './export-bundle';
 import { importBundle } from './import-bundle';
 import { parseManifest } from './manifest';
@@ -36,13 +44,26 @@ function fastSigner(seed: Uint8Array): CryptoProvider {
 }
 
 /** The report verification gives a classical receipt signed by an unpinned key. */
-const CLASSICAL_PASS = { report_version: '1' as const, format: 'classical' as const, status: 'PASS' as const, trust: { status: 'unpinned' as const }, checks: [], errors: [], notes: [] };
+const CLASSICAL_PASS = {
+  report_version: '1' as const,
+  format: 'classical' as const,
+  status: 'PASS' as const,
+  trust: { status: 'unpinned' as const },
+  checks: [],
+  errors: [],
+  notes: [],
+};
 
 /** Ledger rows of real signed classical receipts, the given sequence numbers, with their report. */
 function classicalRows(sequences: readonly number[], seed: Uint8Array, signer: CryptoProvider): NewReceipt[] {
   return sequences.map((sequence) => {
     const raw = utf8Encode(signClassical({ sequence }, seed, signer));
-    return { receipt_sha256: createHash('sha256').update(raw).digest('hex'), raw, report: CLASSICAL_PASS, source: { kind: 'file' as const, ref: 'test' } };
+    return {
+      receipt_sha256: createHash('sha256').update(raw).digest('hex'),
+      raw,
+      report: CLASSICAL_PASS,
+      source: { kind: 'file' as const, ref: 'test' },
+    };
   });
 }
 
@@ -123,7 +144,16 @@ describe('exportBundle', () => {
       anchors: {
         [BATCH]: JSON.stringify({
           batch_id: BATCH,
-          anchors: [{ receipt_sha256: null, record: { svc_anchor: `urn:svc:anchor:pending:${BATCH}:00112233aabbccdd`, batch_id: BATCH, eta_seconds: 30 } }],
+          anchors: [
+            {
+              receipt_sha256: null,
+              record: {
+                svc_anchor: `urn:svc:anchor:pending:${BATCH}:00112233aabbccdd`,
+                batch_id: BATCH,
+                eta_seconds: 30,
+              },
+            },
+          ],
         }),
       },
     });
@@ -143,7 +173,12 @@ describe('exportBundle', () => {
   it('writes a signed bundle that imports back with zero findings on another machine', async () => {
     const out = path.join(directory, 'all.zip');
     const phases: string[] = [];
-    const result = await exportBundle(source, { out, dataDirectory: home, tenantId: 'acme', onProgress: (event) => phases.push(event.phase) });
+    const result = await exportBundle(source, {
+      out,
+      dataDirectory: home,
+      tenantId: 'acme',
+      onProgress: (event) => phases.push(event.phase),
+    });
     expect(result).toMatchObject({ receipts: 9, keys: 2, keyCreated: true, tenant_id: 'acme', file: out });
     expect(result.key_id).toMatch(/^did:key:z6Mk/);
     expect(phases.at(-1)).toBe('done');
@@ -155,14 +190,20 @@ describe('exportBundle', () => {
     expect(names.filter((name) => name.startsWith('receipts/'))).toHaveLength(9);
     expect(names.some((name) => /^receipts\/[0-9a-f]{64}\.json$/.test(name))).toBe(true);
     expect(names).toContain(`anchors/${BATCH}.json`);
-    const keys = parseKeyFile((await readZipEntry(out, 'keys/service-keys.json')).toString('utf8'), { advertised: true });
+    const keys = parseKeyFile((await readZipEntry(out, 'keys/service-keys.json')).toString('utf8'), {
+      advertised: true,
+    });
     expect(keys.map((key) => key.key_id).sort()).toEqual([ISSUER, result.key_id].sort());
 
     // The local key: a private file in a private folder, listed in the bundle's keys/.
     const keyFile = path.join(home, SIGNING_KEY_PATH);
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(keyFile)).mode & 0o777).toBe(0o700);
-    expect(listAuditEntries(source.readable, { limit: 1 })[0]).toMatchObject({ action: 'export', subject: out, details: { receipts: 9, sha256: result.sha256 } });
+    expect(listAuditEntries(source.readable, { limit: 1 })[0]).toMatchObject({
+      action: 'export',
+      subject: out,
+      details: { receipts: 9, sha256: result.sha256 },
+    });
     expect(JSON.stringify(listAuditEntries(source.readable, { limit: 1 }))).not.toContain(
       (JSON.parse(fs.readFileSync(keyFile, 'utf8')) as { seed: string }).seed,
     );
@@ -188,9 +229,13 @@ describe('exportBundle', () => {
     const { names } = await entryNames(out);
     const parsed = parseManifest(await readZipEntry(out, 'manifest.json'));
     expect(parsed).toMatchObject({ tenant_id: 'local', key_id: first.key_id, counts: { receipts: 1, anchors: 0 } });
-    expect(parsed.files.map((file) => file.path).sort()).toEqual(names.filter((name) => !name.startsWith('manifest.')).sort());
+    expect(parsed.files.map((file) => file.path).sort()).toEqual(
+      names.filter((name) => !name.startsWith('manifest.')).sort(),
+    );
     // Only the signing key: a classical receipt carries its own key.
-    const keys = parseKeyFile((await readZipEntry(out, 'keys/service-keys.json')).toString('utf8'), { advertised: true });
+    const keys = parseKeyFile((await readZipEntry(out, 'keys/service-keys.json')).toString('utf8'), {
+      advertised: true,
+    });
     expect(keys.map((key) => key.key_id)).toEqual([first.key_id]);
   });
 
@@ -203,9 +248,13 @@ describe('exportBundle', () => {
     const result = await exportBundle(source, { out, dataDirectory: home, overwrite: true });
     expect(result.receipts).toBe(9);
     expect(fs.readdirSync(directory).filter((name) => name.endsWith('.partial'))).toEqual([]);
-    await expect(exportBundle(source, { out: path.join(directory, 'x.zip'), dataDirectory: home, filters: { status: 'NOPE' as never } })).rejects.toThrow(
-      RangeError,
-    );
+    await expect(
+      exportBundle(source, {
+        out: path.join(directory, 'x.zip'),
+        dataDirectory: home,
+        filters: { status: 'NOPE' as never },
+      }),
+    ).rejects.toThrow(RangeError);
     expect(fs.existsSync(path.join(directory, 'x.zip'))).toBe(false);
   });
 
@@ -214,7 +263,9 @@ describe('exportBundle', () => {
     fs.mkdirSync(path.join(other, 'keys'), { recursive: true });
     const keyFile = path.join(other, SIGNING_KEY_PATH);
     fs.writeFileSync(keyFile, '{"key_id":"did:key:z6Mk","algorithm":"Ed25519"}');
-    await expect(exportBundle(source, { out: path.join(directory, 'y.zip'), dataDirectory: other })).rejects.toBeInstanceOf(SigningKeyError);
+    await expect(
+      exportBundle(source, { out: path.join(directory, 'y.zip'), dataDirectory: other }),
+    ).rejects.toBeInstanceOf(SigningKeyError);
     expect(fs.readFileSync(keyFile, 'utf8')).toBe('{"key_id":"did:key:z6Mk","algorithm":"Ed25519"}');
     expect(fs.existsSync(path.join(directory, 'y.zip'))).toBe(false);
   });
@@ -234,7 +285,12 @@ describe('exportBundle', () => {
       origin.runInTransaction((database) =>
         insertReceipts(
           database,
-          [raw, small].map((bytes) => ({ receipt_sha256: createHash('sha256').update(bytes).digest('hex'), raw: bytes, report, source: { kind: 'file' as const, ref: 'test' } })),
+          [raw, small].map((bytes) => ({
+            receipt_sha256: createHash('sha256').update(bytes).digest('hex'),
+            raw: bytes,
+            report,
+            source: { kind: 'file' as const, ref: 'test' },
+          })),
         ),
       );
       const out = path.join(directory, 'packed.zip');
@@ -251,8 +307,18 @@ describe('exportBundle', () => {
 
   it('writes the same bundle on the export worker, reports progress, and refuses the same way', async () => {
     const now = new Date('2026-11-20T10:00:00.000Z');
-    const signingKey = { key_id: 'did:svc:acme:evidence', seed: new Uint8Array(32).fill(36), public_key: node.ed25519PublicKey(new Uint8Array(32).fill(36)) };
-    const here = await exportBundle(source, { out: path.join(directory, 'here.zip'), dataDirectory: home, tenantId: 'acme', now, signingKey });
+    const signingKey = {
+      key_id: 'did:svc:acme:evidence',
+      seed: new Uint8Array(32).fill(36),
+      public_key: node.ed25519PublicKey(new Uint8Array(32).fill(36)),
+    };
+    const here = await exportBundle(source, {
+      out: path.join(directory, 'here.zip'),
+      dataDirectory: home,
+      tenantId: 'acme',
+      now,
+      signingKey,
+    });
     const phases: string[] = [];
     const there = await exportBundle(source, {
       out: path.join(directory, 'there.zip'),
@@ -268,23 +334,53 @@ describe('exportBundle', () => {
     expect({ ...there, file: '' }).toEqual({ ...here, file: '' });
     expect(phases[0]).toBe('writing');
     expect(phases.at(-1)).toBe('done');
-    expect(listAuditEntries(source.readable, { limit: 1 })[0]).toMatchObject({ action: 'export', subject: there.file, details: { sha256: there.sha256 } });
+    expect(listAuditEntries(source.readable, { limit: 1 })[0]).toMatchObject({
+      action: 'export',
+      subject: there.file,
+      details: { sha256: there.sha256 },
+    });
     // The worker wipes its copy of the seed, never the caller's.
     expect(signingKey.seed).toEqual(new Uint8Array(32).fill(36));
     // Refusals come back as the classes and codes the calling thread throws, and write nothing.
-    await expect(exportBundle(source, { out: there.file, dataDirectory: home, worker: true })).rejects.toMatchObject({ name: 'ExportError', code: 'out_exists' });
-    await expect(exportBundle(source, { out: path.join(directory, 'z.zip'), dataDirectory: home, worker: true, filters: { status: 'NOPE' as never } })).rejects.toThrow(RangeError);
+    await expect(exportBundle(source, { out: there.file, dataDirectory: home, worker: true })).rejects.toMatchObject({
+      name: 'ExportError',
+      code: 'out_exists',
+    });
+    await expect(
+      exportBundle(source, {
+        out: path.join(directory, 'z.zip'),
+        dataDirectory: home,
+        worker: true,
+        filters: { status: 'NOPE' as never },
+      }),
+    ).rejects.toThrow(RangeError);
     const damaged = path.join(directory, 'home-damaged');
     fs.mkdirSync(path.join(damaged, 'keys'), { recursive: true });
     fs.writeFileSync(path.join(damaged, SIGNING_KEY_PATH), '{"key_id":"did:key:z6Mk","algorithm":"Ed25519"}');
-    await expect(exportBundle(source, { out: path.join(directory, 'z.zip'), dataDirectory: damaged, worker: true })).rejects.toBeInstanceOf(SigningKeyError);
+    await expect(
+      exportBundle(source, { out: path.join(directory, 'z.zip'), dataDirectory: damaged, worker: true }),
+    ).rejects.toBeInstanceOf(SigningKeyError);
     // Options that cannot cross to the worker are refused, and the next export still runs.
-    await expect(exportBundle(source, { out: path.join(directory, 'z.zip'), dataDirectory: home, worker: true, filters: { text: (() => 'x') as never } })).rejects.toThrow();
+    await expect(
+      exportBundle(source, {
+        out: path.join(directory, 'z.zip'),
+        dataDirectory: home,
+        worker: true,
+        filters: { text: (() => 'x') as never },
+      }),
+    ).rejects.toThrow();
     expect(fs.existsSync(path.join(directory, 'z.zip'))).toBe(false);
     expect(fs.readdirSync(directory).filter((name) => name.endsWith('.partial'))).toEqual([]);
     // It is written by another thread: the zip appears while this one is kept busy.
     const blocked = path.join(directory, 'blocked.zip');
-    const pending = exportBundle(source, { out: blocked, dataDirectory: home, tenantId: 'acme', now, signingKey, worker: true });
+    const pending = exportBundle(source, {
+      out: blocked,
+      dataDirectory: home,
+      tenantId: 'acme',
+      now,
+      signingKey,
+      worker: true,
+    });
     const deadline = Date.now() + 30_000;
     while (!fs.existsSync(blocked) && Date.now() < deadline) {
       // Nothing on this thread can move the export while this loop runs.
@@ -293,7 +389,16 @@ describe('exportBundle', () => {
     expect((await pending).sha256).toBe(here.sha256);
     // Exports asked together share the one worker and each gets its own bundle.
     const together = await Promise.all(
-      ['t1.zip', 't2.zip', 't3.zip'].map((name) => exportBundle(source, { out: path.join(directory, name), dataDirectory: home, tenantId: 'acme', now, signingKey, worker: true })),
+      ['t1.zip', 't2.zip', 't3.zip'].map((name) =>
+        exportBundle(source, {
+          out: path.join(directory, name),
+          dataDirectory: home,
+          tenantId: 'acme',
+          now,
+          signingKey,
+          worker: true,
+        }),
+      ),
     );
     expect(new Set(together.map((result) => result.sha256))).toEqual(new Set([here.sha256]));
   }, 60_000);
@@ -307,7 +412,11 @@ describe('exportBundle', () => {
     try {
       origin.runInTransaction((database) => insertReceipts(database, classicalRows(range(0, 3_000), seed, fast)));
       const now = new Date('2026-11-20T10:00:00.000Z');
-      const inline = await exportBundle(origin, { out: path.join(stopHome, 'inline.zip'), dataDirectory: stopHome, now });
+      const inline = await exportBundle(origin, {
+        out: path.join(stopHome, 'inline.zip'),
+        dataDirectory: stopHome,
+        now,
+      });
       const failures: Error[] = [];
       let stopping: Promise<void> | undefined;
       const result = await exportBundle(origin, {
@@ -326,7 +435,13 @@ describe('exportBundle', () => {
       expect(failures[0]?.message).toMatch(/^The export worker stopped/);
       expect(result).toMatchObject({ receipts: 3_000, sha256: inline.sha256 });
       // A later export starts another worker.
-      const again = await exportBundle(origin, { out: path.join(stopHome, 'again.zip'), dataDirectory: stopHome, now, worker: true, onWorkerError: (error) => failures.push(error) });
+      const again = await exportBundle(origin, {
+        out: path.join(stopHome, 'again.zip'),
+        dataDirectory: stopHome,
+        now,
+        worker: true,
+        onWorkerError: (error) => failures.push(error),
+      });
       expect(again.sha256).toBe(inline.sha256);
       expect(failures).toHaveLength(1);
     } finally {
@@ -345,7 +460,9 @@ describe('exportBundle', () => {
     try {
       let sequence = 0;
       const add = (count: number): void => {
-        origin.runInTransaction((database) => insertReceipts(database, classicalRows(range(sequence + 1, count), seed, fast)));
+        origin.runInTransaction((database) =>
+          insertReceipts(database, classicalRows(range(sequence + 1, count), seed, fast)),
+        );
         sequence += count;
       };
       // More than one page of the export's paging (500), so new rows land past pages it reads.
@@ -379,40 +496,36 @@ describe('exportBundle', () => {
     }
   });
 
-  it(
-    'round-trips more than 65,535 receipts whole (ZIP64)',
-    async () => {
-      const count = 70_000;
-      const seed = new Uint8Array(32).fill(33);
-      const fast = fastSigner(seed);
-      const bigHome = path.join(directory, 'home-big');
-      fs.mkdirSync(bigHome);
-      const origin = openLedger(path.join(bigHome, 'ledger.sqlite'));
-      const target = openLedger(path.join(directory, 'big-target.sqlite'));
-      try {
-        // The source ledger is filled directly (the import is tested elsewhere): real signed
-        // receipts, each with the report verification gives a classical receipt.
-        for (let start = 0; start < count; start += 10_000) {
-          const batch = classicalRows(range(start, Math.min(10_000, count - start)), seed, fast);
-          origin.runInTransaction((database) => insertReceipts(database, batch));
-        }
-        expect(ledgerStats(origin.readable).receipts).toBe(count);
-        const out = path.join(directory, 'big-export.zip');
-        const exported = await exportBundle(origin, { out, dataDirectory: bigHome });
-        expect(exported.receipts).toBe(count);
-        const { count: entries, names } = await entryNames(out);
-        expect(entries).toBe(count + 3);
-        expect(new Set(names).size).toBe(count + 3);
-        const back = await importBundle(target, out);
-        expect(back.totalFindings).toBe(0);
-        expect(back.counts).toMatchObject({ receipts: count, receiptsNew: count });
-        expect(comparable(ledgerStats(target.readable))).toEqual(comparable(ledgerStats(origin.readable)));
-        expect(ledgerStats(target.readable).receipts).toBe(count);
-      } finally {
-        origin.close();
-        target.close();
+  it('round-trips more than 65,535 receipts whole (ZIP64)', async () => {
+    const count = 70_000;
+    const seed = new Uint8Array(32).fill(33);
+    const fast = fastSigner(seed);
+    const bigHome = path.join(directory, 'home-big');
+    fs.mkdirSync(bigHome);
+    const origin = openLedger(path.join(bigHome, 'ledger.sqlite'));
+    const target = openLedger(path.join(directory, 'big-target.sqlite'));
+    try {
+      // The source ledger is filled directly (the import is tested elsewhere): real signed
+      // receipts, each with the report verification gives a classical receipt.
+      for (let start = 0; start < count; start += 10_000) {
+        const batch = classicalRows(range(start, Math.min(10_000, count - start)), seed, fast);
+        origin.runInTransaction((database) => insertReceipts(database, batch));
       }
-    },
-    600_000,
-  );
+      expect(ledgerStats(origin.readable).receipts).toBe(count);
+      const out = path.join(directory, 'big-export.zip');
+      const exported = await exportBundle(origin, { out, dataDirectory: bigHome });
+      expect(exported.receipts).toBe(count);
+      const { count: entries, names } = await entryNames(out);
+      expect(entries).toBe(count + 3);
+      expect(new Set(names).size).toBe(count + 3);
+      const back = await importBundle(target, out);
+      expect(back.totalFindings).toBe(0);
+      expect(back.counts).toMatchObject({ receipts: count, receiptsNew: count });
+      expect(comparable(ledgerStats(target.readable))).toEqual(comparable(ledgerStats(origin.readable)));
+      expect(ledgerStats(target.readable).receipts).toBe(count);
+    } finally {
+      origin.close();
+      target.close();
+    }
+  }, 600_000);
 });

@@ -126,11 +126,15 @@ export class ExportError extends Error {
 function envelopeRoleKeyIds(raw: Uint8Array | undefined): string[] {
   if (raw === undefined) return [];
   try {
-    const document = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')) as { signatures?: unknown };
+    const document = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')) as {
+      signatures?: unknown;
+    };
     const signatures = document.signatures;
     if (typeof signatures !== 'object' || signatures === null || Array.isArray(signatures)) return [];
     return Object.values(signatures as Record<string, unknown>)
-      .map((entry) => (typeof entry === 'object' && entry !== null ? (entry as { key_id?: unknown }).key_id : undefined))
+      .map((entry) =>
+        typeof entry === 'object' && entry !== null ? (entry as { key_id?: unknown }).key_id : undefined,
+      )
       .filter((keyId): keyId is string => typeof keyId === 'string');
   } catch {
     return [];
@@ -138,8 +142,18 @@ function envelopeRoleKeyIds(raw: Uint8Array | undefined): string[] {
 }
 
 /** The entry for keys/service-keys.json: what a verifier needs, without label or status. */
-function publicEntry(entry: { key_id: string; algorithm: KeyEntry['algorithm']; public_key: Uint8Array; not_before?: string | null; not_after?: string | null }): KeyEntry {
-  const out: KeyEntry = { key_id: entry.key_id, algorithm: entry.algorithm, public_key: new Uint8Array(entry.public_key) };
+function publicEntry(entry: {
+  key_id: string;
+  algorithm: KeyEntry['algorithm'];
+  public_key: Uint8Array;
+  not_before?: string | null;
+  not_after?: string | null;
+}): KeyEntry {
+  const out: KeyEntry = {
+    key_id: entry.key_id,
+    algorithm: entry.algorithm,
+    public_key: new Uint8Array(entry.public_key),
+  };
   if (entry.not_before !== undefined && entry.not_before !== null) out.not_before = entry.not_before;
   if (entry.not_after !== undefined && entry.not_after !== null) out.not_after = entry.not_after;
   return out;
@@ -171,7 +185,10 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
   const started = performance.now();
   let result: ExportResult;
   try {
-    result = worker === true ? await writeBundleOnWorker(ledger.file, rest, onProgress) : await writeBundle(ledger.file, rest, onProgress);
+    result =
+      worker === true
+        ? await writeBundleOnWorker(ledger.file, rest, onProgress)
+        : await writeBundle(ledger.file, rest, onProgress);
   } catch (error) {
     // A worker that stopped costs speed, not the export: it is written here instead.
     if (!(error instanceof ExportWorkerStopped)) throw error;
@@ -204,7 +221,8 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
 export type BundleOptions = Omit<ExportOptions, 'onProgress' | 'worker' | 'onWorkerError'>;
 
 function checkExportOptions(options: BundleOptions): void {
-  if (typeof options.out !== 'string' || options.out.length === 0) throw new TypeError('exportBundle: out must be a path');
+  if (typeof options.out !== 'string' || options.out.length === 0)
+    throw new TypeError('exportBundle: out must be a path');
   const tenantId = options.tenantId ?? DEFAULT_EXPORT_TENANT;
   if (typeof tenantId !== 'string' || tenantId.length === 0 || tenantId.length > 256) {
     throw new RangeError('exportBundle: tenantId must be 1 to 256 characters');
@@ -220,7 +238,11 @@ function checkExportOptions(options: BundleOptions): void {
  * @param onProgress - Told of the writing and finishing phases.
  * @returns What was written.
  */
-export async function writeBundle(ledgerFile: string, options: BundleOptions, onProgress?: (event: ExportProgress) => void): Promise<ExportResult> {
+export async function writeBundle(
+  ledgerFile: string,
+  options: BundleOptions,
+  onProgress?: (event: ExportProgress) => void,
+): Promise<ExportResult> {
   checkExportOptions(options);
   // The ledger as it is now, for the whole export: receipts committed while it is written (the
   // service issuing more for the same tenant) are not in it, so it ends, and its count, files,
@@ -233,7 +255,11 @@ export async function writeBundle(ledgerFile: string, options: BundleOptions, on
   }
 }
 
-async function writeSnapshot(readable: ReadableDB, options: BundleOptions, onProgress: ((event: ExportProgress) => void) | undefined): Promise<ExportResult> {
+async function writeSnapshot(
+  readable: ReadableDB,
+  options: BundleOptions,
+  onProgress: ((event: ExportProgress) => void) | undefined,
+): Promise<ExportResult> {
   const out = path.resolve(options.out);
   const filters = options.filters ?? {};
   const tenantId = options.tenantId ?? DEFAULT_EXPORT_TENANT;
@@ -248,7 +274,15 @@ async function writeSnapshot(readable: ReadableDB, options: BundleOptions, onPro
   const { key, created: keyCreated } =
     options.signingKey === undefined
       ? loadOrCreateSigningKey(options.dataDirectory, crypto, { now })
-      : { key: { key_id: options.signingKey.key_id, algorithm: 'Ed25519' as const, public_key: options.signingKey.public_key, seed: options.signingKey.seed.slice() }, created: false };
+      : {
+          key: {
+            key_id: options.signingKey.key_id,
+            algorithm: 'Ed25519' as const,
+            public_key: options.signingKey.public_key,
+            seed: options.signingKey.seed.slice(),
+          },
+          created: false,
+        };
   const progress = createProgressReporter<ExportPhase, ExportProgress>(
     onProgress,
     (phase, fields, perSecond, secondsLeft) => ({
@@ -266,7 +300,9 @@ async function writeSnapshot(readable: ReadableDB, options: BundleOptions, onPro
     fs.writeFileSync(temporary, '', { flag: 'wx', mode: 0o600 });
   } catch (error) {
     key.seed.fill(0);
-    throw new ExportError('out_unwritable', `Cannot write beside ${out}: ${(error as Error).message}`, { cause: error });
+    throw new ExportError('out_unwritable', `Cannot write beside ${out}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   try {
     // The import's default limits: what we write must import back anywhere without raising them
@@ -302,11 +338,13 @@ async function writeSnapshot(readable: ReadableDB, options: BundleOptions, onPro
         if (row.issuer_key_id !== null) issuers.add(row.issuer_key_id);
         // An envelope names a key per role (PROTOCOL section 4), and one key signs one role: the
         // receiving side needs the requester's and the operator's keys too.
-        if (row.format.startsWith('envelope')) for (const keyId of envelopeRoleKeyIds(getReceipt(readable, row.id)?.raw)) issuers.add(keyId);
+        if (row.format.startsWith('envelope'))
+          for (const keyId of envelopeRoleKeyIds(getReceipt(readable, row.id)?.raw)) issuers.add(keyId);
         receipts += 1;
         writer.add(name, () => {
           const stored = getReceipt(readable, row.id);
-          if (stored === undefined) throw new Error(`Receipt ${row.receipt_sha256} disappeared from the ledger during the export.`);
+          if (stored === undefined)
+            throw new Error(`Receipt ${row.receipt_sha256} disappeared from the ledger during the export.`);
           fields.receiptsWritten += 1;
           progress.update('writing', fields.receiptsWritten, total, fields);
           return record(name, stored.raw);
@@ -327,7 +365,10 @@ async function writeSnapshot(readable: ReadableDB, options: BundleOptions, onPro
     if (whole) {
       let anchorsAfter: string | undefined;
       do {
-        const page = listAnchors(readable, { limit: 1000, ...(anchorsAfter === undefined ? {} : { after: anchorsAfter }) });
+        const page = listAnchors(readable, {
+          limit: 1000,
+          ...(anchorsAfter === undefined ? {} : { after: anchorsAfter }),
+        });
         for (const anchor of page.rows) {
           const list = anchorsByBatch.get(anchor.batch_id) ?? [];
           list.push({ receipt_sha256: anchor.receipt_sha256, record: anchor.record });
@@ -445,7 +486,10 @@ function receivedError(sent: SentError): Error {
     case 'ExportError':
       return new ExportError(code === 'out_exists' ? 'out_exists' : 'out_unwritable', sent.message);
     case 'SigningKeyError':
-      return new SigningKeyError(code === 'signing_key_unreadable' ? 'signing_key_unreadable' : 'signing_key_invalid', sent.message);
+      return new SigningKeyError(
+        code === 'signing_key_unreadable' ? 'signing_key_unreadable' : 'signing_key_invalid',
+        sent.message,
+      );
     case 'BundleError':
       return new BundleError(code as ConstructorParameters<typeof BundleError>[0], sent.message, {
         ...(sent.entry === undefined ? {} : { entry: sent.entry }),
@@ -533,7 +577,11 @@ export async function stopExportWorker(): Promise<void> {
  * and writes the zip; progress events and the result or error come back. The signing seed is
  * copied to the worker, which wipes its copy.
  */
-function writeBundleOnWorker(ledgerFile: string, options: BundleOptions, onProgress: ((event: ExportProgress) => void) | undefined): Promise<ExportResult> {
+function writeBundleOnWorker(
+  ledgerFile: string,
+  options: BundleOptions,
+  onProgress: ((event: ExportProgress) => void) | undefined,
+): Promise<ExportResult> {
   const { worker, jobs } = theExportWorker();
   lastJob += 1;
   const job: ExportJob = { id: lastJob, ledgerFile, options };

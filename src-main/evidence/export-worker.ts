@@ -11,7 +11,8 @@ const port = parentPort;
 if (!isMainThread && port !== null) {
   const post = (message: ExportWorkerMessage): void => port.postMessage(message);
   port.on('message', (job: ExportJob) => {
-    if (typeof job !== 'object' || job === null || typeof job.id !== 'number' || typeof job.ledgerFile !== 'string') return;
+    if (typeof job !== 'object' || job === null || typeof job.id !== 'number' || typeof job.ledgerFile !== 'string')
+      return;
     writeBundle(job.ledgerFile, job.options, (event) => post({ id: job.id, kind: 'progress', event }))
       .then(
         (result) => post({ id: job.id, kind: 'done', result }),

@@ -22,7 +22,13 @@ import {
 } from '../ledger/index';
 import { createTrustStore } from '../trust/index';
 import { BundleError } from './errors';
-import { ImportInterruptedError, importBundle, type FindingCode, type ImportOptions, type ImportResult } from './import-bundle';
+import {
+  ImportInterruptedError,
+  importBundle,
+  type FindingCode,
+  type ImportOptions,
+  type ImportResult,
+} from './import-bundle';
 import { bundleParts, buildZip, keyEntryFor, zipBundle, type BundleParts, type RawZipEntry } from './test-support';
 
 const crypto = createNodeCryptoProvider();
@@ -145,7 +151,9 @@ describe('importBundle', () => {
   describe('a clean bundle', () => {
     it('imports every receipt with its report, anchors and advertised keys, and records the import', async () => {
       const events: string[] = [];
-      const result = await run(zipBundle(cleanParts(), signer, crypto), { onProgress: (event) => events.push(event.phase) });
+      const result = await run(zipBundle(cleanParts(), signer, crypto), {
+        onProgress: (event) => events.push(event.phase),
+      });
       expect(result.clean).toBe(true);
       expect(result.findings).toEqual([]);
       expect(result.signature).toMatchObject({ status: 'valid', key_id: SIGNER, trust: { status: 'unpinned' } });
@@ -159,7 +167,11 @@ describe('importBundle', () => {
         anchorsNew: 2,
         advertisedKeys: 2,
       });
-      expect(result).toMatchObject({ resumed: false, alreadyImported: false, bundle: { tenant_id: 'acme', status: 'complete' } });
+      expect(result).toMatchObject({
+        resumed: false,
+        alreadyImported: false,
+        bundle: { tenant_id: 'acme', status: 'complete' },
+      });
       expect(events[0]).toBe('hashing');
       expect(events).toContain('checking');
       expect(events).toContain('verifying');
@@ -169,10 +181,17 @@ describe('importBundle', () => {
       expect(stats).toMatchObject({ receipts: 13, bundles: 1, anchors: 2, keys: { advertised: 2, pinned: 0 } });
       expect(stats.byFormat).toEqual({ 'profile/standard': 12, classical: 1 });
       const bundle = getBundle(ledger.readable, result.bundle.id);
-      expect(bundle).toMatchObject({ status: 'complete', tenant_id: 'acme', file_name: expect.stringMatching(/\.zip$/) });
+      expect(bundle).toMatchObject({
+        status: 'complete',
+        tenant_id: 'acme',
+        file_name: expect.stringMatching(/\.zip$/),
+      });
       expect(bundle?.signature).toMatchObject({ status: 'valid' });
       // Each receipt is stored with its exact bytes, report, document id and bundle source.
-      const page = listReceipts(ledger.readable, { filters: { source: { kind: 'bundle', ref: String(result.bundle.id) } }, limit: 100 });
+      const page = listReceipts(ledger.readable, {
+        filters: { source: { kind: 'bundle', ref: String(result.bundle.id) } },
+        limit: 100,
+      });
       expect(page.rows).toHaveLength(13);
       const first = receipts[0]!;
       const stored = page.rows.find((row) => row.receipt_id === first.stem);
@@ -181,12 +200,18 @@ describe('importBundle', () => {
       expect(record?.report).toMatchObject({ format: 'profile/standard', status: 'PASS' });
       expect(record?.issued_at).toBe(Date.UTC(2026, 10, 1, 12, 0, 0));
       expect(record?.sources).toEqual([expect.objectContaining({ kind: 'bundle', ref: String(result.bundle.id) })]);
-      expect(listAdvertisedKeys(ledger.readable).map((key) => [key.key_id, key.source])).toEqual([
-        [SIGNER, `bundle:${result.bundle.id}`],
-        [ISSUER, `bundle:${result.bundle.id}`],
-      ].sort());
+      expect(listAdvertisedKeys(ledger.readable).map((key) => [key.key_id, key.source])).toEqual(
+        [
+          [SIGNER, `bundle:${result.bundle.id}`],
+          [ISSUER, `bundle:${result.bundle.id}`],
+        ].sort(),
+      );
       const [last] = listAuditEntries(ledger.readable, { limit: 1 });
-      expect(last).toMatchObject({ action: 'import', subject: result.bundle.sha256, details: { receipts: 13, new: 13, findings: 0 } });
+      expect(last).toMatchObject({
+        action: 'import',
+        subject: result.bundle.sha256,
+        details: { receipts: 13, new: 13, findings: 0 },
+      });
       expect(checkAuditChain(ledger.readable).ok).toBe(true);
     });
 
@@ -241,7 +266,11 @@ describe('importBundle', () => {
       try {
         expect(listBundles(reopened.readable).rows[0]?.status).toBe('partial');
         const finished = await importBundle(reopened, file, { workers: 1 });
-        expect(finished).toMatchObject({ resumed: true, clean: true, counts: { receipts: 13, receiptsNew: 8, receiptsKnown: 5 } });
+        expect(finished).toMatchObject({
+          resumed: true,
+          clean: true,
+          counts: { receipts: 13, receiptsNew: 8, receiptsKnown: 5 },
+        });
         expect(ledgerStats(reopened.readable)).toMatchObject({ receipts: 13, bundles: 1 });
         expect(getBundle(reopened.readable, finished.bundle.id)?.status).toBe('complete');
       } finally {
@@ -272,15 +301,27 @@ describe('importBundle', () => {
       ['a backslash', { name: 'receipts\\evil.json', data: utf8Encode('x') }, 'zip_path_backslash'],
       ['a drive letter', { name: 'C:/evil.json', data: utf8Encode('x') }, 'zip_path_drive'],
       ['a NUL byte', { name: 'receipts/a\u0000.json', data: utf8Encode('x') }, 'zip_path_control'],
-      ['a symlink', { name: 'receipts/link.json', data: utf8Encode('/etc/passwd'), externalAttributes: (0o120777 << 16) >>> 0 }, 'zip_symlink'],
+      [
+        'a symlink',
+        { name: 'receipts/link.json', data: utf8Encode('/etc/passwd'), externalAttributes: (0o120777 << 16) >>> 0 },
+        'zip_symlink',
+      ],
       ['a FIFO', { name: 'receipts/fifo', externalAttributes: (0o010644 << 16) >>> 0 }, 'zip_special_file'],
       ['a directory with content', { name: 'receipts/', data: utf8Encode('x') }, 'zip_directory_invalid'],
       ['a duplicate name', { name: 'manifest.json', data: utf8Encode('{}') }, 'zip_duplicate_name'],
       ['a case-folded duplicate', { name: 'MANIFEST.json', data: utf8Encode('{}') }, 'zip_duplicate_name'],
       ['a file used as a directory', { name: 'manifest.json/x.json', data: utf8Encode('{}') }, 'zip_path_conflict'],
       ['an encrypted entry', { name: 'receipts/secret.json', data: utf8Encode('x'), flags: 0x801 }, 'zip_encrypted'],
-      ['an unknown compression method', { name: 'receipts/x.json', data: utf8Encode('x'), method: 14 }, 'zip_unsupported_compression'],
-      ['an unflagged non-ASCII name', { name: Buffer.from('receipts/é.json', 'utf8'), data: utf8Encode('x'), flags: 0 }, 'zip_path_invalid'],
+      [
+        'an unknown compression method',
+        { name: 'receipts/x.json', data: utf8Encode('x'), method: 14 },
+        'zip_unsupported_compression',
+      ],
+      [
+        'an unflagged non-ASCII name',
+        { name: Buffer.from('receipts/é.json', 'utf8'), data: utf8Encode('x'), flags: 0 },
+        'zip_path_invalid',
+      ],
     ])('%s', async (_name, entry, code) => {
       const error = await refusal(withEntry(entry));
       expect(error.code).toBe(code);
@@ -288,11 +329,15 @@ describe('importBundle', () => {
     });
 
     it('more entries than the limit', async () => {
-      expect((await refusal(zipBundle(cleanParts(), signer, crypto), { limits: { maxEntries: 10 } })).code).toBe('zip_too_many_entries');
+      expect((await refusal(zipBundle(cleanParts(), signer, crypto), { limits: { maxEntries: 10 } })).code).toBe(
+        'zip_too_many_entries',
+      );
     });
 
     it('more bytes in total than the limit', async () => {
-      expect((await refusal(zipBundle(cleanParts(), signer, crypto), { limits: { maxBytes: 5000 } })).code).toBe('zip_too_large');
+      expect((await refusal(zipBundle(cleanParts(), signer, crypto), { limits: { maxBytes: 5000 } })).code).toBe(
+        'zip_too_large',
+      );
     });
 
     it('an entry larger than the per-entry limit', async () => {
@@ -303,44 +348,63 @@ describe('importBundle', () => {
     });
 
     it('an entry that inflates past the ratio (a small zip bomb)', async () => {
-      const error = await refusal(withEntry({ name: 'receipts/bomb.json', data: new Uint8Array(2_000_000).fill(0x20) }));
+      const error = await refusal(
+        withEntry({ name: 'receipts/bomb.json', data: new Uint8Array(2_000_000).fill(0x20) }),
+      );
       expect(error).toMatchObject({ code: 'zip_ratio_exceeded', entry: 'receipts/bomb.json' });
     });
 
     it('an archive whose entries together inflate past the ratio', async () => {
       // 300 entries of 4 KiB spaces: each is under the per-entry floor, the total is not.
-      const extra = Array.from({ length: 300 }, (_, index) => ({ name: `filler/${index}.txt`, data: new Uint8Array(4096).fill(0x20) }));
+      const extra = Array.from({ length: 300 }, (_, index) => ({
+        name: `filler/${index}.txt`,
+        data: new Uint8Array(4096).fill(0x20),
+      }));
       const error = await refusal(zipBundle(cleanParts(), signer, crypto, { extra }), { limits: { maxRatio: 20 } });
       expect(error.code).toBe('zip_ratio_exceeded');
     });
 
     it('a header that understates the inflated size (the limit holds against the real size)', async () => {
       const data = new Uint8Array(200_000).fill(0x41);
-      const error = await refusal(withEntry({ name: 'receipts/liar.json', data, declaredSize: 100 }), { limits: { maxRatio: 10_000 } });
+      const error = await refusal(withEntry({ name: 'receipts/liar.json', data, declaredSize: 100 }), {
+        limits: { maxRatio: 10_000 },
+      });
       expect(error).toMatchObject({ code: 'zip_size_mismatch', entry: 'receipts/liar.json' });
     });
 
     it('a header that overstates the size, and a wrong CRC-32', async () => {
       const data = utf8Encode('{"a":1}');
-      expect((await refusal(withEntry({ name: 'receipts/long.json', data, declaredSize: 50 }))).code).toBe('zip_size_mismatch');
+      expect((await refusal(withEntry({ name: 'receipts/long.json', data, declaredSize: 50 }))).code).toBe(
+        'zip_size_mismatch',
+      );
       expect((await refusal(withEntry({ name: 'receipts/crc.json', data, crc: 1234 }))).code).toBe('zip_crc_mismatch');
     });
 
     it('no manifest, a manifest that breaks the schema, another bundle format', async () => {
-      const noManifest = buildZip(receipts.map((receipt) => ({ name: `receipts/${receipt.stem}.json`, data: receipt.bytes })));
+      const noManifest = buildZip(
+        receipts.map((receipt) => ({ name: `receipts/${receipt.stem}.json`, data: receipt.bytes })),
+      );
       expect((await refusal(noManifest)).code).toBe('manifest_missing');
-      const invalid = await refusal(zipBundle(cleanParts(), signer, crypto, { manifestText: '{"bundle_format":"evroom.evidence/1","files":[]}' }));
+      const invalid = await refusal(
+        zipBundle(cleanParts(), signer, crypto, { manifestText: '{"bundle_format":"evroom.evidence/1","files":[]}' }),
+      );
       expect(invalid).toMatchObject({ code: 'manifest_invalid', path: '/tenant_id' });
-      const duplicate = await refusal(zipBundle(cleanParts(), signer, crypto, { manifestText: '{"tenant_id":"a","tenant_id":"b"}' }));
+      const duplicate = await refusal(
+        zipBundle(cleanParts(), signer, crypto, { manifestText: '{"tenant_id":"a","tenant_id":"b"}' }),
+      );
       expect(duplicate).toMatchObject({ code: 'manifest_invalid', path: '/tenant_id' });
-      const future = await refusal(zipBundle(cleanParts(), signer, crypto, { manifestText: '{"bundle_format":"evroom.evidence/9"}' }));
+      const future = await refusal(
+        zipBundle(cleanParts(), signer, crypto, { manifestText: '{"bundle_format":"evroom.evidence/9"}' }),
+      );
       expect(future.code).toBe('manifest_unsupported_format');
     });
 
     it('a file that is not a zip, and a missing file', async () => {
       expect((await refusal(utf8Encode('{"not":"a zip"}'))).code).toBe('zip_unreadable');
       const before = snapshot(ledger);
-      await expect(importBundle(ledger, path.join(directory, 'missing.zip'))).rejects.toMatchObject({ code: 'zip_unreadable' });
+      await expect(importBundle(ledger, path.join(directory, 'missing.zip'))).rejects.toMatchObject({
+        code: 'zip_unreadable',
+      });
       expect(snapshot(ledger)).toEqual(before);
     });
   });
@@ -410,10 +474,12 @@ describe('importBundle', () => {
           `The file differs from the manifest: ${alteredBytes.length} bytes with SHA-256 ${sha(alteredBytes)}, ` +
           `the manifest says ${listedBytes.length} bytes with SHA-256 ${sha(listedBytes)}.`,
       });
-      expect(result.findings.filter((finding) => finding.code === 'file_extra').map((finding) => finding.path).sort()).toEqual([
-        'notes.txt',
-        'receipts/extra.json',
-      ]);
+      expect(
+        result.findings
+          .filter((finding) => finding.code === 'file_extra')
+          .map((finding) => finding.path)
+          .sort(),
+      ).toEqual(['notes.txt', 'receipts/extra.json']);
       expect(result.findings.find((finding) => finding.code === 'receipt_not_pass')).toMatchObject({
         path: tamperedName,
         message: expect.stringMatching(/^MISMATCH|^INVALID/),
@@ -430,8 +496,18 @@ describe('importBundle', () => {
     });
 
     it.each<[string, (parts: BundleParts) => Buffer, FindingCode, string]>([
-      ['no manifest.sig', (parts) => zipBundle(parts, signer, crypto, { signature: false }), 'manifest_signature_missing', 'missing'],
-      ['a malformed manifest.sig', (parts) => zipBundle(parts, signer, crypto, { signature: '{"key_id":"x"}' }), 'manifest_signature_malformed', 'malformed'],
+      [
+        'no manifest.sig',
+        (parts) => zipBundle(parts, signer, crypto, { signature: false }),
+        'manifest_signature_missing',
+        'missing',
+      ],
+      [
+        'a malformed manifest.sig',
+        (parts) => zipBundle(parts, signer, crypto, { signature: '{"key_id":"x"}' }),
+        'manifest_signature_malformed',
+        'malformed',
+      ],
       [
         'a signature by another key',
         (parts) => zipBundle(parts, { seed: new Uint8Array(32).fill(99), keyId: SIGNER }, crypto),
@@ -450,7 +526,12 @@ describe('importBundle', () => {
       [
         'a signature for another manifest',
         (parts) => {
-          const signature = JSON.stringify({ key_id: SIGNER, algorithm: 'Ed25519', manifest_sha256: 'a'.repeat(64), sig_b64u: 'A'.repeat(86) });
+          const signature = JSON.stringify({
+            key_id: SIGNER,
+            algorithm: 'Ed25519',
+            manifest_sha256: 'a'.repeat(64),
+            sig_b64u: 'A'.repeat(86),
+          });
           return zipBundle(parts, signer, crypto, { signature });
         },
         'manifest_signature_mismatch',

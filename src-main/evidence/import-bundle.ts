@@ -94,7 +94,8 @@ class SlabPool {
   /** A slab of at least `bytes` bytes, with `count` receipts that will each be {@link release}d. */
   take(bytes: number, count: number): Slab {
     const index = this.free.findIndex((slab) => slab.length >= bytes);
-    const buffer = index === -1 ? new Uint8Array(Math.max(bytes, MIN_SLAB_BYTES)) : (this.free.splice(index, 1)[0] as Uint8Array);
+    const buffer =
+      index === -1 ? new Uint8Array(Math.max(bytes, MIN_SLAB_BYTES)) : (this.free.splice(index, 1)[0] as Uint8Array);
     return { buffer, live: count };
   }
 
@@ -150,7 +151,11 @@ class StoredBatch {
 
   /** Whether the batch is as large as one message should be. */
   full(): boolean {
-    return this.entries.length >= DEFAULT_VERIFY_BATCH_SIZE || this.storedBytes >= MAX_BATCH_BYTES || this.declaredBytes >= MAX_BATCH_BYTES;
+    return (
+      this.entries.length >= DEFAULT_VERIFY_BATCH_SIZE ||
+      this.storedBytes >= MAX_BATCH_BYTES ||
+      this.declaredBytes >= MAX_BATCH_BYTES
+    );
   }
 
   /** The batch in the pool's form (its own buffers, ready to be transferred). */
@@ -172,13 +177,26 @@ class StoredBatch {
       sizes[index] = entry.uncompressedSize;
       crcs[index] = entry.crc32;
     }
-    return { bytes, offsets, names: this.entries.map((entry) => entry.name), methods, sizes, crcs, maxEntryBytes, verify };
+    return {
+      bytes,
+      offsets,
+      names: this.entries.map((entry) => entry.name),
+      methods,
+      sizes,
+      crcs,
+      maxEntryBytes,
+      verify,
+    };
   }
 }
 
 /** The BundleError a worker reported for an entry of a batch. */
 function entryFailure(failure: NonNullable<EntriesResult['failure']>): BundleError {
-  return new BundleError(failure.code as BundleErrorCode, failure.message, failure.entry === undefined ? {} : { entry: failure.entry });
+  return new BundleError(
+    failure.code as BundleErrorCode,
+    failure.message,
+    failure.entry === undefined ? {} : { entry: failure.entry },
+  );
 }
 
 /** Stable codes of {@link Finding} (the one list: src-shared/api/vocabulary.ts). */
@@ -197,7 +215,9 @@ export class ImportInterruptedError extends Error {
   readonly bundleSha256: string;
   constructor(bundleSha256: string, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super(`The import stopped part-way: ${reason} The bundle is recorded as partial; import it again to finish.`, { cause });
+    super(`The import stopped part-way: ${reason} The bundle is recorded as partial; import it again to finish.`, {
+      cause,
+    });
     this.name = 'ImportInterruptedError';
     this.bundleSha256 = bundleSha256;
   }
@@ -303,7 +323,8 @@ function checkOptions(options: ImportOptions): { limits: ZipLimits; transactionS
     throw new RangeError('importBundle: transactionSize must be a positive integer');
   }
   const now = options.now ?? new Date();
-  if (!(now instanceof Date) || !Number.isFinite(now.getTime())) throw new TypeError('importBundle: now must be a valid Date');
+  if (!(now instanceof Date) || !Number.isFinite(now.getTime()))
+    throw new TypeError('importBundle: now must be a valid Date');
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new TypeError('importBundle: onProgress must be a function');
   }
@@ -343,12 +364,16 @@ export interface HashFileOptions {
 export async function hashFile(file: string, options: HashFileOptions = {}): Promise<string> {
   if (typeof options !== 'object' || options === null) throw new TypeError('hashFile: options must be an object');
   const { signal, maxBytes = Number.MAX_SAFE_INTEGER, onChunk } = options;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError('hashFile: maxBytes must be a non-negative integer');
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0)
+    throw new RangeError('hashFile: maxBytes must be a non-negative integer');
   throwIfCancelled(signal);
   const { handle, size } = await openRegularFile(file);
   try {
     const tooLarge = (bytes: number): BundleError =>
-      new BundleError('zip_file_too_large', `The bundle file is ${bytes} bytes or more, over the limit of ${maxBytes} bytes.`);
+      new BundleError(
+        'zip_file_too_large',
+        `The bundle file is ${bytes} bytes or more, over the limit of ${maxBytes} bytes.`,
+      );
     if (size > maxBytes) throw tooLarge(size);
     const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
@@ -359,7 +384,9 @@ export async function hashFile(file: string, options: HashFileOptions = {}): Pro
       try {
         ({ bytesRead } = await handle.read(buffer, 0, buffer.length, hashed));
       } catch (error) {
-        throw new BundleError('zip_unreadable', `The bundle cannot be read: ${(error as Error).message}.`, { cause: error });
+        throw new BundleError('zip_unreadable', `The bundle cannot be read: ${(error as Error).message}.`, {
+          cause: error,
+        });
       }
       if (bytesRead === 0) break;
       hashed += bytesRead;
@@ -426,7 +453,9 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
     else if (kind === 'keys') keysEntry = entry;
   });
   if (manifestEntry === undefined) {
-    throw new BundleError('manifest_missing', 'The bundle has no manifest.json at its top level.', { entry: MANIFEST_NAME });
+    throw new BundleError('manifest_missing', 'The bundle has no manifest.json at its top level.', {
+      entry: MANIFEST_NAME,
+    });
   }
   const manifestBytes = await archive.read(manifestEntry);
   const { header: manifest, files: listed } = parseManifestCompact(manifestBytes);
@@ -434,7 +463,13 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
   const keysBytes = keysEntry === undefined ? undefined : await archive.read(keysEntry);
 
   const advertised = readAdvertisedKeys(keysBytes, options.pinned, findings);
-  const context: VerifyContext = { crypto: createNodeCryptoProvider(), pinned: options.pinned, advertised, secrets: [], now };
+  const context: VerifyContext = {
+    crypto: createNodeCryptoProvider(),
+    pinned: options.pinned,
+    advertised,
+    secrets: [],
+    now,
+  };
   const pool = options.startPool(options.pinned, advertised);
 
   const scanned: ScannedFiles = { entries: files, kinds, digests: new Uint8Array(files.length * DIGEST_BYTES) };
@@ -483,7 +518,11 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
   throwIfCancelled(options.signal);
   for (const entry of archive.entries) {
     if (entry.directory && classifyBundlePath(entry.name) !== 'directory') {
-      findings.add('unexpected_file', entry.name, `The directory ${printableName(entry.name)} is not part of the bundle layout.`);
+      findings.add(
+        'unexpected_file',
+        entry.name,
+        `The directory ${printableName(entry.name)} is not part of the bundle layout.`,
+      );
     }
   }
   checkFiles(listed, scanned, findings);
@@ -492,7 +531,10 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
 
   let manifestJson: string | undefined = Buffer.from(manifestBytes).toString('utf8');
   return {
-    manifest: { ...manifest, listedReceipts: listed.paths.filter((listedPath) => classifyBundlePath(listedPath) === 'receipt').length },
+    manifest: {
+      ...manifest,
+      listedReceipts: listed.paths.filter((listedPath) => classifyBundlePath(listedPath) === 'receipt').length,
+    },
     takeManifestJson: () => {
       if (manifestJson === undefined) throw new Error('importBundle: the manifest text was already handed over');
       const text = manifestJson;
@@ -556,7 +598,12 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       now,
       startPool: (pinned, advertised) => {
         // Workers start now and load their modules while pass 1 reads the manifest.
-        pool = createVerifyPool({ pinned, advertised, now, ...(options.workers === undefined ? {} : { size: options.workers }) });
+        pool = createVerifyPool({
+          pinned,
+          advertised,
+          now,
+          ...(options.workers === undefined ? {} : { size: options.workers }),
+        });
         return pool;
       },
     });
@@ -638,7 +685,11 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       counts.byStatus[report.status] = (counts.byStatus[report.status] ?? 0) + 1;
       counts.byTrust[report.trust.status] = (counts.byTrust[report.trust.status] ?? 0) + 1;
       if (report.status !== 'PASS') {
-        findings.add('receipt_not_pass', entry.name, `${report.status}${facts.problem === '' ? '' : `: ${facts.problem}`}`);
+        findings.add(
+          'receipt_not_pass',
+          entry.name,
+          `${report.status}${facts.problem === '' ? '' : `: ${facts.problem}`}`,
+        );
       }
       receiptDigests?.add(facts.receipt_sha256);
       const stem = pathStem(entry.name);
@@ -711,7 +762,8 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
         fields.receiptsVerified += results.length;
         if (result.failure !== undefined) throw entryFailure(result.failure);
         // Exactly `transactionSize` receipts per transaction; the rest wait for the next one.
-        while (pendingReceipts.length >= transactionSize) ledger.runInTransaction((database) => flush(database, transactionSize));
+        while (pendingReceipts.length >= transactionSize)
+          ledger.runInTransaction((database) => flush(database, transactionSize));
         progress.update('verifying', fields.receiptsVerified, fields.receiptsTotal, fields);
       });
       // Awaited below; this handler only keeps a failure that is never awaited (because an
@@ -729,9 +781,13 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       if (kind === ANCHOR_KIND) {
         const data = await archive.read(entry);
         if (!sameDigest(hashOnce('sha256', data, 'buffer'), 0, scanned.digests, index * DIGEST_BYTES)) {
-          throw new BundleError('zip_changed', `Entry "${printableName(entry.name)}" changed on disk during the import.`, {
-            entry: printableName(entry.name),
-          });
+          throw new BundleError(
+            'zip_changed',
+            `Entry "${printableName(entry.name)}" changed on disk during the import.`,
+            {
+              entry: printableName(entry.name),
+            },
+          );
         }
         readAnchors(entry.name, data, bundleAnchors, counts, findings);
         continue;
@@ -739,7 +795,8 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       if (kind !== RECEIPT_KIND) continue;
       batch.add(index, entry, await archive.readStored(entry));
       if (batch.full()) dispatch();
-      while (inFlight.length >= maxInFlight || (inFlight.length > 0 && inFlightTotal > MAX_IN_FLIGHT_BYTES)) await awaitOldest();
+      while (inFlight.length >= maxInFlight || (inFlight.length > 0 && inFlightTotal > MAX_IN_FLIGHT_BYTES))
+        await awaitOldest();
     }
     if (batch.length > 0) dispatch();
     while (inFlight.length > 0) await awaitOldest();
@@ -815,11 +872,18 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
  * message `evroom verify` applies to its key files (checkKeySources). Its keys then neither
  * check signatures nor are recorded as advertised.
  */
-function readAdvertisedKeys(bytes: Uint8Array | undefined, pinned: readonly KeyEntry[], findings: FindingList): KeyEntry[] {
+function readAdvertisedKeys(
+  bytes: Uint8Array | undefined,
+  pinned: readonly KeyEntry[],
+  findings: FindingList,
+): KeyEntry[] {
   if (bytes === undefined) return [];
   try {
     const entries = parseKeyFile(Buffer.from(bytes).toString('utf8'), { advertised: true });
-    checkKeySources([{ name: 'the trust store', entries: pinned }, { name: KEYS_NAME, entries }]);
+    checkKeySources([
+      { name: 'the trust store', entries: pinned },
+      { name: KEYS_NAME, entries },
+    ]);
     return entries;
   } catch (error) {
     if (!(error instanceof KeyFileError)) throw error;
@@ -872,7 +936,10 @@ function checkFiles(listed: CompactFileList, scanned: ScannedFiles, findings: Fi
     isListed[index] = 1;
     const entry = entries[index] as ZipEntry;
     const expectedBytes = listed.sizes[item] as number;
-    if (entry.uncompressedSize !== expectedBytes || !sameDigest(digests, index * DIGEST_BYTES, listed.digests, item * DIGEST_BYTES)) {
+    if (
+      entry.uncompressedSize !== expectedBytes ||
+      !sameDigest(digests, index * DIGEST_BYTES, listed.digests, item * DIGEST_BYTES)
+    ) {
       findings.add(
         'file_mismatch',
         expectedPath,
@@ -893,7 +960,11 @@ function checkFiles(listed: CompactFileList, scanned: ScannedFiles, findings: Fi
   });
 }
 
-function addSignatureFindings(signature: SignatureCheck, manifest: Omit<Manifest, 'files'>, findings: FindingList): void {
+function addSignatureFindings(
+  signature: SignatureCheck,
+  manifest: Omit<Manifest, 'files'>,
+  findings: FindingList,
+): void {
   const codes: Partial<Record<SignatureCheck['status'], FindingCode>> = {
     missing: 'manifest_signature_missing',
     malformed: 'manifest_signature_malformed',
@@ -917,10 +988,17 @@ function checkCounts(manifest: CheckedBundle['manifest'], counts: ImportCounts, 
   const { listedReceipts } = manifest;
   const declared = manifest.counts;
   if (declared.receipts !== undefined && declared.receipts !== listedReceipts) {
-    findings.add('count_mismatch', MANIFEST_NAME, `counts.receipts is ${declared.receipts} but the manifest lists ${listedReceipts} receipt files.`);
+    findings.add(
+      'count_mismatch',
+      MANIFEST_NAME,
+      `counts.receipts is ${declared.receipts} but the manifest lists ${listedReceipts} receipt files.`,
+    );
   }
   if (declared.anchors !== undefined && declared.anchors !== counts.anchors) {
-    findings.add('count_mismatch', MANIFEST_NAME, `counts.anchors is ${declared.anchors} but the anchors files hold ${counts.anchors} records.`);
+    findings.add(
+      'count_mismatch',
+      MANIFEST_NAME,
+      `counts.anchors is ${declared.anchors} but the anchors files hold ${counts.anchors} records.`,
+    );
   }
 }
-

@@ -22,7 +22,11 @@ function bundle(count: number): Buffer {
     stem: `r${index}`,
     bytes: utf8Encode(signClassical({ sequence: index, memo: 'cancel test' }, new Uint8Array(32).fill(7), crypto)),
   }));
-  return zipBundle(bundleParts(receipts, { keyId: signer.keyId, keys: [keyEntryFor(signer.keyId, signer.seed, crypto)] }), signer, crypto);
+  return zipBundle(
+    bundleParts(receipts, { keyId: signer.keyId, keys: [keyEntryFor(signer.keyId, signer.seed, crypto)] }),
+    signer,
+    crypto,
+  );
 }
 
 describe('import cancellation and stored counts', () => {
@@ -60,7 +64,10 @@ describe('import cancellation and stored counts', () => {
         if (event.phase === 'verifying' && event.receiptsVerified >= 200) controller.abort();
       },
     });
-    await expect(cancelled).rejects.toSatisfy((error: unknown) => error instanceof ImportCancelledError || (error as { cause?: unknown }).cause instanceof ImportCancelledError);
+    await expect(cancelled).rejects.toSatisfy(
+      (error: unknown) =>
+        error instanceof ImportCancelledError || (error as { cause?: unknown }).cause instanceof ImportCancelledError,
+    );
     const partial = ledgerStats(ledger.readable).receipts;
     expect(partial).toBeGreaterThan(0);
     expect(partial).toBeLessThan(1500);
@@ -88,7 +95,10 @@ describe('import of files that are not bundles, and cancellation while reading',
   });
 
   /** Run an import expected to fail; returns the error and how long it took. */
-  async function failure(file: string, options: Parameters<typeof importBundle>[2] = {}): Promise<{ error: unknown; ms: number }> {
+  async function failure(
+    file: string,
+    options: Parameters<typeof importBundle>[2] = {},
+  ): Promise<{ error: unknown; ms: number }> {
     const before = ledgerStats(ledger.readable);
     const started = performance.now();
     const error = await importBundle(ledger, file, { workers: 1, ...options }).then(
@@ -108,20 +118,34 @@ describe('import of files that are not bundles, and cancellation while reading',
     return file;
   }
 
-  it.runIf(process.platform !== 'win32')('refuses a FIFO at once, without waiting for a writer', async () => {
-    const fifo = join(home, 'bundle.zip');
-    execFileSync('mkfifo', [fifo]);
-    const { error, ms } = await failure(fifo);
-    expect(error).toBeInstanceOf(BundleError);
-    expect(error).toMatchObject({ code: 'zip_unreadable', message: expect.stringMatching(/is not a regular file \(it is a named pipe/) });
-    expect(ms).toBeLessThan(5000);
-  }, 20_000);
+  it.runIf(process.platform !== 'win32')(
+    'refuses a FIFO at once, without waiting for a writer',
+    async () => {
+      const fifo = join(home, 'bundle.zip');
+      execFileSync('mkfifo', [fifo]);
+      const { error, ms } = await failure(fifo);
+      expect(error).toBeInstanceOf(BundleError);
+      expect(error).toMatchObject({
+        code: 'zip_unreadable',
+        message: expect.stringMatching(/is not a regular file \(it is a named pipe/),
+      });
+      expect(ms).toBeLessThan(5000);
+    },
+    20_000,
+  );
 
-  it.runIf(process.platform === 'linux')('refuses /dev/zero at once instead of hashing it for ever', async () => {
-    const { error, ms } = await failure('/dev/zero');
-    expect(error).toMatchObject({ code: 'zip_unreadable', message: expect.stringMatching(/is not a regular file \(it is a character device/) });
-    expect(ms).toBeLessThan(5000);
-  }, 20_000);
+  it.runIf(process.platform === 'linux')(
+    'refuses /dev/zero at once instead of hashing it for ever',
+    async () => {
+      const { error, ms } = await failure('/dev/zero');
+      expect(error).toMatchObject({
+        code: 'zip_unreadable',
+        message: expect.stringMatching(/is not a regular file \(it is a character device/),
+      });
+      expect(ms).toBeLessThan(5000);
+    },
+    20_000,
+  );
 
   it('refuses a file larger than any zip within the limits before hashing it', async () => {
     const limits = { maxEntries: 10, maxBytes: 1024 * 1024 };
@@ -190,7 +214,10 @@ describe('import of files that are not bundles, and cancellation while reading',
     const bytes = Buffer.alloc(3 * 1024 * 1024 + 7, 9);
     writeFileSync(file, bytes);
     expect(await hashFile(file)).toBe(createHash('sha256').update(bytes).digest('hex'));
-    await expect(hashFile(join(home, 'missing.zip'))).rejects.toMatchObject({ code: 'zip_unreadable', message: expect.stringContaining('no such file') });
+    await expect(hashFile(join(home, 'missing.zip'))).rejects.toMatchObject({
+      code: 'zip_unreadable',
+      message: expect.stringContaining('no such file'),
+    });
     await expect(hashFile(file, { maxBytes: 1024 })).rejects.toMatchObject({ code: 'zip_file_too_large' });
   });
 

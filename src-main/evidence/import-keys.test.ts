@@ -97,7 +97,12 @@ describe('importBundle and the keys it ships', () => {
 
   it('judges a pinned key by the roles it is pinned for', async () => {
     const trust = createTrustStore(ledger);
-    trust.pin({ key_id: ISSUER, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(issuerSeed), roles: ['requester'] });
+    trust.pin({
+      key_id: ISSUER,
+      algorithm: 'Ed25519',
+      public_key: crypto.ed25519PublicKey(issuerSeed),
+      roles: ['requester'],
+    });
     const result = await run();
     expect(result.counts.byStatus).toEqual({ PASS: 3 });
     // The envelopes' service signatures are by a key pinned for requester only.

@@ -26,7 +26,13 @@ export {
   type SignatureCheck,
 } from './manifest';
 export { KEYS_NAME, classifyBundlePath, receiptPath, type BundlePathKind } from './bundle-layout';
-export { BATCH_ID_PATTERN, AnchorsFileError, parseAnchorsFile, serializeAnchorsFile, type AnchorsFile } from './anchors-file';
+export {
+  BATCH_ID_PATTERN,
+  AnchorsFileError,
+  parseAnchorsFile,
+  serializeAnchorsFile,
+  type AnchorsFile,
+} from './anchors-file';
 export {
   DEFAULT_TRANSACTION_SIZE,
   MAX_LISTED_FINDINGS,
@@ -40,7 +46,14 @@ export {
   type ImportOptions,
   type ImportResult,
 } from './import-bundle';
-export { DEFAULT_EXPORT_TENANT, ExportError, exportBundle, stopExportWorker, type ExportOptions, type ExportResult } from './export-bundle';
+export {
+  DEFAULT_EXPORT_TENANT,
+  ExportError,
+  exportBundle,
+  stopExportWorker,
+  type ExportOptions,
+  type ExportResult,
+} from './export-bundle';
 export { SIGNING_KEY_PATH, SigningKeyError, loadOrCreateSigningKey, type LocalSigningKey } from './signing-key';
 export type { ExportPhase, ExportProgress, ImportPhase, ImportProgress } from './progress';
 export { createZipWriter, type ZipWriter } from './zip-writer';

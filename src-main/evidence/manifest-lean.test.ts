@@ -18,14 +18,18 @@ const manifest: Manifest = {
 };
 
 /** What a parse answered, comparable across the two parsers: the manifest, or the error's every detail. */
-type Outcome = { ok: Manifest } | { error: { name: string; code: string; message: string; path: string | undefined; entry: string | undefined } };
+type Outcome =
+  | { ok: Manifest }
+  | { error: { name: string; code: string; message: string; path: string | undefined; entry: string | undefined } };
 
 function attempt(parse: () => Manifest): Outcome {
   try {
     return { ok: parse() };
   } catch (error) {
     if (!(error instanceof BundleError)) throw error;
-    return { error: { name: error.name, code: error.code, message: error.message, path: error.path, entry: error.entry } };
+    return {
+      error: { name: error.name, code: error.code, message: error.message, path: error.path, entry: error.entry },
+    };
   }
 }
 
@@ -33,7 +37,11 @@ function expanded(compact: CompactManifest): Manifest {
   const { header, files } = compact;
   return {
     ...header,
-    files: files.paths.map((path, index) => ({ path, sha256: listedDigestHex(files, index), bytes: files.sizes[index] as number })),
+    files: files.paths.map((path, index) => ({
+      path,
+      sha256: listedDigestHex(files, index),
+      bytes: files.sizes[index] as number,
+    })),
   };
 }
 
@@ -77,10 +85,9 @@ describe('parseManifestCompact', () => {
     const base = serializeManifest(manifest);
     const variants = [
       // Members of a file in another order.
-      base.replace('{"path": "receipts/rcp_1.json", "sha256": "0123456789abcdef', '{"sha256": "0123456789abcdef').replace(
-        '"bytes": 120}',
-        '"bytes": 120, "path": "receipts/rcp_1.json"}',
-      ),
+      base
+        .replace('{"path": "receipts/rcp_1.json", "sha256": "0123456789abcdef', '{"sha256": "0123456789abcdef')
+        .replace('"bytes": 120}', '"bytes": 120, "path": "receipts/rcp_1.json"}'),
       // An escaped character in a path, and a non-ASCII path.
       base.replace('"receipts/rcp_1.json"', '"receipts\\/rcp_1.json"'),
       base.replace('"receipts/rcp_2.json"', '"receipts/r\u00e9\u00e7u.json"'),
@@ -96,7 +103,8 @@ describe('parseManifestCompact', () => {
 
   it('refuses bad manifests with exactly the strict parse error and its JSON Pointer', () => {
     const base = serializeManifest(manifest);
-    const one = '{"path": "receipts/rcp_1.json", "sha256": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "bytes": 120}';
+    const one =
+      '{"path": "receipts/rcp_1.json", "sha256": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "bytes": 120}';
     const bad = [
       base.replace('"receipts/rcp_2.json"', '"receipts/rcp_1.json"'),
       base.replace('"receipts/rcp_2.json"', '"RECEIPTS/RCP_1.JSON"'),
@@ -181,7 +189,9 @@ describe('parseManifestCompact', () => {
     expect(expanded(compact)).toEqual({ ...manifest, files });
     // The last item listed twice: the strict parse's duplicate error, at the same pointer.
     const duplicated = text.replace('"receipts/rcp_4999.json"', '"receipts/rcp_0.json"');
-    expect(expectSameOutcome(duplicated)).toMatchObject({ error: { code: 'manifest_invalid', path: '/files/4999/path' } });
+    expect(expectSameOutcome(duplicated)).toMatchObject({
+      error: { code: 'manifest_invalid', path: '/files/4999/path' },
+    });
   });
 
   it('checks its argument', () => {

@@ -151,7 +151,13 @@ class Scanner {
         // A number or literal at the top of the value: it runs until a delimiter.
         while (this.position < bytes.length) {
           const following = bytes[this.position] as number;
-          if (following === COMMA || following === CLOSE_BRACE || following === CLOSE_BRACKET || isWhitespace(following)) break;
+          if (
+            following === COMMA ||
+            following === CLOSE_BRACE ||
+            following === CLOSE_BRACKET ||
+            isWhitespace(following)
+          )
+            break;
           this.position += 1;
         }
       }
@@ -166,7 +172,9 @@ function findFilesArray(scanner: Scanner): { open: number; close: number } | und
   for (;;) {
     const [start, end] = scanner.asciiString();
     scanner.expect(COLON);
-    const isFiles = end - start === 5 && Buffer.from(scanner.bytes.buffer, scanner.bytes.byteOffset + start, 5).toString('latin1') === 'files';
+    const isFiles =
+      end - start === 5 &&
+      Buffer.from(scanner.bytes.buffer, scanner.bytes.byteOffset + start, 5).toString('latin1') === 'files';
     if (isFiles && found === undefined) {
       scanner.skipWhitespace();
       const open = scanner.position;
@@ -193,7 +201,8 @@ function readFileItems(bytes: Uint8Array, open: number, close: number): CompactF
   let sizes = new Float64Array(1024);
   const seen = new Set<string>();
   scanner.skipWhitespace();
-  if (bytes[scanner.position] === CLOSE_BRACKET) return { count: 0, paths, digests: new Uint8Array(0), sizes: new Float64Array(0) };
+  if (bytes[scanner.position] === CLOSE_BRACKET)
+    return { count: 0, paths, digests: new Uint8Array(0), sizes: new Float64Array(0) };
   for (;;) {
     const index = paths.length;
     scanner.expect(OPEN_BRACE);
@@ -241,7 +250,8 @@ function readFileItems(bytes: Uint8Array, open: number, close: number): CompactF
       scanner.position += 1;
     }
     const digits = scanner.position - numberStart;
-    if (digits === 0 || digits > 16 || (digits > 1 && bytes[numberStart] === 0x30) || !Number.isSafeInteger(value)) throw NOT_LEAN;
+    if (digits === 0 || digits > 16 || (digits > 1 && bytes[numberStart] === 0x30) || !Number.isSafeInteger(value))
+      throw NOT_LEAN;
     sizes[index] = value;
     scanner.expect(CLOSE_BRACE);
     paths.push(name);

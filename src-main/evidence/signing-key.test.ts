@@ -36,7 +36,15 @@ describe('loadOrCreateSigningKey', () => {
   it('writes the key in the one private key file format every key of this program uses', () => {
     const { key } = loadOrCreateSigningKey(directory, crypto, { now: new Date('2026-11-01T12:00:00.000Z') });
     const text = fs.readFileSync(path.join(directory, SIGNING_KEY_PATH), 'utf8');
-    expect(Object.keys(JSON.parse(text) as object)).toEqual(['evroom_private_key', 'key_id', 'algorithm', 'public_key', 'seed', 'label', 'created_at']);
+    expect(Object.keys(JSON.parse(text) as object)).toEqual([
+      'evroom_private_key',
+      'key_id',
+      'algorithm',
+      'public_key',
+      'seed',
+      'label',
+      'created_at',
+    ]);
     expect(parsePrivateKeyFile(text, crypto)).toEqual({
       key_id: key.key_id,
       algorithm: 'Ed25519',
@@ -62,7 +70,13 @@ describe('loadOrCreateSigningKey', () => {
     fs.writeFileSync(file, `${JSON.stringify(old, null, 2)}\n`, { mode: 0o600 });
     const loaded = loadOrCreateSigningKey(directory, crypto);
     expect(loaded.created).toBe(false);
-    expect(loaded.key).toMatchObject({ key_id: old.key_id, algorithm: 'Ed25519', public_key: publicKey, seed, created_at: old.created_at });
+    expect(loaded.key).toMatchObject({
+      key_id: old.key_id,
+      algorithm: 'Ed25519',
+      public_key: publicKey,
+      seed,
+      created_at: old.created_at,
+    });
     const rewritten = fs.readFileSync(file, 'utf8');
     expect(parsePrivateKeyFile(rewritten, crypto)).toEqual({
       key_id: old.key_id,
@@ -95,12 +109,21 @@ describe('loadOrCreateSigningKey', () => {
     const seed = new Uint8Array(32).fill(5);
     const other = crypto.ed25519PublicKey(new Uint8Array(32).fill(6));
     const pq = createPrivateKey('ML-DSA-65', crypto, { seed, keyId: 'did:svc:acme:pq' });
-    const current = JSON.parse(serializePrivateKeyFile(createPrivateKey('Ed25519', crypto, { seed }))) as Record<string, unknown>;
+    const current = JSON.parse(serializePrivateKeyFile(createPrivateKey('Ed25519', crypto, { seed }))) as Record<
+      string,
+      unknown
+    >;
     const cases = [
       'not json',
       '',
       '{"key_id":"x","key_id":"y"}',
-      JSON.stringify({ key_id: didKeyFromEd25519(other), algorithm: 'Ed25519', public_key: b64uEncode(other), seed_b64u: b64uEncode(seed), created_at: '2026-11-01T12:00:00Z' }),
+      JSON.stringify({
+        key_id: didKeyFromEd25519(other),
+        algorithm: 'Ed25519',
+        public_key: b64uEncode(other),
+        seed_b64u: b64uEncode(seed),
+        created_at: '2026-11-01T12:00:00Z',
+      }),
       JSON.stringify({ algorithm: 'Ed25519', seed_b64u: 'short' }),
       JSON.stringify({ extra: true }),
       JSON.stringify({ ...current, public_key: b64uEncode(other) }),

@@ -62,21 +62,34 @@ const LEGACY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'seed_b64u', 'creat
 const CONTENT_CODES = new Set(['empty', 'not_utf8', 'too_large', 'not_a_file']);
 
 function invalid(file: string, why: string, cause?: unknown): SigningKeyError {
-  return new SigningKeyError('signing_key_invalid', `The local signing key ${file} cannot be used: ${why} Move it away to make a new one.`, {
-    cause,
-  });
+  return new SigningKeyError(
+    'signing_key_invalid',
+    `The local signing key ${file} cannot be used: ${why} Move it away to make a new one.`,
+    {
+      cause,
+    },
+  );
 }
 
 function unreadable(file: string, error: unknown): SigningKeyError {
   const reason = error instanceof PrivateKeyFileError ? error.reason : (error as Error).message;
-  return new SigningKeyError('signing_key_unreadable', `The local signing key ${file} cannot be read or written: ${reason}`, { cause: error });
+  return new SigningKeyError(
+    'signing_key_unreadable',
+    `The local signing key ${file} cannot be read or written: ${reason}`,
+    { cause: error },
+  );
 }
 
 /** Whether the text is a JSON object in the old shape (no `evroom_private_key` member). */
 function isLegacyShape(text: string): boolean {
   try {
     const value = parseJson(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.hasOwn(value, 'evroom_private_key');
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      !Object.hasOwn(value, 'evroom_private_key')
+    );
   } catch (error) {
     if (error instanceof JsonParseError) return false;
     throw error;
@@ -86,16 +99,26 @@ function isLegacyShape(text: string): boolean {
 /** The old shape, with its old checks. */
 function parseLegacyKey(text: string, file: string, crypto: CryptoProvider): LocalSigningKey {
   const object = parseJson(text) as Record<string, unknown>;
-  for (const name of Object.keys(object)) if (!LEGACY_MEMBERS.includes(name)) throw invalid(file, `unknown member "${name}".`);
+  for (const name of Object.keys(object))
+    if (!LEGACY_MEMBERS.includes(name)) throw invalid(file, `unknown member "${name}".`);
   if (object.algorithm !== 'Ed25519') throw invalid(file, '"algorithm" must be "Ed25519".');
   const seed = decodeB64uField(object.seed_b64u as never, 32);
   if (seed === undefined) throw invalid(file, '"seed_b64u" must be 32 bytes as unpadded base64url.');
   const publicKey = crypto.ed25519PublicKey(seed);
   const listed = decodeB64uField(object.public_key as never, 32);
-  if (listed === undefined || !equalBytes(listed, publicKey)) throw invalid(file, '"public_key" is not the seed\'s public key.');
-  if (object.key_id !== didKeyFromEd25519(publicKey)) throw invalid(file, '"key_id" is not the did:key of the public key.');
+  if (listed === undefined || !equalBytes(listed, publicKey))
+    throw invalid(file, '"public_key" is not the seed\'s public key.');
+  if (object.key_id !== didKeyFromEd25519(publicKey))
+    throw invalid(file, '"key_id" is not the did:key of the public key.');
   if (!isTimestamp(object.created_at)) throw invalid(file, '"created_at" must be a timestamp.');
-  return { key_id: object.key_id, algorithm: 'Ed25519', public_key: publicKey, seed, label: SIGNING_KEY_LABEL, created_at: object.created_at };
+  return {
+    key_id: object.key_id,
+    algorithm: 'Ed25519',
+    public_key: publicKey,
+    seed,
+    label: SIGNING_KEY_LABEL,
+    created_at: object.created_at,
+  };
 }
 
 /** A key file in the one format, which must hold an Ed25519 key (manifests are signed with Ed25519). */
@@ -104,7 +127,8 @@ function parseKey(text: string, file: string, crypto: CryptoProvider): LocalSign
   try {
     key = parsePrivateKeyFile(text, crypto);
   } catch (error) {
-    if (error instanceof PrivateKeyFileError) throw invalid(file, `${error.field === '' ? '' : `at ${error.field}: `}${error.reason}`, error);
+    if (error instanceof PrivateKeyFileError)
+      throw invalid(file, `${error.field === '' ? '' : `at ${error.field}: `}${error.reason}`, error);
     throw error;
   }
   if (key.algorithm !== 'Ed25519') {
@@ -132,7 +156,8 @@ function readKey(file: string, crypto: CryptoProvider): LocalSigningKey | undefi
     tighten(file, 0o600);
   } catch (error) {
     if (error instanceof PrivateKeyFileError && error.code === 'not_found') return undefined;
-    if (error instanceof PrivateKeyFileError && CONTENT_CODES.has(error.code)) throw invalid(file, `it ${error.reason}.`, error);
+    if (error instanceof PrivateKeyFileError && CONTENT_CODES.has(error.code))
+      throw invalid(file, `it ${error.reason}.`, error);
     throw unreadable(file, error);
   }
   if (!isLegacyShape(text)) return parseKey(text, file, crypto);
@@ -173,7 +198,10 @@ export function loadOrCreateSigningKey(
   const folder = path.dirname(file);
   const existing = readKey(file, crypto);
   if (existing !== undefined) return { key: existing, created: false };
-  const key = createPrivateKey('Ed25519', crypto, { label: SIGNING_KEY_LABEL, createdAt: options.now ?? new Date() }) as LocalSigningKey;
+  const key = createPrivateKey('Ed25519', crypto, {
+    label: SIGNING_KEY_LABEL,
+    createdAt: options.now ?? new Date(),
+  }) as LocalSigningKey;
   try {
     if (fs.existsSync(folder)) tighten(folder, 0o700);
     writePrivateKeyFile(file, key);

@@ -154,11 +154,18 @@ export interface BundleSigner {
  */
 export function bundleParts(
   receipts: readonly { stem: string; bytes: Uint8Array }[],
-  options: { tenant?: string; keys?: KeyEntry[]; anchors?: Record<string, string>; keyId: string; generatedAt?: string },
+  options: {
+    tenant?: string;
+    keys?: KeyEntry[];
+    anchors?: Record<string, string>;
+    keyId: string;
+    generatedAt?: string;
+  },
 ): BundleParts {
   const files = new Map<string, Uint8Array>();
   for (const receipt of receipts) files.set(`receipts/${receipt.stem}.json`, receipt.bytes);
-  for (const [batch, text] of Object.entries(options.anchors ?? {})) files.set(`anchors/${batch}.json`, utf8Encode(text));
+  for (const [batch, text] of Object.entries(options.anchors ?? {}))
+    files.set(`anchors/${batch}.json`, utf8Encode(text));
   if (options.keys !== undefined) files.set('keys/service-keys.json', utf8Encode(serializeKeyFile(options.keys)));
   const manifest: Manifest = {
     bundle_format: BUNDLE_FORMAT,
@@ -186,7 +193,12 @@ export function zipBundle(
   parts: BundleParts,
   signer: BundleSigner,
   crypto: CryptoProvider,
-  options: { signature?: boolean | string; manifestText?: string; extra?: RawZipEntry[]; listed?: Map<string, Uint8Array> } = {},
+  options: {
+    signature?: boolean | string;
+    manifestText?: string;
+    extra?: RawZipEntry[];
+    listed?: Map<string, Uint8Array>;
+  } = {},
 ): Buffer {
   const listedBytes = options.listed ?? parts.files;
   const manifest: Manifest = {

@@ -2,7 +2,14 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BundleError } from './errors';
 import { DEFAULT_ZIP_LIMITS, resolveZipLimits } from './limits';
-import { checkCentralEntry, checkEntryName, decodeEntryName, EntryNames, foldEntryName, type CentralEntryFields } from './zip-hygiene';
+import {
+  checkCentralEntry,
+  checkEntryName,
+  decodeEntryName,
+  EntryNames,
+  foldEntryName,
+  type CentralEntryFields,
+} from './zip-hygiene';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -49,12 +56,16 @@ describe('checkEntryName', () => {
     expect(codeOf(() => checkEntryName(name))).toBe(code);
   });
 
-  it.each(['manifest.json', 'receipts/rcp_01H.json', 'anchors/2026-11-01T12:00Z.json', 'receipts/', 'a/b/c.json', 'receipts/..x.json'])(
-    'accepts %j',
-    (name) => {
-      expect(codeOf(() => checkEntryName(name))).toBeUndefined();
-    },
-  );
+  it.each([
+    'manifest.json',
+    'receipts/rcp_01H.json',
+    'anchors/2026-11-01T12:00Z.json',
+    'receipts/',
+    'a/b/c.json',
+    'receipts/..x.json',
+  ])('accepts %j', (name) => {
+    expect(codeOf(() => checkEntryName(name))).toBeUndefined();
+  });
 });
 
 describe('decodeEntryName', () => {
@@ -90,20 +101,31 @@ describe('checkCentralEntry', () => {
     expect(checkCentralEntry(fields({}), limits)).toEqual({ name: 'receipts/a.json', directory: false });
     expect(
       checkCentralEntry(
-        fields({ name: 'receipts/', externalFileAttributes: (0o040755 << 16) >>> 0, compressedSize: 0, uncompressedSize: 0 }),
+        fields({
+          name: 'receipts/',
+          externalFileAttributes: (0o040755 << 16) >>> 0,
+          compressedSize: 0,
+          uncompressedSize: 0,
+        }),
         limits,
       ),
     ).toEqual({ name: 'receipts/', directory: true });
   });
 
   it('refuses symlinks by unix mode and by the Windows reparse-point attribute', () => {
-    expect(codeOf(() => checkCentralEntry(fields({ externalFileAttributes: (0o120777 << 16) >>> 0 }), limits))).toBe('zip_symlink');
-    expect(codeOf(() => checkCentralEntry(fields({ versionMadeBy: 0x0a14, externalFileAttributes: 0x400 }), limits))).toBe('zip_symlink');
+    expect(codeOf(() => checkCentralEntry(fields({ externalFileAttributes: (0o120777 << 16) >>> 0 }), limits))).toBe(
+      'zip_symlink',
+    );
+    expect(
+      codeOf(() => checkCentralEntry(fields({ versionMadeBy: 0x0a14, externalFileAttributes: 0x400 }), limits)),
+    ).toBe('zip_symlink');
   });
 
   it('refuses devices, FIFOs and sockets', () => {
     for (const mode of [0o010644, 0o020644, 0o060644, 0o140644]) {
-      expect(codeOf(() => checkCentralEntry(fields({ externalFileAttributes: (mode << 16) >>> 0 }), limits))).toBe('zip_special_file');
+      expect(codeOf(() => checkCentralEntry(fields({ externalFileAttributes: (mode << 16) >>> 0 }), limits))).toBe(
+        'zip_special_file',
+      );
     }
   });
 
@@ -113,12 +135,14 @@ describe('checkCentralEntry', () => {
       'zip_directory_invalid',
     );
     // DOS directory attribute on a file name.
-    expect(codeOf(() => checkCentralEntry(fields({ versionMadeBy: 0x0014, externalFileAttributes: 0x10 }), limits))).toBe(
-      'zip_directory_invalid',
-    );
+    expect(
+      codeOf(() => checkCentralEntry(fields({ versionMadeBy: 0x0014, externalFileAttributes: 0x10 }), limits)),
+    ).toBe('zip_directory_invalid');
     // A "directory" with content.
     expect(
-      codeOf(() => checkCentralEntry(fields({ name: 'receipts/', externalFileAttributes: (0o040755 << 16) >>> 0 }), limits)),
+      codeOf(() =>
+        checkCentralEntry(fields({ name: 'receipts/', externalFileAttributes: (0o040755 << 16) >>> 0 }), limits),
+      ),
     ).toBe('zip_directory_invalid');
     // A directory name with a regular-file mode.
     expect(
@@ -130,7 +154,9 @@ describe('checkCentralEntry', () => {
     expect(codeOf(() => checkCentralEntry(fields({ generalPurposeBitFlag: 0x801 }), limits))).toBe('zip_encrypted');
     expect(codeOf(() => checkCentralEntry(fields({ generalPurposeBitFlag: 0x840 }), limits))).toBe('zip_encrypted');
     expect(codeOf(() => checkCentralEntry(fields({ compressionMethod: 99 }), limits))).toBe('zip_encrypted');
-    expect(codeOf(() => checkCentralEntry(fields({ compressionMethod: 12 }), limits))).toBe('zip_unsupported_compression');
+    expect(codeOf(() => checkCentralEntry(fields({ compressionMethod: 12 }), limits))).toBe(
+      'zip_unsupported_compression',
+    );
   });
 
   it('refuses an entry over the size limit and over the ratio limit, but not a small entry with a high ratio', () => {
@@ -140,7 +166,9 @@ describe('checkCentralEntry', () => {
       'zip_ratio_exceeded',
     );
     // 4 KiB of anything cannot be a bomb: exempt one by one.
-    expect(codeOf(() => checkCentralEntry(fields({ uncompressedSize: 4096, compressedSize: 10 }), limits))).toBeUndefined();
+    expect(
+      codeOf(() => checkCentralEntry(fields({ uncompressedSize: 4096, compressedSize: 10 }), limits)),
+    ).toBeUndefined();
   });
 });
 

@@ -31,7 +31,6 @@ import { BundleError, printableName, type BundleErrorCode } from './errors';
 export { checkEntryName, EntryNames, foldEntryName, MAX_NAME_BYTES };
 import { RATIO_FLOOR_BYTES, type ZipLimits } from './limits';
 
-
 /** The central-directory fields the checks read (yauzl's Entry has all of them). */
 export interface CentralEntryFields {
   /** The raw name bytes (yauzl with `decodeStrings: false`). */
@@ -93,9 +92,13 @@ export function decodeEntryName(
     try {
       name = utf8.decode(nameBytes);
     } catch {
-      throw new BundleError('zip_path_invalid', `Entry "${shown()}": its name is flagged UTF-8 but is not valid UTF-8.`, {
-        entry: shown(),
-      });
+      throw new BundleError(
+        'zip_path_invalid',
+        `Entry "${shown()}": its name is flagged UTF-8 but is not valid UTF-8.`,
+        {
+          entry: shown(),
+        },
+      );
     }
   } else {
     if (nameBytes.some((byte) => byte > 0x7f)) {
@@ -128,8 +131,6 @@ export function decodeEntryName(
   }
   return name;
 }
-
-
 
 /** What kind of thing the attributes say an entry is. */
 type EntryKind = 'file' | 'directory' | 'symlink' | 'special' | 'unknown';
@@ -174,7 +175,8 @@ function entryError(code: BundleErrorCode, name: string, message: (shown: string
 
 /** The rules on one record beyond its name; returns whether it is a directory. */
 function checkEntryFields(name: string, fields: CentralEntryFields, limits: ZipLimits): boolean {
-  const refuse = (code: BundleErrorCode, message: (shown: string) => string): BundleError => entryError(code, name, message);
+  const refuse = (code: BundleErrorCode, message: (shown: string) => string): BundleError =>
+    entryError(code, name, message);
   if (
     (fields.generalPurposeBitFlag & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION)) !== 0 ||
     fields.compressionMethod === METHOD_AES
@@ -189,20 +191,34 @@ function checkEntryFields(name: string, fields: CentralEntryFields, limits: ZipL
   const directory = name.endsWith('/');
   if (directory) {
     if (kind === 'file') {
-      throw refuse('zip_directory_invalid', (shown) => `Entry "${shown}" is named as a directory but its mode says file.`);
+      throw refuse(
+        'zip_directory_invalid',
+        (shown) => `Entry "${shown}" is named as a directory but its mode says file.`,
+      );
     }
     // Deflate needs 2 bytes to say "nothing"; anything more is content a directory cannot have.
     if (fields.uncompressedSize !== 0 || fields.compressedSize > 2) {
       throw refuse('zip_directory_invalid', (shown) => `Directory entry "${shown}" has content.`);
     }
   } else if (kind === 'directory') {
-    throw refuse('zip_directory_invalid', (shown) => `Entry "${shown}" has a directory mode but its name does not end with "/".`);
+    throw refuse(
+      'zip_directory_invalid',
+      (shown) => `Entry "${shown}" has a directory mode but its name does not end with "/".`,
+    );
   }
   if (fields.compressionMethod !== METHOD_STORED && fields.compressionMethod !== METHOD_DEFLATE) {
-    throw refuse('zip_unsupported_compression', (shown) => `Entry "${shown}" uses compression method ${fields.compressionMethod}; only stored (0) and deflate (8) are read.`);
+    throw refuse(
+      'zip_unsupported_compression',
+      (shown) =>
+        `Entry "${shown}" uses compression method ${fields.compressionMethod}; only stored (0) and deflate (8) are read.`,
+    );
   }
   if (fields.uncompressedSize > limits.maxEntryBytes) {
-    throw refuse('zip_entry_too_large', (shown) => `Entry "${shown}" inflates to ${fields.uncompressedSize} bytes, over the limit of ${limits.maxEntryBytes}.`);
+    throw refuse(
+      'zip_entry_too_large',
+      (shown) =>
+        `Entry "${shown}" inflates to ${fields.uncompressedSize} bytes, over the limit of ${limits.maxEntryBytes}.`,
+    );
   }
   if (
     fields.uncompressedSize > RATIO_FLOOR_BYTES &&
@@ -216,4 +232,3 @@ function checkEntryFields(name: string, fields: CentralEntryFields, limits: ZipL
   }
   return directory;
 }
-

@@ -19,14 +19,26 @@ describe('openZipArchive', () => {
 
   function zipFile(count: number): string {
     const file = join(directory, `zip-${count}.zip`);
-    writeFileSync(file, buildZip(Array.from({ length: count }, (_, index) => ({ name: `receipts/r${index}.json`, data: utf8Encode(`{"n":${index}}`) }))));
+    writeFileSync(
+      file,
+      buildZip(
+        Array.from({ length: count }, (_, index) => ({
+          name: `receipts/r${index}.json`,
+          data: utf8Encode(`{"n":${index}}`),
+        })),
+      ),
+    );
     return file;
   }
 
   it('reads entries back, checked', async () => {
     const archive = await openZipArchive(zipFile(3), DEFAULT_ZIP_LIMITS);
     try {
-      expect(archive.entries.map((entry) => entry.name)).toEqual(['receipts/r0.json', 'receipts/r1.json', 'receipts/r2.json']);
+      expect(archive.entries.map((entry) => entry.name)).toEqual([
+        'receipts/r0.json',
+        'receipts/r1.json',
+        'receipts/r2.json',
+      ]);
       expect((await archive.read(archive.entries[1]!)).toString('utf8')).toBe('{"n":1}');
     } finally {
       await archive.close();
@@ -38,7 +50,10 @@ describe('openZipArchive', () => {
     // buffers reused many times; entries straddle block boundaries.
     const contents = Array.from({ length: 14 }, () => randomBytes(700_001));
     const file = join(directory, 'large.zip');
-    writeFileSync(file, buildZip(contents.map((data, index) => ({ name: `receipts/big${index}.json`, data, method: 0 }))));
+    writeFileSync(
+      file,
+      buildZip(contents.map((data, index) => ({ name: `receipts/big${index}.json`, data, method: 0 }))),
+    );
     const archive = await openZipArchive(file, DEFAULT_ZIP_LIMITS);
     try {
       const order = [...contents.keys(), ...[...contents.keys()].reverse(), 3, 11, 0, 13, 6, 2, 9];
@@ -47,7 +62,9 @@ describe('openZipArchive', () => {
       }
       // Reads running concurrently share and evict blocks while others wait for theirs.
       const together = await Promise.all(order.map((index) => archive.read(archive.entries[index]!)));
-      together.forEach((data, position) => expect(data.equals(contents[order[position]!]!), `read ${position}`).toBe(true));
+      together.forEach((data, position) =>
+        expect(data.equals(contents[order[position]!]!), `read ${position}`).toBe(true),
+      );
     } finally {
       await archive.close();
     }
@@ -60,7 +77,10 @@ describe('openZipArchive', () => {
       code: 'zip_unreadable',
       message: expect.stringContaining('is not a regular file (it is a named pipe (FIFO))'),
     });
-    await expect(openRegularFile(directory)).rejects.toMatchObject({ code: 'zip_unreadable', message: expect.stringContaining('it is a directory') });
+    await expect(openRegularFile(directory)).rejects.toMatchObject({
+      code: 'zip_unreadable',
+      message: expect.stringContaining('it is a directory'),
+    });
   });
 
   it('refuses a file larger than any zip within the limits without reading it', async () => {
@@ -80,6 +100,8 @@ describe('openZipArchive', () => {
     const file = zipFile(50);
     const controller = new AbortController();
     controller.abort();
-    await expect(openZipArchive(file, DEFAULT_ZIP_LIMITS, { signal: controller.signal })).rejects.toBeInstanceOf(ImportCancelledError);
+    await expect(openZipArchive(file, DEFAULT_ZIP_LIMITS, { signal: controller.signal })).rejects.toBeInstanceOf(
+      ImportCancelledError,
+    );
   });
 });

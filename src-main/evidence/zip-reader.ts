@@ -164,7 +164,13 @@ class BlockReader extends yauzl.RandomAccessReader {
     return out;
   }
 
-  override read(buffer: Buffer, offset: number, length: number, position: number, callback: (error: Error | null) => void): void {
+  override read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+    callback: (error: Error | null) => void,
+  ): void {
     this.readBytes(position, length).then(
       (bytes) => {
         bytes.copy(buffer, offset);
@@ -197,10 +203,14 @@ function structureError(error: unknown): BundleError {
   if (error instanceof BundleError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (/strong encryption/i.test(message)) {
-    return new BundleError('zip_encrypted', 'An entry uses strong encryption; bundles are never encrypted.', { cause: error });
+    return new BundleError('zip_encrypted', 'An entry uses strong encryption; bundles are never encrypted.', {
+      cause: error,
+    });
   }
   if (/compressed\/uncompressed size mismatch/i.test(message)) {
-    return new BundleError('zip_size_mismatch', `A stored entry declares two different sizes (${message}).`, { cause: error });
+    return new BundleError('zip_size_mismatch', `A stored entry declares two different sizes (${message}).`, {
+      cause: error,
+    });
   }
   if (/end of central directory record signature not found/i.test(message)) {
     return new BundleError('zip_unreadable', 'The file is not a zip archive (no end of central directory record).', {
@@ -236,7 +246,8 @@ function eachEntry(zip: yauzl.ZipFile, visit: (entry: RawEntry) => void): Promis
       zip.removeListener('end', onEnd);
       zip.removeListener('error', onError);
       if (error === undefined) resolve();
-      else reject(error instanceof BundleError || error instanceof ImportCancelledError ? error : structureError(error));
+      else
+        reject(error instanceof BundleError || error instanceof ImportCancelledError ? error : structureError(error));
     }
     function onEntry(entry: RawEntry): void {
       try {
@@ -310,7 +321,8 @@ export async function openRegularFile(file: string): Promise<{ handle: FileHandl
     handle = await open(file, OPEN_FLAGS);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     throw new BundleError('zip_unreadable', `The bundle cannot be read: ${reason}.`, { cause: error });
   }
   try {
@@ -325,7 +337,9 @@ export async function openRegularFile(file: string): Promise<{ handle: FileHandl
   } catch (error) {
     await handle.close();
     if (error instanceof BundleError) throw error;
-    throw new BundleError('zip_unreadable', `The bundle cannot be read: ${(error as Error).message}.`, { cause: error });
+    throw new BundleError('zip_unreadable', `The bundle cannot be read: ${(error as Error).message}.`, {
+      cause: error,
+    });
   }
 }
 
@@ -343,7 +357,11 @@ export async function openRegularFile(file: string): Promise<{ handle: FileHandl
  *   path that is not a regular file, zip_file_too_large for a file larger than
  *   {@link maxZipFileBytes} of the limits. ImportCancelledError when the signal fired.
  */
-export async function openZipArchive(file: string, limits: ZipLimits, options: { signal?: AbortSignal } = {}): Promise<ZipArchive> {
+export async function openZipArchive(
+  file: string,
+  limits: ZipLimits,
+  options: { signal?: AbortSignal } = {},
+): Promise<ZipArchive> {
   if (typeof file !== 'string' || file.length === 0) throw new TypeError('openZipArchive expects a file path');
   const { signal } = options;
   const { handle, size } = await openRegularFile(file);
@@ -453,13 +471,19 @@ function createArchive(
     const shownOf = (): string => (shownName ??= printableName(entry.name));
     const header = await reader.readBytes(entry.localHeaderOffset, LOCAL_HEADER_SIZE);
     if (header.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) {
-      throw new BundleError('zip_corrupt', `Entry "${shownOf()}": no local file header where the central directory says.`, {
-        entry: shownOf(),
-      });
+      throw new BundleError(
+        'zip_corrupt',
+        `Entry "${shownOf()}": no local file header where the central directory says.`,
+        {
+          entry: shownOf(),
+        },
+      );
     }
     const dataStart = entry.localHeaderOffset + LOCAL_HEADER_SIZE + header.readUInt16LE(26) + header.readUInt16LE(28);
     if (dataStart + entry.compressedSize > size) {
-      throw new BundleError('zip_corrupt', `Entry "${shownOf()}": its data runs past the end of the file.`, { entry: shownOf() });
+      throw new BundleError('zip_corrupt', `Entry "${shownOf()}": its data runs past the end of the file.`, {
+        entry: shownOf(),
+      });
     }
     return reader.readBytes(dataStart, entry.compressedSize);
   }

@@ -67,7 +67,7 @@ describe('createZipWriter', () => {
     await expect(writer.finish()).rejects.toThrow('no bytes today');
   });
 
-  describe('what it writes passes the import\'s limits', () => {
+  describe("what it writes passes the import's limits", () => {
     async function readBack(file: string): Promise<{ methods: Map<string, number>; contents: Map<string, string> }> {
       // The import's defaults: a zip refused here is one an export could not be imported from.
       const archive = await openZipArchive(file, resolveZipLimits());
@@ -85,7 +85,9 @@ describe('createZipWriter', () => {
       const file = path.join(directory, 'ratio-entry.zip');
       const writer = createZipWriter(file);
       const run = 'a'.repeat(1024 * 1024);
-      writer.add('receipts/plain.json', () => utf8Encode(JSON.stringify({ text: 'an ordinary receipt, '.repeat(400) + Math.PI })));
+      writer.add('receipts/plain.json', () =>
+        utf8Encode(JSON.stringify({ text: 'an ordinary receipt, '.repeat(400) + Math.PI })),
+      );
       writer.add('receipts/run.json', () => utf8Encode(`{"memo":"${run}"}`));
       expect(await writer.finish()).toMatchObject({ entries: 2, stored: 1 });
       const { methods, contents } = await readBack(file);
@@ -99,7 +101,8 @@ describe('createZipWriter', () => {
       // about 200:1; together they would pass the archive's limit of 100.
       const file = path.join(directory, 'ratio-archive.zip');
       const writer = createZipWriter(file);
-      for (let index = 0; index < 300; index += 1) writer.add(`receipts/r${index}.json`, () => utf8Encode('b'.repeat(RATIO_FLOOR_BYTES)));
+      for (let index = 0; index < 300; index += 1)
+        writer.add(`receipts/r${index}.json`, () => utf8Encode('b'.repeat(RATIO_FLOOR_BYTES)));
       const result = await writer.finish();
       expect(result.entries).toBe(300);
       expect(result.stored).toBeGreaterThan(0);
@@ -127,7 +130,9 @@ describe('createZipWriter', () => {
       await expect(total.finish()).rejects.toMatchObject({ code: 'zip_too_large' });
       const many = createZipWriter(path.join(directory, 'limit-count.zip'), { limits });
       for (const name of ['a.json', 'b.json', 'c.json']) many.add(name, () => new Uint8Array(1));
-      expect(() => many.add('d.json', () => new Uint8Array(1))).toThrow(expect.objectContaining({ code: 'zip_too_many_entries' }));
+      expect(() => many.add('d.json', () => new Uint8Array(1))).toThrow(
+        expect.objectContaining({ code: 'zip_too_many_entries' }),
+      );
       await many.finish();
     });
   });

@@ -112,7 +112,11 @@ interface YazlInternals {
  * @param limits - The limits.
  * @returns True to deflate.
  */
-function chooseDeflate(data: Uint8Array, totals: { bytes: number; compressedAtLeast: number }, limits: ZipLimits): boolean {
+function chooseDeflate(
+  data: Uint8Array,
+  totals: { bytes: number; compressedAtLeast: number },
+  limits: ZipLimits,
+): boolean {
   const size = data.length;
   const fits = (compressed: number): boolean =>
     totals.bytes + size <= limits.maxRatio * Math.max(totals.compressedAtLeast + compressed, 1);
@@ -196,12 +200,20 @@ export function createZipWriter(file: string, options: ZipWriterOptions = {}): Z
   function checkData(name: string, data: unknown): Uint8Array {
     if (!(data instanceof Uint8Array)) throw new TypeError(`The producer of ${name} did not return bytes`);
     if (data.length > maxEntryBytes) {
-      throw new BundleError('zip_entry_too_large', `Entry ${name} is ${data.length} bytes, over the limit of ${maxEntryBytes} an import accepts.`, {
-        entry: name,
-      });
+      throw new BundleError(
+        'zip_entry_too_large',
+        `Entry ${name} is ${data.length} bytes, over the limit of ${maxEntryBytes} an import accepts.`,
+        {
+          entry: name,
+        },
+      );
     }
     if (totals.bytes + data.length > limits.maxBytes) {
-      throw new BundleError('zip_too_large', `The entries come to more than ${limits.maxBytes} bytes, the limit an import accepts.`, { entry: name });
+      throw new BundleError(
+        'zip_too_large',
+        `The entries come to more than ${limits.maxBytes} bytes, the limit an import accepts.`,
+        { entry: name },
+      );
     }
     return data;
   }
@@ -241,9 +253,14 @@ export function createZipWriter(file: string, options: ZipWriterOptions = {}): Z
   function add(name: string, produce: EntryProducer): void {
     if (typeof produce !== 'function') throw new TypeError('ZipWriter.add expects a producer function');
     checkEntryName(name);
-    if (name.endsWith('/')) throw new BundleError('zip_path_invalid', `Entry "${name}": only files are written.`, { entry: name });
+    if (name.endsWith('/'))
+      throw new BundleError('zip_path_invalid', `Entry "${name}": only files are written.`, { entry: name });
     if (added >= limits.maxEntries) {
-      throw new BundleError('zip_too_many_entries', `More than ${limits.maxEntries} entries, the limit an import accepts.`, { entry: name });
+      throw new BundleError(
+        'zip_too_many_entries',
+        `More than ${limits.maxEntries} entries, the limit an import accepts.`,
+        { entry: name },
+      );
     }
     names.add({ name, directory: false });
     added += 1;
@@ -272,11 +289,17 @@ export function createZipWriter(file: string, options: ZipWriterOptions = {}): Z
       bytes += size;
       compressed += packed;
       if (size > RATIO_FLOOR_BYTES && size / Math.max(packed, 1) > limits.maxRatio) {
-        throw new BundleError('zip_ratio_exceeded', `Entry ${String(entry.utf8FileName)} was written ${Math.round(size / Math.max(packed, 1))} times smaller than its size, over the limit of ${limits.maxRatio}.`);
+        throw new BundleError(
+          'zip_ratio_exceeded',
+          `Entry ${String(entry.utf8FileName)} was written ${Math.round(size / Math.max(packed, 1))} times smaller than its size, over the limit of ${limits.maxRatio}.`,
+        );
       }
     }
     if (bytes > 0 && bytes / Math.max(compressed, 1) > limits.maxRatio) {
-      throw new BundleError('zip_ratio_exceeded', `The zip was written ${Math.round(bytes / Math.max(compressed, 1))} times smaller than its entries, over the limit of ${limits.maxRatio}.`);
+      throw new BundleError(
+        'zip_ratio_exceeded',
+        `The zip was written ${Math.round(bytes / Math.max(compressed, 1))} times smaller than its entries, over the limit of ${limits.maxRatio}.`,
+      );
     }
   }
 

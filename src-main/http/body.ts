@@ -19,7 +19,8 @@ const compiled = new WeakMap<object, ValidateFunction>();
 /** The raw body bytes; 400 when there is none. */
 export function bodyBytes(request: FastifyRequest): Uint8Array {
   const body = request.body;
-  if (!(body instanceof Uint8Array) || body.length === 0) throw new HttpError(400, 'invalid_request', 'The request needs a JSON body (Content-Type: application/json).');
+  if (!(body instanceof Uint8Array) || body.length === 0)
+    throw new HttpError(400, 'invalid_request', 'The request needs a JSON body (Content-Type: application/json).');
   return body;
 }
 
@@ -35,7 +36,9 @@ export function readBody<T>(request: FastifyRequest, schema: object): T {
     value = toPlain(parseJsonBytes(bytes));
   } catch (error) {
     if (error instanceof JsonParseError) {
-      throw new HttpError(400, 'invalid_request', `The body is not strict JSON: ${error.message}`, { details: [{ path: error.path, message: error.code }] });
+      throw new HttpError(400, 'invalid_request', `The body is not strict JSON: ${error.message}`, {
+        details: [{ path: error.path, message: error.code }],
+      });
     }
     throw error;
   }
@@ -46,10 +49,21 @@ export function readBody<T>(request: FastifyRequest, schema: object): T {
   }
   if (!validate(value)) {
     const details = (validate.errors ?? []).map((problem) => ({
-      path: problem.keyword === 'additionalProperties' ? `${problem.instancePath}/${String((problem.params as { additionalProperty?: string }).additionalProperty)}` : problem.instancePath,
-      message: problem.keyword === 'additionalProperties' ? 'is not a member this route takes' : (problem.message ?? 'is not valid'),
+      path:
+        problem.keyword === 'additionalProperties'
+          ? `${problem.instancePath}/${String((problem.params as { additionalProperty?: string }).additionalProperty)}`
+          : problem.instancePath,
+      message:
+        problem.keyword === 'additionalProperties'
+          ? 'is not a member this route takes'
+          : (problem.message ?? 'is not valid'),
     }));
-    throw new HttpError(400, 'invalid_request', `The request does not fit the route: ${details.map((detail) => `${detail.path || '/'} ${detail.message}`).join('; ')}.`, { details });
+    throw new HttpError(
+      400,
+      'invalid_request',
+      `The request does not fit the route: ${details.map((detail) => `${detail.path || '/'} ${detail.message}`).join('; ')}.`,
+      { details },
+    );
   }
   return value as T;
 }

@@ -31,7 +31,16 @@ async function start(directory: string, name: string, options: Partial<ServiceOp
   const home = path.join(directory, name);
   const workspace = openWorkspace(home);
   const keys = loadServiceKeys(workspace);
-  const service = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed: keys.listed }, ...options });
+  const service = await buildService({
+    workspace,
+    signer: {
+      key_id: keys.active.key_id,
+      seed: keys.active.seed,
+      public_key: keys.active.public_key,
+      listed: keys.listed,
+    },
+    ...options,
+  });
   const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
   return {
     service,
@@ -45,7 +54,12 @@ async function start(directory: string, name: string, options: Partial<ServiceOp
   };
 }
 
-async function call(base: string, method: string, route: string, options: { key?: string; body?: unknown; raw?: string; type?: string; headers?: Record<string, string> } = {}) {
+async function call(
+  base: string,
+  method: string,
+  route: string,
+  options: { key?: string; body?: unknown; raw?: string; type?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
@@ -62,7 +76,10 @@ async function call(base: string, method: string, route: string, options: { key?
 }
 
 function evroom(home: string, args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -92,18 +109,29 @@ describe('the HTTP service', () => {
   it('issues receipts of every kind that `evroom verify` passes with the keys from /v1/keys', async () => {
     const issued: [string, unknown][] = [];
     for (const profile of ['nano', 'standard', 'pq']) {
-      const answer = await call(running.base, 'POST', `/v1/receipt/emit?profile=${profile}`, { key: proKey, body: EMIT });
+      const answer = await call(running.base, 'POST', `/v1/receipt/emit?profile=${profile}`, {
+        key: proKey,
+        body: EMIT,
+      });
       expect(answer.status, answer.text).toBe(201);
       issued.push([`emit-${profile}`, answer.json]);
     }
-    const free = await call(running.base, 'POST', '/v1/receipt/free', { body: { input: 'free text', purpose: 'a test' } });
+    const free = await call(running.base, 'POST', '/v1/receipt/free', {
+      body: { input: 'free text', purpose: 'a test' },
+    });
     expect(free.status, free.text).toBe(201);
     issued.push(['free', free.json]);
-    const tenant = await call(running.base, 'POST', '/tenants/acme/receipts', { key: proKey, body: { ...EMIT, settlement_reference: { rail: 'stablecoin', chain_id: 8453, asset: 'USDC' } } });
+    const tenant = await call(running.base, 'POST', '/tenants/acme/receipts', {
+      key: proKey,
+      body: { ...EMIT, settlement_reference: { rail: 'stablecoin', chain_id: 8453, asset: 'USDC' } },
+    });
     expect(tenant.status, tenant.text).toBe(201);
     expect(tenant.json.anchor).toBeNull();
     issued.push(['tenant', tenant.json.receipt]);
-    const wearable = await call(running.base, 'POST', '/v1/wearable/receipts', { key: proKey, body: wearableWorkedExample(node).callerFields });
+    const wearable = await call(running.base, 'POST', '/v1/wearable/receipts', {
+      key: proKey,
+      body: wearableWorkedExample(node).callerFields,
+    });
     expect(wearable.status, wearable.text).toBe(201);
     issued.push(['wearable', wearable.json]);
 
@@ -119,7 +147,10 @@ describe('the HTTP service', () => {
     });
     const verified = evroom(path.join(directory, 'verifier-home'), ['verify', '--json', '--keys', keysFile, ...files]);
     expect(verified.stderr).toBe('');
-    const reports = verified.stdout.trim().split('\n').map((line) => JSON.parse(line) as { status: string; trust: { status: string }; format: string });
+    const reports = verified.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { status: string; trust: { status: string }; format: string });
     expect(reports.map((report) => [report.format, report.status])).toEqual([
       ['profile/nano', 'PASS'],
       ['profile/standard', 'PASS'],
@@ -143,10 +174,17 @@ describe('the HTTP service', () => {
     const status = await call(running.base, 'GET', '/status');
     expect(status.status).toBe(200);
     const document = status.json as JsonObject;
-    expect(document.endpoints).toEqual(expect.arrayContaining([{ route: 'POST /v1/receipt/verify', status: 'up' }, { route: 'GET /tenants/:id/evidence', status: 'up' }]));
+    expect(document.endpoints).toEqual(
+      expect.arrayContaining([
+        { route: 'POST /v1/receipt/verify', status: 'up' },
+        { route: 'GET /tenants/:id/evidence', status: 'up' },
+      ]),
+    );
     const digest = node.sha256(utf8Encode(ruleD1Payload(document)));
     expect(hexEncode(digest)).toBe(document.payload_sha256);
-    const keys = (await call(running.base, 'GET', '/v1/keys')).json as { keys: { key_id: string; public_key: string }[] };
+    const keys = (await call(running.base, 'GET', '/v1/keys')).json as {
+      keys: { key_id: string; public_key: string }[];
+    };
     const key = keys.keys.find((entry) => entry.key_id === document.key_id);
     expect(key).toBeDefined();
     expect(node.ed25519Verify(b64uDecode(String(document.sig_b64u)), digest, b64uDecode(key!.public_key))).toBe(true);
@@ -159,7 +197,9 @@ describe('the HTTP service', () => {
     const alias = await call(running.base, 'POST', '/v1/receipts/verify', { raw: 'not json' });
     expect(alias.status).toBe(200);
     expect(alias.json.status).toBe('MALFORMED');
-    const typed = await call(running.base, 'POST', '/v1/verify/proof-demand', { body: { contract: { contract_type: 'authority.delegation' } } });
+    const typed = await call(running.base, 'POST', '/v1/verify/proof-demand', {
+      body: { contract: { contract_type: 'authority.delegation' } },
+    });
     expect(typed.status).toBe(200);
     expect(typed.json.status).toBe('MALFORMED');
     const pq = await call(running.base, 'POST', '/verify', { body: EMIT });
@@ -175,21 +215,35 @@ describe('the HTTP service', () => {
     expect(wrong.json.error).toMatchObject({ code: 'forbidden' });
     const evidence = await call(running.base, 'GET', '/tenants/acme/evidence', { key: otherKey });
     expect(evidence.status).toBe(403);
-    const guessed = await call(running.base, 'POST', '/v1/receipt/emit', { key: 'svc_pro_notarealkeynotarealkeynotareal1', body: EMIT });
+    const guessed = await call(running.base, 'POST', '/v1/receipt/emit', {
+      key: 'svc_pro_notarealkeynotarealkeynotareal1',
+      body: EMIT,
+    });
     expect(guessed.status).toBe(401);
     const revokedKey = issueApiKey(running.workspace, 'acme');
     revokeKeyByPrefix(running.workspace, revokedKey.record.prefix);
-    expect((await call(running.base, 'POST', '/v1/receipt/emit', { key: revokedKey.key, body: EMIT })).status).toBe(401);
+    expect((await call(running.base, 'POST', '/v1/receipt/emit', { key: revokedKey.key, body: EMIT })).status).toBe(
+      401,
+    );
   });
 
   it('refuses bad bodies with the right status and the pointer of the problem', async () => {
-    const duplicate = await call(running.base, 'POST', '/v1/receipt/emit', { key: proKey, raw: '{"agent_did":"did:web:a","agent_did":"did:web:b","input":"x","content_type":"t"}' });
+    const duplicate = await call(running.base, 'POST', '/v1/receipt/emit', {
+      key: proKey,
+      raw: '{"agent_did":"did:web:a","agent_did":"did:web:b","input":"x","content_type":"t"}',
+    });
     expect(duplicate.status).toBe(400);
-    expect(duplicate.json.error).toMatchObject({ code: 'invalid_request', details: [{ path: '/agent_did', message: 'duplicate_name' }] });
+    expect(duplicate.json.error).toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: '/agent_did', message: 'duplicate_name' }],
+    });
     const extra = await call(running.base, 'POST', '/v1/receipt/emit', { key: proKey, body: { ...EMIT, extra: 1 } });
     expect(extra.status).toBe(400);
     expect(extra.json.error).toMatchObject({ details: [{ path: '/extra' }] });
-    const both = await call(running.base, 'POST', '/v1/receipt/emit', { key: proKey, body: { ...EMIT, content_sha256: 'a'.repeat(64) } });
+    const both = await call(running.base, 'POST', '/v1/receipt/emit', {
+      key: proKey,
+      body: { ...EMIT, content_sha256: 'a'.repeat(64) },
+    });
     expect(both.status).toBe(400);
     const profile = await call(running.base, 'POST', '/v1/receipt/emit?profile=gold', { key: proKey, body: EMIT });
     expect(profile.status).toBe(400);
@@ -202,7 +256,10 @@ describe('the HTTP service', () => {
     const big = await call(running.base, 'POST', '/v1/receipt/verify', { raw: `"${'x'.repeat(1024 * 1024 + 10)}"` });
     expect(big.status).toBe(413);
     expect(big.json.error).toMatchObject({ code: 'payload_too_large' });
-    const wearableAgain = await call(running.base, 'POST', '/v1/wearable/receipts', { key: proKey, body: { ...wearableWorkedExample(node).callerFields, outcome: 'measurement_provenance_complete' } });
+    const wearableAgain = await call(running.base, 'POST', '/v1/wearable/receipts', {
+      key: proKey,
+      body: { ...wearableWorkedExample(node).callerFields, outcome: 'measurement_provenance_complete' },
+    });
     expect(wearableAgain.status).toBe(400);
   });
 
@@ -216,18 +273,28 @@ describe('the HTTP service', () => {
 
   it('streams the tenant evidence bundle that `evroom import` reads, signed with a listed key', async () => {
     await call(running.base, 'POST', '/tenants/globex/receipts?profile=nano', { key: scaleKey, body: EMIT });
-    const response = await fetch(`${running.base}/tenants/globex/evidence`, { headers: { authorization: `Bearer ${scaleKey}` } });
+    const response = await fetch(`${running.base}/tenants/globex/evidence`, {
+      headers: { authorization: `Bearer ${scaleKey}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/zip');
     const zip = path.join(directory, 'globex.zip');
     fs.writeFileSync(zip, Buffer.from(await response.arrayBuffer()));
     const imported = evroom(path.join(directory, 'importer'), ['import', '--json', zip]);
-    const result = JSON.parse(imported.stdout) as { status: string; counts: { receipts: number; byStatus: Record<string, number> }; signature: { status: string; key_id: string } };
+    const result = JSON.parse(imported.stdout) as {
+      status: string;
+      counts: { receipts: number; byStatus: Record<string, number> };
+      signature: { status: string; key_id: string };
+    };
     expect(result.status).toBe('imported');
     expect(result.counts.receipts).toBe(1);
     expect(result.counts.byStatus).toEqual({ PASS: 1 });
     expect(result.signature.status).toBe('valid');
-    expect(result.signature.key_id).toBe(running.service.app.hasRoute({ method: 'GET', url: '/v1/keys' }) ? (await call(running.base, 'GET', '/status')).json.key_id : '');
+    expect(result.signature.key_id).toBe(
+      running.service.app.hasRoute({ method: 'GET', url: '/v1/keys' })
+        ? (await call(running.base, 'GET', '/status')).json.key_id
+        : '',
+    );
     expect(imported.code).toBe(0);
     const since = await call(running.base, 'GET', '/tenants/globex/evidence?since=yesterday', { key: scaleKey });
     expect(since.status).toBe(400);
@@ -238,7 +305,21 @@ describe('the HTTP service', () => {
     expect(openapi.status).toBe(200);
     expect(openapi.json.openapi).toBe('3.1.0');
     const paths = Object.keys(openapi.json.paths as object);
-    expect(paths).toEqual(expect.arrayContaining(['/v1/receipt/emit', '/v1/receipt/free', '/v1/receipt/verify', '/v1/verify/sigr-chain', '/tenants/{id}/receipts', '/tenants/{id}/evidence', '/v1/keys', '/status', '/pricing', '/v1/rubric/select', '/v1/wearable/receipts']));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/v1/receipt/emit',
+        '/v1/receipt/free',
+        '/v1/receipt/verify',
+        '/v1/verify/sigr-chain',
+        '/tenants/{id}/receipts',
+        '/tenants/{id}/evidence',
+        '/v1/keys',
+        '/status',
+        '/pricing',
+        '/v1/rubric/select',
+        '/v1/wearable/receipts',
+      ]),
+    );
   });
 
   it('serves the browser reference verifier, one page that loads nothing', async () => {
@@ -256,9 +337,18 @@ describe('the HTTP service', () => {
     const pricing = await call(running.base, 'GET', '/pricing');
     expect(pricing.json.tiers).toHaveLength(4);
     const rubric = await call(running.base, 'POST', '/v1/rubric/select', { body: { intent: 'regulated' } });
-    expect(rubric.json).toMatchObject({ recommended_profile: 'pq', disclaimer: expect.stringContaining('not regulatory approval') });
-    expect((await call(running.base, 'POST', '/v1/rubric/select', { body: { intent: 'commerce', amount_usd: 0.001 } })).json.recommended_profile).toBe('nano');
-    expect((await call(running.base, 'POST', '/v1/rubric/select', { body: { intent: 'commerce' } })).json.recommended_profile).toBe('standard');
+    expect(rubric.json).toMatchObject({
+      recommended_profile: 'pq',
+      disclaimer: expect.stringContaining('not regulatory approval'),
+    });
+    expect(
+      (await call(running.base, 'POST', '/v1/rubric/select', { body: { intent: 'commerce', amount_usd: 0.001 } })).json
+        .recommended_profile,
+    ).toBe('nano');
+    expect(
+      (await call(running.base, 'POST', '/v1/rubric/select', { body: { intent: 'commerce' } })).json
+        .recommended_profile,
+    ).toBe('standard');
   });
 });
 
@@ -274,7 +364,9 @@ describe('service limits', () => {
     const running = await start(directory, 'free');
     try {
       for (let call100 = 1; call100 <= 100; call100 += 1) {
-        const answer = await call(running.base, 'POST', '/v1/receipt/free', { body: { input: `n${call100}`, purpose: 'quota' } });
+        const answer = await call(running.base, 'POST', '/v1/receipt/free', {
+          body: { input: `n${call100}`, purpose: 'quota' },
+        });
         expect(answer.status, `call ${call100}`).toBe(201);
       }
       const over = await call(running.base, 'POST', '/v1/receipt/free', { body: { input: 'n101', purpose: 'quota' } });

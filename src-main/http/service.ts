@@ -19,7 +19,12 @@ import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticate, type Caller } from '../operations/service-admin';
 import { verifierPage } from '../operations/verifier-page';
 import { stopEvidenceWorker } from '../operations/evidence';
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH, type WorkerOptions } from '../operations/service-issue';
+import {
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  FREE_RECEIPTS_PER_DAY,
+  PRO_RECEIPTS_PER_MONTH,
+  type WorkerOptions,
+} from '../operations/service-issue';
 import { APP_VERSION } from '../version';
 import { errorAnswer, HttpError } from './errors';
 import { registerAnchorRoutes } from './routes/anchor';
@@ -50,7 +55,12 @@ export interface ServiceSigner {
   seed: Uint8Array;
   public_key: Uint8Array;
   /** Every key /v1/keys lists: the active one and the retired ones, with their status. */
-  listed: readonly (KeyEntry & { status?: 'pinned' | 'revoked'; created_at?: string; retired_at?: string; active: boolean })[];
+  listed: readonly (KeyEntry & {
+    status?: 'pinned' | 'revoked';
+    created_at?: string;
+    retired_at?: string;
+    active: boolean;
+  })[];
 }
 
 /** A request the service answered (for the app's Service view; never a key or a body). */
@@ -139,7 +149,9 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
         : {
             stream: options.logStream,
             // A request is logged by method and path only: never its headers (API keys), query or body.
-            serializers: { req: (request) => ({ method: request.method, url: request.url.split('?')[0], remoteAddress: request.ip }) },
+            serializers: {
+              req: (request) => ({ method: request.method, url: request.url.split('?')[0], remoteAddress: request.ip }),
+            },
           },
     bodyLimit: MAX_BODY_BYTES,
     // Ids in paths are short.
@@ -152,11 +164,17 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   // Body schemas document the routes (OpenAPI) and are checked by the routes themselves on the
   // strictly parsed body (body.ts); Fastify checks only paths and query strings.
   const partsValidator = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? () => true : partsValidator.compile(schema)));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? () => true : partsValidator.compile(schema),
+  );
 
   // Bodies arrive as bytes; each route parses them strictly. Any other media type is 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(/^application\/json(?:\s*;.*)?$/i, { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser(
+    /^application\/json(?:\s*;.*)?$/i,
+    { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
+    (_request, body, done) => done(null, body),
+  );
 
   // Hooks in callback style: an async hook costs a promise per request on every route.
   app.addHook('onRequest', (request, _reply, done) => {
@@ -169,7 +187,13 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    recent.push({ at: Date.now(), method: request.method, route: request.routeOptions.url ?? request.url.split('?')[0] ?? '', status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 });
+    recent.push({
+      at: Date.now(),
+      method: request.method,
+      route: request.routeOptions.url ?? request.url.split('?')[0] ?? '',
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    });
     if (recent.length > RECENT_REQUESTS) recent.splice(0, recent.length - RECENT_REQUESTS);
     done();
   });
@@ -180,7 +204,13 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send({ error: { code: 'not_found', message: `There is no route ${request.method} ${request.url.split('?')[0]}.`, details: [] } }),
+    reply.code(404).send({
+      error: {
+        code: 'not_found',
+        message: `There is no route ${request.method} ${request.url.split('?')[0]}.`,
+        details: [],
+      },
+    }),
   );
 
   await app.register(rateLimit, {
@@ -188,14 +218,24 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     timeWindow: 60_000,
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
-      error: { code: 'rate_limited', message: `More than ${context.max} requests a minute from this address; try again in ${Math.ceil(context.ttl / 1000)} s.`, details: [] },
+      error: {
+        code: 'rate_limited',
+        message: `More than ${context.max} requests a minute from this address; try again in ${Math.ceil(context.ttl / 1000)} s.`,
+        details: [],
+      },
     }),
   });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Evidence Room service', version: APP_VERSION, description: 'Receipts, verification and evidence bundles (spec section 4). Errors: PROTOCOL section 10.' },
-      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_<tier>_… API key' } } },
+      info: {
+        title: 'Evidence Room service',
+        version: APP_VERSION,
+        description: 'Receipts, verification and evidence bundles (spec section 4). Errors: PROTOCOL section 10.',
+      },
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'svc_<tier>_… API key' } },
+      },
     },
   });
 
@@ -214,14 +254,24 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     issueWorkers(request) {
       return {
         pool: verifyPool,
-        onPoolError: (error) => request.log.error({ err: error }, 'verification worker failed; checking the issued receipt on the HTTP thread'),
+        onPoolError: (error) =>
+          request.log.error(
+            { err: error },
+            'verification worker failed; checking the issued receipt on the HTTP thread',
+          ),
       };
     },
     requireCaller(request) {
       const presented = bearer(request);
-      if (presented === undefined) throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', { headers: { 'www-authenticate': 'Bearer' } });
+      if (presented === undefined)
+        throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', {
+          headers: { 'www-authenticate': 'Bearer' },
+        });
       const caller = authenticate(options.workspace, presented);
-      if (caller === undefined) throw new HttpError(401, 'unauthorized', 'The API key is unknown or revoked.', { headers: { 'www-authenticate': 'Bearer' } });
+      if (caller === undefined)
+        throw new HttpError(401, 'unauthorized', 'The API key is unknown or revoked.', {
+          headers: { 'www-authenticate': 'Bearer' },
+        });
       return caller;
     },
     status() {
@@ -244,14 +294,26 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     registerPricingRubricRoutes(scope, context);
     registerPilotRoutes(scope, context);
     registerAnchorRoutes(scope, context);
-    registerKeysStatusRoutes(scope, context, { routes: () => routes, update: (document) => (statusDocument = document) });
+    registerKeysStatusRoutes(scope, context, {
+      routes: () => routes,
+      update: (document) => (statusDocument = document),
+    });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/verifier', { schema: { summary: 'The browser reference verifier: one self-contained page that verifies documents and bundles locally', tags: ['verify'] } }, async (_request, reply) => {
-    const page = await verifierPage();
-    // The page carries its own policy (default-src 'none'); the header says the same to the browser.
-    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
-  });
+  app.get(
+    '/verifier',
+    {
+      schema: {
+        summary: 'The browser reference verifier: one self-contained page that verifies documents and bundles locally',
+        tags: ['verify'],
+      },
+    },
+    async (_request, reply) => {
+      const page = await verifierPage();
+      // The page carries its own policy (default-src 'none'); the header says the same to the browser.
+      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+    },
+  );
   // The verify route's workers start last, once nothing else can fail, and stop with the app.
   if (verifyThreads > 0) {
     verifyPool = createVerifyPool({ size: verifyThreads });

@@ -35,8 +35,15 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
     // The service's own key ids are did:keys, which name their own key; a listed did:svc key
     // (as an operator could list) is what a sent key can contradict.
     serviceKey = { key_id: LISTED, public_key: publicA };
-    const listed = [...keys.listed, { key_id: LISTED, algorithm: 'Ed25519' as const, public_key: publicA, active: false }];
-    service = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed }, verifyThreads });
+    const listed = [
+      ...keys.listed,
+      { key_id: LISTED, algorithm: 'Ed25519' as const, public_key: publicA, active: false },
+    ];
+    service = await buildService({
+      workspace,
+      signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed },
+      verifyThreads,
+    });
     base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
@@ -46,12 +53,18 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
   });
 
   async function verify(body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-    const response = await fetch(`${base}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${base}/v1/receipt/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   }
 
   const document = JSON.parse(signClassical({ sequence: 1 }, seedA, node)) as unknown;
-  const keyFile = (keyId: string, publicKey: Uint8Array) => ({ keys: [{ key_id: keyId, algorithm: 'Ed25519', public_key: b64uEncode(publicKey) }] });
+  const keyFile = (keyId: string, publicKey: Uint8Array) => ({
+    keys: [{ key_id: keyId, algorithm: 'Ed25519', public_key: b64uEncode(publicKey) }],
+  });
 
   it('refuses keys that give a pinned key_id another key: 400, PROTOCOL 10 body, the pointer into keys', async () => {
     pinKey(workspace, { key_id: KEY_A, algorithm: 'Ed25519', public_key: publicA });
@@ -61,7 +74,9 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
       error: {
         code: 'invalid_request',
         message: `keys: Key id "${KEY_A}" names different keys in the service's trust store and in the keys sent with the document; one key id must name one key.`,
-        details: [{ path: '/keys/keys/0/public_key', message: expect.stringContaining('one key id must name one key') }],
+        details: [
+          { path: '/keys/keys/0/public_key', message: expect.stringContaining('one key id must name one key') },
+        ],
       },
     });
     // The same key again is no conflict.
@@ -89,6 +104,9 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
     const answer = await verify(signed);
     expect(answer.status).toBe(200);
     expect(answer.json.status).toBe('PASS');
-    expect(answer.json.trust).toMatchObject({ status: 'unpinned', detail: expect.stringContaining(`pinned for requester only`) });
+    expect(answer.json.trust).toMatchObject({
+      status: 'unpinned',
+      detail: expect.stringContaining(`pinned for requester only`),
+    });
   });
 });

@@ -40,7 +40,17 @@ describe('the verify route on worker threads', () => {
     apiKey = issueApiKey(workspace, 'acme').key;
     const now = new Date(SAMPLES_NOW);
     for (const verifyThreads of [0, 2]) {
-      const service = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed: keys.listed }, now: () => now, verifyThreads });
+      const service = await buildService({
+        workspace,
+        signer: {
+          key_id: keys.active.key_id,
+          seed: keys.active.seed,
+          public_key: keys.active.public_key,
+          listed: keys.listed,
+        },
+        now: () => now,
+        verifyThreads,
+      });
       services.push({ service, base: await service.app.listen({ host: '127.0.0.1', port: 0 }) });
     }
   });
@@ -53,7 +63,11 @@ describe('the verify route on worker threads', () => {
   async function both(body: string): Promise<{ status: number; type: string | null; text: string }[]> {
     return Promise.all(
       services.map(async ({ base }) => {
-        const response = await fetch(`${base}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const response = await fetch(`${base}/v1/receipt/verify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
       }),
     );
@@ -67,7 +81,10 @@ describe('the verify route on worker threads', () => {
     expect(samples.files.length).toBeGreaterThan(20);
     const statuses = new Set<string>();
     for (const sample of samples.files) {
-      for (const body of [sample.text, `{"document": ${sample.text.trim() === '' ? 'null' : sample.text}, "keys": ${JSON.stringify(keyFile)}}`]) {
+      for (const body of [
+        sample.text,
+        `{"document": ${sample.text.trim() === '' ? 'null' : sample.text}, "keys": ${JSON.stringify(keyFile)}}`,
+      ]) {
         const [here, worker] = await both(body);
         expect(worker, sample.file).toEqual(here);
         if (here?.status === 200) statuses.add((JSON.parse(here.text) as { status: string }).status);
@@ -100,9 +117,22 @@ describe('the verify route on worker threads', () => {
 
   it('checks the receipts it issues on the workers too, with the trust store as it is now, and stores the reports the HTTP thread would', async () => {
     const now = new Date(SAMPLES_NOW);
-    const expected = (raw: Uint8Array) => toVerifiedReceipt(verifyReceiptBytes(raw, workspaceVerifyContext(workspace, { advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }], now }))).report;
+    const expected = (raw: Uint8Array) =>
+      toVerifiedReceipt(
+        verifyReceiptBytes(
+          raw,
+          workspaceVerifyContext(workspace, {
+            advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }],
+            now,
+          }),
+        ),
+      ).report;
     const issue = async (base: string, route: string, body: unknown) => {
-      const response = await fetch(`${base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` }, body: JSON.stringify(body) });
+      const response = await fetch(`${base}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+        body: JSON.stringify(body),
+      });
       const text = await response.text();
       expect(response.status, text).toBe(201);
       return JSON.parse(text) as Record<string, unknown>;
@@ -112,17 +142,32 @@ describe('the verify route on worker threads', () => {
       if (pinned) pinKey(workspace, { key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key });
       else if (trusts.length > 0) unpinKey(workspace, signer.key_id);
       for (const { base } of services) {
-        const body = { agent_did: 'did:web:agent.example.com', input: `trust ${trusts.length} at ${base}`, content_type: 'text/plain' };
+        const body = {
+          agent_did: 'did:web:agent.example.com',
+          input: `trust ${trusts.length} at ${base}`,
+          content_type: 'text/plain',
+        };
         const seen = new Set<string>();
         const documents = [
-          ...(await Promise.all(['nano', 'standard', 'pq'].map((profile) => issue(base, `/v1/receipt/emit?profile=${profile}`, body)))),
+          ...(await Promise.all(
+            ['nano', 'standard', 'pq'].map((profile) => issue(base, `/v1/receipt/emit?profile=${profile}`, body)),
+          )),
           ((await issue(base, '/tenants/acme/receipts', body)) as { receipt: Record<string, unknown> }).receipt,
         ];
         for (const document of documents) {
           // What was answered verifies, and what was stored is its report as the HTTP thread makes it.
-          const verified = (await fetch(`${base}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(document) }).then((answer) => answer.json())) as { status: string };
+          const verified = (await fetch(`${base}/v1/receipt/verify`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(document),
+          }).then((answer) => answer.json())) as { status: string };
           expect(verified.status).toBe('PASS');
-          const row = getReceipt(workspace.ledger.readable, createHash('sha256').update(jcs(document as JsonValue)).digest('hex'));
+          const row = getReceipt(
+            workspace.ledger.readable,
+            createHash('sha256')
+              .update(jcs(document as JsonValue))
+              .digest('hex'),
+          );
           expect(row?.status).toBe('PASS');
           expect(JSON.stringify(row?.report)).toBe(expected(row?.raw ?? new Uint8Array()).json);
           seen.add(row?.trust ?? '');
@@ -144,7 +189,18 @@ describe('the verify route on worker threads', () => {
     });
     const keys = loadServiceKeys(workspace);
     const now = new Date(SAMPLES_NOW);
-    const stopped = await buildService({ workspace, signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed: keys.listed }, now: () => now, verifyThreads: 1, logStream });
+    const stopped = await buildService({
+      workspace,
+      signer: {
+        key_id: keys.active.key_id,
+        seed: keys.active.seed,
+        public_key: keys.active.public_key,
+        listed: keys.listed,
+      },
+      now: () => now,
+      verifyThreads: 1,
+      logStream,
+    });
     try {
       const base = await stopped.app.listen({ host: '127.0.0.1', port: 0 });
       await stopped.verifyPool?.close();
@@ -154,18 +210,35 @@ describe('the verify route on worker threads', () => {
       // Eight requests: the HTTP thread takes one in four itself (HTTP_THREAD_SHARE_PER_WORKER
       // with one worker), and the six sent to the stopped worker are verified here after it fails.
       for (let index = 0; index < 8; index += 1) {
-        const answer = await fetch(`${base}/v1/receipt/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        expect({ status: answer.status, type: answer.headers.get('content-type'), text: await answer.text() }).toEqual(here);
+        const answer = await fetch(`${base}/v1/receipt/verify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        expect({ status: answer.status, type: answer.headers.get('content-type'), text: await answer.text() }).toEqual(
+          here,
+        );
       }
-      expect(lines.filter((line) => line.includes('verification worker failed; verifying on the HTTP thread'))).toHaveLength(8 - 8 / HTTP_THREAD_SHARE_PER_WORKER);
+      expect(
+        lines.filter((line) => line.includes('verification worker failed; verifying on the HTTP thread')),
+      ).toHaveLength(8 - 8 / HTTP_THREAD_SHARE_PER_WORKER);
       const issued = await fetch(`${base}/v1/receipt/emit?profile=standard`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-        body: JSON.stringify({ agent_did: 'did:web:agent.example.com', input: 'after the workers stopped', content_type: 'text/plain' }),
+        body: JSON.stringify({
+          agent_did: 'did:web:agent.example.com',
+          input: 'after the workers stopped',
+          content_type: 'text/plain',
+        }),
       });
       const text = await issued.text();
       expect(issued.status, text).toBe(201);
-      const row = getReceipt(workspace.ledger.readable, createHash('sha256').update(jcs(JSON.parse(text) as JsonValue)).digest('hex'));
+      const row = getReceipt(
+        workspace.ledger.readable,
+        createHash('sha256')
+          .update(jcs(JSON.parse(text) as JsonValue))
+          .digest('hex'),
+      );
       expect(row?.status).toBe('PASS');
       const failures = lines.filter((line) => line.includes('verification worker failed; checking the issued receipt'));
       expect(failures).toHaveLength(1);

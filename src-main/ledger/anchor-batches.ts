@@ -86,7 +86,10 @@ export function getOpenAnchorBatch(database: ReadableDB): AnchorBatchRecord | un
  * Batches that are closed, signed or posted (not open, not resolved), oldest first.
  */
 export function listUnfinishedAnchorBatches(database: ReadableDB): AnchorBatchRecord[] {
-  return queryAll<AnchorBatchRecord>(database, sql`SELECT * FROM anchor_batches WHERE state IN ('closed', 'signed', 'posted') ORDER BY id`);
+  return queryAll<AnchorBatchRecord>(
+    database,
+    sql`SELECT * FROM anchor_batches WHERE state IN ('closed', 'signed', 'posted') ORDER BY id`,
+  );
 }
 
 /**
@@ -94,7 +97,10 @@ export function listUnfinishedAnchorBatches(database: ReadableDB): AnchorBatchRe
  */
 export function listBatchHashes(database: ReadableDB, batch: number): QueuedAnchorHash[] {
   checkInteger(batch, 'batch', 1);
-  return queryAll<QueuedAnchorHash>(database, sql`SELECT * FROM anchor_queue WHERE batch = ${batch} ORDER BY submitted_at, digest`);
+  return queryAll<QueuedAnchorHash>(
+    database,
+    sql`SELECT * FROM anchor_queue WHERE batch = ${batch} ORDER BY submitted_at, digest`,
+  );
 }
 
 /**
@@ -103,9 +109,15 @@ export function listBatchHashes(database: ReadableDB, batch: number): QueuedAnch
  * @returns undefined when no hash was queued under that URN (it may still be an anchors row
  *   made elsewhere, e.g. by an import)
  */
-export function findQueuedAnchor(database: ReadableDB, pendingSvcAnchor: string): { hash: QueuedAnchorHash; batch: AnchorBatchRecord } | undefined {
+export function findQueuedAnchor(
+  database: ReadableDB,
+  pendingSvcAnchor: string,
+): { hash: QueuedAnchorHash; batch: AnchorBatchRecord } | undefined {
   checkText(pendingSvcAnchor, 'pendingSvcAnchor', 512);
-  const hash = queryOne<QueuedAnchorHash>(database, sql`SELECT * FROM anchor_queue WHERE svc_anchor = ${pendingSvcAnchor}`);
+  const hash = queryOne<QueuedAnchorHash>(
+    database,
+    sql`SELECT * FROM anchor_queue WHERE svc_anchor = ${pendingSvcAnchor}`,
+  );
   if (hash === undefined) return undefined;
   const batch = getAnchorBatch(database, hash.batch);
   return batch === undefined ? undefined : { hash, batch };
@@ -155,17 +167,29 @@ export function queueAnchorHash(
     const etaSeconds = batchEtaSeconds(batch, at);
     insertAnchor(
       db,
-      { svc_anchor: svcAnchor, batch_id: batch.batch_id, receipt_sha256: digest, record: { svc_anchor: svcAnchor, batch_id: batch.batch_id, eta_seconds: etaSeconds }, status: 'pending' },
+      {
+        svc_anchor: svcAnchor,
+        batch_id: batch.batch_id,
+        receipt_sha256: digest,
+        record: { svc_anchor: svcAnchor, batch_id: batch.batch_id, eta_seconds: etaSeconds },
+        status: 'pending',
+      },
       { at },
     );
     return { outcome: 'queued', svc_anchor: svcAnchor, batch: getAnchorBatch(db, batch.id) as AnchorBatchRecord };
   });
 }
 
-function requireState(database: ReadableDB, id: number, allowed: readonly AnchorBatchState[], doing: string): AnchorBatchRecord {
+function requireState(
+  database: ReadableDB,
+  id: number,
+  allowed: readonly AnchorBatchState[],
+  doing: string,
+): AnchorBatchRecord {
   const batch = getAnchorBatch(database, id);
   if (batch === undefined) throw new LedgerError('not_found', `No anchor batch ${id} in the ledger.`);
-  if (!allowed.includes(batch.state)) throw new RangeError(`${doing}: batch ${id} is ${batch.state}, not ${allowed.join(' or ')}`);
+  if (!allowed.includes(batch.state))
+    throw new RangeError(`${doing}: batch ${id} is ${batch.state}, not ${allowed.join(' or ')}`);
   return batch;
 }
 
@@ -203,9 +227,12 @@ export function recordAnchorTransaction(
 ): AnchorBatchRecord {
   const root = checkHex64(tx.merkle_root, 'tx.merkle_root');
   const network = checkText(tx.network, 'tx.network', 64);
-  if (typeof tx.raw_tx !== 'string' || !/^0x(?:[0-9a-f]{2}){1,2046}$/.test(tx.raw_tx)) throw new RangeError('tx.raw_tx must be 0x and lowercase hex bytes');
-  if (typeof tx.tx_hash !== 'string' || !/^0x[0-9a-f]{64}$/.test(tx.tx_hash)) throw new RangeError('tx.tx_hash must be 0x and 64 lowercase hex characters');
-  if (typeof tx.sender !== 'string' || !/^0x[0-9a-f]{40}$/.test(tx.sender)) throw new RangeError('tx.sender must be 0x and 40 lowercase hex characters');
+  if (typeof tx.raw_tx !== 'string' || !/^0x(?:[0-9a-f]{2}){1,2046}$/.test(tx.raw_tx))
+    throw new RangeError('tx.raw_tx must be 0x and lowercase hex bytes');
+  if (typeof tx.tx_hash !== 'string' || !/^0x[0-9a-f]{64}$/.test(tx.tx_hash))
+    throw new RangeError('tx.tx_hash must be 0x and 64 lowercase hex characters');
+  if (typeof tx.sender !== 'string' || !/^0x[0-9a-f]{40}$/.test(tx.sender))
+    throw new RangeError('tx.sender must be 0x and 40 lowercase hex characters');
   const nonce = checkInteger(tx.nonce, 'tx.nonce');
   const at = checkInstant(options.at, 'at');
   return transaction(database, (db) => {
@@ -223,11 +250,19 @@ export function recordAnchorTransaction(
 /**
  * Records that the chain accepted a signed batch's bytes.
  */
-export function markAnchorBatchPosted(database: WritableDB, id: number, options: { at?: number } = {}): AnchorBatchRecord {
+export function markAnchorBatchPosted(
+  database: WritableDB,
+  id: number,
+  options: { at?: number } = {},
+): AnchorBatchRecord {
   const at = checkInstant(options.at, 'at');
   return transaction(database, (db) => {
     const batch = requireState(db, id, ['signed', 'posted'], 'markAnchorBatchPosted');
-    if (batch.state === 'signed') execute(db, sql`UPDATE anchor_batches SET state = 'posted', broadcast_at = ${at}, attempts = 0, last_error = NULL, next_attempt_at = NULL WHERE id = ${id}`);
+    if (batch.state === 'signed')
+      execute(
+        db,
+        sql`UPDATE anchor_batches SET state = 'posted', broadcast_at = ${at}, attempts = 0, last_error = NULL, next_attempt_at = NULL WHERE id = ${id}`,
+      );
     return getAnchorBatch(db, id) as AnchorBatchRecord;
   });
 }
@@ -237,13 +272,20 @@ export function markAnchorBatchPosted(database: WritableDB, id: number, options:
  *
  * @param failure - `message` (at most 1000 characters are kept; never a key), `next_attempt_at` (ms)
  */
-export function recordAnchorBatchError(database: WritableDB, id: number, failure: { message: string; next_attempt_at: number }): AnchorBatchRecord {
+export function recordAnchorBatchError(
+  database: WritableDB,
+  id: number,
+  failure: { message: string; next_attempt_at: number },
+): AnchorBatchRecord {
   if (typeof failure.message !== 'string') throw new TypeError('failure.message must be a string');
   const message = failure.message.slice(0, 1000);
   const next = checkInteger(failure.next_attempt_at, 'failure.next_attempt_at');
   return transaction(database, (db) => {
     requireState(db, id, ['closed', 'signed', 'posted'], 'recordAnchorBatchError');
-    execute(db, sql`UPDATE anchor_batches SET attempts = attempts + 1, last_error = ${message}, next_attempt_at = ${next} WHERE id = ${id}`);
+    execute(
+      db,
+      sql`UPDATE anchor_batches SET attempts = attempts + 1, last_error = ${message}, next_attempt_at = ${next} WHERE id = ${id}`,
+    );
     return getAnchorBatch(db, id) as AnchorBatchRecord;
   });
 }
@@ -270,10 +312,16 @@ export function resolveAnchorBatch(
     const hashes = listBatchHashes(db, id);
     const given = new Set(resolution.records.map((entry) => entry.pending));
     if (hashes.length !== resolution.records.length || hashes.some((hash) => !given.has(hash.svc_anchor))) {
-      throw new RangeError(`resolveAnchorBatch: the records must cover exactly the ${hashes.length} hashes of batch ${batch.id}`);
+      throw new RangeError(
+        `resolveAnchorBatch: the records must cover exactly the ${hashes.length} hashes of batch ${batch.id}`,
+      );
     }
-    for (const entry of resolution.records) resolveAnchor(db, entry.pending, { svc_anchor: entry.svc_anchor, record: entry.record }, { at });
-    execute(db, sql`UPDATE anchor_batches SET state = 'resolved', block_height = ${height}, resolved_at = ${at}, last_error = NULL, next_attempt_at = NULL WHERE id = ${id}`);
+    for (const entry of resolution.records)
+      resolveAnchor(db, entry.pending, { svc_anchor: entry.svc_anchor, record: entry.record }, { at });
+    execute(
+      db,
+      sql`UPDATE anchor_batches SET state = 'resolved', block_height = ${height}, resolved_at = ${at}, last_error = NULL, next_attempt_at = NULL WHERE id = ${id}`,
+    );
     return getAnchorBatch(db, id) as AnchorBatchRecord;
   });
 }
@@ -284,7 +332,10 @@ export function resolveAnchorBatch(
  * @returns it, or undefined when none is recorded
  */
 export function highestRecordedNonce(database: ReadableDB, network: string, sender: string): number | undefined {
-  const row = queryOne<{ nonce: number | null }>(database, sql`SELECT max(nonce) AS nonce FROM anchor_batches WHERE network = ${network} AND sender = ${sender}`);
+  const row = queryOne<{ nonce: number | null }>(
+    database,
+    sql`SELECT max(nonce) AS nonce FROM anchor_batches WHERE network = ${network} AND sender = ${sender}`,
+  );
   return row?.nonce ?? undefined;
 }
 
@@ -304,13 +355,25 @@ export interface AnchorBacklog {
  */
 export function anchorBacklog(database: ReadableDB): AnchorBacklog {
   const counts = { open: 0, closed: 0, signed: 0, posted: 0, resolved: 0 };
-  for (const row of queryAll<{ state: AnchorBatchState; n: number }>(database, sql`SELECT state, count(*) AS n FROM anchor_batches GROUP BY state`)) counts[row.state] = row.n;
-  const pending = queryOne<{ n: number | null }>(database, sql`SELECT sum(hash_count) AS n FROM anchor_batches WHERE state <> 'resolved'`);
+  for (const row of queryAll<{ state: AnchorBatchState; n: number }>(
+    database,
+    sql`SELECT state, count(*) AS n FROM anchor_batches GROUP BY state`,
+  ))
+    counts[row.state] = row.n;
+  const pending = queryOne<{ n: number | null }>(
+    database,
+    sql`SELECT sum(hash_count) AS n FROM anchor_batches WHERE state <> 'resolved'`,
+  );
   const failing = queryOne<{ last_error: string; next_attempt_at: number | null }>(
     database,
     sql`SELECT last_error, next_attempt_at FROM anchor_batches WHERE state IN ('closed', 'signed', 'posted') AND last_error IS NOT NULL ORDER BY next_attempt_at DESC LIMIT 1`,
   );
-  return { pending_hashes: pending?.n ?? 0, batches: counts, last_error: failing?.last_error ?? null, next_attempt_at: failing?.next_attempt_at ?? null };
+  return {
+    pending_hashes: pending?.n ?? 0,
+    batches: counts,
+    last_error: failing?.last_error ?? null,
+    next_attempt_at: failing?.next_attempt_at ?? null,
+  };
 }
 
 /**
@@ -333,13 +396,22 @@ export function batchEtaSeconds(batch: AnchorBatchRecord, now: number): number {
  * @returns the record, or undefined when the ledger has no such anchor
  * @throws RangeError when `svcAnchor` is not an anchor URN
  */
-export function anchorRecordAt(database: ReadableDB, svcAnchor: string, now: number): Record<string, unknown> | undefined {
+export function anchorRecordAt(
+  database: ReadableDB,
+  svcAnchor: string,
+  now: number,
+): Record<string, unknown> | undefined {
   if (parseAnchorUrn(svcAnchor) === undefined) throw new RangeError('anchorRecordAt: not an anchor URN');
   const row = getAnchor(database, svcAnchor);
   if (row === undefined) return undefined;
   if (row.status === 'resolved') return row.record as Record<string, unknown>;
   const queued = findQueuedAnchor(database, row.svc_anchor);
   const stored = row.record as { eta_seconds?: unknown };
-  const eta = queued !== undefined ? batchEtaSeconds(queued.batch, now) : typeof stored.eta_seconds === 'number' ? stored.eta_seconds : 0;
+  const eta =
+    queued !== undefined
+      ? batchEtaSeconds(queued.batch, now)
+      : typeof stored.eta_seconds === 'number'
+        ? stored.eta_seconds
+        : 0;
   return { svc_anchor: row.svc_anchor, batch_id: row.batch_id, eta_seconds: eta };
 }

@@ -91,7 +91,12 @@ function toStateRecord(row: StateRow): AnchorStateRecord {
     last_check:
       row.check_state === null || row.checked_at === null
         ? null
-        : { state: row.check_state, steps: JSON.parse(row.check_steps_json ?? '[]') as AnchorStepView[], checked_at: row.checked_at, rpc: row.check_rpc },
+        : {
+            state: row.check_state,
+            steps: JSON.parse(row.check_steps_json ?? '[]') as AnchorStepView[],
+            checked_at: row.checked_at,
+            rpc: row.check_rpc,
+          },
   };
 }
 
@@ -101,7 +106,8 @@ function checkSteps(value: unknown): AnchorStepView[] {
     const step = checkObject(item, `check.steps[${index}]`);
     if (step.step !== index + 1) throw new RangeError(`check.steps[${index}].step must be ${index + 1}`);
     const status = checkOneOf(step.status, ['pass', 'fail', 'unchecked'] as const, `check.steps[${index}].status`);
-    if (typeof step.detail !== 'string' || step.detail.length > 4096) throw new TypeError(`check.steps[${index}].detail must be a string of at most 4096 characters`);
+    if (typeof step.detail !== 'string' || step.detail.length > 4096)
+      throw new TypeError(`check.steps[${index}].detail must be a string of at most 4096 characters`);
     return { step: (index + 1) as 1 | 2 | 3, status, detail: step.detail };
   });
 }
@@ -121,14 +127,25 @@ function checkSteps(value: unknown): AnchorStepView[] {
 export function recordAnchorCheck(
   database: WritableDB,
   id: number,
-  check: { svc_anchor: string; state: AnchorCheckState; steps: readonly AnchorStepView[]; rpc: string | null; at?: number },
+  check: {
+    svc_anchor: string;
+    state: AnchorCheckState;
+    steps: readonly AnchorStepView[];
+    rpc: string | null;
+    at?: number;
+  },
 ): boolean {
   const rowId = checkInteger(id, 'id', 1);
   const input = checkObject(check, 'check');
   if (typeof input.svc_anchor !== 'string') throw new TypeError('check.svc_anchor must be a string');
   const state = checkOneOf(input.state, ANCHOR_CHECK_STATES, 'check.state');
   const steps = checkSteps(input.steps);
-  const rpc = input.rpc === null ? null : typeof input.rpc === 'string' && input.rpc.length >= 1 && input.rpc.length <= 2048 ? input.rpc : undefined;
+  const rpc =
+    input.rpc === null
+      ? null
+      : typeof input.rpc === 'string' && input.rpc.length >= 1 && input.rpc.length <= 2048
+        ? input.rpc
+        : undefined;
   if (rpc === undefined) throw new TypeError('check.rpc must be null or a URL of at most 2048 characters');
   const at = checkInstant(input.at, 'check.at');
   const result = execute(
@@ -198,7 +215,10 @@ export function listAnchorStates(
     conditions.push(sqlFragment`a.id > ${id ?? 0}`);
   }
   const where = conditions.length === 0 ? sqlFragment`` : sqlFragment`WHERE ${sqlJoin(conditions, ' AND ')}`;
-  const rows = queryAll<StateRow>(database, sql`SELECT ${STATE_COLUMNS} FROM anchors a ${where} ORDER BY a.id LIMIT ${limit + 1}`);
+  const rows = queryAll<StateRow>(
+    database,
+    sql`SELECT ${STATE_COLUMNS} FROM anchors a ${where} ORDER BY a.id LIMIT ${limit + 1}`,
+  );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -222,7 +242,8 @@ export function listAnchorBatches(
   const input = checkObject(query, 'query');
   const limit = input.limit === undefined ? 50 : checkInteger(input.limit, 'limit', 1, MAX_ANCHOR_PAGE);
   const fingerprint = queryFingerprint({ anchorBatches: {} });
-  const before = input.after === undefined ? undefined : String(decodeCursor(input.after as string, fingerprint, ['text'])[0]);
+  const before =
+    input.after === undefined ? undefined : String(decodeCursor(input.after as string, fingerprint, ['text'])[0]);
   // Distinct batch ids by skipping through idx_anchors_batch: one seek per batch, not a scan.
   const ids = queryAll<{ batch_id: string }>(
     database,
@@ -234,12 +255,23 @@ export function listAnchorBatches(
   const rows = page.map((batchId) => {
     const counts = zeroCounts();
     let total = 0;
-    for (const row of queryAll<{ state: AnchorState; n: number }>(database, sql`SELECT state, count(*) AS n FROM anchors WHERE batch_id = ${batchId} GROUP BY state`)) {
+    for (const row of queryAll<{ state: AnchorState; n: number }>(
+      database,
+      sql`SELECT state, count(*) AS n FROM anchors WHERE batch_id = ${batchId} GROUP BY state`,
+    )) {
       counts[row.state] = row.n;
       total += row.n;
     }
-    const resolved = queryOne<{ record_json: string }>(database, sql`SELECT record_json FROM anchors WHERE batch_id = ${batchId} AND status = 'resolved' LIMIT 1`);
-    return { batch_id: batchId, total, by_state: counts, resolved_record: resolved === undefined ? null : (JSON.parse(resolved.record_json) as unknown) };
+    const resolved = queryOne<{ record_json: string }>(
+      database,
+      sql`SELECT record_json FROM anchors WHERE batch_id = ${batchId} AND status = 'resolved' LIMIT 1`,
+    );
+    return {
+      batch_id: batchId,
+      total,
+      by_state: counts,
+      resolved_record: resolved === undefined ? null : (JSON.parse(resolved.record_json) as unknown),
+    };
   });
   const last = page[page.length - 1];
   return { rows, nextCursor: ids.length > limit && last !== undefined ? encodeCursor(fingerprint, [last]) : null };
@@ -253,7 +285,11 @@ export function listAnchorBatches(
  */
 export function anchorStateTotals(database: ReadableDB): Record<AnchorState, number> {
   const counts = zeroCounts();
-  for (const row of queryAll<{ state: AnchorState; n: number }>(database, sql`SELECT state, count(*) AS n FROM anchors GROUP BY state`)) counts[row.state] = row.n;
+  for (const row of queryAll<{ state: AnchorState; n: number }>(
+    database,
+    sql`SELECT state, count(*) AS n FROM anchors GROUP BY state`,
+  ))
+    counts[row.state] = row.n;
   return counts;
 }
 
@@ -264,7 +300,10 @@ export function anchorStateTotals(database: ReadableDB): Record<AnchorState, num
  * @param query - `afterId` (row id to continue after, default 0), `limit` (1..1000, default 500)
  * @returns the anchors with their receipts' stored bytes
  */
-export function uncheckedAnchors(database: ReadableDB, query: { afterId?: number; limit?: number } = {}): UncheckedAnchor[] {
+export function uncheckedAnchors(
+  database: ReadableDB,
+  query: { afterId?: number; limit?: number } = {},
+): UncheckedAnchor[] {
   const input = checkObject(query, 'query');
   const afterId = input.afterId === undefined ? 0 : checkInteger(input.afterId, 'afterId', 0);
   const limit = input.limit === undefined ? 500 : checkInteger(input.limit, 'limit', 1, MAX_ANCHOR_PAGE);

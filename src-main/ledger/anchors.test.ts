@@ -63,7 +63,9 @@ describe('anchors', () => {
         status: 'pending',
       });
     }
-    expect(listAnchors(ledger.readable, { batch_id: '2026-11-22T04:00Z' }).rows.map((row) => row.id)).toEqual([1, 3, 5]);
+    expect(listAnchors(ledger.readable, { batch_id: '2026-11-22T04:00Z' }).rows.map((row) => row.id)).toEqual([
+      1, 3, 5,
+    ]);
     expect(listAnchors(ledger.readable, { receipt_sha256: sha256Hex('r3') }).rows.map((row) => row.id)).toEqual([4]);
     const first = listAnchors(ledger.readable, { status: 'pending', limit: 2 });
     const second = listAnchors(ledger.readable, { status: 'pending', limit: 2, after: first.nextCursor ?? '' });
@@ -80,11 +82,21 @@ describe('anchors', () => {
     expect(() => insertAnchor(ledger.writable, { ...base, receipt_sha256: 'nothex' })).toThrow(RangeError);
     expect(() => insertAnchor(ledger.writable, { ...base, record: undefined })).toThrow(TypeError);
     // The URN rules of src-shared/anchor/urn.ts: the form, the status it implies, its batch.
-    expect(() => insertAnchor(ledger.writable, { ...base, svc_anchor: 'urn:svc:anchor:pending:B0:1' })).toThrow(RangeError);
-    expect(() => insertAnchor(ledger.writable, { ...base, svc_anchor: 'urn:svc:anchor:base:123:0xabc:0123456789abcdef', status: 'resolved' })).toThrow(RangeError);
+    expect(() => insertAnchor(ledger.writable, { ...base, svc_anchor: 'urn:svc:anchor:pending:B0:1' })).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      insertAnchor(ledger.writable, {
+        ...base,
+        svc_anchor: 'urn:svc:anchor:base:123:0xabc:0123456789abcdef',
+        status: 'resolved',
+      }),
+    ).toThrow(RangeError);
     expect(() => insertAnchor(ledger.writable, { ...base, status: 'resolved' })).toThrow(/pending URN/);
     expect(() => insertAnchor(ledger.writable, { ...resolvedBase, status: 'pending' })).toThrow(/resolved URN/);
-    expect(() => insertAnchor(ledger.writable, { ...base, batch_id: '2026-11-22T04:01Z' })).toThrow(/names batch 2026-11-22T04:00Z/);
+    expect(() => insertAnchor(ledger.writable, { ...base, batch_id: '2026-11-22T04:01Z' })).toThrow(
+      /names batch 2026-11-22T04:00Z/,
+    );
     expect(() => insertAnchor(ledger.writable, { ...base, batch_id: 'b' })).toThrow(RangeError);
     expect(() => listAnchors(ledger.readable, { batch_id: 'b' })).toThrow(RangeError);
     expect(() => getAnchor(ledger.readable, 'urn:svc:anchor:x')).toThrow(RangeError);
@@ -96,12 +108,25 @@ describe('anchors', () => {
 
   it('resolves a pending URN only to a resolved URN of the same digest', () => {
     const ledger = temporary();
-    insertAnchor(ledger.writable, { svc_anchor: pending, batch_id: '2026-11-22T04:00Z', record: {}, status: 'pending' });
+    insertAnchor(ledger.writable, {
+      svc_anchor: pending,
+      batch_id: '2026-11-22T04:00Z',
+      record: {},
+      status: 'pending',
+    });
     const otherDigest = `urn:svc:anchor:base:123:${TX}:fedcba9876543210`;
-    expect(() => resolveAnchor(ledger.writable, pending, { svc_anchor: otherDigest, record: {} })).toThrow(/another digest/);
-    expect(() => resolveAnchor(ledger.writable, pending, { svc_anchor: pending, record: {} })).toThrow(/resolved anchor URN/);
-    expect(() => resolveAnchor(ledger.writable, resolvedUrn, { svc_anchor: resolvedUrn, record: {} })).toThrow(/pending anchor URN/);
+    expect(() => resolveAnchor(ledger.writable, pending, { svc_anchor: otherDigest, record: {} })).toThrow(
+      /another digest/,
+    );
+    expect(() => resolveAnchor(ledger.writable, pending, { svc_anchor: pending, record: {} })).toThrow(
+      /resolved anchor URN/,
+    );
+    expect(() => resolveAnchor(ledger.writable, resolvedUrn, { svc_anchor: resolvedUrn, record: {} })).toThrow(
+      /pending anchor URN/,
+    );
     expect(getAnchor(ledger.readable, pending)).toMatchObject({ status: 'pending', svc_anchor: pending });
-    expect(resolveAnchor(ledger.writable, pending, { svc_anchor: resolvedUrn, record: {} })).toMatchObject({ status: 'resolved' });
+    expect(resolveAnchor(ledger.writable, pending, { svc_anchor: resolvedUrn, record: {} })).toMatchObject({
+      status: 'resolved',
+    });
   });
 });

@@ -20,7 +20,6 @@ import { sql, sqlFragment, sqlJoin, type SqlFragment } from './sql';
 export const ANCHOR_STATUSES = ['pending', 'resolved'] as const;
 export type AnchorStatus = (typeof ANCHOR_STATUSES)[number];
 
-
 /** An anchor record to store. */
 export interface NewAnchor {
   /** The pending or resolved URN. */
@@ -96,7 +95,8 @@ export function insertAnchor(
       : checkHex64(input.receipt_sha256, 'anchor.receipt_sha256');
   const recordJson = toJsonText(input.record, 'anchor.record');
   const status = checkOneOf(input.status, ANCHOR_STATUSES, 'anchor.status');
-  if (status !== parsed.status) throw new RangeError(`anchor.status is ${status} but anchor.svc_anchor is a ${parsed.status} URN`);
+  if (status !== parsed.status)
+    throw new RangeError(`anchor.status is ${status} but anchor.svc_anchor is a ${parsed.status} URN`);
   if (parsed.status === 'pending' && parsed.batch_id !== batchId) {
     throw new RangeError(`anchor.svc_anchor names batch ${parsed.batch_id}, not anchor.batch_id ${batchId}`);
   }
@@ -137,7 +137,9 @@ export function resolveAnchor(
   const { urn: svcAnchor, parsed: to } = checkUrn(input.svc_anchor, 'resolved.svc_anchor');
   if (to.status !== 'resolved') throw new RangeError('resolved.svc_anchor must be a resolved anchor URN');
   if (to.suffix !== from.suffix) {
-    throw new RangeError(`resolved.svc_anchor ends with ${to.suffix}, another digest than the pending URN's ${from.suffix}`);
+    throw new RangeError(
+      `resolved.svc_anchor ends with ${to.suffix}, another digest than the pending URN's ${from.suffix}`,
+    );
   }
   const recordJson = toJsonText(input.record, 'resolved.record');
   const at = checkInstant(options.at, 'at');

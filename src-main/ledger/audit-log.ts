@@ -129,7 +129,8 @@ export function appendAudit(
     throw new RangeError('action must be lowercase words joined by "-", e.g. "trust-import"');
   }
   if (typeof subject !== 'string') throw new TypeError('subject must be a string');
-  if (subject.length > MAX_SUBJECT_LENGTH) throw new RangeError(`subject must be at most ${MAX_SUBJECT_LENGTH} characters`);
+  if (subject.length > MAX_SUBJECT_LENGTH)
+    throw new RangeError(`subject must be at most ${MAX_SUBJECT_LENGTH} characters`);
   const detailsJson = toJsonText(details, 'details');
   const at = checkInstant(options.at, 'at');
   return transaction(database, () => {
@@ -168,7 +169,8 @@ export function listAuditEntries(
   database: ReadableDB,
   options: { direction?: 'asc' | 'desc'; afterId?: number; limit?: number } = {},
 ): AuditEntry[] {
-  const direction = options.direction === undefined ? 'desc' : checkOneOf(options.direction, ['asc', 'desc'] as const, 'direction');
+  const direction =
+    options.direction === undefined ? 'desc' : checkOneOf(options.direction, ['asc', 'desc'] as const, 'direction');
   const limit = options.limit === undefined ? 100 : checkInteger(options.limit, 'limit', 1, 1000);
   const rows =
     direction === 'asc'
@@ -239,7 +241,12 @@ export function checkAuditChain(database: ReadableDB): AuditChainCheck {
   // Rows with ids below 1 cannot come from appendAudit; their presence is tampering too.
   const stray = queryOne<{ id: number }>(database, sql`SELECT id FROM audit_log WHERE id < 1 ORDER BY id LIMIT 1`);
   if (stray !== undefined) {
-    return { ok: false, entries: expectedId - 1, firstBadId: stray.id, problem: `Row ${stray.id} has an impossible id.` };
+    return {
+      ok: false,
+      entries: expectedId - 1,
+      firstBadId: stray.id,
+      problem: `Row ${stray.id} has an impossible id.`,
+    };
   }
   return { ok: true, entries: expectedId - 1 };
 }

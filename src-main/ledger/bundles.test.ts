@@ -79,7 +79,9 @@ describe('bundles', () => {
     expect(third).toMatchObject({ nextCursor: null });
     expect(third.rows.map((row) => row.id)).toEqual([1]);
     expect(listBundles(ledger.readable, { tenant_id: 'odd' }).rows.map((row) => row.id)).toEqual([6, 4, 2]);
-    expect(() => listBundles(ledger.readable, { tenant_id: 'odd', after: first.nextCursor ?? '' })).toThrow(LedgerError);
+    expect(() => listBundles(ledger.readable, { tenant_id: 'odd', after: first.nextCursor ?? '' })).toThrow(
+      LedgerError,
+    );
   });
 
   it('refuses bad input and writes nothing', () => {

@@ -138,7 +138,10 @@ export function insertBundle(
         ON CONFLICT (bundle_sha256) DO NOTHING`,
   );
   if (result.changes === 1) return { id: result.lastInsertRowid, created: true };
-  const existing = queryOne<{ id: number }>(database, sql`SELECT id FROM bundles WHERE bundle_sha256 = ${bundleSha256}`);
+  const existing = queryOne<{ id: number }>(
+    database,
+    sql`SELECT id FROM bundles WHERE bundle_sha256 = ${bundleSha256}`,
+  );
   return { id: existing?.id ?? 0, created: false };
 }
 
@@ -158,9 +161,11 @@ export function updateBundle(
   checkInteger(id, 'id', 1);
   const input = checkObject(changes, 'changes');
   const sets: SqlFragment[] = [];
-  if (input.status !== undefined) sets.push(sqlFragment`status = ${checkOneOf(input.status, BUNDLE_STATUSES, 'changes.status')}`);
+  if (input.status !== undefined)
+    sets.push(sqlFragment`status = ${checkOneOf(input.status, BUNDLE_STATUSES, 'changes.status')}`);
   if (input.counts !== undefined) sets.push(sqlFragment`counts_json = ${toJsonText(input.counts, 'changes.counts')}`);
-  if (input.findings !== undefined) sets.push(sqlFragment`findings_json = ${toJsonText(input.findings, 'changes.findings')}`);
+  if (input.findings !== undefined)
+    sets.push(sqlFragment`findings_json = ${toJsonText(input.findings, 'changes.findings')}`);
   if (input.signature !== undefined) {
     sets.push(sqlFragment`signature_json = ${toJsonText(input.signature, 'changes.signature')}`);
   }
@@ -223,6 +228,7 @@ export function listBundles(
   const last = page[page.length - 1];
   return {
     rows: page.map(toSummary),
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(fingerprint, [last.imported_at, last.id]) : null,
+    nextCursor:
+      rows.length > limit && last !== undefined ? encodeCursor(fingerprint, [last.imported_at, last.id]) : null,
   };
 }

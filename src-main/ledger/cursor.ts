@@ -40,7 +40,10 @@ export function encodeCursor(fingerprint: string, values: readonly CursorValue[]
 }
 
 function badCursor(detail: string): LedgerError {
-  return new LedgerError('bad_cursor', `The paging cursor is not valid for this query (${detail}); start again from the first page.`);
+  return new LedgerError(
+    'bad_cursor',
+    `The paging cursor is not valid for this query (${detail}); start again from the first page.`,
+  );
 }
 
 /**

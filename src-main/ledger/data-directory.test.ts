@@ -33,7 +33,9 @@ describe('userDataDirectory', () => {
     expect(userDataDirectory({ HOME: '/home/a', XDG_CONFIG_HOME: 'cfg' }, 'linux')).toBe(
       '/home/a/.config/evidence-room',
     );
-    expect(userDataDirectory({ HOME: '/Users/a' }, 'darwin')).toBe('/Users/a/Library/Application Support/Evidence Room');
+    expect(userDataDirectory({ HOME: '/Users/a' }, 'darwin')).toBe(
+      '/Users/a/Library/Application Support/Evidence Room',
+    );
     expect(userDataDirectory({ APPDATA: 'C:\\Users\\a\\AppData\\Roaming' }, 'win32')).toBe(
       'C:\\Users\\a\\AppData\\Roaming\\Evidence Room',
     );

@@ -41,8 +41,7 @@ export function userDataDirectory(
   const override = nonEmpty(env.EVROOM_HOME);
   if (override !== undefined) return pathApi.resolve(override);
 
-  const home =
-    (platform === 'win32' ? nonEmpty(env.USERPROFILE) : nonEmpty(env.HOME)) ?? os.homedir();
+  const home = (platform === 'win32' ? nonEmpty(env.USERPROFILE) : nonEmpty(env.HOME)) ?? os.homedir();
   switch (platform) {
     case 'darwin':
       return pathApi.join(home, 'Library', 'Application Support', APP_NAME);

@@ -24,9 +24,9 @@ describe('toLedgerError', () => {
       expect((mapped as LedgerError).code).toBe(expected);
       expect((mapped as LedgerError).cause).toBeInstanceOf(Error);
     }
-    expect((toLedgerError(sqliteError('SQLITE_CONSTRAINT_TRIGGER', 'audit_log is append-only'), 'x') as LedgerError).code).toBe(
-      'audit_append_only',
-    );
+    expect(
+      (toLedgerError(sqliteError('SQLITE_CONSTRAINT_TRIGGER', 'audit_log is append-only'), 'x') as LedgerError).code,
+    ).toBe('audit_append_only');
   });
 
   it('passes other errors through unchanged', () => {

@@ -101,9 +101,13 @@ export function toLedgerError(error: unknown, context: string): unknown {
     code === 'SQLITE_PERM' ||
     code === 'SQLITE_FULL'
   ) {
-    return new LedgerError('io_error', `The ledger file could not be read or written while ${context}: ${error.message}`, {
-      cause: error,
-    });
+    return new LedgerError(
+      'io_error',
+      `The ledger file could not be read or written while ${context}: ${error.message}`,
+      {
+        cause: error,
+      },
+    );
   }
   return new LedgerError('sqlite_error', `SQLite failed while ${context}: ${error.message}`, { cause: error });
 }

@@ -15,13 +15,7 @@
  */
 export { LedgerError, type LedgerErrorCode } from './errors';
 export { explainQueryPlan, ledgerGeneration, type ReadableDB, type WritableDB, type WriteResult } from './database';
-export {
-  APP_NAME,
-  LEDGER_FILE_NAME,
-  ledgerFileIn,
-  resolveDataDirectory,
-  userDataDirectory,
-} from './data-directory';
+export { APP_NAME, LEDGER_FILE_NAME, ledgerFileIn, resolveDataDirectory, userDataDirectory } from './data-directory';
 export {
   DEFAULT_BUSY_TIMEOUT_MS,
   DEFAULT_CACHE_MIB,

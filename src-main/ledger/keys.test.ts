@@ -30,9 +30,19 @@ const ed = { algorithm: 'Ed25519' as const, public_key: new Uint8Array(32).fill(
 describe('keys repository', () => {
   it('keeps one trust-store row per key_id', () => {
     const ledger = temporary();
-    insertTrustedKey(ledger.writable, { ...ed, key_id: 'did:svc:k', status: 'pinned', source: 'user', label: 'K' }, { at: 1 });
+    insertTrustedKey(
+      ledger.writable,
+      { ...ed, key_id: 'did:svc:k', status: 'pinned', source: 'user', label: 'K' },
+      { at: 1 },
+    );
     try {
-      insertTrustedKey(ledger.writable, { ...ed, key_id: 'did:svc:k', status: 'revoked', source: 'user', revoked_at: 1 });
+      insertTrustedKey(ledger.writable, {
+        ...ed,
+        key_id: 'did:svc:k',
+        status: 'revoked',
+        source: 'user',
+        revoked_at: 1,
+      });
       expect.unreachable();
     } catch (error) {
       expect((error as LedgerError).code).toBe('constraint');
@@ -83,15 +93,21 @@ describe('keys repository', () => {
     expect(listAdvertisedKeys(ledger.readable)).toHaveLength(2);
     expect(listAdvertisedKeys(ledger.readable, { key_id: 'did:svc:k' })).toHaveLength(2);
     expect(listTrustedKeys(ledger.readable)).toHaveLength(1);
-    expect(Buffer.from(getTrustedKey(ledger.readable, 'did:svc:k')?.public_key ?? []).equals(Buffer.from(ed.public_key))).toBe(
-      true,
-    );
+    expect(
+      Buffer.from(getTrustedKey(ledger.readable, 'did:svc:k')?.public_key ?? []).equals(Buffer.from(ed.public_key)),
+    ).toBe(true);
   });
 
   it('checks key length per algorithm, in code and in the schema', () => {
     const ledger = temporary();
     expect(() =>
-      insertTrustedKey(ledger.writable, { ...ed, public_key: new Uint8Array(31), key_id: 'k', status: 'pinned', source: 'u' }),
+      insertTrustedKey(ledger.writable, {
+        ...ed,
+        public_key: new Uint8Array(31),
+        key_id: 'k',
+        status: 'pinned',
+        source: 'u',
+      }),
     ).toThrow(RangeError);
     expect(() =>
       insertTrustedKey(ledger.writable, {
@@ -114,31 +130,64 @@ describe('keys repository', () => {
 
   it('keeps the roles a trust-store key signs for, in role order; null is every role', () => {
     const ledger = temporary();
-    insertTrustedKey(ledger.writable, { ...ed, key_id: 'did:svc:r', status: 'pinned', source: 'user', roles: ['service', 'requester'] });
+    insertTrustedKey(ledger.writable, {
+      ...ed,
+      key_id: 'did:svc:r',
+      status: 'pinned',
+      source: 'user',
+      roles: ['service', 'requester'],
+    });
     insertTrustedKey(ledger.writable, { ...ed, key_id: 'did:svc:all', status: 'pinned', source: 'user' });
     expect(getTrustedKey(ledger.readable, 'did:svc:r')?.roles).toEqual(['requester', 'service']);
     expect(getTrustedKey(ledger.readable, 'did:svc:all')?.roles).toBeNull();
     // One set, one spelling in the column.
-    expect(ledger.readable.prepare("SELECT roles FROM keys WHERE key_id = 'did:svc:r'").pluck().get()).toBe('["requester","service"]');
+    expect(ledger.readable.prepare("SELECT roles FROM keys WHERE key_id = 'did:svc:r'").pluck().get()).toBe(
+      '["requester","service"]',
+    );
     updateTrustedKey(ledger.writable, 'did:svc:all', {
-      label: null, not_before: null, not_after: null, status: 'revoked', revoked_at: 5, revocation_reason: null, roles: ['auditor'],
+      label: null,
+      not_before: null,
+      not_after: null,
+      status: 'revoked',
+      revoked_at: 5,
+      revocation_reason: null,
+      roles: ['auditor'],
     });
     expect(listTrustedKeys(ledger.readable).map((row) => row.roles)).toEqual([['auditor'], ['requester', 'service']]);
-    expect(() => updateTrustedKey(ledger.writable, 'did:svc:all', { label: null, not_before: null, not_after: null, status: 'pinned', revoked_at: null, revocation_reason: null } as never)).toThrow(TypeError);
+    expect(() =>
+      updateTrustedKey(ledger.writable, 'did:svc:all', {
+        label: null,
+        not_before: null,
+        not_after: null,
+        status: 'pinned',
+        revoked_at: null,
+        revocation_reason: null,
+      } as never),
+    ).toThrow(TypeError);
   });
 
   it('refuses roles that are not distinct role names, and roles on advertised keys, in code and in the schema', () => {
     const ledger = temporary();
     const base = { ...ed, key_id: 'did:svc:r', status: 'pinned' as const, source: 'user' };
     expect(() => insertTrustedKey(ledger.writable, { ...base, roles: [] })).toThrow(RangeError);
-    expect(() => insertTrustedKey(ledger.writable, { ...base, roles: ['signer'] as never })).toThrow(/unknown role "signer"/);
-    expect(() => insertTrustedKey(ledger.writable, { ...base, roles: ['service', 'service'] })).toThrow(/appears twice/);
+    expect(() => insertTrustedKey(ledger.writable, { ...base, roles: ['signer'] as never })).toThrow(
+      /unknown role "signer"/,
+    );
+    expect(() => insertTrustedKey(ledger.writable, { ...base, roles: ['service', 'service'] })).toThrow(
+      /appears twice/,
+    );
     expect(() => insertTrustedKey(ledger.writable, { ...base, roles: 'service' as never })).toThrow(TypeError);
-    expect(() => insertAdvertisedKey(ledger.writable, { ...base, status: 'advertised', roles: ['service'] })).toThrow(RangeError);
-    const raw = (roles: string, status = 'pinned') => () =>
-      ledger.writable
-        .prepare("INSERT INTO keys (key_id, algorithm, public_key, status, source, added_at, roles) VALUES ('did:svc:x', 'Ed25519', zeroblob(32), ?, 'u', 1, ?)")
-        .run(status, roles);
+    expect(() => insertAdvertisedKey(ledger.writable, { ...base, status: 'advertised', roles: ['service'] })).toThrow(
+      RangeError,
+    );
+    const raw =
+      (roles: string, status = 'pinned') =>
+      () =>
+        ledger.writable
+          .prepare(
+            "INSERT INTO keys (key_id, algorithm, public_key, status, source, added_at, roles) VALUES ('did:svc:x', 'Ed25519', zeroblob(32), ?, 'u', 1, ?)",
+          )
+          .run(status, roles);
     expect(raw('[]')).toThrow(/CHECK/);
     expect(raw('service')).toThrow(/CHECK/);
     expect(raw('{"a":1}')).toThrow(/CHECK/);
@@ -154,10 +203,14 @@ describe('keys repository', () => {
     expect(fresh.schemaVersion).toBe(5);
     // Written as version 5 wrote it: no roles column.
     fresh.writable
-      .prepare("INSERT INTO keys (key_id, algorithm, public_key, label, status, source, added_at) VALUES ('did:svc:old', 'Ed25519', ?, 'Old', 'pinned', 'user', 7)")
+      .prepare(
+        "INSERT INTO keys (key_id, algorithm, public_key, label, status, source, added_at) VALUES ('did:svc:old', 'Ed25519', ?, 'Old', 'pinned', 'user', 7)",
+      )
       .run(Buffer.from(ed.public_key));
     fresh.writable
-      .prepare("INSERT INTO keys (key_id, algorithm, public_key, status, source, added_at, revoked_at) VALUES ('did:svc:gone', 'Ed25519', ?, 'revoked', 'user', 7, 8)")
+      .prepare(
+        "INSERT INTO keys (key_id, algorithm, public_key, status, source, added_at, revoked_at) VALUES ('did:svc:gone', 'Ed25519', ?, 'revoked', 'user', 7, 8)",
+      )
       .run(Buffer.from(ed.public_key));
     fresh.close();
     const upgraded = openLedger(file);
@@ -167,7 +220,13 @@ describe('keys repository', () => {
         { key_id: 'did:svc:gone', status: 'revoked', revoked_at: 8, roles: null },
         { key_id: 'did:svc:old', label: 'Old', status: 'pinned', added_at: 7, roles: null },
       ]);
-      insertTrustedKey(upgraded.writable, { ...ed, key_id: 'did:svc:new', status: 'pinned', source: 'user', roles: ['operator'] });
+      insertTrustedKey(upgraded.writable, {
+        ...ed,
+        key_id: 'did:svc:new',
+        status: 'pinned',
+        source: 'user',
+        roles: ['operator'],
+      });
       expect(getTrustedKey(upgraded.readable, 'did:svc:new')?.roles).toEqual(['operator']);
     } finally {
       upgraded.close();

@@ -98,7 +98,8 @@ function rolesColumn(value: unknown, name: string): string | null {
   const seen = new Set<SignerRole>();
   for (const role of value) {
     if (typeof role !== 'string') throw new TypeError(`${name} must hold strings`);
-    if (!(SIGNER_ROLES as readonly string[]).includes(role)) throw new RangeError(`${name}: unknown role ${JSON.stringify(role)}`);
+    if (!(SIGNER_ROLES as readonly string[]).includes(role))
+      throw new RangeError(`${name}: unknown role ${JSON.stringify(role)}`);
     if (seen.has(role as SignerRole)) throw new RangeError(`${name}: role ${JSON.stringify(role)} appears twice`);
     seen.add(role as SignerRole);
   }
@@ -109,7 +110,9 @@ function rolesColumn(value: unknown, name: string): string | null {
 function toKeyRecord(row: KeyRow): KeyRecord {
   if (row.roles === null) return { ...row, roles: null };
   const parsed = JSON.parse(row.roles) as unknown;
-  const roles = Array.isArray(parsed) ? parsed.filter((role): role is SignerRole => (SIGNER_ROLES as readonly unknown[]).includes(role)) : [];
+  const roles = Array.isArray(parsed)
+    ? parsed.filter((role): role is SignerRole => (SIGNER_ROLES as readonly unknown[]).includes(role))
+    : [];
   // A list this program cannot read (a role a newer version knows) narrows rather than widens.
   return { ...row, roles: roles.length === 0 ? [] : roles };
 }
@@ -126,7 +129,9 @@ function checkKeyFields(value: unknown): CheckedKeyFields {
   }
   const status = checkOneOf(fields.status, KEY_STATUSES, 'key.status');
   const revokedAt =
-    fields.revoked_at === undefined || fields.revoked_at === null ? null : checkInstant(fields.revoked_at, 'key.revoked_at');
+    fields.revoked_at === undefined || fields.revoked_at === null
+      ? null
+      : checkInstant(fields.revoked_at, 'key.revoked_at');
   if ((status === 'revoked') !== (revokedAt !== null)) {
     throw new RangeError('key.revoked_at must be set exactly when status is revoked');
   }
@@ -240,10 +245,9 @@ export function getTrustedKey(database: ReadableDB, keyId: string): KeyRecord | 
  * Every trust-store row (pinned and revoked), by key_id.
  */
 export function listTrustedKeys(database: ReadableDB): KeyRecord[] {
-  return queryAll<KeyRow>(
-    database,
-    sql`SELECT * FROM keys WHERE status IN ('pinned', 'revoked') ORDER BY key_id`,
-  ).map(toKeyRecord);
+  return queryAll<KeyRow>(database, sql`SELECT * FROM keys WHERE status IN ('pinned', 'revoked') ORDER BY key_id`).map(
+    toKeyRecord,
+  );
 }
 
 /**
@@ -280,7 +284,9 @@ export function listAdvertisedKeys(database: ReadableDB, options: { key_id?: str
       sql`SELECT * FROM keys WHERE key_id = ${keyId} AND status = 'advertised' ORDER BY id`,
     ).map(toKeyRecord);
   }
-  return queryAll<KeyRow>(database, sql`SELECT * FROM keys WHERE status = 'advertised' ORDER BY key_id, id`).map(toKeyRecord);
+  return queryAll<KeyRow>(database, sql`SELECT * FROM keys WHERE status = 'advertised' ORDER BY key_id, id`).map(
+    toKeyRecord,
+  );
 }
 
 /**

@@ -299,7 +299,10 @@ const SNAPSHOT_CACHE_MIB = 1;
  * @returns the view; call `close()` when done
  * @throws LedgerError as {@link openLedgerReadOnly}
  */
-export function openReadSnapshot(file: string, options: Omit<OpenLedgerOptions, 'migrations' | 'cacheMiB'> = {}): ReadOnlyLedger {
+export function openReadSnapshot(
+  file: string,
+  options: Omit<OpenLedgerOptions, 'migrations' | 'cacheMiB'> = {},
+): ReadOnlyLedger {
   const view = openLedgerReadOnly(file, { ...options, cacheMiB: SNAPSHOT_CACHE_MIB });
   const reader = view.readable;
   try {

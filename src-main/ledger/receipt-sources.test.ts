@@ -19,7 +19,9 @@ describe('receipt sources', () => {
   it('records each distinct source once, oldest first', () => {
     const ledger = temporary();
     const receipt = makeReceipt('r');
-    insertReceipts(ledger.writable, [{ ...receipt, source: { kind: 'service', ref: 'https://svc.example' } }], { at: 3 });
+    insertReceipts(ledger.writable, [{ ...receipt, source: { kind: 'service', ref: 'https://svc.example' } }], {
+      at: 3,
+    });
     addReceiptSource(ledger.writable, 1, { kind: 'file', ref: '/a.json' }, { at: 1 });
     addReceiptSource(ledger.writable, 1, { kind: 'file', ref: '/a.json' }, { at: 9 });
     addReceiptSource(ledger.writable, receipt.receipt_sha256, { kind: 'file', ref: '/b.json' }, { at: 2 });

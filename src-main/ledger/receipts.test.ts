@@ -105,9 +105,9 @@ describe('insertReceipts', () => {
       created: true,
     });
     expect(addReceiptSource(ledger.writable, 1, { kind: 'paste', ref: '' })).toEqual({ created: false });
-    expect(ledgerErrorCode(() => addReceiptSource(ledger.writable, sha256Hex('nope'), { kind: 'file', ref: 'x' }))).toBe(
-      'not_found',
-    );
+    expect(
+      ledgerErrorCode(() => addReceiptSource(ledger.writable, sha256Hex('nope'), { kind: 'file', ref: 'x' })),
+    ).toBe('not_found');
     expect(() => addReceiptSource(ledger.writable, 1, { kind: 'email' as 'file', ref: 'x' })).toThrow(RangeError);
   });
 
@@ -138,12 +138,23 @@ describe('insertReceipts', () => {
     const ledger = temporary();
     const report = makeReport({ format: 'profile/nano', status: 'INVALID', trust: 'unpinned' });
     const json = JSON.stringify({ ...report, trust: { ...report.trust, key_id: 'did:svc:w:k1' } });
-    const serialized = { json, format: 'profile/nano', status: 'INVALID' as const, trust: { status: 'unpinned' as const, key_id: 'did:svc:w:k1' } };
+    const serialized = {
+      json,
+      format: 'profile/nano',
+      status: 'INVALID' as const,
+      trust: { status: 'unpinned' as const, key_id: 'did:svc:w:k1' },
+    };
     const [inserted] = insertReceipts(ledger.writable, [{ ...makeReceipt('s1'), report: serialized }]);
     const row = ledger.readable
       .prepare('SELECT format, status, trust, issuer_key_id, report_json FROM receipts WHERE id = ?')
       .get(inserted?.id) as Record<string, unknown>;
-    expect(row).toEqual({ format: 'profile/nano', status: 'INVALID', trust: 'unpinned', issuer_key_id: 'did:svc:w:k1', report_json: json });
+    expect(row).toEqual({
+      format: 'profile/nano',
+      status: 'INVALID',
+      trust: 'unpinned',
+      issuer_key_id: 'did:svc:w:k1',
+      report_json: json,
+    });
     expect(countReceipts(ledger.readable, { status: 'INVALID' })).toBe(1);
 
     const bad = [
@@ -155,7 +166,9 @@ describe('insertReceipts', () => {
       { ...serialized, trust: { status: 'unpinned', key_id: 7 } },
     ];
     for (const item of bad) {
-      expect(() => insertReceipts(ledger.writable, [makeReceipt('s2'), { ...makeReceipt('s3'), report: item as never }])).toThrow();
+      expect(() =>
+        insertReceipts(ledger.writable, [makeReceipt('s2'), { ...makeReceipt('s3'), report: item as never }]),
+      ).toThrow();
       expect(countReceipts(ledger.readable)).toBe(1);
     }
   });
@@ -298,8 +311,13 @@ describe('receipt_counts', () => {
       insertReceipts(ledger.writable, [makeReceipt('m2'), makeReceipt('m3', { status: 'INVALID' }), makeReceipt('m4')]);
       expect(fromCounts(ledger)).toEqual(fromTable(ledger));
       expect(fromCounts(ledger)).toMatchObject({ 'status=INVALID': 2, 'status=PASS': 2 });
-      const triggers = ledger.readable.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'receipt_counts%'").all();
-      expect(triggers.map((row) => (row as { name: string }).name).sort()).toEqual(['receipt_counts_after_delete', 'receipt_counts_after_update']);
+      const triggers = ledger.readable
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'receipt_counts%'")
+        .all();
+      expect(triggers.map((row) => (row as { name: string }).name).sort()).toEqual([
+        'receipt_counts_after_delete',
+        'receipt_counts_after_update',
+      ]);
     } finally {
       ledger.close();
     }
@@ -315,7 +333,12 @@ describe('receipt_counts', () => {
     insertReceipts(ledger.writable, [makeReceipt('a'), makeReceipt('d', { status: 'MALFORMED' })]);
     updateReceiptReport(ledger.writable, 2, makeReport({ format: 'profile/pq', status: 'PASS', trust: 'revoked' }));
     expect(fromCounts(ledger)).toEqual(fromTable(ledger));
-    expect(fromCounts(ledger)).toMatchObject({ 'status=PASS': 3, 'status=MALFORMED': 1, 'issuer=did:svc:x:k1': 1, 'issuer=': 3 });
+    expect(fromCounts(ledger)).toMatchObject({
+      'status=PASS': 3,
+      'status=MALFORMED': 1,
+      'issuer=did:svc:x:k1': 1,
+      'issuer=': 3,
+    });
     ledger.writable.prepare('DELETE FROM receipts WHERE id = 1').run();
     expect(fromCounts(ledger)).toEqual(fromTable(ledger));
     expect(countReceipts(ledger.readable)).toBe(3);
@@ -360,7 +383,10 @@ describe('full-text index', () => {
     const pinned = { ...makeReceipt('x1', { receipt_id: 'rcp_01HABCDEF' }), issuer_key_id: 'did:svc:evroom:k1' };
     const other = { ...makeReceipt('x2', { receipt_id: 'rcp_01HZZZ' }), issuer_key_id: 'did:web:acme.example' };
     insertReceipts(ledger.writable, [pinned, other]);
-    const ids = (text: string): number[] => listReceipts(ledger.readable, { filters: { text } }).rows.map((row) => row.id).sort();
+    const ids = (text: string): number[] =>
+      listReceipts(ledger.readable, { filters: { text } })
+        .rows.map((row) => row.id)
+        .sort();
     expect(ids('did:svc:evroom:k1')).toEqual([1]);
     expect(ids('did:svc:evroom')).toEqual([1]);
     expect(ids('DID:WEB:ACME.EXAMPLE')).toEqual([2]);
@@ -421,7 +447,9 @@ describe('listReceipts over 1,000 rows with many ties', () => {
       it(`pages by ${column} ${direction} with no duplicates or gaps`, () => {
         const rows = allPages(ledger, { sort: { column, direction }, limit: 37 });
         const expected = [...generated]
-          .sort((a, b) => compareKeys(referenceKeys(a, column), referenceKeys(b, column)) * (direction === 'asc' ? 1 : -1))
+          .sort(
+            (a, b) => compareKeys(referenceKeys(a, column), referenceKeys(b, column)) * (direction === 'asc' ? 1 : -1),
+          )
           .map((row) => row.id);
         expect(rows.map((row) => row.id)).toEqual(expected);
       });
@@ -457,14 +485,19 @@ describe('listReceipts over 1,000 rows with many ties', () => {
   it('finds text by word prefix, ignoring case and accents', () => {
     const expected = generated.filter((row) => row.text === 'Zürich audit').map((row) => row.id);
     for (const text of ['zurich', 'ZÜR', 'zur aud', 'audit']) {
-      const rows = allPages(ledger, { filters: { text }, sort: { column: 'imported_at', direction: 'asc' }, limit: 30 });
+      const rows = allPages(ledger, {
+        filters: { text },
+        sort: { column: 'imported_at', direction: 'asc' },
+        limit: 30,
+      });
       expect(rows.map((row) => row.id)).toEqual(expected);
     }
     const acme = generated.filter((row) => row.text === 'acme shipment' && row.status === 'PASS').map((row) => row.id);
     expect(
-      allPages(ledger, { filters: { text: 'acme', status: 'PASS' }, sort: { column: 'imported_at', direction: 'asc' } }).map(
-        (row) => row.id,
-      ),
+      allPages(ledger, {
+        filters: { text: 'acme', status: 'PASS' },
+        sort: { column: 'imported_at', direction: 'asc' },
+      }).map((row) => row.id),
     ).toEqual(acme);
     expect(countReceipts(ledger.readable, { text: 'nothing-like-this' })).toBe(0);
   });
@@ -485,12 +518,16 @@ describe('listReceipts over 1,000 rows with many ties', () => {
     const page = listReceipts(ledger.readable, { filters: { status: 'PASS' }, limit: 10 });
     expect(page.nextCursor).not.toBeNull();
     const after = page.nextCursor as string;
-    expect(ledgerErrorCode(() => listReceipts(ledger.readable, { filters: { status: 'INVALID' }, after, limit: 10 }))).toBe(
-      'bad_cursor',
-    );
+    expect(
+      ledgerErrorCode(() => listReceipts(ledger.readable, { filters: { status: 'INVALID' }, after, limit: 10 })),
+    ).toBe('bad_cursor');
     expect(
       ledgerErrorCode(() =>
-        listReceipts(ledger.readable, { filters: { status: 'PASS' }, sort: { column: 'format', direction: 'desc' }, after }),
+        listReceipts(ledger.readable, {
+          filters: { status: 'PASS' },
+          sort: { column: 'format', direction: 'desc' },
+          after,
+        }),
       ),
     ).toBe('bad_cursor');
     expect(() => listReceipts(ledger.readable, { limit: 0 })).toThrow(RangeError);
@@ -532,12 +569,36 @@ describe('listReceipts over 1,000 rows with many ties', () => {
       ['status filter', { filters: { status: 'PASS' } }, 'idx_receipts_status_issued'],
       ['trust filter', { filters: { trust: 'trusted' } }, 'idx_receipts_trust_issued'],
       ['issuer filter', { filters: { issuer: 'did:svc:evroom:k1' } }, 'idx_receipts_issuer_issued'],
-      ['status filter, status sort', { filters: { status: 'PASS' }, sort: { column: 'status', direction: 'asc' } }, 'idx_receipts_status_issued'],
-      ['format filter, import order', { filters: { format: 'classical' }, sort: { column: 'imported_at', direction: 'desc' } }, 'idx_receipts_format_id'],
-      ['status filter, import order', { filters: { status: 'PASS' }, sort: { column: 'imported_at', direction: 'desc' } }, 'idx_receipts_status_id'],
-      ['trust filter, import order', { filters: { trust: 'trusted' }, sort: { column: 'imported_at', direction: 'desc' } }, 'idx_receipts_trust_id'],
-      ['issuer filter, import order', { filters: { issuer: 'did:svc:evroom:k1' }, sort: { column: 'imported_at', direction: 'desc' } }, 'idx_receipts_issuer_id'],
-      ['source filter, import order', { filters: { source: { kind: 'bundle', ref: '1' } }, sort: { column: 'imported_at', direction: 'desc' } }, 'idx_receipt_sources_kind_ref'],
+      [
+        'status filter, status sort',
+        { filters: { status: 'PASS' }, sort: { column: 'status', direction: 'asc' } },
+        'idx_receipts_status_issued',
+      ],
+      [
+        'format filter, import order',
+        { filters: { format: 'classical' }, sort: { column: 'imported_at', direction: 'desc' } },
+        'idx_receipts_format_id',
+      ],
+      [
+        'status filter, import order',
+        { filters: { status: 'PASS' }, sort: { column: 'imported_at', direction: 'desc' } },
+        'idx_receipts_status_id',
+      ],
+      [
+        'trust filter, import order',
+        { filters: { trust: 'trusted' }, sort: { column: 'imported_at', direction: 'desc' } },
+        'idx_receipts_trust_id',
+      ],
+      [
+        'issuer filter, import order',
+        { filters: { issuer: 'did:svc:evroom:k1' }, sort: { column: 'imported_at', direction: 'desc' } },
+        'idx_receipts_issuer_id',
+      ],
+      [
+        'source filter, import order',
+        { filters: { source: { kind: 'bundle', ref: '1' } }, sort: { column: 'imported_at', direction: 'desc' } },
+        'idx_receipt_sources_kind_ref',
+      ],
     ];
 
     function planOf(query: ListReceiptsQuery): string[] {
@@ -546,7 +607,7 @@ describe('listReceipts over 1,000 rows with many ties', () => {
 
     function expectIndexed(plan: string[], index: string): void {
       const text = plan.join('\n');
-      expect(text).toMatch(new RegExp(`INDEX ${index}( |$)`, "m"));
+      expect(text).toMatch(new RegExp(`INDEX ${index}( |$)`, 'm'));
       // Never a read of the whole table, never a sort of the matching rows.
       for (const line of plan) expect(line).not.toMatch(/^SCAN (receipts|r)$/);
       expect(text).not.toContain('TEMP B-TREE');

@@ -14,7 +14,13 @@
  * filter's matching rows, about 5 microseconds each (49 ms a page for 10,000 matches at 1M rows).
  */
 import { REPORT_STATUSES, TRUST_STATUSES } from '../../src-shared/api/vocabulary';
-import { REPORT_VERSION, type Report, type ReportStatus, type SerializedReport, type TrustStatus } from '../../src-shared/verify/report';
+import {
+  REPORT_VERSION,
+  type Report,
+  type ReportStatus,
+  type SerializedReport,
+  type TrustStatus,
+} from '../../src-shared/verify/report';
 import {
   checkHex64,
   checkInstant,
@@ -204,7 +210,8 @@ function checkNewReport(value: unknown, name: string): SerializedReport {
   checkOneOf(report.status, RECEIPT_STATUSES, `${name}.status`);
   const trust = checkObject(report.trust, `${name}.trust`);
   checkOneOf(trust.status, TRUST_STATUSES, `${name}.trust.status`);
-  if (trust.key_id !== undefined && typeof trust.key_id !== 'string') throw new TypeError(`${name}.trust.key_id must be a string`);
+  if (trust.key_id !== undefined && typeof trust.key_id !== 'string')
+    throw new TypeError(`${name}.trust.key_id must be a string`);
   return value as SerializedReport;
 }
 
@@ -250,7 +257,9 @@ function checkNewReceipt(value: unknown, index: number): CheckedReceipt {
     MAX_KEY_ID_LENGTH,
   );
   const issued_at =
-    input.issued_at === undefined || input.issued_at === null ? null : checkInteger(input.issued_at, `${name}.issued_at`);
+    input.issued_at === undefined || input.issued_at === null
+      ? null
+      : checkInteger(input.issued_at, `${name}.issued_at`);
   let search_text: string;
   if (input.search_text === undefined) {
     search_text = [receipt_id, issuer_key_id, receipt_sha256].filter((part) => part !== null).join(' ');
@@ -309,8 +318,10 @@ export function insertReceipts(
       const created = inserted.changes === 1;
       const id = created
         ? inserted.lastInsertRowid
-        : (queryOne<{ id: number }>(database, sql`SELECT id FROM receipts WHERE receipt_sha256 = ${receipt.receipt_sha256}`)
-            ?.id ?? 0);
+        : (queryOne<{ id: number }>(
+            database,
+            sql`SELECT id FROM receipts WHERE receipt_sha256 = ${receipt.receipt_sha256}`,
+          )?.id ?? 0);
       const sourceAdded = receipt.source === undefined ? false : insertSourceRow(database, id, receipt.source, at);
       return { id, receipt_sha256: receipt.receipt_sha256, created, sourceAdded };
     });
@@ -324,7 +335,11 @@ export function insertReceipts(
  * Add the rows this call created to receipt_counts: one upsert per distinct value of each
  * counted column in the batch (migration 2 explains why not a trigger).
  */
-function countNewRows(database: WritableDB, checked: readonly CheckedReceipt[], results: readonly InsertedReceipt[]): void {
+function countNewRows(
+  database: WritableDB,
+  checked: readonly CheckedReceipt[],
+  results: readonly InsertedReceipt[],
+): void {
   const counts = new Map<string, { dimension: string; value: string; n: number }>();
   const add = (dimension: string, value: string): void => {
     const key = `${dimension}\u0000${value}`;
@@ -587,7 +602,10 @@ const FILTER_INDEX_NAMES = Object.values(FILTER_INDEXES).flatMap((names) => [nam
 const SORT_IN_MEMORY_LIMIT = 5000;
 
 /** Exact counts of the given equality filters' values, from receipt_counts. */
-function valueCounts(database: ReadableDB, equalities: readonly [EqualityColumn, string][]): Map<EqualityColumn, number> {
+function valueCounts(
+  database: ReadableDB,
+  equalities: readonly [EqualityColumn, string][],
+): Map<EqualityColumn, number> {
   const counts = new Map<EqualityColumn, number>(equalities.map(([column]) => [column, 0]));
   const pairs = sqlJoin(
     equalities.map(([column, value]) => sqlFragment`(${COUNT_DIMENSIONS[column]}, ${value})`),
@@ -682,7 +700,11 @@ export function buildListReceiptsQuery(
       : sqlFragment`r.${sqlIdentifier(key.column, SORT_KEY_IDENTIFIERS)}`;
 
   if (input.after !== undefined) {
-    const values = decodeCursor(input.after as string, fingerprint, keys.map((key) => key.type));
+    const values = decodeCursor(
+      input.after as string,
+      fingerprint,
+      keys.map((key) => key.type),
+    );
     // Leading sort columns an equality filter fixes are equal on every row: leaving them out of
     // the row-value comparison lets SQLite seek the index right to the cursor's position.
     const fixed = fixedColumns(filters);
@@ -747,7 +769,9 @@ export function listReceipts(database: ReadableDB, query: ListReceiptsQuery = {}
         )
       : null;
   return {
-    rows: page.map(({ issued_order: _issued, issuer_order: _issuer, receipt_id_order: _receiptId, ...summary }) => summary),
+    rows: page.map(
+      ({ issued_order: _issued, issuer_order: _issuer, receipt_id_order: _receiptId, ...summary }) => summary,
+    ),
     nextCursor,
   };
 }
@@ -766,9 +790,17 @@ export function countReceipts(database: ReadableDB, filters: ReceiptFilters = {}
   const checked = checkFilters(filters);
   const equalities = equalityFilters(checked);
   const others =
-    checked.from !== undefined || checked.to !== undefined || checked.match !== undefined || checked.source !== undefined;
+    checked.from !== undefined ||
+    checked.to !== undefined ||
+    checked.match !== undefined ||
+    checked.source !== undefined;
   if (!others && equalities.length === 0) {
-    return queryOne<{ n: number }>(database, sql`SELECT coalesce(sum(n), 0) AS n FROM receipt_counts WHERE dimension = 'status'`)?.n ?? 0;
+    return (
+      queryOne<{ n: number }>(
+        database,
+        sql`SELECT coalesce(sum(n), 0) AS n FROM receipt_counts WHERE dimension = 'status'`,
+      )?.n ?? 0
+    );
   }
   if (!others && equalities.length === 1) {
     return valueCounts(database, equalities).values().next().value ?? 0;

@@ -1,7 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { explainQueryPlan } from './database';
 import { makeTemporaryLedger } from './test-support';
-import { consumeQuota, findApiKey, insertApiKey, insertTenant, listApiKeys, listTenants, quotaUsed, recordWearableNonce, revokeApiKey } from './service-state';
+import {
+  consumeQuota,
+  findApiKey,
+  insertApiKey,
+  insertTenant,
+  listApiKeys,
+  listTenants,
+  quotaUsed,
+  recordWearableNonce,
+  revokeApiKey,
+} from './service-state';
 import type { Ledger } from './open-ledger';
 
 const HASH_A = 'a'.repeat(64);
@@ -18,25 +28,51 @@ describe('service state', () => {
 
   it('keeps tenants and their keys by hash, and refuses a key of an unknown tenant or a second tenant of one id', () => {
     insertTenant(ledger.writable, { id: 'acme', tier: 'pro', at: 1 });
-    expect(() => insertTenant(ledger.writable, { id: 'acme', tier: 'free', at: 2 })).toThrow(expect.objectContaining({ code: 'constraint' }));
-    expect(() => insertTenant(ledger.writable, { id: 'has space', tier: 'free', at: 2 })).toThrow(RangeError);
-    expect(listTenants(ledger.readable)).toEqual([{ id: 'acme', tier: 'pro', created_at: 1 }]);
-    insertApiKey(ledger.writable, { key_sha256: HASH_A, prefix: 'svc_pro_abcdefgh', tenant_id: 'acme', tier: 'pro', scopes: ['partner'], at: 5 });
-    expect(() => insertApiKey(ledger.writable, { key_sha256: HASH_B, prefix: 'svc_pro_other123', tenant_id: 'nobody', tier: 'pro', scopes: [], at: 5 })).toThrow(
+    expect(() => insertTenant(ledger.writable, { id: 'acme', tier: 'free', at: 2 })).toThrow(
       expect.objectContaining({ code: 'constraint' }),
     );
-    expect(findApiKey(ledger.readable, HASH_A)).toEqual({ prefix: 'svc_pro_abcdefgh', tenant_id: 'acme', tier: 'pro', scopes: ['partner'], created_at: 5, revoked_at: null });
+    expect(() => insertTenant(ledger.writable, { id: 'has space', tier: 'free', at: 2 })).toThrow(RangeError);
+    expect(listTenants(ledger.readable)).toEqual([{ id: 'acme', tier: 'pro', created_at: 1 }]);
+    insertApiKey(ledger.writable, {
+      key_sha256: HASH_A,
+      prefix: 'svc_pro_abcdefgh',
+      tenant_id: 'acme',
+      tier: 'pro',
+      scopes: ['partner'],
+      at: 5,
+    });
+    expect(() =>
+      insertApiKey(ledger.writable, {
+        key_sha256: HASH_B,
+        prefix: 'svc_pro_other123',
+        tenant_id: 'nobody',
+        tier: 'pro',
+        scopes: [],
+        at: 5,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'constraint' }));
+    expect(findApiKey(ledger.readable, HASH_A)).toEqual({
+      prefix: 'svc_pro_abcdefgh',
+      tenant_id: 'acme',
+      tier: 'pro',
+      scopes: ['partner'],
+      created_at: 5,
+      revoked_at: null,
+    });
     expect(findApiKey(ledger.readable, HASH_B)).toBeUndefined();
     expect(revokeApiKey(ledger.writable, 'svc_pro_abcdefgh', 9).revoked_at).toBe(9);
     // Revoking twice keeps the first instant.
     expect(revokeApiKey(ledger.writable, 'svc_pro_abcdefgh', 12).revoked_at).toBe(9);
-    expect(() => revokeApiKey(ledger.writable, 'svc_pro_missing0', 9)).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(() => revokeApiKey(ledger.writable, 'svc_pro_missing0', 9)).toThrow(
+      expect.objectContaining({ code: 'not_found' }),
+    );
     expect(listApiKeys(ledger.readable, 'acme')).toHaveLength(1);
     expect(JSON.stringify(listApiKeys(ledger.readable))).not.toContain(HASH_A);
   });
 
   it('counts a quota up to its limit exactly, and not one past it', () => {
-    for (let use = 1; use <= 100; use += 1) expect(consumeQuota(ledger.writable, 'ip:127.0.0.1', '2026-11-23', 100)).toEqual({ allowed: true, used: use });
+    for (let use = 1; use <= 100; use += 1)
+      expect(consumeQuota(ledger.writable, 'ip:127.0.0.1', '2026-11-23', 100)).toEqual({ allowed: true, used: use });
     expect(consumeQuota(ledger.writable, 'ip:127.0.0.1', '2026-11-23', 100)).toEqual({ allowed: false, used: 100 });
     expect(quotaUsed(ledger.readable, 'ip:127.0.0.1', '2026-11-23')).toBe(100);
     // Another day, another subject: their own counts.
@@ -46,14 +82,21 @@ describe('service state', () => {
   });
 
   it('records an observation nonce once per device commitment', () => {
-    const use = { device_id_commitment_sha256: HASH_A, observation_nonce: 'nonce-0123456789ab', receipt_sha256: HASH_B, at: 1 };
+    const use = {
+      device_id_commitment_sha256: HASH_A,
+      observation_nonce: 'nonce-0123456789ab',
+      receipt_sha256: HASH_B,
+      at: 1,
+    };
     expect(recordWearableNonce(ledger.writable, use)).toBe(true);
     expect(recordWearableNonce(ledger.writable, { ...use, receipt_sha256: 'c'.repeat(64) })).toBe(false);
     expect(recordWearableNonce(ledger.writable, { ...use, device_id_commitment_sha256: HASH_B })).toBe(true);
   });
 
   it('finds a key by its hash through the unique index', () => {
-    const plan = explainQueryPlan(ledger.readable, ['SELECT prefix FROM api_keys WHERE key_sha256 = ?', [HASH_A]]).join(' ');
+    const plan = explainQueryPlan(ledger.readable, ['SELECT prefix FROM api_keys WHERE key_sha256 = ?', [HASH_A]]).join(
+      ' ',
+    );
     expect(plan).toMatch(/USING INDEX sqlite_autoindex_api_keys_1|USING COVERING INDEX sqlite_autoindex_api_keys_1/);
   });
 });

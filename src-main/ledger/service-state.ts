@@ -79,7 +79,14 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
  */
 export function insertApiKey(
   database: WritableDB,
-  key: { key_sha256: string; prefix: string; tenant_id: string; tier: Tier; scopes: readonly ApiKeyScope[]; at: number },
+  key: {
+    key_sha256: string;
+    prefix: string;
+    tenant_id: string;
+    tier: Tier;
+    scopes: readonly ApiKeyScope[];
+    at: number;
+  },
 ): ApiKeyRecord {
   const keySha256 = checkHex64(key.key_sha256, 'key.key_sha256');
   const prefix = checkText(key.prefix, 'key.prefix', 32);
@@ -108,8 +115,14 @@ export function findApiKey(database: ReadableDB, keySha256: string): ApiKeyRecor
 export function listApiKeys(database: ReadableDB, tenantId?: string): ApiKeyRecord[] {
   const rows =
     tenantId === undefined
-      ? queryAll<ApiKeyRow>(database, sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys ORDER BY id`)
-      : queryAll<ApiKeyRow>(database, sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys WHERE tenant_id = ${tenantId} ORDER BY id`);
+      ? queryAll<ApiKeyRow>(
+          database,
+          sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys ORDER BY id`,
+        )
+      : queryAll<ApiKeyRow>(
+          database,
+          sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys WHERE tenant_id = ${tenantId} ORDER BY id`,
+        );
   return rows.map(toApiKey);
 }
 
@@ -123,7 +136,10 @@ export function revokeApiKey(database: WritableDB, prefix: string, at: number): 
   checkText(prefix, 'prefix', 32);
   const when = checkInstant(at, 'at');
   execute(database, sql`UPDATE api_keys SET revoked_at = ${when} WHERE prefix = ${prefix} AND revoked_at IS NULL`);
-  const row = queryOne<ApiKeyRow>(database, sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys WHERE prefix = ${prefix}`);
+  const row = queryOne<ApiKeyRow>(
+    database,
+    sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys WHERE prefix = ${prefix}`,
+  );
   if (row === undefined) throw new LedgerError('not_found', `No API key has the prefix ${prefix}.`);
   return toApiKey(row);
 }
@@ -136,7 +152,12 @@ export function revokeApiKey(database: WritableDB, prefix: string, at: number): 
  * @param limit - Uses allowed in the period.
  * @returns `allowed: false` (nothing counted) when `limit` uses were counted already.
  */
-export function consumeQuota(database: WritableDB, subject: string, period: string, limit: number): { allowed: boolean; used: number } {
+export function consumeQuota(
+  database: WritableDB,
+  subject: string,
+  period: string,
+  limit: number,
+): { allowed: boolean; used: number } {
   checkText(subject, 'subject', 256);
   checkText(period, 'period', 10);
   const max = checkInteger(limit, 'limit', 0);
@@ -152,7 +173,12 @@ export function consumeQuota(database: WritableDB, subject: string, period: stri
 
 /** Uses counted for a subject in a period. */
 export function quotaUsed(database: ReadableDB, subject: string, period: string): number {
-  return queryOne<{ used: number }>(database, sql`SELECT used FROM quota_usage WHERE subject = ${subject} AND period = ${period}`)?.used ?? 0;
+  return (
+    queryOne<{ used: number }>(
+      database,
+      sql`SELECT used FROM quota_usage WHERE subject = ${subject} AND period = ${period}`,
+    )?.used ?? 0
+  );
 }
 
 /**
@@ -160,7 +186,10 @@ export function quotaUsed(database: ReadableDB, subject: string, period: string)
  *
  * @returns false (nothing recorded) when it was used before
  */
-export function recordWearableNonce(database: WritableDB, use: { device_id_commitment_sha256: string; observation_nonce: string; receipt_sha256: string; at: number }): boolean {
+export function recordWearableNonce(
+  database: WritableDB,
+  use: { device_id_commitment_sha256: string; observation_nonce: string; receipt_sha256: string; at: number },
+): boolean {
   const result = execute(
     database,
     sql`INSERT INTO wearable_nonces (device_id_commitment_sha256, observation_nonce, receipt_sha256, used_at)

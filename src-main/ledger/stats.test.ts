@@ -35,8 +35,14 @@ describe('ledgerStats', () => {
   it('counts distinct receipts and everything else', () => {
     const ledger = temporary();
     insertReceipts(ledger.writable, [
-      { ...makeReceipt('a', { format: 'classical', status: 'PASS', trust: 'trusted' }), source: { kind: 'file', ref: '1' } },
-      { ...makeReceipt('a', { format: 'classical', status: 'PASS', trust: 'trusted' }), source: { kind: 'file', ref: '2' } },
+      {
+        ...makeReceipt('a', { format: 'classical', status: 'PASS', trust: 'trusted' }),
+        source: { kind: 'file', ref: '1' },
+      },
+      {
+        ...makeReceipt('a', { format: 'classical', status: 'PASS', trust: 'trusted' }),
+        source: { kind: 'file', ref: '2' },
+      },
       makeReceipt('b', { format: 'classical', status: 'INVALID', trust: 'unpinned' }),
       makeReceipt('c', { format: 'profile/nano', status: 'PASS', trust: 'unpinned' }),
     ]);

@@ -48,12 +48,14 @@ export function sha256Hex(text: string): string {
 }
 
 /** A minimal well-formed report. */
-export function makeReport(options: {
-  format?: string;
-  status?: ReportStatus;
-  trust?: TrustStatus;
-  key_id?: string;
-} = {}): Report {
+export function makeReport(
+  options: {
+    format?: string;
+    status?: ReportStatus;
+    trust?: TrustStatus;
+    key_id?: string;
+  } = {},
+): Report {
   return {
     report_version: '1',
     format: (options.format ?? 'profile/nano') as Report['format'],

@@ -3,7 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUNDLE_STATUSES, KEY_ALGORITHMS, REPORT_STATUSES, SOURCE_KINDS, TRUST_STATUSES } from '../../src-shared/api/vocabulary';
+import {
+  BUNDLE_STATUSES,
+  KEY_ALGORITHMS,
+  REPORT_STATUSES,
+  SOURCE_KINDS,
+  TRUST_STATUSES,
+} from '../../src-shared/api/vocabulary';
 import { openLedger } from './open-ledger';
 
 // The schema's CHECK constraints spell some lists of the shared vocabulary in SQL; migrations are
@@ -17,7 +23,9 @@ describe('the ledger schema speaks the shared vocabulary', () => {
     if (!fs.existsSync(file)) openLedger(file).close();
     const database = new Database(file, { readonly: true });
     try {
-      const { sql } = database.prepare('SELECT sql FROM sqlite_master WHERE type = ? AND name = ?').get('table', table) as { sql: string };
+      const { sql } = database
+        .prepare('SELECT sql FROM sqlite_master WHERE type = ? AND name = ?')
+        .get('table', table) as { sql: string };
       const match = new RegExp(`\\b${column}\\b[^,]*?CHECK \\(${column} IN\\s*\\(([^)]*)\\)`, 's').exec(sql);
       if (!match?.[1]) throw new Error(`no CHECK list for ${table}.${column}`);
       return [...match[1].matchAll(/'([^']*)'/g)].map((value) => value[1] as string);

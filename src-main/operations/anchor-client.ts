@@ -94,7 +94,9 @@ export function checkApiUrl(apiUrl: string, withKey: boolean): string {
   if (url.username !== '' || url.password !== '') refuse('must not carry a user name or password');
   if (url.search !== '' || url.hash !== '') refuse('must not have a query or a fragment');
   if (withKey && url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
-    refuse('is plain http to another machine; an API key is sent only over https (or http to 127.0.0.1, ::1, localhost)');
+    refuse(
+      'is plain http to another machine; an API key is sent only over https (or http to 127.0.0.1, ::1, localhost)',
+    );
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -122,13 +124,20 @@ export async function readApiKeyFile(file: string): Promise<string> {
   } catch (error) {
     if (error instanceof OperationError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    refuse('key_file_unreadable', `cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error')})`);
+    refuse(
+      'key_file_unreadable',
+      `cannot be read (${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (code ?? 'error')})`,
+    );
   }
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    refuse('key_file_exposed', `may be read by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${file}`);
+    refuse(
+      'key_file_exposed',
+      `may be read by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${file}`,
+    );
   }
   const text = (bytes as Buffer).toString('utf8').replace(/\r?\n$/, '');
-  if (!API_KEY_PATTERN.test(text)) refuse('key_file_invalid', 'must hold one API key (svc_<tier>_ and base64url characters) and nothing else');
+  if (!API_KEY_PATTERN.test(text))
+    refuse('key_file_invalid', 'must hold one API key (svc_<tier>_ and base64url characters) and nothing else');
   return text;
 }
 
@@ -136,7 +145,11 @@ async function readAnswer(response: Response): Promise<Uint8Array> {
   const declared = Number(response.headers.get('content-length') ?? '0');
   if (declared > MAX_ANSWER_BYTES) {
     await response.body?.cancel().catch(() => undefined);
-    throw new AnchorServiceError(response.status, 'answer_too_large', `The service's answer is ${declared} bytes; answers over ${MAX_ANSWER_BYTES} bytes are not read.`);
+    throw new AnchorServiceError(
+      response.status,
+      'answer_too_large',
+      `The service's answer is ${declared} bytes; answers over ${MAX_ANSWER_BYTES} bytes are not read.`,
+    );
   }
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -145,7 +158,11 @@ async function readAnswer(response: Response): Promise<Uint8Array> {
       total += chunk.length;
       if (total > MAX_ANSWER_BYTES) {
         await response.body.cancel().catch(() => undefined);
-        throw new AnchorServiceError(response.status, 'answer_too_large', `The service's answer is over ${MAX_ANSWER_BYTES} bytes; not read.`);
+        throw new AnchorServiceError(
+          response.status,
+          'answer_too_large',
+          `The service's answer is over ${MAX_ANSWER_BYTES} bytes; not read.`,
+        );
       }
       chunks.push(chunk);
     }
@@ -165,30 +182,69 @@ function parseAnswer(bytes: Uint8Array): JsonValue | undefined {
 /** The error of a non-2xx answer: PROTOCOL 10's envelope when it is one. */
 function errorOfAnswer(status: number, body: JsonValue | undefined): AnchorServiceError {
   const envelope = typeof body === 'object' && body !== null && !Array.isArray(body) ? body['error'] : undefined;
-  if (typeof envelope === 'object' && envelope !== null && !Array.isArray(envelope) && typeof envelope['code'] === 'string' && typeof envelope['message'] === 'string') {
+  if (
+    typeof envelope === 'object' &&
+    envelope !== null &&
+    !Array.isArray(envelope) &&
+    typeof envelope['code'] === 'string' &&
+    typeof envelope['message'] === 'string'
+  ) {
     const rawDetails = Array.isArray(envelope['details']) ? envelope['details'] : [];
     const details = rawDetails
-      .filter((item): item is { [name: string]: JsonValue } => typeof item === 'object' && item !== null && !Array.isArray(item))
-      .map((item) => ({ path: typeof item['path'] === 'string' ? item['path'] : '', message: typeof item['message'] === 'string' ? item['message'] : '' }));
-    const where = details.length > 0 ? ` (${details.map((detail) => `${detail.path || '/'}: ${detail.message}`).join('; ')})` : '';
-    return new AnchorServiceError(status, envelope['code'], `The service answered ${status} ${envelope['code']}: ${envelope['message']}${where}`, details);
+      .filter(
+        (item): item is { [name: string]: JsonValue } =>
+          typeof item === 'object' && item !== null && !Array.isArray(item),
+      )
+      .map((item) => ({
+        path: typeof item['path'] === 'string' ? item['path'] : '',
+        message: typeof item['message'] === 'string' ? item['message'] : '',
+      }));
+    const where =
+      details.length > 0 ? ` (${details.map((detail) => `${detail.path || '/'}: ${detail.message}`).join('; ')})` : '';
+    return new AnchorServiceError(
+      status,
+      envelope['code'],
+      `The service answered ${status} ${envelope['code']}: ${envelope['message']}${where}`,
+      details,
+    );
   }
-  return new AnchorServiceError(status, 'unexpected_answer', `The service answered HTTP ${status} without PROTOCOL 10's error body.`);
+  return new AnchorServiceError(
+    status,
+    'unexpected_answer',
+    `The service answered HTTP ${status} without PROTOCOL 10's error body.`,
+  );
 }
 
-async function call(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: JsonValue | undefined }> {
+async function call(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; body: JsonValue | undefined }> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : (error as Error).message;
+    const detail =
+      typeof cause?.code === 'string'
+        ? cause.code
+        : typeof cause?.message === 'string'
+          ? cause.message
+          : (error as Error).message;
     const why = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs / 1000} s` : detail;
-    throw new AnchorServiceError(0, 'service_unreachable', `The service at ${new URL(url).origin} could not be reached: ${why}.`);
+    throw new AnchorServiceError(
+      0,
+      'service_unreachable',
+      `The service at ${new URL(url).origin} could not be reached: ${why}.`,
+    );
   }
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel().catch(() => undefined);
-    throw new AnchorServiceError(response.status, 'redirected', `The service answered ${response.status}, a redirect to ${response.headers.get('location') ?? 'nowhere'}; redirects are not followed (give the final URL).`);
+    throw new AnchorServiceError(
+      response.status,
+      'redirected',
+      `The service answered ${response.status}, a redirect to ${response.headers.get('location') ?? 'nowhere'}; redirects are not followed (give the final URL).`,
+    );
   }
   const bytes = await readAnswer(response);
   const body = parseAnswer(bytes);
@@ -197,13 +253,26 @@ async function call(url: string, init: RequestInit, timeoutMs: number): Promise<
 }
 
 function checkRecord(status: number, body: JsonValue | undefined, suffix: string): ServiceAnchorRecord {
-  if (body === undefined) throw new AnchorServiceError(status, 'unexpected_answer', `The service answered ${status} with a body that is not strict JSON.`);
+  if (body === undefined)
+    throw new AnchorServiceError(
+      status,
+      'unexpected_answer',
+      `The service answered ${status} with a body that is not strict JSON.`,
+    );
   const read = readAnchorRecord(body);
   if (read.status === 'invalid') {
-    throw new AnchorServiceError(status, 'unexpected_answer', `The service's answer is not an anchor record: at ${read.path || '/'}: ${read.message}`);
+    throw new AnchorServiceError(
+      status,
+      'unexpected_answer',
+      `The service's answer is not an anchor record: at ${read.path || '/'}: ${read.message}`,
+    );
   }
   if (read.record.suffix !== suffix) {
-    throw new AnchorServiceError(status, 'unexpected_answer', `The service answered with the record ${read.record.svc_anchor}, which is not for this digest (suffix ${suffix}).`);
+    throw new AnchorServiceError(
+      status,
+      'unexpected_answer',
+      `The service answered with the record ${read.record.svc_anchor}, which is not for this digest (suffix ${suffix}).`,
+    );
   }
   return { status: read.status, record: body as { [name: string]: JsonValue } };
 }
@@ -216,15 +285,23 @@ function checkRecord(status: number, body: JsonValue | undefined, suffix: string
  * @throws OperationError (invalid_input) for a bad URL or digest; AnchorServiceError for an error
  *   answer, no answer, or an answer that is not this digest's pending record.
  */
-export async function submitAnchor(options: AnchorServiceOptions & { apiKey: string; digest: Uint8Array }): Promise<ServiceAnchorRecord> {
-  if (!(options.digest instanceof Uint8Array) || options.digest.length !== 32) throw new RangeError('submitAnchor expects the 32-byte digest');
-  if (typeof options.apiKey !== 'string' || !API_KEY_PATTERN.test(options.apiKey)) throw new RangeError('submitAnchor expects an API key svc_<tier>_...');
+export async function submitAnchor(
+  options: AnchorServiceOptions & { apiKey: string; digest: Uint8Array },
+): Promise<ServiceAnchorRecord> {
+  if (!(options.digest instanceof Uint8Array) || options.digest.length !== 32)
+    throw new RangeError('submitAnchor expects the 32-byte digest');
+  if (typeof options.apiKey !== 'string' || !API_KEY_PATTERN.test(options.apiKey))
+    throw new RangeError('submitAnchor expects an API key svc_<tier>_...');
   const base = checkApiUrl(options.apiUrl, true);
   const { status, body } = await call(
     `${base}/v1/anchor`,
     {
       method: 'POST',
-      headers: { authorization: `Bearer ${options.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+      headers: {
+        authorization: `Bearer ${options.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
       body: JSON.stringify({ canonical_sha256: b64uEncode(options.digest) }),
     },
     options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -242,7 +319,9 @@ export async function submitAnchor(options: AnchorServiceOptions & { apiKey: str
  * @throws OperationError (invalid_input) for a bad URL or URN; AnchorServiceError for an error
  *   answer, no answer, or an answer that is not a record of the same digest.
  */
-export async function anchorStatus(options: AnchorServiceOptions & { urn: string; apiKey?: string }): Promise<ServiceAnchorRecord> {
+export async function anchorStatus(
+  options: AnchorServiceOptions & { urn: string; apiKey?: string },
+): Promise<ServiceAnchorRecord> {
   const parsed = parseAnchorUrn(options.urn);
   if (parsed === undefined) {
     throw new OperationError(
@@ -251,10 +330,15 @@ export async function anchorStatus(options: AnchorServiceOptions & { urn: string
       `${JSON.stringify(options.urn)} is not an anchor URN (urn:svc:anchor:pending:<batch_id>:<suffix> or urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix>).`,
     );
   }
-  if (options.apiKey !== undefined && !API_KEY_PATTERN.test(options.apiKey)) throw new RangeError('anchorStatus expects an API key svc_<tier>_...');
+  if (options.apiKey !== undefined && !API_KEY_PATTERN.test(options.apiKey))
+    throw new RangeError('anchorStatus expects an API key svc_<tier>_...');
   const base = checkApiUrl(options.apiUrl, options.apiKey !== undefined);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.apiKey !== undefined) headers.authorization = `Bearer ${options.apiKey}`;
-  const { status, body } = await call(`${base}/v1/anchor/${encodeURIComponent(options.urn)}`, { method: 'GET', headers }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const { status, body } = await call(
+    `${base}/v1/anchor/${encodeURIComponent(options.urn)}`,
+    { method: 'GET', headers },
+    options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  );
   return checkRecord(status, body, parsed.suffix);
 }

@@ -38,7 +38,11 @@ export const ANCHOR_BODY_SCHEMA = {
   additionalProperties: false,
   required: ['canonical_sha256'],
   properties: {
-    canonical_sha256: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'base64url (no padding) of the 32-byte SHA-256 of the receipt’s RFC 8785 form' },
+    canonical_sha256: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{43}$',
+      description: 'base64url (no padding) of the 32-byte SHA-256 of the receipt’s RFC 8785 form',
+    },
   },
 } as const;
 
@@ -69,7 +73,12 @@ export function decodeCanonicalSha256(text: string): Uint8Array {
     bytes = undefined;
   }
   if (bytes === undefined || bytes.length !== 32 || b64uEncode(bytes) !== text) {
-    throw new OperationError('invalid_input', 'invalid_request', 'canonical_sha256 must be the unpadded base64url of a 32-byte SHA-256 (43 characters, canonical last character).', { facts: { path: '/canonical_sha256' } });
+    throw new OperationError(
+      'invalid_input',
+      'invalid_request',
+      'canonical_sha256 must be the unpadded base64url of a 32-byte SHA-256 (43 characters, canonical last character).',
+      { facts: { path: '/canonical_sha256' } },
+    );
   }
   return bytes;
 }
@@ -89,7 +98,12 @@ export function submitAnchor(backend: AnchorBackend, caller: Caller, request: An
   const digest = decodeCanonicalSha256(request.canonical_sha256);
   const outcome = backend.submit(digest, { tenantId: caller.tenant.id });
   if (outcome.outcome === 'conflict') {
-    throw new OperationError('conflict', 'conflict', `Another hash with the same first 8 bytes is already queued as ${outcome.svc_anchor}; submit this one again after batch ${outcome.batch_id} closes.`, { facts: { path: '/canonical_sha256' } });
+    throw new OperationError(
+      'conflict',
+      'conflict',
+      `Another hash with the same first 8 bytes is already queued as ${outcome.svc_anchor}; submit this one again after batch ${outcome.batch_id} closes.`,
+      { facts: { path: '/canonical_sha256' } },
+    );
   }
   return { svc_anchor: outcome.svc_anchor, batch_id: outcome.batch_id, eta_seconds: outcome.eta_seconds };
 }
@@ -101,10 +115,16 @@ export function submitAnchor(backend: AnchorBackend, caller: Caller, request: An
  * @returns the pending record, or null when the tier is not anchored automatically, anchoring
  *   is off, or (never in practice) another hash holds the URN
  */
-export function anchorIssuedReceipt(backend: AnchorBackend | undefined, caller: Caller, receiptSha256: string): PendingAnchor | null {
+export function anchorIssuedReceipt(
+  backend: AnchorBackend | undefined,
+  caller: Caller,
+  receiptSha256: string,
+): PendingAnchor | null {
   if (backend === undefined || !AUTO_ANCHOR_TIERS.includes(caller.tenant.tier)) return null;
   const outcome = backend.submit(hexDecode(receiptSha256), { tenantId: caller.tenant.id });
-  return outcome.outcome === 'conflict' ? null : { svc_anchor: outcome.svc_anchor, batch_id: outcome.batch_id, eta_seconds: outcome.eta_seconds };
+  return outcome.outcome === 'conflict'
+    ? null
+    : { svc_anchor: outcome.svc_anchor, batch_id: outcome.batch_id, eta_seconds: outcome.eta_seconds };
 }
 
 /**
@@ -117,7 +137,12 @@ export function anchorIssuedReceipt(backend: AnchorBackend | undefined, caller: 
  */
 export function lookupAnchor(workspace: Workspace, urn: string, now: Date): Record<string, unknown> {
   if (parseAnchorUrn(urn) === undefined) {
-    throw new OperationError('invalid_input', 'invalid_request', 'Not an anchor URN: urn:svc:anchor:pending:<batch_id>:<suffix> or urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix> (URL-encoded in the path).', { facts: { path: '/svc_anchor' } });
+    throw new OperationError(
+      'invalid_input',
+      'invalid_request',
+      'Not an anchor URN: urn:svc:anchor:pending:<batch_id>:<suffix> or urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix> (URL-encoded in the path).',
+      { facts: { path: '/svc_anchor' } },
+    );
   }
   const record = anchorRecordAt(workspace.ledger.readable, urn, now.getTime());
   if (record === undefined) throw new OperationError('not_found', 'not_found', `No anchor ${urn} here.`);

@@ -30,7 +30,13 @@ export const TEST_NETWORK = 'anvil-local';
 export const TEST_BATCH_ID = '2026-11-23T09:00Z';
 
 /** A resolved anchor record as plain JSON. */
-export type TestAnchorRecord = Record<string, unknown> & { svc_anchor: string; merkle_root: string; merkle_path: string[]; block_height: number; tx_hash: string };
+export type TestAnchorRecord = Record<string, unknown> & {
+  svc_anchor: string;
+  merkle_root: string;
+  merkle_path: string[];
+  block_height: number;
+  tx_hash: string;
+};
 
 /** An anchor account with funds on a development chain. */
 export async function fundedAnchorAccount(chain: ChainClient): Promise<ReturnType<typeof anchorAccount>> {
@@ -68,7 +74,12 @@ export async function postAnchorBatch(
   }
   const height = tx.blockNumber as number;
   const records = digests.map((digest, index) => ({
-    svc_anchor: resolvedAnchorUrn({ network: TEST_NETWORK, block_height: height, tx_hash: signed.hash, suffix: anchorSuffix(digest) }),
+    svc_anchor: resolvedAnchorUrn({
+      network: TEST_NETWORK,
+      block_height: height,
+      tx_hash: signed.hash,
+      suffix: anchorSuffix(digest),
+    }),
     batch_id: batchId,
     network: TEST_NETWORK,
     block_height: height,
@@ -127,7 +138,12 @@ export async function buildAnchoredBundle(options: AnchoredBundleOptions): Promi
         'standard',
         {
           agent_did: 'did:web:agent.example.com',
-          content: { sha256: hexEncode(crypto.sha256(new TextEncoder().encode(`anchored document ${index} ${randomBytes(8).toString('hex')}`))), type: 'text/plain' },
+          content: {
+            sha256: hexEncode(
+              crypto.sha256(new TextEncoder().encode(`anchored document ${index} ${randomBytes(8).toString('hex')}`)),
+            ),
+            type: 'text/plain',
+          },
           smsh: { sealed: false, declaration: 'none' },
           hktn_context: { reputation_tier: 'silver' },
         },
@@ -138,7 +154,14 @@ export async function buildAnchoredBundle(options: AnchoredBundleOptions): Promi
       );
       const bytes = new TextEncoder().encode(JSON.stringify(document));
       const facts = verifyReceiptBytes(bytes, context);
-      receipts.push({ receipt_sha256: facts.receipt_sha256, raw: bytes, report: facts.report, receipt_id: facts.receipt_id, issued_at: facts.issued_at, source: { kind: 'file', ref: `anchored-${index}.json` } });
+      receipts.push({
+        receipt_sha256: facts.receipt_sha256,
+        raw: bytes,
+        report: facts.report,
+        receipt_id: facts.receipt_id,
+        issued_at: facts.issued_at,
+        source: { kind: 'file', ref: `anchored-${index}.json` },
+      });
     }
     ledger.runInTransaction((database) => insertReceipts(database, receipts));
     const digests = receipts.map((receipt) => hexDecode(receipt.receipt_sha256));
@@ -146,11 +169,28 @@ export async function buildAnchoredBundle(options: AnchoredBundleOptions): Promi
     options.tamper?.(posted.records, digests);
     ledger.runInTransaction((database) => {
       posted.records.forEach((record, index) => {
-        insertAnchor(database, { svc_anchor: record.svc_anchor, batch_id: TEST_BATCH_ID, receipt_sha256: (receipts[index] as NewReceipt).receipt_sha256, record, status: 'resolved' });
+        insertAnchor(database, {
+          svc_anchor: record.svc_anchor,
+          batch_id: TEST_BATCH_ID,
+          receipt_sha256: (receipts[index] as NewReceipt).receipt_sha256,
+          record,
+          status: 'resolved',
+        });
       });
     });
-    const result = await exportBundle(ledger, { out: options.out, dataDirectory: home, tenantId: 'anchored-corp', overwrite: true });
-    return { file: result.file, receipts: receipts.map((receipt) => receipt.receipt_sha256), records: posted.records, hash: posted.hash, height: posted.height };
+    const result = await exportBundle(ledger, {
+      out: options.out,
+      dataDirectory: home,
+      tenantId: 'anchored-corp',
+      overwrite: true,
+    });
+    return {
+      file: result.file,
+      receipts: receipts.map((receipt) => receipt.receipt_sha256),
+      records: posted.records,
+      hash: posted.hash,
+      height: posted.height,
+    };
   } finally {
     ledger.close();
     rmSync(home, { recursive: true, force: true });

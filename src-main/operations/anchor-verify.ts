@@ -65,7 +65,9 @@ function parseStrict(bytes: Uint8Array, what: 'receipt' | 'record'): JsonNode {
     if (!(error instanceof JsonParseError)) throw error;
     const code = what === 'receipt' ? 'receipt_malformed' : 'anchor_record_malformed';
     const label = what === 'receipt' ? 'The receipt' : 'The anchor record file';
-    throw new OperationError('invalid_input', code, `${label} is not strict JSON: ${formatJsonError(error)}`, { facts: { path: error.path } });
+    throw new OperationError('invalid_input', code, `${label} is not strict JSON: ${formatJsonError(error)}`, {
+      facts: { path: error.path },
+    });
   }
 }
 
@@ -81,7 +83,9 @@ export function receiptCanonicalDigest(bytes: Uint8Array): Uint8Array {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('receiptCanonicalDigest expects the receipt bytes');
   const tree = parseStrict(bytes, 'receipt');
   if (tree.type !== 'object') {
-    throw new OperationError('invalid_input', 'receipt_malformed', 'The receipt must be a JSON object.', { facts: { path: '' } });
+    throw new OperationError('invalid_input', 'receipt_malformed', 'The receipt must be a JSON object.', {
+      facts: { path: '' },
+    });
   }
   return nodeCrypto().sha256(new TextEncoder().encode(jcsTree(tree)));
 }
@@ -120,14 +124,21 @@ export function pickAnchorRecord(bytes: Uint8Array, digest: Uint8Array): PickedA
     file = parseAnchorsFile(bytes, batchId);
   } catch (error) {
     if (!(error instanceof AnchorsFileError)) throw error;
-    throw new OperationError('invalid_input', 'anchors_file_invalid', `The anchors file cannot be used at ${error.path || '/'}: ${error.message}`, {
-      facts: { path: error.path },
-    });
+    throw new OperationError(
+      'invalid_input',
+      'anchors_file_invalid',
+      `The anchors file cannot be used at ${error.path || '/'}: ${error.message}`,
+      {
+        facts: { path: error.path },
+      },
+    );
   }
   const digestHex = hexEncode(digest);
   const suffix = anchorSuffix(digest);
   const candidates = file.anchors.filter(
-    (entry) => entry.receipt_sha256 === digestHex || (entry.receipt_sha256 === null && parseAnchorUrn(entry.svc_anchor)?.suffix === suffix),
+    (entry) =>
+      entry.receipt_sha256 === digestHex ||
+      (entry.receipt_sha256 === null && parseAnchorUrn(entry.svc_anchor)?.suffix === suffix),
   );
   if (candidates.length === 0) {
     throw new OperationError(
@@ -148,7 +159,11 @@ export function pickAnchorRecord(bytes: Uint8Array, digest: Uint8Array): PickedA
   const chosen = resolved[0] ?? candidates[0];
   const record = (chosen as { record: { [name: string]: JsonValue } }).record;
   const index = file.anchors.indexOf(chosen as (typeof file.anchors)[number]);
-  return { record, source: 'anchors_file', note: `Record /anchors/${index} of the anchors file of batch ${file.batch_id}.` };
+  return {
+    record,
+    source: 'anchors_file',
+    note: `Record /anchors/${index} of the anchors file of batch ${file.batch_id}.`,
+  };
 }
 
 /**
@@ -169,7 +184,9 @@ export async function verifyAnchorFiles(options: AnchorVerifyFilesOptions): Prom
     record: picked.record,
     ...(options.rpcUrl === undefined ? {} : { rpcUrl: options.rpcUrl }),
     ...(options.confirmations === undefined ? {} : { confirmations: options.confirmations }),
-    ...(options.offline === true ? { offline: true, uncheckedReason: 'Offline (--offline): the chain was not asked.' } : {}),
+    ...(options.offline === true
+      ? { offline: true, uncheckedReason: 'Offline (--offline): the chain was not asked.' }
+      : {}),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
   const urn = (picked.record as { svc_anchor?: unknown } | null)?.svc_anchor;

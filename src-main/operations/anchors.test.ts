@@ -10,7 +10,16 @@ import { startAnvil, type AnvilProcess } from '../anchor/anvil';
 import { ChainClient } from '../anchor/chain';
 import { getReceipt, listAnchorStates } from '../ledger';
 import { buildAnchoredBundle, fundedAnchorAccount, type AnchoredBundle } from './anchor-test-support';
-import { anchorBatches, anchorDetail, checkAnchorOnChain, checkAnchorsOffline, listAnchorRows, merkleProof, receiptAnchor, receiptAnchorDetail } from './anchors';
+import {
+  anchorBatches,
+  anchorDetail,
+  checkAnchorOnChain,
+  checkAnchorsOffline,
+  listAnchorRows,
+  merkleProof,
+  receiptAnchor,
+  receiptAnchorDetail,
+} from './anchors';
 import { OperationError } from './errors';
 import { importEvidence } from './evidence';
 import { openWorkspace, type Workspace } from './workspace';
@@ -49,7 +58,9 @@ beforeAll(async () => {
       // Receipt 5: a forged root with a path that folds to it (step 1 passes, the chain disagrees).
       const forged = anchorTree(sha256, [digests[5] as Uint8Array, sha256(new TextEncoder().encode('forged'))]);
       (records[5] as Record<string, unknown>).merkle_root = `sha256:${hexEncode(forged.root)}`;
-      (records[5] as Record<string, unknown>).merkle_path = (forged.paths[0] as Uint8Array[]).map((hash) => `sha256:${hexEncode(hash)}`);
+      (records[5] as Record<string, unknown>).merkle_path = (forged.paths[0] as Uint8Array[]).map(
+        (hash) => `sha256:${hexEncode(hash)}`,
+      );
     },
   });
   workspace = openWorkspace(join(scratch, 'home'));
@@ -69,9 +80,17 @@ describe('anchors in the workspace, on a real anvil', () => {
     expect(listAnchorRows(workspace, { state: 'verified_offline' }).rows).toHaveLength(5);
     const batches = await anchorBatches(workspace);
     expect(batches.batches).toHaveLength(1);
-    expect(batches.batches[0]).toMatchObject({ batch_id: '2026-11-23T09:00Z', total: 6, network: 'anvil-local', block_height: bundle.height, tx_hash: bundle.hash });
+    expect(batches.batches[0]).toMatchObject({
+      batch_id: '2026-11-23T09:00Z',
+      total: 6,
+      network: 'anvil-local',
+      block_height: bundle.height,
+      tx_hash: bundle.hash,
+    });
     expect(batches.totals).toEqual({ verified: 0, verified_offline: 5, pending: 0, unchecked: 0, failed: 1 });
-    expect(listAnchorRows(workspace, { state: 'failed' }).rows.map((row) => row.receipt_sha256)).toEqual([bundle.receipts[4]]);
+    expect(listAnchorRows(workspace, { state: 'failed' }).rows.map((row) => row.receipt_sha256)).toEqual([
+      bundle.receipts[4],
+    ]);
     expect(receiptAnchor(workspace, bundle.receipts[0] as string).state).toBe('verified_offline');
     expect(receiptAnchor(workspace, bundle.receipts[4] as string).state).toBe('failed');
     expect(receiptAnchor(workspace, '0'.repeat(64))).toEqual({ state: 'none', anchors: [] });
@@ -79,17 +98,32 @@ describe('anchors in the workspace, on a real anvil', () => {
     expect(await checkAnchorsOffline(workspace)).toBe(0);
   });
 
-  it('draws the Merkle path from the receipt\'s leaf to the root, as anchorFold computes it', () => {
+  it("draws the Merkle path from the receipt's leaf to the root, as anchorFold computes it", () => {
     const detail = anchorDetail(workspace, anchorIdOf(1));
     const record = bundle.records[1] as { merkle_path: string[]; merkle_root: string };
     expect(detail.step_one).toMatchObject({ step: 1, status: 'pass' });
     expect(detail.proof?.digest).toBe(bundle.receipts[1]);
     expect(detail.proof?.leaf).toBe(hexEncode(sha256(new Uint8Array([0, ...hexDecode(bundle.receipts[1] as string)]))));
     expect(detail.proof?.levels.map((level) => `sha256:${level.sibling}`)).toEqual(record.merkle_path);
-    const folded = anchorFold(sha256, hexDecode(bundle.receipts[1] as string), record.merkle_path.map((hash) => decodeAnchorHash(hash) as Uint8Array));
+    const folded = anchorFold(
+      sha256,
+      hexDecode(bundle.receipts[1] as string),
+      record.merkle_path.map((hash) => decodeAnchorHash(hash) as Uint8Array),
+    );
     expect(detail.proof?.levels.at(-1)?.node).toBe(hexEncode(folded));
-    expect(detail.proof).toMatchObject({ matches: true, folded_root: record.merkle_root.slice(7), record_root: record.merkle_root.slice(7) });
-    expect(detail).toMatchObject({ network: 'anvil-local', block_height: bundle.height, tx_hash: bundle.hash, merkle_root: record.merkle_root, verified_at: '2026-11-23T09:01:00Z', state: 'verified_offline' });
+    expect(detail.proof).toMatchObject({
+      matches: true,
+      folded_root: record.merkle_root.slice(7),
+      record_root: record.merkle_root.slice(7),
+    });
+    expect(detail).toMatchObject({
+      network: 'anvil-local',
+      block_height: bundle.height,
+      tx_hash: bundle.hash,
+      merkle_root: record.merkle_root,
+      verified_at: '2026-11-23T09:01:00Z',
+      state: 'verified_offline',
+    });
     // The tampered path: step 1 fails and the drawing shows where the fold ends.
     const broken = anchorDetail(workspace, anchorIdOf(4));
     expect(broken.step_one?.status).toBe('fail');
@@ -105,7 +139,11 @@ describe('anchors in the workspace, on a real anvil', () => {
     const settings = { rpc_url: anvil.rpcUrl, confirmations: 1 };
     const good = await checkAnchorOnChain(workspace, anchorIdOf(0), settings);
     expect(good.outcome.steps.map((step) => step.status)).toEqual(['pass', 'pass', 'pass']);
-    expect(good).toMatchObject({ recorded: true, outcome: { state: 'verified', rpc: anvil.rpcUrl }, anchor: { state: 'verified', last_check: { state: 'verified', rpc: anvil.rpcUrl } } });
+    expect(good).toMatchObject({
+      recorded: true,
+      outcome: { state: 'verified', rpc: anvil.rpcUrl },
+      anchor: { state: 'verified', last_check: { state: 'verified', rpc: anvil.rpcUrl } },
+    });
     expect(receiptAnchor(workspace, bundle.receipts[0] as string).state).toBe('verified');
 
     const forged = await checkAnchorOnChain(workspace, anchorIdOf(5), settings);
@@ -121,7 +159,9 @@ describe('anchors in the workspace, on a real anvil', () => {
     expect(deep.outcome.steps.map((step) => step.status)).toEqual(['pass', 'pass', 'fail']);
     expect(deep.anchor.state).toBe('failed');
     await chain.mineOnDevelopmentChain(50);
-    expect((await checkAnchorOnChain(workspace, anchorIdOf(2), { rpc_url: anvil.rpcUrl, confirmations: 50 })).anchor.state).toBe('verified');
+    expect(
+      (await checkAnchorOnChain(workspace, anchorIdOf(2), { rpc_url: anvil.rpcUrl, confirmations: 50 })).anchor.state,
+    ).toBe('verified');
   }, 60_000);
 
   it('without an RPC, or with a chain that does not answer, says why steps 2-3 are unchecked and keeps the last check', async () => {
@@ -142,7 +182,9 @@ describe('anchors in the workspace, on a real anvil', () => {
   it('says clearly what does not exist', async () => {
     expect(() => anchorDetail(workspace, 999_999)).toThrow(OperationError);
     expect(() => receiptAnchorDetail(workspace, 999_999)).toThrow(/no receipt 999999/);
-    await expect(checkAnchorOnChain(workspace, 999_999, { rpc_url: null, confirmations: 1 })).rejects.toMatchObject({ kind: 'not_found' });
+    await expect(checkAnchorOnChain(workspace, 999_999, { rpc_url: null, confirmations: 1 })).rejects.toMatchObject({
+      kind: 'not_found',
+    });
     expect(merkleProof(sha256, new Uint8Array(32), { svc_anchor: 'not a urn' })).toBeNull();
   });
 });

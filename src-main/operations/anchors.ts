@@ -63,7 +63,9 @@ export function canonicalDigest(sha256: Sha256, raw: Uint8Array): { digest: Uint
   try {
     return { digest: sha256(utf8Encode(jcsTree(parseJsonBytes(raw)))) };
   } catch (error) {
-    return { error: `The receipt's stored bytes are not strict JSON, so its canonical SHA-256 cannot be computed: ${(error as Error).message}` };
+    return {
+      error: `The receipt's stored bytes are not strict JSON, so its canonical SHA-256 cannot be computed: ${(error as Error).message}`,
+    };
   }
 }
 
@@ -75,9 +77,14 @@ export function canonicalDigest(sha256: Sha256, raw: Uint8Array): { digest: Uint
  * @param record - The anchor record (plain JSON).
  * @returns The step, the digest (when computable) and whether the record is pending.
  */
-export function stepOneOfReceipt(sha256: Sha256, raw: Uint8Array, record: unknown): { step: AnchorStep; digest: Uint8Array | null; pending: boolean } {
+export function stepOneOfReceipt(
+  sha256: Sha256,
+  raw: Uint8Array,
+  record: unknown,
+): { step: AnchorStep; digest: Uint8Array | null; pending: boolean } {
   const canonical = canonicalDigest(sha256, raw);
-  if ('error' in canonical) return { step: { step: 1, status: 'fail', detail: canonical.error }, digest: null, pending: false };
+  if ('error' in canonical)
+    return { step: { step: 1, status: 'fail', detail: canonical.error }, digest: null, pending: false };
   const one = anchorStepOne(sha256, canonical.digest, record);
   return { step: one.step, digest: canonical.digest, pending: one.pending };
 }
@@ -101,7 +108,9 @@ export function merkleProof(sha256: Sha256, digest: Uint8Array, record: unknown)
   const leaf = node;
   const levels = read.record.merkle_path.map((sibling) => {
     const left = compareBytes(node, sibling) <= 0;
-    node = sha256(left ? concatBytes(Uint8Array.of(0x01), node, sibling) : concatBytes(Uint8Array.of(0x01), sibling, node));
+    node = sha256(
+      left ? concatBytes(Uint8Array.of(0x01), node, sibling) : concatBytes(Uint8Array.of(0x01), sibling, node),
+    );
     return { sibling: hexEncode(sibling), node: hexEncode(node), left };
   });
   return {
@@ -152,7 +161,10 @@ export async function checkAnchorsOffline(workspace: Workspace, options: { limit
   let checked = 0;
   let afterId = 0;
   while (checked < limit) {
-    const batch = uncheckedAnchors(workspace.ledger.readable, { afterId, limit: Math.min(SWEEP_BATCH, limit - checked) });
+    const batch = uncheckedAnchors(workspace.ledger.readable, {
+      afterId,
+      limit: Math.min(SWEEP_BATCH, limit - checked),
+    });
     if (batch.length === 0) break;
     const at = Date.now();
     const results = batch.map((anchor) => {
@@ -161,7 +173,8 @@ export async function checkAnchorsOffline(workspace: Workspace, options: { limit
       return { anchor, steps, state: verdictOf(steps, one.pending) };
     });
     workspace.ledger.runInTransaction((database) => {
-      for (const { anchor, steps, state } of results) recordAnchorCheck(database, anchor.id, { svc_anchor: anchor.svc_anchor, state, steps, rpc: null, at });
+      for (const { anchor, steps, state } of results)
+        recordAnchorCheck(database, anchor.id, { svc_anchor: anchor.svc_anchor, state, steps, rpc: null, at });
     });
     checked += batch.length;
     afterId = (batch[batch.length - 1] as { id: number }).id;
@@ -171,9 +184,13 @@ export async function checkAnchorsOffline(workspace: Workspace, options: { limit
 }
 
 /** The network, block, transaction and root a record names, when it is a usable resolved one. */
-function transactionOf(record: unknown): Pick<AnchorRow, 'network' | 'block_height' | 'tx_hash'> & { merkle_root: string | null; verified_at: string | null } {
+function transactionOf(record: unknown): Pick<AnchorRow, 'network' | 'block_height' | 'tx_hash'> & {
+  merkle_root: string | null;
+  verified_at: string | null;
+} {
   const read = readAnchorRecord(record);
-  if (read.status !== 'resolved') return { network: null, block_height: null, tx_hash: null, merkle_root: null, verified_at: null };
+  if (read.status !== 'resolved')
+    return { network: null, block_height: null, tx_hash: null, merkle_root: null, verified_at: null };
   return {
     network: read.record.network,
     block_height: read.record.block_height,
@@ -210,13 +227,29 @@ function toRow(stored: AnchorStateRecord): AnchorRow {
  * @param query - `after` (cursor), `limit` (default 50).
  * @returns The page and the totals over every anchor.
  */
-export async function anchorBatches(workspace: Workspace, query: { after?: string; limit?: number } = {}): Promise<AnchorBatchesView> {
+export async function anchorBatches(
+  workspace: Workspace,
+  query: { after?: string; limit?: number } = {},
+): Promise<AnchorBatchesView> {
   await checkAnchorsOffline(workspace, { limit: 2000 });
   const page = listAnchorBatches(workspace.ledger.readable, query);
   return {
     batches: page.rows.map((batch) => {
-      const { network, block_height: blockHeight, tx_hash: txHash, merkle_root: merkleRoot } = transactionOf(batch.resolved_record);
-      return { batch_id: batch.batch_id, total: batch.total, by_state: batch.by_state, network, block_height: blockHeight, tx_hash: txHash, merkle_root: merkleRoot };
+      const {
+        network,
+        block_height: blockHeight,
+        tx_hash: txHash,
+        merkle_root: merkleRoot,
+      } = transactionOf(batch.resolved_record);
+      return {
+        batch_id: batch.batch_id,
+        total: batch.total,
+        by_state: batch.by_state,
+        network,
+        block_height: blockHeight,
+        tx_hash: txHash,
+        merkle_root: merkleRoot,
+      };
     }),
     nextCursor: page.nextCursor,
     totals: anchorStateTotals(workspace.ledger.readable),
@@ -230,7 +263,10 @@ export async function anchorBatches(workspace: Workspace, query: { after?: strin
  * @param query - `batch_id`, `state`, `after` (cursor), `limit` (default 100).
  * @returns The page.
  */
-export function listAnchorRows(workspace: Workspace, query: { batch_id?: string; state?: AnchorState; after?: string; limit?: number } = {}): AnchorPage {
+export function listAnchorRows(
+  workspace: Workspace,
+  query: { batch_id?: string; state?: AnchorState; after?: string; limit?: number } = {},
+): AnchorPage {
   const page = listAnchorStates(workspace.ledger.readable, query);
   return { rows: page.rows.map(toRow), nextCursor: page.nextCursor };
 }
@@ -267,13 +303,23 @@ function recordFirstLook(workspace: Workspace, stored: AnchorStateRecord): Ancho
   if (raw === undefined) return stored;
   const one = stepOneOfReceipt((data) => workspace.crypto.sha256(data), raw, stored.record);
   const steps = [one.step, ...uncheckedRest(offlineReason(one.step, one.pending))];
-  workspace.ledger.runInTransaction((database) => recordAnchorCheck(database, stored.id, { svc_anchor: stored.svc_anchor, state: verdictOf(steps, one.pending), steps, rpc: null }));
+  workspace.ledger.runInTransaction((database) =>
+    recordAnchorCheck(database, stored.id, {
+      svc_anchor: stored.svc_anchor,
+      state: verdictOf(steps, one.pending),
+      steps,
+      rpc: null,
+    }),
+  );
   return getAnchorState(workspace.ledger.readable, stored.id) ?? stored;
 }
 
 function storedAnchor(workspace: Workspace, id: number): AnchorStateRecord {
   const stored = getAnchorState(workspace.ledger.readable, id);
-  if (stored === undefined) throw new OperationError('not_found', 'not_found', `There is no anchor ${id} in the ledger.`, { details: [{ path: '/id', message: 'no such anchor' }] });
+  if (stored === undefined)
+    throw new OperationError('not_found', 'not_found', `There is no anchor ${id} in the ledger.`, {
+      details: [{ path: '/id', message: 'no such anchor' }],
+    });
   return stored;
 }
 
@@ -306,7 +352,9 @@ function receiptState(rows: readonly { state: AnchorState }[]): ReceiptAnchorSta
  * @returns The state (`none` without a record) and the records.
  */
 export function receiptAnchor(workspace: Workspace, receiptSha256: string): ReceiptAnchor {
-  const rows = anchorsOfReceipt(workspace.ledger.readable, receiptSha256).map((stored) => toRow(recordFirstLook(workspace, stored)));
+  const rows = anchorsOfReceipt(workspace.ledger.readable, receiptSha256).map((stored) =>
+    toRow(recordFirstLook(workspace, stored)),
+  );
   return { state: receiptState(rows), anchors: rows };
 }
 
@@ -320,9 +368,19 @@ export function receiptAnchor(workspace: Workspace, receiptSha256: string): Rece
  */
 export function receiptAnchorDetail(workspace: Workspace, receiptLedgerId: number): ReceiptAnchorDetail {
   const receipt = getReceipt(workspace.ledger.readable, receiptLedgerId);
-  if (receipt === undefined) throw new OperationError('not_found', 'not_found', `There is no receipt ${receiptLedgerId} in the ledger.`, { details: [{ path: '/id', message: 'no such receipt' }] });
-  const anchors = anchorsOfReceipt(workspace.ledger.readable, receipt.receipt_sha256).map((stored) => detailOf(workspace, recordFirstLook(workspace, stored)));
-  return { receipt_ledger_id: receipt.id, receipt_sha256: receipt.receipt_sha256, state: receiptState(anchors), anchors };
+  if (receipt === undefined)
+    throw new OperationError('not_found', 'not_found', `There is no receipt ${receiptLedgerId} in the ledger.`, {
+      details: [{ path: '/id', message: 'no such receipt' }],
+    });
+  const anchors = anchorsOfReceipt(workspace.ledger.readable, receipt.receipt_sha256).map((stored) =>
+    detailOf(workspace, recordFirstLook(workspace, stored)),
+  );
+  return {
+    receipt_ledger_id: receipt.id,
+    receipt_sha256: receipt.receipt_sha256,
+    state: receiptState(anchors),
+    anchors,
+  };
 }
 
 /**
@@ -338,20 +396,32 @@ export function receiptAnchorDetail(workspace: Workspace, receiptLedgerId: numbe
  * @returns What this check found, whether it was recorded, and the anchor afterwards.
  * @throws OperationError not_found; refused when the anchor's receipt is not in the ledger.
  */
-export async function checkAnchorOnChain(workspace: Workspace, id: number, chain: ChainSettings): Promise<AnchorCheckResult> {
+export async function checkAnchorOnChain(
+  workspace: Workspace,
+  id: number,
+  chain: ChainSettings,
+): Promise<AnchorCheckResult> {
   const stored = storedAnchor(workspace, id);
   const raw = receiptBytes(workspace, stored.receipt_sha256);
   if (raw === undefined) {
-    throw new OperationError('refused', 'receipt_missing', `Anchor ${id} cannot be checked: its receipt is not in the ledger, and step 1 needs the receipt's bytes. Import the receipt, then check again.`, {
-      details: [{ path: '/id', message: 'the anchored receipt is not in the ledger' }],
-    });
+    throw new OperationError(
+      'refused',
+      'receipt_missing',
+      `Anchor ${id} cannot be checked: its receipt is not in the ledger, and step 1 needs the receipt's bytes. Import the receipt, then check again.`,
+      {
+        details: [{ path: '/id', message: 'the anchored receipt is not in the ledger' }],
+      },
+    );
   }
   const sha256: Sha256 = (data) => workspace.crypto.sha256(data);
   const canonical = canonicalDigest(sha256, raw);
   let steps: AnchorStepView[];
   let state: AnchorCheckState;
   if ('error' in canonical) {
-    steps = [{ step: 1, status: 'fail', detail: canonical.error }, ...uncheckedRest('Step 1 failed, so the transaction was not looked up.')];
+    steps = [
+      { step: 1, status: 'fail', detail: canonical.error },
+      ...uncheckedRest('Step 1 failed, so the transaction was not looked up.'),
+    ];
     state = 'failed';
   } else {
     const verification = await verifyAnchor({
@@ -370,7 +440,9 @@ export async function checkAnchorOnChain(workspace: Workspace, id: number, chain
   const chainAnswered = !(steps[0]?.status === 'pass' && steps[1]?.status === 'unchecked');
   let recorded = false;
   if (chainAnswered) {
-    recorded = workspace.ledger.runInTransaction((database) => recordAnchorCheck(database, stored.id, { svc_anchor: stored.svc_anchor, state, steps, rpc: chain.rpc_url }));
+    recorded = workspace.ledger.runInTransaction((database) =>
+      recordAnchorCheck(database, stored.id, { svc_anchor: stored.svc_anchor, state, steps, rpc: chain.rpc_url }),
+    );
   }
   return { outcome: { state, steps, rpc: chain.rpc_url }, recorded, anchor: anchorDetail(workspace, stored.id) };
 }

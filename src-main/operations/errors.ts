@@ -23,7 +23,8 @@ import type { ErrorEnvelope } from '../../src-shared/api/error-envelope';
  * - `too_many`: a quota or rate is used up (429, exit 2).
  * - `internal`: a fault of ours; its message is not shown to remote callers (500, exit 2).
  */
-export type ErrorKind = 'invalid_input' | 'not_found' | 'refused' | 'conflict' | 'too_large' | 'cancelled' | 'too_many' | 'internal';
+export type ErrorKind =
+  'invalid_input' | 'not_found' | 'refused' | 'conflict' | 'too_large' | 'cancelled' | 'too_many' | 'internal';
 
 /** The HTTP status of each kind. */
 export const HTTP_STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
@@ -53,7 +54,12 @@ export class OperationError extends Error {
   readonly kind: ErrorKind;
   readonly details: Details;
   readonly facts: ErrorFacts;
-  constructor(kind: ErrorKind, code: string, message: string, options: { details?: Details; facts?: ErrorFacts; cause?: unknown } = {}) {
+  constructor(
+    kind: ErrorKind,
+    code: string,
+    message: string,
+    options: { details?: Details; facts?: ErrorFacts; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'OperationError';
     this.kind = kind;
@@ -113,10 +119,17 @@ export function describeError(error: unknown): { envelope: ErrorEnvelope; kind: 
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     if (error.name === 'ApiInputError') {
-      return { envelope: { code: 'invalid_request', message: error.message, details: domainDetails(error) }, kind: 'invalid_input' };
+      return {
+        envelope: { code: 'invalid_request', message: error.message, details: domainDetails(error) },
+        kind: 'invalid_input',
+      };
     }
     if (DOMAIN_ERRORS.has(error.name) && typeof code === 'string') {
-      const kind: ErrorKind = NOT_FOUND_CODES.has(code) ? 'not_found' : CONFLICT_CODES.has(code) ? 'conflict' : 'refused';
+      const kind: ErrorKind = NOT_FOUND_CODES.has(code)
+        ? 'not_found'
+        : CONFLICT_CODES.has(code)
+          ? 'conflict'
+          : 'refused';
       return { envelope: { code, message: error.message, details: domainDetails(error) }, kind };
     }
     if (error.name === 'ImportCancelledError') {
@@ -125,7 +138,15 @@ export function describeError(error: unknown): { envelope: ErrorEnvelope; kind: 
     if (error instanceof TypeError || error instanceof RangeError) {
       return { envelope: { code: 'invalid_request', message: error.message, details: [] }, kind: 'invalid_input' };
     }
-    return { envelope: { code: 'internal', message: 'internal error', details: [] }, kind: 'internal', internalMessage: error.message };
+    return {
+      envelope: { code: 'internal', message: 'internal error', details: [] },
+      kind: 'internal',
+      internalMessage: error.message,
+    };
   }
-  return { envelope: { code: 'internal', message: 'internal error', details: [] }, kind: 'internal', internalMessage: String(error) };
+  return {
+    envelope: { code: 'internal', message: 'internal error', details: [] },
+    kind: 'internal',
+    internalMessage: String(error),
+  };
 }

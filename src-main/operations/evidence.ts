@@ -23,7 +23,11 @@ import type { Workspace } from './workspace';
  * @throws BundleError when the bundle is refused (nothing written); ImportCancelledError or
  *   ImportInterruptedError when it stopped part-way (the bundle is kept partial).
  */
-export async function importEvidence(workspace: Workspace, file: string, options: ImportOptions = {}): Promise<ImportResult> {
+export async function importEvidence(
+  workspace: Workspace,
+  file: string,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   const result = await importBundle(workspace.ledger, file, options);
   await checkAnchorsOffline(workspace);
   return result;
@@ -37,7 +41,10 @@ export async function importEvidence(workspace: Workspace, file: string, options
  * @returns What was written.
  * @throws ExportError out_exists, out_unwritable (nothing written).
  */
-export function exportEvidence(workspace: Workspace, options: Omit<ExportOptions, 'dataDirectory'>): Promise<ExportResult> {
+export function exportEvidence(
+  workspace: Workspace,
+  options: Omit<ExportOptions, 'dataDirectory'>,
+): Promise<ExportResult> {
   return exportBundle(workspace.ledger, { ...options, dataDirectory: workspace.dataDirectory });
 }
 

@@ -55,21 +55,48 @@ function requests(): [IssueRequest, string][] {
   return [
     [{ format: 'classical', fields: classicalText, signers: { issuer } }, 'classical'],
     [{ format: 'countersigner', fields: JSON.stringify({ receipt: 'r-1' }), signers: { issuer } }, 'countersigner'],
-    [{ format: 'sealed', fields: issueDocument({ format: 'classical', fields: classicalText, signers: { issuer } }).text, secrets: [secret] }, 'sealed'],
+    [
+      {
+        format: 'sealed',
+        fields: issueDocument({ format: 'classical', fields: classicalText, signers: { issuer } }).text,
+        secrets: [secret],
+      },
+      'sealed',
+    ],
     [
       {
         format: 'envelope',
-        fields: JSON.stringify({ receipt_id: 'rcp_01JD0000000000000000000000', request: { hash: `sha256:${sha('request')}` } }),
+        fields: JSON.stringify({
+          receipt_id: 'rcp_01JD0000000000000000000000',
+          request: { hash: `sha256:${sha('request')}` },
+        }),
         signers: { issuer: service, requester: ed25519(3), operator: ed25519(4, 'did:web:operator.example.com') },
         issuedAt: '2026-06-01T12:00:00.000Z',
       },
       'envelope/svc-receipt-v1',
     ],
     [
-      { format: 'wearable', fields: JSON.stringify(observation()), signers: { issuer: service, device: ed25519(5) }, issuedAt: '2026-03-14T09:27:00.000Z' },
+      {
+        format: 'wearable',
+        fields: JSON.stringify(observation()),
+        signers: { issuer: service, device: ed25519(5) },
+        issuedAt: '2026-03-14T09:27:00.000Z',
+      },
       'wearable/r2.0.0',
     ],
-    [{ format: 'nano', fields: JSON.stringify({ ok: true, a: 'did:web:agent.example.com', h: `sha256:${sha('hello')}`, t: 'text/plain' }), signers: { issuer } }, 'profile/nano'],
+    [
+      {
+        format: 'nano',
+        fields: JSON.stringify({
+          ok: true,
+          a: 'did:web:agent.example.com',
+          h: `sha256:${sha('hello')}`,
+          t: 'text/plain',
+        }),
+        signers: { issuer },
+      },
+      'profile/nano',
+    ],
     [{ format: 'standard', fields: JSON.stringify(standard), signers: { issuer } }, 'profile/standard'],
     [{ format: 'pq', fields: JSON.stringify(pq), signers: { issuer } }, 'profile/pq'],
     [{ format: 'legacy-standard', fields: JSON.stringify(standard), signers: { issuer } }, 'legacy/proof_tier'],
@@ -77,12 +104,22 @@ function requests(): [IssueRequest, string][] {
     [
       {
         format: 'typed',
-        fields: JSON.stringify({ contract_type: 'sigr.chain', body: { links: [{ statement_sha256: sha('one') }, { statement_sha256: sha('two') }] } }),
+        fields: JSON.stringify({
+          contract_type: 'sigr.chain',
+          body: { links: [{ statement_sha256: sha('one') }, { statement_sha256: sha('two') }] },
+        }),
         signers: { issuer },
       },
       'typed/sigr.chain',
     ],
-    [{ format: 'typed-pq', fields: JSON.stringify({ fragments: [{ kind: 'request' }, 'text', 42] }), signers: { issuer: mldsa } }, 'typed-pq'],
+    [
+      {
+        format: 'typed-pq',
+        fields: JSON.stringify({ fragments: [{ kind: 'request' }, 'text', 42] }),
+        signers: { issuer: mldsa },
+      },
+      'typed-pq',
+    ],
   ];
 }
 
@@ -114,19 +151,33 @@ describe('issueDocument', () => {
   });
 
   it('takes fields as a parsed tree, and keeps a classical payload’s number spellings', () => {
-    const result = issueDocument({ format: 'classical', fields: parseJsonTree('{"amount":1.50}'), signers: { issuer } });
+    const result = issueDocument({
+      format: 'classical',
+      fields: parseJsonTree('{"amount":1.50}'),
+      signers: { issuer },
+    });
     expect(result.text).toContain('"signed_payload": {\n    "amount": 1.50\n  }');
   });
 
   it('uses the clock it is given when no instant is chosen', () => {
     const nano = issueDocument({ ...(requests()[5]?.[0] as IssueRequest), now: NOW });
     expect((JSON.parse(nano.text) as { i: number }).i).toBe(NOW.getTime() / 1000);
-    const typed = issueDocument({ format: 'typed', fields: '{"contract_type":"proof.transition","body":{"subject":"s","from_state":"pending","to_state":"verified","at":"2026-06-01T12:00:00.000Z"}}', signers: { issuer }, now: NOW });
+    const typed = issueDocument({
+      format: 'typed',
+      fields:
+        '{"contract_type":"proof.transition","body":{"subject":"s","from_state":"pending","to_state":"verified","at":"2026-06-01T12:00:00.000Z"}}',
+      signers: { issuer },
+      now: NOW,
+    });
     expect(JSON.parse(typed.text)).toMatchObject({ issued_at: NOW.toISOString(), issuer: issuer.key_id });
   });
 
   it('returns an envelope with a role unsigned, with warnings, as INDETERMINATE', () => {
-    const result = issueDocument({ format: 'envelope', fields: '{"receipt_id":"rcp_01JD0000000000000000000000"}', signers: { issuer: service } });
+    const result = issueDocument({
+      format: 'envelope',
+      fields: '{"receipt_id":"rcp_01JD0000000000000000000000"}',
+      signers: { issuer: service },
+    });
     expect(result.report.status).toBe('INDETERMINATE');
     expect(result.warnings.at(-1)).toBe('the document verifies as INDETERMINATE until those checks are available');
     expect(result.warnings[0]).toMatch(/^signature\.requester is unavailable: /);
@@ -134,26 +185,133 @@ describe('issueDocument', () => {
 
   it.each<[string, IssueRequest, string, string, Record<string, unknown>]>([
     ['an unknown format', { format: 'pdf', fields: '{}' }, 'invalid_input', 'unknown_format', {}],
-    ['fields that are not strict JSON', { format: 'nano', fields: '{"ok":true,"ok":false}', signers: { issuer } }, 'invalid_input', 'duplicate_name', { path: '/ok' }],
-    ['a number JCS cannot sign exactly', { format: 'typed-pq', fields: '{"fragments":[12345678901234567890]}', signers: { issuer: mldsa } }, 'invalid_input', 'inexact_number', { path: '/fragments/0' }],
-    ['an unknown member', { format: 'nano', fields: '{"ok":true,"a":"did:web:a.example","h":"x","t":"t","note":1}', signers: { issuer } }, 'invalid_input', 'unknown_member', { path: '/note' }],
-    ['a missing member', { format: 'pq', fields: '{"agent_did":"did:web:a.example"}', signers: { issuer } }, 'invalid_input', 'missing_member', { path: '/content' }],
-    ['a field the schema refuses', { format: 'nano', fields: '{"ok":true,"a":"did:web:a.example","h":"md5:00","t":"text/plain"}', signers: { issuer } }, 'invalid_input', 'invalid_fields', { path: '' }],
+    [
+      'fields that are not strict JSON',
+      { format: 'nano', fields: '{"ok":true,"ok":false}', signers: { issuer } },
+      'invalid_input',
+      'duplicate_name',
+      { path: '/ok' },
+    ],
+    [
+      'a number JCS cannot sign exactly',
+      { format: 'typed-pq', fields: '{"fragments":[12345678901234567890]}', signers: { issuer: mldsa } },
+      'invalid_input',
+      'inexact_number',
+      { path: '/fragments/0' },
+    ],
+    [
+      'an unknown member',
+      { format: 'nano', fields: '{"ok":true,"a":"did:web:a.example","h":"x","t":"t","note":1}', signers: { issuer } },
+      'invalid_input',
+      'unknown_member',
+      { path: '/note' },
+    ],
+    [
+      'a missing member',
+      { format: 'pq', fields: '{"agent_did":"did:web:a.example"}', signers: { issuer } },
+      'invalid_input',
+      'missing_member',
+      { path: '/content' },
+    ],
+    [
+      'a field the schema refuses',
+      {
+        format: 'nano',
+        fields: '{"ok":true,"a":"did:web:a.example","h":"md5:00","t":"text/plain"}',
+        signers: { issuer },
+      },
+      'invalid_input',
+      'invalid_fields',
+      { path: '' },
+    ],
     ['a missing issuer key', { format: 'nano', fields: '{}' }, 'invalid_input', 'signer_missing', { role: 'issuer' }],
-    ['a key of the wrong algorithm', { format: 'typed-pq', fields: '{"fragments":[1]}', signers: { issuer } }, 'invalid_input', 'wrong_algorithm', { role: 'issuer', expected: 'ML-DSA-65' }],
-    ['a role the format does not have', { format: 'nano', fields: '{}', signers: { issuer, device: ed25519(5) } }, 'invalid_input', 'signer_not_applicable', { role: 'device' }],
-    ['a key id of another key', { format: 'nano', fields: '{}', signers: { issuer }, keyId: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' }, 'invalid_input', 'did_key_other_key', {}],
-    ['an instant for a format without one', { format: 'classical', fields: '{}', signers: { issuer }, issuedAt: '2026-06-01T12:00:00.000Z' }, 'invalid_input', 'issued_at_not_applicable', {}],
-    ['issued_at given twice', { format: 'envelope', fields: '{"issued_at":"2026-06-01T12:00:00.000Z"}', signers: { issuer: service }, issuedAt: '2026-06-01T12:00:00.000Z' }, 'invalid_input', 'issued_at_twice', { path: '/issued_at' }],
-    ['a wearable without a device signature', { format: 'wearable', fields: '{}', signers: { issuer: service } }, 'invalid_input', 'device_signature_missing', { path: '/device_signature' }],
-    ['a typed contract of an unknown type', { format: 'typed', fields: '{"contract_type":"x.y","body":{}}', signers: { issuer } }, 'invalid_input', 'unknown_contract_type', { path: '/contract_type' }],
-    ['a secret id that is not there', { format: 'sealed', fields: '{}', secrets: [secret], keyId: 'other' }, 'invalid_input', 'unknown_secret', { key_id: 'other', ids: 'test/seal' }],
-    ['sealing what is not a document', { format: 'sealed', fields: '{"a":1}', secrets: [secret] }, 'invalid_input', 'not_a_document', { format: 'unknown' }],
+    [
+      'a key of the wrong algorithm',
+      { format: 'typed-pq', fields: '{"fragments":[1]}', signers: { issuer } },
+      'invalid_input',
+      'wrong_algorithm',
+      { role: 'issuer', expected: 'ML-DSA-65' },
+    ],
+    [
+      'a role the format does not have',
+      { format: 'nano', fields: '{}', signers: { issuer, device: ed25519(5) } },
+      'invalid_input',
+      'signer_not_applicable',
+      { role: 'device' },
+    ],
+    [
+      'a key id of another key',
+      {
+        format: 'nano',
+        fields: '{}',
+        signers: { issuer },
+        keyId: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+      },
+      'invalid_input',
+      'did_key_other_key',
+      {},
+    ],
+    [
+      'an instant for a format without one',
+      { format: 'classical', fields: '{}', signers: { issuer }, issuedAt: '2026-06-01T12:00:00.000Z' },
+      'invalid_input',
+      'issued_at_not_applicable',
+      {},
+    ],
+    [
+      'issued_at given twice',
+      {
+        format: 'envelope',
+        fields: '{"issued_at":"2026-06-01T12:00:00.000Z"}',
+        signers: { issuer: service },
+        issuedAt: '2026-06-01T12:00:00.000Z',
+      },
+      'invalid_input',
+      'issued_at_twice',
+      { path: '/issued_at' },
+    ],
+    [
+      'a wearable without a device signature',
+      { format: 'wearable', fields: '{}', signers: { issuer: service } },
+      'invalid_input',
+      'device_signature_missing',
+      { path: '/device_signature' },
+    ],
+    [
+      'a typed contract of an unknown type',
+      { format: 'typed', fields: '{"contract_type":"x.y","body":{}}', signers: { issuer } },
+      'invalid_input',
+      'unknown_contract_type',
+      { path: '/contract_type' },
+    ],
+    [
+      'a secret id that is not there',
+      { format: 'sealed', fields: '{}', secrets: [secret], keyId: 'other' },
+      'invalid_input',
+      'unknown_secret',
+      { key_id: 'other', ids: 'test/seal' },
+    ],
+    [
+      'sealing what is not a document',
+      { format: 'sealed', fields: '{"a":1}', secrets: [secret] },
+      'invalid_input',
+      'not_a_document',
+      { format: 'unknown' },
+    ],
     [
       'a typed contract that breaks its rule',
       {
         format: 'typed',
-        fields: JSON.stringify({ contract_type: 'proof.demand', body: { demander: 'did:web:a.example', respondent: 'did:web:b.example', subject_sha256: sha('s'), required: ['receipt'], due_by: '2020-01-01T00:00:00.000Z' } }),
+        fields: JSON.stringify({
+          contract_type: 'proof.demand',
+          body: {
+            demander: 'did:web:a.example',
+            respondent: 'did:web:b.example',
+            subject_sha256: sha('s'),
+            required: ['receipt'],
+            due_by: '2020-01-01T00:00:00.000Z',
+          },
+        }),
         signers: { issuer },
       },
       'refused',
@@ -166,7 +324,11 @@ describe('issueDocument', () => {
     expect(error.facts).toMatchObject(details);
     // Every door gets the same envelope; a pointer into the fields is its one detail.
     const pointer = error.facts.path;
-    expect(describeError(error).envelope).toEqual({ code, message: error.message, details: typeof pointer === 'string' ? [{ path: pointer, message: error.message }] : [] });
+    expect(describeError(error).envelope).toEqual({
+      code,
+      message: error.message,
+      details: typeof pointer === 'string' ? [{ path: pointer, message: error.message }] : [],
+    });
     expect(error.message).not.toMatch(/[\n\r]/);
   });
 });
@@ -185,6 +347,8 @@ describe('readIssueFields and issueFormats', () => {
   it('issues documents that need their public key to verify: without it they are INDETERMINATE', () => {
     const fields = JSON.stringify({ ok: true, a: 'did:web:a.example', h: `sha256:${sha('x')}`, t: 'text/plain' });
     const { text } = issueDocument({ format: 'nano', fields, signers: { issuer } });
-    expect(verifyDocument(text, { crypto, pinned: [], advertised: [], secrets: [], now: NOW }).status).toBe('INDETERMINATE');
+    expect(verifyDocument(text, { crypto, pinned: [], advertised: [], secrets: [], now: NOW }).status).toBe(
+      'INDETERMINATE',
+    );
   });
 });

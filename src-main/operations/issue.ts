@@ -92,7 +92,11 @@ export function issueFormats(): readonly FormatIssuer[] {
 export function findIssuer(format: string): FormatIssuer {
   const issuer = formatIssuers().find((candidate) => candidate.name === format);
   if (issuer === undefined) {
-    throw new OperationError('invalid_input', 'unknown_format', `unknown format '${String(format)}'; formats: ${issuerNames().join(', ')}`);
+    throw new OperationError(
+      'invalid_input',
+      'unknown_format',
+      `unknown format '${String(format)}'; formats: ${issuerNames().join(', ')}`,
+    );
   }
   return issuer;
 }
@@ -120,7 +124,10 @@ export function readIssueFields(format: string, fields: string | JsonNode | Issu
       tree = parseJsonTree(fields);
     } catch (error) {
       if (error instanceof JsonParseError) {
-        throw new OperationError('invalid_input', error.code, formatJsonError(error), { facts: { path: error.path, parse_error: true }, cause: error });
+        throw new OperationError('invalid_input', error.code, formatJsonError(error), {
+          facts: { path: error.path, parse_error: true },
+          cause: error,
+        });
       }
       throw error;
     }
@@ -157,13 +164,26 @@ export function issueDocument(request: IssueRequest): IssueResult {
   const crypto = request.crypto ?? createNodeCryptoProvider();
   const now = request.now ?? new Date();
   if (request.issuedAt !== undefined) {
-    if (!issuer.issuedAt) throw new OperationError('invalid_input', 'issued_at_not_applicable', `${issuer.name} documents take no issuing instant`);
+    if (!issuer.issuedAt)
+      throw new OperationError(
+        'invalid_input',
+        'issued_at_not_applicable',
+        `${issuer.name} documents take no issuing instant`,
+      );
     if (!isTimestamp(request.issuedAt)) {
-      throw new OperationError('invalid_input', 'invalid_issued_at', `'${request.issuedAt}' is not a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z`);
+      throw new OperationError(
+        'invalid_input',
+        'invalid_issued_at',
+        `'${request.issuedAt}' is not a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z`,
+      );
     }
   }
   if (request.keyId !== undefined && !issuer.keyId) {
-    throw new OperationError('invalid_input', 'key_id_not_applicable', `${issuer.name} documents take no chosen key id`);
+    throw new OperationError(
+      'invalid_input',
+      'key_id_not_applicable',
+      `${issuer.name} documents take no chosen key id`,
+    );
   }
   const { key, roles } = checkSigners(issuer, request.signers ?? {});
   const input: IssueInput = {
@@ -203,7 +223,10 @@ function fieldError(error: unknown): unknown {
   }
   // The formats' signers check their input with TypeError and RangeError: the fields are wrong.
   if (error instanceof TypeError || error instanceof RangeError) {
-    return new OperationError('invalid_input', 'invalid_fields', oneLine(error.message), { facts: { path: '' }, cause: error });
+    return new OperationError('invalid_input', 'invalid_fields', oneLine(error.message), {
+      facts: { path: '' },
+      cause: error,
+    });
   }
   return error;
 }
@@ -219,7 +242,12 @@ function checkSigners(
     if (signer === undefined) continue;
     const isIssuer = role === ISSUER_ROLE && issuer.keyAlgorithm !== undefined;
     if (!isIssuer && !roleNames.includes(role)) {
-      throw new OperationError('invalid_input', 'signer_not_applicable', `${issuer.name} documents are not signed by a ${role} key`, { facts: { role } });
+      throw new OperationError(
+        'invalid_input',
+        'signer_not_applicable',
+        `${issuer.name} documents are not signed by a ${role} key`,
+        { facts: { role } },
+      );
     }
     const wanted = isIssuer ? (issuer.keyAlgorithm ?? 'Ed25519') : 'Ed25519';
     if (signer.algorithm !== wanted) {
@@ -234,7 +262,9 @@ function checkSigners(
     else roles[role] = signer;
   }
   if (issuer.keyAlgorithm !== undefined && key === undefined) {
-    throw new OperationError('invalid_input', 'signer_missing', `${issuer.name} documents need the issuer's key`, { facts: { role: ISSUER_ROLE } });
+    throw new OperationError('invalid_input', 'signer_missing', `${issuer.name} documents need the issuer's key`, {
+      facts: { role: ISSUER_ROLE },
+    });
   }
   return { key, roles };
 }
@@ -242,19 +272,34 @@ function checkSigners(
 function effectiveKeyId(key: IssueKey, override: string | undefined): string {
   if (override === undefined) return key.key_id;
   if (!isKeyId(override)) {
-    throw new OperationError('invalid_input', 'invalid_key_id', `'${override}' is not a key id (did:svc:<id>, did:web:<host>[:path] or did:key)`, {
-      facts: { key_id: override },
-    });
+    throw new OperationError(
+      'invalid_input',
+      'invalid_key_id',
+      `'${override}' is not a key id (did:svc:<id>, did:web:<host>[:path] or did:key)`,
+      {
+        facts: { key_id: override },
+      },
+    );
   }
   if (override.startsWith('did:key:') && key.algorithm !== 'Ed25519') {
-    throw new OperationError('invalid_input', 'did_key_algorithm', `a did:key cannot name an ${key.algorithm} key (did:key names Ed25519 keys only)`, {
-      facts: { key_id: override, algorithm: key.algorithm },
-    });
+    throw new OperationError(
+      'invalid_input',
+      'did_key_algorithm',
+      `a did:key cannot name an ${key.algorithm} key (did:key names Ed25519 keys only)`,
+      {
+        facts: { key_id: override, algorithm: key.algorithm },
+      },
+    );
   }
   if (override.startsWith('did:key:') && override !== didKeyFromEd25519(key.public_key)) {
-    throw new OperationError('invalid_input', 'did_key_other_key', `${override} is the did:key of another key than the issuer's`, {
-      facts: { key_id: override },
-    });
+    throw new OperationError(
+      'invalid_input',
+      'did_key_other_key',
+      `${override} is the did:key of another key than the issuer's`,
+      {
+        facts: { key_id: override },
+      },
+    );
   }
   return override;
 }
@@ -265,17 +310,27 @@ function pickSecret(secrets: readonly SecretEntry[], keyId: string | undefined):
     const [only, ...more] = secrets;
     if (only === undefined) throw new OperationError('invalid_input', 'no_secret', 'no secret was given');
     if (more.length > 0) {
-      throw new OperationError('invalid_input', 'secret_ambiguous', `${secrets.length} secrets were given; pick one by its id (${ids})`, {
-        facts: { count: secrets.length, ids },
-      });
+      throw new OperationError(
+        'invalid_input',
+        'secret_ambiguous',
+        `${secrets.length} secrets were given; pick one by its id (${ids})`,
+        {
+          facts: { count: secrets.length, ids },
+        },
+      );
     }
     return only;
   }
   const found = secrets.find((secret) => secret.key_id === keyId);
   if (found === undefined) {
-    throw new OperationError('invalid_input', 'unknown_secret', `there is no secret '${keyId}' (there are: ${ids || 'none'})`, {
-      facts: { key_id: keyId, ids },
-    });
+    throw new OperationError(
+      'invalid_input',
+      'unknown_secret',
+      `there is no secret '${keyId}' (there are: ${ids || 'none'})`,
+      {
+        facts: { key_id: keyId, ids },
+      },
+    );
   }
   return found;
 }
@@ -284,9 +339,14 @@ function pickSecret(secrets: readonly SecretEntry[], keyId: string | undefined):
 function judge(issuer: FormatIssuer, report: Report): string[] {
   if (issuer.wraps) {
     if (report.inner === undefined) {
-      throw new OperationError('refused', 'seal_does_not_open', `the sealed document does not open with its own secret (${report.status})`, {
-        facts: { status: report.status },
-      });
+      throw new OperationError(
+        'refused',
+        'seal_does_not_open',
+        `the sealed document does not open with its own secret (${report.status})`,
+        {
+          facts: { status: report.status },
+        },
+      );
     }
     return [];
   }
@@ -307,7 +367,11 @@ function judge(issuer: FormatIssuer, report: Report): string[] {
   );
 }
 
-function verifyContext(crypto: CryptoProvider, advertised: readonly KeyEntry[], secrets: readonly SecretEntry[]): VerifyContext {
+function verifyContext(
+  crypto: CryptoProvider,
+  advertised: readonly KeyEntry[],
+  secrets: readonly SecretEntry[],
+): VerifyContext {
   return { crypto, pinned: [], advertised: [...advertised], secrets: [...secrets], now: new Date() };
 }
 

@@ -20,11 +20,18 @@ export function loadSamples(workspace: Workspace): { documents: number; created:
   const context = workspaceVerifyContext(workspace, { secrets: set.secrets });
   const documents = set.files.map((sample) => {
     const bytes = new TextEncoder().encode(sample.text);
-    return { bytes, facts: verifyBytes(bytes, context), source: { kind: 'file' as const, ref: `samples/${sample.file}` } };
+    return {
+      bytes,
+      facts: verifyBytes(bytes, context),
+      source: { kind: 'file' as const, ref: `samples/${sample.file}` },
+    };
   });
   const rows = workspace.ledger.runInTransaction((database) => {
     const saved = saveVerified(workspace, documents);
-    appendAudit(database, 'import', 'built-in samples', { receipts: saved.length, new: saved.filter((row) => row.created).length });
+    appendAudit(database, 'import', 'built-in samples', {
+      receipts: saved.length,
+      new: saved.filter((row) => row.created).length,
+    });
     return saved;
   });
   return { documents: documents.length, created: rows.filter((row) => row.created).length };

@@ -8,7 +8,14 @@
  */
 import { didKeyFromEd25519, hexEncode, utf8Encode } from '../../src-shared/crypto';
 import type { CryptoProvider } from '../../src-shared/crypto/provider';
-import { formatJsonError, jcsTree, JsonParseError, parseJsonTree, pointerAppend, type JsonNode } from '../../src-shared/json';
+import {
+  formatJsonError,
+  jcsTree,
+  JsonParseError,
+  parseJsonTree,
+  pointerAppend,
+  type JsonNode,
+} from '../../src-shared/json';
 import {
   encodeUlid,
   issueProfileReceipt,
@@ -60,7 +67,14 @@ export interface Surface {
 export type CheckStatus = 'pass' | 'fail' | 'unchecked';
 
 /** The checks, in the order answers list them. */
-export const PROSPECTOR_CHECKS = ['payload_strict_json', 'payload_jcs', 'receipt_budget', 'signer', 'clock_source', 'ids_stable'] as const;
+export const PROSPECTOR_CHECKS = [
+  'payload_strict_json',
+  'payload_jcs',
+  'receipt_budget',
+  'signer',
+  'clock_source',
+  'ids_stable',
+] as const;
 export type ProspectorCheckId = (typeof PROSPECTOR_CHECKS)[number];
 
 /**
@@ -68,7 +82,13 @@ export type ProspectorCheckId = (typeof PROSPECTOR_CHECKS)[number];
  * receipt's issued_at is stamped by the service's clock, so the surface's own clock only orders
  * its events and an unknown one does not stop receipts.
  */
-export const REQUIRED_CHECKS: ReadonlySet<ProspectorCheckId> = new Set(['payload_strict_json', 'payload_jcs', 'receipt_budget', 'signer', 'ids_stable']);
+export const REQUIRED_CHECKS: ReadonlySet<ProspectorCheckId> = new Set([
+  'payload_strict_json',
+  'payload_jcs',
+  'receipt_budget',
+  'signer',
+  'ids_stable',
+]);
 
 export interface ProspectorCheck {
   id: ProspectorCheckId;
@@ -96,7 +116,9 @@ export interface ProspectorAnswer {
 function findUnsafeInteger(node: JsonNode, path: string): { path: string; lexeme: string } | undefined {
   if (node.type === 'number') {
     // Only integers as spelled: 1.5e300 is a double by intent, 9007199254740993 is an id that would silently change.
-    return /^-?\d+$/.test(node.lexeme) && !(Math.abs(node.value) <= MAX_EXACT_INTEGER) ? { path, lexeme: node.lexeme } : undefined;
+    return /^-?\d+$/.test(node.lexeme) && !(Math.abs(node.value) <= MAX_EXACT_INTEGER)
+      ? { path, lexeme: node.lexeme }
+      : undefined;
   }
   if (node.type === 'array') {
     for (const [index, item] of node.items.entries()) {
@@ -119,7 +141,14 @@ function wrappedSizes(sha256Hex: string, crypto: CryptoProvider): { nano: number
   const options = { now: ESTIMATE_NOW, id: ESTIMATE_RECEIPT_ID };
   const content = { sha256: sha256Hex, type: ESTIMATE_CONTENT_TYPE };
   // The same fields POST /v1/receipt/emit writes when the caller gives only agent, content and type.
-  const nano = issueProfileReceipt('nano', { ok: true, a: ESTIMATE_AGENT_DID, h: `sha256:${sha256Hex}`, t: ESTIMATE_CONTENT_TYPE }, ESTIMATE_SEED, keyId, crypto, options);
+  const nano = issueProfileReceipt(
+    'nano',
+    { ok: true, a: ESTIMATE_AGENT_DID, h: `sha256:${sha256Hex}`, t: ESTIMATE_CONTENT_TYPE },
+    ESTIMATE_SEED,
+    keyId,
+    crypto,
+    options,
+  );
   const standard = issueProfileReceipt(
     'standard',
     {
@@ -166,10 +195,20 @@ function describeSize(profile: 'nano' | 'standard', bytes: number): string {
 }
 
 /** The payload checks, the hash of its JCS form and its wrapped sizes. */
-function payloadChecks(payload: string | undefined, recommended: RubricProfile, crypto: CryptoProvider): { checks: ProspectorCheck[]; sha256?: string; sizes?: ProspectorAnswer['wrapped_bytes'] } {
+function payloadChecks(
+  payload: string | undefined,
+  recommended: RubricProfile,
+  crypto: CryptoProvider,
+): { checks: ProspectorCheck[]; sha256?: string; sizes?: ProspectorAnswer['wrapped_bytes'] } {
   if (payload === undefined) {
     const none = 'no sample_payload was given';
-    return { checks: [check('payload_strict_json', 'unchecked', none), check('payload_jcs', 'unchecked', none), check('receipt_budget', 'unchecked', none)] };
+    return {
+      checks: [
+        check('payload_strict_json', 'unchecked', none),
+        check('payload_jcs', 'unchecked', none),
+        check('receipt_budget', 'unchecked', none),
+      ],
+    };
   }
   let tree: JsonNode;
   try {
@@ -177,26 +216,46 @@ function payloadChecks(payload: string | undefined, recommended: RubricProfile, 
   } catch (error) {
     if (!(error instanceof JsonParseError)) throw error;
     const after = 'the payload did not parse';
-    return { checks: [check('payload_strict_json', 'fail', formatJsonError(error)), check('payload_jcs', 'unchecked', after), check('receipt_budget', 'unchecked', after)] };
+    return {
+      checks: [
+        check('payload_strict_json', 'fail', formatJsonError(error)),
+        check('payload_jcs', 'unchecked', after),
+        check('receipt_budget', 'unchecked', after),
+      ],
+    };
   }
   const unsafe = findUnsafeInteger(tree, '');
   if (unsafe !== undefined) {
     const after = 'the payload is not strict JSON';
     return {
       checks: [
-        check('payload_strict_json', 'fail', `Malformed JSON (integer_out_of_range) at ${unsafe.path || 'the document root'}: ${unsafe.lexeme.slice(0, 40)} is outside ±(2^53−1) and would not survive JCS exactly`),
+        check(
+          'payload_strict_json',
+          'fail',
+          `Malformed JSON (integer_out_of_range) at ${unsafe.path || 'the document root'}: ${unsafe.lexeme.slice(0, 40)} is outside ±(2^53−1) and would not survive JCS exactly`,
+        ),
         check('payload_jcs', 'unchecked', after),
         check('receipt_budget', 'unchecked', after),
       ],
     };
   }
-  const parsed = check('payload_strict_json', 'pass', 'parses under the strict parser: no duplicate names, no lone surrogates, integers within ±(2^53−1), depth within 64');
+  const parsed = check(
+    'payload_strict_json',
+    'pass',
+    'parses under the strict parser: no duplicate names, no lone surrogates, integers within ±(2^53−1), depth within 64',
+  );
   let canonical: string;
   try {
     canonical = jcsTree(tree);
   } catch (error) {
     if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
-    return { checks: [parsed, check('payload_jcs', 'fail', `no JCS form: ${error.message}`), check('receipt_budget', 'unchecked', 'the payload has no JCS form')] };
+    return {
+      checks: [
+        parsed,
+        check('payload_jcs', 'fail', `no JCS form: ${error.message}`),
+        check('receipt_budget', 'unchecked', 'the payload has no JCS form'),
+      ],
+    };
   }
   const bytes = utf8Encode(canonical);
   const sha256 = hexEncode(crypto.sha256(bytes));
@@ -207,21 +266,42 @@ function payloadChecks(payload: string | undefined, recommended: RubricProfile, 
   const detail = [
     `a receipt carries the payload's SHA-256, never the payload, so its size does not grow with the payload (${bytes.length} B as JCS)`,
     `measured with agent ${ESTIMATE_AGENT_DID}: ${describeSize('nano', sizes.nano)}; ${describeSize('standard', sizes.standard)}; pq ${sizes.pq} B (no byte budget)`,
-    budget === undefined ? `the recommended profile pq has no byte budget` : `the recommended profile ${recommended} ${fits ? 'fits' : 'does not fit'} its ${budget} B budget`,
+    budget === undefined
+      ? `the recommended profile pq has no byte budget`
+      : `the recommended profile ${recommended} ${fits ? 'fits' : 'does not fit'} its ${budget} B budget`,
   ].join('; ');
   return {
-    checks: [parsed, check('payload_jcs', 'pass', `has a JCS form of ${bytes.length} B (RFC 8785)`), check('receipt_budget', fits ? 'pass' : 'fail', detail)],
+    checks: [
+      parsed,
+      check('payload_jcs', 'pass', `has a JCS form of ${bytes.length} B (RFC 8785)`),
+      check('receipt_budget', fits ? 'pass' : 'fail', detail),
+    ],
     sha256,
     sizes,
   };
 }
 
 function signerCheck(signer: string | undefined): ProspectorCheck {
-  if (signer === undefined) return check('signer', 'unchecked', `no signer was named; we execute ${EXECUTED_SIGNERS.join(' and ')}`);
+  if (signer === undefined)
+    return check('signer', 'unchecked', `no signer was named; we execute ${EXECUTED_SIGNERS.join(' and ')}`);
   const known = EXECUTED_SIGNERS.find((name) => name.toLowerCase() === signer.toLowerCase());
-  if (known === 'Ed25519') return check('signer', 'pass', 'Ed25519: executed by every verifier (profile receipts, typed contracts, wearable receipts)');
-  if (known === 'ML-DSA-65') return check('signer', 'pass', 'ML-DSA-65 (FIPS 204): executed for typed post-quantum envelopes; profile receipts are signed with Ed25519');
-  return check('signer', 'fail', `${JSON.stringify(signer.slice(0, 64))} is not a signature we execute; we execute ${EXECUTED_SIGNERS.join(' and ')}`);
+  if (known === 'Ed25519')
+    return check(
+      'signer',
+      'pass',
+      'Ed25519: executed by every verifier (profile receipts, typed contracts, wearable receipts)',
+    );
+  if (known === 'ML-DSA-65')
+    return check(
+      'signer',
+      'pass',
+      'ML-DSA-65 (FIPS 204): executed for typed post-quantum envelopes; profile receipts are signed with Ed25519',
+    );
+  return check(
+    'signer',
+    'fail',
+    `${JSON.stringify(signer.slice(0, 64))} is not a signature we execute; we execute ${EXECUTED_SIGNERS.join(' and ')}`,
+  );
 }
 
 /**
@@ -235,25 +315,44 @@ function signerCheck(signer: string | undefined): ProspectorCheck {
  */
 export function qualifySurface(surface: Surface, crypto: CryptoProvider): ProspectorAnswer {
   if (typeof surface !== 'object' || surface === null) throw new TypeError('qualifySurface expects a surface object');
-  if (typeof surface.name !== 'string' || surface.name.length === 0) throw new TypeError('surface.name must be a non-empty string');
+  if (typeof surface.name !== 'string' || surface.name.length === 0)
+    throw new TypeError('surface.name must be a non-empty string');
   for (const member of ['sample_payload', 'signer', 'clock_source'] as const) {
-    if (surface[member] !== undefined && typeof surface[member] !== 'string') throw new TypeError(`surface.${member} must be a string`);
+    if (surface[member] !== undefined && typeof surface[member] !== 'string')
+      throw new TypeError(`surface.${member} must be a string`);
   }
-  if (surface.ids_stable !== undefined && typeof surface.ids_stable !== 'boolean') throw new TypeError('surface.ids_stable must be a boolean');
-  if (surface.retention_days !== undefined && !(Number.isSafeInteger(surface.retention_days) && surface.retention_days >= 0)) throw new RangeError('surface.retention_days must be an integer >= 0');
+  if (surface.ids_stable !== undefined && typeof surface.ids_stable !== 'boolean')
+    throw new TypeError('surface.ids_stable must be a boolean');
+  if (
+    surface.retention_days !== undefined &&
+    !(Number.isSafeInteger(surface.retention_days) && surface.retention_days >= 0)
+  )
+    throw new RangeError('surface.retention_days must be an integer >= 0');
 
   // The surface states no intent or amount, so only retention can move the rubric off standard.
-  const rubric = recommendProfile(surface.retention_days === undefined ? {} : { retention_days: surface.retention_days });
+  const rubric = recommendProfile(
+    surface.retention_days === undefined ? {} : { retention_days: surface.retention_days },
+  );
   const payload = payloadChecks(surface.sample_payload, rubric.recommended_profile, crypto);
   const checks = [
     ...payload.checks,
     signerCheck(surface.signer),
-    surface.clock_source === undefined ? check('clock_source', 'unchecked', 'no clock source was named') : check('clock_source', 'pass', `stated: ${surface.clock_source.slice(0, 128)}`),
+    surface.clock_source === undefined
+      ? check('clock_source', 'unchecked', 'no clock source was named')
+      : check('clock_source', 'pass', `stated: ${surface.clock_source.slice(0, 128)}`),
     surface.ids_stable === undefined
       ? check('ids_stable', 'unchecked', 'the surface did not say whether its transaction ids are stable')
       : surface.ids_stable
-        ? check('ids_stable', 'pass', 'stated: transaction ids are stable, so a receipt can be joined to its transaction')
-        : check('ids_stable', 'fail', 'stated: transaction ids are not stable, so a receipt could not be joined to its transaction later'),
+        ? check(
+            'ids_stable',
+            'pass',
+            'stated: transaction ids are stable, so a receipt can be joined to its transaction',
+          )
+        : check(
+            'ids_stable',
+            'fail',
+            'stated: transaction ids are not stable, so a receipt could not be joined to its transaction later',
+          ),
   ];
   const ready = checks.every((item) => item.status === 'pass' || (item.status === 'unchecked' && !item.required));
   return {

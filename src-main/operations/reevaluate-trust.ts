@@ -30,14 +30,26 @@ export function reevaluateTrust(
   key: { key_id: string; algorithm?: string; public_key?: Uint8Array },
 ): { reverified: number; changed: number } {
   const issuers = new Set([key.key_id]);
-  if (key.public_key && key.algorithm === 'Ed25519' && key.public_key.length === 32) issuers.add(didKeyFromEd25519(key.public_key));
-  const context: VerifyContext = { crypto, pinned: trust.pinnedEntries(), advertised: advertisedEntries(trust), secrets: [], now: new Date() };
+  if (key.public_key && key.algorithm === 'Ed25519' && key.public_key.length === 32)
+    issuers.add(didKeyFromEd25519(key.public_key));
+  const context: VerifyContext = {
+    crypto,
+    pinned: trust.pinnedEntries(),
+    advertised: advertisedEntries(trust),
+    secrets: [],
+    now: new Date(),
+  };
   let reverified = 0;
   let changed = 0;
   for (const issuer of issuers) {
     let after: string | undefined;
     do {
-      const page = listReceipts(ledger.readable, { filters: { issuer }, sort: { column: 'imported_at', direction: 'asc' }, limit: BATCH, ...(after ? { after } : {}) });
+      const page = listReceipts(ledger.readable, {
+        filters: { issuer },
+        sort: { column: 'imported_at', direction: 'asc' },
+        limit: BATCH,
+        ...(after ? { after } : {}),
+      });
       ledger.runInTransaction((database) => {
         for (const row of page.rows) {
           const stored = getReceipt(database, row.id);
@@ -45,7 +57,11 @@ export function reevaluateTrust(
           if (!stored || stored.format === 'sealed') continue;
           const report = verifyDocument(stored.raw, context);
           reverified += 1;
-          if (report.status !== stored.status || report.trust.status !== stored.trust || JSON.stringify(report) !== JSON.stringify(stored.report)) {
+          if (
+            report.status !== stored.status ||
+            report.trust.status !== stored.trust ||
+            JSON.stringify(report) !== JSON.stringify(stored.report)
+          ) {
             updateReceiptReport(database, row.id, report);
             changed += 1;
           }

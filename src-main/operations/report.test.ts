@@ -10,7 +10,15 @@ import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { bundleParts, keyEntryFor, zipBundle } from '../evidence/test-support';
 import { AUDITOR_KEY_PATH } from '../report/auditor-key';
 import { importEvidence } from './evidence';
-import { createReport, diffReports, makeReport, readKeptReport, readVerifiedReport, trustStoreAsOf, listReports } from './report';
+import {
+  createReport,
+  diffReports,
+  makeReport,
+  readKeptReport,
+  readVerifiedReport,
+  trustStoreAsOf,
+  listReports,
+} from './report';
 import { pinKey, revokeKey, unpinKey } from './trust';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from './workspace';
 
@@ -26,8 +34,14 @@ function sleep(ms: number): Promise<void> {
 
 async function seeded(directory: string): Promise<Workspace> {
   const workspace = openWorkspace(path.join(directory, 'home'));
-  const receipts = Array.from({ length: RECEIPTS }, (_, index) => ({ stem: `r${index}`, bytes: utf8Encode(signClassical({ sequence: index }, issuerSeed, node)) }));
-  const parts = bundleParts(receipts, { keyId: 'did:svc:acme:bundler', keys: [keyEntryFor('did:svc:acme:bundler', bundleSeed, node)] });
+  const receipts = Array.from({ length: RECEIPTS }, (_, index) => ({
+    stem: `r${index}`,
+    bytes: utf8Encode(signClassical({ sequence: index }, issuerSeed, node)),
+  }));
+  const parts = bundleParts(receipts, {
+    keyId: 'did:svc:acme:bundler',
+    keys: [keyEntryFor('did:svc:acme:bundler', bundleSeed, node)],
+  });
   const bundle = path.join(directory, 'bundle.zip');
   fs.writeFileSync(bundle, zipBundle(parts, { seed: bundleSeed, keyId: 'did:svc:acme:bundler' }, node));
   await importEvidence(workspace, bundle, { fileName: 'bundle.zip' });
@@ -96,27 +110,45 @@ describe('audit reports (operations)', () => {
     expect(trusts(makeReport(workspace).report)).toEqual(['revoked']);
     expect(trusts(makeReport(workspace, { asOf: afterPin }).report)).toEqual(['trusted']);
     expect(trusts(makeReport(workspace, { asOf: beforePin }).report)).toEqual(['unpinned']);
-    expect(trustStoreAsOf(workspace, Date.parse(afterPin)).map((key) => [key.key_id, key.status])).toEqual([[ISSUER, 'pinned']]);
-    expect(makeReport(workspace, { asOf: afterPin }).report.trust_snapshot.keys.map((key) => key.status)).toEqual(['pinned']);
+    expect(trustStoreAsOf(workspace, Date.parse(afterPin)).map((key) => [key.key_id, key.status])).toEqual([
+      [ISSUER, 'pinned'],
+    ]);
+    expect(makeReport(workspace, { asOf: afterPin }).report.trust_snapshot.keys.map((key) => key.status)).toEqual([
+      'pinned',
+    ]);
   });
 
   it('judges trust as of an instant by the roles a key was pinned for then', async () => {
-    pinKey(workspace, { key_id: ISSUER, algorithm: 'Ed25519', public_key: node.ed25519PublicKey(issuerSeed), roles: ['requester'] });
+    pinKey(workspace, {
+      key_id: ISSUER,
+      algorithm: 'Ed25519',
+      public_key: node.ed25519PublicKey(issuerSeed),
+      roles: ['requester'],
+    });
     await sleep(15);
     const afterPin = new Date().toISOString();
     await sleep(15);
-    expect(trustStoreAsOf(workspace, Date.parse(afterPin))).toEqual([expect.objectContaining({ key_id: ISSUER, roles: ['requester'] })]);
+    expect(trustStoreAsOf(workspace, Date.parse(afterPin))).toEqual([
+      expect.objectContaining({ key_id: ISSUER, roles: ['requester'] }),
+    ]);
     // The classical receipts sign as the service: pinned for requester only, they were never trusted.
     expect(trusts(makeReport(workspace, { asOf: afterPin }).report)).toEqual(['unpinned']);
     expect(trusts(makeReport(workspace).report)).toEqual(['unpinned']);
   });
 
   it('keeps in the trust snapshot the roles a key is pinned for, in every form, and refuses a snapshot with bad roles', async () => {
-    pinKey(workspace, { key_id: ISSUER, algorithm: 'Ed25519', public_key: node.ed25519PublicKey(issuerSeed), roles: ['requester', 'operator'] });
+    pinKey(workspace, {
+      key_id: ISSUER,
+      algorithm: 'Ed25519',
+      public_key: node.ed25519PublicKey(issuerSeed),
+      roles: ['requester', 'operator'],
+    });
     const made = await createReport(workspace, {});
     const text = readKeptReport(workspace, made.report_id);
     const { report } = readVerifiedReport(text, workspaceVerifyContext(workspace), 'kept');
-    expect(report.trust_snapshot.keys).toEqual([expect.objectContaining({ key_id: ISSUER, status: 'pinned', roles: ['requester', 'operator'] })]);
+    expect(report.trust_snapshot.keys).toEqual([
+      expect.objectContaining({ key_id: ISSUER, status: 'pinned', roles: ['requester', 'operator'] }),
+    ]);
     // The snapshot hash covers the roles: the report verifies, and the HTML form shows them.
     const html = Array.from(renderReportHtml(report)).join('');
     expect(html).toContain('<td>pinned for requester, operator</td>');
@@ -131,7 +163,9 @@ describe('audit reports (operations)', () => {
     // A key pinned for every role carries no roles member, as before.
     unpinKey(workspace, ISSUER);
     pin(workspace);
-    expect(makeReport(workspace).report.trust_snapshot.keys).toEqual([expect.not.objectContaining({ roles: expect.anything() })]);
+    expect(makeReport(workspace).report.trust_snapshot.keys).toEqual([
+      expect.not.objectContaining({ roles: expect.anything() }),
+    ]);
   });
 
   it('diffs two reports with the reason the audit log records: pinned, revoked', async () => {
@@ -151,7 +185,9 @@ describe('audit reports (operations)', () => {
     expect(pinned.changed[0]).toMatchObject({ field: 'trust', from: 'unpinned', to: 'trusted' });
     expect(pinned.changed[0]?.reason).toMatch(/^pinned at /);
     const revoked = diffReports(workspace, second, third);
-    expect(revoked.changed.map((change) => [change.from, change.to])).toEqual(Array(RECEIPTS).fill(['trusted', 'revoked']));
+    expect(revoked.changed.map((change) => [change.from, change.to])).toEqual(
+      Array(RECEIPTS).fill(['trusted', 'revoked']),
+    );
     expect(revoked.changed[0]?.reason).toMatch(/^revoked at /);
   });
 
@@ -166,12 +202,16 @@ describe('audit reports (operations)', () => {
     expect(trusts(before)).toEqual(['trusted']);
     expect(trusts(after)).toEqual(['expired']);
     const diff = diffReports(workspace, before, after);
-    expect(diff.changed.map((change) => [change.field, change.from, change.to, change.reason])).toEqual(Array(RECEIPTS).fill(['trust', 'trusted', 'expired', 'key expired']));
+    expect(diff.changed.map((change) => [change.field, change.from, change.to, change.reason])).toEqual(
+      Array(RECEIPTS).fill(['trust', 'trusted', 'expired', 'key expired']),
+    );
   });
 
   it('diffs receipts added and removed', async () => {
     const all = makeReport(workspace).report;
-    const some = makeReport(workspace, { filters: { text: all.receipts[0]?.receipt_sha256.slice(0, 12) ?? '' } }).report;
+    const some = makeReport(workspace, {
+      filters: { text: all.receipts[0]?.receipt_sha256.slice(0, 12) ?? '' },
+    }).report;
     expect(some.receipts).toHaveLength(1);
     const diff = diffReports(workspace, some, all);
     expect(diff.added).toHaveLength(RECEIPTS - 1);

@@ -37,7 +37,13 @@ import {
   type SnapshotKey,
   type UnsignedReport,
 } from '../../src-shared/formats/report';
-import { SIGNER_ROLES, type KeyAlgorithm, type KeyEntry, type SignerRole, type VerifyContext } from '../../src-shared/verify/context';
+import {
+  SIGNER_ROLES,
+  type KeyAlgorithm,
+  type KeyEntry,
+  type SignerRole,
+  type VerifyContext,
+} from '../../src-shared/verify/context';
 import { isJsonObject } from '../../src-shared/verify/fields';
 import type { Report } from '../../src-shared/verify/report';
 import { isTimestamp, timestampToMillis } from '../../src-shared/verify/timestamp';
@@ -87,11 +93,19 @@ function instantText(millis: number): string {
 function checkAsOf(asOf: string | undefined, now: Date): number | undefined {
   if (asOf === undefined) return undefined;
   if (!isTimestamp(asOf)) {
-    throw new OperationError('invalid_input', 'invalid_as_of', `The as-of instant must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z, got "${String(asOf)}".`);
+    throw new OperationError(
+      'invalid_input',
+      'invalid_as_of',
+      `The as-of instant must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z, got "${String(asOf)}".`,
+    );
   }
   const millis = timestampToMillis(asOf);
   if (millis > now.getTime()) {
-    throw new OperationError('invalid_input', 'invalid_as_of', `The as-of instant ${asOf} is in the future: the trust store's history does not reach it.`);
+    throw new OperationError(
+      'invalid_input',
+      'invalid_as_of',
+      `The as-of instant ${asOf} is in the future: the trust store's history does not reach it.`,
+    );
   }
   return millis;
 }
@@ -255,7 +269,10 @@ function anchorStates(workspace: Workspace): Map<string, AnchorState> {
   return states;
 }
 
-function reportBundles(workspace: Workspace, filters: ReportFilters): { bundles: ReportBundle[]; findings: ReportFinding[] } {
+function reportBundles(
+  workspace: Workspace,
+  filters: ReportFilters,
+): { bundles: ReportBundle[]; findings: ReportFinding[] } {
   const bundles: ReportBundle[] = [];
   const findings: ReportFinding[] = [];
   let after: string | undefined;
@@ -263,12 +280,26 @@ function reportBundles(workspace: Workspace, filters: ReportFilters): { bundles:
     const page = listBundles(workspace.ledger.readable, { limit: 1000, ...(after ? { after } : {}) });
     for (const summary of page.rows) {
       // Only bundles that brought a receipt this report covers.
-      if (countReceipts(workspace.ledger.readable, { ...filters, source: { kind: 'bundle', ref: String(summary.id) } }) === 0) continue;
+      if (
+        countReceipts(workspace.ledger.readable, {
+          ...filters,
+          source: { kind: 'bundle', ref: String(summary.id) },
+        }) === 0
+      )
+        continue;
       const record = getBundle(workspace.ledger.readable, summary.id);
-      const signature = (isJsonObject(summary.signature as JsonValue) ? summary.signature : {}) as Record<string, unknown>;
+      const signature = (isJsonObject(summary.signature as JsonValue) ? summary.signature : {}) as Record<
+        string,
+        unknown
+      >;
       const listed = Array.isArray(record?.findings) ? (record.findings as Record<string, unknown>[]) : [];
       for (const finding of listed) {
-        findings.push({ bundle_sha256: summary.bundle_sha256, code: String(finding.code ?? ''), path: String(finding.path ?? ''), message: String(finding.message ?? '') });
+        findings.push({
+          bundle_sha256: summary.bundle_sha256,
+          code: String(finding.code ?? ''),
+          path: String(finding.path ?? ''),
+          message: String(finding.message ?? ''),
+        });
       }
       bundles.push({
         file: summary.file_name,
@@ -282,7 +313,9 @@ function reportBundles(workspace: Workspace, filters: ReportFilters): { bundles:
     after = page.nextCursor ?? undefined;
   } while (after !== undefined);
   bundles.sort((left, right) => (left.bundle_sha256 < right.bundle_sha256 ? -1 : 1));
-  findings.sort((left, right) => (left.bundle_sha256 < right.bundle_sha256 ? -1 : left.bundle_sha256 > right.bundle_sha256 ? 1 : 0));
+  findings.sort((left, right) =>
+    left.bundle_sha256 < right.bundle_sha256 ? -1 : left.bundle_sha256 > right.bundle_sha256 ? 1 : 0,
+  );
   return { bundles, findings };
 }
 
@@ -307,14 +340,18 @@ function scopeOf(filters: ReportFilters, asOf: string | undefined): ReportScope 
  * @throws OperationError invalid_as_of; AuditorKeyError for a damaged key file; TypeError /
  *   RangeError for bad filters.
  */
-export function makeReport(workspace: Workspace, options: MakeReportOptions = {}): { report: SignedReport; json: string; keyCreated: boolean } {
+export function makeReport(
+  workspace: Workspace,
+  options: MakeReportOptions = {},
+): { report: SignedReport; json: string; keyCreated: boolean } {
   const now = options.now ?? new Date();
   const filters: ReportFilters = { ...(options.filters ?? {}) };
   delete (filters as ReceiptFilters).source;
   const asOfMillis = checkAsOf(options.asOf, now);
   const instant = asOfMillis ?? now.getTime();
   const head = listAuditEntries(workspace.ledger.readable, { limit: 1 })[0]?.row_sha256 ?? GENESIS_SHA256;
-  const storeEntries = asOfMillis === undefined ? currentTrustEntries(workspace) : trustStoreAsOf(workspace, asOfMillis);
+  const storeEntries =
+    asOfMillis === undefined ? currentTrustEntries(workspace) : trustStoreAsOf(workspace, asOfMillis);
   const keys = storeEntries.map(snapshotKey);
   const context: VerifyContext = {
     crypto: workspace.crypto,
@@ -327,14 +364,21 @@ export function makeReport(workspace: Workspace, options: MakeReportOptions = {}
   // judged (as of then, or now), or by a key the current store has with a validity window.
   const rejudge = new Set<string>();
   for (const entry of storeEntries) {
-    if (asOfMillis !== undefined || entry.not_before !== undefined || entry.not_after !== undefined) for (const name of issuerNames(entry)) rejudge.add(name);
+    if (asOfMillis !== undefined || entry.not_before !== undefined || entry.not_after !== undefined)
+      for (const name of issuerNames(entry)) rejudge.add(name);
   }
-  if (asOfMillis !== undefined) for (const entry of currentTrustEntries(workspace)) for (const name of issuerNames(entry)) rejudge.add(name);
+  if (asOfMillis !== undefined)
+    for (const entry of currentTrustEntries(workspace)) for (const name of issuerNames(entry)) rejudge.add(name);
   const anchors = anchorStates(workspace);
   const rows: ReportRow[] = [];
   let after: string | undefined;
   do {
-    const page = listReceipts(workspace.ledger.readable, { filters, sort: { column: 'imported_at', direction: 'asc' }, limit: MAX_PAGE_SIZE, ...(after ? { after } : {}) });
+    const page = listReceipts(workspace.ledger.readable, {
+      filters,
+      sort: { column: 'imported_at', direction: 'asc' },
+      limit: MAX_PAGE_SIZE,
+      ...(after ? { after } : {}),
+    });
     for (const summary of page.rows) {
       let status = summary.status;
       let trust = summary.trust;
@@ -358,7 +402,9 @@ export function makeReport(workspace: Workspace, options: MakeReportOptions = {}
     }
     after = page.nextCursor ?? undefined;
   } while (after !== undefined);
-  rows.sort((left, right) => (left.receipt_sha256 < right.receipt_sha256 ? -1 : left.receipt_sha256 > right.receipt_sha256 ? 1 : 0));
+  rows.sort((left, right) =>
+    left.receipt_sha256 < right.receipt_sha256 ? -1 : left.receipt_sha256 > right.receipt_sha256 ? 1 : 0,
+  );
   const { bundles, findings } = reportBundles(workspace, filters);
   const snapshotSha256 = trustSnapshotSha256(keys as unknown as JsonValue[], (data) => workspace.crypto.sha256(data));
   const rowsText = receiptsJcs(rows);
@@ -420,10 +466,15 @@ export interface CreatedReport {
  * @throws OperationError unknown_report_form for another extension.
  */
 export function reportOutput(file: string): ReportOutput {
-  if (typeof file !== 'string' || file.length === 0) throw new OperationError('invalid_input', 'invalid_request', 'Name the report file to write.');
+  if (typeof file !== 'string' || file.length === 0)
+    throw new OperationError('invalid_input', 'invalid_request', 'Name the report file to write.');
   const form = reportFormOf(file);
   if (form === undefined) {
-    throw new OperationError('invalid_input', 'unknown_report_form', `The report file "${file}" must end in .json, .html or .pdf (the extension picks the form).`);
+    throw new OperationError(
+      'invalid_input',
+      'unknown_report_form',
+      `The report file "${file}" must end in .json, .html or .pdf (the extension picks the form).`,
+    );
   }
   return { file, form };
 }
@@ -442,21 +493,32 @@ function keptFile(workspace: Workspace, reportId: string): string {
  * @throws OperationError out_exists, out_unwritable (nothing kept, written or audited),
  *   invalid_as_of, unknown_report_form.
  */
-export async function createReport(workspace: Workspace, options: MakeReportOptions & { outputs?: readonly ReportOutput[]; overwrite?: boolean }): Promise<CreatedReport> {
+export async function createReport(
+  workspace: Workspace,
+  options: MakeReportOptions & { outputs?: readonly ReportOutput[]; overwrite?: boolean },
+): Promise<CreatedReport> {
   const outputs = options.outputs ?? [];
   const seen = new Set<string>();
   for (const output of outputs) {
     const resolved = path.resolve(output.file);
-    if (seen.has(resolved)) throw new OperationError('invalid_input', 'duplicate_output', `The report file ${output.file} is named twice.`);
+    if (seen.has(resolved))
+      throw new OperationError('invalid_input', 'duplicate_output', `The report file ${output.file} is named twice.`);
     seen.add(resolved);
     if (!options.overwrite && fs.existsSync(resolved)) {
-      throw new OperationError('conflict', 'out_exists', `${output.file} exists; choose another name or replace it.`, { facts: { path: output.file } });
+      throw new OperationError('conflict', 'out_exists', `${output.file} exists; choose another name or replace it.`, {
+        facts: { path: output.file },
+      });
     }
     try {
       if (!fs.statSync(path.dirname(resolved)).isDirectory()) throw new Error('not a folder');
       fs.accessSync(path.dirname(resolved), fs.constants.W_OK);
     } catch {
-      throw new OperationError('refused', 'out_unwritable', `${output.file} cannot be written: its folder does not exist or is not writable.`, { facts: { path: output.file } });
+      throw new OperationError(
+        'refused',
+        'out_unwritable',
+        `${output.file} cannot be written: its folder does not exist or is not writable.`,
+        { facts: { path: output.file } },
+      );
     }
   }
   const made = makeReport(workspace, options);
@@ -474,7 +536,12 @@ export async function createReport(workspace: Workspace, options: MakeReportOpti
     // All or nothing: a report whose forms were not all written is neither kept nor audited.
     fs.rmSync(kept, { force: true });
     for (const file of files) fs.rmSync(file.file, { force: true });
-    throw new OperationError('refused', 'out_unwritable', `The report could not be written: ${(error as Error).message}`, { cause: error });
+    throw new OperationError(
+      'refused',
+      'out_unwritable',
+      `The report could not be written: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   appendAudit(workspace.ledger.writable, 'report', report.report_id, {
     payload_sha256: report.payload_sha256,
@@ -561,19 +628,29 @@ export function readKeptReport(workspace: Workspace, reportId: string): string {
  * @returns The report and its verification.
  * @throws OperationError invalid_report when it is not a report or does not verify as PASS.
  */
-export function readVerifiedReport(json: string, context: VerifyContext, name: string): { report: SignedReport; verification: Report } {
+export function readVerifiedReport(
+  json: string,
+  context: VerifyContext,
+  name: string,
+): { report: SignedReport; verification: Report } {
   const verification = verifyDocument(json, context);
   if (verification.format !== 'report' || verification.status !== 'PASS') {
     const first = verification.errors[0];
-    throw new OperationError('refused', 'invalid_report', `${name} does not verify as an audit report: ${verification.status}${first ? ` (${first.message})` : ''}.`, {
-      facts: { path: name, status: verification.status },
-    });
+    throw new OperationError(
+      'refused',
+      'invalid_report',
+      `${name} does not verify as an audit report: ${verification.status}${first ? ` (${first.message})` : ''}.`,
+      {
+        facts: { path: name, status: verification.status },
+      },
+    );
   }
   let value: unknown;
   try {
     value = parseJson(json);
   } catch (error) {
-    if (error instanceof JsonParseError) throw new OperationError('refused', 'invalid_report', `${name} is not strict JSON.`);
+    if (error instanceof JsonParseError)
+      throw new OperationError('refused', 'invalid_report', `${name} is not strict JSON.`);
     throw error;
   }
   return { report: value as SignedReport, verification };
@@ -644,7 +721,8 @@ export function diffReports(workspace: Workspace, older: SignedReport, newer: Si
   const start = Math.min(reportInstant(older), reportInstant(newer));
   const end = Math.max(reportInstant(older), reportInstant(newer));
   let history: AuditEntry[] | undefined;
-  const between = (): AuditEntry[] => (history ??= [...auditRows(workspace)].filter((row) => row.at > start && row.at <= end));
+  const between = (): AuditEntry[] =>
+    (history ??= [...auditRows(workspace)].filter((row) => row.at > start && row.at <= end));
   const reasonFor = (sha256: string, field: ReportChange['field'], to: string): string | null => {
     const receipt = getReceipt(workspace.ledger.readable, sha256);
     if (receipt === undefined) return null;
@@ -672,7 +750,14 @@ export function diffReports(workspace: Workspace, older: SignedReport, newer: Si
     const old = before.get(row.receipt_sha256);
     if (old === undefined) continue;
     for (const field of ['status', 'trust', 'anchor_state'] as const) {
-      if (old[field] !== row[field]) changed.push({ receipt_sha256: row.receipt_sha256, field, from: old[field], to: row[field], reason: reasonFor(row.receipt_sha256, field, row[field]) });
+      if (old[field] !== row[field])
+        changed.push({
+          receipt_sha256: row.receipt_sha256,
+          field,
+          from: old[field],
+          to: row[field],
+          reason: reasonFor(row.receipt_sha256, field, row[field]),
+        });
     }
   }
   return { old_report: older.report_id, new_report: newer.report_id, added, removed, changed };

@@ -1,11 +1,21 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OperationError } from './errors';
-import { checkRosettaTable, matchTerm, normalizeObligations, NO_EQUIVALENT, ROSETTA_REGIMES, ROSETTA_TABLE } from './rosetta';
+import {
+  checkRosettaTable,
+  matchTerm,
+  normalizeObligations,
+  NO_EQUIVALENT,
+  ROSETTA_REGIMES,
+  ROSETTA_TABLE,
+} from './rosetta';
 
 // The shipped file, read from disk as it is: what the service loads must be what is checked here.
 const FILE = new URL('../../resources/pilot/rosetta.json', import.meta.url);
-const shipped = JSON.parse(fs.readFileSync(FILE, 'utf8')) as { regimes: Record<string, { document: string }>; obligations: Record<string, unknown>[] };
+const shipped = JSON.parse(fs.readFileSync(FILE, 'utf8')) as {
+  regimes: Record<string, { document: string }>;
+  obligations: Record<string, unknown>[];
+};
 
 describe('resources/pilot/rosetta.json', () => {
   it('gives every row a citation or no_equivalent for each of the four regimes, and a source', () => {
@@ -17,7 +27,9 @@ describe('resources/pilot/rosetta.json', () => {
         const cell = cells[regime];
         if (cell === NO_EQUIVALENT) continue;
         expect(typeof (cell as { citation?: unknown }).citation, `${String(row['id'])}.${regime}`).toBe('string');
-        expect((cell as { citation: string }).citation.trim().length, `${String(row['id'])}.${regime}`).toBeGreaterThan(0);
+        expect((cell as { citation: string }).citation.trim().length, `${String(row['id'])}.${regime}`).toBeGreaterThan(
+          0,
+        );
         expect((cell as { name: string }).name.trim().length, `${String(row['id'])}.${regime}`).toBeGreaterThan(0);
       }
       expect(typeof row['source'], String(row['id'])).toBe('string');
@@ -27,7 +39,12 @@ describe('resources/pilot/rosetta.json', () => {
   });
 
   it('cites the EU AI Act articles of each record-keeping obligation', () => {
-    const eu = Object.fromEntries(shipped.obligations.map((row) => [row['id'], ((row['regimes'] as Record<string, { citation: string }>)['eu_ai_act'])?.citation]));
+    const eu = Object.fromEntries(
+      shipped.obligations.map((row) => [
+        row['id'],
+        (row['regimes'] as Record<string, { citation: string }>)['eu_ai_act']?.citation,
+      ]),
+    );
     expect(eu).toMatchObject({
       data_governance: 'Art. 10',
       technical_documentation: 'Art. 11 and Annex IV',
@@ -55,9 +72,15 @@ describe('checkRosettaTable', () => {
   }
 
   it('refuses a row missing a regime, a cell without a citation, a row without a source, and a repeated id', () => {
-    expect(() => checkRosettaTable(withRow((row) => delete (row['regimes'] as Record<string, unknown>)['uk_ai_principles']))).toThrow(/four regimes/);
-    expect(() => checkRosettaTable(withRow((row) => ((row['regimes'] as Record<string, unknown>)['eu_ai_act'] = { name: 'x' })))).toThrow(/citation/);
-    expect(() => checkRosettaTable(withRow((row) => ((row['regimes'] as Record<string, unknown>)['eu_ai_act'] = 'none')))).toThrow(/no_equivalent/);
+    expect(() =>
+      checkRosettaTable(withRow((row) => delete (row['regimes'] as Record<string, unknown>)['uk_ai_principles'])),
+    ).toThrow(/four regimes/);
+    expect(() =>
+      checkRosettaTable(withRow((row) => ((row['regimes'] as Record<string, unknown>)['eu_ai_act'] = { name: 'x' }))),
+    ).toThrow(/citation/);
+    expect(() =>
+      checkRosettaTable(withRow((row) => ((row['regimes'] as Record<string, unknown>)['eu_ai_act'] = 'none'))),
+    ).toThrow(/no_equivalent/);
     expect(() => checkRosettaTable(withRow((row) => delete row['source']))).toThrow(/source/);
     expect(() => checkRosettaTable(withRow((row) => (row['id'] = shipped.obligations[1]?.['id'])))).toThrow(/repeated/);
     expect(() => checkRosettaTable(withRow((row) => (row['synonyms'] = ['Logs'])))).toThrow(/lower case/);
@@ -85,10 +108,16 @@ describe('normalizeObligations', () => {
       }
       throw new Error('expected an OperationError');
     };
-    expect(refusal({ from_regime: 'ccpa', obligations: ['record_keeping'] }).details).toEqual([{ path: '/from_regime', message: 'unknown regime' }]);
-    expect(refusal({ from_regime: 'eu_ai_act', obligations: ['record_keeping', 7] }).details).toEqual([{ path: '/obligations/1', message: 'unknown obligation' }]);
+    expect(refusal({ from_regime: 'ccpa', obligations: ['record_keeping'] }).details).toEqual([
+      { path: '/from_regime', message: 'unknown regime' },
+    ]);
+    expect(refusal({ from_regime: 'eu_ai_act', obligations: ['record_keeping', 7] }).details).toEqual([
+      { path: '/obligations/1', message: 'unknown obligation' },
+    ]);
     expect(refusal({ from_regime: 'eu_ai_act', obligations: [] }).details[0]?.path).toBe('/obligations');
-    expect(refusal({ from_regime: 'eu_ai_act', terms: ['x'], obligations: ['record_keeping'] }).code).toBe('invalid_request');
+    expect(refusal({ from_regime: 'eu_ai_act', terms: ['x'], obligations: ['record_keeping'] }).code).toBe(
+      'invalid_request',
+    );
   });
 
   it('lists each unmatched term once, in request order', () => {

@@ -111,9 +111,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function checkCell(cell: unknown, where: string): RosettaCell {
   if (cell === NO_EQUIVALENT) return cell;
   if (!isRecord(cell)) throw new Error(`${where}: a cell is a provision {name, citation, note?} or "${NO_EQUIVALENT}"`);
-  for (const key of Object.keys(cell)) if (!['name', 'citation', 'note'].includes(key)) throw new Error(`${where}: unknown member ${key}`);
-  if (!nonEmptyString(cell['name']) || !nonEmptyString(cell['citation'])) throw new Error(`${where}: a provision needs a name and a citation`);
-  if (cell['note'] !== undefined && !nonEmptyString(cell['note'])) throw new Error(`${where}: a note is a non-empty string`);
+  for (const key of Object.keys(cell))
+    if (!['name', 'citation', 'note'].includes(key)) throw new Error(`${where}: unknown member ${key}`);
+  if (!nonEmptyString(cell['name']) || !nonEmptyString(cell['citation']))
+    throw new Error(`${where}: a provision needs a name and a citation`);
+  if (cell['note'] !== undefined && !nonEmptyString(cell['note']))
+    throw new Error(`${where}: a note is a non-empty string`);
   return cell as unknown as RosettaProvision;
 }
 
@@ -130,15 +133,21 @@ function checkCell(cell: unknown, where: string): RosettaCell {
  */
 export function checkRosettaTable(value: unknown): RosettaTable {
   if (!isRecord(value)) throw new Error('the Rosetta table is not an object');
-  if (!nonEmptyString(value['table_version']) || !nonEmptyString(value['about'])) throw new Error('the Rosetta table needs table_version and about');
+  if (!nonEmptyString(value['table_version']) || !nonEmptyString(value['about']))
+    throw new Error('the Rosetta table needs table_version and about');
   const regimes = value['regimes'];
   if (!isRecord(regimes) || Object.keys(regimes).sort().join() !== [...ROSETTA_REGIMES].sort().join()) {
     throw new Error(`the Rosetta table's regimes are exactly ${ROSETTA_REGIMES.join(', ')}`);
   }
   for (const regime of ROSETTA_REGIMES) {
     const document = regimes[regime];
-    if (!isRecord(document) || !nonEmptyString(document['title']) || !nonEmptyString(document['document'])) throw new Error(`regimes.${regime} needs a title and a document`);
-    if (document['url'] !== undefined && !(typeof document['url'] === 'string' && document['url'].startsWith('https://'))) throw new Error(`regimes.${regime}.url is an https URL`);
+    if (!isRecord(document) || !nonEmptyString(document['title']) || !nonEmptyString(document['document']))
+      throw new Error(`regimes.${regime} needs a title and a document`);
+    if (
+      document['url'] !== undefined &&
+      !(typeof document['url'] === 'string' && document['url'].startsWith('https://'))
+    )
+      throw new Error(`regimes.${regime}.url is an https URL`);
   }
   const rows = value['obligations'];
   if (!Array.isArray(rows) || rows.length === 0) throw new Error('the Rosetta table has no obligations');
@@ -148,29 +157,42 @@ export function checkRosettaTable(value: unknown): RosettaTable {
     const where = `obligations[${index}]`;
     if (!isRecord(row)) throw new Error(`${where} is not an object`);
     for (const key of Object.keys(row)) {
-      if (!['id', 'title', 'regimes', 'receipt_fields', 'evidence_note', 'synonyms', 'source'].includes(key)) throw new Error(`${where}: unknown member ${key}`);
+      if (!['id', 'title', 'regimes', 'receipt_fields', 'evidence_note', 'synonyms', 'source'].includes(key))
+        throw new Error(`${where}: unknown member ${key}`);
     }
     const id = row['id'];
-    if (typeof id !== 'string' || !OBLIGATION_ID.test(id) || ids.has(id)) throw new Error(`${where}: the id is missing, not snake_case, or repeated`);
+    if (typeof id !== 'string' || !OBLIGATION_ID.test(id) || ids.has(id))
+      throw new Error(`${where}: the id is missing, not snake_case, or repeated`);
     ids.add(id);
-    if (!nonEmptyString(row['title']) || !nonEmptyString(row['source'])) throw new Error(`${where} (${id}): needs a title and a source`);
+    if (!nonEmptyString(row['title']) || !nonEmptyString(row['source']))
+      throw new Error(`${where} (${id}): needs a title and a source`);
     const cells = row['regimes'];
-    if (!isRecord(cells) || Object.keys(cells).length !== ROSETTA_REGIMES.length) throw new Error(`${where} (${id}): needs a cell for each of the four regimes`);
+    if (!isRecord(cells) || Object.keys(cells).length !== ROSETTA_REGIMES.length)
+      throw new Error(`${where} (${id}): needs a cell for each of the four regimes`);
     for (const regime of ROSETTA_REGIMES) checkCell(cells[regime], `${where} (${id}).regimes.${regime}`);
     const fields = row['receipt_fields'];
     if (!Array.isArray(fields)) throw new Error(`${where} (${id}): receipt_fields is a list`);
     for (const field of fields as unknown[]) {
-      if (!isRecord(field) || typeof field['pointer'] !== 'string' || !POINTER.test(field['pointer']) || !nonEmptyString(field['evidences']) || Object.keys(field).length !== 2) {
+      if (
+        !isRecord(field) ||
+        typeof field['pointer'] !== 'string' ||
+        !POINTER.test(field['pointer']) ||
+        !nonEmptyString(field['evidences']) ||
+        Object.keys(field).length !== 2
+      ) {
         throw new Error(`${where} (${id}): a receipt field is {pointer, evidences}`);
       }
     }
-    if (fields.length === 0 && !nonEmptyString(row['evidence_note'])) throw new Error(`${where} (${id}): with no receipt fields, an evidence_note says why`);
-    if (row['evidence_note'] !== undefined && !nonEmptyString(row['evidence_note'])) throw new Error(`${where} (${id}): evidence_note is a non-empty string`);
+    if (fields.length === 0 && !nonEmptyString(row['evidence_note']))
+      throw new Error(`${where} (${id}): with no receipt fields, an evidence_note says why`);
+    if (row['evidence_note'] !== undefined && !nonEmptyString(row['evidence_note']))
+      throw new Error(`${where} (${id}): evidence_note is a non-empty string`);
     const words = row['synonyms'];
     if (!Array.isArray(words) || words.length === 0) throw new Error(`${where} (${id}): needs synonyms`);
     for (const word of words as unknown[]) {
       // Synonyms are stored as they are matched: lower case, single spaces.
-      if (!nonEmptyString(word) || word !== word.toLowerCase() || /\s{2,}|[^\S ]/.test(word)) throw new Error(`${where} (${id}): synonym ${JSON.stringify(word)} is not lower case with single spaces`);
+      if (!nonEmptyString(word) || word !== word.toLowerCase() || /\s{2,}|[^\S ]/.test(word))
+        throw new Error(`${where} (${id}): synonym ${JSON.stringify(word)} is not lower case with single spaces`);
       if (synonyms.has(`${id}\u0000${word}`)) throw new Error(`${where} (${id}): synonym ${word} is repeated`);
       synonyms.add(`${id}\u0000${word}`);
     }
@@ -191,7 +213,9 @@ function escapeRegExp(text: string): string {
 // A synonym matches as whole words: no letter or digit may touch it on either side.
 const MATCHERS: readonly { row: RosettaObligation; patterns: RegExp[] }[] = ROSETTA_TABLE.obligations.map((row) => ({
   row,
-  patterns: row.synonyms.map((word) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(word).replace(/ /g, '\\s+')}(?![\\p{L}\\p{N}])`, 'iu')),
+  patterns: row.synonyms.map(
+    (word) => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(word).replace(/ /g, '\\s+')}(?![\\p{L}\\p{N}])`, 'iu'),
+  ),
 }));
 
 /**
@@ -206,11 +230,16 @@ const MATCHERS: readonly { row: RosettaObligation; patterns: RegExp[] }[] = ROSE
  */
 export function matchTerm(term: string): string[] {
   if (typeof term !== 'string') throw new TypeError('matchTerm expects a string');
-  return MATCHERS.filter((matcher) => matcher.patterns.some((pattern) => pattern.test(term))).map((matcher) => matcher.row.id);
+  return MATCHERS.filter((matcher) => matcher.patterns.some((pattern) => pattern.test(term))).map(
+    (matcher) => matcher.row.id,
+  );
 }
 
 function answerRow(row: RosettaObligation, from: RosettaRegime, matched?: string[]): RosettaAnswerObligation {
-  const regimes = Object.fromEntries(ROSETTA_REGIMES.map((regime) => [regime, row.regimes[regime]])) as Record<RosettaRegime, RosettaCell>;
+  const regimes = Object.fromEntries(ROSETTA_REGIMES.map((regime) => [regime, row.regimes[regime]])) as Record<
+    RosettaRegime,
+    RosettaCell
+  >;
   return {
     id: row.id,
     title: row.title,
@@ -237,7 +266,8 @@ function invalid(message: string, path: string, detail: string): OperationError 
  *   obligation, or a list that is missing, empty or too long (each with its JSON Pointer).
  */
 export function normalizeObligations(request: RosettaRequest): RosettaAnswer {
-  if (!isRecord(request)) throw invalid('The request is an object {from_regime, obligations} or {from_regime, terms}.', '', 'not an object');
+  if (!isRecord(request))
+    throw invalid('The request is an object {from_regime, obligations} or {from_regime, terms}.', '', 'not an object');
   const from = request.from_regime;
   if (typeof from !== 'string' || !(ROSETTA_REGIMES as readonly string[]).includes(from)) {
     throw invalid(`from_regime must be one of ${ROSETTA_REGIMES.join(', ')}.`, '/from_regime', 'unknown regime');
@@ -245,11 +275,20 @@ export function normalizeObligations(request: RosettaRequest): RosettaAnswer {
   const regime = from as RosettaRegime;
   const hasObligations = 'obligations' in request;
   const hasTerms = 'terms' in request;
-  if (hasObligations === hasTerms) throw invalid('Give either obligations (ids) or terms (free text), not both and not neither.', '', 'needs exactly one of obligations and terms');
+  if (hasObligations === hasTerms)
+    throw invalid(
+      'Give either obligations (ids) or terms (free text), not both and not neither.',
+      '',
+      'needs exactly one of obligations and terms',
+    );
   const list: unknown = hasObligations ? request.obligations : (request as { terms: unknown }).terms;
   const listPath = hasObligations ? '/obligations' : '/terms';
   if (!Array.isArray(list) || list.length === 0 || list.length > MAX_ROSETTA_ITEMS) {
-    throw invalid(`${listPath.slice(1)} is a list of 1 to ${MAX_ROSETTA_ITEMS} strings.`, listPath, 'not a list of the right length');
+    throw invalid(
+      `${listPath.slice(1)} is a list of 1 to ${MAX_ROSETTA_ITEMS} strings.`,
+      listPath,
+      'not a list of the right length',
+    );
   }
   const base = { pilot: true as const, table_version: ROSETTA_TABLE.table_version, from_regime: regime };
   const tail = { sources: ROSETTA_TABLE.regimes, disclaimer: ROSETTA_DISCLAIMER };
@@ -257,11 +296,17 @@ export function normalizeObligations(request: RosettaRequest): RosettaAnswer {
   if (hasObligations) {
     const seen = new Set<string>();
     const rows = list.map((id: unknown, index) => {
-      const row = typeof id === 'string' ? ROSETTA_TABLE.obligations.find((candidate) => candidate.id === id) : undefined;
+      const row =
+        typeof id === 'string' ? ROSETTA_TABLE.obligations.find((candidate) => candidate.id === id) : undefined;
       if (row === undefined) {
-        throw invalid(`Unknown obligation ${JSON.stringify(String(id).slice(0, 80))}; known: ${ROSETTA_OBLIGATION_IDS.join(', ')}.`, `/obligations/${index}`, 'unknown obligation');
+        throw invalid(
+          `Unknown obligation ${JSON.stringify(String(id).slice(0, 80))}; known: ${ROSETTA_OBLIGATION_IDS.join(', ')}.`,
+          `/obligations/${index}`,
+          'unknown obligation',
+        );
       }
-      if (seen.has(row.id)) throw invalid(`The obligation ${row.id} is named twice.`, `/obligations/${index}`, 'repeated obligation');
+      if (seen.has(row.id))
+        throw invalid(`The obligation ${row.id} is named twice.`, `/obligations/${index}`, 'repeated obligation');
       seen.add(row.id);
       return row;
     });
@@ -283,6 +328,8 @@ export function normalizeObligations(request: RosettaRequest): RosettaAnswer {
     }
   });
   // Table order, so the answer does not depend on which term happened to come first.
-  const obligations = ROSETTA_TABLE.obligations.filter((row) => matchedBy.has(row.id)).map((row) => answerRow(row, regime, matchedBy.get(row.id)));
+  const obligations = ROSETTA_TABLE.obligations
+    .filter((row) => matchedBy.has(row.id))
+    .map((row) => answerRow(row, regime, matchedBy.get(row.id)));
   return { ...base, obligations, unmatched_terms: unmatched, ...tail };
 }

@@ -20,7 +20,9 @@ describe('recommendProfile (PROTOCOL 3)', () => {
   it('recommends standard for commerce and by default', () => {
     expect(recommendProfile({ intent: 'commerce', amount_usd: 20 }).recommended_profile).toBe('standard');
     expect(recommendProfile({}).recommended_profile).toBe('standard');
-    expect(recommendProfile({ intent: 'something else' }).reasons).toEqual(['no rule for nano or pq applies: standard is the default']);
+    expect(recommendProfile({ intent: 'something else' }).reasons).toEqual([
+      'no rule for nano or pq applies: standard is the default',
+    ]);
   });
 
   it('refuses input of the wrong type or range', () => {

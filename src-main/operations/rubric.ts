@@ -48,22 +48,31 @@ export function recommendProfile(input: RubricInput): RubricResult {
   if (typeof input !== 'object' || input === null) throw new TypeError('recommendProfile expects an object');
   const { intent, amount_usd: amount, counterparty, retention_days: retention } = input;
   if (intent !== undefined && typeof intent !== 'string') throw new TypeError('intent must be a string');
-  if (counterparty !== undefined && typeof counterparty !== 'string') throw new TypeError('counterparty must be a string');
+  if (counterparty !== undefined && typeof counterparty !== 'string')
+    throw new TypeError('counterparty must be a string');
   if (amount !== undefined && typeof amount !== 'number') throw new TypeError('amount_usd must be a number');
   if (retention !== undefined && typeof retention !== 'number') throw new TypeError('retention_days must be a number');
-  if (amount !== undefined && !(Number.isFinite(amount) && amount >= 0)) throw new RangeError('amount_usd must be a finite number >= 0');
-  if (retention !== undefined && !(Number.isFinite(retention) && retention >= 0)) throw new RangeError('retention_days must be a finite number >= 0');
+  if (amount !== undefined && !(Number.isFinite(amount) && amount >= 0))
+    throw new RangeError('amount_usd must be a finite number >= 0');
+  if (retention !== undefined && !(Number.isFinite(retention) && retention >= 0))
+    throw new RangeError('retention_days must be a finite number >= 0');
 
   const pq: string[] = [];
   if (intent === 'regulated') pq.push('a regulated intent calls for the pq profile');
-  if (retention !== undefined && retention > LONG_RETENTION_DAYS) pq.push(`retention of ${retention} days is over ${LONG_RETENTION_DAYS} days`);
+  if (retention !== undefined && retention > LONG_RETENTION_DAYS)
+    pq.push(`retention of ${retention} days is over ${LONG_RETENTION_DAYS} days`);
   if (pq.length > 0) return { recommended_profile: 'pq', reasons: pq };
 
   const nano: string[] = [];
   if (intent === 'free_verify') nano.push('free verification needs only the nano profile');
-  if (amount !== undefined && amount < SUB_CENT_USD) nano.push(`an amount of ${amount} USD is under ${SUB_CENT_USD} USD`);
+  if (amount !== undefined && amount < SUB_CENT_USD)
+    nano.push(`an amount of ${amount} USD is under ${SUB_CENT_USD} USD`);
   if (nano.length > 0) return { recommended_profile: 'nano', reasons: nano };
 
-  if (intent === 'commerce') return { recommended_profile: 'standard', reasons: ['commerce calls for the standard profile (it carries a settlement reference)'] };
+  if (intent === 'commerce')
+    return {
+      recommended_profile: 'standard',
+      reasons: ['commerce calls for the standard profile (it carries a settlement reference)'],
+    };
   return { recommended_profile: 'standard', reasons: ['no rule for nano or pq applies: standard is the default'] };
 }

@@ -15,7 +15,12 @@ describe('buildSamples', () => {
     const context = { crypto, pinned: set.keys, advertised: [], secrets: set.secrets, now: new Date(SAMPLES_NOW) };
     for (const file of set.files) {
       const report = verifyDocument(utf8Encode(file.text), context);
-      expect([file.file, report.format, report.status, report.trust.status]).toEqual([file.file, file.format, file.expected_status, file.expected_trust]);
+      expect([file.file, report.format, report.status, report.trust.status]).toEqual([
+        file.file,
+        file.format,
+        file.expected_status,
+        file.expected_trust,
+      ]);
     }
     expect(set.secrets.map((secret) => secret.key_id)).toEqual([SAMPLES_SECRET_ID]);
   });
@@ -23,6 +28,11 @@ describe('buildSamples', () => {
   it('is deterministic, and its outputs are the documents plus keys, secrets, index and README', () => {
     const first = sampleOutputs(buildSamples());
     expect(sampleOutputs(buildSamples())).toEqual(first);
-    expect(first.slice(-4).map((output) => output.file)).toEqual(['keys.json', 'secrets.json', 'index.json', 'README.md']);
+    expect(first.slice(-4).map((output) => output.file)).toEqual([
+      'keys.json',
+      'secrets.json',
+      'index.json',
+      'README.md',
+    ]);
   });
 });

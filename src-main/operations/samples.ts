@@ -50,7 +50,13 @@ export function buildSamples(): SampleSet {
  * @returns Paths (with `/`) and contents.
  */
 export function sampleOutputs(set: SampleSet): { file: string; text: string }[] {
-  const index = set.files.map(({ file, format, expected_status, expected_trust, note }) => ({ file, format, expected_status, expected_trust, note }));
+  const index = set.files.map(({ file, format, expected_status, expected_trust, note }) => ({
+    file,
+    format,
+    expected_status,
+    expected_trust,
+    note,
+  }));
   const secrets = { secrets: set.secrets.map((secret) => ({ key_id: secret.key_id, key: b64uEncode(secret.key) })) };
   return [
     ...set.files.map(({ file, text }) => ({ file, text })),
@@ -81,7 +87,8 @@ function samplesCrypto(): CryptoProvider {
 
 function sampleReadme(set: SampleSet): string {
   const rows = set.files.map(
-    (file) => `| \`${file.file}\` | ${file.format} | ${file.expected_status} | ${file.expected_trust} | ${file.note.replace(/\|/g, '\\|')} |`,
+    (file) =>
+      `| \`${file.file}\` | ${file.format} | ${file.expected_status} | ${file.expected_trust} | ${file.note.replace(/\|/g, '\\|')} |`,
   );
   return [
     '# Evidence Room samples',
@@ -105,7 +112,7 @@ function sampleReadme(set: SampleSet): string {
     '',
     'Every seed behind these keys is public (they are fixed so the files are reproducible). The',
     'sample keys prove nothing outside the samples: never pin them in a real trust store.',
-    'ML-DSA-65 documents are signed with FIPS 204\'s deterministic variant so they too are',
+    "ML-DSA-65 documents are signed with FIPS 204's deterministic variant so they too are",
     'byte-identical on every run; verification is the same as for hedged signatures.',
     '',
     '| File | Format | Expected status | Expected trust | What it shows |',

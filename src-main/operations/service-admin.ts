@@ -46,16 +46,25 @@ export interface Caller {
  */
 export function createTenant(workspace: Workspace, id: string, tier: Tier): TenantRecord {
   if (!isTenantId(id)) {
-    throw new OperationError('invalid_input', 'invalid_request', `A tenant id is 1 to 64 characters from A-Z a-z 0-9 . _ -, not "${String(id).slice(0, 80)}".`, {
-      details: [{ path: '/id', message: 'not a tenant id' }],
-    });
+    throw new OperationError(
+      'invalid_input',
+      'invalid_request',
+      `A tenant id is 1 to 64 characters from A-Z a-z 0-9 . _ -, not "${String(id).slice(0, 80)}".`,
+      {
+        details: [{ path: '/id', message: 'not a tenant id' }],
+      },
+    );
   }
   if (!(TIERS as readonly string[]).includes(tier)) {
-    throw new OperationError('invalid_input', 'invalid_request', `The tier must be one of ${TIERS.join(', ')}.`, { details: [{ path: '/tier', message: 'unknown tier' }] });
+    throw new OperationError('invalid_input', 'invalid_request', `The tier must be one of ${TIERS.join(', ')}.`, {
+      details: [{ path: '/tier', message: 'unknown tier' }],
+    });
   }
   return workspace.ledger.runInTransaction((database) => {
     if (getTenant(database, id) !== undefined) {
-      throw new OperationError('conflict', 'conflict', `The tenant ${id} exists already.`, { details: [{ path: '/id', message: 'exists already' }] });
+      throw new OperationError('conflict', 'conflict', `The tenant ${id} exists already.`, {
+        details: [{ path: '/id', message: 'exists already' }],
+      });
     }
     const tenant = insertTenant(database, { id, tier, at: Date.now() });
     appendAudit(database, 'tenant-create', id, { tier });
@@ -88,10 +97,19 @@ export interface QuotaUse {
 export function tenantQuotaUse(workspace: Workspace, tenant: TenantRecord, now: Date): QuotaUse {
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('now must be a valid Date');
   const quota = tenantQuota(tenant, now, { freePerDay: FREE_RECEIPTS_PER_DAY, proPerMonth: PRO_RECEIPTS_PER_MONTH });
-  if (quota !== undefined) return { period: quota.period, used: quotaUsed(workspace.ledger.readable, quota.subject, quota.period), limit: quota.limit };
+  if (quota !== undefined)
+    return {
+      period: quota.period,
+      used: quotaUsed(workspace.ledger.readable, quota.subject, quota.period),
+      limit: quota.limit,
+    };
   const from = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
   const to = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-  const used = countReceipts(workspace.ledger.readable, { source: { kind: 'service', ref: `tenant:${tenant.id}` }, from, to });
+  const used = countReceipts(workspace.ledger.readable, {
+    source: { kind: 'service', ref: `tenant:${tenant.id}` },
+    from,
+    to,
+  });
   return { period: now.toISOString().slice(0, 7), used, limit: null };
 }
 
@@ -105,22 +123,41 @@ function keyHash(key: string): string {
  * @returns the key (shown this once, never stored) and its record
  * @throws OperationError not_found (no such tenant), invalid_request (an unknown scope)
  */
-export function issueApiKey(workspace: Workspace, tenantId: string, scopes: readonly string[] = []): { key: string; record: ApiKeyRecord } {
+export function issueApiKey(
+  workspace: Workspace,
+  tenantId: string,
+  scopes: readonly string[] = [],
+): { key: string; record: ApiKeyRecord } {
   for (const scope of scopes) {
     if (!(API_KEY_SCOPES as readonly string[]).includes(scope)) {
-      throw new OperationError('invalid_input', 'invalid_request', `Unknown scope "${scope}"; scopes: ${API_KEY_SCOPES.join(', ')}.`, {
-        details: [{ path: '/scopes', message: 'unknown scope' }],
-      });
+      throw new OperationError(
+        'invalid_input',
+        'invalid_request',
+        `Unknown scope "${scope}"; scopes: ${API_KEY_SCOPES.join(', ')}.`,
+        {
+          details: [{ path: '/scopes', message: 'unknown scope' }],
+        },
+      );
     }
   }
   return workspace.ledger.runInTransaction((database) => {
     const tenant = getTenant(database, tenantId);
-    if (tenant === undefined) throw new OperationError('not_found', 'not_found', `There is no tenant ${tenantId}.`, { details: [{ path: '/tenant', message: 'no such tenant' }] });
+    if (tenant === undefined)
+      throw new OperationError('not_found', 'not_found', `There is no tenant ${tenantId}.`, {
+        details: [{ path: '/tenant', message: 'no such tenant' }],
+      });
     const random = randomBytes(24).toString('base64url');
     if (random.length !== KEY_RANDOM_LENGTH) throw new Error('unexpected API key length');
     const key = `${API_KEY_PREFIXES[tenant.tier]}${random}`;
     const prefix = `${API_KEY_PREFIXES[tenant.tier]}${random.slice(0, PREFIX_RANDOM_LENGTH)}`;
-    const record = insertApiKey(database, { key_sha256: keyHash(key), prefix, tenant_id: tenant.id, tier: tenant.tier, scopes: [...new Set(scopes)] as ApiKeyScope[], at: Date.now() });
+    const record = insertApiKey(database, {
+      key_sha256: keyHash(key),
+      prefix,
+      tenant_id: tenant.id,
+      tier: tenant.tier,
+      scopes: [...new Set(scopes)] as ApiKeyScope[],
+      at: Date.now(),
+    });
     appendAudit(database, 'apikey-issue', prefix, { tenant: tenant.id, tier: tenant.tier, scopes: record.scopes });
     return { key, record };
   });
@@ -138,7 +175,11 @@ export function apiKeys(workspace: Workspace, tenantId?: string): ApiKeyRecord[]
  */
 export function revokeKeyByPrefix(workspace: Workspace, prefix: string): ApiKeyRecord {
   if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 32) {
-    throw new OperationError('invalid_input', 'invalid_request', 'Name the key by its prefix (as `evroom apikeys list` shows it).');
+    throw new OperationError(
+      'invalid_input',
+      'invalid_request',
+      'Name the key by its prefix (as `evroom apikeys list` shows it).',
+    );
   }
   return workspace.ledger.runInTransaction((database) => {
     try {
@@ -147,7 +188,9 @@ export function revokeKeyByPrefix(workspace: Workspace, prefix: string): ApiKeyR
       return record;
     } catch (error) {
       if (error instanceof Error && (error as { code?: string }).code === 'not_found') {
-        throw new OperationError('not_found', 'not_found', `No API key has the prefix ${prefix}.`, { details: [{ path: '/prefix', message: 'no such key' }] });
+        throw new OperationError('not_found', 'not_found', `No API key has the prefix ${prefix}.`, {
+          details: [{ path: '/prefix', message: 'no such key' }],
+        });
       }
       throw error;
     }

@@ -16,7 +16,11 @@ import { openWorkspace, type Workspace } from './workspace';
 // refuses) without taking the others with it.
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
-const request = (input: string): EmitRequest => ({ agent_did: 'did:web:agent.example.com', input, content_type: 'text/plain' });
+const request = (input: string): EmitRequest => ({
+  agent_did: 'did:web:agent.example.com',
+  input,
+  content_type: 'text/plain',
+});
 
 describe('issuing receipts together', () => {
   let directory: string;
@@ -37,9 +41,23 @@ describe('issuing receipts together', () => {
 
   it('stores every receipt of one turn, each with its own row, and counts the quota up to its limit', async () => {
     const quota = { subject: 'tenant:acme', period: '2026-06', limit: 3 };
-    const outcomes = await settle(Array.from({ length: 5 }, (_, index) => issueProfile(workspace, signer, 'standard', request(`text ${index}`), { now: NOW, ref: 'tenant:acme', quota })));
-    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
-    const issued = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value as { id: number; receipt_sha256: string; quotaUsed: number }] : []));
+    const outcomes = await settle(
+      Array.from({ length: 5 }, (_, index) =>
+        issueProfile(workspace, signer, 'standard', request(`text ${index}`), { now: NOW, ref: 'tenant:acme', quota }),
+      ),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'rejected',
+    ]);
+    const issued = outcomes.flatMap((outcome) =>
+      outcome.status === 'fulfilled'
+        ? [outcome.value as { id: number; receipt_sha256: string; quotaUsed: number }]
+        : [],
+    );
     expect(issued.map((item) => item.quotaUsed)).toEqual([1, 2, 3]);
     expect(new Set(issued.map((item) => item.id)).size).toBe(3);
     for (const item of issued) {
@@ -49,7 +67,11 @@ describe('issuing receipts together', () => {
       expect(row?.sources).toEqual([expect.objectContaining({ kind: 'service', ref: 'tenant:acme' })]);
     }
     const refused = outcomes[3];
-    expect(refused?.status === 'rejected' && refused.reason instanceof OperationError && refused.reason.code === 'quota_exceeded').toBe(true);
+    expect(
+      refused?.status === 'rejected' &&
+        refused.reason instanceof OperationError &&
+        refused.reason.code === 'quota_exceeded',
+    ).toBe(true);
     expect(countReceipts(workspace.ledger.readable)).toBe(3);
     expect(quotaUsed(workspace.ledger.readable, 'tenant:acme', '2026-06')).toBe(3);
     // The ledger's counts saw every row of the batch.
@@ -59,17 +81,32 @@ describe('issuing receipts together', () => {
   it('refuses only the receipt whose row the ledger refuses, and does not count it against the quota', async () => {
     // A trigger on the writing connection stands for a row the ledger refuses.
     workspace.ledger.runInTransaction((database) => {
-      execute(database, sql`CREATE TEMP TRIGGER refuse_marked BEFORE INSERT ON main.receipts WHEN instr(CAST(NEW.raw AS TEXT), 'refuse-me') > 0 BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`);
+      execute(
+        database,
+        sql`CREATE TEMP TRIGGER refuse_marked BEFORE INSERT ON main.receipts WHEN instr(CAST(NEW.raw AS TEXT), 'refuse-me') > 0 BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`,
+      );
     });
     const quota = { subject: 'tenant:acme', period: '2026-06', limit: 10 };
     const inputs = ['first', 'refuse-me', 'third'];
     const outcomes = await settle(
-      inputs.map((input) => issueProfile(workspace, signer, 'standard', { ...request(input), agent_did: `did:web:${input}.example.com` }, { now: NOW, ref: 'tenant:acme', quota })),
+      inputs.map((input) =>
+        issueProfile(
+          workspace,
+          signer,
+          'standard',
+          { ...request(input), agent_did: `did:web:${input}.example.com` },
+          { now: NOW, ref: 'tenant:acme', quota },
+        ),
+      ),
     );
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(countReceipts(workspace.ledger.readable)).toBe(2);
     expect(quotaUsed(workspace.ledger.readable, 'tenant:acme', '2026-06')).toBe(2);
-    expect(outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [(outcome.value as { quotaUsed: number }).quotaUsed] : []))).toEqual([1, 2]);
+    expect(
+      outcomes.flatMap((outcome) =>
+        outcome.status === 'fulfilled' ? [(outcome.value as { quotaUsed: number }).quotaUsed] : [],
+      ),
+    ).toEqual([1, 2]);
   });
 
   describe('with the check of what was signed on a worker', () => {
@@ -82,12 +119,25 @@ describe('issuing receipts together', () => {
     });
 
     it('stores the same rows as when it runs here', async () => {
-      const here = await Promise.all(['nano', 'standard', 'pq'].map((profile) => issueProfile(workspace, signer, profile as 'nano', request(`here ${profile}`), { now: NOW, ref: 'public' })));
-      const worker = await Promise.all(['nano', 'standard', 'pq'].map((profile) => issueProfile(workspace, signer, profile as 'nano', request(`here ${profile}`), { now: NOW, ref: 'public', pool })));
+      const here = await Promise.all(
+        ['nano', 'standard', 'pq'].map((profile) =>
+          issueProfile(workspace, signer, profile as 'nano', request(`here ${profile}`), { now: NOW, ref: 'public' }),
+        ),
+      );
+      const worker = await Promise.all(
+        ['nano', 'standard', 'pq'].map((profile) =>
+          issueProfile(workspace, signer, profile as 'nano', request(`here ${profile}`), {
+            now: NOW,
+            ref: 'public',
+            pool,
+          }),
+        ),
+      );
       const rows = [...here, ...worker].map((item) => getReceipt(workspace.ledger.readable, item.id));
       expect(rows.every((row) => row?.status === 'PASS')).toBe(true);
       // Same content, same instant: the documents differ only in their ids, and their reports in the fields that name them.
-      const shape = (row: (typeof rows)[number]) => JSON.stringify(row?.report).replaceAll(/rcp_[0-9A-Za-z]+|[0-9a-f]{64}/g, '*');
+      const shape = (row: (typeof rows)[number]) =>
+        JSON.stringify(row?.report).replaceAll(/rcp_[0-9A-Za-z]+|[0-9a-f]{64}/g, '*');
       expect(rows.slice(3).map(shape)).toEqual(rows.slice(0, 3).map(shape));
     });
   });

@@ -13,7 +13,14 @@ import { issueProfileReceipt, type ProfileFieldsByName } from '../../src-shared/
 import { issueWearable, WearableInputError, type WearableCallerFields } from '../../src-shared/formats/wearable';
 import type { Tier } from '../../src-shared/api/vocabulary';
 import type { JsonObject } from '../../src-shared/verify/fields';
-import { consumeQuota, insertReceipts, recordWearableNonce, type NewReceipt, type TenantRecord, type WritableDB } from '../ledger';
+import {
+  consumeQuota,
+  insertReceipts,
+  recordWearableNonce,
+  type NewReceipt,
+  type TenantRecord,
+  type WritableDB,
+} from '../ledger';
 import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from '../core/receipt-facts';
 import type { ReceiptKeys, VerifyPool } from '../core/worker-pool';
 import { OperationError } from './errors';
@@ -68,14 +75,24 @@ export interface Issued {
 }
 
 /** The quota of a tenant's tier in the month of `now` (PROTOCOL section 9); none for unlimited tiers. */
-export function tenantQuota(tenant: TenantRecord, now: Date, limits: { freePerDay: number; proPerMonth: number }): Quota | undefined {
+export function tenantQuota(
+  tenant: TenantRecord,
+  now: Date,
+  limits: { freePerDay: number; proPerMonth: number },
+): Quota | undefined {
   const tier: Tier = tenant.tier;
-  if (tier === 'free') return { subject: `tenant:${tenant.id}`, period: now.toISOString().slice(0, 10), limit: limits.freePerDay };
-  if (tier === 'pro') return { subject: `tenant:${tenant.id}`, period: now.toISOString().slice(0, 7), limit: limits.proPerMonth };
+  if (tier === 'free')
+    return { subject: `tenant:${tenant.id}`, period: now.toISOString().slice(0, 10), limit: limits.freePerDay };
+  if (tier === 'pro')
+    return { subject: `tenant:${tenant.id}`, period: now.toISOString().slice(0, 7), limit: limits.proPerMonth };
   return undefined;
 }
 
-function profileFields(profile: EmitProfile, request: EmitRequest, crypto: Workspace['crypto']): ProfileFieldsByName[EmitProfile] {
+function profileFields(
+  profile: EmitProfile,
+  request: EmitRequest,
+  crypto: Workspace['crypto'],
+): ProfileFieldsByName[EmitProfile] {
   const sha256 = request.content_sha256 ?? hexEncode(crypto.sha256(utf8Encode(request.input ?? '')));
   if (profile === 'nano') return { ok: true, a: request.agent_did, h: `sha256:${sha256}`, t: request.content_type };
   const content = { sha256, type: request.content_type };
@@ -93,7 +110,12 @@ function profileFields(profile: EmitProfile, request: EmitRequest, crypto: Works
     agent_did: request.agent_did,
     content,
     ...(request.settlement_reference ? { settlement_reference: request.settlement_reference } : {}),
-    smsh: { sealed, declaration: sealed ? 'The caller declares sealed evidence for this content; the service holds none.' : 'No sealed evidence accompanies this receipt.' },
+    smsh: {
+      sealed,
+      declaration: sealed
+        ? 'The caller declares sealed evidence for this content; the service holds none.'
+        : 'No sealed evidence accompanies this receipt.',
+    },
     hktn_context: { reputation_tier: request.reputation_tier ?? 'unrated' },
   };
 }
@@ -131,7 +153,11 @@ function flushWrites(workspace: Workspace): void {
   const checked = (database: WritableDB, item: PendingWrite): Outcome => {
     const check = item.check;
     try {
-      return { ok: true, quotaUsed: check === undefined ? undefined : workspace.ledger.runInTransaction(() => check(database)), id: 0 };
+      return {
+        ok: true,
+        quotaUsed: check === undefined ? undefined : workspace.ledger.runInTransaction(() => check(database)),
+        id: 0,
+      };
     } catch (error) {
       return { ok: false, error };
     }
@@ -143,7 +169,10 @@ function flushWrites(workspace: Workspace): void {
         outcomes = workspace.ledger.runInTransaction(() => {
           const batch = queue.map((item) => checked(database, item));
           const accepted = queue.filter((_, index) => batch[index]?.ok === true);
-          const rows = insertReceipts(database, accepted.map((item) => item.row));
+          const rows = insertReceipts(
+            database,
+            accepted.map((item) => item.row),
+          );
           let position = 0;
           for (const outcome of batch) {
             if (!outcome.ok) continue;
@@ -183,7 +212,11 @@ function flushWrites(workspace: Workspace): void {
   });
 }
 
-function enqueueWrite(workspace: Workspace, row: NewReceipt, check: PendingWrite['check']): Promise<{ id: number; quotaUsed: number | undefined }> {
+function enqueueWrite(
+  workspace: Workspace,
+  row: NewReceipt,
+  check: PendingWrite['check'],
+): Promise<{ id: number; quotaUsed: number | undefined }> {
   return new Promise((resolve, reject) => {
     let queue = pendingWrites.get(workspace);
     if (queue === undefined) {
@@ -202,7 +235,10 @@ function issuedKeys(workspace: Workspace, signer: IssuingKey): ReceiptKeys {
   const trust = workspaceTrustKeys(workspace);
   const cached = issuedKeysCache.get(trust);
   if (cached !== undefined && cached.key_id === signer.key_id) return cached.keys;
-  const keys: ReceiptKeys = { pinned: trust.pinned, advertised: [...trust.advertised, { key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }] };
+  const keys: ReceiptKeys = {
+    pinned: trust.pinned,
+    advertised: [...trust.advertised, { key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }],
+  };
   issuedKeysCache.set(trust, { key_id: signer.key_id, keys });
   return keys;
 }
@@ -211,9 +247,18 @@ function issuedKeys(workspace: Workspace, signer: IssuingKey): ReceiptKeys {
  * The facts of a receipt the service signed: verified on a worker of `pool` (the service's
  * verifyThreads), so the thread that answers requests only signs and stores; without one, here.
  */
-function verifyIssued(workspace: Workspace, bytes: Uint8Array, signer: IssuingKey, now: Date, options: WorkerOptions): VerifiedReceipt | Promise<VerifiedReceipt> {
+function verifyIssued(
+  workspace: Workspace,
+  bytes: Uint8Array,
+  signer: IssuingKey,
+  now: Date,
+  options: WorkerOptions,
+): VerifiedReceipt | Promise<VerifiedReceipt> {
   const here = (): VerifiedReceipt => {
-    const context = workspaceVerifyContext(workspace, { advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }], now });
+    const context = workspaceVerifyContext(workspace, {
+      advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }],
+      now,
+    });
     return toVerifiedReceipt(verifyReceiptBytes(bytes, context));
   };
   const pool = options.pool;
@@ -249,7 +294,8 @@ async function store(
   const { ref, quota } = options;
   const bytes = utf8Encode(jcs(document as JsonValue));
   const facts = await verifyIssued(workspace, bytes, signer, options.now, options);
-  if (facts.report.status !== 'PASS') throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
+  if (facts.report.status !== 'PASS')
+    throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
   const check =
     quota === undefined && extra === undefined
       ? undefined
@@ -258,9 +304,14 @@ async function store(
           if (quota !== undefined) {
             const counted = consumeQuota(database, quota.subject, quota.period, quota.limit);
             if (!counted.allowed) {
-              throw new OperationError('too_many', 'quota_exceeded', `The quota of ${quota.limit} receipts for ${quota.period} is used up.`, {
-                facts: { period: quota.period, limit: quota.limit },
-              });
+              throw new OperationError(
+                'too_many',
+                'quota_exceeded',
+                `The quota of ${quota.limit} receipts for ${quota.period} is used up.`,
+                {
+                  facts: { period: quota.period, limit: quota.limit },
+                },
+              );
             }
             quotaUsed = counted.used;
           }
@@ -277,7 +328,12 @@ async function store(
     source: { kind: 'service', ref },
   };
   const stored = await enqueueWrite(workspace, row, check);
-  return { document, receipt_sha256: facts.receipt_sha256, id: stored.id, ...(stored.quotaUsed === undefined ? {} : { quotaUsed: stored.quotaUsed }) };
+  return {
+    document,
+    receipt_sha256: facts.receipt_sha256,
+    id: stored.id,
+    ...(stored.quotaUsed === undefined ? {} : { quotaUsed: stored.quotaUsed }),
+  };
 }
 
 /**
@@ -292,7 +348,14 @@ export function issueProfile(
   request: EmitRequest,
   options: { now: Date; ref: string; quota?: Quota | undefined } & WorkerOptions,
 ): Promise<Issued> {
-  const document = issueProfileReceipt(profile, profileFields(profile, request, workspace.crypto), signer.seed, signer.key_id, workspace.crypto, { now: options.now });
+  const document = issueProfileReceipt(
+    profile,
+    profileFields(profile, request, workspace.crypto),
+    signer.seed,
+    signer.key_id,
+    workspace.crypto,
+    { now: options.now },
+  );
   return store(workspace, document, options, signer);
 }
 
@@ -310,10 +373,14 @@ export async function issueWearableReceipt(
 ): Promise<Issued> {
   let document: JsonObject;
   try {
-    document = issueWearable(fields, signer.seed, signer.key_id, workspace.crypto, { ts: Math.floor(options.now.getTime() / 1000) }) as unknown as JsonObject;
+    document = issueWearable(fields, signer.seed, signer.key_id, workspace.crypto, {
+      ts: Math.floor(options.now.getTime() / 1000),
+    }) as unknown as JsonObject;
   } catch (error) {
     if (error instanceof WearableInputError) {
-      throw new OperationError('invalid_input', 'invalid_request', error.message, { details: error.details.map((detail) => ({ path: detail.path, message: detail.message })) });
+      throw new OperationError('invalid_input', 'invalid_request', error.message, {
+        details: error.details.map((detail) => ({ path: detail.path, message: detail.message })),
+      });
     }
     throw error;
   }
@@ -326,9 +393,14 @@ export async function issueWearableReceipt(
       at: options.now.getTime(),
     });
     if (!fresh) {
-      throw new OperationError('conflict', 'conflict', 'This observation_nonce was used before for this device; a nonce is used once.', {
-        details: [{ path: '/observation_nonce', message: 'used before for this device commitment' }],
-      });
+      throw new OperationError(
+        'conflict',
+        'conflict',
+        'This observation_nonce was used before for this device; a nonce is used once.',
+        {
+          details: [{ path: '/observation_nonce', message: 'used before for this device commitment' }],
+        },
+      );
     }
   });
 }

@@ -101,7 +101,10 @@ export function rotateServiceKey(workspace: Workspace, now = new Date()): { key_
   const folder = folderOf(workspace);
   const retiredFolder = path.join(folder, RETIRED_FOLDER);
   fs.mkdirSync(retiredFolder, { recursive: true, mode: 0o700 });
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   let target = path.join(retiredFolder, `retired-${stamp}.json`);
   for (let n = 1; fs.existsSync(target); n += 1) target = path.join(retiredFolder, `retired-${stamp}-${n}.json`);
   fs.renameSync(path.join(folder, ACTIVE_FILE), target);

@@ -17,7 +17,10 @@ export interface Reevaluation {
   changed: number;
 }
 
-function reevaluate(workspace: Workspace, keys: readonly Pick<TrustedKey, 'key_id' | 'algorithm' | 'public_key'>[]): Reevaluation {
+function reevaluate(
+  workspace: Workspace,
+  keys: readonly Pick<TrustedKey, 'key_id' | 'algorithm' | 'public_key'>[],
+): Reevaluation {
   const total: Reevaluation = { reverified: 0, changed: 0 };
   for (const key of keys) {
     const one = reevaluateTrust(workspace.ledger, workspace.trust, workspace.crypto, key);
@@ -33,7 +36,11 @@ function reevaluate(workspace: Workspace, keys: readonly Pick<TrustedKey, 'key_i
  * @returns Whether the store changed, the key as stored, and the re-evaluation.
  * @throws TrustError as {@link TrustStore.pin} (nothing changed).
  */
-export function pinKey(workspace: Workspace, input: PinInput, options: { source?: string } = {}): { changed: boolean; key: TrustedKey; reevaluation: Reevaluation } {
+export function pinKey(
+  workspace: Workspace,
+  input: PinInput,
+  options: { source?: string } = {},
+): { changed: boolean; key: TrustedKey; reevaluation: Reevaluation } {
   const { changed, key } = workspace.trust.pin(input, options);
   const reevaluation = changed ? reevaluate(workspace, [key]) : { reverified: 0, changed: 0 };
   return { changed, key, reevaluation };
@@ -44,7 +51,11 @@ export function pinKey(workspace: Workspace, input: PinInput, options: { source?
  *
  * @throws TrustError unknown_key, already_revoked, invalid_reason (nothing changed).
  */
-export function revokeKey(workspace: Workspace, keyId: string, reason?: string): { key: TrustedKey; reevaluation: Reevaluation } {
+export function revokeKey(
+  workspace: Workspace,
+  keyId: string,
+  reason?: string,
+): { key: TrustedKey; reevaluation: Reevaluation } {
   const key = workspace.trust.revoke(keyId, reason);
   return { key, reevaluation: reevaluate(workspace, [key]) };
 }
@@ -58,14 +69,23 @@ export function unpinKey(workspace: Workspace, keyId: string): { key: TrustedKey
   if (typeof keyId !== 'string') throw new TypeError('unpinKey expects a key id');
   const key = workspace.trust.get(keyId);
   if (key === undefined) {
-    throw new OperationError('not_found', 'unknown_key', `The key ${keyId} is not in the trust store.`, { details: [{ path: '/key_id', message: 'not in the trust store' }] });
+    throw new OperationError('not_found', 'unknown_key', `The key ${keyId} is not in the trust store.`, {
+      details: [{ path: '/key_id', message: 'not in the trust store' }],
+    });
   }
   workspace.trust.unpin(keyId);
   return { key, reevaluation: reevaluate(workspace, [key]) };
 }
 
 function fingerprint(key: TrustedKey): string {
-  return JSON.stringify([key.status, key.algorithm, Array.from(key.public_key), key.not_before ?? null, key.not_after ?? null, key.roles ?? null]);
+  return JSON.stringify([
+    key.status,
+    key.algorithm,
+    Array.from(key.public_key),
+    key.not_before ?? null,
+    key.not_after ?? null,
+    key.roles ?? null,
+  ]);
 }
 
 /**
@@ -74,7 +94,11 @@ function fingerprint(key: TrustedKey): string {
  *
  * @throws TrustError invalid_key_file, key_conflict, key_revoked (nothing changed).
  */
-export function importTrustKeys(workspace: Workspace, text: string, options: { source?: string } = {}): { counts: TrustImportCounts; reevaluation: Reevaluation } {
+export function importTrustKeys(
+  workspace: Workspace,
+  text: string,
+  options: { source?: string } = {},
+): { counts: TrustImportCounts; reevaluation: Reevaluation } {
   const before = new Map(workspace.trust.list().map((key) => [key.key_id, fingerprint(key)]));
   const counts = workspace.trust.importKeys(text, options);
   const touched = workspace.trust.list().filter((key) => before.get(key.key_id) !== fingerprint(key));

@@ -31,7 +31,8 @@ function locations(): { built: string; sourceRoot: string | undefined } {
   // src-main/operations.
   const here = import.meta.dirname;
   const sourceRoot = join(here, '..', '..');
-  const fromSource = existsSync(join(sourceRoot, 'verifier.vite.config.ts')) && existsSync(join(sourceRoot, 'src-main', 'operations'));
+  const fromSource =
+    existsSync(join(sourceRoot, 'verifier.vite.config.ts')) && existsSync(join(sourceRoot, 'src-main', 'operations'));
   return fromSource
     ? { built: join(sourceRoot, 'out', 'verifier', VERIFIER_PAGE_NAME), sourceRoot }
     : { built: join(here, '..', 'verifier', VERIFIER_PAGE_NAME), sourceRoot: undefined };
@@ -61,11 +62,18 @@ async function isFresh(page: string, sourceRoot: string): Promise<boolean> {
 async function buildPage(sourceRoot: string): Promise<void> {
   // A variable specifier: bundlers of the main process must not pull vite into the app.
   const viteModule = 'vite';
-  const vite = (await import(/* @vite-ignore */ viteModule)) as { build(config: { configFile: string; logLevel: string }): Promise<unknown> };
+  const vite = (await import(/* @vite-ignore */ viteModule)) as {
+    build(config: { configFile: string; logLevel: string }): Promise<unknown>;
+  };
   try {
     await vite.build({ configFile: join(sourceRoot, 'verifier.vite.config.ts'), logLevel: 'error' });
   } catch (error) {
-    throw new OperationError('internal', 'verifier_build_failed', `The verifier page could not be built: ${(error as Error).message}`, { cause: error });
+    throw new OperationError(
+      'internal',
+      'verifier_build_failed',
+      `The verifier page could not be built: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 
@@ -76,11 +84,20 @@ async function loadPage(): Promise<string> {
   try {
     html = await readFile(built, 'utf8');
   } catch (error) {
-    throw new OperationError('internal', 'verifier_missing', `The verifier page is missing (${built}); build the app with \`npm run build\`.`, { cause: error });
+    throw new OperationError(
+      'internal',
+      'verifier_missing',
+      `The verifier page is missing (${built}); build the app with \`npm run build\`.`,
+      { cause: error },
+    );
   }
   // The page's safety rests on its policy: never hand out a page that lost it.
   if (!html.includes(REQUIRED_POLICY) || html.includes('__VERIFIER_CSP__')) {
-    throw new OperationError('internal', 'verifier_invalid', `The verifier page at ${built} has no content security policy; rebuild it.`);
+    throw new OperationError(
+      'internal',
+      'verifier_invalid',
+      `The verifier page at ${built} has no content security policy; rebuild it.`,
+    );
   }
   return html;
 }

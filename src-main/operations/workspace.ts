@@ -10,7 +10,15 @@ import { equalBytes } from '../../src-shared/crypto';
 import type { CryptoProvider } from '../../src-shared/crypto/provider';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
-import { LedgerError, ledgerFileIn, ledgerGeneration, listTrustedKeys, openLedger, openLedgerReadOnly, type Ledger } from '../ledger';
+import {
+  LedgerError,
+  ledgerFileIn,
+  ledgerGeneration,
+  listTrustedKeys,
+  openLedger,
+  openLedgerReadOnly,
+  type Ledger,
+} from '../ledger';
 import { createTrustStore, type TrustStore } from '../trust';
 import { advertisedEntries } from './reevaluate-trust';
 
@@ -41,9 +49,13 @@ export function nodeCrypto(): CryptoProvider {
  * @throws LedgerError when the ledger cannot be opened (not a ledger, too new, unwritable).
  */
 export function openWorkspace(dataDirectory: string, options: { ledgerCacheMiB?: number } = {}): Workspace {
-  if (typeof dataDirectory !== 'string' || dataDirectory.length === 0) throw new TypeError('openWorkspace expects the data folder path');
+  if (typeof dataDirectory !== 'string' || dataDirectory.length === 0)
+    throw new TypeError('openWorkspace expects the data folder path');
   mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
-  const ledger = openLedger(ledgerFileIn(dataDirectory), options.ledgerCacheMiB === undefined ? {} : { cacheMiB: options.ledgerCacheMiB });
+  const ledger = openLedger(
+    ledgerFileIn(dataDirectory),
+    options.ledgerCacheMiB === undefined ? {} : { cacheMiB: options.ledgerCacheMiB },
+  );
   const trust = createTrustStore(ledger);
   return {
     dataDirectory,
@@ -93,7 +105,10 @@ export function readTrustStore(dataDirectory: string): KeyEntry[] {
 }
 
 /** The trust store's keys as the verifier takes them, read again only after the ledger changed. */
-const trustKeyCache = new WeakMap<Workspace, { generation: string; pinned: readonly KeyEntry[]; advertised: readonly KeyEntry[] }>();
+const trustKeyCache = new WeakMap<
+  Workspace,
+  { generation: string; pinned: readonly KeyEntry[]; advertised: readonly KeyEntry[] }
+>();
 
 /**
  * The trust store's keys as the verifier takes them: pinned (and revoked) keys, and advertised
@@ -104,7 +119,10 @@ const trustKeyCache = new WeakMap<Workspace, { generation: string; pinned: reado
  * @param workspace - The open workspace.
  * @returns The keys; do not modify them.
  */
-export function workspaceTrustKeys(workspace: Workspace): { readonly pinned: readonly KeyEntry[]; readonly advertised: readonly KeyEntry[] } {
+export function workspaceTrustKeys(workspace: Workspace): {
+  readonly pinned: readonly KeyEntry[];
+  readonly advertised: readonly KeyEntry[];
+} {
   return trustKeys(workspace);
 }
 

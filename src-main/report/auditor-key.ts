@@ -13,7 +13,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { didKeyFromEd25519, type CryptoProvider } from '../../src-shared/crypto';
-import { createPrivateKey, PrivateKeyFileError, readPrivateKeyFile, writePrivateKeyFile } from '../core/private-key-file';
+import {
+  createPrivateKey,
+  PrivateKeyFileError,
+  readPrivateKeyFile,
+  writePrivateKeyFile,
+} from '../core/private-key-file';
 
 /** Where the key lives inside the data folder. */
 export const AUDITOR_KEY_PATH = path.join('keys', 'auditor-key.json');
@@ -37,19 +42,34 @@ export class AuditorKeyError extends Error {
 
 const LABEL = 'Evidence Room auditor key';
 
-function loadOrCreate(dataDirectory: string, crypto: CryptoProvider, now: Date): { seed: Uint8Array; public_key: Uint8Array; key_id: string; created: boolean } {
+function loadOrCreate(
+  dataDirectory: string,
+  crypto: CryptoProvider,
+  now: Date,
+): { seed: Uint8Array; public_key: Uint8Array; key_id: string; created: boolean } {
   const file = path.join(dataDirectory, AUDITOR_KEY_PATH);
   const refused = (error: unknown): AuditorKeyError => {
     if (error instanceof PrivateKeyFileError && !['unreadable', 'unwritable', 'not_found'].includes(error.code)) {
-      return new AuditorKeyError('auditor_key_invalid', `The auditor key ${file} cannot be used: ${error.reason} Move it away to make a new one.`, { cause: error });
+      return new AuditorKeyError(
+        'auditor_key_invalid',
+        `The auditor key ${file} cannot be used: ${error.reason} Move it away to make a new one.`,
+        { cause: error },
+      );
     }
-    return new AuditorKeyError('auditor_key_unreadable', `The auditor key ${file} cannot be read or written: ${(error as Error).message}`, { cause: error });
+    return new AuditorKeyError(
+      'auditor_key_unreadable',
+      `The auditor key ${file} cannot be read or written: ${(error as Error).message}`,
+      { cause: error },
+    );
   };
   const read = (): { seed: Uint8Array; public_key: Uint8Array; key_id: string; created: boolean } => {
     const { key } = readPrivateKeyFile(file, crypto);
     if (key.algorithm !== 'Ed25519' || key.key_id !== didKeyFromEd25519(key.public_key)) {
       key.seed.fill(0);
-      throw new AuditorKeyError('auditor_key_invalid', `The auditor key ${file} cannot be used: it must be an Ed25519 key named by its did:key. Move it away to make a new one.`);
+      throw new AuditorKeyError(
+        'auditor_key_invalid',
+        `The auditor key ${file} cannot be used: it must be an Ed25519 key named by its did:key. Move it away to make a new one.`,
+      );
     }
     return { seed: key.seed, public_key: key.public_key, key_id: key.key_id, created: false };
   };
@@ -89,7 +109,8 @@ export function withAuditorKey<T>(
   use: (seed: Uint8Array, key: AuditorKeyInfo) => T,
   options: { now?: Date } = {},
 ): { result: T; key: AuditorKeyInfo } {
-  if (typeof dataDirectory !== 'string' || dataDirectory.length === 0) throw new TypeError('withAuditorKey: dataDirectory must be a path');
+  if (typeof dataDirectory !== 'string' || dataDirectory.length === 0)
+    throw new TypeError('withAuditorKey: dataDirectory must be a path');
   if (typeof use !== 'function') throw new TypeError('withAuditorKey: use must be a function');
   const loaded = loadOrCreate(dataDirectory, crypto, options.now ?? new Date());
   const key: AuditorKeyInfo = { key_id: loaded.key_id, public_key: loaded.public_key, created: loaded.created };

@@ -12,7 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import PDFDocument from 'pdfkit';
-import { countDimensions, REPORT_SECTIONS, type ReportCounts, type SignedReport } from '../../src-shared/formats/report';
+import {
+  countDimensions,
+  REPORT_SECTIONS,
+  type ReportCounts,
+  type SignedReport,
+} from '../../src-shared/formats/report';
 
 const MARGIN = 36;
 const FOOTER_HEIGHT = 20;
@@ -44,7 +49,11 @@ interface GlyphLayout {
 }
 interface LayoutFont {
   layoutRun(text: string): GlyphLayout;
-  layout(text: string, features?: unknown, onlyWidth?: boolean): { glyphs: unknown[] | null; positions: unknown[] | null; advanceWidth: number };
+  layout(
+    text: string,
+    features?: unknown,
+    onlyWidth?: boolean,
+  ): { glyphs: unknown[] | null; positions: unknown[] | null; advanceWidth: number };
 }
 
 /**
@@ -103,7 +112,12 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
     layout: 'landscape',
     margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + FOOTER_HEIGHT },
     autoFirstPage: false,
-    info: { Title: `Audit report ${report.report_id}`, Author: report.signer.key_id, Subject: `payload_sha256 ${report.payload_sha256}`, Creator: `${report.generator.name} ${report.generator.version}` },
+    info: {
+      Title: `Audit report ${report.report_id}`,
+      Author: report.signer.key_id,
+      Subject: `payload_sha256 ${report.payload_sha256}`,
+      Creator: `${report.generator.name} ${report.generator.version}`,
+    },
   });
   const done = new Promise<void>((resolve, reject) => {
     doc.on('end', resolve);
@@ -123,9 +137,14 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
     doc.font('mono').fontSize(7).fillColor('#57606a');
-    doc.text(`Audit report ${report.report_id} · payload_sha256 ${report.payload_sha256} · page ${pageNumber}`, MARGIN, doc.page.height - MARGIN - 6, {
-      lineBreak: false,
-    });
+    doc.text(
+      `Audit report ${report.report_id} · payload_sha256 ${report.payload_sha256} · page ${pageNumber}`,
+      MARGIN,
+      doc.page.height - MARGIN - 6,
+      {
+        lineBreak: false,
+      },
+    );
     doc.page.margins.bottom = bottom;
     doc.fillColor('#1b1f24');
     doc.x = x;
@@ -141,7 +160,11 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
     ensure(40);
     doc.moveDown(0.6);
     doc.font('sans').fontSize(13).fillColor('#1b1f24').text(sectionTitle(id), MARGIN, doc.y);
-    doc.moveTo(MARGIN, doc.y + 1).lineTo(MARGIN + width, doc.y + 1).strokeColor('#d0d7de').stroke();
+    doc
+      .moveTo(MARGIN, doc.y + 1)
+      .lineTo(MARGIN + width, doc.y + 1)
+      .strokeColor('#d0d7de')
+      .stroke();
     doc.moveDown(0.3);
   };
   const field = (name: string, value: string): void => {
@@ -159,7 +182,9 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
 
   // Title
   doc.font('sans').fontSize(20).text('Audit report', MARGIN, doc.y);
-  paragraph(`${report.report_id} · generated ${report.generated_at} by ${report.generator.name} ${report.generator.version} · ${report.receipts.length} receipts`);
+  paragraph(
+    `${report.report_id} · generated ${report.generated_at} by ${report.generator.name} ${report.generator.version} · ${report.receipts.length} receipts`,
+  );
   doc.font('mono').fontSize(8).text(`payload_sha256 ${report.payload_sha256}`, MARGIN, doc.y);
 
   heading('scope');
@@ -177,9 +202,13 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
   field('sha256', report.trust_snapshot.sha256);
   if (report.trust_snapshot.keys.length === 0) paragraph('The trust store held no keys: no receipt can be trusted.');
   else {
-    monoLine(`${fit('key id', 70)} ${fit('status', 8)} ${fit('label', 30)} ${fit('not before', 24)} ${fit('not after', 24)}`);
+    monoLine(
+      `${fit('key id', 70)} ${fit('status', 8)} ${fit('label', 30)} ${fit('not before', 24)} ${fit('not after', 24)}`,
+    );
     for (const key of report.trust_snapshot.keys) {
-      monoLine(`${fit(key.key_id, 70)} ${fit(key.status, 8)} ${fit(key.label, 30)} ${fit(key.not_before, 24)} ${fit(key.not_after, 24)}`);
+      monoLine(
+        `${fit(key.key_id, 70)} ${fit(key.status, 8)} ${fit(key.label, 30)} ${fit(key.not_before, 24)} ${fit(key.not_after, 24)}`,
+      );
       if (key.roles !== undefined) monoLine(`  pinned for: ${key.roles.join(', ')}`);
     }
   }
@@ -187,8 +216,13 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
   heading('inputs');
   if (report.inputs.bundles.length === 0) paragraph('No bundle: the receipts were verified one by one.');
   else {
-    monoLine(`${fit('file', 30)} ${fit('manifest sha256', 64)} ${fit('manifest signer', 50)} ${fit('signature', 11)} findings`);
-    for (const bundle of report.inputs.bundles) monoLine(`${fit(bundle.file, 30)} ${fit(bundle.manifest_sha256, 64)} ${fit(bundle.signer_key_id, 50)} ${fit(bundle.signature_status, 11)} ${bundle.findings}`);
+    monoLine(
+      `${fit('file', 30)} ${fit('manifest sha256', 64)} ${fit('manifest signer', 50)} ${fit('signature', 11)} findings`,
+    );
+    for (const bundle of report.inputs.bundles)
+      monoLine(
+        `${fit(bundle.file, 30)} ${fit(bundle.manifest_sha256, 64)} ${fit(bundle.signer_key_id, 50)} ${fit(bundle.signature_status, 11)} ${bundle.findings}`,
+      );
   }
 
   heading('counts');
@@ -196,7 +230,8 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
 
   heading('findings');
   if (report.findings.length === 0) paragraph('No findings.');
-  for (const finding of report.findings) paragraph(`${finding.bundle_sha256.slice(0, 12)} ${finding.code} ${finding.path}: ${finding.message}`, 8);
+  for (const finding of report.findings)
+    paragraph(`${finding.bundle_sha256.slice(0, 12)} ${finding.code} ${finding.path}: ${finding.message}`, 8);
 
   heading('receipts');
   const header = `${fit('receipt sha256', 64)} ${fit('receipt id', 30)} ${fit('format', 24)} ${fit('status', 13)} ${fit('trust', 14)} ${fit('anchor', 8)} issued at`;
@@ -206,7 +241,9 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
       doc.addPage();
       monoLine(header);
     }
-    monoLine(`${row.receipt_sha256} ${fit(row.receipt_id, 30)} ${fit(row.format, 24)} ${fit(row.status, 13)} ${fit(row.trust, 14)} ${fit(row.anchor_state, 8)} ${row.issued_at ?? '–'}`);
+    monoLine(
+      `${row.receipt_sha256} ${fit(row.receipt_id, 30)} ${fit(row.format, 24)} ${fit(row.status, 13)} ${fit(row.trust, 14)} ${fit(row.anchor_state, 8)} ${row.issued_at ?? '–'}`,
+    );
   }
 
   heading('limits');
@@ -216,13 +253,20 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
   field('signed by', report.signer.key_id);
   field('payload_sha256', report.payload_sha256);
   field('sig_b64u', report.sig_b64u);
-  paragraph('The signed JSON form of this report verifies with `evroom verify`; this PDF shows the same report and carries its payload_sha256 on every page.');
+  paragraph(
+    'The signed JSON form of this report verifies with `evroom verify`; this PDF shows the same report and carries its payload_sha256 on every page.',
+  );
   doc.end();
   return done;
 }
 
 /** Bar charts and a table of the counts. */
-function drawCounts(doc: PDFKit.PDFDocument, counts: ReportCounts, width: number, ensure: (height: number) => void): void {
+function drawCounts(
+  doc: PDFKit.PDFDocument,
+  counts: ReportCounts,
+  width: number,
+  ensure: (height: number) => void,
+): void {
   const dimensions = countDimensions(counts).map(([, title, entries]) => [`by ${title}`, entries] as const);
   const columnWidth = width / 4;
   const rows = Math.max(...dimensions.map(([, entries]) => entries.length));
@@ -234,7 +278,11 @@ function drawCounts(doc: PDFKit.PDFDocument, counts: ReportCounts, width: number
     doc.font('sans').fontSize(9).fillColor('#1b1f24').text(title, left, top, { lineBreak: false });
     values.forEach(([name, count], index) => {
       const y = top + 14 + index * 12;
-      doc.font('sans').fontSize(7.5).fillColor('#1b1f24').text(name.length > 22 ? `${name.slice(0, 21)}…` : name, left, y, { lineBreak: false });
+      doc
+        .font('sans')
+        .fontSize(7.5)
+        .fillColor('#1b1f24')
+        .text(name.length > 22 ? `${name.slice(0, 21)}…` : name, left, y, { lineBreak: false });
       const barWidth = Math.round((count / max) * (columnWidth - 140));
       if (barWidth > 0) doc.rect(left + 92, y, barWidth, 8).fill('#0969da');
       doc.fillColor('#1b1f24').text(String(count), left + 96 + barWidth, y, { lineBreak: false });

@@ -9,7 +9,10 @@ describe('the app policy and the report page stylesheet', () => {
     const html = fs.readFileSync(new URL('../../src-renderer/index.html', import.meta.url), 'utf8');
     const meta = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
     for (const policy of [CONTENT_SECURITY_POLICY, meta]) {
-      const styles = policy.split(';').map((part) => part.trim()).find((part) => part.startsWith('style-src'));
+      const styles = policy
+        .split(';')
+        .map((part) => part.trim())
+        .find((part) => part.startsWith('style-src'));
       expect(styles).toBe(`style-src 'self' ${REPORT_STYLE_SOURCE}`);
     }
   });

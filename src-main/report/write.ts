@@ -52,7 +52,12 @@ export async function writeReportHtml(report: SignedReport, out: NodeJS.Writable
  * @param form - The form.
  * @returns The file's size in bytes.
  */
-export async function writeReportForm(report: SignedReport, json: string, file: string, form: ReportForm): Promise<number> {
+export async function writeReportForm(
+  report: SignedReport,
+  json: string,
+  file: string,
+  form: ReportForm,
+): Promise<number> {
   const target = path.resolve(file);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
@@ -66,7 +71,9 @@ export async function writeReportForm(report: SignedReport, json: string, file: 
         await writeReportHtml(report, out, json.trimEnd());
         out.end();
       } else {
-        await (await pdfWriter())(report, out);
+        await (
+          await pdfWriter()
+        )(report, out);
       }
       await closed;
     }
@@ -93,7 +100,9 @@ export async function renderReportBytes(report: SignedReport, json: string, form
   const sink = new PassThrough();
   sink.on('data', (chunk: Buffer) => chunks.push(chunk));
   const ended = once(sink, 'end');
-  await (await pdfWriter())(report, sink);
+  await (
+    await pdfWriter()
+  )(report, sink);
   await ended;
   return new Uint8Array(Buffer.concat(chunks));
 }

@@ -124,20 +124,34 @@ describe('TrustStore.pin', () => {
     const { ledger, trust } = setup();
     const { key } = trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: ['service', 'operator'] });
     expect(key.roles).toEqual(['operator', 'service']);
-    expect(lastAudit(ledger)).toMatchObject({ action: 'pin', subject: K1, details: { roles: ['operator', 'service'] } });
-    expect(trust.pinnedEntries()).toEqual([{ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, status: 'pinned', roles: ['operator', 'service'] }]);
+    expect(lastAudit(ledger)).toMatchObject({
+      action: 'pin',
+      subject: K1,
+      details: { roles: ['operator', 'service'] },
+    });
+    expect(trust.pinnedEntries()).toEqual([
+      { key_id: K1, algorithm: 'Ed25519', public_key: ED_A, status: 'pinned', roles: ['operator', 'service'] },
+    ]);
     // A pin for every role records no roles, exactly as before roles existed.
     trust.pin({ key_id: K2, algorithm: 'Ed25519', public_key: ED_B });
     expect(lastAudit(ledger)?.details).not.toHaveProperty('roles');
     expect(trust.get(K2)).not.toHaveProperty('roles');
     // The same roles again change nothing; other roles are refused with both named.
     const before = snapshot(ledger);
-    expect(trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: ['operator', 'service'] }).changed).toBe(false);
+    expect(
+      trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: ['operator', 'service'] }).changed,
+    ).toBe(false);
     expect(trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A }).changed).toBe(false);
     expect(snapshot(ledger)).toEqual(before);
-    const other = expectRefused(ledger, 'already_pinned', () => trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: ['service'] }));
-    expect(other.message).toBe(`Key ${K1} is in the trust store for operator, service, not for service only. Roles change only by unpinning the key and pinning it again.`);
-    expectRefused(ledger, 'already_pinned', () => trust.pin({ key_id: K2, algorithm: 'Ed25519', public_key: ED_B, roles: ['service'] }));
+    const other = expectRefused(ledger, 'already_pinned', () =>
+      trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, roles: ['service'] }),
+    );
+    expect(other.message).toBe(
+      `Key ${K1} is in the trust store for operator, service, not for service only. Roles change only by unpinning the key and pinning it again.`,
+    );
+    expectRefused(ledger, 'already_pinned', () =>
+      trust.pin({ key_id: K2, algorithm: 'Ed25519', public_key: ED_B, roles: ['service'] }),
+    );
     trust.unpin(K1);
     expect(lastAudit(ledger)).toMatchObject({ action: 'unpin', details: { roles: ['operator', 'service'] } });
   });
@@ -253,7 +267,12 @@ describe('TrustStore changes to pinned keys', () => {
     trust.pin({ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, label: 'Acme' });
     clock.now += 1000;
     const revoked = trust.revoke(K1, 'key leaked');
-    expect(revoked).toMatchObject({ status: 'revoked', revoked_at: clock.now, revocation_reason: 'key leaked', label: 'Acme' });
+    expect(revoked).toMatchObject({
+      status: 'revoked',
+      revoked_at: clock.now,
+      revocation_reason: 'key leaked',
+      label: 'Acme',
+    });
     expect(lastAudit(ledger)).toMatchObject({ action: 'revoke', subject: K1, details: { reason: 'key leaked' } });
     const entries = trust.pinnedEntries();
     expect(entries).toEqual([{ key_id: K1, algorithm: 'Ed25519', public_key: ED_A, status: 'revoked', label: 'Acme' }]);
@@ -384,7 +403,13 @@ describe('export and import', () => {
     const file = JSON.stringify({
       keys: [
         { key_id: K1, algorithm: 'Ed25519', public_key: b64uEncode(ED_A), status: 'revoked' },
-        { key_id: PQ, algorithm: 'ML-DSA-65', public_key: b64uEncode(ML_DSA), label: 'PQ', not_after: '2030-01-01T00:00:00Z' },
+        {
+          key_id: PQ,
+          algorithm: 'ML-DSA-65',
+          public_key: b64uEncode(ML_DSA),
+          label: 'PQ',
+          not_after: '2030-01-01T00:00:00Z',
+        },
       ],
     });
     expect(trust.importKeys(file)).toEqual({ pinned: 0, revoked: 1, updated: 1, unchanged: 0 });
@@ -404,7 +429,10 @@ describe('export and import', () => {
     });
     expectRefused(ledger, 'key_revoked', () => trust.importKeys(unrevoke));
     const badWindow = JSON.stringify({
-      keys: [newKey, { key_id: K1, algorithm: 'Ed25519', public_key: b64uEncode(ED_A), not_before: '2028-01-01T00:00:00Z' }],
+      keys: [
+        newKey,
+        { key_id: K1, algorithm: 'Ed25519', public_key: b64uEncode(ED_A), not_before: '2028-01-01T00:00:00Z' },
+      ],
     });
     expectRefused(ledger, 'invalid_window', () => trust.importKeys(badWindow));
     expect(trust.get('did:svc:new')).toBeUndefined();
@@ -424,7 +452,9 @@ describe('export and import', () => {
     expect(trust.get('did:svc:new')?.roles).toEqual(['requester', 'service']);
     expect(trust.get(PQ)?.roles).toBeUndefined();
     expect(lastAudit(ledger)?.action).toBe('trust-import');
-    const pinAudit = listAuditEntries(ledger.readable, { direction: 'asc', limit: 100 }).find((row) => row.action === 'pin' && row.subject === 'did:svc:new');
+    const pinAudit = listAuditEntries(ledger.readable, { direction: 'asc', limit: 100 }).find(
+      (row) => row.action === 'pin' && row.subject === 'did:svc:new',
+    );
     expect(pinAudit?.details).toMatchObject({ roles: ['requester', 'service'], via: 'trust-import' });
     const entry = trust.pinnedEntries().find((candidate) => candidate.key_id === 'did:svc:new');
     expect(entry?.roles).toEqual(['requester', 'service']);
@@ -440,15 +470,27 @@ describe('export and import', () => {
 
   it('refuses a file that gives a stored key other roles, naming both; nothing changes', () => {
     const { ledger, trust } = populated();
-    trust.importKeys(JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator'] }] }));
-    const widen = JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator', 'service'] }] });
+    trust.importKeys(
+      JSON.stringify({
+        keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator'] }],
+      }),
+    );
+    const widen = JSON.stringify({
+      keys: [
+        { key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator', 'service'] },
+      ],
+    });
     const widened = expectRefused(ledger, 'already_pinned', () => trust.importKeys(widen));
     expect(widened.message).toContain('for operator, not for operator, service only');
     expect(widened.path).toBe('/roles');
-    const narrow = JSON.stringify({ keys: [{ key_id: PQ, algorithm: 'ML-DSA-65', public_key: b64uEncode(ML_DSA), roles: ['service'] }] });
+    const narrow = JSON.stringify({
+      keys: [{ key_id: PQ, algorithm: 'ML-DSA-65', public_key: b64uEncode(ML_DSA), roles: ['service'] }],
+    });
     expect(expectRefused(ledger, 'already_pinned', () => trust.importKeys(narrow)).message).toContain('for every role');
     // The same roles again change nothing.
-    const same = JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator'] }] });
+    const same = JSON.stringify({
+      keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles: ['operator'] }],
+    });
     expect(trust.importKeys(same)).toEqual({ pinned: 0, revoked: 0, updated: 0, unchanged: 1 });
   });
 
@@ -461,7 +503,9 @@ describe('export and import', () => {
       ['service', '/keys/0/roles'],
     ];
     for (const [roles, path] of cases) {
-      const text = JSON.stringify({ keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles }] });
+      const text = JSON.stringify({
+        keys: [{ key_id: 'did:svc:new', algorithm: 'Ed25519', public_key: b64uEncode(ED_B), roles }],
+      });
       expect(expectRefused(ledger, 'invalid_key_file', () => trust.importKeys(text)).path).toBe(path);
     }
   });
@@ -472,10 +516,7 @@ describe('export and import', () => {
       ['{"keys": [', ''],
       ['{"keys": [], "keys": []}', '/keys'],
       ['{"keys": [{"key_id": "did:svc:a", "algorithm": "Ed25519", "public_key": "AAAA"}]}', '/keys/0/public_key'],
-      [
-        JSON.stringify({ keys: [{ key_id: K1, algorithm: 'RSA', public_key: b64uEncode(ED_A) }] }),
-        '/keys/0/algorithm',
-      ],
+      [JSON.stringify({ keys: [{ key_id: K1, algorithm: 'RSA', public_key: b64uEncode(ED_A) }] }), '/keys/0/algorithm'],
       [
         JSON.stringify({
           keys: [
@@ -486,11 +527,15 @@ describe('export and import', () => {
         '/keys/1/key_id',
       ],
       [
-        JSON.stringify({ keys: [{ key_id: 'did:svc:x', algorithm: 'Ed25519', public_key: b64uEncode(ED_A), status: 'advertised' }] }),
+        JSON.stringify({
+          keys: [{ key_id: 'did:svc:x', algorithm: 'Ed25519', public_key: b64uEncode(ED_A), status: 'advertised' }],
+        }),
         '/keys/0/status',
       ],
       [
-        JSON.stringify({ keys: [{ key_id: 'did:svc:x', algorithm: 'Ed25519', public_key: b64uEncode(ED_A), label: 'a\u0000b' }] }),
+        JSON.stringify({
+          keys: [{ key_id: 'did:svc:x', algorithm: 'Ed25519', public_key: b64uEncode(ED_A), label: 'a\u0000b' }],
+        }),
         '/keys/0/label',
       ],
     ];

@@ -247,12 +247,20 @@ function rolesText(roles: readonly SignerRole[] | null | undefined): string {
 }
 
 /** Whether two role sets (each in SIGNER_ROLES order, null/undefined for every role) are equal. */
-function sameRoles(left: readonly SignerRole[] | null | undefined, right: readonly SignerRole[] | null | undefined): boolean {
-  if (left === null || left === undefined || right === null || right === undefined) return (left ?? null) === (right ?? null);
+function sameRoles(
+  left: readonly SignerRole[] | null | undefined,
+  right: readonly SignerRole[] | null | undefined,
+): boolean {
+  if (left === null || left === undefined || right === null || right === undefined)
+    return (left ?? null) === (right ?? null);
   return left.length === right.length && left.every((role, index) => role === right[index]);
 }
 
-function rolesDifferError(keyId: string, stored: readonly SignerRole[] | null, given: readonly SignerRole[]): TrustError {
+function rolesDifferError(
+  keyId: string,
+  stored: readonly SignerRole[] | null,
+  given: readonly SignerRole[],
+): TrustError {
   return new TrustError(
     'already_pinned',
     `Key ${keyId} is in the trust store for ${rolesText(stored)}, not for ${rolesText(given)} only. Roles change only by unpinning the key and pinning it again.`,
@@ -532,7 +540,13 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
       }
       if (added.length > 0) {
         // Cap the list: a service may advertise many keys, the audit row should stay small.
-        appendAudit(database, 'advertise', checkedSource, { recorded: added.length, key_ids: added.slice(0, 100) }, { at });
+        appendAudit(
+          database,
+          'advertise',
+          checkedSource,
+          { recorded: added.length, key_ids: added.slice(0, 100) },
+          { at },
+        );
       }
       return { recorded: added.length, known: checked.length - added.length };
     });
@@ -570,10 +584,14 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
         return { ...checkEntry(entry), status: entry.status ?? 'pinned' };
       } catch (error) {
         if (error instanceof TrustError) {
-          throw new TrustError('invalid_key_file', `The key file cannot be imported at /keys/${index}: ${error.message}`, {
-            path: `/keys/${index}${error.path ?? ''}`,
-            cause: error,
-          });
+          throw new TrustError(
+            'invalid_key_file',
+            `The key file cannot be imported at /keys/${index}: ${error.message}`,
+            {
+              path: `/keys/${index}${error.path ?? ''}`,
+              cause: error,
+            },
+          );
         }
         throw error;
       }
@@ -657,7 +675,13 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
           counts.updated += 1;
         }
         if (labelChanged) {
-          appendAudit(database, 'label', entry.key_id, { from: existing.label, to: next.label, via: 'trust-import' }, { at });
+          appendAudit(
+            database,
+            'label',
+            entry.key_id,
+            { from: existing.label, to: next.label, via: 'trust-import' },
+            { at },
+          );
         }
         if (windowChanged) {
           appendAudit(

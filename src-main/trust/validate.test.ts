@@ -24,7 +24,12 @@ function codeOf(fn: () => unknown): string | undefined {
 describe('trust input checks', () => {
   it('accepts the key id shapes of PROTOCOL section 0', () => {
     const key = new Uint8Array(32).fill(3);
-    for (const id of ['did:svc:evroom:k1', 'did:web:acme.example', 'did:web:acme.example:keys:1', didKeyFromEd25519(key)]) {
+    for (const id of [
+      'did:svc:evroom:k1',
+      'did:web:acme.example',
+      'did:web:acme.example:keys:1',
+      didKeyFromEd25519(key),
+    ]) {
       expect(checkKeyId(id)).toBe(id);
     }
     for (const id of ['', 'did:svc:', 'did:foo:x', 'did:web:', 'did:key:z6Mk0OIl', 'did:svc:a b']) {
@@ -42,15 +47,25 @@ describe('trust input checks', () => {
     expect(codeOf(() => checkPublicKey('did:svc:a', 'ML-DSA-65', new Uint8Array(1953)))).toBe('invalid_public_key');
     const key = new Uint8Array(32).fill(3);
     expect(codeOf(() => checkPublicKey(didKeyFromEd25519(key), 'Ed25519', key))).toBeUndefined();
-    expect(codeOf(() => checkPublicKey(didKeyFromEd25519(key), 'Ed25519', new Uint8Array(32)))).toBe('did_key_mismatch');
+    expect(codeOf(() => checkPublicKey(didKeyFromEd25519(key), 'Ed25519', new Uint8Array(32)))).toBe(
+      'did_key_mismatch',
+    );
     expect(() => checkPublicKey('did:svc:a', 'Ed25519', [1, 2] as unknown as Uint8Array)).toThrow(TypeError);
   });
 
   it('checks TS timestamps and windows', () => {
-    expect(checkOptionalTimestamp('2024-02-29T23:59:59.123456789Z', 'not_before')).toBe('2024-02-29T23:59:59.123456789Z');
+    expect(checkOptionalTimestamp('2024-02-29T23:59:59.123456789Z', 'not_before')).toBe(
+      '2024-02-29T23:59:59.123456789Z',
+    );
     expect(checkOptionalTimestamp(undefined, 'not_before')).toBeUndefined();
     expect(checkOptionalTimestamp(null, 'not_before')).toBeUndefined();
-    for (const bad of ['2023-02-29T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:00:00z', '2026-01-01', 20260101]) {
+    for (const bad of [
+      '2023-02-29T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T00:00:00z',
+      '2026-01-01',
+      20260101,
+    ]) {
       expect(codeOf(() => checkOptionalTimestamp(bad, 'not_after'))).toBe('invalid_timestamp');
     }
     expect(codeOf(() => checkWindow('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'))).toBeUndefined();

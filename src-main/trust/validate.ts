@@ -70,7 +70,12 @@ export function checkAlgorithm(value: unknown, path = '/algorithm'): KeyAlgorith
  *
  * @throws TypeError when not a Uint8Array; TrustError `invalid_public_key` or `did_key_mismatch`
  */
-export function checkPublicKey(keyId: string, algorithm: KeyAlgorithm, value: unknown, path = '/public_key'): Uint8Array {
+export function checkPublicKey(
+  keyId: string,
+  algorithm: KeyAlgorithm,
+  value: unknown,
+  path = '/public_key',
+): Uint8Array {
   if (!(value instanceof Uint8Array)) throw new TypeError('public_key must be a Uint8Array');
   const expected = PUBLIC_KEY_LENGTH[algorithm];
   if (value.length !== expected) {
@@ -124,7 +129,12 @@ export function checkWindow(notBefore: string | undefined, notAfter: string | un
  */
 export function checkOptionalLabel(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LABEL_LENGTH || hasControlCharacter(value)) {
+  if (
+    typeof value !== 'string' ||
+    value.length === 0 ||
+    value.length > MAX_LABEL_LENGTH ||
+    hasControlCharacter(value)
+  ) {
     throw new TrustError(
       'invalid_label',
       `A label is 1 to ${MAX_LABEL_LENGTH} characters without control characters.`,
@@ -176,12 +186,18 @@ export function checkOptionalRoles(value: unknown, path = '/roles'): SignerRole[
   if (value === undefined || value === null) return undefined;
   const names = SIGNER_ROLES.join(', ');
   if (!Array.isArray(value) || value.length === 0) {
-    throw new TrustError('invalid_roles', `Roles are a non-empty list of role names (${names}); give none to pin the key for every role.`, { path });
+    throw new TrustError(
+      'invalid_roles',
+      `Roles are a non-empty list of role names (${names}); give none to pin the key for every role.`,
+      { path },
+    );
   }
   const seen = new Set<SignerRole>();
   for (const [index, role] of value.entries()) {
     if (typeof role !== 'string' || !(SIGNER_ROLES as readonly string[]).includes(role)) {
-      throw new TrustError('invalid_roles', `${show(role)} is not a role; a role is one of ${names}.`, { path: `${path}/${index}` });
+      throw new TrustError('invalid_roles', `${show(role)} is not a role; a role is one of ${names}.`, {
+        path: `${path}/${index}`,
+      });
     }
     if (seen.has(role as SignerRole)) {
       throw new TrustError('invalid_roles', `The role ${role} is given twice.`, { path: `${path}/${index}` });

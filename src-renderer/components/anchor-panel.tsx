@@ -6,7 +6,13 @@
  * Hashes are shown short; each is a button that copies the full hash, which its title shows.
  */
 import { useEffect, useRef, useState } from 'react';
-import type { AnchorCheckResult, AnchorDetail, AnchorStepView, MerkleProofView, ReceiptAnchorState } from '../../src-shared/api/contract';
+import type {
+  AnchorCheckResult,
+  AnchorDetail,
+  AnchorStepView,
+  MerkleProofView,
+  ReceiptAnchorState,
+} from '../../src-shared/api/contract';
 import { api, errorMessage } from '../api';
 import { hrefFor } from '../router';
 import { copyText } from './receipts-shared';
@@ -15,10 +21,30 @@ import { Button, Code, Fields, formatInstant } from './ui';
 import './anchor-panel.css';
 
 const STATE: Record<ReceiptAnchorState, { icon: string; tone: string; label: string; meaning: string }> = {
-  verified: { icon: '✓', tone: 'good', label: 'verified on chain', meaning: 'steps 1-3 passed at the last check against a chain' },
-  verified_offline: { icon: '✓', tone: 'neutral', label: 'verified offline', meaning: 'step 1 passed: the receipt folds to the Merkle root; the chain was not asked' },
-  pending: { icon: '◔', tone: 'warn', label: 'pending', meaning: 'the batch has not posted its root yet: no proof to check' },
-  unchecked: { icon: '–', tone: 'warn', label: 'unchecked', meaning: 'a resolved record nobody checked yet (its receipt is not in the ledger)' },
+  verified: {
+    icon: '✓',
+    tone: 'good',
+    label: 'verified on chain',
+    meaning: 'steps 1-3 passed at the last check against a chain',
+  },
+  verified_offline: {
+    icon: '✓',
+    tone: 'neutral',
+    label: 'verified offline',
+    meaning: 'step 1 passed: the receipt folds to the Merkle root; the chain was not asked',
+  },
+  pending: {
+    icon: '◔',
+    tone: 'warn',
+    label: 'pending',
+    meaning: 'the batch has not posted its root yet: no proof to check',
+  },
+  unchecked: {
+    icon: '–',
+    tone: 'warn',
+    label: 'unchecked',
+    meaning: 'a resolved record nobody checked yet (its receipt is not in the ledger)',
+  },
   failed: { icon: '✗', tone: 'bad', label: 'failed', meaning: 'a step failed at the last check' },
   none: { icon: '○', tone: 'neutral', label: 'no anchor', meaning: 'no anchor record for this receipt' },
 };
@@ -32,7 +58,11 @@ export function anchorStateLabel(state: ReceiptAnchorState): string {
 export function AnchorStateBadge({ state, large = false }: { state: ReceiptAnchorState; large?: boolean }) {
   const style = STATE[state];
   return (
-    <span className={`badge badge-${style.tone}${large ? ' badge-large' : ''}`} title={style.meaning} data-anchor-state={state}>
+    <span
+      className={`badge badge-${style.tone}${large ? ' badge-large' : ''}`}
+      title={style.meaning}
+      data-anchor-state={state}
+    >
       <span aria-hidden="true" className="badge-icon">
         {style.icon}
       </span>
@@ -116,12 +146,18 @@ export function MerklePath({ proof }: { proof: MerkleProofView }) {
             </span>
             <span className={`merkle-node ${last ? 'merkle-root' : 'merkle-own'}`}>
               {last && <span className="merkle-tag">{proof.matches ? 'root' : 'folded root'}</span>}
-              <HashChip hash={level.node} what={last ? 'the root the path folds to' : `the node at level ${index + 1}`} />
+              <HashChip
+                hash={level.node}
+                what={last ? 'the root the path folds to' : `the node at level ${index + 1}`}
+              />
             </span>
           </li>
         );
       })}
-      <li className={`merkle-step merkle-compare ${proof.matches ? 'merkle-match' : 'merkle-mismatch'}`} data-testid="merkle-result">
+      <li
+        className={`merkle-step merkle-compare ${proof.matches ? 'merkle-match' : 'merkle-mismatch'}`}
+        data-testid="merkle-result"
+      >
         <span className="merkle-label">Record’s merkle_root</span>
         <HashChip hash={proof.record_root} what="the record's merkle_root" prefix="sha256:" />
         <span className="merkle-verdict">
@@ -131,7 +167,8 @@ export function MerklePath({ proof }: { proof: MerkleProofView }) {
             </>
           ) : (
             <>
-              <span aria-hidden="true">✗ </span>the path folds to {proof.folded_root.slice(0, 10)}…, not to the record’s root
+              <span aria-hidden="true">✗ </span>the path folds to {proof.folded_root.slice(0, 10)}…, not to the record’s
+              root
             </>
           )}
         </span>
@@ -142,7 +179,11 @@ export function MerklePath({ proof }: { proof: MerkleProofView }) {
 
 /** The three steps with their status and detail. */
 export function AnchorSteps({ steps, caption }: { steps: AnchorStepView[]; caption: string }) {
-  const names: Record<number, string> = { 1: 'Receipt folds to the root (offline)', 2: 'Transaction carries the root', 3: 'Confirmations' };
+  const names: Record<number, string> = {
+    1: 'Receipt folds to the root (offline)',
+    2: 'Transaction carries the root',
+    3: 'Confirmations',
+  };
   return (
     <table className="table anchor-steps" data-testid="anchor-steps">
       <caption className="visually-hidden">{caption}</caption>
@@ -173,7 +214,10 @@ export function AnchorSteps({ steps, caption }: { steps: AnchorStepView[]; capti
 /** The steps to show: the last recorded check, else step 1 as recomputed now. */
 function shownSteps(detail: AnchorDetail): { steps: AnchorStepView[]; caption: string } | undefined {
   if (detail.last_check !== null) {
-    return { steps: detail.last_check.steps, caption: `Last check, ${formatInstant(detail.last_check.checked_at)}${detail.last_check.rpc ? ` against ${detail.last_check.rpc}` : ', offline'}` };
+    return {
+      steps: detail.last_check.steps,
+      caption: `Last check, ${formatInstant(detail.last_check.checked_at)}${detail.last_check.rpc ? ` against ${detail.last_check.rpc}` : ', offline'}`,
+    };
   }
   if (detail.step_one !== null) {
     return {
@@ -214,7 +258,12 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
   };
   const notAsked = result !== undefined && !result.recorded && result.outcome.steps[1]?.status === 'unchecked';
   return (
-    <article className="anchor-panel" data-testid="anchor-panel" data-anchor-id={detail.id} aria-labelledby={`anchor-${detail.id}-title`}>
+    <article
+      className="anchor-panel"
+      data-testid="anchor-panel"
+      data-anchor-id={detail.id}
+      aria-labelledby={`anchor-${detail.id}-title`}
+    >
       <header className="anchor-panel-head">
         <h3 id={`anchor-${detail.id}-title`} className="anchor-panel-title">
           Anchor {detail.id} <span className="muted">· batch {detail.batch_id}</span>
@@ -231,9 +280,26 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
             rows={[
               ['Anchor URN', <Code key="urn">{detail.svc_anchor}</Code>],
               ['Network', detail.network ?? <span className="muted">pending</span>],
-              ['Block', detail.block_height === null ? <span className="muted">not yet</span> : String(detail.block_height)],
-              ['Transaction', detail.tx_hash === null ? <span className="muted">not yet</span> : <HashChip key="tx" hash={detail.tx_hash} what="the transaction hash" />],
-              ['Merkle root', detail.merkle_root === null ? <span className="muted">not yet</span> : <HashChip key="root" hash={detail.merkle_root.slice(7)} prefix="sha256:" what="the Merkle root" />],
+              [
+                'Block',
+                detail.block_height === null ? <span className="muted">not yet</span> : String(detail.block_height),
+              ],
+              [
+                'Transaction',
+                detail.tx_hash === null ? (
+                  <span className="muted">not yet</span>
+                ) : (
+                  <HashChip key="tx" hash={detail.tx_hash} what="the transaction hash" />
+                ),
+              ],
+              [
+                'Merkle root',
+                detail.merkle_root === null ? (
+                  <span className="muted">not yet</span>
+                ) : (
+                  <HashChip key="root" hash={detail.merkle_root.slice(7)} prefix="sha256:" what="the Merkle root" />
+                ),
+              ],
               ['Verified at (record)', detail.verified_at ?? <span className="muted">the record does not say</span>],
               [
                 'Receipt',
@@ -242,7 +308,9 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
                     Receipt {detail.receipt_ledger_id}
                   </a>
                 ) : (
-                  <span className="muted">{detail.receipt_sha256 === null ? 'the record names none' : 'not in the ledger'}</span>
+                  <span className="muted">
+                    {detail.receipt_sha256 === null ? 'the record names none' : 'not in the ledger'}
+                  </span>
                 ),
               ],
             ]}
@@ -271,7 +339,12 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
           <h4 id={`anchor-${detail.id}-steps`} className="detail-subheading">
             Verification steps
           </h4>
-          <Button variant="primary" onClick={() => void check()} disabled={checking || detail.receipt_ledger_id === null} title="Run steps 1-3 against the chain RPC set in Settings">
+          <Button
+            variant="primary"
+            onClick={() => void check()}
+            disabled={checking || detail.receipt_ledger_id === null}
+            title="Run steps 1-3 against the chain RPC set in Settings"
+          >
             {checking ? 'Checking…' : 'Check on chain'}
           </Button>
         </div>
@@ -288,7 +361,8 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
         <div role="status" aria-live="polite" className="anchor-check-status">
           {result && result.recorded && (
             <p className="anchor-check-note" data-testid="anchor-check-note">
-              Checked {result.outcome.rpc ? `against ${result.outcome.rpc}` : 'offline'}: <AnchorStateBadge state={result.outcome.state} />
+              Checked {result.outcome.rpc ? `against ${result.outcome.rpc}` : 'offline'}:{' '}
+              <AnchorStateBadge state={result.outcome.state} />
             </p>
           )}
           {notAsked && result && (
@@ -296,7 +370,12 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
               <p className="notice-title">Steps 2 and 3 were not checked</p>
               <p>{result.outcome.steps[1]?.detail}</p>
               <p className="notice-hint">
-                {result.outcome.rpc === null ? <a href={hrefFor(['settings'])}>Set the chain RPC in Settings</a> : <a href={hrefFor(['settings'])}>Check the chain RPC in Settings</a>} · The last recorded check was kept.
+                {result.outcome.rpc === null ? (
+                  <a href={hrefFor(['settings'])}>Set the chain RPC in Settings</a>
+                ) : (
+                  <a href={hrefFor(['settings'])}>Check the chain RPC in Settings</a>
+                )}{' '}
+                · The last recorded check was kept.
               </p>
             </div>
           )}

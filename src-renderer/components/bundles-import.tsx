@@ -99,7 +99,15 @@ export function formatSecondsLeft(seconds: number | null): string {
 export function ProgressBar({ label, done, total }: { label: string; done: number; total: number }) {
   const percent = total > 0 ? Math.min(100, Math.round((done / total) * 100)) : 0;
   return (
-    <div className="progress" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-valuetext={`${formatCount(done)} of ${formatCount(total)}`}>
+    <div
+      className="progress"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={total}
+      aria-valuenow={done}
+      aria-valuetext={`${formatCount(done)} of ${formatCount(total)}`}
+    >
       <span style={{ width: `${percent}%` }} />
     </div>
   );
@@ -136,7 +144,13 @@ function rememberedJob(): string | undefined {
  * @param onImported - called once with the job's final progress when an import finished (not
  *   after a cancel that came too late, which is shown here instead)
  */
-export function BundleImport({ onImported, onFinished }: { onImported: (progress: ImportProgress) => void; onFinished?: () => void }) {
+export function BundleImport({
+  onImported,
+  onFinished,
+}: {
+  onImported: (progress: ImportProgress) => void;
+  onFinished?: () => void;
+}) {
   const [stage, setStage] = useState<Stage>({ kind: 'idle' });
   const [dragging, setDragging] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -155,7 +169,12 @@ export function BundleImport({ onImported, onFinished }: { onImported: (progress
     const remembered = fromMenu ?? rememberedJob();
     if (remembered === undefined) return;
     api['imports.progress']({ jobId: remembered }).then(
-      (progress) => setStage((current) => (current.kind === 'idle' ? { kind: 'job', progress, cancelRequested: false, finishedWhileAway: progress.state !== 'running' } : current)),
+      (progress) =>
+        setStage((current) =>
+          current.kind === 'idle'
+            ? { kind: 'job', progress, cancelRequested: false, finishedWhileAway: progress.state !== 'running' }
+            : current,
+        ),
       () => rememberJob(undefined),
     );
   }, []);
@@ -169,7 +188,9 @@ export function BundleImport({ onImported, onFinished }: { onImported: (progress
       api['imports.progress']({ jobId }).then(
         (progress) => {
           if (stopped) return;
-          setStage((current) => (current.kind === 'job' && current.progress.jobId === jobId ? { ...current, progress } : current));
+          setStage((current) =>
+            current.kind === 'job' && current.progress.jobId === jobId ? { ...current, progress } : current,
+          );
           if (progress.state === 'running') timer = setTimeout(poll, POLL_MS);
         },
         () => {
@@ -191,16 +212,32 @@ export function BundleImport({ onImported, onFinished }: { onImported: (progress
     rememberJob(undefined);
     onFinishedRef.current?.();
     // An import that ended while the page was elsewhere is only reported here, not opened.
-    if (finalState === 'done' && !stage.cancelRequested && !stage.finishedWhileAway && stage.progress.bundleId !== undefined) onImportedRef.current(stage.progress);
+    if (
+      finalState === 'done' &&
+      !stage.cancelRequested &&
+      !stage.finishedWhileAway &&
+      stage.progress.bundleId !== undefined
+    )
+      onImportedRef.current(stage.progress);
   }, [jobId, finalState]);
 
   const start = useCallback(async (file: File) => {
     if (!/\.zip$/i.test(file.name)) {
-      setStage({ kind: 'not-sent', fileName: file.name, title: 'Not a .zip file', message: `“${file.name}” is not a .zip file. An evidence bundle is a .zip with a manifest.json at its top level.` });
+      setStage({
+        kind: 'not-sent',
+        fileName: file.name,
+        title: 'Not a .zip file',
+        message: `“${file.name}” is not a .zip file. An evidence bundle is a .zip with a manifest.json at its top level.`,
+      });
       return;
     }
     if (file.size === 0) {
-      setStage({ kind: 'not-sent', fileName: file.name, title: 'The file is empty', message: `“${file.name}” has no bytes, so it cannot be an evidence bundle. Download or export it again.` });
+      setStage({
+        kind: 'not-sent',
+        fileName: file.name,
+        title: 'The file is empty',
+        message: `“${file.name}” has no bytes, so it cannot be an evidence bundle. Download or export it again.`,
+      });
       return;
     }
     try {
@@ -212,9 +249,13 @@ export function BundleImport({ onImported, onFinished }: { onImported: (progress
         return;
       }
       setStage({ kind: 'reading', fileName: file.name, loaded: 0, total: file.size });
-      const buffer = await readFile(file, (loaded) => setStage((current) => (current.kind === 'reading' ? { ...current, loaded } : current)));
+      const buffer = await readFile(file, (loaded) =>
+        setStage((current) => (current.kind === 'reading' ? { ...current, loaded } : current)),
+      );
       setStage({ kind: 'encoding', fileName: file.name, done: 0, total: buffer.byteLength });
-      const data = await encodeBase64Url(new Uint8Array(buffer), (done) => setStage((current) => (current.kind === 'encoding' ? { ...current, done } : current)));
+      const data = await encodeBase64Url(new Uint8Array(buffer), (done) =>
+        setStage((current) => (current.kind === 'encoding' ? { ...current, done } : current)),
+      );
       setStage({ kind: 'sending', fileName: file.name, bytes: buffer.byteLength });
       const progress = await api['imports.start']({ name: file.name, data });
       rememberJob(progress.jobId);
@@ -249,7 +290,12 @@ export function BundleImport({ onImported, onFinished }: { onImported: (progress
     const id = stage.progress.jobId;
     setStage({ ...stage, cancelRequested: true });
     api['imports.cancel']({ jobId: id }).then(
-      (progress) => setStage((current) => (current.kind === 'job' && current.progress.jobId === id ? { ...current, progress: current.progress.state === 'running' ? progress : current.progress } : current)),
+      (progress) =>
+        setStage((current) =>
+          current.kind === 'job' && current.progress.jobId === id
+            ? { ...current, progress: current.progress.state === 'running' ? progress : current.progress }
+            : current,
+        ),
       () => undefined,
     );
   };
@@ -284,14 +330,25 @@ export function BundleImport({ onImported, onFinished }: { onImported: (progress
             onChange={(event) => choose(event.currentTarget.files)}
           />
         </label>
-        <p className="muted drop-zone-text">Every file is checked against the signed manifest and every receipt is verified before it is stored. Hostile zips are refused before anything is written.</p>
+        <p className="muted drop-zone-text">
+          Every file is checked against the signed manifest and every receipt is verified before it is stored. Hostile
+          zips are refused before anything is written.
+        </p>
       </div>
       <ImportStatus stage={stage} onCancel={cancel} onDismiss={() => setStage({ kind: 'idle' })} />
     </div>
   );
 }
 
-function ImportStatus({ stage, onCancel, onDismiss }: { stage: Stage; onCancel: () => void; onDismiss: () => void }): ReactNode {
+function ImportStatus({
+  stage,
+  onCancel,
+  onDismiss,
+}: {
+  stage: Stage;
+  onCancel: () => void;
+  onDismiss: () => void;
+}): ReactNode {
   switch (stage.kind) {
     case 'idle':
       return null;
@@ -299,7 +356,9 @@ function ImportStatus({ stage, onCancel, onDismiss }: { stage: Stage; onCancel: 
       return (
         <div className="import-progress" role="status" aria-live="polite">
           <p className="import-title">Reading file… {stage.fileName}</p>
-          {stage.total >= SHOW_READING_BYTES && <ProgressBar label="Reading the file" done={stage.loaded} total={stage.total} />}
+          {stage.total >= SHOW_READING_BYTES && (
+            <ProgressBar label="Reading the file" done={stage.loaded} total={stage.total} />
+          )}
           <p className="muted">
             {formatBytes(stage.loaded)} of {formatBytes(stage.total)}
           </p>
@@ -309,7 +368,9 @@ function ImportStatus({ stage, onCancel, onDismiss }: { stage: Stage; onCancel: 
       return (
         <div className="import-progress" role="status" aria-live="polite">
           <p className="import-title">Reading file… preparing {stage.fileName} for the importer</p>
-          {stage.total >= SHOW_READING_BYTES && <ProgressBar label="Preparing the file" done={stage.done} total={stage.total} />}
+          {stage.total >= SHOW_READING_BYTES && (
+            <ProgressBar label="Preparing the file" done={stage.done} total={stage.total} />
+          )}
           <p className="muted">
             {formatBytes(stage.done)} of {formatBytes(stage.total)}
           </p>
@@ -319,7 +380,8 @@ function ImportStatus({ stage, onCancel, onDismiss }: { stage: Stage; onCancel: 
       return (
         <div className="import-progress" role="status" aria-live="polite">
           <p className="import-title">
-            <span className="spinner" aria-hidden="true" /> Handing {stage.fileName} ({formatBytes(stage.bytes)}) to the importer…
+            <span className="spinner" aria-hidden="true" /> Handing {stage.fileName} ({formatBytes(stage.bytes)}) to the
+            importer…
           </p>
         </div>
       );
@@ -345,7 +407,15 @@ function ImportStatus({ stage, onCancel, onDismiss }: { stage: Stage; onCancel: 
         </div>
       );
     case 'job':
-      return <JobStatus progress={stage.progress} cancelRequested={stage.cancelRequested} finishedWhileAway={stage.finishedWhileAway === true} onCancel={onCancel} onDismiss={onDismiss} />;
+      return (
+        <JobStatus
+          progress={stage.progress}
+          cancelRequested={stage.cancelRequested}
+          finishedWhileAway={stage.finishedWhileAway === true}
+          onCancel={onCancel}
+          onDismiss={onDismiss}
+        />
+      );
   }
 }
 
@@ -380,7 +450,12 @@ function JobStatus({
                   Code <Code>{code}</Code>
                 </span>
               </span>
-              <span className="refusal-written">{reason.refused ? 'Nothing was written: your ledger is exactly as it was before.' : 'The ledger may hold part of this bundle.'}</span> {reason.advice}{' '}
+              <span className="refusal-written">
+                {reason.refused
+                  ? 'Nothing was written: your ledger is exactly as it was before.'
+                  : 'The ledger may hold part of this bundle.'}
+              </span>{' '}
+              {reason.advice}{' '}
               <button type="button" className="link-button" onClick={onDismiss}>
                 Dismiss
               </button>
@@ -394,9 +469,13 @@ function JobStatus({
     return (
       <div className="notice notice-warn import-outcome" role="status" data-testid="import-cancelled">
         <p className="notice-title">Import of {progress.fileName} cancelled</p>
-        <p>{progress.error?.message ?? 'Receipts already stored are kept; importing the same bundle again finishes it.'}</p>
+        <p>
+          {progress.error?.message ?? 'Receipts already stored are kept; importing the same bundle again finishes it.'}
+        </p>
         <p className="notice-hint">
-          {progress.receiptsVerified > 0 ? `${formatCount(progress.receiptsVerified)} of ${formatCount(progress.receiptsTotal)} receipts had been verified. ` : 'It stopped before any receipt was stored. '}
+          {progress.receiptsVerified > 0
+            ? `${formatCount(progress.receiptsVerified)} of ${formatCount(progress.receiptsTotal)} receipts had been verified. `
+            : 'It stopped before any receipt was stored. '}
           <button type="button" className="link-button" onClick={onDismiss}>
             Dismiss
           </button>
@@ -438,7 +517,13 @@ function JobStatus({
   }
   const unit = progress.phase === 'checking' ? 'files' : 'receipts';
   return (
-    <div className="import-progress" role="status" aria-live="polite" data-testid="import-progress" data-phase={progress.phase}>
+    <div
+      className="import-progress"
+      role="status"
+      aria-live="polite"
+      data-testid="import-progress"
+      data-phase={progress.phase}
+    >
       <div className="import-progress-head">
         <p className="import-title">
           <span className="spinner" aria-hidden="true" /> Importing {progress.fileName}: {phaseWords(progress.phase)}
@@ -461,7 +546,8 @@ function JobStatus({
           <p className="import-bar-label">
             <span>Receipts verified</span>
             <span data-testid="receipts-verified">
-              {formatCount(progress.receiptsVerified)} / {progress.receiptsTotal > 0 ? formatCount(progress.receiptsTotal) : '…'}
+              {formatCount(progress.receiptsVerified)} /{' '}
+              {progress.receiptsTotal > 0 ? formatCount(progress.receiptsTotal) : '…'}
             </span>
           </p>
           <ProgressBar label="Receipts verified" done={progress.receiptsVerified} total={progress.receiptsTotal} />

@@ -11,15 +11,20 @@ import { Button, ErrorNotice, formatCount } from './ui';
 function parseRpc(text: string): string | null | { error: string } {
   const trimmed = text.trim();
   if (trimmed === '') return null;
-  if (!isRpcUrl(trimmed)) return { error: `The chain RPC URL must start with http:// or https://, name a host (and a port from 1 to 65535 if any), have no spaces and be at most ${formatCount(MAX_RPC_URL_LENGTH)} characters.` };
+  if (!isRpcUrl(trimmed))
+    return {
+      error: `The chain RPC URL must start with http:// or https://, name a host (and a port from 1 to 65535 if any), have no spaces and be at most ${formatCount(MAX_RPC_URL_LENGTH)} characters.`,
+    };
   return trimmed;
 }
 
 function parseConfirmations(text: string): number | { error: string } {
   const trimmed = text.trim().replace(/[,_\s]/g, '');
-  if (!/^\d+$/.test(trimmed)) return { error: `Confirmations must be a whole number from 1 to ${formatCount(MAX_CONFIRMATIONS)}.` };
+  if (!/^\d+$/.test(trimmed))
+    return { error: `Confirmations must be a whole number from 1 to ${formatCount(MAX_CONFIRMATIONS)}.` };
   const value = Number(trimmed);
-  if (value < 1 || value > MAX_CONFIRMATIONS) return { error: `Confirmations must be from 1 to ${formatCount(MAX_CONFIRMATIONS)}.` };
+  if (value < 1 || value > MAX_CONFIRMATIONS)
+    return { error: `Confirmations must be from 1 to ${formatCount(MAX_CONFIRMATIONS)}.` };
   return value;
 }
 
@@ -47,7 +52,9 @@ export function ChainSettingsForm({ initial }: { initial: ChainSettings }) {
     setSaving(true);
     setSaveError(undefined);
     try {
-      const answer = await api['settings.set']({ chain: { rpc_url: rpc as string | null, confirmations: confirmations as number } });
+      const answer = await api['settings.set']({
+        chain: { rpc_url: rpc as string | null, confirmations: confirmations as number },
+      });
       setSaved(answer.chain);
       setRpcText(answer.chain.rpc_url ?? '');
       setConfirmationsText(String(answer.chain.confirmations));
@@ -61,12 +68,14 @@ export function ChainSettingsForm({ initial }: { initial: ChainSettings }) {
   };
 
   const showRpc = rpcProblem !== undefined && (touched || rpcText !== (saved.rpc_url ?? ''));
-  const showConfirmations = confirmationsProblem !== undefined && (touched || confirmationsText !== String(saved.confirmations));
+  const showConfirmations =
+    confirmationsProblem !== undefined && (touched || confirmationsText !== String(saved.confirmations));
   return (
     <>
       <p className="muted settings-intro">
-        “Check on chain” in the Anchors view asks this chain whether an anchor’s transaction carries its Merkle root (step 2) and is deep enough (step 3). The app calls it only when you
-        press that button. Leave the URL empty to check offline only: steps 2 and 3 then stay unchecked, never passed.
+        “Check on chain” in the Anchors view asks this chain whether an anchor’s transaction carries its Merkle root
+        (step 2) and is deep enough (step 3). The app calls it only when you press that button. Leave the URL empty to
+        check offline only: steps 2 and 3 then stay unchecked, never passed.
       </p>
       <form className="settings-limits" onSubmit={(event) => void submit(event)} noValidate aria-label="Chain settings">
         <div className="settings-limit">
@@ -91,7 +100,8 @@ export function ChainSettingsForm({ initial }: { initial: ChainSettings }) {
             />
           </div>
           <p id="chain-rpc-help" className="settings-help">
-            The JSON-RPC of the EVM chain the anchors were posted to (the service’s embedded chain, anvil, or e.g. Base). Empty: none.
+            The JSON-RPC of the EVM chain the anchors were posted to (the service’s embedded chain, anvil, or e.g.
+            Base). Empty: none.
           </p>
           {showRpc && (
             <p id="chain-rpc-error" className="settings-error">
@@ -120,7 +130,8 @@ export function ChainSettingsForm({ initial }: { initial: ChainSettings }) {
             <span className="settings-unit">blocks</span>
           </div>
           <p id="chain-confirmations-help" className="settings-help">
-            Step 3 passes when the transaction’s block and the blocks after it number at least this many. Allowed: 1 to {formatCount(MAX_CONFIRMATIONS)}.
+            Step 3 passes when the transaction’s block and the blocks after it number at least this many. Allowed: 1 to{' '}
+            {formatCount(MAX_CONFIRMATIONS)}.
           </p>
           {showConfirmations && (
             <p id="chain-confirmations-error" className="settings-error">
@@ -134,10 +145,22 @@ export function ChainSettingsForm({ initial }: { initial: ChainSettings }) {
             {saving ? 'Saving…' : 'Save chain settings'}
           </Button>
           <span className="settings-status" role="status" aria-live="polite">
-            {savedNow && !dirty ? 'Chain settings saved.' : dirty ? (valid ? 'Unsaved changes.' : 'Fix the fields marked above to save.') : ''}
+            {savedNow && !dirty
+              ? 'Chain settings saved.'
+              : dirty
+                ? valid
+                  ? 'Unsaved changes.'
+                  : 'Fix the fields marked above to save.'
+                : ''}
           </span>
         </div>
-        {saveError && <ErrorNotice title="The chain settings were not saved" message={saveError} hint="Nothing changed; the previous settings still apply." />}
+        {saveError && (
+          <ErrorNotice
+            title="The chain settings were not saved"
+            message={saveError}
+            hint="Nothing changed; the previous settings still apply."
+          />
+        )}
       </form>
     </>
   );

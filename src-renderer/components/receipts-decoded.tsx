@@ -23,14 +23,45 @@ const OPEN_MEMBERS = 10;
  * recomputes every one from the receipt's own fields; a disagreement is MISMATCH.
  */
 export const WEARABLE_RELATIONS: readonly { name: string; meaning: string }[] = [
-  { name: 'metric_unit_relation', meaning: 'Whether the unit is one the registry lists for the metric: matched; mismatch (known metric, other unit); indeterminate (unknown metric).' },
-  { name: 'signature_relation', meaning: 'Whether the device’s Ed25519 signature verifies over the canonical observation message M under device_public_key: valid or invalid.' },
-  { name: 'clock_lag_ms', meaning: 'gateway_received_at minus observed_at, in whole milliseconds (may be negative); below −2,000 or above 300,000 the clock is unresolved.' },
-  { name: 'sequence_relation', meaning: 'How sequence_no follows prior_sequence_no: initial (0, no prior), contiguous (prior + 1), gap (skips numbers), out_of_order (not after the prior), indeterminate (no prior and not 0).' },
-  { name: 'calibration_relation', meaning: 'The calibration reference’s standing: resolved (trusted), untrusted, indeterminate (unknown), or not_applicable (no calibration_ref).' },
-  { name: 'assignment_relation', meaning: 'The subject assignment’s standing: resolved (trusted), untrusted, or indeterminate (unknown).' },
-  { name: 'elements', meaning: 'What is unresolved, in this order: signature_invalid, sequence_gap, clock_unresolved, calibration_unresolved, assignment_unresolved. Empty when nothing is.' },
-  { name: 'outcome', meaning: 'The overall reading: inconsistent (bad device signature, unit mismatch or out-of-order sequence); complete (nothing unresolved, unit matched, sequence initial or contiguous); otherwise partial.' },
+  {
+    name: 'metric_unit_relation',
+    meaning:
+      'Whether the unit is one the registry lists for the metric: matched; mismatch (known metric, other unit); indeterminate (unknown metric).',
+  },
+  {
+    name: 'signature_relation',
+    meaning:
+      'Whether the device’s Ed25519 signature verifies over the canonical observation message M under device_public_key: valid or invalid.',
+  },
+  {
+    name: 'clock_lag_ms',
+    meaning:
+      'gateway_received_at minus observed_at, in whole milliseconds (may be negative); below −2,000 or above 300,000 the clock is unresolved.',
+  },
+  {
+    name: 'sequence_relation',
+    meaning:
+      'How sequence_no follows prior_sequence_no: initial (0, no prior), contiguous (prior + 1), gap (skips numbers), out_of_order (not after the prior), indeterminate (no prior and not 0).',
+  },
+  {
+    name: 'calibration_relation',
+    meaning:
+      'The calibration reference’s standing: resolved (trusted), untrusted, indeterminate (unknown), or not_applicable (no calibration_ref).',
+  },
+  {
+    name: 'assignment_relation',
+    meaning: 'The subject assignment’s standing: resolved (trusted), untrusted, or indeterminate (unknown).',
+  },
+  {
+    name: 'elements',
+    meaning:
+      'What is unresolved, in this order: signature_invalid, sequence_gap, clock_unresolved, calibration_unresolved, assignment_unresolved. Empty when nothing is.',
+  },
+  {
+    name: 'outcome',
+    meaning:
+      'The overall reading: inconsistent (bad device signature, unit mismatch or out-of-order sequence); complete (nothing unresolved, unit matched, sequence initial or contiguous); otherwise partial.',
+  },
 ];
 
 /** The result of reading a document strictly. */
@@ -209,7 +240,8 @@ export function DecodedFields({ parsed, format }: { parsed: ParsedDocument; form
   if (tree.type !== 'object') {
     return (
       <p className="muted">
-        The document is a JSON {tree.type}, not an object: <code className="code">{truncateMiddle(compactTree(tree), 120)}</code>
+        The document is a JSON {tree.type}, not an object:{' '}
+        <code className="code">{truncateMiddle(compactTree(tree), 120)}</code>
       </p>
     );
   }
@@ -221,7 +253,8 @@ export function DecodedFields({ parsed, format }: { parsed: ParsedDocument; form
         <MemberList node={tree} depth={1} skip={['signed_body']} />
         <h3 className="decoded-heading">Derived relations in signed_body</h3>
         <p className="muted decoded-intro">
-          The verifier recomputes each of these from the receipt’s own fields; any disagreement makes the receipt MISMATCH.
+          The verifier recomputes each of these from the receipt’s own fields; any disagreement makes the receipt
+          MISMATCH.
         </p>
         <dl className="decoded-relations" data-testid="wearable-relations">
           {relations.map((relation) => (
@@ -266,10 +299,22 @@ export function DocumentText({ raw, parsed }: { raw: string; parsed: ParsedDocum
     <div className="document-text">
       <div className="document-toolbar">
         <div className="segmented" role="group" aria-label="How to show the document">
-          <button type="button" className="segmented-option" aria-pressed={!exact} disabled={formatted === undefined} onClick={() => setExact(false)}>
+          <button
+            type="button"
+            className="segmented-option"
+            aria-pressed={!exact}
+            disabled={formatted === undefined}
+            onClick={() => setExact(false)}
+          >
             Formatted
           </button>
-          <button type="button" className="segmented-option" aria-pressed={exact} onClick={() => setExact(true)} data-testid="raw-toggle">
+          <button
+            type="button"
+            className="segmented-option"
+            aria-pressed={exact}
+            onClick={() => setExact(true)}
+            data-testid="raw-toggle"
+          >
             Exact raw text
           </button>
         </div>

@@ -133,7 +133,12 @@ export function ReceiptsFilters({
   const formatOptions = values.format && !formats.includes(values.format) ? [...formats, values.format] : formats;
   const anyFilter = Object.values(values).some((value) => value !== undefined && value !== '');
   return (
-    <form className="receipts-filters" role="search" aria-label="Filter receipts" onSubmit={(event) => event.preventDefault()}>
+    <form
+      className="receipts-filters"
+      role="search"
+      aria-label="Filter receipts"
+      onSubmit={(event) => event.preventDefault()}
+    >
       <DelayedInput
         label="Search"
         type="search"
@@ -145,7 +150,11 @@ export function ReceiptsFilters({
       />
       <label className="receipts-filter">
         Status
-        <select value={values.status ?? ''} data-testid="filter-status" onChange={(event) => onChange({ status: event.target.value })}>
+        <select
+          value={values.status ?? ''}
+          data-testid="filter-status"
+          onChange={(event) => onChange({ status: event.target.value })}
+        >
           <option value="">Any status</option>
           {STATUS_OPTIONS.map((option) => (
             <option key={option.value} value={option.value}>
@@ -156,7 +165,11 @@ export function ReceiptsFilters({
       </label>
       <label className="receipts-filter">
         Trust
-        <select value={values.trust ?? ''} data-testid="filter-trust" onChange={(event) => onChange({ trust: event.target.value })}>
+        <select
+          value={values.trust ?? ''}
+          data-testid="filter-trust"
+          onChange={(event) => onChange({ trust: event.target.value })}
+        >
           <option value="">Any trust</option>
           {TRUST_OPTIONS.map((option) => (
             <option key={option.value} value={option.value}>
@@ -167,7 +180,11 @@ export function ReceiptsFilters({
       </label>
       <label className="receipts-filter">
         Format
-        <select value={values.format ?? ''} data-testid="filter-format" onChange={(event) => onChange({ format: event.target.value })}>
+        <select
+          value={values.format ?? ''}
+          data-testid="filter-format"
+          onChange={(event) => onChange({ format: event.target.value })}
+        >
           <option value="">Any format</option>
           {formatOptions.map((format) => (
             <option key={format} value={format}>
@@ -213,7 +230,13 @@ export function ReceiptsFilters({
         </div>
       </fieldset>
       <div className="receipts-filter-actions">
-        <button type="button" className="button button-ghost" onClick={onClear} disabled={!anyFilter} data-testid="clear-filters">
+        <button
+          type="button"
+          className="button button-ghost"
+          onClick={onClear}
+          disabled={!anyFilter}
+          data-testid="clear-filters"
+        >
           Clear filters
         </button>
       </div>

@@ -8,7 +8,16 @@
  * Enter opens it. Each row is also a real link (stretched over the row) so middle-click and
  * "open in new tab" work.
  */
-import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type MouseEvent,
+} from 'react';
 import type { ReceiptRow, ReceiptSortColumn } from '../../src-shared/api/contract';
 import { StatusBadge, TrustBadge } from './status';
 import { formatInstant } from './ui';
@@ -92,7 +101,8 @@ const ReceiptGridRow = memo(function ReceiptGridRow({
           title={`Open receipt ${row.receipt_id ?? row.id}`}
           onClick={(event: MouseEvent<HTMLAnchorElement>) => {
             // A plain click selects (the row's handler); modified clicks open as links do.
-            if (event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey && !event.altKey) event.preventDefault();
+            if (event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey && !event.altKey)
+              event.preventDefault();
           }}
         >
           {row.receipt_id !== null ? (
@@ -301,7 +311,16 @@ export function ReceiptsGrid({
         {rendered.map((index) => {
           const row = rows[index];
           if (!row) return null;
-          return <ReceiptGridRow key={row.id} row={row} index={index} selected={index === selected} onSelect={selectByPointer} onOpen={onOpen} />;
+          return (
+            <ReceiptGridRow
+              key={row.id}
+              row={row}
+              index={index}
+              selected={index === selected}
+              onSelect={selectByPointer}
+              onOpen={onOpen}
+            />
+          );
         })}
       </div>
     </div>

@@ -4,11 +4,7 @@
  * a copy button.
  */
 import { useEffect, useRef, useState } from 'react';
-import {
-  RECEIPT_SORT_COLUMNS,
-  type ReceiptFilters,
-  type ReceiptSortColumn,
-} from '../../src-shared/api/contract';
+import { RECEIPT_SORT_COLUMNS, type ReceiptFilters, type ReceiptSortColumn } from '../../src-shared/api/contract';
 import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
 import { hrefFor } from '../router';
 
@@ -51,9 +47,16 @@ export function readListQuery(query: URLSearchParams): ListQuery {
     filters[name] = name === 'bundle' && /^\d+$/.test(value) ? Number(value) : value;
   }
   const sortText = query.get('sort');
-  const sort = (RECEIPT_SORT_COLUMNS as readonly string[]).includes(sortText ?? '') ? (sortText as ReceiptSortColumn) : DEFAULT_SORT;
+  const sort = (RECEIPT_SORT_COLUMNS as readonly string[]).includes(sortText ?? '')
+    ? (sortText as ReceiptSortColumn)
+    : DEFAULT_SORT;
   const directionText = query.get('dir');
-  const direction = directionText === 'asc' || directionText === 'desc' ? directionText : sort === DEFAULT_SORT ? DEFAULT_DIRECTION : 'asc';
+  const direction =
+    directionText === 'asc' || directionText === 'desc'
+      ? directionText
+      : sort === DEFAULT_SORT
+        ? DEFAULT_DIRECTION
+        : 'asc';
   return {
     filters: filters as ReceiptFilters,
     sort,
@@ -141,7 +144,15 @@ export function truncateMiddle(text: string, keep = 28): string {
  * the last characters always show, so ids that share a prefix stay distinguishable. The whole
  * text stays in the DOM (for copying and screen readers) and in the title.
  */
-export function MiddleTruncated({ text, tail = 8, className = '' }: { text: string; tail?: number; className?: string }) {
+export function MiddleTruncated({
+  text,
+  tail = 8,
+  className = '',
+}: {
+  text: string;
+  tail?: number;
+  className?: string;
+}) {
   if (text.length <= tail + 4) return <span className={`code ${className}`}>{text}</span>;
   return (
     <span className={`code middle-truncated ${className}`} title={text}>
@@ -198,7 +209,12 @@ export function CopyButton({ text, label = 'Copy', what }: { text: string; label
   };
   return (
     <span className="copy-control">
-      <button type="button" className="button button-secondary copy-button" onClick={onClick} aria-label={`${label} ${what}`}>
+      <button
+        type="button"
+        className="button button-secondary copy-button"
+        onClick={onClick}
+        aria-label={`${label} ${what}`}
+      >
         {label}
       </button>
       <span className="copy-status" role="status" aria-live="polite">

@@ -6,7 +6,14 @@
  * separate verdicts: a PASS from an unknown issuer reads "cryptographically valid, issuer
  * unknown", never just "valid".
  */
-import type { Check, Report, ReportError, ReportStatus, TrustResult, TrustStatus } from '../../src-shared/verify/report';
+import type {
+  Check,
+  Report,
+  ReportError,
+  ReportStatus,
+  TrustResult,
+  TrustStatus,
+} from '../../src-shared/verify/report';
 import { CheckBadge, StatusBadge, TrustBadge, statusMeaning, trustMeaning } from './status';
 import './report-view.css';
 
@@ -169,7 +176,9 @@ export function ReportView({ report, level = 2 }: { report: Report; level?: 2 | 
       {report.inner && (
         <section className="report-section report-inner" aria-label="Decrypted document">
           <Heading className="report-section-title">Decrypted document</Heading>
-          <p className="muted report-inner-intro">The sealed document decrypted to this one; its report decides the outer status and trust.</p>
+          <p className="muted report-inner-intro">
+            The sealed document decrypted to this one; its report decides the outer status and trust.
+          </p>
           <ReportView report={report.inner} level={level === 2 ? 3 : 4} />
         </section>
       )}

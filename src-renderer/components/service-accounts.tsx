@@ -5,7 +5,15 @@
  * name (the error envelope's details).
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { API_KEY_SCOPES, TIERS, type ApiKeyScope, type ApiKeyView, type IssuedApiKey, type TenantQuotaUse, type Tier } from '../../src-shared/api/contract';
+import {
+  API_KEY_SCOPES,
+  TIERS,
+  type ApiKeyScope,
+  type ApiKeyView,
+  type IssuedApiKey,
+  type TenantQuotaUse,
+  type Tier,
+} from '../../src-shared/api/contract';
 import { api, errorMessage, useApi } from '../api';
 import { Button, Code, ConfirmDialog, EmptyState, ErrorNotice, Loading, Panel, formatCount, formatInstant } from './ui';
 import { CopyButton } from './receipts-shared';
@@ -28,8 +36,11 @@ type FieldErrors<Name extends string> = Partial<Record<Name | 'form', string>>;
 function refusalErrors<Name extends string>(reason: unknown, fields: readonly Name[]): FieldErrors<Name> {
   const failure = reason as { code?: unknown; details?: { path: string; message: string }[] };
   const code = typeof failure.code === 'string' ? failure.code : undefined;
-  const message = code !== undefined && code !== 'invalid_request' ? `${errorMessage(reason)} (${code})` : errorMessage(reason);
-  const named = failure.details?.map((detail) => detail.path.replace(/^\//, '')).find((path): path is Name => (fields as readonly string[]).includes(path));
+  const message =
+    code !== undefined && code !== 'invalid_request' ? `${errorMessage(reason)} (${code})` : errorMessage(reason);
+  const named = failure.details
+    ?.map((detail) => detail.path.replace(/^\//, ''))
+    .find((path): path is Name => (fields as readonly string[]).includes(path));
   return { [named ?? 'form']: message } as FieldErrors<Name>;
 }
 
@@ -58,7 +69,14 @@ function QuotaCell({ quota }: { quota: TenantQuotaUse }) {
       <span className="quota-text">
         {formatCount(quota.used)} of {formatCount(quota.limit)} in {quota.period}
       </span>
-      <div className="progress quota-bar" role="progressbar" aria-label={`Quota used in ${quota.period}`} aria-valuemin={0} aria-valuemax={quota.limit} aria-valuenow={quota.used}>
+      <div
+        className="progress quota-bar"
+        role="progressbar"
+        aria-label={`Quota used in ${quota.period}`}
+        aria-valuemin={0}
+        aria-valuemax={quota.limit}
+        aria-valuenow={quota.used}
+      >
         <span className={percent >= 90 ? 'quota-high' : undefined} style={{ width: `${percent}%` }} />
       </div>
     </div>
@@ -78,11 +96,18 @@ function IssuedKeyDialog({ issued, onClose }: { issued: IssuedApiKey; onClose: (
   }, [onClose]);
   return (
     <div className="dialog-backdrop">
-      <div className="dialog issued-key-dialog" role="dialog" aria-modal="true" aria-labelledby="issued-key-title" aria-describedby="issued-key-once">
+      <div
+        className="dialog issued-key-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="issued-key-title"
+        aria-describedby="issued-key-once"
+      >
         <h2 id="issued-key-title">API key for {issued.apiKey.tenant_id}</h2>
         <div className="dialog-body">
           <p className="notice notice-warn issued-key-once" id="issued-key-once">
-            <strong>This key is shown once.</strong> Only its SHA-256 is kept, so it cannot be shown again: copy it and store it now. Lost keys are revoked and replaced.
+            <strong>This key is shown once.</strong> Only its SHA-256 is kept, so it cannot be shown again: copy it and
+            store it now. Lost keys are revoked and replaced.
           </p>
           <pre className="code-block issued-key" data-testid="issued-key">
             {issued.key}
@@ -140,7 +165,9 @@ export function ServiceAccounts({ generation }: { generation: number }) {
   const createTenant = async (): Promise<void> => {
     const id = tenantId.trim();
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) {
-      setTenantErrors({ id: id === '' ? 'Enter the tenant’s id.' : 'An id is 1 to 64 characters from A–Z a–z 0–9 . _ -' });
+      setTenantErrors({
+        id: id === '' ? 'Enter the tenant’s id.' : 'An id is 1 to 64 characters from A–Z a–z 0–9 . _ -',
+      });
       return;
     }
     setCreating(true);
@@ -190,11 +217,25 @@ export function ServiceAccounts({ generation }: { generation: number }) {
     }
   };
 
-  const field = (id: string, label: string, error: string | undefined, control: ReactNode, hint?: string): ReactNode => (
+  const field = (
+    id: string,
+    label: string,
+    error: string | undefined,
+    control: ReactNode,
+    hint?: string,
+  ): ReactNode => (
     <div className={`service-field${error ? ' pin-field-invalid' : ''}`}>
       <label htmlFor={id}>{label}</label>
       {control}
-      {error ? <FieldError id={`${id}-error`} message={error} /> : hint && <p className="field-hint" id={`${id}-hint`}>{hint}</p>}
+      {error ? (
+        <FieldError id={`${id}-error`} message={error} />
+      ) : (
+        hint && (
+          <p className="field-hint" id={`${id}-hint`}>
+            {hint}
+          </p>
+        )
+      )}
     </div>
   );
 
@@ -218,7 +259,10 @@ export function ServiceAccounts({ generation }: { generation: number }) {
         ) : !tenants.data ? (
           <Loading label="Loading tenants…" />
         ) : tenantList.length === 0 ? (
-          <EmptyState title="No tenants yet">A tenant is who the service issues receipts for; its tier sets its quota and the prefix of its keys. Create one below.</EmptyState>
+          <EmptyState title="No tenants yet">
+            A tenant is who the service issues receipts for; its tier sets its quota and the prefix of its keys. Create
+            one below.
+          </EmptyState>
         ) : (
           <div className="table-scroll">
             <table className="table" data-testid="tenants-table">
@@ -281,7 +325,12 @@ export function ServiceAccounts({ generation }: { generation: number }) {
             'tenant-tier',
             'Tier',
             tenantErrors.tier,
-            <select id="tenant-tier" value={tier} aria-invalid={tenantErrors.tier ? true : undefined} onChange={(event) => setTier(event.currentTarget.value as Tier)}>
+            <select
+              id="tenant-tier"
+              value={tier}
+              aria-invalid={tenantErrors.tier ? true : undefined}
+              onChange={(event) => setTier(event.currentTarget.value as Tier)}
+            >
               {TIERS.map((value) => (
                 <option key={value} value={value}>
                   {TIER_WORDS[value]}
@@ -304,7 +353,10 @@ export function ServiceAccounts({ generation }: { generation: number }) {
         ) : !keys.data ? (
           <Loading label="Loading API keys…" />
         ) : keys.data.length === 0 ? (
-          <EmptyState title="No API keys yet">Each key belongs to one tenant and its tier. It is shown once, when issued; afterwards it is named by its prefix.</EmptyState>
+          <EmptyState title="No API keys yet">
+            Each key belongs to one tenant and its tier. It is shown once, when issued; afterwards it is named by its
+            prefix.
+          </EmptyState>
         ) : (
           <div className="table-scroll">
             <table className="table" data-testid="apikeys-table">
@@ -378,7 +430,13 @@ export function ServiceAccounts({ generation }: { generation: number }) {
             'key-tenant',
             'Tenant',
             keyErrors.tenant,
-            <select id="key-tenant" value={chosenTenant} disabled={tenantList.length === 0} aria-invalid={keyErrors.tenant ? true : undefined} onChange={(event) => setKeyTenant(event.currentTarget.value)}>
+            <select
+              id="key-tenant"
+              value={chosenTenant}
+              disabled={tenantList.length === 0}
+              aria-invalid={keyErrors.tenant ? true : undefined}
+              onChange={(event) => setKeyTenant(event.currentTarget.value)}
+            >
               {tenantList.length === 0 && <option value="">no tenants yet</option>}
               {tenantList.map((tenant) => (
                 <option key={tenant.id} value={tenant.id}>
@@ -396,7 +454,9 @@ export function ServiceAccounts({ generation }: { generation: number }) {
                   checked={scopes.includes(scope)}
                   onChange={(event) => {
                     const checked = event.currentTarget.checked;
-                    setScopes((current) => (checked ? [...current, scope] : current.filter((value) => value !== scope)));
+                    setScopes((current) =>
+                      checked ? [...current, scope] : current.filter((value) => value !== scope),
+                    );
                   }}
                 />{' '}
                 {scope} <span className="muted">(opens the pilot routes)</span>
@@ -427,8 +487,9 @@ export function ServiceAccounts({ generation }: { generation: number }) {
           }}
         >
           <p>
-            Requests to the service with the key <Code>{revoking.prefix}…</Code> of <strong>{revoking.tenant_id}</strong> will be refused (401) from now on. A revoked key cannot be
-            restored: issue a new one. Receipts already issued with it stay in the ledger. This is recorded in the audit log.
+            Requests to the service with the key <Code>{revoking.prefix}…</Code> of{' '}
+            <strong>{revoking.tenant_id}</strong> will be refused (401) from now on. A revoked key cannot be restored:
+            issue a new one. Receipts already issued with it stay in the ledger. This is recorded in the audit log.
           </p>
           {revokeError && <FieldError id="revoke-error" message={revokeError} />}
         </ConfirmDialog>

@@ -16,8 +16,18 @@ const STATUS: Record<ReportStatus, { icon: string; tone: string; meaning: string
 };
 
 const TRUST: Record<TrustStatus, { icon: ReactNode; tone: string; label: string; meaning: string }> = {
-  trusted: { icon: <ShieldIcon />, tone: 'good', label: 'trusted', meaning: 'signed by a key you pinned, inside its validity window' },
-  unpinned: { icon: '○', tone: 'neutral', label: 'unpinned', meaning: 'valid key, issuer unknown: not in your trust store' },
+  trusted: {
+    icon: <ShieldIcon />,
+    tone: 'good',
+    label: 'trusted',
+    meaning: 'signed by a key you pinned, inside its validity window',
+  },
+  unpinned: {
+    icon: '○',
+    tone: 'neutral',
+    label: 'unpinned',
+    meaning: 'valid key, issuer unknown: not in your trust store',
+  },
   revoked: { icon: '⊘', tone: 'bad', label: 'revoked', meaning: 'the pinned key was revoked' },
   expired: { icon: '⌛', tone: 'warn', label: 'expired', meaning: 'outside the pinned key’s validity window' },
   not_applicable: { icon: '–', tone: 'neutral', label: 'not applicable', meaning: 'nothing was signed' },
@@ -44,8 +54,14 @@ export function trustMeaning(trust: TrustStatus): string {
 export function StatusBadge({ status, large = false }: { status: ReportStatus; large?: boolean }) {
   const style = STATUS[status];
   return (
-    <span className={`badge badge-${style.tone}${large ? ' badge-large' : ''}`} title={style.meaning} data-status={status}>
-      <span aria-hidden="true" className="badge-icon">{style.icon}</span>
+    <span
+      className={`badge badge-${style.tone}${large ? ' badge-large' : ''}`}
+      title={style.meaning}
+      data-status={status}
+    >
+      <span aria-hidden="true" className="badge-icon">
+        {style.icon}
+      </span>
       {status}
     </span>
   );
@@ -54,8 +70,14 @@ export function StatusBadge({ status, large = false }: { status: ReportStatus; l
 export function TrustBadge({ trust, large = false }: { trust: TrustStatus; large?: boolean }) {
   const style = TRUST[trust];
   return (
-    <span className={`badge badge-outline badge-${style.tone}${large ? ' badge-large' : ''}`} title={style.meaning} data-trust={trust}>
-      <span aria-hidden="true" className="badge-icon">{style.icon}</span>
+    <span
+      className={`badge badge-outline badge-${style.tone}${large ? ' badge-large' : ''}`}
+      title={style.meaning}
+      data-trust={trust}
+    >
+      <span aria-hidden="true" className="badge-icon">
+        {style.icon}
+      </span>
       {style.label}
     </span>
   );
@@ -65,7 +87,9 @@ export function CheckBadge({ status }: { status: CheckStatus }) {
   const style = CHECK[status];
   return (
     <span className={`check check-${style.tone}`} data-check-status={status}>
-      <span aria-hidden="true" className="badge-icon">{style.icon}</span>
+      <span aria-hidden="true" className="badge-icon">
+        {style.icon}
+      </span>
       {status}
     </span>
   );

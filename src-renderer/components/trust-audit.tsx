@@ -24,7 +24,20 @@ export function auditActionWords(action: string): string {
 /** Detail members too long or too technical to show in full; shown shortened. */
 const SHORTENED = new Set(['public_key', 'public_key_sha256']);
 /** Detail members shown first, in this order. */
-const ORDER = ['label', 'algorithm', 'reason', 'not_before', 'not_after', 'status', 'source', 'via', 'from', 'to', 'public_key_sha256', 'public_key'];
+const ORDER = [
+  'label',
+  'algorithm',
+  'reason',
+  'not_before',
+  'not_after',
+  'status',
+  'source',
+  'via',
+  'from',
+  'to',
+  'public_key_sha256',
+  'public_key',
+];
 
 function valueText(value: unknown): string {
   if (value === null || value === undefined) return '—';
@@ -41,11 +54,21 @@ function valueText(value: unknown): string {
 /** An audit row's details as a short list of name: value pairs. */
 function Details({ details }: { details: unknown }): ReactNode {
   if (typeof details !== 'object' || details === null || Array.isArray(details)) {
-    return details === null || details === undefined ? <span className="muted">—</span> : <Code>{JSON.stringify(details)}</Code>;
+    return details === null || details === undefined ? (
+      <span className="muted">—</span>
+    ) : (
+      <Code>{JSON.stringify(details)}</Code>
+    );
   }
   const entries = Object.entries(details as Record<string, unknown>)
-    .filter(([name, value]) => value !== null && value !== undefined && !(name === 'public_key' && 'public_key_sha256' in (details as object)))
-    .sort(([a], [b]) => (ORDER.indexOf(a) === -1 ? 99 : ORDER.indexOf(a)) - (ORDER.indexOf(b) === -1 ? 99 : ORDER.indexOf(b)));
+    .filter(
+      ([name, value]) =>
+        value !== null && value !== undefined && !(name === 'public_key' && 'public_key_sha256' in (details as object)),
+    )
+    .sort(
+      ([a], [b]) =>
+        (ORDER.indexOf(a) === -1 ? 99 : ORDER.indexOf(a)) - (ORDER.indexOf(b) === -1 ? 99 : ORDER.indexOf(b)),
+    );
   if (entries.length === 0) return <span className="muted">—</span>;
   return (
     <dl className="audit-details">
@@ -65,7 +88,12 @@ function Details({ details }: { details: unknown }): ReactNode {
 /** The audit log table. */
 export function AuditTable({ entries }: { entries: readonly AuditEntry[] }) {
   if (entries.length === 0) {
-    return <EmptyState title="No trust decisions yet">Every pin, revoke and unpin is recorded here with its time and the exact key, so you can show later what was trusted when.</EmptyState>;
+    return (
+      <EmptyState title="No trust decisions yet">
+        Every pin, revoke and unpin is recorded here with its time and the exact key, so you can show later what was
+        trusted when.
+      </EmptyState>
+    );
   }
   return (
     <div className="table-scroll">

@@ -28,7 +28,15 @@ type FieldName = keyof PinDraft;
 type FieldErrors = Partial<Record<FieldName | 'form', string>>;
 
 /** An empty draft. */
-export const EMPTY_DRAFT: PinDraft = { key_id: '', algorithm: 'Ed25519', public_key: '', label: '', not_before: '', not_after: '', roles: '' };
+export const EMPTY_DRAFT: PinDraft = {
+  key_id: '',
+  algorithm: 'Ed25519',
+  public_key: '',
+  label: '',
+  not_before: '',
+  not_after: '',
+  roles: '',
+};
 
 /**
  * The roles typed in the form: names separated by commas (spaces allowed), or an error.
@@ -42,7 +50,8 @@ export function parseDraftRoles(text: string): SignerRole[] | undefined | { erro
   for (const part of text.split(',')) {
     const name = part.trim();
     if (name === '') return { error: `Separate role names with commas: ${SIGNER_ROLES.join(', ')}.` };
-    if (!(SIGNER_ROLES as readonly string[]).includes(name)) return { error: `“${name.slice(0, 40)}” is not a role; a role is one of ${SIGNER_ROLES.join(', ')}.` };
+    if (!(SIGNER_ROLES as readonly string[]).includes(name))
+      return { error: `“${name.slice(0, 40)}” is not a role; a role is one of ${SIGNER_ROLES.join(', ')}.` };
     if (roles.includes(name as SignerRole)) return { error: `${name} is given twice.` };
     roles.push(name as SignerRole);
   }
@@ -74,8 +83,11 @@ export function validateDraft(draft: PinDraft): FieldErrors {
   const errors: FieldErrors = {};
   const keyId = draft.key_id.trim();
   if (keyId === '') errors.key_id = 'Enter the key id, e.g. did:svc:acme:k1, did:web:example.com or did:key:z6Mk…';
-  else if (!isKeyId(keyId)) errors.key_id = 'Not a key id: expected did:svc:<id>, did:web:<host>[:path] or a decodable did:key (at most 512 characters).';
-  if (!(KEY_ALGORITHMS as readonly string[]).includes(draft.algorithm)) errors.algorithm = `Choose ${KEY_ALGORITHMS.join(' or ')}.`;
+  else if (!isKeyId(keyId))
+    errors.key_id =
+      'Not a key id: expected did:svc:<id>, did:web:<host>[:path] or a decodable did:key (at most 512 characters).';
+  if (!(KEY_ALGORITHMS as readonly string[]).includes(draft.algorithm))
+    errors.algorithm = `Choose ${KEY_ALGORITHMS.join(' or ')}.`;
   const publicKey = normalisePublicKey(draft.public_key);
   const expected = PUBLIC_KEY_LENGTH[draft.algorithm];
   if (publicKey === '') {
@@ -89,10 +101,12 @@ export function validateDraft(draft: PinDraft): FieldErrors {
     } catch {
       errors.public_key = 'This is not canonical base64url: check that nothing was cut off when copying.';
     }
-    if (bytes && bytes.length !== expected) errors.public_key = `An ${draft.algorithm} public key is ${expected} bytes; this one is ${bytes.length}.`;
+    if (bytes && bytes.length !== expected)
+      errors.public_key = `An ${draft.algorithm} public key is ${expected} bytes; this one is ${bytes.length}.`;
     else if (bytes && keyId.startsWith('did:key:') && isKeyId(keyId)) {
       if (draft.algorithm !== 'Ed25519') errors.algorithm = 'A did:key names an Ed25519 key.';
-      else if (b64uEncode(ed25519FromDidKey(keyId)) !== publicKey) errors.public_key = 'This did:key names other key bytes than the public key given.';
+      else if (b64uEncode(ed25519FromDidKey(keyId)) !== publicKey)
+        errors.public_key = 'This did:key names other key bytes than the public key given.';
     }
   }
   const label = draft.label.trim();
@@ -100,11 +114,18 @@ export function validateDraft(draft: PinDraft): FieldErrors {
   else if (hasControlCharacter(label)) errors.label = 'Control characters are not allowed.';
   for (const name of ['not_before', 'not_after'] as const) {
     const value = draft[name].trim();
-    if (value !== '' && (!TIMESTAMP.test(value) || Number.isNaN(Date.parse(value)))) errors[name] = 'Use a UTC timestamp like 2026-01-31T00:00:00Z.';
+    if (value !== '' && (!TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))))
+      errors[name] = 'Use a UTC timestamp like 2026-01-31T00:00:00Z.';
   }
   const roles = parseDraftRoles(draft.roles);
   if (roles !== undefined && !Array.isArray(roles)) errors.roles = roles.error;
-  if (!errors.not_before && !errors.not_after && draft.not_before.trim() !== '' && draft.not_after.trim() !== '' && Date.parse(draft.not_after.trim()) < Date.parse(draft.not_before.trim())) {
+  if (
+    !errors.not_before &&
+    !errors.not_after &&
+    draft.not_before.trim() !== '' &&
+    draft.not_after.trim() !== '' &&
+    Date.parse(draft.not_after.trim()) < Date.parse(draft.not_before.trim())
+  ) {
     errors.not_after = '“Not after” is before “not before”: the key would never be valid.';
   }
   return errors;
@@ -192,7 +213,8 @@ export function PinForm({
   }));
 
   const errors = validateDraft(draft);
-  const shown = (name: FieldName): string | undefined => apiErrors[name] ?? (submitted || touched[name] ? errors[name] : undefined);
+  const shown = (name: FieldName): string | undefined =>
+    apiErrors[name] ?? (submitted || touched[name] ? errors[name] : undefined);
 
   // A did:key carries its public key: fill it in when the field is still empty.
   useEffect(() => {
@@ -222,7 +244,11 @@ export function PinForm({
   const pin = async (): Promise<void> => {
     setConfirming(false);
     setBusy(true);
-    const input: AppApiParams['trust.pin'] = { key_id: draft.key_id.trim(), algorithm: draft.algorithm, public_key: normalisePublicKey(draft.public_key) };
+    const input: AppApiParams['trust.pin'] = {
+      key_id: draft.key_id.trim(),
+      algorithm: draft.algorithm,
+      public_key: normalisePublicKey(draft.public_key),
+    };
     if (draft.label.trim()) input.label = draft.label.trim();
     if (draft.not_before.trim()) input.not_before = draft.not_before.trim();
     if (draft.not_after.trim()) input.not_after = draft.not_after.trim();
@@ -239,7 +265,9 @@ export function PinForm({
       const code = (reason as { code?: unknown }).code;
       const message = errorMessage(reason);
       const field = fieldOfApiError(typeof code === 'string' ? code : '', message);
-      setApiErrors({ [field]: typeof code === 'string' && code !== 'invalid_request' ? `${message} (${code})` : message });
+      setApiErrors({
+        [field]: typeof code === 'string' && code !== 'invalid_request' ? `${message} (${code})` : message,
+      });
     } finally {
       setBusy(false);
     }
@@ -290,7 +318,20 @@ export function PinForm({
       }}
     >
       <div className="pin-grid">
-        {field('key_id', 'Key id', <input ref={keyIdRef} {...common('key_id')} type="text" spellCheck={false} autoComplete="off" placeholder="did:svc:acme:k1" onChange={(event) => update('key_id', event.currentTarget.value)} />, 'did:svc:…, did:web:… or did:key:z6Mk… (a did:key fills in its public key).')}
+        {field(
+          'key_id',
+          'Key id',
+          <input
+            ref={keyIdRef}
+            {...common('key_id')}
+            type="text"
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="did:svc:acme:k1"
+            onChange={(event) => update('key_id', event.currentTarget.value)}
+          />,
+          'did:svc:…, did:web:… or did:key:z6Mk… (a did:key fills in its public key).',
+        )}
         {field(
           'algorithm',
           'Algorithm',
@@ -305,13 +346,63 @@ export function PinForm({
         {field(
           'public_key',
           'Public key (base64url)',
-          <textarea {...common('public_key')} rows={draft.algorithm === 'ML-DSA-65' ? 6 : 2} spellCheck={false} placeholder="43 characters for Ed25519" onChange={(event) => update('public_key', event.currentTarget.value)} />,
+          <textarea
+            {...common('public_key')}
+            rows={draft.algorithm === 'ML-DSA-65' ? 6 : 2}
+            spellCheck={false}
+            placeholder="43 characters for Ed25519"
+            onChange={(event) => update('public_key', event.currentTarget.value)}
+          />,
           `${PUBLIC_KEY_LENGTH[draft.algorithm]} bytes for ${draft.algorithm}. Take it from the sender’s published key file, not from the bundle you want to check.`,
         )}
-        {field('label', 'Label (optional)', <input {...common('label')} type="text" placeholder="Acme receipts service, 2026 key" onChange={(event) => update('label', event.currentTarget.value)} />, 'Shown next to the key id in every view.')}
-        {field('not_before', 'Not before (optional, UTC)', <input {...common('not_before')} type="text" spellCheck={false} placeholder="2026-01-01T00:00:00Z" onChange={(event) => update('not_before', event.currentTarget.value)} />, 'Leave empty for no start.')}
-        {field('not_after', 'Not after (optional, UTC)', <input {...common('not_after')} type="text" spellCheck={false} placeholder="2027-01-01T00:00:00Z" onChange={(event) => update('not_after', event.currentTarget.value)} />, 'Leave empty for no end.')}
-        {field('roles', 'Roles (optional)', <input {...common('roles')} type="text" spellCheck={false} autoComplete="off" placeholder="service" onChange={(event) => update('roles', event.currentTarget.value)} />, `Trust it only as ${SIGNER_ROLES.join(', ')} (separated by commas). Leave empty for every role.`)}
+        {field(
+          'label',
+          'Label (optional)',
+          <input
+            {...common('label')}
+            type="text"
+            placeholder="Acme receipts service, 2026 key"
+            onChange={(event) => update('label', event.currentTarget.value)}
+          />,
+          'Shown next to the key id in every view.',
+        )}
+        {field(
+          'not_before',
+          'Not before (optional, UTC)',
+          <input
+            {...common('not_before')}
+            type="text"
+            spellCheck={false}
+            placeholder="2026-01-01T00:00:00Z"
+            onChange={(event) => update('not_before', event.currentTarget.value)}
+          />,
+          'Leave empty for no start.',
+        )}
+        {field(
+          'not_after',
+          'Not after (optional, UTC)',
+          <input
+            {...common('not_after')}
+            type="text"
+            spellCheck={false}
+            placeholder="2027-01-01T00:00:00Z"
+            onChange={(event) => update('not_after', event.currentTarget.value)}
+          />,
+          'Leave empty for no end.',
+        )}
+        {field(
+          'roles',
+          'Roles (optional)',
+          <input
+            {...common('roles')}
+            type="text"
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="service"
+            onChange={(event) => update('roles', event.currentTarget.value)}
+          />,
+          `Trust it only as ${SIGNER_ROLES.join(', ')} (separated by commas). Leave empty for every role.`,
+        )}
       </div>
       {conflict && (
         <div className="notice notice-warn" role="status">
@@ -342,13 +433,20 @@ export function PinForm({
             Clear
           </Button>
         )}
-        {submitted && Object.keys(errors).length > 0 && <span className="field-error">Fix the fields marked ✗ first.</span>}
+        {submitted && Object.keys(errors).length > 0 && (
+          <span className="field-error">Fix the fields marked ✗ first.</span>
+        )}
       </div>
       {confirming && (
-        <ConfirmDialog title={`Pin ${draft.key_id.trim()}?`} confirmLabel="Pin key" onConfirm={() => void pin()} onCancel={() => setConfirming(false)}>
+        <ConfirmDialog
+          title={`Pin ${draft.key_id.trim()}?`}
+          confirmLabel="Pin key"
+          onConfirm={() => void pin()}
+          onCancel={() => setConfirming(false)}
+        >
           <p>
-            Receipts signed by <Code>{draft.key_id.trim()}</Code> will show trust <strong>‘trusted’</strong> instead of ‘unpinned’{windowWords(draft)}. Every stored receipt it signed is
-            re-checked now.
+            Receipts signed by <Code>{draft.key_id.trim()}</Code> will show trust <strong>‘trusted’</strong> instead of
+            ‘unpinned’{windowWords(draft)}. Every stored receipt it signed is re-checked now.
           </p>
           <dl className="confirm-facts">
             <dt>Algorithm</dt>
@@ -364,10 +462,16 @@ export function PinForm({
               </>
             )}
             <dt>Roles</dt>
-            <dd>{draft.roles.trim() ? `${(parseDraftRoles(draft.roles) as SignerRole[]).join(', ')} only: in another role its signatures are not trusted` : 'every role'}</dd>
+            <dd>
+              {draft.roles.trim()
+                ? `${(parseDraftRoles(draft.roles) as SignerRole[]).join(', ')} only: in another role its signatures are not trusted`
+                : 'every role'}
+            </dd>
           </dl>
           {conflict && <p className="field-error">⚠ {conflict}</p>}
-          <p className="muted">Only pin a key you got from its owner through a channel you trust. This is recorded in the audit log.</p>
+          <p className="muted">
+            Only pin a key you got from its owner through a channel you trust. This is recorded in the audit log.
+          </p>
         </ConfirmDialog>
       )}
     </form>

@@ -3,7 +3,17 @@
  */
 import { useEffect, useRef, type ReactNode } from 'react';
 
-export function Page({ title, subtitle, actions, children }: { title: string; subtitle?: ReactNode; actions?: ReactNode; children: ReactNode }) {
+export function Page({
+  title,
+  subtitle,
+  actions,
+  children,
+}: {
+  title: string;
+  subtitle?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <section className="page" aria-labelledby="page-title">
       <header className="page-header">
@@ -18,7 +28,15 @@ export function Page({ title, subtitle, actions, children }: { title: string; su
   );
 }
 
-export function Panel({ title, children, className = '' }: { title?: ReactNode; children: ReactNode; className?: string }) {
+export function Panel({
+  title,
+  children,
+  className = '',
+}: {
+  title?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`panel ${className}`}>
       {title && <h2 className="panel-title">{title}</h2>}
@@ -61,7 +79,15 @@ export function EmptyState({ title, children, action }: { title: string; childre
 }
 
 /** An error: what went wrong and, when known, how to fix it. */
-export function ErrorNotice({ title = 'Something went wrong', message, hint }: { title?: string; message: string; hint?: ReactNode }) {
+export function ErrorNotice({
+  title = 'Something went wrong',
+  message,
+  hint,
+}: {
+  title?: string;
+  message: string;
+  hint?: ReactNode;
+}) {
   return (
     <div className="notice notice-error" role="alert">
       <p className="notice-title">{title}</p>
@@ -146,7 +172,10 @@ export function ConfirmDialog({
 /** Formats ms since the epoch as a UTC timestamp, or a dash. */
 export function formatInstant(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** Formats a count with thousands separators. */

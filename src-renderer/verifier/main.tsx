@@ -8,4 +8,9 @@ import './verifier.css';
 import { VerifierApp } from './verifier-app';
 
 const root = document.getElementById('root');
-if (root) createRoot(root).render(<StrictMode><VerifierApp /></StrictMode>);
+if (root)
+  createRoot(root).render(
+    <StrictMode>
+      <VerifierApp />
+    </StrictMode>,
+  );

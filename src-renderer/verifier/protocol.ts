@@ -34,7 +34,8 @@ export type WorkerAnswer =
 
 /** Whether a file is read as an evidence bundle: a zip by name or by its first bytes. */
 export function isBundleFile(name: string, head: Uint8Array): boolean {
-  if (typeof name !== 'string' || !(head instanceof Uint8Array)) throw new TypeError('isBundleFile expects a name and bytes');
+  if (typeof name !== 'string' || !(head instanceof Uint8Array))
+    throw new TypeError('isBundleFile expects a name and bytes');
   // "PK\x03\x04" (a local file header) or "PK\x05\x06" (an empty zip's end record).
   const zipMagic = head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && (head[2] === 0x03 || head[2] === 0x05);
   return zipMagic || name.toLowerCase().endsWith('.zip');

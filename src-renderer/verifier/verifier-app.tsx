@@ -57,7 +57,12 @@ function parseTrustFile(text: string): KeyEntry[] {
  * The key or trust file just loaded, not used when it gives a key_id of the other one another key
  * (one key id, one key: PROTOCOL section 0, the rule and message `evroom verify` applies).
  */
-function checkedAgainst(loaded: Loaded<KeyEntry>, kind: string, other: Loaded<KeyEntry> | undefined, otherKind: string): Loaded<KeyEntry> {
+function checkedAgainst(
+  loaded: Loaded<KeyEntry>,
+  kind: string,
+  other: Loaded<KeyEntry> | undefined,
+  otherKind: string,
+): Loaded<KeyEntry> {
   if (loaded.entries === undefined || other?.entries === undefined) return loaded;
   try {
     checkKeySources([
@@ -70,15 +75,38 @@ function checkedAgainst(loaded: Loaded<KeyEntry>, kind: string, other: Loaded<Ke
   }
 }
 
-function KeyInput<T>({ label, testId, help, loaded, onFile }: { label: string; testId: string; help: string; loaded: Loaded<T> | undefined; onFile: (file: File) => void }) {
+function KeyInput<T>({
+  label,
+  testId,
+  help,
+  loaded,
+  onFile,
+}: {
+  label: string;
+  testId: string;
+  help: string;
+  loaded: Loaded<T> | undefined;
+  onFile: (file: File) => void;
+}) {
   return (
     <label className="verifier-option">
       <span className="verifier-option-label">{label}</span>
-      <input type="file" accept=".json,application/json" data-testid={testId} onChange={(event) => event.target.files?.[0] && onFile(event.target.files[0])} />
+      <input
+        type="file"
+        accept=".json,application/json"
+        data-testid={testId}
+        onChange={(event) => event.target.files?.[0] && onFile(event.target.files[0])}
+      />
       <span className="muted verifier-option-help">{help}</span>
       {loaded && (
-        <span className={loaded.error ? 'verifier-option-error' : 'verifier-option-ok'} data-testid={`${testId}-status`} role={loaded.error ? 'alert' : undefined}>
-          {loaded.error ? `${loaded.name}: not used: ${loaded.error}` : `${loaded.name}: ${loaded.entries?.length ?? 0} loaded`}
+        <span
+          className={loaded.error ? 'verifier-option-error' : 'verifier-option-ok'}
+          data-testid={`${testId}-status`}
+          role={loaded.error ? 'alert' : undefined}
+        >
+          {loaded.error
+            ? `${loaded.name}: not used: ${loaded.error}`
+            : `${loaded.name}: ${loaded.entries?.length ?? 0} loaded`}
         </span>
       )}
     </label>
@@ -88,9 +116,14 @@ function KeyInput<T>({ label, testId, help, loaded, onFile }: { label: string; t
 function BundleReceipt({ receipt }: { receipt: BundleReceiptReport }) {
   const [open, setOpen] = useState(false);
   return (
-    <details className="verifier-receipt" onToggle={(event) => setOpen(event.currentTarget.open)} data-receipt={receipt.path}>
+    <details
+      className="verifier-receipt"
+      onToggle={(event) => setOpen(event.currentTarget.open)}
+      data-receipt={receipt.path}
+    >
       <summary>
-        <StatusBadge status={receipt.report.status} /> <TrustBadge trust={receipt.report.trust.status} /> <code className="code">{receipt.path}</code>
+        <StatusBadge status={receipt.report.status} /> <TrustBadge trust={receipt.report.trust.status} />{' '}
+        <code className="code">{receipt.path}</code>
       </summary>
       {/* Rendered when opened: a bundle may hold hundreds of reports. */}
       {open && <ReportView report={receipt.report} level={3} />}
@@ -130,9 +163,12 @@ function BundleView({ result }: { result: BundleCheck }) {
         <section className="report-section" aria-label="Manifest signature">
           <h3 className="report-section-title">Manifest signature</h3>
           <p data-testid="bundle-signature" data-signature={signature.status}>
-            <code className="code">{signature.status}</code> <TrustBadge trust={signature.trust.status} /> {signature.detail}
+            <code className="code">{signature.status}</code> <TrustBadge trust={signature.trust.status} />{' '}
+            {signature.detail}
           </p>
-          <p className="muted">manifest.json SHA-256 <code className="code">{signature.manifest_sha256}</code></p>
+          <p className="muted">
+            manifest.json SHA-256 <code className="code">{signature.manifest_sha256}</code>
+          </p>
         </section>
       )}
       {counts.receipts > 0 && (
@@ -168,13 +204,18 @@ function BundleView({ result }: { result: BundleCheck }) {
               </li>
             ))}
           </ul>
-          {result.totalFindings > result.findings.length && <p className="muted">{result.totalFindings - result.findings.length} more not listed.</p>}
+          {result.totalFindings > result.findings.length && (
+            <p className="muted">{result.totalFindings - result.findings.length} more not listed.</p>
+          )}
         </section>
       )}
       {result.receipts.length > 0 && (
         <section className="report-section" aria-label="Receipt reports">
           <h3 className="report-section-title">Receipt reports</h3>
-          <p className="muted">Every receipt that did not pass{counts.receipts > result.receipts.length ? ', and the first that did' : ''}; open one for its report.</p>
+          <p className="muted">
+            Every receipt that did not pass{counts.receipts > result.receipts.length ? ', and the first that did' : ''};
+            open one for its report.
+          </p>
           {result.receipts.map((receipt) => (
             <BundleReceipt key={receipt.path} receipt={receipt} />
           ))}
@@ -196,8 +237,10 @@ function BundleView({ result }: { result: BundleCheck }) {
 
 /** The data-status and data-trust a result exposes: a document's report, a bundle's verdict. */
 function resultAttributes(result: Result): { status: string; trust: string } {
-  if (result.state === 'document' && result.report) return { status: result.report.status, trust: result.report.trust.status };
-  if (result.state === 'bundle' && result.bundle) return { status: result.bundle.status, trust: result.bundle.signature?.trust.status ?? 'not_applicable' };
+  if (result.state === 'document' && result.report)
+    return { status: result.report.status, trust: result.report.trust.status };
+  if (result.state === 'bundle' && result.bundle)
+    return { status: result.bundle.status, trust: result.bundle.signature?.trust.status ?? 'not_applicable' };
   return { status: result.state, trust: 'not_applicable' };
 }
 
@@ -205,7 +248,14 @@ function ResultView({ result }: { result: Result }) {
   const { status, trust } = resultAttributes(result);
   const kind = result.state === 'bundle' ? 'bundle' : result.state === 'document' ? 'document' : 'pending';
   return (
-    <article className="panel verifier-result" data-testid="result" data-file={result.name} data-status={status} data-trust={trust} data-kind={kind}>
+    <article
+      className="panel verifier-result"
+      data-testid="result"
+      data-file={result.name}
+      data-status={status}
+      data-trust={trust}
+      data-kind={kind}
+    >
       <h2 className="verifier-result-name">
         <code className="code">{result.name}</code>
       </h2>
@@ -213,7 +263,11 @@ function ResultView({ result }: { result: Result }) {
       {result.state === 'verifying' && (
         <div className="verifier-progress">
           <progress data-testid="progress" max={result.progress?.total ?? 1} value={result.progress?.done ?? 0} />
-          <span className="muted">{result.progress ? `${result.progress.done.toLocaleString('en-US')} of ${result.progress.total.toLocaleString('en-US')} files` : 'Reading…'}</span>
+          <span className="muted">
+            {result.progress
+              ? `${result.progress.done.toLocaleString('en-US')} of ${result.progress.total.toLocaleString('en-US')} files`
+              : 'Reading…'}
+          </span>
         </div>
       )}
       {result.state === 'failed' && (
@@ -247,7 +301,8 @@ export function VerifierApp() {
     const created = new VerifierWorker();
     created.onmessage = (event: MessageEvent<WorkerAnswer>) => {
       const answer = event.data;
-      if (answer.type === 'progress') update(answer.id, { state: 'verifying', progress: { done: answer.done, total: answer.total } });
+      if (answer.type === 'progress')
+        update(answer.id, { state: 'verifying', progress: { done: answer.done, total: answer.total } });
       else if (answer.type === 'document') update(answer.id, { state: 'document', report: answer.report });
       else if (answer.type === 'bundle') update(answer.id, { state: 'bundle', bundle: answer.result });
       else update(answer.id, { state: 'failed', message: answer.message });
@@ -260,8 +315,15 @@ export function VerifierApp() {
     (files: readonly File[]) => {
       if (files.length === 0 || !worker.current) return;
       const jobs = files.map((file) => ({ id: nextId.current++, file }));
-      setResults((current) => [...current, ...jobs.map(({ id, file }): Result => ({ id, name: file.name, state: 'verifying' }))]);
-      const chosen: VerifierKeys = { pinned: trust?.entries ?? [], advertised: keys?.entries ?? [], secrets: secrets?.entries ?? [] };
+      setResults((current) => [
+        ...current,
+        ...jobs.map(({ id, file }): Result => ({ id, name: file.name, state: 'verifying' })),
+      ]);
+      const chosen: VerifierKeys = {
+        pinned: trust?.entries ?? [],
+        advertised: keys?.entries ?? [],
+        secrets: secrets?.entries ?? [],
+      };
       const job: VerifyJob = { type: 'verify', files: jobs, keys: chosen };
       worker.current.postMessage(job);
     },
@@ -274,7 +336,9 @@ export function VerifierApp() {
     open([...event.dataTransfer.files]);
   };
 
-  const done = results.filter((result) => result.state === 'document' || result.state === 'bundle' || result.state === 'failed').length;
+  const done = results.filter(
+    (result) => result.state === 'document' || result.state === 'bundle' || result.state === 'failed',
+  ).length;
   return (
     <main
       className={`verifier${dragging ? ' verifier-dragging' : ''}`}
@@ -289,8 +353,8 @@ export function VerifierApp() {
       <header className="verifier-header">
         <h1>Evidence Room reference verifier</h1>
         <p className="muted">
-          Checks signed receipts and evidence bundles in this page. Nothing is uploaded: the page makes no network request, and works from a file on
-          your disk.
+          Checks signed receipts and evidence bundles in this page. Nothing is uploaded: the page makes no network
+          request, and works from a file on your disk.
         </p>
       </header>
       <section className="panel verifier-open">
@@ -309,9 +373,35 @@ export function VerifierApp() {
           <span className="muted">or drop files anywhere on this page.</span>
         </label>
         <div className="verifier-options">
-          <KeyInput label="Key file" testId="keys" help="Public keys to check signatures with; they never make an issuer trusted." loaded={keys} onFile={(file) => void loadFile(file, (text) => parseKeyFile(text)).then((loaded) => setKeys(checkedAgainst(loaded, 'key file', trust, 'trust file')))} />
-          <KeyInput label="Trust file" testId="trust" help="Keys you pin for this page only: signatures by them read “trusted”." loaded={trust} onFile={(file) => void loadFile(file, parseTrustFile).then((loaded) => setTrust(checkedAgainst(loaded, 'trust file', keys, 'key file')))} />
-          <KeyInput label="Secrets file" testId="secrets" help="AES-256-GCM secrets that open sealed documents." loaded={secrets} onFile={(file) => void loadFile(file, parseSecretsFile).then(setSecrets)} />
+          <KeyInput
+            label="Key file"
+            testId="keys"
+            help="Public keys to check signatures with; they never make an issuer trusted."
+            loaded={keys}
+            onFile={(file) =>
+              void loadFile(file, (text) => parseKeyFile(text)).then((loaded) =>
+                setKeys(checkedAgainst(loaded, 'key file', trust, 'trust file')),
+              )
+            }
+          />
+          <KeyInput
+            label="Trust file"
+            testId="trust"
+            help="Keys you pin for this page only: signatures by them read “trusted”."
+            loaded={trust}
+            onFile={(file) =>
+              void loadFile(file, parseTrustFile).then((loaded) =>
+                setTrust(checkedAgainst(loaded, 'trust file', keys, 'key file')),
+              )
+            }
+          />
+          <KeyInput
+            label="Secrets file"
+            testId="secrets"
+            help="AES-256-GCM secrets that open sealed documents."
+            loaded={secrets}
+            onFile={(file) => void loadFile(file, parseSecretsFile).then(setSecrets)}
+          />
         </div>
         <p className="muted">Keys and secrets apply to files opened after them.</p>
       </section>

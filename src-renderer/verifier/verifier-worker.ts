@@ -60,7 +60,10 @@ async function verifyBundle(id: number, bytes: Uint8Array, context: VerifyContex
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/encrypt/i.test(message)) return refused('zip_encrypted', `The zip cannot be read: ${message}`);
-    return refused(/end of central directory|signature/i.test(message) ? 'zip_unreadable' : 'zip_corrupt', `The zip cannot be read: ${message}`);
+    return refused(
+      /end of central directory|signature/i.test(message) ? 'zip_unreadable' : 'zip_corrupt',
+      `The zip cannot be read: ${message}`,
+    );
   }
   const entries: BundleArchiveEntry[] = [];
   for (const object of Object.values(zip.files)) {
@@ -68,7 +71,12 @@ async function verifyBundle(id: number, bytes: Uint8Array, context: VerifyContex
     const stored = object.unsafeOriginalName ?? object.name;
     const mode = typeof object.unixPermissions === 'number' ? object.unixPermissions : 0;
     if ((mode & S_IFMT) === S_IFLNK) return refused('zip_symlink', `Entry "${stored}" is a symbolic link.`);
-    entries.push({ name: stored, directory: object.dir, ...declaredSizes(object), read: () => object.async('uint8array') });
+    entries.push({
+      name: stored,
+      directory: object.dir,
+      ...declaredSizes(object),
+      read: () => object.async('uint8array'),
+    });
   }
   let last = -1;
   return checkBundle(entries, context, {
@@ -83,7 +91,11 @@ async function verifyBundle(id: number, bytes: Uint8Array, context: VerifyContex
 
 async function run(job: VerifyJob): Promise<void> {
   const keys: VerifierKeys = job.keys;
-  const context = createVerifyContext(crypto, { pinned: keys.pinned, advertised: keys.advertised, secrets: keys.secrets });
+  const context = createVerifyContext(crypto, {
+    pinned: keys.pinned,
+    advertised: keys.advertised,
+    secrets: keys.secrets,
+  });
   for (const { id, file } of job.files) {
     try {
       const bytes = new Uint8Array(await file.arrayBuffer());

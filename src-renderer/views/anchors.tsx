@@ -20,7 +20,9 @@ const BATCH_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/;
 export function AnchorsView({ id, query }: { id: string | undefined; query: URLSearchParams }) {
   if (id !== undefined) return <AnchorDetailPage id={Number(id)} />;
   const stateParam = query.get('state');
-  const state = (ANCHOR_STATES as readonly string[]).includes(stateParam ?? '') ? (stateParam as AnchorState) : undefined;
+  const state = (ANCHOR_STATES as readonly string[]).includes(stateParam ?? '')
+    ? (stateParam as AnchorState)
+    : undefined;
   const batchParam = query.get('batch');
   const batch = batchParam !== null && BATCH_PATTERN.test(batchParam) ? batchParam : undefined;
   return <AnchorLists state={state} batch={batch} />;
@@ -39,12 +41,23 @@ function AnchorLists({ state, batch }: { state: AnchorState | undefined; batch: 
       title="Anchors"
       subtitle="Receipt hashes anchored on a chain in batches: each batch’s Merkle root is posted in one transaction. Step 1 runs offline after every import; “Check on chain” runs steps 2 and 3."
     >
-      {batches.error && <ErrorNotice title="The anchors could not be loaded" message={batches.error} hint={<button type="button" className="button button-secondary" onClick={batches.reload}>Try again</button>} />}
+      {batches.error && (
+        <ErrorNotice
+          title="The anchors could not be loaded"
+          message={batches.error}
+          hint={
+            <button type="button" className="button button-secondary" onClick={batches.reload}>
+              Try again
+            </button>
+          }
+        />
+      )}
       {!batches.data && !batches.error && <Loading label="Loading anchors…" />}
       {batches.data && all === 0 && (
         <EmptyState title="No anchor records yet">
-          Anchor records arrive with evidence bundles (their anchors/ folder) or from the HTTP service’s anchoring. Import a bundle in <a href={hrefFor(['bundles'])}>Bundles</a>; each
-          receipt it anchors then shows here and in its receipt’s detail.
+          Anchor records arrive with evidence bundles (their anchors/ folder) or from the HTTP service’s anchoring.
+          Import a bundle in <a href={hrefFor(['bundles'])}>Bundles</a>; each receipt it anchors then shows here and in
+          its receipt’s detail.
         </EmptyState>
       )}
       {batches.data && totals && all !== undefined && all > 0 && (
@@ -53,7 +66,12 @@ function AnchorLists({ state, batch }: { state: AnchorState | undefined; batch: 
             <ul className="anchor-totals" aria-label="Anchor records by state">
               {ANCHOR_STATES.map((name) => (
                 <li key={name}>
-                  <a className={`anchor-total${state === name ? ' anchor-total-selected' : ''}`} href={filterHref(state === name ? undefined : name, batch)} aria-current={state === name ? 'true' : undefined} data-total-state={name}>
+                  <a
+                    className={`anchor-total${state === name ? ' anchor-total-selected' : ''}`}
+                    href={filterHref(state === name ? undefined : name, batch)}
+                    aria-current={state === name ? 'true' : undefined}
+                    data-total-state={name}
+                  >
                     <span className="stat">{formatCount(totals[name])}</span>
                     <AnchorStateBadge state={name} />
                   </a>
@@ -78,14 +96,33 @@ function AnchorLists({ state, batch }: { state: AnchorState | undefined; batch: 
                 </thead>
                 <tbody>
                   {batches.data.batches.map((row) => (
-                    <tr key={row.batch_id} data-batch-id={row.batch_id} aria-selected={batch === row.batch_id ? true : undefined}>
+                    <tr
+                      key={row.batch_id}
+                      data-batch-id={row.batch_id}
+                      aria-selected={batch === row.batch_id ? true : undefined}
+                    >
                       <td className="nowrap">
-                        <a href={filterHref(state, batch === row.batch_id ? undefined : row.batch_id)} aria-label={`${batch === row.batch_id ? 'Show every batch' : `Show the records of batch ${row.batch_id}`}`}>
+                        <a
+                          href={filterHref(state, batch === row.batch_id ? undefined : row.batch_id)}
+                          aria-label={`${batch === row.batch_id ? 'Show every batch' : `Show the records of batch ${row.batch_id}`}`}
+                        >
                           {row.batch_id}
                         </a>
                       </td>
-                      <td className="nowrap">{row.network === null ? <span className="muted">pending</span> : `${row.network} · ${row.block_height ?? '—'}`}</td>
-                      <td>{row.tx_hash === null ? <span className="muted">not posted yet</span> : <HashChip hash={row.tx_hash} what={`the transaction of batch ${row.batch_id}`} />}</td>
+                      <td className="nowrap">
+                        {row.network === null ? (
+                          <span className="muted">pending</span>
+                        ) : (
+                          `${row.network} · ${row.block_height ?? '—'}`
+                        )}
+                      </td>
+                      <td>
+                        {row.tx_hash === null ? (
+                          <span className="muted">not posted yet</span>
+                        ) : (
+                          <HashChip hash={row.tx_hash} what={`the transaction of batch ${row.batch_id}`} />
+                        )}
+                      </td>
                       <td className="numeric">{formatCount(row.total)}</td>
                       <td>
                         <span className="anchor-batch-states">
@@ -120,7 +157,12 @@ function AnchorRecords({ state, batch }: { state: AnchorState | undefined; batch
     const request = ++latest.current;
     setLoading(true);
     try {
-      const page = await api['anchors.list']({ ...(state ? { state } : {}), ...(batch ? { batch_id: batch } : {}), ...(after ? { after } : {}), limit: 100 });
+      const page = await api['anchors.list']({
+        ...(state ? { state } : {}),
+        ...(batch ? { batch_id: batch } : {}),
+        ...(after ? { after } : {}),
+        limit: 100,
+      });
       // An answer for filters that changed meanwhile is dropped.
       if (request !== latest.current) return;
       setRows((current) => (replace || current === undefined ? page.rows : [...current, ...page.rows]));
@@ -142,10 +184,19 @@ function AnchorRecords({ state, batch }: { state: AnchorState | undefined; batch
   const title = `Anchor records${state ? ` · ${anchorStateLabel(state)}` : ''}${batch ? ` · batch ${batch}` : ''}`;
   return (
     <Panel title={title}>
-      <form className="toolbar anchor-filters" onSubmit={(event) => event.preventDefault()} aria-label="Filter anchor records">
+      <form
+        className="toolbar anchor-filters"
+        onSubmit={(event) => event.preventDefault()}
+        aria-label="Filter anchor records"
+      >
         <label>
           <span>State</span>
-          <select value={state ?? ''} aria-label="State" data-testid="anchor-state-filter" onChange={(event) => navigate(['anchors'], { state: event.target.value || undefined, batch }, true)}>
+          <select
+            value={state ?? ''}
+            aria-label="State"
+            data-testid="anchor-state-filter"
+            onChange={(event) => navigate(['anchors'], { state: event.target.value || undefined, batch }, true)}
+          >
             <option value="">Every state</option>
             {ANCHOR_STATES.map((name) => (
               <option key={name} value={name}>
@@ -156,8 +207,7 @@ function AnchorRecords({ state, batch }: { state: AnchorState | undefined; batch
         </label>
         {batch && (
           <p className="anchor-filter-batch">
-            Batch <span className="code">{batch}</span>{' '}
-            <a href={filterHref(state, undefined)}>Show every batch</a>
+            Batch <span className="code">{batch}</span> <a href={filterHref(state, undefined)}>Show every batch</a>
           </p>
         )}
       </form>
@@ -182,7 +232,11 @@ function AnchorRecords({ state, batch }: { state: AnchorState | undefined; batch
               {rows.map((row) => (
                 <tr key={row.id} data-anchor-id={row.id} data-state={row.state}>
                   <td>
-                    <a href={hrefFor(['anchors', row.id])} className="anchor-open" aria-label={`Open anchor ${row.id} (${anchorStateLabel(row.state)})`}>
+                    <a
+                      href={hrefFor(['anchors', row.id])}
+                      className="anchor-open"
+                      aria-label={`Open anchor ${row.id} (${anchorStateLabel(row.state)})`}
+                    >
                       Anchor {row.id}
                     </a>
                     <span className="muted anchor-suffix code" title={row.svc_anchor}>
@@ -232,13 +286,26 @@ function AnchorDetailPage({ id }: { id: number }) {
   if (!valid) {
     return (
       <Page title="Anchor not found" actions={back}>
-        <ErrorNotice title="Anchor not found" message="That address does not name an anchor record: it ends in the record’s number, e.g. #/anchors/12." />
+        <ErrorNotice
+          title="Anchor not found"
+          message="That address does not name an anchor record: it ends in the record’s number, e.g. #/anchors/12."
+        />
       </Page>
     );
   }
   return (
-    <Page title={`Anchor ${id}`} subtitle={detail ? <span className="code">{detail.svc_anchor}</span> : undefined} actions={back}>
-      {loaded.error && <ErrorNotice title="This anchor record could not be shown" message={loaded.error} hint={<a href={hrefFor(['anchors'])}>See every anchor</a>} />}
+    <Page
+      title={`Anchor ${id}`}
+      subtitle={detail ? <span className="code">{detail.svc_anchor}</span> : undefined}
+      actions={back}
+    >
+      {loaded.error && (
+        <ErrorNotice
+          title="This anchor record could not be shown"
+          message={loaded.error}
+          hint={<a href={hrefFor(['anchors'])}>See every anchor</a>}
+        />
+      )}
       {!detail && !loaded.error && <Loading label="Loading the anchor record…" />}
       {detail && (
         <Panel>

@@ -3,10 +3,27 @@
  * manifest, signature (and, apart from it, the signer's trust), counts and findings.
  */
 import type { ReactNode } from 'react';
-import type { BundleCounts, BundleDetail, BundleFinding, BundleSignature, BundleSummary, ImportProgress } from '../../src-shared/api/contract';
+import type {
+  BundleCounts,
+  BundleDetail,
+  BundleFinding,
+  BundleSignature,
+  BundleSummary,
+  ImportProgress,
+} from '../../src-shared/api/contract';
 import { useApi } from '../api';
 import { hrefFor, navigate } from '../router';
-import { Code, EmptyState, ErrorNotice, Fields, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
+import {
+  Code,
+  EmptyState,
+  ErrorNotice,
+  Fields,
+  Loading,
+  Page,
+  Panel,
+  formatCount,
+  formatInstant,
+} from '../components/ui';
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
 import { BundleImport } from '../components/bundles-import';
 import {
@@ -27,7 +44,11 @@ export function BundlesView({ id }: { id: number | undefined }) {
   if (!Number.isSafeInteger(id) || id < 1) {
     return (
       <Page title="Bundle not found">
-        <ErrorNotice title="Bundle not found" message="That address does not name a bundle." hint={<a href={hrefFor(['bundles'])}>See every bundle</a>} />
+        <ErrorNotice
+          title="Bundle not found"
+          message="That address does not name a bundle."
+          hint={<a href={hrefFor(['bundles'])}>See every bundle</a>}
+        />
       </Page>
     );
   }
@@ -36,14 +57,22 @@ export function BundlesView({ id }: { id: number | undefined }) {
 
 function BundleStatusBadge({ status }: { status: BundleSummary['status'] }) {
   return status === 'complete' ? (
-    <span className="badge badge-neutral" title="every file and receipt of the bundle was processed" data-bundle-status="complete">
+    <span
+      className="badge badge-neutral"
+      title="every file and receipt of the bundle was processed"
+      data-bundle-status="complete"
+    >
       <span aria-hidden="true" className="badge-icon">
         ●
       </span>
       complete
     </span>
   ) : (
-    <span className="badge badge-warn" title="the import stopped part-way; import the same zip again to finish it" data-bundle-status="partial">
+    <span
+      className="badge badge-warn"
+      title="the import stopped part-way; import the same zip again to finish it"
+      data-bundle-status="partial"
+    >
       <span aria-hidden="true" className="badge-icon">
         ◐
       </span>
@@ -76,14 +105,19 @@ function BundleList() {
       </Panel>
       <Panel title={bundles.data ? `Imported bundles (${formatCount(rows.length)})` : 'Imported bundles'}>
         {bundles.error ? (
-          <ErrorNotice title="The bundles could not be loaded" message={bundles.error} hint="Check that the app is still running, then reload the page." />
+          <ErrorNotice
+            title="The bundles could not be loaded"
+            message={bundles.error}
+            hint="Check that the app is still running, then reload the page."
+          />
         ) : !bundles.data ? (
           <Loading label="Loading bundles…" />
         ) : rows.length === 0 ? (
           <EmptyState title="No evidence bundles yet">
-            An evidence bundle is a .zip that a service (or another Evidence Room) exports: its receipts, their anchor records and the service’s public keys,
-            all listed with their SHA-256 in a signed manifest.json. Drop one on the area above or choose it with “Choose a .zip file…”: every file is checked against
-            the manifest, every receipt is verified, and the receipts are stored in your ledger. You can export bundles of your own with{' '}
+            An evidence bundle is a .zip that a service (or another Evidence Room) exports: its receipts, their anchor
+            records and the service’s public keys, all listed with their SHA-256 in a signed manifest.json. Drop one on
+            the area above or choose it with “Choose a .zip file…”: every file is checked against the manifest, every
+            receipt is verified, and the receipts are stored in your ledger. You can export bundles of your own with{' '}
             <Code>evroom export --out FILE.zip</Code>.
           </EmptyState>
         ) : (
@@ -146,9 +180,19 @@ function BundleRow({ bundle }: { bundle: BundleSummary }) {
       </td>
       <td className="numeric">
         {numberOrDash(counts.receipts)}
-        {counts.receiptsNew !== undefined && <span className="muted bundle-new">{formatCount(counts.receiptsNew)} new</span>}
+        {counts.receiptsNew !== undefined && (
+          <span className="muted bundle-new">{formatCount(counts.receiptsNew)} new</span>
+        )}
       </td>
-      <td className="numeric">{counts.findingsTotal === undefined ? '—' : counts.findingsTotal === 0 ? <span className="muted">none</span> : <strong>{formatCount(counts.findingsTotal)}</strong>}</td>
+      <td className="numeric">
+        {counts.findingsTotal === undefined ? (
+          '—'
+        ) : counts.findingsTotal === 0 ? (
+          <span className="muted">none</span>
+        ) : (
+          <strong>{formatCount(counts.findingsTotal)}</strong>
+        )}
+      </td>
     </tr>
   );
 }
@@ -158,7 +202,11 @@ function BundleDetailPage({ id }: { id: number }) {
   if (bundle.error) {
     return (
       <Page title={`Bundle ${id}`}>
-        <ErrorNotice title="This bundle could not be shown" message={bundle.error} hint={<a href={hrefFor(['bundles'])}>See every bundle</a>} />
+        <ErrorNotice
+          title="This bundle could not be shown"
+          message={bundle.error}
+          hint={<a href={hrefFor(['bundles'])}>See every bundle</a>}
+        />
       </Page>
     );
   }
@@ -181,7 +229,8 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
       title={bundle.file_name ?? `Bundle ${bundle.id}`}
       subtitle={
         <>
-          Bundle {bundle.id} · imported {formatInstant(bundle.imported_at)} · SHA-256 <Code>{bundle.bundle_sha256}</Code>
+          Bundle {bundle.id} · imported {formatInstant(bundle.imported_at)} · SHA-256{' '}
+          <Code>{bundle.bundle_sha256}</Code>
         </>
       }
       actions={
@@ -199,7 +248,10 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
       {bundle.status === 'partial' && (
         <div className="notice notice-warn" role="status">
           <p className="notice-title">This import stopped part-way</p>
-          <p>The bundle is marked partial: some of its receipts may be missing from the ledger, and its counts and findings are not final. Import the same zip again to finish it; nothing is stored twice.</p>
+          <p>
+            The bundle is marked partial: some of its receipts may be missing from the ledger, and its counts and
+            findings are not final. Import the same zip again to finish it; nothing is stored twice.
+          </p>
         </div>
       )}
       <SignerTrustNotice signature={signature} />
@@ -214,7 +266,12 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
                 ['Manifest key id', manifest.keyId ? <Code>{manifest.keyId}</Code> : '—'],
                 ['Files listed', manifest.fileCount === undefined ? '—' : formatCount(manifest.fileCount)],
                 ...(manifest.declaredCounts.length > 0
-                  ? ([['Declared counts', manifest.declaredCounts.map(([name, value]) => `${name} ${formatCount(value)}`).join(' · ')]] as [string, ReactNode][])
+                  ? ([
+                      [
+                        'Declared counts',
+                        manifest.declaredCounts.map(([name, value]) => `${name} ${formatCount(value)}`).join(' · '),
+                      ],
+                    ] as [string, ReactNode][])
                   : []),
                 ['Import', <BundleStatusBadge key="status" status={bundle.status} />],
               ]}
@@ -226,7 +283,12 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
         <SignaturePanel signature={signature} />
       </div>
       <CountsPanel counts={counts} bundleId={bundle.id} />
-      <FindingsPanel findings={findings} counts={counts} receiptsHref={receiptsHref} complete={bundle.status === 'complete'} />
+      <FindingsPanel
+        findings={findings}
+        counts={counts}
+        receiptsHref={receiptsHref}
+        complete={bundle.status === 'complete'}
+      />
     </Page>
   );
 }
@@ -236,7 +298,13 @@ function JustImportedNotice({ progress }: { progress: ImportProgress }) {
   const resumed = progress.result?.resumed === true;
   return (
     <div className="notice notice-info" role="status" data-testid="just-imported">
-      <p className="notice-title">{already ? 'This bundle had been imported before' : resumed ? 'Import finished (it had stopped part-way before)' : 'Import finished'}</p>
+      <p className="notice-title">
+        {already
+          ? 'This bundle had been imported before'
+          : resumed
+            ? 'Import finished (it had stopped part-way before)'
+            : 'Import finished'}
+      </p>
       <p>
         {already
           ? 'The same zip (same SHA-256) is already in the ledger, so nothing new was stored; it was checked again all the same.'
@@ -255,8 +323,9 @@ function SignerTrustNotice({ signature }: { signature: BundleSignature | undefin
       <div className="notice notice-info" role="status" data-testid="signer-unpinned">
         <p className="notice-title">Signature valid, signer not in your trust store</p>
         <p>
-          The manifest verifies with the key <Code>{signature.keyId ?? 'named in manifest.sig'}</Code>, so the bundle is intact as that key signed it. You have not pinned that key,
-          so this says nothing about who made the bundle. This is not a finding; pin the key only if you know it belongs to the sender.
+          The manifest verifies with the key <Code>{signature.keyId ?? 'named in manifest.sig'}</Code>, so the bundle is
+          intact as that key signed it. You have not pinned that key, so this says nothing about who made the bundle.
+          This is not a finding; pin the key only if you know it belongs to the sender.
         </p>
         <p className="notice-hint">{trustLink}</p>
       </div>
@@ -381,7 +450,9 @@ function CountsPanel({ counts, bundleId }: { counts: BundleCounts; bundleId: num
             </ul>
           )}
           <p className="muted breakdown-note">
-            Trust as judged at import time. Pinning, revoking or unpinning a key later updates the stored receipts, not these counts: <a href={hrefFor(['receipts'], { bundle: String(bundleId) })}>the receipts</a> show trust as it is now.
+            Trust as judged at import time. Pinning, revoking or unpinning a key later updates the stored receipts, not
+            these counts: <a href={hrefFor(['receipts'], { bundle: String(bundleId) })}>the receipts</a> show trust as
+            it is now.
           </p>
         </div>
       </div>
@@ -389,7 +460,17 @@ function CountsPanel({ counts, bundleId }: { counts: BundleCounts; bundleId: num
   );
 }
 
-function FindingsPanel({ findings, counts, receiptsHref, complete }: { findings: BundleFinding[]; counts: BundleCounts; receiptsHref: string; complete: boolean }) {
+function FindingsPanel({
+  findings,
+  counts,
+  receiptsHref,
+  complete,
+}: {
+  findings: BundleFinding[];
+  counts: BundleCounts;
+  receiptsHref: string;
+  complete: boolean;
+}) {
   const total = counts.findingsTotal ?? findings.length;
   const groups = groupFindings(findings);
   return (
@@ -397,7 +478,8 @@ function FindingsPanel({ findings, counts, receiptsHref, complete }: { findings:
       {total === 0 ? (
         complete ? (
           <p className="findings-none" data-testid="no-findings">
-            <span aria-hidden="true">✓</span> No findings: every file matches the manifest, nothing is missing or extra, and every receipt verified PASS.
+            <span aria-hidden="true">✓</span> No findings: every file matches the manifest, nothing is missing or extra,
+            and every receipt verified PASS.
           </p>
         ) : (
           <p className="muted">No findings recorded yet: the import did not finish.</p>
@@ -405,8 +487,10 @@ function FindingsPanel({ findings, counts, receiptsHref, complete }: { findings:
       ) : (
         <>
           <p className="muted findings-intro">
-            Findings are problems that did not stop the import: the bundle and its receipts were stored, and these are what an auditor should look at.
-            {total > findings.length && ` The first ${formatCount(findings.length)} of ${formatCount(total)} are listed; counts by kind: ${counts.findingsByCode.map(([code, amount]) => `${findingWords(code)} ${formatCount(amount)}`).join(', ')}.`}
+            Findings are problems that did not stop the import: the bundle and its receipts were stored, and these are
+            what an auditor should look at.
+            {total > findings.length &&
+              ` The first ${formatCount(findings.length)} of ${formatCount(total)} are listed; counts by kind: ${counts.findingsByCode.map(([code, amount]) => `${findingWords(code)} ${formatCount(amount)}`).join(', ')}.`}
           </p>
           {groups.map((group) => (
             <section key={group.id} className="finding-group" data-finding-group={group.id}>
@@ -433,7 +517,13 @@ function FindingsPanel({ findings, counts, receiptsHref, complete }: { findings:
                 <tbody>
                   {group.findings.map((finding, index) => (
                     <tr key={index}>
-                      <td className="finding-path">{finding.path === '' ? <span className="muted">whole bundle</span> : <Code>{finding.path}</Code>}</td>
+                      <td className="finding-path">
+                        {finding.path === '' ? (
+                          <span className="muted">whole bundle</span>
+                        ) : (
+                          <Code>{finding.path}</Code>
+                        )}
+                      </td>
                       <td className="nowrap">{findingWords(finding.code)}</td>
                       <td>{finding.message}</td>
                     </tr>

@@ -6,7 +6,15 @@
  */
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
-import { REPORT_STATUSES, TRUST_STATUSES, type BundleSummary, type FormatCount, type ImportProgress, type Overview, type ReceiptRow } from '../../src-shared/api/contract';
+import {
+  REPORT_STATUSES,
+  TRUST_STATUSES,
+  type BundleSummary,
+  type FormatCount,
+  type ImportProgress,
+  type Overview,
+  type ReceiptRow,
+} from '../../src-shared/api/contract';
 import { api, errorMessage, useApi } from '../api';
 import { hrefFor } from '../router';
 import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
@@ -41,7 +49,9 @@ export function OverviewView() {
   return (
     <Page
       title="Overview"
-      subtitle={data && data.receipts > 0 ? 'Your ledger at a glance. Every count opens the receipts behind it.' : undefined}
+      subtitle={
+        data && data.receipts > 0 ? 'Your ledger at a glance. Every count opens the receipts behind it.' : undefined
+      }
       actions={
         data && (data.receipts > 0 || data.bundles > 0) ? (
           <Button onClick={reload} disabled={loading}>
@@ -50,9 +60,24 @@ export function OverviewView() {
         ) : undefined
       }
     >
-      {error && <ErrorNotice title="The overview could not be loaded" message={error} hint={<button type="button" className="button button-secondary" onClick={reload}>Try again</button>} />}
+      {error && (
+        <ErrorNotice
+          title="The overview could not be loaded"
+          message={error}
+          hint={
+            <button type="button" className="button button-secondary" onClick={reload}>
+              Try again
+            </button>
+          }
+        />
+      )}
       {!data && !error && <Loading />}
-      {data && (data.receipts === 0 && data.bundles === 0 ? <Welcome onLoaded={reload} pinnedKeys={data.pinnedKeys} /> : <Dashboard overview={data} />)}
+      {data &&
+        (data.receipts === 0 && data.bundles === 0 ? (
+          <Welcome onLoaded={reload} pinnedKeys={data.pinnedKeys} />
+        ) : (
+          <Dashboard overview={data} />
+        ))}
     </Page>
   );
 }
@@ -83,7 +108,13 @@ function Welcome({ onLoaded, pinnedKeys }: { onLoaded: () => void; pinnedKeys: n
       if (progress.state === 'done') onLoaded();
       else {
         setJob(undefined);
-        setProblem(progress.error ?? { code: progress.state, message: progress.state === 'cancelled' ? 'The sample import was cancelled.' : 'The sample import did not finish.' });
+        setProblem(
+          progress.error ?? {
+            code: progress.state,
+            message:
+              progress.state === 'cancelled' ? 'The sample import was cancelled.' : 'The sample import did not finish.',
+          },
+        );
       }
     } catch (reason) {
       if (!mounted.current) return;
@@ -111,15 +142,22 @@ function Welcome({ onLoaded, pinnedKeys }: { onLoaded: () => void; pinnedKeys: n
           </div>
         }
       >
-        Evidence Room verifies signed receipts and evidence bundles offline and keeps them, with their reports, in a ledger on this computer that you can search and audit.
+        Evidence Room verifies signed receipts and evidence bundles offline and keeps them, with their reports, in a
+        ledger on this computer that you can search and audit.
       </EmptyState>
       <p className="overview-welcome-state muted">
-        Your ledger is empty{pinnedKeys > 0 ? `; ${formatCount(pinnedKeys)} ${pinnedKeys === 1 ? 'key is' : 'keys are'} pinned in the trust store` : ''}.
+        Your ledger is empty
+        {pinnedKeys > 0
+          ? `; ${formatCount(pinnedKeys)} ${pinnedKeys === 1 ? 'key is' : 'keys are'} pinned in the trust store`
+          : ''}
+        .
       </p>
       {running && job && (
         <p className="overview-welcome-state" role="status">
           {job.phase}
-          {job.receiptsTotal > 0 ? ` · ${formatCount(job.receiptsVerified)} of ${formatCount(job.receiptsTotal)} receipts verified` : ''}
+          {job.receiptsTotal > 0
+            ? ` · ${formatCount(job.receiptsVerified)} of ${formatCount(job.receiptsTotal)} receipts verified`
+            : ''}
         </p>
       )}
       {problem &&
@@ -127,23 +165,49 @@ function Welcome({ onLoaded, pinnedKeys }: { onLoaded: () => void; pinnedKeys: n
           <div className="notice notice-info overview-samples-notice" role="status">
             <p className="notice-title">Sample data is not available in this build</p>
             <p>
-              You can still try Evidence Room with samples: run <code className="code">evroom samples --out DIR</code> to write sample documents of every format, then open one on the{' '}
-              <a href={hrefFor(['verify'])}>Verify</a> page.
+              You can still try Evidence Room with samples: run <code className="code">evroom samples --out DIR</code>{' '}
+              to write sample documents of every format, then open one on the <a href={hrefFor(['verify'])}>Verify</a>{' '}
+              page.
             </p>
           </div>
         ) : (
-          <ErrorNotice title="Sample data could not be loaded" message={problem.message} hint="Try again; if it keeps failing, import a bundle of your own instead." />
+          <ErrorNotice
+            title="Sample data could not be loaded"
+            message={problem.message}
+            hint="Try again; if it keeps failing, import a bundle of your own instead."
+          />
         ))}
     </Panel>
   );
 }
 
 /** One row of a breakdown: a badge or name that links to the filtered receipts, a bar and a count. */
-function BreakdownRow({ href, label, count, total, description, tone = 'neutral', children }: { href: string; label: string; count: number; total: number; description: string; tone?: string; children: ReactNode }) {
+function BreakdownRow({
+  href,
+  label,
+  count,
+  total,
+  description,
+  tone = 'neutral',
+  children,
+}: {
+  href: string;
+  label: string;
+  count: number;
+  total: number;
+  description: string;
+  tone?: string;
+  children: ReactNode;
+}) {
   const share = total > 0 ? (count / total) * 100 : 0;
   return (
     <li>
-      <a className="overview-breakdown-link" href={href} aria-label={`${label}: ${formatCount(count)} ${count === 1 ? 'receipt' : 'receipts'}. Show them.`} title={description}>
+      <a
+        className="overview-breakdown-link"
+        href={href}
+        aria-label={`${label}: ${formatCount(count)} ${count === 1 ? 'receipt' : 'receipts'}. Show them.`}
+        title={description}
+      >
         <span className="overview-breakdown-name">{children}</span>
         <span className={`overview-bar overview-bar-${tone}`} aria-hidden="true">
           <span style={{ width: `${Math.max(share, count > 0 ? 2 : 0)}%` }} />
@@ -167,28 +231,55 @@ function Stat({ label, value, href, detail }: { label: string; value: number; hr
 function Dashboard({ overview }: { overview: Overview }) {
   const total = overview.receipts;
   const passed = overview.byStatus.PASS ?? 0;
-  const statuses = REPORT_STATUSES.filter((status) => (overview.byStatus[status] ?? 0) > 0).sort((a, b) => (b === 'PASS' ? 1 : 0) - (a === 'PASS' ? 1 : 0));
+  const statuses = REPORT_STATUSES.filter((status) => (overview.byStatus[status] ?? 0) > 0).sort(
+    (a, b) => (b === 'PASS' ? 1 : 0) - (a === 'PASS' ? 1 : 0),
+  );
   const trusts = TRUST_STATUSES.filter((trust) => (overview.byTrust[trust] ?? 0) > 0);
   const trusted = overview.byTrust.trusted ?? 0;
   return (
     <>
       <div className="grid grid-4">
-        <Stat label={total === 1 ? 'receipt' : 'receipts'} value={total} href={hrefFor(['receipts'])} detail={`${formatCount(overview.byFormat.length)} ${overview.byFormat.length === 1 ? 'format' : 'formats'}`} />
-        <Stat label="passed every check" value={passed} href={hrefFor(['receipts'], { status: 'PASS' })} detail={total > 0 ? `${Math.round((passed / total) * 100)}% of receipts` : undefined} />
+        <Stat
+          label={total === 1 ? 'receipt' : 'receipts'}
+          value={total}
+          href={hrefFor(['receipts'])}
+          detail={`${formatCount(overview.byFormat.length)} ${overview.byFormat.length === 1 ? 'format' : 'formats'}`}
+        />
+        <Stat
+          label="passed every check"
+          value={passed}
+          href={hrefFor(['receipts'], { status: 'PASS' })}
+          detail={total > 0 ? `${Math.round((passed / total) * 100)}% of receipts` : undefined}
+        />
         <Stat
           label={overview.bundles === 1 ? 'bundle imported' : 'bundles imported'}
           value={overview.bundles}
           href={hrefFor(['bundles'])}
-          detail={overview.recentImports[0] ? `latest ${formatInstant(overview.recentImports[0].imported_at)}` : 'none yet'}
+          detail={
+            overview.recentImports[0] ? `latest ${formatInstant(overview.recentImports[0].imported_at)}` : 'none yet'
+          }
         />
-        <Stat label={overview.pinnedKeys === 1 ? 'pinned key' : 'pinned keys'} value={overview.pinnedKeys} href={hrefFor(['trust'])} detail={`${formatCount(trusted)} ${trusted === 1 ? 'receipt' : 'receipts'} from trusted issuers`} />
+        <Stat
+          label={overview.pinnedKeys === 1 ? 'pinned key' : 'pinned keys'}
+          value={overview.pinnedKeys}
+          href={hrefFor(['trust'])}
+          detail={`${formatCount(trusted)} ${trusted === 1 ? 'receipt' : 'receipts'} from trusted issuers`}
+        />
       </div>
 
       <div className="grid grid-3">
         <Panel title="By status">
           <ul className="overview-breakdown" aria-label="Receipts by status">
             {statuses.map((status) => (
-              <BreakdownRow key={status} href={hrefFor(['receipts'], { status })} label={status} count={overview.byStatus[status] ?? 0} total={total} description={statusMeaning(status)} tone={STATUS_TONE[status]}>
+              <BreakdownRow
+                key={status}
+                href={hrefFor(['receipts'], { status })}
+                label={status}
+                count={overview.byStatus[status] ?? 0}
+                total={total}
+                description={statusMeaning(status)}
+                tone={STATUS_TONE[status]}
+              >
                 <StatusBadge status={status} />
               </BreakdownRow>
             ))}
@@ -197,7 +288,15 @@ function Dashboard({ overview }: { overview: Overview }) {
         <Panel title="By trust">
           <ul className="overview-breakdown" aria-label="Receipts by trust">
             {trusts.map((trust) => (
-              <BreakdownRow key={trust} href={hrefFor(['receipts'], { trust })} label={`trust ${trust.replace('_', ' ')}`} count={overview.byTrust[trust] ?? 0} total={total} description={trustMeaning(trust)} tone={TRUST_TONE[trust]}>
+              <BreakdownRow
+                key={trust}
+                href={hrefFor(['receipts'], { trust })}
+                label={`trust ${trust.replace('_', ' ')}`}
+                count={overview.byTrust[trust] ?? 0}
+                total={total}
+                description={trustMeaning(trust)}
+                tone={TRUST_TONE[trust]}
+              >
                 <TrustBadge trust={trust} />
               </BreakdownRow>
             ))}
@@ -228,13 +327,26 @@ function FormatBreakdown({ formats, total }: { formats: FormatCount[]; total: nu
     <>
       <ul className="overview-breakdown" aria-label="Receipts by format" id="overview-formats">
         {shown.map((format) => (
-          <BreakdownRow key={format.value} href={hrefFor(['receipts'], { format: format.value })} label={`format ${format.value}`} count={format.count} total={total} description={`Receipts of format ${format.value}`}>
+          <BreakdownRow
+            key={format.value}
+            href={hrefFor(['receipts'], { format: format.value })}
+            label={`format ${format.value}`}
+            count={format.count}
+            total={total}
+            description={`Receipts of format ${format.value}`}
+          >
             <code className="code">{format.value}</code>
           </BreakdownRow>
         ))}
       </ul>
       {formats.length > FORMATS_SHOWN && (
-        <button type="button" className="button button-ghost overview-more-button" aria-expanded={expanded} aria-controls="overview-formats" onClick={() => setExpanded(!expanded)}>
+        <button
+          type="button"
+          className="button button-ghost overview-more-button"
+          aria-expanded={expanded}
+          aria-controls="overview-formats"
+          onClick={() => setExpanded(!expanded)}
+        >
           {expanded ? 'Show fewer formats' : `Show all ${formats.length} formats`}
         </button>
       )}
@@ -244,44 +356,50 @@ function FormatBreakdown({ formats, total }: { formats: FormatCount[]; total: nu
 
 function Attention({ rows }: { rows: ReceiptRow[] }) {
   if (rows.length === 0) {
-    return <p className="muted overview-none">Nothing needs attention: every receipt passed its checks and no signing key is revoked or expired.</p>;
+    return (
+      <p className="muted overview-none">
+        Nothing needs attention: every receipt passed its checks and no signing key is revoked or expired.
+      </p>
+    );
   }
   return (
     <>
-      <p className="muted overview-table-intro">Receipts that did not pass, or whose signing key is revoked or expired; newest first.</p>
+      <p className="muted overview-table-intro">
+        Receipts that did not pass, or whose signing key is revoked or expired; newest first.
+      </p>
       <div className="overview-table-wrap">
-      <table className="table overview-attention">
-        <thead>
-          <tr>
-            <th scope="col">Receipt</th>
-            <th scope="col">Status</th>
-            <th scope="col">Trust</th>
-            <th scope="col">Format</th>
-            <th scope="col">Imported</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.id}>
-              <td className="overview-receipt-cell">
-                <a href={hrefFor(['receipts', row.id])} title={row.receipt_id ?? row.receipt_sha256}>
-                  {row.receipt_id ?? `#${row.id} · ${row.receipt_sha256.slice(0, 12)}…`}
-                </a>
-              </td>
-              <td>
-                <StatusBadge status={row.status} />
-              </td>
-              <td>
-                <TrustBadge trust={row.trust} />
-              </td>
-              <td>
-                <code className="code">{row.format}</code>
-              </td>
-              <td className="overview-when">{formatInstant(row.imported_at)}</td>
+        <table className="table overview-attention">
+          <thead>
+            <tr>
+              <th scope="col">Receipt</th>
+              <th scope="col">Status</th>
+              <th scope="col">Trust</th>
+              <th scope="col">Format</th>
+              <th scope="col">Imported</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.id}>
+                <td className="overview-receipt-cell">
+                  <a href={hrefFor(['receipts', row.id])} title={row.receipt_id ?? row.receipt_sha256}>
+                    {row.receipt_id ?? `#${row.id} · ${row.receipt_sha256.slice(0, 12)}…`}
+                  </a>
+                </td>
+                <td>
+                  <StatusBadge status={row.status} />
+                </td>
+                <td>
+                  <TrustBadge trust={row.trust} />
+                </td>
+                <td>
+                  <code className="code">{row.format}</code>
+                </td>
+                <td className="overview-when">{formatInstant(row.imported_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
     </>
   );
@@ -291,42 +409,50 @@ function RecentImports({ bundles, total }: { bundles: BundleSummary[]; total: nu
   if (bundles.length === 0) {
     return (
       <p className="muted overview-none">
-        No evidence bundles imported yet. <a href={hrefFor(['bundles'])}>Import one on the Bundles page</a>; documents you verify and save appear in the counts above.
+        No evidence bundles imported yet. <a href={hrefFor(['bundles'])}>Import one on the Bundles page</a>; documents
+        you verify and save appear in the counts above.
       </p>
     );
   }
   return (
     <>
       <div className="overview-table-wrap">
-      <table className="table overview-imports">
-        <thead>
-          <tr>
-            <th scope="col">File</th>
-            <th scope="col">Tenant</th>
-            <th scope="col">Imported</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
-        <tbody>
-          {bundles.map((bundle) => (
-            <tr key={bundle.id}>
-              <td className="overview-receipt-cell">
-                <a href={hrefFor(['bundles', bundle.id])}>{bundle.file_name ?? `Bundle #${bundle.id}`}</a>
-              </td>
-              <td className="overview-tenant">{bundle.tenant_id ?? <span className="muted">—</span>}</td>
-              <td className="overview-when">{formatInstant(bundle.imported_at)}</td>
-              <td>
-                <span className={`badge ${bundle.status === 'complete' ? 'badge-neutral' : 'badge-warn'}`} title={bundle.status === 'complete' ? 'every entry was imported' : 'some entries were not imported; see the bundle’s findings'}>
-                  <span aria-hidden="true" className="badge-icon">
-                    {bundle.status === 'complete' ? '●' : '◐'}
-                  </span>
-                  {bundle.status}
-                </span>
-              </td>
+        <table className="table overview-imports">
+          <thead>
+            <tr>
+              <th scope="col">File</th>
+              <th scope="col">Tenant</th>
+              <th scope="col">Imported</th>
+              <th scope="col">Status</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {bundles.map((bundle) => (
+              <tr key={bundle.id}>
+                <td className="overview-receipt-cell">
+                  <a href={hrefFor(['bundles', bundle.id])}>{bundle.file_name ?? `Bundle #${bundle.id}`}</a>
+                </td>
+                <td className="overview-tenant">{bundle.tenant_id ?? <span className="muted">—</span>}</td>
+                <td className="overview-when">{formatInstant(bundle.imported_at)}</td>
+                <td>
+                  <span
+                    className={`badge ${bundle.status === 'complete' ? 'badge-neutral' : 'badge-warn'}`}
+                    title={
+                      bundle.status === 'complete'
+                        ? 'every entry was imported'
+                        : 'some entries were not imported; see the bundle’s findings'
+                    }
+                  >
+                    <span aria-hidden="true" className="badge-icon">
+                      {bundle.status === 'complete' ? '●' : '◐'}
+                    </span>
+                    {bundle.status}
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
       {total > bundles.length && (
         <p className="overview-more">

@@ -18,7 +18,11 @@ import { DecodedFields, DocumentText, parseDocument } from '../components/receip
 import { CopyButton, listHref } from '../components/receipts-shared';
 import './receipt-detail.css';
 
-type LoadState = { kind: 'loading' } | { kind: 'loaded'; receipt: ReceiptDetail } | { kind: 'missing' } | { kind: 'failed'; message: string };
+type LoadState =
+  | { kind: 'loading' }
+  | { kind: 'loaded'; receipt: ReceiptDetail }
+  | { kind: 'missing' }
+  | { kind: 'failed'; message: string };
 
 /** How a source kind reads. */
 function sourceKind(kind: string): string {
@@ -59,7 +63,8 @@ function SignedBytes({ signed }: { signed: SignedContent[] }) {
   if (signed.length === 0) {
     return (
       <p className="muted detail-none">
-        No signed content to show: the document is not well-formed, or what it signs is not readable (a sealed document’s signatures are inside its ciphertext).
+        No signed content to show: the document is not well-formed, or what it signs is not readable (a sealed
+        document’s signatures are inside its ciphertext).
       </p>
     );
   }
@@ -73,7 +78,8 @@ function SignedBytes({ signed }: { signed: SignedContent[] }) {
           </div>
           <p className="detail-signed-coverage">{content.coverage}</p>
           <p className="detail-signed-hash">
-            <span className="muted">SHA-256</span> <Code>{content.sha256}</Code> <CopyButton text={content.sha256} label="Copy hash" what={`the SHA-256 of ${content.label}`} />
+            <span className="muted">SHA-256</span> <Code>{content.sha256}</Code>{' '}
+            <CopyButton text={content.sha256} label="Copy hash" what={`the SHA-256 of ${content.label}`} />
           </p>
           {content.encoding === 'hex' && <p className="muted detail-signed-note">Binary content, shown as hex.</p>}
           <pre className="code-block detail-signed-text">{content.text}</pre>
@@ -108,7 +114,14 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
         <Panel title="Identity">
           <Fields
             rows={[
-              ['Receipt id', receipt.receipt_id !== null ? <Code>{receipt.receipt_id}</Code> : <span className="muted">none in the document</span>],
+              [
+                'Receipt id',
+                receipt.receipt_id !== null ? (
+                  <Code>{receipt.receipt_id}</Code>
+                ) : (
+                  <span className="muted">none in the document</span>
+                ),
+              ],
               ['Format', <Code key="format">{receipt.format}</Code>],
               [
                 'Issuer key id',
@@ -121,7 +134,14 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
                   <span className="muted">no signing key named</span>
                 ),
               ],
-              ['Issued at', receipt.issued_at !== null ? formatInstant(receipt.issued_at) : <span className="muted">the document does not say</span>],
+              [
+                'Issued at',
+                receipt.issued_at !== null ? (
+                  formatInstant(receipt.issued_at)
+                ) : (
+                  <span className="muted">the document does not say</span>
+                ),
+              ],
               ['Imported at', formatInstant(receipt.imported_at)],
               [
                 <span key="sha" title="SHA-256 of the document's canonical (JCS) form: its identity in the ledger">
@@ -143,8 +163,11 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
             </p>
           ) : (
             <p className="detail-none" data-testid="anchor">
-              <AnchorStateBadge state={receipt.anchor.state} /> {receipt.anchor.anchors.length === 1 ? 'One anchor record' : `${receipt.anchor.anchors.length} anchor records`}:{' '}
-              <a href="#receipt-anchor">see the anchor panel below</a>.
+              <AnchorStateBadge state={receipt.anchor.state} />{' '}
+              {receipt.anchor.anchors.length === 1
+                ? 'One anchor record'
+                : `${receipt.anchor.anchors.length} anchor records`}
+              : <a href="#receipt-anchor">see the anchor panel below</a>.
             </p>
           )}
         </Panel>
@@ -157,7 +180,10 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
       </Panel>
 
       <Panel title="Signed bytes">
-        <p className="muted detail-intro">The exact bytes each signature or digest covers, and their SHA-256, so the hash can be recomputed with any tool.</p>
+        <p className="muted detail-intro">
+          The exact bytes each signature or digest covers, and their SHA-256, so the hash can be recomputed with any
+          tool.
+        </p>
         <SignedBytes signed={receipt.signed} />
       </Panel>
 
@@ -190,7 +216,8 @@ function ReceiptAnchorPanel({ receiptId }: { receiptId: number }) {
       cancelled = true;
     };
   }, [receiptId]);
-  const replace = (next: AnchorDetail): void => setAnchors((current) => current?.map((anchor) => (anchor.id === next.id ? next : anchor)));
+  const replace = (next: AnchorDetail): void =>
+    setAnchors((current) => current?.map((anchor) => (anchor.id === next.id ? next : anchor)));
   return (
     <section id="receipt-anchor" tabIndex={-1} aria-label="Anchor">
       <Panel title="Anchor">
@@ -238,7 +265,10 @@ export function ReceiptDetailView({ id }: { id: number }) {
   }, [id, valid, attempt]);
 
   useEffect(() => {
-    document.title = state.kind === 'loaded' ? `${state.receipt.receipt_id ?? `Receipt ${state.receipt.id}`} · Evidence Room` : 'Receipt · Evidence Room';
+    document.title =
+      state.kind === 'loaded'
+        ? `${state.receipt.receipt_id ?? `Receipt ${state.receipt.id}`} · Evidence Room`
+        : 'Receipt · Evidence Room';
     return () => {
       document.title = 'Evidence Room';
     };
@@ -256,7 +286,11 @@ export function ReceiptDetailView({ id }: { id: number }) {
         <Page title="Receipt not found">
           <ErrorNotice
             title="This receipt does not exist"
-            message={valid ? `There is no receipt ${id} in the ledger. The link may be out of date, or the ledger was replaced.` : 'The address does not name a receipt: a receipt’s address ends in its ledger number, e.g. #/receipts/42.'}
+            message={
+              valid
+                ? `There is no receipt ${id} in the ledger. The link may be out of date, or the ledger was replaced.`
+                : 'The address does not name a receipt: a receipt’s address ends in its ledger number, e.g. #/receipts/42.'
+            }
             hint={<a href={listHref()}>Back to the receipts list</a>}
           />
         </Page>

@@ -14,7 +14,14 @@ import { hrefFor, navigate } from '../router';
 import { EmptyState, ErrorNotice, Loading, Page, formatCount } from '../components/ui';
 import { ReceiptsFilters, type FilterValues } from '../components/receipts-filters';
 import { ReceiptsGrid } from '../components/receipts-grid';
-import { FILTER_PARAMETERS, lastOpened, readListQuery, rememberListQuery, rememberOpened, withQuery } from '../components/receipts-shared';
+import {
+  FILTER_PARAMETERS,
+  lastOpened,
+  readListQuery,
+  rememberListQuery,
+  rememberOpened,
+  withQuery,
+} from '../components/receipts-shared';
 import './receipts.css';
 
 /** Rows per request: a few screens' worth, well under the API's cap of 500. */
@@ -41,7 +48,9 @@ function rangeProblem(filters: ReceiptFilters): string | undefined {
   const from = Date.parse(filters.from);
   const to = Date.parse(filters.to);
   if (Number.isNaN(from) || Number.isNaN(to)) return undefined;
-  return from > to ? 'The “issued from” time is after the “issued to” time, so no receipt can match. Change one of them.' : undefined;
+  return from > to
+    ? 'The “issued from” time is after the “issued to” time, so no receipt can match. Change one of them.'
+    : undefined;
 }
 
 /**
@@ -182,7 +191,8 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
 
   const changeSort = useCallback(
     (column: ReceiptSortColumn) => {
-      const nextDirection = column === sort ? (direction === 'asc' ? 'desc' : 'asc') : DESCENDING_FIRST.includes(column) ? 'desc' : 'asc';
+      const nextDirection =
+        column === sort ? (direction === 'asc' ? 'desc' : 'asc') : DESCENDING_FIRST.includes(column) ? 'desc' : 'asc';
       navigate(['receipts'], withQuery(new URLSearchParams(queryText), { sort: column, dir: nextDirection }), true);
     },
     [queryText, sort, direction],
@@ -232,14 +242,28 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
               <span>
                 Only receipts from <a href={hrefFor(['bundles', filters.bundle])}>bundle {filters.bundle}</a>.
               </span>
-              <button type="button" className="button button-secondary receipts-small-button" onClick={() => changeFilters({ bundle: undefined })}>
+              <button
+                type="button"
+                className="button button-secondary receipts-small-button"
+                onClick={() => changeFilters({ bundle: undefined })}
+              >
                 Show receipts from every source
               </button>
             </p>
           )}
         </div>
         <div className="panel receipts-table-panel">
-          {problem && <ErrorNotice title="These filters cannot match" message={problem} hint={<button type="button" className="button button-secondary" onClick={clearFilters}>Clear filters</button>} />}
+          {problem && (
+            <ErrorNotice
+              title="These filters cannot match"
+              message={problem}
+              hint={
+                <button type="button" className="button button-secondary" onClick={clearFilters}>
+                  Clear filters
+                </button>
+              }
+            />
+          )}
           {error && (
             <ErrorNotice
               title="Could not list the receipts"
@@ -305,10 +329,13 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
                   {formatCount(rows.length)} loaded
                   {total !== undefined ? ` of ${formatCount(total)}` : ''}
                   {loadingMore ? ' · loading more…' : ''}
-                  {capped ? ` · the list stops at ${formatCount(MAX_LOADED)} rows: narrow the filters or reverse the order to reach the others` : ''}
+                  {capped
+                    ? ` · the list stops at ${formatCount(MAX_LOADED)} rows: narrow the filters or reverse the order to reach the others`
+                    : ''}
                 </span>
                 <span className="receipts-keys" aria-hidden="true">
-                  <kbd>↑</kbd> <kbd>↓</kbd> move · <kbd>PgUp</kbd> <kbd>PgDn</kbd> page · <kbd>Home</kbd> <kbd>End</kbd> · <kbd>Enter</kbd> opens · middle-click opens in a new tab
+                  <kbd>↑</kbd> <kbd>↓</kbd> move · <kbd>PgUp</kbd> <kbd>PgDn</kbd> page · <kbd>Home</kbd> <kbd>End</kbd>{' '}
+                  · <kbd>Enter</kbd> opens · middle-click opens in a new tab
                 </span>
               </p>
             </>

@@ -8,7 +8,14 @@
  * by its hash (see REPORT_STYLE_SHA256 and docs/reports.md). Nothing in the page can fetch.
  */
 import { useState, type FormEvent } from 'react';
-import { REPORT_STATUSES, TRUST_STATUSES, type ReceiptFilters, type ReportDiffView, type ReportFormName, type ReportSummary } from '../../src-shared/api/contract';
+import {
+  REPORT_STATUSES,
+  TRUST_STATUSES,
+  type ReceiptFilters,
+  type ReportDiffView,
+  type ReportFormName,
+  type ReportSummary,
+} from '../../src-shared/api/contract';
 import { b64uDecode, utf8Decode } from '../../src-shared/crypto';
 import { api, errorMessage, useApi } from '../api';
 import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount } from '../components/ui';
@@ -98,7 +105,12 @@ function MakeReport({ onMade }: { onMade: (id: string) => void }) {
         </label>
         <label>
           Format
-          <input value={format} onChange={(event) => setFormat(event.target.value)} placeholder="e.g. classical" maxLength={128} />
+          <input
+            value={format}
+            onChange={(event) => setFormat(event.target.value)}
+            placeholder="e.g. classical"
+            maxLength={128}
+          />
         </label>
         <label>
           Issued from
@@ -118,7 +130,10 @@ function MakeReport({ onMade }: { onMade: (id: string) => void }) {
           </Button>
         </div>
       </form>
-      <p className="reports-hint">The report is signed by this workstation’s auditor key and kept in the data folder. Leave “as of” empty to judge trust now.</p>
+      <p className="reports-hint">
+        The report is signed by this workstation’s auditor key and kept in the data folder. Leave “as of” empty to judge
+        trust now.
+      </p>
       {error ? <ErrorNotice title="The report was not made" message={error} /> : null}
     </Panel>
   );
@@ -128,7 +143,8 @@ function DiffResult({ diff }: { diff: ReportDiffView }) {
   return (
     <div className="reports-diff" data-testid="report-diff">
       <p>
-        <strong>{formatCount(diff.added.length)}</strong> added · <strong>{formatCount(diff.removed.length)}</strong> removed · <strong>{formatCount(diff.changed.length)}</strong> changed
+        <strong>{formatCount(diff.added.length)}</strong> added · <strong>{formatCount(diff.removed.length)}</strong>{' '}
+        removed · <strong>{formatCount(diff.changed.length)}</strong> changed
       </p>
       {diff.changed.length > 0 ? (
         <table className="reports-table">
@@ -168,7 +184,10 @@ export function ReportsView() {
   const [error, setError] = useState<string | undefined>(undefined);
   const fail = (reason: unknown): void => setError(errorMessage(reason));
   const open = (id: string): void => {
-    api['reports.get']({ report_id: id, form: 'html' }).then((file) => setPreview({ id, html: utf8Decode(b64uDecode(file.data)) }), fail);
+    api['reports.get']({ report_id: id, form: 'html' }).then(
+      (file) => setPreview({ id, html: utf8Decode(b64uDecode(file.data)) }),
+      fail,
+    );
   };
   const save = (id: string, form: ReportFormName): void => {
     api['reports.get']({ report_id: id, form }).then((file) => download(file.name, file.mime, file.data), fail);
@@ -191,7 +210,9 @@ export function ReportsView() {
         <Panel title="Reports made">
           {list.loading && !list.data ? <Loading /> : null}
           {list.error ? <ErrorNotice message={list.error} /> : null}
-          {list.data && list.data.length === 0 ? <EmptyState title="No reports yet">Make one above; it is kept in the data folder’s reports/.</EmptyState> : null}
+          {list.data && list.data.length === 0 ? (
+            <EmptyState title="No reports yet">Make one above; it is kept in the data folder’s reports/.</EmptyState>
+          ) : null}
           {list.data && list.data.length > 0 ? (
             <>
               <table className="reports-table" aria-label="Reports made">
@@ -211,10 +232,22 @@ export function ReportsView() {
                   {list.data.map((report) => (
                     <tr key={report.report_id} data-report-id={report.report_id}>
                       <td>
-                        <input type="radio" name="old" aria-label={`Compare from ${report.report_id}`} checked={older === report.report_id} onChange={() => setOlder(report.report_id)} />
+                        <input
+                          type="radio"
+                          name="old"
+                          aria-label={`Compare from ${report.report_id}`}
+                          checked={older === report.report_id}
+                          onChange={() => setOlder(report.report_id)}
+                        />
                       </td>
                       <td>
-                        <input type="radio" name="new" aria-label={`Compare to ${report.report_id}`} checked={newer === report.report_id} onChange={() => setNewer(report.report_id)} />
+                        <input
+                          type="radio"
+                          name="new"
+                          aria-label={`Compare to ${report.report_id}`}
+                          checked={newer === report.report_id}
+                          onChange={() => setNewer(report.report_id)}
+                        />
                       </td>
                       <td className="mono">{report.report_id}</td>
                       <td>{report.generated_at}</td>

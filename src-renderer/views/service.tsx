@@ -52,7 +52,9 @@ function RequestsTable({ requests }: { requests: ServiceRequest[] }) {
                 <Code>{request.route}</Code>
               </td>
               <td>
-                <span className={`badge badge-${statusClass(request.status)} service-status-code`}>{request.status}</span>
+                <span className={`badge badge-${statusClass(request.status)} service-status-code`}>
+                  {request.status}
+                </span>
               </td>
               <td className="numeric">{request.ms.toFixed(1)}</td>
             </tr>
@@ -135,7 +137,8 @@ export function ServiceView() {
       title="Service"
       subtitle={
         <>
-          The HTTP service, run inside this app on 127.0.0.1: tenants, their API keys, and what it answered. To serve other machines, use <Code>evroom serve --host</Code> instead.
+          The HTTP service, run inside this app on 127.0.0.1: tenants, their API keys, and what it answered. To serve
+          other machines, use <Code>evroom serve --host</Code> instead.
         </>
       }
       actions={
@@ -151,7 +154,13 @@ export function ServiceView() {
         ))
       }
     >
-      {loadError && <ErrorNotice title="The service’s state could not be read" message={loadError} hint="Check that the app is still running, then reload the page." />}
+      {loadError && (
+        <ErrorNotice
+          title="The service’s state could not be read"
+          message={loadError}
+          hint="Check that the app is still running, then reload the page."
+        />
+      )}
       {actionError && <ErrorNotice title="The service could not be started or stopped" message={actionError} />}
 
       <Panel title="Status" className="service-status-panel">
@@ -172,7 +181,8 @@ export function ServiceView() {
               {status.url && <CopyButton text={status.url} label="Copy" what="the service’s URL" />}
             </span>
             <p className="muted service-hint">
-              Send requests with an API key: <Code>Authorization: Bearer svc_…</Code>. The routes are listed at <Code>{`${status.url ?? ''}/openapi.json`}</Code>.
+              Send requests with an API key: <Code>Authorization: Bearer svc_…</Code>. The routes are listed at{' '}
+              <Code>{`${status.url ?? ''}/openapi.json`}</Code>.
             </p>
           </div>
         ) : (
@@ -220,11 +230,15 @@ export function ServiceView() {
           !loadError && <Loading label="Loading the last requests…" />
         ) : status.requests.length === 0 ? (
           <EmptyState title="No requests yet">
-            {running ? 'Requests to the service appear here within a few seconds, newest first, with their status codes.' : 'Start the service; the requests it answers appear here.'}
+            {running
+              ? 'Requests to the service appear here within a few seconds, newest first, with their status codes.'
+              : 'Start the service; the requests it answers appear here.'}
           </EmptyState>
         ) : (
           <>
-            {!running && <p className="muted service-hint">From the last run; cleared when the service starts again.</p>}
+            {!running && (
+              <p className="muted service-hint">From the last run; cleared when the service starts again.</p>
+            )}
             <RequestsTable requests={status.requests} />
           </>
         )}

@@ -31,8 +31,16 @@ const THEME_TEXT: Record<Theme, { label: string; detail: string }> = {
 
 const LIMIT_TEXT: Record<keyof Limits, { label: string; help: string; unit: string }> = {
   maxEntries: { label: 'Maximum entries', help: 'The most files a bundle’s zip may list.', unit: 'entries' },
-  maxBytes: { label: 'Maximum total size', help: 'The most bytes a bundle may unpack to, all files together.', unit: 'bytes' },
-  maxRatio: { label: 'Maximum compression ratio', help: 'How many times larger than its compressed size a file may unpack to. Honest receipts compress 2–5 times; zip bombs need hundreds.', unit: 'to 1' },
+  maxBytes: {
+    label: 'Maximum total size',
+    help: 'The most bytes a bundle may unpack to, all files together.',
+    unit: 'bytes',
+  },
+  maxRatio: {
+    label: 'Maximum compression ratio',
+    help: 'How many times larger than its compressed size a file may unpack to. Honest receipts compress 2–5 times; zip bombs need hundreds.',
+    unit: 'to 1',
+  },
 };
 
 type LimitDrafts = Record<keyof Limits, string>;
@@ -60,22 +68,42 @@ function parseLimit(name: keyof Limits, text: string): number | { error: string 
 function bytesInWords(bytes: number): string {
   const megabytes = bytes / 1024 ** 2;
   const gigabytes = bytes / 1024 ** 3;
-  const round = (value: number): string => (Number.isInteger(value) ? formatCount(value) : value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 2 : 1 }));
+  const round = (value: number): string =>
+    Number.isInteger(value)
+      ? formatCount(value)
+      : value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 2 : 1 });
   if (gigabytes >= 1) return `${round(megabytes)} MB (${round(gigabytes)} GB)`;
   if (megabytes >= 0.01) return `${round(megabytes)} MB`;
   return `${round(bytes / 1024)} KB`;
 }
 
 function draftsOf(limits: Limits): LimitDrafts {
-  return { maxEntries: formatCount(limits.maxEntries), maxBytes: formatCount(limits.maxBytes), maxRatio: formatCount(limits.maxRatio) };
+  return {
+    maxEntries: formatCount(limits.maxEntries),
+    maxBytes: formatCount(limits.maxBytes),
+    maxRatio: formatCount(limits.maxRatio),
+  };
 }
 
 /** The Settings page. */
 export function SettingsView({ onTheme }: { onTheme: (theme: Theme) => void }) {
   const { data, error, reload } = useApi('settings.get', undefined);
   return (
-    <Page title="Settings" subtitle="Where your data lives, how the app looks, and the limits every bundle import is held to.">
-      {error && <ErrorNotice title="The settings could not be loaded" message={error} hint={<button type="button" className="button button-secondary" onClick={reload}>Try again</button>} />}
+    <Page
+      title="Settings"
+      subtitle="Where your data lives, how the app looks, and the limits every bundle import is held to."
+    >
+      {error && (
+        <ErrorNotice
+          title="The settings could not be loaded"
+          message={error}
+          hint={
+            <button type="button" className="button button-secondary" onClick={reload}>
+              Try again
+            </button>
+          }
+        />
+      )}
       {!data && !error && <Loading />}
       {data && <SettingsForm initial={data} onTheme={onTheme} />}
     </Page>
@@ -119,7 +147,11 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
     event.preventDefault();
     setTouched(true);
     if (!valid) return;
-    const limits = { maxEntries: parsed.maxEntries as number, maxBytes: parsed.maxBytes as number, maxRatio: parsed.maxRatio as number };
+    const limits = {
+      maxEntries: parsed.maxEntries as number,
+      maxBytes: parsed.maxBytes as number,
+      maxRatio: parsed.maxRatio as number,
+    };
     setSaving(true);
     setSaveError(undefined);
     try {
@@ -147,7 +179,13 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
           <div className="settings-themes">
             {THEMES.map((value) => (
               <label key={value} className={`settings-theme${theme === value ? ' settings-theme-selected' : ''}`}>
-                <input type="radio" name="theme" value={value} checked={theme === value} onChange={() => void chooseTheme(value)} />
+                <input
+                  type="radio"
+                  name="theme"
+                  value={value}
+                  checked={theme === value}
+                  onChange={() => void chooseTheme(value)}
+                />
                 <span className="settings-theme-text">
                   <span className="settings-theme-label">{THEME_TEXT[value].label}</span>
                   <span className="settings-theme-detail">{THEME_TEXT[value].detail}</span>
@@ -159,7 +197,13 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
         <p className="settings-status" role="status" aria-live="polite">
           {themeState.saving ? 'Saving…' : themeState.saved ? 'Theme saved.' : ''}
         </p>
-        {themeState.error && <ErrorNotice title="The theme was applied but not saved" message={themeState.error} hint="It will be back to the previous theme after a restart. Pick it again to retry." />}
+        {themeState.error && (
+          <ErrorNotice
+            title="The theme was applied but not saved"
+            message={themeState.error}
+            hint="It will be back to the previous theme after a restart. Pick it again to retry."
+          />
+        )}
       </Panel>
 
       <Panel title="Chain for anchor checks">
@@ -167,7 +211,10 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
       </Panel>
 
       <Panel title="Import limits">
-        <p className="muted settings-intro">Before a bundle’s zip is unpacked, its listing is checked against these limits, so a damaged or hostile zip is refused instead of filling the disk. Changes apply to the next import.</p>
+        <p className="muted settings-intro">
+          Before a bundle’s zip is unpacked, its listing is checked against these limits, so a damaged or hostile zip is
+          refused instead of filling the disk. Changes apply to the next import.
+        </p>
         <form className="settings-limits" onSubmit={(event) => void submit(event)} noValidate>
           {names.map((name) => {
             const value = parsed[name];
@@ -194,10 +241,15 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
                     }}
                   />
                   <span className="settings-unit">{LIMIT_TEXT[name].unit}</span>
-                  {name === 'maxBytes' && typeof value === 'number' && <span className="settings-conversion" data-testid="max-bytes-words">= {bytesInWords(value)}</span>}
+                  {name === 'maxBytes' && typeof value === 'number' && (
+                    <span className="settings-conversion" data-testid="max-bytes-words">
+                      = {bytesInWords(value)}
+                    </span>
+                  )}
                 </div>
                 <p id={`limit-${name}-help`} className="settings-help">
-                  {LIMIT_TEXT[name].help} Allowed: {formatCount(LIMIT_BOUNDS[name].min)} to {formatCount(LIMIT_BOUNDS[name].max)}
+                  {LIMIT_TEXT[name].help} Allowed: {formatCount(LIMIT_BOUNDS[name].min)} to{' '}
+                  {formatCount(LIMIT_BOUNDS[name].max)}
                   {LIMIT_BOUNDS[name].words ? ` (${LIMIT_BOUNDS[name].words})` : ''}.
                 </p>
                 {showProblem && (
@@ -213,14 +265,34 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
             <Button type="submit" variant="primary" disabled={saving || !dirty}>
               {saving ? 'Saving…' : 'Save limits'}
             </Button>
-            <Button onClick={() => { setDrafts(draftsOf(saved)); setTouched(false); setSaveError(undefined); }} disabled={saving || !dirty} variant="ghost">
+            <Button
+              onClick={() => {
+                setDrafts(draftsOf(saved));
+                setTouched(false);
+                setSaveError(undefined);
+              }}
+              disabled={saving || !dirty}
+              variant="ghost"
+            >
               Discard changes
             </Button>
             <span className="settings-status" role="status" aria-live="polite">
-              {savedAt && !dirty ? `Saved at ${savedAt.toLocaleTimeString('en-GB')}.` : dirty ? (valid ? 'Unsaved changes.' : 'Fix the fields marked above to save.') : ''}
+              {savedAt && !dirty
+                ? `Saved at ${savedAt.toLocaleTimeString('en-GB')}.`
+                : dirty
+                  ? valid
+                    ? 'Unsaved changes.'
+                    : 'Fix the fields marked above to save.'
+                  : ''}
             </span>
           </div>
-          {saveError && <ErrorNotice title="The limits were not saved" message={saveError} hint="Nothing changed; the previous limits still apply." />}
+          {saveError && (
+            <ErrorNotice
+              title="The limits were not saved"
+              message={saveError}
+              hint="Nothing changed; the previous limits still apply."
+            />
+          )}
         </form>
       </Panel>
     </div>
@@ -251,15 +323,29 @@ function DataFolder({ path }: { path: string }) {
 
   return (
     <>
-      <p className="muted settings-intro">The ledger, the trust store and these settings live here. To use another folder, start Evidence Room with the EVROOM_HOME environment variable set to it.</p>
+      <p className="muted settings-intro">
+        The ledger, the trust store and these settings live here. To use another folder, start Evidence Room with the
+        EVROOM_HOME environment variable set to it.
+      </p>
       <div className="settings-folder">
         <label htmlFor="data-folder" className="visually-hidden">
           Data folder
         </label>
-        <input id="data-folder" ref={field} className="settings-folder-path" readOnly value={path} onFocus={(event) => event.currentTarget.select()} />
+        <input
+          id="data-folder"
+          ref={field}
+          className="settings-folder-path"
+          readOnly
+          value={path}
+          onFocus={(event) => event.currentTarget.select()}
+        />
         <Button onClick={() => void copy()}>Copy</Button>
         <span className="settings-status" role="status" aria-live="polite">
-          {copied === 'yes' ? 'Copied.' : copied === 'failed' ? 'Could not reach the clipboard; the path is selected, press Ctrl+C to copy it.' : ''}
+          {copied === 'yes'
+            ? 'Copied.'
+            : copied === 'failed'
+              ? 'Could not reach the clipboard; the path is selected, press Ctrl+C to copy it.'
+              : ''}
         </span>
       </div>
     </>

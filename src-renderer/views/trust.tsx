@@ -7,7 +7,18 @@ import { useRef, useState } from 'react';
 import type { AdvertisedKey, PinnedKey } from '../../src-shared/api/contract';
 import { api, errorMessage, useApi } from '../api';
 import { hrefFor } from '../router';
-import { Button, Code, ConfirmDialog, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
+import {
+  Button,
+  Code,
+  ConfirmDialog,
+  EmptyState,
+  ErrorNotice,
+  Loading,
+  Page,
+  Panel,
+  formatCount,
+  formatInstant,
+} from '../components/ui';
 import { TrustBadge, trustMeaning } from '../components/status';
 import { PinForm, type PinFormHandle } from '../components/trust-pin-form';
 import { AuditTable } from '../components/trust-audit';
@@ -32,7 +43,11 @@ function windowText(key: { not_before?: string; not_after?: string }): string {
 function SourceText({ source }: { source: string }) {
   const bundle = /^bundle:(\d+)$/.exec(source);
   if (bundle?.[1]) return <a href={hrefFor(['bundles', bundle[1]])}>bundle {bundle[1]}</a>;
-  return <span title={source === 'user' ? 'pinned by you, in this app or with the CLI' : undefined}>{source === 'user' ? 'you' : source}</span>;
+  return (
+    <span title={source === 'user' ? 'pinned by you, in this app or with the CLI' : undefined}>
+      {source === 'user' ? 'you' : source}
+    </span>
+  );
 }
 
 /** The Trust store page. */
@@ -59,7 +74,9 @@ export function TrustView() {
   const advertisedConflict = (keyId: string, publicKey: string): string | undefined => {
     if (keyId === '' || publicKey === '') return undefined;
     const other = advertised.find((key) => key.key_id === keyId && key.public_key !== publicKey);
-    return other ? `The source ${other.source} advertised ${keyId} with the public key ${other.public_key.slice(0, 16)}…, not the one you entered. Make sure you have the right key before pinning.` : undefined;
+    return other
+      ? `The source ${other.source} advertised ${keyId} with the public key ${other.public_key.slice(0, 16)}…, not the one you entered. Make sure you have the right key before pinning.`
+      : undefined;
   };
 
   const confirmChange = async (): Promise<void> => {
@@ -108,15 +125,22 @@ export function TrustView() {
           </p>
         </div>
       )}
-      {store.error && <ErrorNotice title="The trust store could not be loaded" message={store.error} hint="Check that the app is still running, then reload the page." />}
+      {store.error && (
+        <ErrorNotice
+          title="The trust store could not be loaded"
+          message={store.error}
+          hint="Check that the app is still running, then reload the page."
+        />
+      )}
 
       <Panel title={store.data ? `Pinned keys (${formatCount(pinned.length)})` : 'Pinned keys'}>
         {!store.data && !store.error ? (
           <Loading label="Loading the trust store…" />
         ) : pinned.length === 0 ? (
           <EmptyState title="No pinned keys yet">
-            Receipts can verify PASS without a pinned key, but their trust stays ‘unpinned’. Pin the key of a service you know, from its published key file, to mark the
-            receipts it signed as trusted: fill in the form below, or use “Pin…” on an advertised key once you have checked it with the sender.
+            Receipts can verify PASS without a pinned key, but their trust stays ‘unpinned’. Pin the key of a service
+            you know, from its published key file, to mark the receipts it signed as trusted: fill in the form below, or
+            use “Pin…” on an advertised key once you have checked it with the sender.
           </EmptyState>
         ) : (
           <div className="table-scroll">
@@ -151,10 +175,16 @@ export function TrustView() {
                       {key.status === 'revoked' ? (
                         <span className="status-meaning">
                           revoked {formatInstant(key.revoked_at)}
-                          {key.revocation_reason && <span className="revocation-reason">“{key.revocation_reason}”</span>}
+                          {key.revocation_reason && (
+                            <span className="revocation-reason">“{key.revocation_reason}”</span>
+                          )}
                         </span>
                       ) : (
-                        <span className="status-meaning muted">{key.effective === 'expired' ? 'outside its validity window now' : trustMeaning(key.effective)}</span>
+                        <span className="status-meaning muted">
+                          {key.effective === 'expired'
+                            ? 'outside its validity window now'
+                            : trustMeaning(key.effective)}
+                        </span>
                       )}
                     </td>
                     <td className="source-cell">
@@ -192,18 +222,28 @@ export function TrustView() {
         )}
       </Panel>
 
-      <Panel title={store.data ? `Advertised keys, not trusted (${formatCount(advertisedGroups.length)})` : 'Advertised keys, not trusted'} className="advertised-panel">
+      <Panel
+        title={
+          store.data
+            ? `Advertised keys, not trusted (${formatCount(advertisedGroups.length)})`
+            : 'Advertised keys, not trusted'
+        }
+        className="advertised-panel"
+      >
         <div className="notice notice-info advertised-note">
           <p className="notice-title">Listing confers no trust</p>
           <p>
-            These keys came inside bundles (keys/service-keys.json) or other inputs. They let signatures be checked, but whoever made a bundle can put any key in it, so receipts
-            they sign stay ‘unpinned’. Pin one only after checking it with its owner through another channel.
+            These keys came inside bundles (keys/service-keys.json) or other inputs. They let signatures be checked, but
+            whoever made a bundle can put any key in it, so receipts they sign stay ‘unpinned’. Pin one only after
+            checking it with its owner through another channel.
           </p>
         </div>
         {!store.data && !store.error ? (
           <Loading label="Loading advertised keys…" />
         ) : advertised.length === 0 ? (
-          <EmptyState title="No advertised keys">Keys appear here when you import a bundle that carries keys/service-keys.json.</EmptyState>
+          <EmptyState title="No advertised keys">
+            Keys appear here when you import a bundle that carries keys/service-keys.json.
+          </EmptyState>
         ) : (
           <div className="table-scroll">
             <table className="table trust-table" data-testid="advertised-table">
@@ -225,7 +265,13 @@ export function TrustView() {
                     key={`${group.key_id}|${group.algorithm}|${group.public_key}`}
                     advertised={group}
                     pinned={pinnedById.get(group.key_id)}
-                    onPin={() => formRef.current?.prefill({ key_id: group.key_id, algorithm: group.algorithm, public_key: group.public_key })}
+                    onPin={() =>
+                      formRef.current?.prefill({
+                        key_id: group.key_id,
+                        algorithm: group.algorithm,
+                        public_key: group.public_key,
+                      })
+                    }
                   />
                 ))}
               </tbody>
@@ -235,7 +281,10 @@ export function TrustView() {
       </Panel>
 
       <Panel title="Pin a key" className="pin-panel">
-        <p className="muted pin-intro">Pinning says “receipts signed by this key come from someone I trust”. It is recorded in the audit log and every stored receipt signed by the key is re-checked.</p>
+        <p className="muted pin-intro">
+          Pinning says “receipts signed by this key come from someone I trust”. It is recorded in the audit log and
+          every stored receipt signed by the key is re-checked.
+        </p>
         <PinForm
           ref={formRef}
           advertisedConflict={advertisedConflict}
@@ -247,7 +296,13 @@ export function TrustView() {
       </Panel>
 
       <Panel title="Audit log of trust decisions">
-        {audit.error ? <ErrorNotice title="The audit log could not be loaded" message={audit.error} /> : !audit.data ? <Loading label="Loading the audit log…" /> : <AuditTable entries={audit.data} />}
+        {audit.error ? (
+          <ErrorNotice title="The audit log could not be loaded" message={audit.error} />
+        ) : !audit.data ? (
+          <Loading label="Loading the audit log…" />
+        ) : (
+          <AuditTable entries={audit.data} />
+        )}
       </Panel>
 
       {pending && (
@@ -267,19 +322,28 @@ export function TrustView() {
             <>
               <p>
                 Receipts signed by <Code>{pending.key.key_id}</Code>
-                {pending.key.label && <> (“{pending.key.label}”)</>} will show trust <strong>‘revoked’</strong> instead of ‘{pending.key.effective}’. The key stays in the trust store so
-                those receipts stay flagged; their signatures remain cryptographically valid. This is recorded in the audit log.
+                {pending.key.label && <> (“{pending.key.label}”)</>} will show trust <strong>‘revoked’</strong> instead
+                of ‘{pending.key.effective}’. The key stays in the trust store so those receipts stay flagged; their
+                signatures remain cryptographically valid. This is recorded in the audit log.
               </p>
               <label className="dialog-field">
                 Reason (optional, recorded in the audit log)
-                <input type="text" value={reason} maxLength={MAX_REASON} placeholder="e.g. key compromised, service retired" onChange={(event) => setReason(event.currentTarget.value)} />
+                <input
+                  type="text"
+                  value={reason}
+                  maxLength={MAX_REASON}
+                  placeholder="e.g. key compromised, service retired"
+                  onChange={(event) => setReason(event.currentTarget.value)}
+                />
               </label>
             </>
           ) : (
             <p>
               <Code>{pending.key.key_id}</Code>
-              {pending.key.label && <> (“{pending.key.label}”)</>} leaves the trust store. Receipts signed by it will show trust <strong>‘unpinned’</strong> instead of ‘{pending.key.effective}’
-              {pending.key.status === 'revoked' && ': they will no longer be flagged as signed by a revoked key'}. This is recorded in the audit log, which keeps the whole entry.
+              {pending.key.label && <> (“{pending.key.label}”)</>} leaves the trust store. Receipts signed by it will
+              show trust <strong>‘unpinned’</strong> instead of ‘{pending.key.effective}’
+              {pending.key.status === 'revoked' && ': they will no longer be flagged as signed by a revoked key'}. This
+              is recorded in the audit log, which keeps the whole entry.
             </p>
           )}
           {changeError && (
@@ -315,14 +379,30 @@ function groupAdvertised(keys: readonly AdvertisedKey[]): AdvertisedGroup[] {
       group.first_seen = Math.min(group.first_seen, key.added_at);
       group.contradictsTrustStore ||= key.contradictsTrustStore;
     } else {
-      groups.set(id, { key_id: key.key_id, algorithm: key.algorithm, public_key: key.public_key, sources: [key.source], first_seen: key.added_at, contradictsTrustStore: key.contradictsTrustStore });
+      groups.set(id, {
+        key_id: key.key_id,
+        algorithm: key.algorithm,
+        public_key: key.public_key,
+        sources: [key.source],
+        first_seen: key.added_at,
+        contradictsTrustStore: key.contradictsTrustStore,
+      });
     }
   }
   return [...groups.values()];
 }
 
-function AdvertisedRow({ advertised, pinned, onPin }: { advertised: AdvertisedGroup; pinned: PinnedKey | undefined; onPin: () => void }) {
-  const samePinned = pinned !== undefined && pinned.public_key === advertised.public_key && pinned.algorithm === advertised.algorithm;
+function AdvertisedRow({
+  advertised,
+  pinned,
+  onPin,
+}: {
+  advertised: AdvertisedGroup;
+  pinned: PinnedKey | undefined;
+  onPin: () => void;
+}) {
+  const samePinned =
+    pinned !== undefined && pinned.public_key === advertised.public_key && pinned.algorithm === advertised.algorithm;
   return (
     <tr data-key-id={advertised.key_id} data-contradicts={advertised.contradictsTrustStore ? 'true' : undefined}>
       <td className="key-cell">
@@ -343,7 +423,11 @@ function AdvertisedRow({ advertised, pinned, onPin }: { advertised: AdvertisedGr
       <td className="nowrap">{formatInstant(advertised.first_seen)}</td>
       <td>
         {advertised.contradictsTrustStore ? (
-          <span className="badge badge-warn contradiction" title="the key pinned under this id has other key bytes" data-testid="contradicts">
+          <span
+            className="badge badge-warn contradiction"
+            title="the key pinned under this id has other key bytes"
+            data-testid="contradicts"
+          >
             <span aria-hidden="true" className="badge-icon">
               ⚠
             </span>

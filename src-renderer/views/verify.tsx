@@ -65,14 +65,21 @@ async function readDocument(file: File): Promise<DocumentSource | Problem> {
       hint: 'An evidence bundle (.zip) of many receipts is imported on the Bundles page instead.',
     };
   }
-  if (file.size === 0) return { title: `“${file.name}” is empty`, message: 'The file has no content to verify.', hint: 'Choose the receipt file itself.' };
+  if (file.size === 0)
+    return {
+      title: `“${file.name}” is empty`,
+      message: 'The file has no content to verify.',
+      hint: 'Choose the receipt file itself.',
+    };
   const text = await file.text();
   const binary = text.includes('\u0000') || (text.includes('\uFFFD') && !isUtf8(await file.arrayBuffer()));
   if (binary) {
     return {
       title: `“${file.name}” is not a text file`,
       message: 'Verify reads JSON documents (UTF-8 text); this file holds binary data.',
-      hint: /\.zip$/i.test(file.name) ? 'This looks like an evidence bundle: import it on the Bundles page.' : 'Choose a receipt in JSON, or paste its text below.',
+      hint: /\.zip$/i.test(file.name)
+        ? 'This looks like an evidence bundle: import it on the Bundles page.'
+        : 'Choose a receipt in JSON, or paste its text below.',
     };
   }
   return { name: file.name, text, bytes: file.size };
@@ -117,7 +124,8 @@ export function VerifyView() {
       const answer = await api.verify({ text: next.text });
       if (request === latest.current) setResult(answer);
     } catch (reason) {
-      if (request === latest.current) setProblem({ title: 'The document could not be verified', message: errorMessage(reason) });
+      if (request === latest.current)
+        setProblem({ title: 'The document could not be verified', message: errorMessage(reason) });
     } finally {
       if (request === latest.current) setBusy(false);
     }
@@ -132,7 +140,11 @@ export function VerifyView() {
       try {
         loaded = await readDocument(file);
       } catch (reason) {
-        loaded = { title: `“${file.name}” could not be read`, message: errorMessage(reason), hint: 'Check that the file still exists and that you may read it.' };
+        loaded = {
+          title: `“${file.name}” could not be read`,
+          message: errorMessage(reason),
+          hint: 'Check that the file still exists and that you may read it.',
+        };
       }
       if (request !== latest.current) return;
       if (isProblem(loaded)) {
@@ -152,7 +164,11 @@ export function VerifyView() {
       latest.current += 1;
       setSource(undefined);
       setResult(undefined);
-      setProblem({ title: 'Nothing to verify', message: 'The text box is empty.', hint: 'Paste a receipt’s JSON into it, or drop a file above.' });
+      setProblem({
+        title: 'Nothing to verify',
+        message: 'The text box is empty.',
+        hint: 'Paste a receipt’s JSON into it, or drop a file above.',
+      });
       return;
     }
     void run({ name: undefined, text: pasted, bytes: new TextEncoder().encode(pasted).length });
@@ -199,7 +215,10 @@ export function VerifyView() {
   const sourceLabel = source ? (source.name ? `“${source.name}”` : 'pasted text') : '';
 
   return (
-    <Page title="Verify" subtitle="Check one signed document offline. Nothing is stored unless you save it to the ledger.">
+    <Page
+      title="Verify"
+      subtitle="Check one signed document offline. Nothing is stored unless you save it to the ledger."
+    >
       <div className="verify-layout">
         <Panel title="Document" className="verify-input">
           <div
@@ -219,7 +238,10 @@ export function VerifyView() {
             data-testid="drop-zone"
           >
             <p className="verify-drop-title">Drop a document here</p>
-            <p className="muted verify-drop-text">A receipt of any supported format, as JSON, up to {formatBytes(MAX_VERIFY_TEXT)}. It is verified as soon as it lands.</p>
+            <p className="muted verify-drop-text">
+              A receipt of any supported format, as JSON, up to {formatBytes(MAX_VERIFY_TEXT)}. It is verified as soon
+              as it lands.
+            </p>
             <label className="button button-secondary verify-file-button">
               <input
                 ref={fileInput}
@@ -271,7 +293,11 @@ export function VerifyView() {
               )}
             </h2>
             {result && !busy && !result.saved && (
-              <Button onClick={() => void save()} disabled={saving} title="Keep the document and this report in your ledger, whatever its status">
+              <Button
+                onClick={() => void save()}
+                disabled={saving}
+                title="Keep the document and this report in your ledger, whatever its status"
+              >
                 {saving ? 'Saving…' : 'Save to ledger'}
               </Button>
             )}
@@ -282,12 +308,21 @@ export function VerifyView() {
             {!busy && !problem && !result && (
               <div className="verify-placeholder">
                 <p className="empty-title">No document yet</p>
-                <p className="muted">Drop a file, choose one, or paste a document and press Verify. The report shows the cryptographic status and the issuer’s trust side by side, with every check.</p>
+                <p className="muted">
+                  Drop a file, choose one, or paste a document and press Verify. The report shows the cryptographic
+                  status and the issuer’s trust side by side, with every check.
+                </p>
               </div>
             )}
             {result && !busy && (
               <>
-                {saveError && <ErrorNotice title="Not saved to the ledger" message={saveError} hint="Nothing was stored; try again." />}
+                {saveError && (
+                  <ErrorNotice
+                    title="Not saved to the ledger"
+                    message={saveError}
+                    hint="Nothing was stored; try again."
+                  />
+                )}
                 {result.saved && <SavedNotice saved={result.saved} />}
                 <ReportView report={result.report} />
               </>

@@ -101,31 +101,68 @@ export function readAnchorRecord(value: unknown): ReadAnchorRecord {
   const invalid = (path: string, message: string): ReadAnchorRecord => ({ status: 'invalid', path, message });
   if (!isObject(value)) return invalid('', 'An anchor record must be a JSON object.');
   const urn = parseAnchorUrn(value.svc_anchor);
-  if (urn === undefined) return invalid('/svc_anchor', 'svc_anchor must be an anchor URN (urn:svc:anchor:pending:<batch_id>:<suffix> or urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix>).');
+  if (urn === undefined)
+    return invalid(
+      '/svc_anchor',
+      'svc_anchor must be an anchor URN (urn:svc:anchor:pending:<batch_id>:<suffix> or urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix>).',
+    );
   const svcAnchor = value.svc_anchor as string;
   if (urn.status === 'pending') {
-    if (value.batch_id !== undefined && value.batch_id !== urn.batch_id) return invalid('/batch_id', `batch_id ${JSON.stringify(value.batch_id)} is not the batch the URN names (${urn.batch_id}).`);
+    if (value.batch_id !== undefined && value.batch_id !== urn.batch_id)
+      return invalid(
+        '/batch_id',
+        `batch_id ${JSON.stringify(value.batch_id)} is not the batch the URN names (${urn.batch_id}).`,
+      );
     const eta = value.eta_seconds;
-    if (eta !== undefined && (!Number.isSafeInteger(eta) || (eta as number) < 0)) return invalid('/eta_seconds', 'eta_seconds must be a non-negative integer.');
-    return { status: 'pending', record: { svc_anchor: svcAnchor, batch_id: urn.batch_id, eta_seconds: (eta as number | undefined) ?? null, suffix: urn.suffix } };
+    if (eta !== undefined && (!Number.isSafeInteger(eta) || (eta as number) < 0))
+      return invalid('/eta_seconds', 'eta_seconds must be a non-negative integer.');
+    return {
+      status: 'pending',
+      record: {
+        svc_anchor: svcAnchor,
+        batch_id: urn.batch_id,
+        eta_seconds: (eta as number | undefined) ?? null,
+        suffix: urn.suffix,
+      },
+    };
   }
-  if (value.network !== urn.network) return invalid('/network', `network ${JSON.stringify(value.network)} is not the network the URN names (${urn.network}).`);
-  if (value.block_height !== urn.block_height) return invalid('/block_height', `block_height ${JSON.stringify(value.block_height)} is not the block the URN names (${urn.block_height}).`);
-  if (value.tx_hash !== urn.tx_hash) return invalid('/tx_hash', `tx_hash ${JSON.stringify(value.tx_hash)} is not the transaction the URN names.`);
+  if (value.network !== urn.network)
+    return invalid(
+      '/network',
+      `network ${JSON.stringify(value.network)} is not the network the URN names (${urn.network}).`,
+    );
+  if (value.block_height !== urn.block_height)
+    return invalid(
+      '/block_height',
+      `block_height ${JSON.stringify(value.block_height)} is not the block the URN names (${urn.block_height}).`,
+    );
+  if (value.tx_hash !== urn.tx_hash)
+    return invalid('/tx_hash', `tx_hash ${JSON.stringify(value.tx_hash)} is not the transaction the URN names.`);
   const root = decodeAnchorHash(value.merkle_root);
-  if (root === undefined) return invalid('/merkle_root', 'merkle_root must be sha256: and 64 lowercase hex characters.');
-  if (!Array.isArray(value.merkle_path)) return invalid('/merkle_path', 'merkle_path must be an array of sha256:<hex> strings.');
-  if (value.merkle_path.length > MAX_ANCHOR_PATH_LENGTH) return invalid('/merkle_path', `merkle_path has ${value.merkle_path.length} elements; at most ${MAX_ANCHOR_PATH_LENGTH} are allowed.`);
+  if (root === undefined)
+    return invalid('/merkle_root', 'merkle_root must be sha256: and 64 lowercase hex characters.');
+  if (!Array.isArray(value.merkle_path))
+    return invalid('/merkle_path', 'merkle_path must be an array of sha256:<hex> strings.');
+  if (value.merkle_path.length > MAX_ANCHOR_PATH_LENGTH)
+    return invalid(
+      '/merkle_path',
+      `merkle_path has ${value.merkle_path.length} elements; at most ${MAX_ANCHOR_PATH_LENGTH} are allowed.`,
+    );
   const path: Uint8Array[] = [];
   for (const [index, element] of value.merkle_path.entries()) {
     const decoded = decodeAnchorHash(element);
-    if (decoded === undefined) return invalid(`/merkle_path/${index}`, 'Each merkle_path element must be sha256: and 64 lowercase hex characters.');
+    if (decoded === undefined)
+      return invalid(
+        `/merkle_path/${index}`,
+        'Each merkle_path element must be sha256: and 64 lowercase hex characters.',
+      );
     path.push(decoded);
   }
   const batchId = value.batch_id;
   if (batchId !== undefined && !isBatchId(batchId)) return invalid('/batch_id', 'batch_id must be YYYY-MM-DDThh:mmZ.');
   const verifiedAt = value.verified_at;
-  if (verifiedAt !== undefined && typeof verifiedAt !== 'string') return invalid('/verified_at', 'verified_at must be a timestamp string.');
+  if (verifiedAt !== undefined && typeof verifiedAt !== 'string')
+    return invalid('/verified_at', 'verified_at must be a timestamp string.');
   return {
     status: 'resolved',
     record: {
@@ -160,27 +197,44 @@ export interface AnchorStepOne {
  * @returns The step and, when it passes, the decoded record for steps 2 and 3.
  */
 export function anchorStepOne(sha256: HashFunction, digest: Uint8Array, record: unknown): AnchorStepOne {
-  if (!(digest instanceof Uint8Array) || digest.length !== 32) throw new RangeError('anchorStepOne expects the 32-byte digest');
+  if (!(digest instanceof Uint8Array) || digest.length !== 32)
+    throw new RangeError('anchorStepOne expects the 32-byte digest');
   const read = readAnchorRecord(record);
-  const fail = (detail: string): AnchorStepOne => ({ step: { step: 1, status: 'fail', detail }, resolved: null, pending: false });
+  const fail = (detail: string): AnchorStepOne => ({
+    step: { step: 1, status: 'fail', detail },
+    resolved: null,
+    pending: false,
+  });
   if (read.status === 'invalid') return fail(`The anchor record is not usable at ${read.path || '/'}: ${read.message}`);
   const suffix = anchorSuffix(digest);
   if (read.record.suffix !== suffix) {
-    return fail(`The URN ends with ${read.record.suffix}, but the receipt's canonical SHA-256 starts with ${suffix}: this record anchors another receipt.`);
+    return fail(
+      `The URN ends with ${read.record.suffix}, but the receipt's canonical SHA-256 starts with ${suffix}: this record anchors another receipt.`,
+    );
   }
   if (read.status === 'pending') {
     return {
-      step: { step: 1, status: 'unchecked', detail: `The anchor is pending in batch ${read.record.batch_id}: it has no Merkle proof yet.` },
+      step: {
+        step: 1,
+        status: 'unchecked',
+        detail: `The anchor is pending in batch ${read.record.batch_id}: it has no Merkle proof yet.`,
+      },
       resolved: null,
       pending: true,
     };
   }
   const folded = anchorFold(sha256, digest, read.record.merkle_path);
   if (!equalBytes(folded, read.record.merkle_root)) {
-    return fail(`Folding merkle_path (${read.record.merkle_path.length} steps) from the receipt's leaf gives sha256:${hexEncode(folded)}, not merkle_root ${encodeAnchorHash(read.record.merkle_root)}.`);
+    return fail(
+      `Folding merkle_path (${read.record.merkle_path.length} steps) from the receipt's leaf gives sha256:${hexEncode(folded)}, not merkle_root ${encodeAnchorHash(read.record.merkle_root)}.`,
+    );
   }
   return {
-    step: { step: 1, status: 'pass', detail: `The receipt's canonical SHA-256 (sha256:${hexEncode(digest)}) folds through ${read.record.merkle_path.length} path steps to merkle_root.` },
+    step: {
+      step: 1,
+      status: 'pass',
+      detail: `The receipt's canonical SHA-256 (sha256:${hexEncode(digest)}) folds through ${read.record.merkle_path.length} path steps to merkle_root.`,
+    },
     resolved: read.record,
     pending: false,
   };
@@ -198,7 +252,8 @@ export function anchorVerdict(steps: readonly AnchorStep[], pending: boolean): A
   if (steps.some((step) => step.status === 'fail')) return 'failed';
   if (pending) return 'pending';
   if (steps.every((step) => step.status === 'pass')) return 'verified';
-  if (steps[0]?.status === 'pass' && steps.slice(1).every((step) => step.status === 'unchecked')) return 'verified_offline';
+  if (steps[0]?.status === 'pass' && steps.slice(1).every((step) => step.status === 'unchecked'))
+    return 'verified_offline';
   return 'failed';
 }
 
@@ -209,6 +264,7 @@ export function anchorVerdict(steps: readonly AnchorStep[], pending: boolean): A
  * @returns `0x4556524101` followed by the root's hex.
  */
 export function anchorCalldata(root: Uint8Array): `0x${string}` {
-  if (!(root instanceof Uint8Array) || root.length !== 32) throw new RangeError('anchorCalldata expects the 32-byte root');
+  if (!(root instanceof Uint8Array) || root.length !== 32)
+    throw new RangeError('anchorCalldata expects the 32-byte root');
   return `0x${ANCHOR_DATA_PREFIX_HEX}${hexEncode(root)}`;
 }

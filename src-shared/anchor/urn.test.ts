@@ -21,8 +21,20 @@ const RESOLVED = `urn:svc:anchor:base:123:${TX}:0123456789abcdef`;
 
 describe('batch ids', () => {
   it('are real UTC calendar minutes YYYY-MM-DDThh:mmZ', () => {
-    for (const id of ['2026-11-22T04:00Z', '2028-02-29T23:59Z', '0000-01-01T00:00Z']) expect(isBatchId(id), id).toBe(true);
-    for (const id of ['2026-02-30T04:00Z', '2027-02-29T00:00Z', '2026-11-22T24:00Z', '2026-11-22T04:60Z', '2026-11-22T04:00', '2026-11-22T04:00:00Z', '2026-11-22 04:00Z', ' 2026-11-22T04:00Z', 20261122, null]) {
+    for (const id of ['2026-11-22T04:00Z', '2028-02-29T23:59Z', '0000-01-01T00:00Z'])
+      expect(isBatchId(id), id).toBe(true);
+    for (const id of [
+      '2026-02-30T04:00Z',
+      '2027-02-29T00:00Z',
+      '2026-11-22T24:00Z',
+      '2026-11-22T04:60Z',
+      '2026-11-22T04:00',
+      '2026-11-22T04:00:00Z',
+      '2026-11-22 04:00Z',
+      ' 2026-11-22T04:00Z',
+      20261122,
+      null,
+    ]) {
       expect(isBatchId(id), String(id)).toBe(false);
     }
   });
@@ -39,9 +51,22 @@ describe('batch ids', () => {
 
 describe('anchor URNs', () => {
   it('parse in both forms of PROTOCOL section 8', () => {
-    expect(parseAnchorUrn(PENDING)).toEqual({ status: 'pending', batch_id: '2026-11-22T04:00Z', suffix: '0123456789abcdef' });
-    expect(parseAnchorUrn(RESOLVED)).toEqual({ status: 'resolved', network: 'base', block_height: 123, tx_hash: TX, suffix: '0123456789abcdef' });
-    expect(parseAnchorUrn(`urn:svc:anchor:base-sepolia:0:${TX}:ffffffffffffffff`)).toMatchObject({ network: 'base-sepolia', block_height: 0 });
+    expect(parseAnchorUrn(PENDING)).toEqual({
+      status: 'pending',
+      batch_id: '2026-11-22T04:00Z',
+      suffix: '0123456789abcdef',
+    });
+    expect(parseAnchorUrn(RESOLVED)).toEqual({
+      status: 'resolved',
+      network: 'base',
+      block_height: 123,
+      tx_hash: TX,
+      suffix: '0123456789abcdef',
+    });
+    expect(parseAnchorUrn(`urn:svc:anchor:base-sepolia:0:${TX}:ffffffffffffffff`)).toMatchObject({
+      network: 'base-sepolia',
+      block_height: 0,
+    });
     expect(isAnchorUrn(PENDING) && isPendingAnchorUrn(PENDING) && !isResolvedAnchorUrn(PENDING)).toBe(true);
     expect(isAnchorUrn(RESOLVED) && isResolvedAnchorUrn(RESOLVED) && !isPendingAnchorUrn(RESOLVED)).toBe(true);
   });
@@ -90,7 +115,13 @@ describe('anchor URNs', () => {
     const pending = pendingAnchorUrn('2026-11-22T04:00Z', suffix);
     expect(pending).toBe(`urn:svc:anchor:pending:2026-11-22T04:00Z:${suffix}`);
     const resolved = resolvedAnchorUrn({ network: 'base', block_height: 9_007_199_254_740_991, tx_hash: TX, suffix });
-    expect(parseAnchorUrn(resolved)).toEqual({ status: 'resolved', network: 'base', block_height: 9_007_199_254_740_991, tx_hash: TX, suffix });
+    expect(parseAnchorUrn(resolved)).toEqual({
+      status: 'resolved',
+      network: 'base',
+      block_height: 9_007_199_254_740_991,
+      tx_hash: TX,
+      suffix,
+    });
     expect(resolvesPendingUrn(pending, resolved)).toBe(true);
     expect(resolvesPendingUrn(pending, RESOLVED)).toBe(false);
     expect(resolvesPendingUrn(resolved, pending)).toBe(false);

@@ -83,7 +83,8 @@ export function isBatchId(value: unknown): value is string {
  * @throws RangeError if its year is outside 0000-9999 (a batch id has four year digits).
  */
 export function batchIdOf(date: Date): string {
-  if (!(date instanceof Date) || !Number.isFinite(date.getTime())) throw new TypeError('batchIdOf expects a valid Date');
+  if (!(date instanceof Date) || !Number.isFinite(date.getTime()))
+    throw new TypeError('batchIdOf expects a valid Date');
   const year = date.getUTCFullYear();
   if (year < 0 || year > 9999) throw new RangeError('batchIdOf: the year must be 0000 to 9999');
   // toISOString writes years 0000-9999 as four digits: its first 16 characters are the minute.
@@ -99,7 +100,8 @@ export function batchIdOf(date: Date): string {
  */
 export function anchorSuffix(digest: Uint8Array): string {
   if (!(digest instanceof Uint8Array)) throw new TypeError('anchorSuffix expects the digest bytes');
-  if (digest.length !== 32) throw new RangeError(`anchorSuffix expects a 32-byte SHA-256 digest, got ${digest.length} bytes`);
+  if (digest.length !== 32)
+    throw new RangeError(`anchorSuffix expects a 32-byte SHA-256 digest, got ${digest.length} bytes`);
   return hexEncode(digest.subarray(0, ANCHOR_SUFFIX_LENGTH / 2));
 }
 
@@ -110,7 +112,12 @@ export function anchorSuffix(digest: Uint8Array): string {
  * @returns True for a lowercase chain name other than `pending`.
  */
 export function isAnchorNetwork(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= MAX_NETWORK_LENGTH && value !== 'pending' && NETWORK_PATTERN.test(value);
+  return (
+    typeof value === 'string' &&
+    value.length <= MAX_NETWORK_LENGTH &&
+    value !== 'pending' &&
+    NETWORK_PATTERN.test(value)
+  );
 }
 
 /**
@@ -123,7 +130,8 @@ export function isAnchorNetwork(value: unknown): value is string {
  *   // { status: 'pending', batch_id: '2026-11-22T04:00Z', suffix: '0123456789abcdef' }
  */
 export function parseAnchorUrn(value: unknown): ParsedAnchorUrn | undefined {
-  if (typeof value !== 'string' || value.length > MAX_ANCHOR_URN_LENGTH || !value.startsWith(ANCHOR_URN_PREFIX)) return undefined;
+  if (typeof value !== 'string' || value.length > MAX_ANCHOR_URN_LENGTH || !value.startsWith(ANCHOR_URN_PREFIX))
+    return undefined;
   if (value.startsWith(PENDING_ANCHOR_URN_PREFIX)) {
     const match = PENDING_PATTERN.exec(value);
     if (match === null) return undefined;
@@ -179,7 +187,8 @@ export function isResolvedAnchorUrn(value: unknown): value is string {
  */
 export function pendingAnchorUrn(batchId: string, suffix: string): string {
   if (!isBatchId(batchId)) throw new RangeError('pendingAnchorUrn: not a batch id (YYYY-MM-DDThh:mmZ)');
-  if (typeof suffix !== 'string' || !SUFFIX_PATTERN.test(suffix)) throw new RangeError('pendingAnchorUrn: the suffix must be 16 lowercase hex characters');
+  if (typeof suffix !== 'string' || !SUFFIX_PATTERN.test(suffix))
+    throw new RangeError('pendingAnchorUrn: the suffix must be 16 lowercase hex characters');
   return `${PENDING_ANCHOR_URN_PREFIX}${batchId}:${suffix}`;
 }
 
@@ -193,10 +202,14 @@ export function pendingAnchorUrn(batchId: string, suffix: string): string {
 export function resolvedAnchorUrn(parts: Omit<ResolvedAnchorUrn, 'status'>): string {
   if (typeof parts !== 'object' || parts === null) throw new TypeError('resolvedAnchorUrn expects the URN parts');
   const { network, block_height: blockHeight, tx_hash: txHash, suffix } = parts;
-  if (!isAnchorNetwork(network)) throw new RangeError('resolvedAnchorUrn: the network must be a lowercase chain name other than "pending"');
-  if (!Number.isSafeInteger(blockHeight) || blockHeight < 0) throw new RangeError('resolvedAnchorUrn: block_height must be a non-negative integer');
-  if (typeof txHash !== 'string' || !TX_HASH_PATTERN.test(txHash)) throw new RangeError('resolvedAnchorUrn: tx_hash must be 0x and 64 lowercase hex characters');
-  if (typeof suffix !== 'string' || !SUFFIX_PATTERN.test(suffix)) throw new RangeError('resolvedAnchorUrn: the suffix must be 16 lowercase hex characters');
+  if (!isAnchorNetwork(network))
+    throw new RangeError('resolvedAnchorUrn: the network must be a lowercase chain name other than "pending"');
+  if (!Number.isSafeInteger(blockHeight) || blockHeight < 0)
+    throw new RangeError('resolvedAnchorUrn: block_height must be a non-negative integer');
+  if (typeof txHash !== 'string' || !TX_HASH_PATTERN.test(txHash))
+    throw new RangeError('resolvedAnchorUrn: tx_hash must be 0x and 64 lowercase hex characters');
+  if (typeof suffix !== 'string' || !SUFFIX_PATTERN.test(suffix))
+    throw new RangeError('resolvedAnchorUrn: the suffix must be 16 lowercase hex characters');
   return `${ANCHOR_URN_PREFIX}${network}:${blockHeight}:${txHash}:${suffix}`;
 }
 

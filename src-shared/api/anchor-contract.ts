@@ -38,7 +38,8 @@ export const MAX_CONFIRMATIONS = 1000;
 /** The longest chain RPC URL the settings accept. */
 export const MAX_RPC_URL_LENGTH = 2048;
 /** An http(s) URL: scheme, a host name, IPv4 or [IPv6] host, an optional port and path (no spaces, no user info). */
-const RPC_URL = /^https?:\/\/(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:[/?#][^\s]*)?$/;
+const RPC_URL =
+  /^https?:\/\/(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:[/?#][^\s]*)?$/;
 
 /** The chain the app asks for steps 2-3 of an anchor check (Settings). */
 export interface ChainSettings {
@@ -227,7 +228,8 @@ export const ANCHOR_API: { [M in keyof AnchorApiParams]: (input: unknown) => Anc
     const result: AnchorApiParams['anchors.list'] = {};
     const batchId = optionalString(source, 'batch_id', 17);
     if (batchId !== undefined) {
-      if (!BATCH_ID.test(batchId)) throw new ApiInputError('batch_id must be a batch id, YYYY-MM-DDThh:mmZ', '/batch_id');
+      if (!BATCH_ID.test(batchId))
+        throw new ApiInputError('batch_id must be a batch id, YYYY-MM-DDThh:mmZ', '/batch_id');
       result.batch_id = batchId;
     }
     const state = optionalOneOf(source, 'state', ANCHOR_STATES);
@@ -270,13 +272,24 @@ export function chainSettingsInput(value: unknown): Partial<ChainSettings> {
     const url = source.rpc_url;
     if (url === null || url === '') result.rpc_url = null;
     else if (!isRpcUrl(url)) {
-      throw new ApiInputError(`chain.rpc_url must be an http:// or https:// URL of a chain's JSON-RPC (at most ${MAX_RPC_URL_LENGTH} characters), or null for none`, '/chain/rpc_url');
+      throw new ApiInputError(
+        `chain.rpc_url must be an http:// or https:// URL of a chain's JSON-RPC (at most ${MAX_RPC_URL_LENGTH} characters), or null for none`,
+        '/chain/rpc_url',
+      );
     } else result.rpc_url = url;
   }
   if (source.confirmations !== undefined) {
     const confirmations = source.confirmations;
-    if (typeof confirmations !== 'number' || !Number.isInteger(confirmations) || confirmations < 1 || confirmations > MAX_CONFIRMATIONS) {
-      throw new ApiInputError(`chain.confirmations must be a whole number from 1 to ${MAX_CONFIRMATIONS}`, '/chain/confirmations');
+    if (
+      typeof confirmations !== 'number' ||
+      !Number.isInteger(confirmations) ||
+      confirmations < 1 ||
+      confirmations > MAX_CONFIRMATIONS
+    ) {
+      throw new ApiInputError(
+        `chain.confirmations must be a whole number from 1 to ${MAX_CONFIRMATIONS}`,
+        '/chain/confirmations',
+      );
     }
     result.confirmations = confirmations;
   }

@@ -37,7 +37,14 @@ import {
   optionalTimestamp,
   stringField,
 } from './validate';
-import { ANCHOR_API, chainSettingsInput, type AnchorApiParams, type AnchorApiResults, type ChainSettings, type ReceiptAnchor } from './anchor-contract';
+import {
+  ANCHOR_API,
+  chainSettingsInput,
+  type AnchorApiParams,
+  type AnchorApiResults,
+  type ChainSettings,
+  type ReceiptAnchor,
+} from './anchor-contract';
 
 export * from './anchor-contract';
 export { API_KEY_SCOPES, ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TIERS, TRUST_STATUSES };
@@ -47,7 +54,15 @@ export type { ErrorEnvelope };
 // ---------------------------------------------------------------------------------------------
 // Shared shapes
 
-export const RECEIPT_SORT_COLUMNS = ['issued_at', 'imported_at', 'format', 'status', 'trust', 'issuer', 'receipt_id'] as const;
+export const RECEIPT_SORT_COLUMNS = [
+  'issued_at',
+  'imported_at',
+  'format',
+  'status',
+  'trust',
+  'issuer',
+  'receipt_id',
+] as const;
 export type ReceiptSortColumn = (typeof RECEIPT_SORT_COLUMNS)[number];
 export type ApiKeyAlgorithm = KeyAlgorithm;
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -394,7 +409,8 @@ function filtersInput(value: unknown): ReceiptFilters {
   if (from !== undefined) filters.from = from;
   const to = optionalTimestamp(source, 'to');
   if (to !== undefined) filters.to = to;
-  if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) throw new ApiInputError('filters.from must not be after filters.to');
+  if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to))
+    throw new ApiInputError('filters.from must not be after filters.to');
   const text = optionalString(source, 'text', MAX_TEXT);
   if (text !== undefined) filters.text = text;
   const bundle = optionalInteger(source, 'bundle', 1, Number.MAX_SAFE_INTEGER);
@@ -443,7 +459,12 @@ export interface ReportSummary {
 /** A report just made. */
 export interface ReportMade extends ReportSummary {
   signer_key_id: string;
-  counts: { by_status: Record<string, number>; by_trust: Record<string, number>; by_format: Record<string, number>; by_anchor: Record<string, number> };
+  counts: {
+    by_status: Record<string, number>;
+    by_trust: Record<string, number>;
+    by_format: Record<string, number>;
+    by_anchor: Record<string, number>;
+  };
 }
 
 /** A kept report in one form, to save or preview. */
@@ -463,7 +484,13 @@ export interface ReportDiffView {
   new_report: string;
   added: string[];
   removed: string[];
-  changed: { receipt_sha256: string; field: 'status' | 'trust' | 'anchor_state'; from: string; to: string; reason: string | null }[];
+  changed: {
+    receipt_sha256: string;
+    field: 'status' | 'trust' | 'anchor_state';
+    from: string;
+    to: string;
+    reason: string | null;
+  }[];
 }
 
 function reportIdField(source: Record<string, unknown>, name: string): string {
@@ -500,11 +527,15 @@ function rolesField(source: Record<string, unknown>): SignerRole[] | undefined {
   const value = source.roles;
   if (value === undefined) return undefined;
   return atField('roles', () => {
-    if (!Array.isArray(value) || value.length === 0) throw new ApiInputError(`roles must be a non-empty list of ${SIGNER_ROLES.join(', ')} (leave it out for every role)`);
+    if (!Array.isArray(value) || value.length === 0)
+      throw new ApiInputError(
+        `roles must be a non-empty list of ${SIGNER_ROLES.join(', ')} (leave it out for every role)`,
+      );
     // Each role at most once, so the loop stops within SIGNER_ROLES.length + 1 items however long the list.
     const roles: SignerRole[] = [];
     for (const [index, role] of value.entries()) {
-      if (typeof role !== 'string' || !(SIGNER_ROLES as readonly string[]).includes(role)) throw new ApiInputError(`roles must each be one of ${SIGNER_ROLES.join(', ')}`, `/roles/${index}`);
+      if (typeof role !== 'string' || !(SIGNER_ROLES as readonly string[]).includes(role))
+        throw new ApiInputError(`roles must each be one of ${SIGNER_ROLES.join(', ')}`, `/roles/${index}`);
       if (roles.includes(role as SignerRole)) throw new ApiInputError(`roles names ${role} twice`, `/roles/${index}`);
       roles.push(role as SignerRole);
     }
@@ -520,7 +551,8 @@ function scopesField(source: Record<string, unknown>): ApiKeyScope[] | undefined
     // Each scope at most once, so the loop stops within API_KEY_SCOPES.length + 1 items however long the list.
     const scopes: ApiKeyScope[] = [];
     for (const scope of value) {
-      if (typeof scope !== 'string' || !(API_KEY_SCOPES as readonly string[]).includes(scope)) throw new ApiInputError(`scopes must each be one of ${API_KEY_SCOPES.join(', ')}`);
+      if (typeof scope !== 'string' || !(API_KEY_SCOPES as readonly string[]).includes(scope))
+        throw new ApiInputError(`scopes must each be one of ${API_KEY_SCOPES.join(', ')}`);
       if (scopes.includes(scope as ApiKeyScope)) throw new ApiInputError(`scopes names ${scope} twice`);
       scopes.push(scope as ApiKeyScope);
     }
@@ -532,7 +564,13 @@ function scopesField(source: Record<string, unknown>): ApiKeyScope[] | undefined
 export interface AppApiParams extends AnchorApiParams {
   info: undefined;
   overview: undefined;
-  'receipts.list': { filters?: ReceiptFilters; sort?: ReceiptSortColumn; direction?: 'asc' | 'desc'; after?: string; limit?: number };
+  'receipts.list': {
+    filters?: ReceiptFilters;
+    sort?: ReceiptSortColumn;
+    direction?: 'asc' | 'desc';
+    after?: string;
+    limit?: number;
+  };
   'receipts.count': { filters?: ReceiptFilters };
   'receipts.get': { id: number };
   verify: { text: string; save?: boolean; name?: string };
@@ -547,7 +585,15 @@ export interface AppApiParams extends AnchorApiParams {
   'imports.progress': { jobId: string };
   'imports.cancel': { jobId: string };
   'trust.list': undefined;
-  'trust.pin': { key_id: string; algorithm: ApiKeyAlgorithm; public_key: string; label?: string; not_before?: string; not_after?: string; roles?: SignerRole[] };
+  'trust.pin': {
+    key_id: string;
+    algorithm: ApiKeyAlgorithm;
+    public_key: string;
+    label?: string;
+    not_before?: string;
+    not_after?: string;
+    roles?: SignerRole[];
+  };
   'trust.revoke': { key_id: string; reason?: string };
   'trust.unpin': { key_id: string };
   'trust.audit': { limit?: number };
@@ -599,7 +645,10 @@ export const APP_API: Validators = {
   'receipts.get': idInput,
   verify: (input) => {
     const source = objectInput(input, ['text', 'save', 'name']);
-    const result: AppApiParams['verify'] = { text: stringField(source, 'text', MAX_VERIFY_TEXT), save: optionalBoolean(source, 'save') ?? false };
+    const result: AppApiParams['verify'] = {
+      text: stringField(source, 'text', MAX_VERIFY_TEXT),
+      save: optionalBoolean(source, 'save') ?? false,
+    };
     put(result, 'name', optionalString(source, 'name', MAX_PATH));
     return result;
   },
@@ -607,7 +656,8 @@ export const APP_API: Validators = {
   'bundles.get': idInput,
   'imports.start': (input) => {
     const source = objectInput(input, ['name', 'data']);
-    if (source.data === undefined) throw new ApiInputError('data is required: the bundle as base64url (the app imports uploads, never a path)');
+    if (source.data === undefined)
+      throw new ApiInputError('data is required: the bundle as base64url (the app imports uploads, never a path)');
     const data = stringField(source, 'data', MAX_UPLOAD_B64, 0);
     if (!/^[A-Za-z0-9_-]*$/.test(data)) throw new ApiInputError('data must be base64url without padding');
     const result: AppApiParams['imports.start'] = { data };
@@ -618,7 +668,15 @@ export const APP_API: Validators = {
   'imports.cancel': jobInput,
   'trust.list': noInput,
   'trust.pin': (input) => {
-    const source = objectInput(input, ['key_id', 'algorithm', 'public_key', 'label', 'not_before', 'not_after', 'roles']);
+    const source = objectInput(input, [
+      'key_id',
+      'algorithm',
+      'public_key',
+      'label',
+      'not_before',
+      'not_after',
+      'roles',
+    ]);
     const result: AppApiParams['trust.pin'] = {
       key_id: stringField(source, 'key_id', 2048),
       algorithm: oneOf(source, 'algorithm', KEY_ALGORITHMS),
@@ -665,7 +723,10 @@ export const APP_API: Validators = {
   'reports.create': (input) => {
     const source = objectInput(input, ['filters', 'as_of']);
     const filters = filtersInput(source.filters);
-    if (filters.bundle !== undefined) throw new ApiInputError('filters.bundle is not a report scope; filter by format, status, trust, issuer, time or text');
+    if (filters.bundle !== undefined)
+      throw new ApiInputError(
+        'filters.bundle is not a report scope; filter by format, status, trust, issuer, time or text',
+      );
     const result: AppApiParams['reports.create'] = { filters };
     put(result, 'as_of', optionalTimestamp(source, 'as_of'));
     return result;
@@ -682,7 +743,11 @@ export const APP_API: Validators = {
   'service.start': (input) => {
     const source = objectInput(input, ['port']);
     const result: AppApiParams['service.start'] = {};
-    put(result, 'port', atField('port', () => optionalInteger(source, 'port', 0, 65535)));
+    put(
+      result,
+      'port',
+      atField('port', () => optionalInteger(source, 'port', 0, 65535)),
+    );
     return result;
   },
   'service.stop': noInput,
@@ -706,7 +771,8 @@ export const APP_API: Validators = {
   'apikeys.revoke': (input) => {
     const source = objectInput(input, ['prefix']);
     const prefix = atField('prefix', () => stringField(source, 'prefix', 32));
-    if (!KEY_PREFIX.test(prefix)) throw new ApiInputError('prefix must be a key prefix as listed, like svc_pro_Ab12Cd34', '/prefix');
+    if (!KEY_PREFIX.test(prefix))
+      throw new ApiInputError('prefix must be a key prefix as listed, like svc_pro_Ab12Cd34', '/prefix');
     return { prefix };
   },
   ...ANCHOR_API,
@@ -756,7 +822,9 @@ export interface AppApiResults extends AnchorApiResults {
 }
 
 /** The arguments a method takes: none for methods without input. */
-export type AppApiArguments<M extends AppApiMethod> = undefined extends AppApiParams[M] ? [input?: AppApiParams[M]] : [input: AppApiParams[M]];
+export type AppApiArguments<M extends AppApiMethod> = undefined extends AppApiParams[M]
+  ? [input?: AppApiParams[M]]
+  : [input: AppApiParams[M]];
 
 /** What the renderer calls: each method typed in both directions. */
 export type AppApiClient = {
@@ -772,4 +840,5 @@ export function isAppApiMethod(name: unknown): name is AppApiMethod {
  * What a transport carries back for one call: the result, or the error envelope. IPC and HTTP
  * both carry this, so the renderer sees the same `code` whichever transport it has.
  */
-export type AppApiAnswer<M extends AppApiMethod = AppApiMethod> = { ok: true; result: AppApiResults[M] } | { ok: false; error: ErrorEnvelope };
+export type AppApiAnswer<M extends AppApiMethod = AppApiMethod> =
+  { ok: true; result: AppApiResults[M] } | { ok: false; error: ErrorEnvelope };

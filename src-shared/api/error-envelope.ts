@@ -37,7 +37,11 @@ export function isErrorEnvelope(value: unknown): value is ErrorEnvelope {
     typeof candidate.message === 'string' &&
     Array.isArray(candidate.details) &&
     candidate.details.every(
-      (detail: unknown) => typeof detail === 'object' && detail !== null && typeof (detail as ErrorDetail).path === 'string' && typeof (detail as ErrorDetail).message === 'string',
+      (detail: unknown) =>
+        typeof detail === 'object' &&
+        detail !== null &&
+        typeof (detail as ErrorDetail).path === 'string' &&
+        typeof (detail as ErrorDetail).message === 'string',
     )
   );
 }

@@ -26,7 +26,9 @@ export function objectInput(input: unknown, allowed: readonly string[], where = 
   if (typeof input !== 'object' || Array.isArray(input)) throw new ApiInputError(`${where} must be an object`);
   for (const name of Object.keys(input)) {
     if (!allowed.includes(name)) {
-      throw new ApiInputError(`${where} has an unknown member "${name}"${allowed.length ? `; allowed: ${allowed.join(', ')}` : ''}`);
+      throw new ApiInputError(
+        `${where} has an unknown member "${name}"${allowed.length ? `; allowed: ${allowed.join(', ')}` : ''}`,
+      );
     }
   }
   return input as Plain;

@@ -9,7 +9,13 @@
 import type { ReportStatus, TrustResult, TrustStatus } from '../verify/report';
 import type { KeyAlgorithm } from '../verify/context';
 
-export { STATUS_PRECEDENCE as REPORT_STATUSES, TRUST_STATUSES, type ReportFormat, type ReportStatus, type TrustStatus } from '../verify/report';
+export {
+  STATUS_PRECEDENCE as REPORT_STATUSES,
+  TRUST_STATUSES,
+  type ReportFormat,
+  type ReportStatus,
+  type TrustStatus,
+} from '../verify/report';
 export { KEY_ALGORITHMS } from '../verify/keys';
 export type { KeyAlgorithm } from '../verify/context';
 
@@ -38,7 +44,15 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The audit actions that are trust decisions (the Trust view's audit list). */
-export const TRUST_AUDIT_ACTIONS: readonly AuditAction[] = ['pin', 'unpin', 'revoke', 'label', 'validity', 'trust-import', 'trust-export'];
+export const TRUST_AUDIT_ACTIONS: readonly AuditAction[] = [
+  'pin',
+  'unpin',
+  'revoke',
+  'label',
+  'validity',
+  'trust-import',
+  'trust-export',
+];
 
 /** A bundle in the ledger: `partial` until every receipt batch of its import committed. */
 export const BUNDLE_STATUSES = ['complete', 'partial'] as const;
@@ -49,7 +63,15 @@ export const SOURCE_KINDS = ['file', 'bundle', 'paste', 'service'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /** The outcomes of checking a bundle's manifest.sig (see {@link SignatureCheck}). */
-export const SIGNATURE_CHECK_STATUSES = ['valid', 'invalid', 'mismatch', 'unavailable', 'unsupported', 'malformed', 'missing'] as const;
+export const SIGNATURE_CHECK_STATUSES = [
+  'valid',
+  'invalid',
+  'mismatch',
+  'unavailable',
+  'unsupported',
+  'malformed',
+  'missing',
+] as const;
 export type SignatureCheckStatus = (typeof SIGNATURE_CHECK_STATUSES)[number];
 
 /** The outcome of checking manifest.sig. */
@@ -146,7 +168,12 @@ export const TIERS = ['free', 'pro', 'scale', 'enterprise'] as const;
 export type Tier = (typeof TIERS)[number];
 
 /** The prefix of each tier's API keys (spec section 5; the free tier has no key of its own). */
-export const API_KEY_PREFIXES: Readonly<Record<Tier, string>> = { free: 'svc_free_', pro: 'svc_pro_', scale: 'svc_scale_', enterprise: 'svc_ent_' };
+export const API_KEY_PREFIXES: Readonly<Record<Tier, string>> = {
+  free: 'svc_free_',
+  pro: 'svc_pro_',
+  scale: 'svc_scale_',
+  enterprise: 'svc_ent_',
+};
 
 /** Scopes an API key may carry: `partner` opens the pilot routes (PROTOCOL section 10). */
 export const API_KEY_SCOPES = ['partner'] as const;

@@ -16,10 +16,7 @@
  * @returns true for a Uint8Array
  */
 export function isBytes(value: unknown): value is Uint8Array {
-  return (
-    value instanceof Uint8Array ||
-    (ArrayBuffer.isView(value) && value.constructor.name === 'Uint8Array')
-  );
+  return value instanceof Uint8Array || (ArrayBuffer.isView(value) && value.constructor.name === 'Uint8Array');
 }
 
 /**

@@ -3,7 +3,12 @@ import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
 
-import { ed25519IsCanonicalScalar, ed25519IsStrictPublicKey, ed25519SignatureHasCanonicalS, ed25519VerifyStrict } from './ed25519-strict';
+import {
+  ed25519IsCanonicalScalar,
+  ed25519IsStrictPublicKey,
+  ed25519SignatureHasCanonicalS,
+  ed25519VerifyStrict,
+} from './ed25519-strict';
 import { concatBytes, hexDecode, utf8Encode } from './encoding';
 
 const Point = ed25519.Point;
@@ -86,9 +91,9 @@ describe('ed25519IsStrictPublicKey', () => {
     for (let y0 = 0n; y0 < 19n; y0++) {
       const encoding = scalarBytes(P + y0);
       expect(ed25519IsStrictPublicKey(encoding)).toBe(false);
-      expect(ed25519IsStrictPublicKey(concatBytes(encoding.subarray(0, 31), Uint8Array.of((encoding[31] ?? 0) | 0x80)))).toBe(
-        false,
-      );
+      expect(
+        ed25519IsStrictPublicKey(concatBytes(encoding.subarray(0, 31), Uint8Array.of((encoding[31] ?? 0) | 0x80))),
+      ).toBe(false);
     }
     // The ordinary key with y + p would overflow 255 bits; flipping its sign bit gives -A, valid.
     const negated = PUBLIC_KEY.slice();

@@ -100,16 +100,34 @@ describe('hex', () => {
       fc.property(fc.string({ maxLength: 12 }), (text) => {
         const decoded = lowerHexDecode(text);
         // Accepted exactly when the text is canonical lowercase hex.
-        expect(decoded === undefined ? undefined : hexEncode(decoded)).toBe(/^(?:[0-9a-f]{2})*$/.test(text) ? text : undefined);
+        expect(decoded === undefined ? undefined : hexEncode(decoded)).toBe(
+          /^(?:[0-9a-f]{2})*$/.test(text) ? text : undefined,
+        );
       }),
     );
     // Mostly digits with an odd character, short and past the 1,024-character scratch copy.
-    const unit = fc.constantFrom(...'0123456789abcdef'.split(''), 'A', 'F', 'g', '\u00e9', '\u0000', '\ud800', '\udc00', '\u{1f600}', '\u0130');
+    const unit = fc.constantFrom(
+      ...'0123456789abcdef'.split(''),
+      'A',
+      'F',
+      'g',
+      '\u00e9',
+      '\u0000',
+      '\ud800',
+      '\udc00',
+      '\u{1f600}',
+      '\u0130',
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit, maxLength: 40 }), fc.string({ unit, minLength: 1000, maxLength: 1100 })), (text) => {
-        const decoded = lowerHexDecode(text);
-        expect(decoded === undefined ? undefined : hexEncode(decoded)).toBe(/^(?:[0-9a-f]{2})*$/.test(text) ? text : undefined);
-      }),
+      fc.property(
+        fc.oneof(fc.string({ unit, maxLength: 40 }), fc.string({ unit, minLength: 1000, maxLength: 1100 })),
+        (text) => {
+          const decoded = lowerHexDecode(text);
+          expect(decoded === undefined ? undefined : hexEncode(decoded)).toBe(
+            /^(?:[0-9a-f]{2})*$/.test(text) ? text : undefined,
+          );
+        },
+      ),
     );
     for (const length of [1024, 1026, 4096]) {
       const valid = 'a0'.repeat(length / 2);

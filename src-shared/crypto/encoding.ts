@@ -23,9 +23,10 @@ const HEX_BY_BYTE: readonly string[] = Array.from(
   { length: 256 },
   (_, value) => (HEX_DIGITS[value >> 4] ?? '') + (HEX_DIGITS[value & 15] ?? ''),
 );
-const HEX_VALUE = decodeTable('0123456789abcdefABCDEF', [
-  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15,
-]);
+const HEX_VALUE = decodeTable(
+  '0123456789abcdefABCDEF',
+  [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15],
+);
 const LOWER_HEX_VALUE = decodeTable(HEX_DIGITS);
 /** Set in the OR of all digit values exactly when one of them was not a digit. */
 const INVALID_BITS = 0x10;

@@ -6,12 +6,7 @@
  */
 export { AuthenticationError } from './provider';
 export type { CryptoProvider } from './provider';
-export {
-  AES256GCM_LENGTHS,
-  MLDSA65_LENGTHS,
-  assertAesArguments,
-  createPortableProvider,
-} from './portable-provider';
+export { AES256GCM_LENGTHS, MLDSA65_LENGTHS, assertAesArguments, createPortableProvider } from './portable-provider';
 export {
   ED25519_LENGTHS,
   ed25519IsCanonicalScalar,

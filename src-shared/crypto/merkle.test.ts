@@ -22,9 +22,16 @@ const blake3 = createPortableProvider().blake3;
  * testonly/constants.go (commit 582a6ad190b6848f1d26f8bf08ddef29955d9db1): eight leaf inputs,
  * the root of every tree size 0..8, and the complete subtree hashes level by level.
  */
-const LEAF_INPUTS = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map(
-  hexDecode,
-);
+const LEAF_INPUTS = [
+  '',
+  '00',
+  '10',
+  '2021',
+  '3031',
+  '40414243',
+  '5051525354555657',
+  '606162636465666768696a6b6c6d6e6f',
+].map(hexDecode);
 const ROOTS_BY_SIZE = [
   'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
@@ -85,7 +92,13 @@ describe('RFC 9162 tree (SHA-256 reference data)', () => {
       const leaves = LEAF_INPUTS.slice(0, size);
       for (let index = 0; index < size; index++) {
         const path = rfc9162InclusionPath(sha256, leaves, index);
-        const root = rfc9162RootFromInclusionPath(sha256, rfc9162LeafHash(sha256, leaves[index] as Uint8Array), index, size, path);
+        const root = rfc9162RootFromInclusionPath(
+          sha256,
+          rfc9162LeafHash(sha256, leaves[index] as Uint8Array),
+          index,
+          size,
+          path,
+        );
         expect(hexEncode(root)).toBe(ROOTS_BY_SIZE[size]);
       }
     }
@@ -122,12 +135,16 @@ describe('RFC 9162 tree (SHA-256 reference data)', () => {
           expect(rfc9162RootFromInclusionPath(blake3, leafHash, index, leaves.length, path)).toEqual(root);
           // A different entry at the same place does not fold to the root.
           const otherLeaf = rfc9162LeafHash(blake3, concatBytes(leaves[index] as Uint8Array, Uint8Array.of(1)));
-          expect(equalBytes(rfc9162RootFromInclusionPath(blake3, otherLeaf, index, leaves.length, path), root)).toBe(false);
+          expect(equalBytes(rfc9162RootFromInclusionPath(blake3, otherLeaf, index, leaves.length, path), root)).toBe(
+            false,
+          );
           if (path.length > 0) {
             const tampered = path.map((sibling) => sibling.slice());
             const victim = tampered[tamperSeed % tampered.length] as Uint8Array;
             victim[tamperSeed % 32] = (victim[tamperSeed % 32] ?? 0) ^ 1;
-            expect(equalBytes(rfc9162RootFromInclusionPath(blake3, leafHash, index, leaves.length, tampered), root)).toBe(false);
+            expect(
+              equalBytes(rfc9162RootFromInclusionPath(blake3, leafHash, index, leaves.length, tampered), root),
+            ).toBe(false);
           }
         },
       ),
@@ -191,9 +208,12 @@ describe('anchor tree (PROTOCOL section 8)', () => {
 
   it('the root does not depend on the order the digests arrive in', () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 1, maxLength: 20 }), (digests) => {
-        expect(anchorTree(sha256, [...digests].reverse()).root).toEqual(anchorTree(sha256, digests).root);
-      }),
+      fc.property(
+        fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 1, maxLength: 20 }),
+        (digests) => {
+          expect(anchorTree(sha256, [...digests].reverse()).root).toEqual(anchorTree(sha256, digests).root);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -233,7 +253,10 @@ describe('anchorTreeLevels: the fast builder gives the tree of anchorTree', () =
 
   it('random batches of random sizes', () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 1, maxLength: 300 }), (digests) => expectSameTree(digests)),
+      fc.property(
+        fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 1, maxLength: 300 }),
+        (digests) => expectSameTree(digests),
+      ),
       { numRuns: 60 },
     );
   });
@@ -241,7 +264,10 @@ describe('anchorTreeLevels: the fast builder gives the tree of anchorTree', () =
   it('digests that share their first bytes, and repeated digests, sort as anchorTree sorts them', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.uint8Array({ minLength: 28, maxLength: 28 })), { minLength: 1, maxLength: 60 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.uint8Array({ minLength: 28, maxLength: 28 })), {
+          minLength: 1,
+          maxLength: 60,
+        }),
         fc.nat(),
         (items, repeatSeed) => {
           // Only four distinct 4-byte prefixes: most digests tie on the radix key.
@@ -265,7 +291,9 @@ describe('anchorTreeLevels: the fast builder gives the tree of anchorTree', () =
   it('refuses what anchorTree refuses, a bad index, a small target and a hash of the wrong length', () => {
     expect(() => anchorTreeLevels(sha256, [])).toThrow(/at least one digest/);
     expect(() => anchorTreeLevels(sha256, [new Uint8Array(31)])).toThrow(/digests\[0\] must be 32 bytes/);
-    expect(() => anchorTreeLevels('sha256' as unknown as (data: Uint8Array) => Uint8Array, [new Uint8Array(32)])).toThrow(TypeError);
+    expect(() =>
+      anchorTreeLevels('sha256' as unknown as (data: Uint8Array) => Uint8Array, [new Uint8Array(32)]),
+    ).toThrow(TypeError);
     const tree = anchorTreeLevels(sha256, [new Uint8Array(32), new Uint8Array(32).fill(1), new Uint8Array(32).fill(2)]);
     expect(() => tree.path(3)).toThrow(/not below the 3 digests/);
     expect(() => tree.path(-1)).toThrow(RangeError);

@@ -85,9 +85,7 @@ export function rfc9162RootFromInclusionPath(
   assertIndex(treeSize, 'rfc9162RootFromInclusionPath: treeSize');
   assertByteList(path, 'rfc9162RootFromInclusionPath: path', leafHash.length);
   if (leafIndex >= treeSize) {
-    throw new RangeError(
-      `rfc9162RootFromInclusionPath: leafIndex ${leafIndex} is not below treeSize ${treeSize}`,
-    );
+    throw new RangeError(`rfc9162RootFromInclusionPath: leafIndex ${leafIndex} is not below treeSize ${treeSize}`);
   }
   // Division instead of >> keeps indexes above 2^31 exact.
   let index = leafIndex;
@@ -136,7 +134,10 @@ export function rfc9162Root(hash: HashFunction, leaves: readonly Uint8Array[]): 
   assertHash(hash, 'rfc9162Root');
   assertByteList(leaves, 'rfc9162Root: leaves');
   if (leaves.length === 0) return hash(new Uint8Array(0));
-  return subtreeRoot(hash, leaves.map((leaf) => rfc9162LeafHash(hash, leaf)));
+  return subtreeRoot(
+    hash,
+    leaves.map((leaf) => rfc9162LeafHash(hash, leaf)),
+  );
 }
 
 /**
@@ -214,9 +215,11 @@ export function anchorTree(
   assertHash(sha256, 'anchorTree');
   assertByteList(digests, 'anchorTree: digests', ANCHOR_DIGEST_LENGTH);
   if (digests.length === 0) throw new RangeError('anchorTree: a batch needs at least one digest');
-  const order = digests.map((_, index) => index).sort((a, b) => compareBytes(digests[a] as Uint8Array, digests[b] as Uint8Array));
+  const order = digests
+    .map((_, index) => index)
+    .sort((a, b) => compareBytes(digests[a] as Uint8Array, digests[b] as Uint8Array));
   const levels: Uint8Array[][] = [order.map((index) => anchorLeafHash(sha256, digests[index] as Uint8Array))];
-  for (let level = levels[0] as Uint8Array[]; level.length > 1; ) {
+  for (let level = levels[0] as Uint8Array[]; level.length > 1;) {
     const parents: Uint8Array[] = [];
     for (let index = 0; index + 1 < level.length; index += 2) {
       parents.push(anchorNodeHash(sha256, level[index] as Uint8Array, level[index + 1] as Uint8Array));
@@ -264,9 +267,7 @@ function anchorLeafHash(sha256: HashFunction, digest: Uint8Array): Uint8Array {
 }
 
 function anchorNodeHash(sha256: HashFunction, a: Uint8Array, b: Uint8Array): Uint8Array {
-  return compareBytes(a, b) <= 0
-    ? sha256(concatBytes(NODE_PREFIX, a, b))
-    : sha256(concatBytes(NODE_PREFIX, b, a));
+  return compareBytes(a, b) <= 0 ? sha256(concatBytes(NODE_PREFIX, a, b)) : sha256(concatBytes(NODE_PREFIX, b, a));
 }
 
 /** The anchor tree of a batch held as one flat buffer per level; see {@link anchorTreeLevels}. */
@@ -309,7 +310,12 @@ function anchorSortOrder(digests: readonly Uint8Array[]): Uint32Array {
   const keys = new Uint32Array(count);
   for (let index = 0; index < count; index += 1) {
     const digest = digests[index] as Uint8Array;
-    keys[index] = (((digest[0] as number) << 24) | ((digest[1] as number) << 16) | ((digest[2] as number) << 8) | (digest[3] as number)) >>> 0;
+    keys[index] =
+      (((digest[0] as number) << 24) |
+        ((digest[1] as number) << 16) |
+        ((digest[2] as number) << 8) |
+        (digest[3] as number)) >>>
+      0;
   }
   let order = new Uint32Array(count);
   for (let index = 0; index < count; index += 1) order[index] = index;
@@ -317,8 +323,10 @@ function anchorSortOrder(digests: readonly Uint8Array[]): Uint32Array {
   const counts = new Uint32Array(65_537);
   for (const shift of [0, 16]) {
     counts.fill(0);
-    for (let index = 0; index < count; index += 1) (counts[(((keys[order[index] as number] as number) >>> shift) & 0xffff) + 1] as number) += 1;
-    for (let bucket = 1; bucket < counts.length; bucket += 1) (counts[bucket] as number) += counts[bucket - 1] as number;
+    for (let index = 0; index < count; index += 1)
+      (counts[(((keys[order[index] as number] as number) >>> shift) & 0xffff) + 1] as number) += 1;
+    for (let bucket = 1; bucket < counts.length; bucket += 1)
+      (counts[bucket] as number) += counts[bucket - 1] as number;
     for (let index = 0; index < count; index += 1) {
       const item = order[index] as number;
       const bucket = ((keys[item] as number) >>> shift) & 0xffff;
@@ -371,7 +379,8 @@ export function anchorTreeLevels(sha256: HashFunction, digests: readonly Uint8Ar
   const leafInput = input.subarray(0, 1 + ANCHOR_DIGEST_LENGTH);
   const put = (data: Uint8Array, level: Uint8Array, offset: number): void => {
     const hashed = sha256(data);
-    if (hashed.length !== ANCHOR_DIGEST_LENGTH) throw new RangeError(`anchorTreeLevels: the hash function returned ${hashed.length} bytes, not 32`);
+    if (hashed.length !== ANCHOR_DIGEST_LENGTH)
+      throw new RangeError(`anchorTreeLevels: the hash function returned ${hashed.length} bytes, not 32`);
     level.set(hashed, offset);
   };
 
@@ -384,21 +393,23 @@ export function anchorTreeLevels(sha256: HashFunction, digests: readonly Uint8Ar
   const levels: Uint8Array[] = [leaves];
   const counts: number[] = [size];
   input[0] = 0x01;
-  for (let level = leaves, count = size; count > 1; ) {
+  for (let level = leaves, count = size; count > 1;) {
     const parentCount = Math.ceil(count / 2);
     const parents = new Uint8Array(parentCount * ANCHOR_DIGEST_LENGTH);
     for (let pair = 0; pair + 1 < count; pair += 2) {
       const a = pair * ANCHOR_DIGEST_LENGTH;
       const b = a + ANCHOR_DIGEST_LENGTH;
       let difference = 0;
-      for (let byte = 0; byte < ANCHOR_DIGEST_LENGTH && difference === 0; byte += 1) difference = (level[a + byte] as number) - (level[b + byte] as number);
+      for (let byte = 0; byte < ANCHOR_DIGEST_LENGTH && difference === 0; byte += 1)
+        difference = (level[a + byte] as number) - (level[b + byte] as number);
       const [low, high] = difference <= 0 ? [a, b] : [b, a];
       input.set(level.subarray(low, low + ANCHOR_DIGEST_LENGTH), 1);
       input.set(level.subarray(high, high + ANCHOR_DIGEST_LENGTH), 1 + ANCHOR_DIGEST_LENGTH);
       put(input, parents, (pair / 2) * ANCHOR_DIGEST_LENGTH);
     }
     // An odd node at the end is carried up unchanged.
-    if (count % 2 === 1) parents.set(level.subarray((count - 1) * ANCHOR_DIGEST_LENGTH), (parentCount - 1) * ANCHOR_DIGEST_LENGTH);
+    if (count % 2 === 1)
+      parents.set(level.subarray((count - 1) * ANCHOR_DIGEST_LENGTH), (parentCount - 1) * ANCHOR_DIGEST_LENGTH);
     levels.push(parents);
     counts.push(parentCount);
     level = parents;
@@ -437,7 +448,8 @@ export function anchorTreeLevels(sha256: HashFunction, digests: readonly Uint8Ar
         const sibling = node ^ 1;
         if (sibling < (counts[level] as number)) {
           const at = offset + written * ANCHOR_DIGEST_LENGTH;
-          if (at + ANCHOR_DIGEST_LENGTH > target.length) throw new RangeError('AnchorTreeLevels.writePath: target is too small for the path');
+          if (at + ANCHOR_DIGEST_LENGTH > target.length)
+            throw new RangeError('AnchorTreeLevels.writePath: target is too small for the path');
           const start = sibling * ANCHOR_DIGEST_LENGTH;
           target.set((levels[level] as Uint8Array).subarray(start, start + ANCHOR_DIGEST_LENGTH), at);
           written += 1;

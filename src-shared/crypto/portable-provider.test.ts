@@ -36,7 +36,16 @@ interface MldsaSignGroup {
   privateSeed?: string;
   privateKey?: string;
   publicKey: string | null;
-  tests: { tcId: number; msg?: string; ctx?: string; mu?: string; rnd?: string; sig: string; result: string; flags: string[] }[];
+  tests: {
+    tcId: number;
+    msg?: string;
+    ctx?: string;
+    mu?: string;
+    rnd?: string;
+    sig: string;
+    result: string;
+    flags: string[];
+  }[];
 }
 interface Rfc8032File {
   tests: { name: string; secretKey: string; publicKey: string; message: string; signature: string }[];
@@ -81,7 +90,10 @@ function checkSignFile(file: WycheproofFile<MldsaSignGroup>, scope: 'all' | 'fir
         test.msg === undefined
           ? // "Internal" cases give only mu (FIPS 204 external-mu signing).
             ml_dsa65.internal.sign(hexDecode(test.mu ?? ''), secretKey, { externalMu: true, extraEntropy: entropy })
-          : ml_dsa65.sign(hexDecode(test.msg), secretKey, { context: hexDecode(test.ctx ?? ''), extraEntropy: entropy });
+          : ml_dsa65.sign(hexDecode(test.msg), secretKey, {
+              context: hexDecode(test.ctx ?? ''),
+              extraEntropy: entropy,
+            });
       if (test.result !== 'valid') {
         expect(sign, `tcId ${test.tcId}`).toThrow();
         if (test.msg !== undefined && (test.ctx ?? '') === '') {
@@ -172,22 +184,26 @@ describe('portable provider: hashes', () => {
 
 describe('portable provider: AES-256-GCM', () => {
   const file = readVectors<WycheproofFile<AeadGroup>>('wycheproof-aes-gcm.json');
-  const groups = file.testGroups.filter((group) => group.keySize === 256 && group.ivSize === 96 && group.tagSize === 128);
+  const groups = file.testGroups.filter(
+    (group) => group.keySize === 256 && group.ivSize === 96 && group.tagSize === 128,
+  );
   const cases = groups.flatMap((group) => group.tests);
 
   it('Wycheproof (32-byte key, 12-byte IV, 16-byte tag): valid ones decrypt and re-encrypt, invalid ones fail', () => {
     const counts = { valid: 0, invalid: 0 };
     for (const test of cases) {
-      const [key, iv, aad, msg, ct, tag] = [test.key, test.iv, test.aad, test.msg, test.ct, test.tag].map(hexDecode) as [
-        Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array,
-      ];
+      const [key, iv, aad, msg, ct, tag] = [test.key, test.iv, test.aad, test.msg, test.ct, test.tag].map(
+        hexDecode,
+      ) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
       if (test.result === 'valid') {
         counts.valid++;
         expect(provider.aes256gcmDecrypt(key, iv, ct, tag, aad), `tcId ${test.tcId}`).toEqual(msg);
         expect(provider.aes256gcmEncrypt(key, iv, msg, aad), `tcId ${test.tcId}`).toEqual({ ciphertext: ct, tag });
       } else {
         counts.invalid++;
-        expect(() => provider.aes256gcmDecrypt(key, iv, ct, tag, aad), `tcId ${test.tcId}`).toThrow(AuthenticationError);
+        expect(() => provider.aes256gcmDecrypt(key, iv, ct, tag, aad), `tcId ${test.tcId}`).toThrow(
+          AuthenticationError,
+        );
       }
     }
     expect(counts).toEqual({ valid: 39, invalid: 27 });
@@ -195,9 +211,15 @@ describe('portable provider: AES-256-GCM', () => {
 
   it('refuses other key, IV and tag sizes with RangeError', () => {
     const [key, iv, tag] = [new Uint8Array(32), new Uint8Array(12), new Uint8Array(16)];
-    expect(() => provider.aes256gcmDecrypt(new Uint8Array(16), iv, new Uint8Array(0), tag)).toThrow(/key must be 32 bytes/);
-    expect(() => provider.aes256gcmDecrypt(key, new Uint8Array(16), new Uint8Array(0), tag)).toThrow(/iv must be 12 bytes/);
-    expect(() => provider.aes256gcmDecrypt(key, iv, new Uint8Array(0), new Uint8Array(12))).toThrow(/tag must be 16 bytes/);
+    expect(() => provider.aes256gcmDecrypt(new Uint8Array(16), iv, new Uint8Array(0), tag)).toThrow(
+      /key must be 32 bytes/,
+    );
+    expect(() => provider.aes256gcmDecrypt(key, new Uint8Array(16), new Uint8Array(0), tag)).toThrow(
+      /iv must be 12 bytes/,
+    );
+    expect(() => provider.aes256gcmDecrypt(key, iv, new Uint8Array(0), new Uint8Array(12))).toThrow(
+      /tag must be 16 bytes/,
+    );
     expect(() => provider.aes256gcmEncrypt(key, new Uint8Array(8), new Uint8Array(0))).toThrow(RangeError);
   });
 });
@@ -261,13 +283,17 @@ describe('portable provider: ML-DSA-65 (FIPS 204, pure, empty context)', () => {
   }, 60_000);
 
   it('ACVP sigVer (internal interface, via noble internal.verify): 15 cases, 3 pass, 12 fail', () => {
-    const file = readVectors<AcvpFile<{ pk: string; tests: { tcId: number; message: string; signature: string; testPassed: boolean }[] }>>(
-      'mldsa65/acvp-sigVer-ML-DSA-65.json',
-    );
+    const file = readVectors<
+      AcvpFile<{ pk: string; tests: { tcId: number; message: string; signature: string; testPassed: boolean }[] }>
+    >('mldsa65/acvp-sigVer-ML-DSA-65.json');
     const outcomes: boolean[] = [];
     for (const group of file.testGroups) {
       for (const test of group.tests) {
-        const actual = ml_dsa65.internal.verify(hexDecode(test.signature), hexDecode(test.message), hexDecode(group.pk));
+        const actual = ml_dsa65.internal.verify(
+          hexDecode(test.signature),
+          hexDecode(test.message),
+          hexDecode(group.pk),
+        );
         expect(actual, `tcId ${test.tcId}`).toBe(test.testPassed);
         outcomes.push(actual);
       }
@@ -278,13 +304,18 @@ describe('portable provider: ML-DSA-65 (FIPS 204, pure, empty context)', () => {
 
   it('ACVP sigGen (internal interface, via noble internal.sign): 10 deterministic, 10 hedged with rnd', () => {
     const file = readVectors<
-      AcvpFile<{ deterministic: boolean; tests: { tcId: number; sk: string; message: string; rnd?: string; signature: string }[] }>
+      AcvpFile<{
+        deterministic: boolean;
+        tests: { tcId: number; sk: string; message: string; rnd?: string; signature: string }[];
+      }>
     >('mldsa65/acvp-sigGen-ML-DSA-65.json');
     const counts = { deterministic: 0, hedged: 0 };
     for (const group of file.testGroups) {
       for (const test of group.tests) {
         const entropy = group.deterministic ? false : hexDecode(test.rnd ?? '');
-        const signature = ml_dsa65.internal.sign(hexDecode(test.message), hexDecode(test.sk), { extraEntropy: entropy });
+        const signature = ml_dsa65.internal.sign(hexDecode(test.message), hexDecode(test.sk), {
+          extraEntropy: entropy,
+        });
         expect(hexEncode(signature), `tcId ${test.tcId}`).toBe(test.signature.toLowerCase());
         counts[group.deterministic ? 'deterministic' : 'hedged']++;
       }

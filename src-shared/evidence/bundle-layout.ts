@@ -58,7 +58,12 @@ const SAFE_STEM = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
  */
 export function receiptPath(receiptId: string | null, receiptSha256: string, used: Set<string>): string {
   let stem = receiptSha256;
-  if (receiptId !== null && SAFE_STEM.test(receiptId) && !receiptId.endsWith('.') && !used.has(receiptId.toLowerCase())) {
+  if (
+    receiptId !== null &&
+    SAFE_STEM.test(receiptId) &&
+    !receiptId.endsWith('.') &&
+    !used.has(receiptId.toLowerCase())
+  ) {
     stem = receiptId;
   }
   used.add(stem.toLowerCase());

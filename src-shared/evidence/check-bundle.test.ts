@@ -19,7 +19,11 @@ function bundleFiles(receiptCount: number): Map<string, Uint8Array> {
   }
   files.set(
     'keys/service-keys.json',
-    utf8Encode(serializeKeyFile([{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(issuerSeed) }])),
+    utf8Encode(
+      serializeKeyFile([
+        { key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(issuerSeed) },
+      ]),
+    ),
   );
   const manifestBytes = utf8Encode(
     serializeManifest({
@@ -27,12 +31,19 @@ function bundleFiles(receiptCount: number): Map<string, Uint8Array> {
       tenant_id: 'acme',
       generated_at: '2026-11-01T12:00:00.000Z',
       key_id: bundleKeyId,
-      files: [...files].map(([path, bytes]) => ({ path, sha256: hexEncode(crypto.sha256(bytes)), bytes: bytes.length })),
+      files: [...files].map(([path, bytes]) => ({
+        path,
+        sha256: hexEncode(crypto.sha256(bytes)),
+        bytes: bytes.length,
+      })),
       counts: { receipts: receiptCount },
     }),
   );
   files.set('manifest.json', manifestBytes);
-  files.set('manifest.sig', utf8Encode(serializeManifestSignature(signManifest(manifestBytes, bundleSeed, bundleKeyId, crypto))));
+  files.set(
+    'manifest.sig',
+    utf8Encode(serializeManifestSignature(signManifest(manifestBytes, bundleSeed, bundleKeyId, crypto))),
+  );
   return files;
 }
 
@@ -56,7 +67,11 @@ describe('checkBundle', () => {
     expect(result.signature).toMatchObject({ status: 'valid', key_id: bundleKeyId, trust: { status: 'unpinned' } });
     expect(result.counts).toMatchObject({ files: 6, receipts: 3, byStatus: { PASS: 3 }, advertisedKeys: 1 });
     expect(result.manifest).toMatchObject({ tenant_id: 'acme', files: 4 });
-    expect(result.receipts.map((receipt) => receipt.path)).toEqual(['receipts/r0.json', 'receipts/r1.json', 'receipts/r2.json']);
+    expect(result.receipts.map((receipt) => receipt.path)).toEqual([
+      'receipts/r0.json',
+      'receipts/r1.json',
+      'receipts/r2.json',
+    ]);
     expect(progress.at(-1)).toBe(6);
   });
 
@@ -79,7 +94,9 @@ describe('checkBundle', () => {
     const files = bundleFiles(2);
     files.delete('receipts/r0.json');
     files.set('notes.txt', utf8Encode('hello'));
-    const forged = serializeManifestSignature(signManifest(files.get('manifest.json')!, issuerSeed, bundleKeyId, crypto));
+    const forged = serializeManifestSignature(
+      signManifest(files.get('manifest.json')!, issuerSeed, bundleKeyId, crypto),
+    );
     files.set('manifest.sig', utf8Encode(forged));
     const result = await checkBundle(entries(files), context);
     expect(result.findings.map((finding) => finding.code).sort()).toEqual(
@@ -89,7 +106,14 @@ describe('checkBundle', () => {
 
   it('uses a pinned key for the manifest signature (trusted) and refuses nothing else because of it', async () => {
     const pinned = createVerifyContext(crypto, {
-      pinned: [{ key_id: bundleKeyId, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(bundleSeed), status: 'pinned' }],
+      pinned: [
+        {
+          key_id: bundleKeyId,
+          algorithm: 'Ed25519',
+          public_key: crypto.ed25519PublicKey(bundleSeed),
+          status: 'pinned',
+        },
+      ],
     });
     const result = await checkBundle(entries(bundleFiles(1)), pinned);
     expect(result.signature?.trust.status).toBe('trusted');
@@ -98,8 +122,18 @@ describe('checkBundle', () => {
   it('does not use a keys file that gives a trusted or given key_id another key, as one naming a key twice', async () => {
     const otherKey = crypto.ed25519PublicKey(new Uint8Array(32).fill(5));
     const cases: [string, ReturnType<typeof createVerifyContext>][] = [
-      ['the trusted keys', createVerifyContext(crypto, { pinned: [{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: otherKey, status: 'pinned' }] })],
-      ['the keys given', createVerifyContext(crypto, { advertised: [{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: otherKey }] })],
+      [
+        'the trusted keys',
+        createVerifyContext(crypto, {
+          pinned: [{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: otherKey, status: 'pinned' }],
+        }),
+      ],
+      [
+        'the keys given',
+        createVerifyContext(crypto, {
+          advertised: [{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: otherKey }],
+        }),
+      ],
     ];
     for (const [source, conflicting] of cases) {
       const result = await checkBundle(entries(bundleFiles(1)), conflicting);
@@ -113,7 +147,16 @@ describe('checkBundle', () => {
       expect(result.counts.advertisedKeys).toBe(0);
     }
     // The same key given again is no conflict.
-    const same = createVerifyContext(crypto, { pinned: [{ key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(issuerSeed), status: 'pinned' }] });
+    const same = createVerifyContext(crypto, {
+      pinned: [
+        {
+          key_id: 'did:svc:acme:k1',
+          algorithm: 'Ed25519',
+          public_key: crypto.ed25519PublicKey(issuerSeed),
+          status: 'pinned',
+        },
+      ],
+    });
     const result = await checkBundle(entries(bundleFiles(1)), same);
     expect(result.findings).toEqual([]);
     expect(result.counts.advertisedKeys).toBe(1);
@@ -121,9 +164,21 @@ describe('checkBundle', () => {
 
   it.each([
     ['no manifest', (files: Map<string, Uint8Array>) => files.delete('manifest.json'), 'manifest_missing'],
-    ['a manifest that is not strict JSON', (files: Map<string, Uint8Array>) => files.set('manifest.json', utf8Encode('{"a":1,"a":2}')), 'manifest_invalid'],
-    ['a traversal name', (files: Map<string, Uint8Array>) => files.set('../evil.json', utf8Encode('{}')), 'zip_path_traversal'],
-    ['a case-folded duplicate', (files: Map<string, Uint8Array>) => files.set('RECEIPTS/r0.json', utf8Encode('{}')), 'zip_duplicate_name'],
+    [
+      'a manifest that is not strict JSON',
+      (files: Map<string, Uint8Array>) => files.set('manifest.json', utf8Encode('{"a":1,"a":2}')),
+      'manifest_invalid',
+    ],
+    [
+      'a traversal name',
+      (files: Map<string, Uint8Array>) => files.set('../evil.json', utf8Encode('{}')),
+      'zip_path_traversal',
+    ],
+    [
+      'a case-folded duplicate',
+      (files: Map<string, Uint8Array>) => files.set('RECEIPTS/r0.json', utf8Encode('{}')),
+      'zip_duplicate_name',
+    ],
   ])('refuses a bundle with %s, verifying nothing', async (_name, change, code) => {
     const files = bundleFiles(1);
     change(files);
@@ -134,24 +189,42 @@ describe('checkBundle', () => {
   });
 
   it('refuses more entries or bytes than the limits allow', async () => {
-    expect((await checkBundle(entries(bundleFiles(3)), context, { limits: { maxEntries: 5 } })).refusal?.code).toBe('zip_too_many_entries');
-    expect((await checkBundle(entries(bundleFiles(1)), context, { limits: { maxEntryBytes: 100 } })).refusal?.code).toBe('zip_entry_too_large');
+    expect((await checkBundle(entries(bundleFiles(3)), context, { limits: { maxEntries: 5 } })).refusal?.code).toBe(
+      'zip_too_many_entries',
+    );
+    expect(
+      (await checkBundle(entries(bundleFiles(1)), context, { limits: { maxEntryBytes: 100 } })).refusal?.code,
+    ).toBe('zip_entry_too_large');
   });
 
   it('refuses a declared zip bomb before reading anything', async () => {
     let reads = 0;
     const bomb = [
       ...entries(bundleFiles(1)),
-      { name: 'receipts/bomb.json', directory: false, declared: { compressedSize: 1000, uncompressedSize: 1_000_000 }, read: async () => {
-        reads += 1;
-        return new Uint8Array(1_000_000);
-      } },
+      {
+        name: 'receipts/bomb.json',
+        directory: false,
+        declared: { compressedSize: 1000, uncompressedSize: 1_000_000 },
+        read: async () => {
+          reads += 1;
+          return new Uint8Array(1_000_000);
+        },
+      },
     ];
     const result = await checkBundle(bomb, context);
     expect(result.refusal).toMatchObject({ code: 'zip_ratio_exceeded', entry: 'receipts/bomb.json' });
     expect(reads).toBe(0);
-    const declaredLarge = [{ name: 'manifest.json', directory: false, declared: { compressedSize: 10, uncompressedSize: 10 }, read: async () => new Uint8Array(0) }];
-    expect((await checkBundle(declaredLarge, context, { limits: { maxEntryBytes: 5 } })).refusal?.code).toBe('zip_entry_too_large');
+    const declaredLarge = [
+      {
+        name: 'manifest.json',
+        directory: false,
+        declared: { compressedSize: 10, uncompressedSize: 10 },
+        read: async () => new Uint8Array(0),
+      },
+    ];
+    expect((await checkBundle(declaredLarge, context, { limits: { maxEntryBytes: 5 } })).refusal?.code).toBe(
+      'zip_entry_too_large',
+    );
   });
 
   it('refuses bad arguments with TypeError and RangeError', async () => {

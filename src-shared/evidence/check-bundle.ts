@@ -28,7 +28,14 @@ import { verifyDocument } from '../verify/verify';
 import { classifyBundlePath, KEYS_NAME, type BundlePathKind } from './bundle-layout';
 import { EntryNames, checkEntryName } from './entry-names';
 import { BundleError, printableName, type BundleErrorCode } from './errors';
-import { checkManifestSignature, MANIFEST_NAME, parseManifest, SIGNATURE_NAME, type Manifest, type SignatureCheck } from './manifest';
+import {
+  checkManifestSignature,
+  MANIFEST_NAME,
+  parseManifest,
+  SIGNATURE_NAME,
+  type Manifest,
+  type SignatureCheck,
+} from './manifest';
 
 /** Findings listed one by one; the rest are only counted (the import's limit). */
 export const MAX_LISTED_FINDINGS = 1000;
@@ -111,7 +118,8 @@ function resolveLimits(limits: Partial<ZipLimits>): ZipLimits {
     const value = limits[name];
     if (value === undefined) continue;
     if (typeof value !== 'number') throw new TypeError(`checkBundle: ${name} must be a number`);
-    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`checkBundle: ${name} must be a positive integer`);
+    if (!Number.isSafeInteger(value) || value < 1)
+      throw new RangeError(`checkBundle: ${name} must be a positive integer`);
     resolved[name] = value;
   }
   return resolved;
@@ -154,30 +162,46 @@ export async function checkBundle(
   let signature: SignatureCheck | undefined;
   try {
     if (entries.length > limits.maxEntries) {
-      throw new BundleError('zip_too_many_entries', `The zip has ${entries.length} entries, over the limit of ${limits.maxEntries}.`);
+      throw new BundleError(
+        'zip_too_many_entries',
+        `The zip has ${entries.length} entries, over the limit of ${limits.maxEntries}.`,
+      );
     }
     const names = new EntryNames();
     let declaredTotal = 0;
     for (const entry of entries) {
       checkEntryName(entry.name);
       if (entry.directory !== entry.name.endsWith('/')) {
-        throw new BundleError('zip_directory_invalid', `Entry "${printableName(entry.name)}" is a directory whose name does not end with "/".`, {
-          entry: printableName(entry.name),
-        });
+        throw new BundleError(
+          'zip_directory_invalid',
+          `Entry "${printableName(entry.name)}" is a directory whose name does not end with "/".`,
+          {
+            entry: printableName(entry.name),
+          },
+        );
       }
       names.add(entry);
       if (entry.declared !== undefined) {
         const { compressedSize, uncompressedSize } = entry.declared;
         const shown = printableName(entry.name);
         if (uncompressedSize > limits.maxEntryBytes) {
-          throw new BundleError('zip_entry_too_large', `Entry "${shown}" inflates to ${uncompressedSize} bytes, over the limit of ${limits.maxEntryBytes}.`, { entry: shown });
+          throw new BundleError(
+            'zip_entry_too_large',
+            `Entry "${shown}" inflates to ${uncompressedSize} bytes, over the limit of ${limits.maxEntryBytes}.`,
+            { entry: shown },
+          );
         }
         if (uncompressedSize > RATIO_FLOOR_BYTES && uncompressedSize / Math.max(compressedSize, 1) > limits.maxRatio) {
           const ratio = Math.round(uncompressedSize / Math.max(compressedSize, 1));
-          throw new BundleError('zip_ratio_exceeded', `Entry "${shown}" inflates ${ratio} times its compressed size, over the limit of ${limits.maxRatio}.`, { entry: shown });
+          throw new BundleError(
+            'zip_ratio_exceeded',
+            `Entry "${shown}" inflates ${ratio} times its compressed size, over the limit of ${limits.maxRatio}.`,
+            { entry: shown },
+          );
         }
         declaredTotal += uncompressedSize;
-        if (declaredTotal > limits.maxBytes) throw new BundleError('zip_too_large', `The entries inflate to more than ${limits.maxBytes} bytes.`);
+        if (declaredTotal > limits.maxBytes)
+          throw new BundleError('zip_too_large', `The entries inflate to more than ${limits.maxBytes} bytes.`);
       }
     }
     const files = entries.filter((entry) => !entry.directory);
@@ -186,12 +210,17 @@ export async function checkBundle(
     const readChecked = async (entry: BundleArchiveEntry): Promise<Uint8Array> => {
       const bytes = await entry.read();
       if (bytes.length > limits.maxEntryBytes) {
-        throw new BundleError('zip_entry_too_large', `Entry "${printableName(entry.name)}" inflates to ${bytes.length} bytes, over the limit of ${limits.maxEntryBytes}.`, {
-          entry: printableName(entry.name),
-        });
+        throw new BundleError(
+          'zip_entry_too_large',
+          `Entry "${printableName(entry.name)}" inflates to ${bytes.length} bytes, over the limit of ${limits.maxEntryBytes}.`,
+          {
+            entry: printableName(entry.name),
+          },
+        );
       }
       totalBytes += bytes.length;
-      if (totalBytes > limits.maxBytes) throw new BundleError('zip_too_large', `The entries inflate to more than ${limits.maxBytes} bytes.`);
+      if (totalBytes > limits.maxBytes)
+        throw new BundleError('zip_too_large', `The entries inflate to more than ${limits.maxBytes} bytes.`);
       return bytes;
     };
 
@@ -199,7 +228,9 @@ export async function checkBundle(
     const byName = new Map(files.map((entry) => [entry.name, entry]));
     const manifestEntry = byName.get(MANIFEST_NAME);
     if (manifestEntry === undefined) {
-      throw new BundleError('manifest_missing', 'The bundle has no manifest.json at its top level.', { entry: MANIFEST_NAME });
+      throw new BundleError('manifest_missing', 'The bundle has no manifest.json at its top level.', {
+        entry: MANIFEST_NAME,
+      });
     }
     const manifestBytes = await readChecked(manifestEntry);
     manifest = parseManifest(manifestBytes);
@@ -227,7 +258,8 @@ export async function checkBundle(
         counts.byStatus[report.status] = (counts.byStatus[report.status] ?? 0) + 1;
         counts.byTrust[report.trust.status] = (counts.byTrust[report.trust.status] ?? 0) + 1;
         if (report.status !== 'PASS') {
-          const problem = report.errors[0]?.message ?? report.checks.find((check) => check.status !== 'pass')?.detail ?? '';
+          const problem =
+            report.errors[0]?.message ?? report.checks.find((check) => check.status !== 'pass')?.detail ?? '';
           addFinding('receipt_not_pass', entry.name, `${report.status}${problem === '' ? '' : `: ${problem}`}`);
           failed.push({ path: entry.name, report });
         } else if (passed.length < MAX_KEPT_PASS_REPORTS) {
@@ -239,7 +271,11 @@ export async function checkBundle(
     }
     for (const entry of entries) {
       if (entry.directory && classifyBundlePath(entry.name) !== 'directory') {
-        addFinding('unexpected_file', entry.name, `The directory ${printableName(entry.name)} is not part of the bundle layout.`);
+        addFinding(
+          'unexpected_file',
+          entry.name,
+          `The directory ${printableName(entry.name)} is not part of the bundle layout.`,
+        );
       }
     }
     checkFiles(manifest, scanned, addFinding);
@@ -247,7 +283,11 @@ export async function checkBundle(
     addSignatureFindings(signature, manifest, addFinding);
     const listedReceipts = manifest.files.filter((file) => classifyBundlePath(file.path) === 'receipt').length;
     if (manifest.counts.receipts !== undefined && manifest.counts.receipts !== listedReceipts) {
-      addFinding('count_mismatch', MANIFEST_NAME, `counts.receipts is ${manifest.counts.receipts} but the manifest lists ${listedReceipts} receipt files.`);
+      addFinding(
+        'count_mismatch',
+        MANIFEST_NAME,
+        `counts.receipts is ${manifest.counts.receipts} but the manifest lists ${listedReceipts} receipt files.`,
+      );
     }
   } catch (error) {
     if (!(error instanceof BundleError)) throw error;
@@ -324,7 +364,8 @@ function checkFiles(
   for (const [name, file] of scanned) {
     if (file.kind === 'manifest' || file.kind === 'signature') continue;
     if (!listed.has(name)) addFinding('file_extra', name, 'The zip has this file but the manifest does not list it.');
-    if (file.kind === 'other') addFinding('unexpected_file', name, 'The file is not part of the bundle layout and was not read.');
+    if (file.kind === 'other')
+      addFinding('unexpected_file', name, 'The file is not part of the bundle layout and was not read.');
   }
 }
 
@@ -344,6 +385,10 @@ function addSignatureFindings(
   const code = codes[signature.status];
   if (code !== undefined) addFinding(code, SIGNATURE_NAME, signature.detail);
   if (signature.key_id !== undefined && signature.key_id !== manifest.key_id) {
-    addFinding('manifest_key_mismatch', SIGNATURE_NAME, `manifest.sig is signed by ${signature.key_id} but manifest.json names ${manifest.key_id}.`);
+    addFinding(
+      'manifest_key_mismatch',
+      SIGNATURE_NAME,
+      `manifest.sig is signed by ${signature.key_id} but manifest.json names ${manifest.key_id}.`,
+    );
   }
 }

@@ -28,7 +28,13 @@ describe('checkEntryName', () => {
   });
 
   it('accepts the bundle layout, anchors with a colon, and directories', () => {
-    for (const name of ['manifest.json', 'receipts/', 'receipts/r_1.json', 'anchors/2026-11-01T12:00Z.json', 'keys/service-keys.json']) {
+    for (const name of [
+      'manifest.json',
+      'receipts/',
+      'receipts/r_1.json',
+      'anchors/2026-11-01T12:00Z.json',
+      'keys/service-keys.json',
+    ]) {
       expect(codeOf(() => checkEntryName(name))).toBeUndefined();
     }
   });

@@ -48,7 +48,8 @@ export function checkEntryName(name: string): void {
   if (utf8Length(name) > MAX_NAME_BYTES) refuse('zip_path_invalid', `the name is longer than ${MAX_NAME_BYTES} bytes.`);
   // eslint-disable-next-line no-control-regex -- finding control characters is the point
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) refuse('zip_path_control', 'the name contains a control character.');
-  if (name.includes('\\')) refuse('zip_path_backslash', 'the name contains a backslash, which some tools read as a separator.');
+  if (name.includes('\\'))
+    refuse('zip_path_backslash', 'the name contains a backslash, which some tools read as a separator.');
   if (name.startsWith('/')) refuse('zip_path_absolute', 'the name is an absolute path.');
   if (/^[A-Za-z]:/.test(name)) refuse('zip_path_drive', 'the name starts with a drive letter.');
   const segments = name.split('/');
@@ -106,7 +107,9 @@ export class EntryNames {
     if (earlier !== undefined) {
       const same = earlier === entry.name;
       throw entryError('zip_duplicate_name', entry.name, (shown) =>
-        same ? `Entry "${shown}" appears twice.` : `Entry "${shown}" and entry "${printableName(earlier)}" name the same file on common file systems.`,
+        same
+          ? `Entry "${shown}" appears twice.`
+          : `Entry "${shown}" and entry "${printableName(earlier)}" name the same file on common file systems.`,
       );
     }
     this.names.set(folded, entry.name);

@@ -72,7 +72,11 @@ export class BundleError extends Error {
   readonly entry: string | undefined;
   /** For manifest errors: a JSON Pointer into manifest.json. */
   readonly path: string | undefined;
-  constructor(code: BundleErrorCode, message: string, options: { entry?: string; path?: string; cause?: unknown } = {}) {
+  constructor(
+    code: BundleErrorCode,
+    message: string,
+    options: { entry?: string; path?: string; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'BundleError';
     this.code = code;

@@ -79,7 +79,8 @@ export function resolveZipLimits(limits: Partial<ZipLimits> = {}): ZipLimits {
   }
   if (limits.maxRatio !== undefined) {
     if (typeof limits.maxRatio !== 'number') throw new TypeError('maxRatio must be a number');
-    if (!Number.isFinite(limits.maxRatio) || limits.maxRatio < 1) throw new RangeError('maxRatio must be a number of at least 1');
+    if (!Number.isFinite(limits.maxRatio) || limits.maxRatio < 1)
+      throw new RangeError('maxRatio must be a number of at least 1');
     resolved.maxRatio = limits.maxRatio;
   }
   return resolved;

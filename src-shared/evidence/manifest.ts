@@ -97,7 +97,11 @@ function memberMap(
   }
   const map = new Map<string, JsonNode>();
   for (const [name, value] of (node as JsonObjectNode).members) {
-    if (!names.includes(name)) return { path: `${path}/${escapeToken(name)}`, message: `unknown member ${JSON.stringify(printableName(name))}.` };
+    if (!names.includes(name))
+      return {
+        path: `${path}/${escapeToken(name)}`,
+        message: `unknown member ${JSON.stringify(printableName(name))}.`,
+      };
     map.set(name, value);
   }
   for (const name of names) {
@@ -154,8 +158,12 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   }
   const top = members(tree, '', MANIFEST_MEMBERS);
   const tenantId = stringMember(top.get('tenant_id'), '/tenant_id');
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (tenantId.length === 0 || tenantId.length > MAX_TENANT_ID_LENGTH || /[\u0000-\u001f\u007f-\u009f]/.test(tenantId)) {
+  if (
+    tenantId.length === 0 ||
+    tenantId.length > MAX_TENANT_ID_LENGTH ||
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
+    /[\u0000-\u001f\u007f-\u009f]/.test(tenantId)
+  ) {
     throw invalid('/tenant_id', `must be 1 to ${MAX_TENANT_ID_LENGTH} characters without control characters.`);
   }
   const generatedAt = stringMember(top.get('generated_at'), '/generated_at');
@@ -183,7 +191,10 @@ export function parseManifest(bytes: Uint8Array): Manifest {
     const folded = foldEntryName(name);
     const earlier = seen.get(folded);
     if (earlier !== undefined) {
-      throw invalid(`${path}/path`, `lists "${printableName(name)}" twice${earlier === name ? '' : ` (as "${printableName(earlier)}")`}.`);
+      throw invalid(
+        `${path}/path`,
+        `lists "${printableName(name)}" twice${earlier === name ? '' : ` (as "${printableName(earlier)}")`}.`,
+      );
     }
     seen.set(folded, name);
     const sha256 = stringMember(file.get('sha256'), `${path}/sha256`);
@@ -196,7 +207,8 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   if (countsNode.type !== 'object') throw invalid('/counts', 'expected an object.');
   const counts: Record<string, number> = {};
   for (const [name, value] of countsNode.members) {
-    if (!COUNT_NAME.test(name)) throw invalid(`/counts/${escapeToken(name)}`, 'count names are lowercase words joined by "_".');
+    if (!COUNT_NAME.test(name))
+      throw invalid(`/counts/${escapeToken(name)}`, 'count names are lowercase words joined by "_".');
     if (!isPlainNonNegativeInteger(value)) throw invalid(`/counts/${name}`, 'must be a non-negative integer.');
     counts[name] = (value as { value: number }).value;
   }
@@ -226,7 +238,9 @@ export function serializeManifest(manifest: Manifest): string {
     lines.push('  "files": [');
     manifest.files.forEach((file, index) => {
       const comma = index + 1 < manifest.files.length ? ',' : '';
-      lines.push(`    {"path": ${JSON.stringify(file.path)}, "sha256": "${file.sha256}", "bytes": ${file.bytes}}${comma}`);
+      lines.push(
+        `    {"path": ${JSON.stringify(file.path)}, "sha256": "${file.sha256}", "bytes": ${file.bytes}}${comma}`,
+      );
     });
     lines.push('  ],');
   }
@@ -243,7 +257,12 @@ export function serializeManifest(manifest: Manifest): string {
  * @param crypto - The crypto provider.
  * @returns manifest.sig's content.
  */
-export function signManifest(manifestBytes: Uint8Array, seed: Uint8Array, keyId: string, crypto: CryptoProvider): ManifestSignature {
+export function signManifest(
+  manifestBytes: Uint8Array,
+  seed: Uint8Array,
+  keyId: string,
+  crypto: CryptoProvider,
+): ManifestSignature {
   if (!(manifestBytes instanceof Uint8Array)) throw new TypeError('signManifest expects the manifest bytes');
   if (!isKeyId(keyId)) throw new TypeError('signManifest: keyId is not a key id');
   const digest = crypto.sha256(manifestBytes);
@@ -295,7 +314,12 @@ export function checkManifestSignature(
   const digest = ctx.crypto.sha256(manifestBytes);
   const manifestSha256 = hexEncode(digest);
   if (signatureBytes === undefined) {
-    return { status: 'missing', trust: NO_KEY, manifest_sha256: manifestSha256, detail: 'The bundle has no manifest.sig.' };
+    return {
+      status: 'missing',
+      trust: NO_KEY,
+      manifest_sha256: manifestSha256,
+      detail: 'The bundle has no manifest.sig.',
+    };
   }
   const malformed = (why: string): SignatureCheck => ({
     status: 'malformed',
@@ -321,7 +345,8 @@ export function checkManifestSignature(
   if (keyId === undefined || !isKeyId(keyId)) return malformed('"key_id" is not a key id.');
   const algorithm = text('algorithm');
   const claimed = text('manifest_sha256');
-  if (claimed === undefined || !isHex64(claimed)) return malformed('"manifest_sha256" must be 64 lowercase hex characters.');
+  if (claimed === undefined || !isHex64(claimed))
+    return malformed('"manifest_sha256" must be 64 lowercase hex characters.');
   const signature = decodeB64uField(text('sig_b64u'), 64);
   if (algorithm !== 'Ed25519') {
     if (algorithm === undefined) return malformed('"algorithm" must be a string.');

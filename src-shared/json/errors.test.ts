@@ -16,7 +16,9 @@ function errorOf(parse: () => unknown): JsonParseError {
 describe('formatJsonError', () => {
   it('names the code, the path, the offset and the problem on one line', () => {
     const error = errorOf(() => parseJsonTree('{"a":{"b":1,"b":2}}'));
-    expect(formatJsonError(error)).toBe('Malformed JSON (duplicate_name) at /a/b, offset 12: duplicate member name "b"');
+    expect(formatJsonError(error)).toBe(
+      'Malformed JSON (duplicate_name) at /a/b, offset 12: duplicate member name "b"',
+    );
   });
 
   it('names the root in words', () => {
@@ -27,7 +29,9 @@ describe('formatJsonError', () => {
 
   it('speaks of bytes for UTF-8 errors', () => {
     const line = formatJsonError(errorOf(() => parseJsonBytes(Uint8Array.of(0x22, 0xff, 0x22))));
-    expect(line).toBe('Malformed JSON (invalid_utf8) at the document root, byte 1: the input is not valid UTF-8 at byte offset 1 (byte 0xff)');
+    expect(line).toBe(
+      'Malformed JSON (invalid_utf8) at the document root, byte 1: the input is not valid UTF-8 at byte offset 1 (byte 0xff)',
+    );
   });
 
   it('stays on one line whatever the input holds', () => {
@@ -36,7 +40,9 @@ describe('formatJsonError', () => {
     const line = formatJsonError(error);
     expect(line).not.toMatch(/[\n\r\u2028\u2029]/);
     expect(line).toContain('/a\\u000ab\\u2028/x');
-    expect(formatJsonError(new JsonParseError('comment', 'two\nlines', '', 0))).toBe('Malformed JSON (comment) at the document root, offset 0: two\\u000alines');
+    expect(formatJsonError(new JsonParseError('comment', 'two\nlines', '', 0))).toBe(
+      'Malformed JSON (comment) at the document root, offset 0: two\\u000alines',
+    );
   });
 
   it('rejects other errors with TypeError', () => {

@@ -3,7 +3,22 @@ import * as json from './index';
 
 describe('src-shared/json public API', () => {
   it('exports the names other modules code against', () => {
-    const functions = ['parseJsonTree', 'parseJsonBytes', 'parseJson', 'toPlain', 'fromPlain', 'jcs', 'jcsTree', 'skp', 'jcsNumber', 'jcsString', 'pointerAppend', 'pointerFromTokens', 'escapePointerToken', 'formatJsonError'];
+    const functions = [
+      'parseJsonTree',
+      'parseJsonBytes',
+      'parseJson',
+      'toPlain',
+      'fromPlain',
+      'jcs',
+      'jcsTree',
+      'skp',
+      'jcsNumber',
+      'jcsString',
+      'pointerAppend',
+      'pointerFromTokens',
+      'escapePointerToken',
+      'formatJsonError',
+    ];
     for (const name of functions) expect(typeof (json as Record<string, unknown>)[name]).toBe('function');
     expect(json.MAX_JSON_DEPTH).toBe(64);
     expect(new json.JsonParseError('bom', 'm', '', 0)).toBeInstanceOf(Error);

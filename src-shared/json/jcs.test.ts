@@ -28,14 +28,24 @@ describe('RFC 8785 test vectors', () => {
   const names = readdirSync(join(vectors, 'input')).filter((name) => name.endsWith('.json'));
 
   it('has the six published vectors', () => {
-    expect(names.sort()).toEqual(['arrays.json', 'french.json', 'structures.json', 'unicode.json', 'values.json', 'weird.json']);
+    expect(names.sort()).toEqual([
+      'arrays.json',
+      'french.json',
+      'structures.json',
+      'unicode.json',
+      'values.json',
+      'weird.json',
+    ]);
   });
 
   for (const name of names) {
     it(`canonicalizes ${name} byte for byte`, () => {
       const input = readFileSync(join(vectors, 'input', name));
       const expected = new Uint8Array(readFileSync(join(vectors, 'output', name)));
-      const expectedHex = readFileSync(join(vectors, 'outhex', name.replace(/\.json$/, '.txt')), 'utf8').replace(/\s+/g, '');
+      const expectedHex = readFileSync(join(vectors, 'outhex', name.replace(/\.json$/, '.txt')), 'utf8').replace(
+        /\s+/g,
+        '',
+      );
       // The strict parser accepts every published input as it stands.
       const canonical = jcs(parseJson(input.toString('utf8')));
       const bytes = encoder.encode(canonical);
@@ -95,7 +105,9 @@ describe('RFC 8785 number serialization', () => {
     expect(staticBits.length).toBeGreaterThan(100);
 
     const view = new DataView(new ArrayBuffer(8));
-    const checksums = [...numbers.es6testfileChecksums].filter((entry) => entry.lines <= 100_000).sort((a, b) => a.lines - b.lines);
+    const checksums = [...numbers.es6testfileChecksums]
+      .filter((entry) => entry.lines <= 100_000)
+      .sort((a, b) => a.lines - b.lines);
     expect(checksums.map((entry) => entry.lines)).toEqual([1000, 10_000, 100_000]);
     const total = checksums[checksums.length - 1]!.lines;
 
@@ -147,16 +159,19 @@ describe('jcs', () => {
 
   it('sorts large objects (past the insertion-sort limit) the same way', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ unit: 'binary', maxLength: 4 }), { minLength: 20, maxLength: 120 }), (names) => {
-        const value: Record<string, JsonValue> = {};
-        names.forEach((name, index) => {
-          value[name] = index;
-        });
-        const canonical = jcs(value);
-        expect(canonical).toBe(referenceJcs(value));
-        expect(skp(fromPlain(value))).toBe(canonical);
-        expect(jcsTree(parseJsonTree(canonical))).toBe(canonical);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ unit: 'binary', maxLength: 4 }), { minLength: 20, maxLength: 120 }),
+        (names) => {
+          const value: Record<string, JsonValue> = {};
+          names.forEach((name, index) => {
+            value[name] = index;
+          });
+          const canonical = jcs(value);
+          expect(canonical).toBe(referenceJcs(value));
+          expect(skp(fromPlain(value))).toBe(canonical);
+          expect(jcsTree(parseJsonTree(canonical))).toBe(canonical);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -168,7 +183,9 @@ describe('jcs', () => {
       expect(jcsString(String.fromCharCode(code))).toBe(`"${expected}"`);
     }
     expect(jcsString('"\\')).toBe('"\\"\\\\"');
-    expect(jcsString('/ \u007f \u0080 \u2028 \u2029 \ufeff \u{10ffff} é')).toBe('"/ \u007f \u0080 \u2028 \u2029 \ufeff \u{10ffff} é"');
+    expect(jcsString('/ \u007f \u0080 \u2028 \u2029 \ufeff \u{10ffff} é')).toBe(
+      '"/ \u007f \u0080 \u2028 \u2029 \ufeff \u{10ffff} é"',
+    );
     expect(jcsString('\u001f')).toBe('"\\u001f"');
   });
 
@@ -179,9 +196,23 @@ describe('jcs', () => {
   });
 
   it('rejects non-JSON values with TypeError, naming where', () => {
-    const bad: unknown[] = [undefined, () => 1, Symbol('s'), 1n, NaN, Infinity, -Infinity, new Date(0), new Map(), new Set(), /x/, new (class Thing {
-      readonly kind = 'thing';
-    })(), new Uint8Array(1)];
+    const bad: unknown[] = [
+      undefined,
+      () => 1,
+      Symbol('s'),
+      1n,
+      NaN,
+      Infinity,
+      -Infinity,
+      new Date(0),
+      new Map(),
+      new Set(),
+      /x/,
+      new (class Thing {
+        readonly kind = 'thing';
+      })(),
+      new Uint8Array(1),
+    ];
     for (const value of bad) {
       expect(() => jcs(value as JsonValue)).toThrow(TypeError);
       expect(() => jcs({ a: [value] } as unknown as JsonValue)).toThrow(/\/a\/0/);
@@ -231,7 +262,12 @@ describe('skp and jcsTree', () => {
   });
 
   it('keeps integers beyond 2^53 exactly in SKP', () => {
-    for (const lexeme of ['9007199254740993', '-9007199254740993', '18446744073709551615', '340282366920938463463374607431768211457']) {
+    for (const lexeme of [
+      '9007199254740993',
+      '-9007199254740993',
+      '18446744073709551615',
+      '340282366920938463463374607431768211457',
+    ]) {
       expect(skp(parseJsonTree(`{"n":${lexeme}}`))).toBe(`{"n":${lexeme}}`);
       expect(jcsTree(parseJsonTree(lexeme))).toBe(jcsNumber(Number(lexeme)));
     }
@@ -250,7 +286,14 @@ describe('skp and jcsTree', () => {
     expect(skp(number('-0.0e-0'))).toBe('-0.0e-0');
     expect(() => jcsTree({ type: 'number', lexeme: '1', value: NaN })).toThrow(TypeError);
     expect(() => skp({ type: 'string', value: '\ud800' })).toThrow(TypeError);
-    const twice: JsonNode = { type: 'object', members: [['a', number('1')], ['b', number('1')], ['a', number('1')]] };
+    const twice: JsonNode = {
+      type: 'object',
+      members: [
+        ['a', number('1')],
+        ['b', number('1')],
+        ['a', number('1')],
+      ],
+    };
     expect(() => skp(twice)).toThrow(/duplicate member name at \/a/);
     expect(() => jcsTree(twice)).toThrow(TypeError);
     expect(() => skp({ type: 'date' } as unknown as JsonNode)).toThrow(TypeError);

@@ -349,6 +349,8 @@ function badNode(tokens: Tokens, depth: number): TypeError {
 
 function checkDepth(tokens: Tokens, depth: number): void {
   if (depth >= MAX_JSON_DEPTH) {
-    throw new RangeError(`arrays and objects nest deeper than ${MAX_JSON_DEPTH} (or form a cycle) at ${pointerText(tokens, depth)}`);
+    throw new RangeError(
+      `arrays and objects nest deeper than ${MAX_JSON_DEPTH} (or form a cycle) at ${pointerText(tokens, depth)}`,
+    );
   }
 }

@@ -60,7 +60,27 @@ describe('parseJsonTree accepts RFC 8259 JSON', () => {
   });
 
   it('keeps every number spelling as its lexeme with the nearest double as value', () => {
-    const lexemes = ['999999999999999', '-999999999999999', '9999999999999999', '9007199254740993', '100000000000000000000000', '-1', '7', '0', '-0', '1.50', '1E3', '1e+3', '1e-3', '0.000001', '-12.5e-7', '12345678901234567890123', '5e-324', '1e-400', '1.7976931348623157e308'];
+    const lexemes = [
+      '999999999999999',
+      '-999999999999999',
+      '9999999999999999',
+      '9007199254740993',
+      '100000000000000000000000',
+      '-1',
+      '7',
+      '0',
+      '-0',
+      '1.50',
+      '1E3',
+      '1e+3',
+      '1e-3',
+      '0.000001',
+      '-12.5e-7',
+      '12345678901234567890123',
+      '5e-324',
+      '1e-400',
+      '1.7976931348623157e308',
+    ];
     for (const lexeme of lexemes) {
       const node = parseJsonTree(lexeme);
       expect(node).toEqual({ type: 'number', lexeme, value: Number(lexeme) });
@@ -108,7 +128,11 @@ describe('parseJsonTree accepts RFC 8259 JSON', () => {
     for (const count of [7, 8, 9, 31, 32, 33, 34]) {
       expectRejected(`{${names.slice(0, count).join(',')},"k0":0}`, 'duplicate_name', '/k0');
       expectRejected(`{${names.slice(0, count).join(',')},"k${count - 1}":0}`, 'duplicate_name', `/k${count - 1}`);
-      expectRejected(`{${names.slice(0, count).join(',')},"new":0,"k${count - 1}":0}`, 'duplicate_name', `/k${count - 1}`);
+      expectRejected(
+        `{${names.slice(0, count).join(',')},"new":0,"k${count - 1}":0}`,
+        'duplicate_name',
+        `/k${count - 1}`,
+      );
       expect(() => parseJsonTree(`{${names.slice(0, count).join(',')},"new":0,"other":1}`)).not.toThrow();
     }
     // Names that differ only after escape decoding are the same name.
@@ -350,12 +374,17 @@ describe('parseJson agrees with JSON.parse', () => {
 
   it('on JSON.stringify output of arbitrary values, full Unicode included', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.jsonValue({ maxDepth: 8, stringUnit: 'binary' }), indent, (ascii, unicode, space) => {
-        for (const value of [ascii, unicode]) {
-          const text = JSON.stringify(value, null, space);
-          expect(parseJson(text)).toStrictEqual(JSON.parse(text));
-        }
-      }),
+      fc.property(
+        fc.jsonValue({ maxDepth: 8 }),
+        fc.jsonValue({ maxDepth: 8, stringUnit: 'binary' }),
+        indent,
+        (ascii, unicode, space) => {
+          for (const value of [ascii, unicode]) {
+            const text = JSON.stringify(value, null, space);
+            expect(parseJson(text)).toStrictEqual(JSON.parse(text));
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -370,7 +399,45 @@ describe('parseJson agrees with JSON.parse', () => {
 
   it('on mutated JSON: rejects all JSON.parse rejects, and accepts the rest unless stricter rules apply', () => {
     const pieces = fc.constantFrom(
-      ...['{', '}', '[', ']', ',', ':', '"', '\\', ' ', '\n', '\u000b', '0', '1', '9', '.', 'e', 'E', '+', '-', 't', 'f', 'n', 'u', 'a', 'd', '/', '*', '\u0000', '\ud800', '\udc00', '\ufeff', 'x', '\\u', 'true', 'null', '1e400', '"a":1'],
+      ...[
+        '{',
+        '}',
+        '[',
+        ']',
+        ',',
+        ':',
+        '"',
+        '\\',
+        ' ',
+        '\n',
+        '\u000b',
+        '0',
+        '1',
+        '9',
+        '.',
+        'e',
+        'E',
+        '+',
+        '-',
+        't',
+        'f',
+        'n',
+        'u',
+        'a',
+        'd',
+        '/',
+        '*',
+        '\u0000',
+        '\ud800',
+        '\udc00',
+        '\ufeff',
+        'x',
+        '\\u',
+        'true',
+        'null',
+        '1e400',
+        '"a":1',
+      ],
     );
     const mutation = fc.tuple(fc.nat(), fc.constantFrom('insert', 'delete', 'replace'), pieces);
     fc.assert(
@@ -393,7 +460,11 @@ describe('parseJson agrees with JSON.parse', () => {
     const jsonUnit = fc.constantFrom(...'{}[],:"\\ \t\n\r0123456789.eE+-truefalsnl/*\ud83d\ude02'.split(''));
     fc.assert(
       fc.property(
-        fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: anyUnit }), fc.string({ unit: jsonUnit, maxLength: 40 })),
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.string({ unit: anyUnit }),
+          fc.string({ unit: jsonUnit, maxLength: 40 }),
+        ),
         (text) => {
           agreesWithJsonParse(text);
         },
@@ -402,7 +473,7 @@ describe('parseJson agrees with JSON.parse', () => {
     );
   });
 
-  it('on escaped strings of every length around the fast path\'s bound, and far past it', () => {
+  it("on escaped strings of every length around the fast path's bound, and far past it", () => {
     for (const units of [1, 4095, 4096, 4097, 100_000]) {
       for (const unit of ['\\"', 'a', '\\u00e9', '\\ud83d\\ude00', '\u{1f600}']) {
         const body = `\\n${unit.repeat(units)}`;
@@ -412,11 +483,30 @@ describe('parseJson agrees with JSON.parse', () => {
         agreesWithJsonParse(`["${body}\u0001"]`);
       }
     }
-    expect(() => parseJsonTree(`["\\n${'a'.repeat(5000)}\\x"]`)).toThrow(expect.objectContaining({ code: 'invalid_escape', offset: 5004 }));
+    expect(() => parseJsonTree(`["\\n${'a'.repeat(5000)}\\x"]`)).toThrow(
+      expect.objectContaining({ code: 'invalid_escape', offset: 5004 }),
+    );
   });
 
   it('on the hand-picked corner cases', () => {
-    const texts = ['"\\u2028"', '"\u2028"', '-0', '0e0', '0E-0', '-0.0e+00', '1E400', '[]', '{}', '{"__proto__":1}', '" \\/ "', '[1,2', '"\\uD834\\uDD1E"', '1 ', ' 1', '\ufeff1'];
+    const texts = [
+      '"\\u2028"',
+      '"\u2028"',
+      '-0',
+      '0e0',
+      '0E-0',
+      '-0.0e+00',
+      '1E400',
+      '[]',
+      '{}',
+      '{"__proto__":1}',
+      '" \\/ "',
+      '[1,2',
+      '"\\uD834\\uDD1E"',
+      '1 ',
+      ' 1',
+      '\ufeff1',
+    ];
     for (const text of texts) agreesWithJsonParse(text);
   });
 });

@@ -74,9 +74,23 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export function parseJsonTree(text: string): JsonNode {
   if (typeof text !== 'string') throw new TypeError('parseJsonTree expects a string');
   if (text.charCodeAt(0) === 0xfeff) {
-    throw new JsonParseError('bom', 'the input starts with a byte order mark (U+FEFF), which strict JSON does not allow', '', 0);
+    throw new JsonParseError(
+      'bom',
+      'the input starts with a byte order mark (U+FEFF), which strict JSON does not allow',
+      '',
+      0,
+    );
   }
-  const state: ParseState = { text, length: text.length, position: 0, depth: 0, tokens: [], tokenCount: 0, irregular: 0, nonJcsNumbers: 0 };
+  const state: ParseState = {
+    text,
+    length: text.length,
+    position: 0,
+    depth: 0,
+    tokens: [],
+    tokenCount: 0,
+    irregular: 0,
+    nonJcsNumbers: 0,
+  };
   skipWhitespace(state);
   if (state.position >= state.length) {
     const message = text.length === 0 ? 'the input is empty' : 'the input contains only whitespace';
@@ -87,7 +101,12 @@ export function parseJsonTree(text: string): JsonNode {
   if (state.position < state.length) {
     const position = state.position;
     if (isCommentStart(text, position)) fail(state, 'comment', 'comments are not allowed in JSON', position);
-    fail(state, 'trailing_content', `unexpected ${describeCharacter(text.charCodeAt(position))} after the JSON value`, position);
+    fail(
+      state,
+      'trailing_content',
+      `unexpected ${describeCharacter(text.charCodeAt(position))} after the JSON value`,
+      position,
+    );
   }
   return root;
 }
@@ -107,7 +126,12 @@ export function parseJsonTree(text: string): JsonNode {
 export function parseJsonBytes(bytes: Uint8Array): JsonNode {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('parseJsonBytes expects a Uint8Array');
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
-    throw new JsonParseError('bom', 'the input starts with a UTF-8 byte order mark (EF BB BF), which strict JSON does not allow', '', 0);
+    throw new JsonParseError(
+      'bom',
+      'the input starts with a UTF-8 byte order mark (EF BB BF), which strict JSON does not allow',
+      '',
+      0,
+    );
   }
   let text: string;
   try {
@@ -116,7 +140,12 @@ export function parseJsonBytes(bytes: Uint8Array): JsonNode {
     const offset = Math.max(0, findInvalidUtf8(bytes));
     const found = bytes[offset];
     const detail = found === undefined ? '' : ` (byte 0x${found.toString(16).padStart(2, '0')})`;
-    throw new JsonParseError('invalid_utf8', `the input is not valid UTF-8 at byte offset ${offset}${detail}`, '', offset);
+    throw new JsonParseError(
+      'invalid_utf8',
+      `the input is not valid UTF-8 at byte offset ${offset}${detail}`,
+      '',
+      offset,
+    );
   }
   return parseJsonTree(text);
 }
@@ -149,9 +178,15 @@ function isCommentStart(text: string, position: number): boolean {
 /** Report an unexpected character (or end) where `expected` was due. */
 function failUnexpected(state: ParseState, position: number, expected: string): never {
   const text = state.text;
-  if (position >= state.length) fail(state, 'unexpected_end', `the input ended where ${expected} was expected`, position);
+  if (position >= state.length)
+    fail(state, 'unexpected_end', `the input ended where ${expected} was expected`, position);
   if (isCommentStart(text, position)) fail(state, 'comment', 'comments are not allowed in JSON', position);
-  fail(state, 'unexpected_character', `expected ${expected}, found ${describeCharacter(text.charCodeAt(position))}`, position);
+  fail(
+    state,
+    'unexpected_character',
+    `expected ${expected}, found ${describeCharacter(text.charCodeAt(position))}`,
+    position,
+  );
 }
 
 /** Report what stands where a value should start, naming the common non-JSON spellings. */
@@ -209,7 +244,8 @@ function readLiteral(state: ParseState, literal: string, node: JsonNode): JsonNo
   const position = state.position;
   if (!state.text.startsWith(literal, position)) {
     let matched = 1;
-    while (matched < literal.length && state.text.charCodeAt(position + matched) === literal.charCodeAt(matched)) matched++;
+    while (matched < literal.length && state.text.charCodeAt(position + matched) === literal.charCodeAt(matched))
+      matched++;
     failUnexpected(state, position + matched, `"${literal}"`);
   }
   state.position = position + literal.length;
@@ -281,7 +317,12 @@ function readNumber(state: ParseState): JsonNode {
   // round-to-nearest exactly as JSON.parse does.
   const value = plainInteger && lexeme.length <= 15 ? (negative ? -integer : integer) : Number(lexeme);
   if (value === Infinity || value === -Infinity) {
-    fail(state, 'non_finite_number', `the number ${lexeme.length > 40 ? `${lexeme.slice(0, 40)}...` : lexeme} is too large for a double`, start);
+    fail(
+      state,
+      'non_finite_number',
+      `the number ${lexeme.length > 40 ? `${lexeme.slice(0, 40)}...` : lexeme} is too large for a double`,
+      start,
+    );
   }
   state.position = position;
   // JCS spells a number as String(value): certainly so for a short plain integer other than -0
@@ -348,7 +389,12 @@ function readString(state: ParseState): string {
 }
 
 function failControlCharacter(state: ParseState, code: number, position: number): never {
-  fail(state, 'control_character', `the control character ${describeCharacter(code)} must be escaped in a string`, position);
+  fail(
+    state,
+    'control_character',
+    `the control character ${describeCharacter(code)} must be escaped in a string`,
+    position,
+  );
 }
 
 function failLoneSurrogate(state: ParseState, code: number, position: number): never {
@@ -436,7 +482,12 @@ function readEscapedStringSlowly(state: ParseState, start: number): string {
         }
         default:
           if (position + 1 >= length) fail(state, 'unexpected_end', 'the input ended inside a string', position + 1);
-          fail(state, 'invalid_escape', `a backslash followed by ${describeCharacter(escape)} is not a JSON escape`, position);
+          fail(
+            state,
+            'invalid_escape',
+            `a backslash followed by ${describeCharacter(escape)} is not a JSON escape`,
+            position,
+          );
       }
     }
     if (code < 0x20) failControlCharacter(state, code, position);
@@ -503,7 +554,8 @@ function readArray(state: ParseState): JsonNode {
     if (code === 0x2c) {
       const comma = state.position++;
       skipWhitespace(state);
-      if (text.charCodeAt(state.position) === 0x5d) fail(state, 'trailing_comma', 'a trailing comma is not allowed in an array', comma);
+      if (text.charCodeAt(state.position) === 0x5d)
+        fail(state, 'trailing_comma', 'a trailing comma is not allowed in an array', comma);
       continue;
     }
     if (code === 0x5d) break;
@@ -577,7 +629,8 @@ function readObject(state: ParseState): JsonNode {
     if (code === 0x2c) {
       const comma = state.position++;
       skipWhitespace(state);
-      if (text.charCodeAt(state.position) === 0x7d) fail(state, 'trailing_comma', 'a trailing comma is not allowed in an object', comma);
+      if (text.charCodeAt(state.position) === 0x7d)
+        fail(state, 'trailing_comma', 'a trailing comma is not allowed in an object', comma);
       continue;
     }
     if (code === 0x7d) break;

@@ -7,7 +7,8 @@ import type { JsonNode } from './types';
 
 /** The same tree as object literals: no remembered source, so the serializers write it. */
 function literalCopy(node: JsonNode): JsonNode {
-  if (node.type === 'object') return { type: 'object', members: node.members.map(([name, value]) => [name, literalCopy(value)] as const) };
+  if (node.type === 'object')
+    return { type: 'object', members: node.members.map(([name, value]) => [name, literalCopy(value)] as const) };
   if (node.type === 'array') return { type: 'array', items: node.items.map(literalCopy) };
   return { ...node };
 }
@@ -33,21 +34,47 @@ const anyText: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constantFrom('null', 'true', 'false'),
-    fc.constantFrom('0', '-0', '5', '-12', '1.50', '1.5', '1e3', '1E+2', '0.000001', '123456789012345', '1234567890123456', '12345678901234567890', '-0.0'),
-    fc.tuple(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.boolean()).map(([value, escaped]) => stringLiteral(value, escaped)),
-    fc.tuple(fc.array(tie('value'), { maxLength: 4 }), fc.constantFrom('', ' ', '\n')).map(([items, space]) => `[${space}${items.join(`,${space}`)}]`),
+    fc.constantFrom(
+      '0',
+      '-0',
+      '5',
+      '-12',
+      '1.50',
+      '1.5',
+      '1e3',
+      '1E+2',
+      '0.000001',
+      '123456789012345',
+      '1234567890123456',
+      '12345678901234567890',
+      '-0.0',
+    ),
+    fc
+      .tuple(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.boolean())
+      .map(([value, escaped]) => stringLiteral(value, escaped)),
+    fc
+      .tuple(fc.array(tie('value'), { maxLength: 4 }), fc.constantFrom('', ' ', '\n'))
+      .map(([items, space]) => `[${space}${items.join(`,${space}`)}]`),
     fc
       .tuple(
-        fc.uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'B', 'é', '\u{1f600}', 'aa', '', 'z', '"q"', 'line\n'), tie('value')), {
-          selector: ([name]) => name,
-          maxLength: 5,
-        }),
+        fc.uniqueArray(
+          fc.tuple(fc.constantFrom('a', 'b', 'B', 'é', '\u{1f600}', 'aa', '', 'z', '"q"', 'line\n'), tie('value')),
+          {
+            selector: ([name]) => name,
+            maxLength: 5,
+          },
+        ),
         fc.constantFrom('sorted', 'as generated', 'reversed'),
         fc.constantFrom('', ' ', '\t'),
         fc.boolean(),
       )
       .map(([members, order, space, escaped]) => {
-        const listed = order === 'sorted' ? [...members].sort(([a], [b]) => (a < b ? -1 : 1)) : order === 'reversed' ? [...members].reverse() : members;
+        const listed =
+          order === 'sorted'
+            ? [...members].sort(([a], [b]) => (a < b ? -1 : 1))
+            : order === 'reversed'
+              ? [...members].reverse()
+              : members;
         return `{${listed.map(([name, value]) => `${stringLiteral(name, escaped)}:${space}${value}`).join(',')}}`;
       }),
   ),
@@ -56,7 +83,9 @@ const anyText: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
 /** A JSON string literal, with its non-ASCII characters escaped when `escaped` is set. */
 function stringLiteral(value: string, escaped: boolean): string {
   const literal = JSON.stringify(value);
-  return escaped ? literal.replace(/[^\x20-\x7e]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`) : literal;
+  return escaped
+    ? literal.replace(/[^\x20-\x7e]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : literal;
 }
 
 describe('canonical source of parsed containers', () => {

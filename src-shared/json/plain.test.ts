@@ -15,7 +15,9 @@ describe('toPlain', () => {
   });
 
   it('makes a __proto__ member an own data property, never the prototype', () => {
-    const plain = toPlain(parseJsonTree('{"__proto__":{"polluted":true,"isAdmin":true},"a":{"__proto__":[1]}}')) as Record<string, unknown>;
+    const plain = toPlain(
+      parseJsonTree('{"__proto__":{"polluted":true,"isAdmin":true},"a":{"__proto__":[1]}}'),
+    ) as Record<string, unknown>;
     expect(Object.getPrototypeOf(plain)).toBe(Object.prototype);
     expect(Object.hasOwn(plain, '__proto__')).toBe(true);
     expect(Object.keys(plain)).toEqual(['__proto__', 'a']);
@@ -42,10 +44,32 @@ describe('toPlain', () => {
 
   it('refuses hand-built trees with repeated names or unknown node types', () => {
     const one: JsonNode = { type: 'null' };
-    expect(() => toPlain({ type: 'object', members: [['a', { type: 'object', members: [['b', one], ['b', one]] }]] })).toThrow(
-      /duplicate member name at \/a\/b/,
-    );
-    expect(() => toPlain({ type: 'object', members: [['__proto__', one], ['__proto__', one]] })).toThrow(TypeError);
+    expect(() =>
+      toPlain({
+        type: 'object',
+        members: [
+          [
+            'a',
+            {
+              type: 'object',
+              members: [
+                ['b', one],
+                ['b', one],
+              ],
+            },
+          ],
+        ],
+      }),
+    ).toThrow(/duplicate member name at \/a\/b/);
+    expect(() =>
+      toPlain({
+        type: 'object',
+        members: [
+          ['__proto__', one],
+          ['__proto__', one],
+        ],
+      }),
+    ).toThrow(TypeError);
     expect(() => toPlain({ type: 'bigint' } as unknown as JsonNode)).toThrow(TypeError);
     expect(() => toPlain(null as unknown as JsonNode)).toThrow(TypeError);
   });
@@ -83,7 +107,16 @@ describe('fromPlain', () => {
       type: 'object',
       members: [
         ['b', { type: 'boolean', value: true }],
-        ['a', { type: 'object', members: [['z', { type: 'null' }], ['a', { type: 'string', value: 'x' }]] }],
+        [
+          'a',
+          {
+            type: 'object',
+            members: [
+              ['z', { type: 'null' }],
+              ['a', { type: 'string', value: 'x' }],
+            ],
+          },
+        ],
       ],
     });
   });
@@ -99,9 +132,12 @@ describe('fromPlain', () => {
       [-Infinity, /the number -Infinity/],
       [new Date(0), /a Date object/],
       [new Map(), /a Map object/],
-      [new (class Receipt {
-        readonly kind = 'receipt';
-      })(), /a Receipt object/],
+      [
+        new (class Receipt {
+          readonly kind = 'receipt';
+        })(),
+        /a Receipt object/,
+      ],
       ['\ud800', /lone surrogate/],
     ];
     for (const [value, message] of cases) {

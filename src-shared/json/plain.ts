@@ -89,7 +89,8 @@ export function fromPlain(value: JsonValue): JsonNode {
 function nodeOf(value: unknown, tokens: (string | number)[], depth: number): JsonNode {
   switch (typeof value) {
     case 'string':
-      if (findLoneSurrogate(value) >= 0) throw new TypeError(`a string with a lone surrogate at ${pointerText(tokens, depth)}`);
+      if (findLoneSurrogate(value) >= 0)
+        throw new TypeError(`a string with a lone surrogate at ${pointerText(tokens, depth)}`);
       return { type: 'string', value };
     case 'number': {
       if (!Number.isFinite(value)) throw nonJson(value, tokens, depth);
@@ -140,6 +141,8 @@ function nonJson(value: unknown, tokens: (string | number)[], depth: number): Ty
 
 function checkDepth(tokens: (string | number)[], depth: number): void {
   if (depth >= MAX_JSON_DEPTH) {
-    throw new RangeError(`arrays and objects nest deeper than ${MAX_JSON_DEPTH} (or form a cycle) at ${pointerText(tokens, depth)}`);
+    throw new RangeError(
+      `arrays and objects nest deeper than ${MAX_JSON_DEPTH} (or form a cycle) at ${pointerText(tokens, depth)}`,
+    );
   }
 }

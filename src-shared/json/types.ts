@@ -7,12 +7,7 @@
  * `toPlain` turns a tree into ordinary JavaScript values for field access and schema checks.
  */
 export type JsonNode =
-  | JsonNullNode
-  | JsonBooleanNode
-  | JsonStringNode
-  | JsonNumberNode
-  | JsonArrayNode
-  | JsonObjectNode;
+  JsonNullNode | JsonBooleanNode | JsonStringNode | JsonNumberNode | JsonArrayNode | JsonObjectNode;
 
 export interface JsonNullNode {
   readonly type: 'null';

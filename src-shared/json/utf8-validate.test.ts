@@ -39,7 +39,13 @@ describe('findInvalidUtf8', () => {
   });
 
   it('agrees with a fatal TextDecoder on arbitrary bytes', () => {
-    const utf8ish = fc.array(fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x80, 0xbf, 0xc2, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0x9f, 0xa0)), { maxLength: 12 });
+    const utf8ish = fc.array(
+      fc.oneof(
+        fc.integer({ min: 0, max: 255 }),
+        fc.constantFrom(0x80, 0xbf, 0xc2, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0x9f, 0xa0),
+      ),
+      { maxLength: 12 },
+    );
     fc.assert(
       fc.property(utf8ish, (list) => {
         const bytes = Uint8Array.from(list);

@@ -23,9 +23,19 @@ describe('isPlainObject', () => {
   });
 
   it('refuses arrays, class instances and built-in objects', () => {
-    for (const value of [[], new Date(), new Map(), /x/, new (class Thing {
-      readonly kind = 'thing';
-    })(), Object.create({}), null, 1, 'x']) {
+    for (const value of [
+      [],
+      new Date(),
+      new Map(),
+      /x/,
+      new (class Thing {
+        readonly kind = 'thing';
+      })(),
+      Object.create({}),
+      null,
+      1,
+      'x',
+    ]) {
       expect(isPlainObject(value)).toBe(false);
     }
   });

@@ -66,7 +66,9 @@ export function describeNonJson(value: unknown): string {
       if (value === null) return 'null';
       const prototype: unknown = Object.getPrototypeOf(value);
       const constructor: unknown =
-        typeof prototype === 'object' && prototype !== null ? (prototype as { constructor?: unknown }).constructor : undefined;
+        typeof prototype === 'object' && prototype !== null
+          ? (prototype as { constructor?: unknown }).constructor
+          : undefined;
       const name = typeof constructor === 'function' && constructor.name !== '' ? constructor.name : 'non-plain';
       return `a ${name} object`;
     }

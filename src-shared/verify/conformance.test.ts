@@ -10,7 +10,15 @@ describe('conformance cases with the portable provider', () => {
     const formats = new Set(cases.map((entry) => entry.expect.format));
     expect([...formats].sort()).toEqual(['classical', 'countersigner', 'envelope/svc-receipt-v1', 'sealed', 'unknown']);
     const statuses = new Set(cases.map((entry) => entry.expect.status));
-    expect([...statuses].sort()).toEqual(['AUTH_FAILED', 'INDETERMINATE', 'INVALID', 'MALFORMED', 'MISMATCH', 'PASS', 'UNSUPPORTED']);
+    expect([...statuses].sort()).toEqual([
+      'AUTH_FAILED',
+      'INDETERMINATE',
+      'INVALID',
+      'MALFORMED',
+      'MISMATCH',
+      'PASS',
+      'UNSUPPORTED',
+    ]);
   });
 
   it.each(cases.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
@@ -21,7 +29,8 @@ describe('conformance cases with the portable provider', () => {
     if (entry.expect.error !== undefined) {
       const codes = report.errors.filter((error) => error.code === entry.expect.error?.code);
       expect(codes.length, JSON.stringify(report.errors)).toBeGreaterThan(0);
-      if (entry.expect.error.path !== undefined) expect(codes.map((error) => error.path)).toContain(entry.expect.error.path);
+      if (entry.expect.error.path !== undefined)
+        expect(codes.map((error) => error.path)).toContain(entry.expect.error.path);
     }
     if (entry.expect.innerStatus !== undefined) expect(report.inner?.status).toBe(entry.expect.innerStatus);
     // PASS never hides a failing or missing check.
@@ -33,7 +42,9 @@ describe('conformance cases with the portable provider', () => {
 
   it('same input bytes give the same report as the text', () => {
     for (const entry of cases.slice(0, 5)) {
-      expect(verifyDocument(new TextEncoder().encode(entry.input), entry.ctx)).toEqual(verifyDocument(entry.input, entry.ctx));
+      expect(verifyDocument(new TextEncoder().encode(entry.input), entry.ctx)).toEqual(
+        verifyDocument(entry.input, entry.ctx),
+      );
     }
   });
 });

@@ -83,7 +83,12 @@ function context(crypto: CryptoProvider, options: Partial<Omit<VerifyContext, 'c
   return createVerifyContext(crypto, { now: CONFORMANCE_NOW, ...options });
 }
 
-function pinnedBySeed(crypto: CryptoProvider, keyId: string, seed: Uint8Array, extra: Partial<KeyEntry> = {}): KeyEntry {
+function pinnedBySeed(
+  crypto: CryptoProvider,
+  keyId: string,
+  seed: Uint8Array,
+  extra: Partial<KeyEntry> = {},
+): KeyEntry {
   return { ...ed25519KeyEntry(crypto, keyId, seed), label: `Test key ${keyId}`, status: 'pinned', ...extra };
 }
 
@@ -99,10 +104,17 @@ function classicalCases(crypto: CryptoProvider): ConformanceCase[] {
     return JSON.stringify(copy);
   };
   const otherSignature = JSON.parse(signClassical(payload, testSeed(2), crypto)) as JsonObject;
-  const lexemes = signClassical('{"sequence":1,"price":1.50,"big":12345678901234567890}', seed, crypto, { rawPayload: false });
+  const lexemes = signClassical('{"sequence":1,"price":1.50,"big":12345678901234567890}', seed, crypto, {
+    rawPayload: false,
+  });
   return [
     { name: 'classical: valid, key unpinned', input: valid, ctx: context(crypto), expect: expectPass('unpinned') },
-    { name: 'classical: valid, key pinned by its bytes', input: valid, ctx: context(crypto, { pinned: [pinned] }), expect: expectPass('trusted') },
+    {
+      name: 'classical: valid, key pinned by its bytes',
+      input: valid,
+      ctx: context(crypto, { pinned: [pinned] }),
+      expect: expectPass('trusted'),
+    },
     {
       name: 'classical: valid, pinned key revoked',
       input: valid,
@@ -127,7 +139,12 @@ function classicalCases(crypto: CryptoProvider): ConformanceCase[] {
       ctx: context(crypto, { advertised: [pinned] }),
       expect: expectPass('unpinned'),
     },
-    { name: 'classical: number spellings are signed as written', input: lexemes, ctx: context(crypto), expect: expectPass('unpinned') },
+    {
+      name: 'classical: number spellings are signed as written',
+      input: lexemes,
+      ctx: context(crypto),
+      expect: expectPass('unpinned'),
+    },
     {
       name: 'classical: a respelled number breaks the signature',
       input: lexemes.replace('1.50', '1.5'),
@@ -200,8 +217,18 @@ function countersignerCases(crypto: CryptoProvider): ConformanceCase[] {
   const expect = (status: ReportStatus, trust: TrustStatus, code?: string, path?: string): ConformanceExpectation =>
     outcome('countersigner', status, trust, code, path);
   return [
-    { name: 'countersigner: valid, key unpinned', input: valid, ctx: context(crypto), expect: expect('PASS', 'unpinned') },
-    { name: 'countersigner: valid, key pinned', input: valid, ctx: context(crypto, { pinned: [pinned] }), expect: expect('PASS', 'trusted') },
+    {
+      name: 'countersigner: valid, key unpinned',
+      input: valid,
+      ctx: context(crypto),
+      expect: expect('PASS', 'unpinned'),
+    },
+    {
+      name: 'countersigner: valid, key pinned',
+      input: valid,
+      ctx: context(crypto, { pinned: [pinned] }),
+      expect: expect('PASS', 'trusted'),
+    },
     {
       name: 'countersigner: valid, pinned key revoked',
       input: valid,
@@ -282,9 +309,24 @@ function sealedCases(crypto: CryptoProvider): ConformanceCase[] {
     innerStatus?: ReportStatus,
   ): ConformanceExpectation => outcome('sealed', status, trust, error?.code, error?.path, innerStatus);
   return [
-    { name: 'sealed: valid, inner key unpinned', input: valid, ctx: withSecret(), expect: sealedExpect('PASS', 'unpinned', undefined, 'PASS') },
-    { name: 'sealed: valid, inner key pinned', input: valid, ctx: withSecret({ pinned: [pinned] }), expect: sealedExpect('PASS', 'trusted', undefined, 'PASS') },
-    { name: 'sealed: with aad', input: seal(inner, { aad: Uint8Array.of(1, 2, 3) }), ctx: withSecret(), expect: sealedExpect('PASS', 'unpinned', undefined, 'PASS') },
+    {
+      name: 'sealed: valid, inner key unpinned',
+      input: valid,
+      ctx: withSecret(),
+      expect: sealedExpect('PASS', 'unpinned', undefined, 'PASS'),
+    },
+    {
+      name: 'sealed: valid, inner key pinned',
+      input: valid,
+      ctx: withSecret({ pinned: [pinned] }),
+      expect: sealedExpect('PASS', 'trusted', undefined, 'PASS'),
+    },
+    {
+      name: 'sealed: with aad',
+      input: seal(inner, { aad: Uint8Array.of(1, 2, 3) }),
+      ctx: withSecret(),
+      expect: sealedExpect('PASS', 'unpinned', undefined, 'PASS'),
+    },
     {
       name: 'sealed: wrong key',
       input: valid,
@@ -336,8 +378,18 @@ function sealedCases(crypto: CryptoProvider): ConformanceCase[] {
       ctx: withSecret(),
       expect: sealedExpect('MALFORMED', 'not_applicable', undefined, 'MALFORMED'),
     },
-    { name: 'sealed: four layers deep', input: allowed, ctx: withSecret(), expect: sealedExpect('PASS', 'unpinned', undefined, 'PASS') },
-    { name: 'sealed: five layers deep', input: nested, ctx: withSecret(), expect: sealedExpect('MALFORMED', 'not_applicable', undefined, 'MALFORMED') },
+    {
+      name: 'sealed: four layers deep',
+      input: allowed,
+      ctx: withSecret(),
+      expect: sealedExpect('PASS', 'unpinned', undefined, 'PASS'),
+    },
+    {
+      name: 'sealed: five layers deep',
+      input: nested,
+      ctx: withSecret(),
+      expect: sealedExpect('MALFORMED', 'not_applicable', undefined, 'MALFORMED'),
+    },
     {
       name: 'sealed: iv of the wrong length',
       input: modified((doc) => (doc['iv'] = b64uEncode(new Uint8Array(16)))),
@@ -376,7 +428,12 @@ function envelopeCases(crypto: CryptoProvider): ConformanceCase[] {
     outcome('envelope/svc-receipt-v1', status, trust, code, path);
   const forged = signEnvelope(fields, { service: { key_id: signers.service.key_id, seed: testSeed(10) } }, crypto);
   return [
-    { name: 'envelope: valid, keys advertised', input: valid, ctx: context(crypto, keys), expect: expect('PASS', 'unpinned') },
+    {
+      name: 'envelope: valid, keys advertised',
+      input: valid,
+      ctx: context(crypto, keys),
+      expect: expect('PASS', 'unpinned'),
+    },
     {
       name: 'envelope: valid, service key pinned',
       input: valid,
@@ -392,7 +449,10 @@ function envelopeCases(crypto: CryptoProvider): ConformanceCase[] {
     {
       name: 'envelope: valid, service key expired',
       input: valid,
-      ctx: context(crypto, { ...keys, pinned: [{ ...servicePinned, not_before: '2025-01-01T00:00:00Z', not_after: '2025-12-31T23:59:59Z' }] }),
+      ctx: context(crypto, {
+        ...keys,
+        pinned: [{ ...servicePinned, not_before: '2025-01-01T00:00:00Z', not_after: '2025-12-31T23:59:59Z' }],
+      }),
       expect: expect('PASS', 'expired'),
     },
     {
@@ -415,14 +475,22 @@ function envelopeCases(crypto: CryptoProvider): ConformanceCase[] {
     },
     {
       name: 'envelope: forged service signature',
-      input: modified((doc) => ((doc['signatures'] as JsonObject)['service'] = (forged['signatures'] as JsonObject)['service'] ?? null)),
+      input: modified(
+        (doc) =>
+          ((doc['signatures'] as JsonObject)['service'] = (forged['signatures'] as JsonObject)['service'] ?? null),
+      ),
       ctx: context(crypto, keys),
       expect: expect('INVALID', 'unpinned', 'signature_invalid', '/signatures/service/sig_b64u'),
     },
     {
       name: 'envelope: key registered with another algorithm',
       input: valid,
-      ctx: context(crypto, { advertised: [operatorKey, { key_id: signers.service.key_id, algorithm: 'ML-DSA-65', public_key: new Uint8Array(1952) }] }),
+      ctx: context(crypto, {
+        advertised: [
+          operatorKey,
+          { key_id: signers.service.key_id, algorithm: 'ML-DSA-65', public_key: new Uint8Array(1952) },
+        ],
+      }),
       expect: expect('INVALID', 'unpinned', 'key_algorithm_mismatch', '/signatures/service/key_id'),
     },
     {

@@ -25,7 +25,9 @@ describe('detectFormat', () => {
 
   it('asks rows in order: a sealed wrapper wins over what it sits beside', () => {
     expect(detectFormat(fromPlain({ sealed: true, enc: 'A256GCM', signed_payload: {}, signature: '' }))).toBe('sealed');
-    expect(detectFormat(fromPlain({ signed_over: '', countersignature: '', signed_payload: {}, signature: '' }))).toBe('countersigner');
+    expect(detectFormat(fromPlain({ signed_over: '', countersignature: '', signed_payload: {}, signature: '' }))).toBe(
+      'countersigner',
+    );
   });
 
   it('uses the table it is given, so a new format is one row', () => {
@@ -47,6 +49,16 @@ describe('detectFormat', () => {
   });
 
   it('names the known formats', () => {
-    expect(knownFormatNames()).toEqual(['sealed', 'wearable/r2.0.0', 'countersigner', 'classical', 'envelope/svc-receipt-v1', 'profile', 'typed-pq', 'typed', 'report']);
+    expect(knownFormatNames()).toEqual([
+      'sealed',
+      'wearable/r2.0.0',
+      'countersigner',
+      'classical',
+      'envelope/svc-receipt-v1',
+      'profile',
+      'typed-pq',
+      'typed',
+      'report',
+    ]);
   });
 });

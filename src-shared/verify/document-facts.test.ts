@@ -17,11 +17,13 @@ const crypto = createPortableProvider();
 
 describe('documentFacts', () => {
   it('keeps printable ids and key ids, and plausible instants', () => {
-    expect(documentFacts({ receipt_id: 'rcp_A', issued_at: Date.UTC(2026, 0, 1), issuer_key_id: 'did:svc:a' })).toEqual({
-      receipt_id: 'rcp_A',
-      issued_at: Date.UTC(2026, 0, 1),
-      issuer_key_id: 'did:svc:a',
-    });
+    expect(documentFacts({ receipt_id: 'rcp_A', issued_at: Date.UTC(2026, 0, 1), issuer_key_id: 'did:svc:a' })).toEqual(
+      {
+        receipt_id: 'rcp_A',
+        issued_at: Date.UTC(2026, 0, 1),
+        issuer_key_id: 'did:svc:a',
+      },
+    );
   });
 
   it.each<[string, Parameters<typeof documentFacts>[0]]>([
@@ -37,7 +39,9 @@ describe('documentFacts', () => {
   });
 
   it('keeps an id of exactly the limit', () => {
-    expect(documentFacts({ receipt_id: 'x'.repeat(MAX_RECEIPT_ID_LENGTH) }).receipt_id).toHaveLength(MAX_RECEIPT_ID_LENGTH);
+    expect(documentFacts({ receipt_id: 'x'.repeat(MAX_RECEIPT_ID_LENGTH) }).receipt_id).toHaveLength(
+      MAX_RECEIPT_ID_LENGTH,
+    );
     expect(plausibleInstant(Date.UTC(9999, 11, 31))).toBe(Date.UTC(9999, 11, 31));
     expect(plausibleInstant(Date.UTC(9999, 11, 31) + 1)).toBeNull();
   });

@@ -22,7 +22,11 @@ const EARLIEST_ISSUE = Date.UTC(2000, 0, 1);
 const LATEST_ISSUE = Date.UTC(9999, 11, 31);
 
 /** Facts of a document that claims nothing. */
-export const NO_FACTS: Readonly<DocumentFacts> = Object.freeze({ receipt_id: null, issued_at: null, issuer_key_id: null });
+export const NO_FACTS: Readonly<DocumentFacts> = Object.freeze({
+  receipt_id: null,
+  issued_at: null,
+  issuer_key_id: null,
+});
 
 /**
  * Facts from what a document claims, each kept only when it passes the rules above.
@@ -30,7 +34,11 @@ export const NO_FACTS: Readonly<DocumentFacts> = Object.freeze({ receipt_id: nul
  * @param claims - The claimed id, instant (ms since the epoch) and issuer key id, if any.
  * @returns The facts to record.
  */
-export function documentFacts(claims: { receipt_id?: string | undefined; issued_at?: number | null | undefined; issuer_key_id?: string | undefined }): DocumentFacts {
+export function documentFacts(claims: {
+  receipt_id?: string | undefined;
+  issued_at?: number | null | undefined;
+  issuer_key_id?: string | undefined;
+}): DocumentFacts {
   return {
     receipt_id: printable(claims.receipt_id, MAX_RECEIPT_ID_LENGTH),
     issued_at: claims.issued_at === undefined || claims.issued_at === null ? null : plausibleInstant(claims.issued_at),
@@ -96,7 +104,9 @@ export function timestampFact(text: string | undefined): number | undefined {
  * @returns ms since the epoch, or undefined when it is not a safe integer.
  */
 export function unixSecondsFact(node: JsonNode | undefined): number | undefined {
-  return node !== undefined && node.type === 'number' && Number.isSafeInteger(node.value) ? node.value * 1000 : undefined;
+  return node !== undefined && node.type === 'number' && Number.isSafeInteger(node.value)
+    ? node.value * 1000
+    : undefined;
 }
 
 /** did:key names of recently seen embedded keys, by their text (bulk imports repeat a few issuers). */

@@ -43,7 +43,9 @@ describe('strict field decoding', () => {
       fc.property(fc.string({ unit: fc.constantFrom(...'AQgw_-=+/ \n'), maxLength: 12 }), (text) => {
         const decoded = decodeB64uField(text);
         expect(decoded === undefined ? undefined : b64uEncode(decoded)).toBe(
-          /^[A-Za-z0-9_-]*$/.test(text) && text.length % 4 !== 1 && b64uEncode(b64uDecodeLoose(text)) === text ? text : undefined,
+          /^[A-Za-z0-9_-]*$/.test(text) && text.length % 4 !== 1 && b64uEncode(b64uDecodeLoose(text)) === text
+            ? text
+            : undefined,
         );
       }),
     );
@@ -64,8 +66,12 @@ describe('strict field decoding', () => {
   });
 
   it('plain non-negative integers only', () => {
-    const node = parseJsonTree('{"a":0,"b":42,"c":-1,"d":1.0,"e":1e3,"f":9007199254740992,"g":"1","h":9007199254740991}') as JsonObjectNode;
-    const answers = Object.fromEntries(node.members.map(([name]) => [name, isPlainNonNegativeInteger(memberNode(node, name))]));
+    const node = parseJsonTree(
+      '{"a":0,"b":42,"c":-1,"d":1.0,"e":1e3,"f":9007199254740992,"g":"1","h":9007199254740991}',
+    ) as JsonObjectNode;
+    const answers = Object.fromEntries(
+      node.members.map(([name]) => [name, isPlainNonNegativeInteger(memberNode(node, name))]),
+    );
     expect(answers).toEqual({ a: true, b: true, c: false, d: false, e: false, f: false, g: false, h: true });
     expect(isPlainNonNegativeInteger(undefined)).toBe(false);
   });
@@ -86,7 +92,9 @@ describe('strict field decoding', () => {
         fc.uniqueArray(names, { maxLength: 4 }),
         (object, required, optional) => {
           const node = fromPlain(object) as JsonObjectNode;
-          expect(memberNodeProblems(node, '/p', required, optional)).toEqual(memberProblems(object, '/p', required, optional));
+          expect(memberNodeProblems(node, '/p', required, optional)).toEqual(
+            memberProblems(object, '/p', required, optional),
+          );
         },
       ),
     );

@@ -72,7 +72,12 @@ export function memberProblems(
 }
 
 /** The problems of an object whose member names, in order, are `names`. */
-function nameProblems(names: readonly string[], path: string, required: readonly string[], optional: readonly string[]): ReportError[] {
+function nameProblems(
+  names: readonly string[],
+  path: string,
+  required: readonly string[],
+  optional: readonly string[],
+): ReportError[] {
   const problems: ReportError[] = [];
   for (const name of required) {
     if (!names.includes(name)) {

@@ -65,7 +65,14 @@ export {
 } from './fields';
 export type { JsonObject } from './fields';
 export { isTimestamp, timestampToMillis } from './timestamp';
-export { RULE_D1_MEMBERS, checkKeyedSignature, checkRuleD1, ruleD1Payload, signRuleD1, unresolvedTrust } from './signature';
+export {
+  RULE_D1_MEMBERS,
+  checkKeyedSignature,
+  checkRuleD1,
+  ruleD1Payload,
+  signRuleD1,
+  unresolvedTrust,
+} from './signature';
 export type { KeyedSignature, RuleD1Options } from './signature';
 export { CONFORMANCE_NOW, buildConformanceCases, testSeed } from './conformance';
 export type { ConformanceCase, ConformanceExpectation } from './conformance';

@@ -7,11 +7,27 @@ import { checkMembers, copyObject, fieldsObject, issuerKey, publicEntry } from '
 
 const crypto = createPortableProvider();
 const seed = new Uint8Array(32).fill(1);
-const key = { key_id: 'did:svc:test:k', algorithm: 'Ed25519' as const, seed, public_key: crypto.ed25519PublicKey(seed), label: 'Test' };
+const key = {
+  key_id: 'did:svc:test:k',
+  algorithm: 'Ed25519' as const,
+  seed,
+  public_key: crypto.ed25519PublicKey(seed),
+  label: 'Test',
+};
 
 function input(value: unknown, extra: Partial<IssueInput> = {}): IssueInput {
   const tree = fromPlain(value as never);
-  return { name: 'nano', fields: { text: '', tree, value: toPlain(tree) }, roles: {}, now: new Date(0), crypto, verify: () => { throw new Error('not called'); }, ...extra };
+  return {
+    name: 'nano',
+    fields: { text: '', tree, value: toPlain(tree) },
+    roles: {},
+    now: new Date(0),
+    crypto,
+    verify: () => {
+      throw new Error('not called');
+    },
+    ...extra,
+  };
 }
 
 function codeOf(action: () => unknown): [string, string] {
@@ -41,7 +57,12 @@ describe('issuer helpers', () => {
     expect(issuerKey(input({}, { key, keyId: 'did:svc:test:other' })).keyId).toBe('did:svc:test:other');
     expect(issuerKey(input({}, { key })).keyId).toBe('did:svc:test:k');
     const entry = publicEntry(key, 'did:svc:test:other');
-    expect(entry).toEqual({ key_id: 'did:svc:test:other', algorithm: 'Ed25519', public_key: key.public_key, label: 'Test' });
+    expect(entry).toEqual({
+      key_id: 'did:svc:test:other',
+      algorithm: 'Ed25519',
+      public_key: key.public_key,
+      label: 'Test',
+    });
     expect(entry.public_key).not.toBe(key.public_key);
   });
 

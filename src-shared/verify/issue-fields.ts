@@ -18,7 +18,8 @@ import { IssueInputError } from './issue-error';
  */
 export function fieldsObject(input: IssueInput): JsonObject {
   const { value } = input.fields;
-  if (!isJsonObject(value)) throw new IssueInputError('not_an_object', '', `expected a JSON object of ${input.name} fields`);
+  if (!isJsonObject(value))
+    throw new IssueInputError('not_an_object', '', `expected a JSON object of ${input.name} fields`);
   return value;
 }
 
@@ -31,16 +32,29 @@ export function fieldsObject(input: IssueInput): JsonObject {
  * @param name - The issuer's name, for the message.
  * @throws IssueInputError (`unknown_member`, `missing_member`) at the member's path.
  */
-export function checkMembers(value: JsonObject, required: readonly string[], optional: readonly string[], name: string): void {
+export function checkMembers(
+  value: JsonObject,
+  required: readonly string[],
+  optional: readonly string[],
+  name: string,
+): void {
   const allowed = [...required, ...optional];
   for (const member of Object.keys(value)) {
     if (!allowed.includes(member)) {
-      throw new IssueInputError('unknown_member', pointerAppend('', member), `unknown member ${quote(member)}; ${name} takes ${allowed.join(', ')}`);
+      throw new IssueInputError(
+        'unknown_member',
+        pointerAppend('', member),
+        `unknown member ${quote(member)}; ${name} takes ${allowed.join(', ')}`,
+      );
     }
   }
   for (const member of required) {
     if (!Object.hasOwn(value, member)) {
-      throw new IssueInputError('missing_member', pointerAppend('', member), `the required member "${member}" is missing`);
+      throw new IssueInputError(
+        'missing_member',
+        pointerAppend('', member),
+        `the required member "${member}" is missing`,
+      );
     }
   }
 }
@@ -53,7 +67,8 @@ export function checkMembers(value: JsonObject, required: readonly string[], opt
  * @throws IssueInputError (`key_missing`) when no key was given.
  */
 export function issuerKey(input: IssueInput): { key: IssueKey; keyId: string } {
-  if (input.key === undefined) throw new IssueInputError('key_missing', '', `${input.name} documents need the issuer's key`);
+  if (input.key === undefined)
+    throw new IssueInputError('key_missing', '', `${input.name} documents need the issuer's key`);
   return { key: input.key, keyId: input.keyId ?? input.key.key_id };
 }
 

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { b64uEncode, createPortableProvider, didKeyFromEd25519 } from '../crypto';
 import type { KeyEntry } from './context';
 import { parseJsonTree } from '../json';
-import { checkKeySources, KeyFileError, parseKeyFile, parseKeyFileTree, parseSecretsFile, serializeKeyFile } from './key-file';
+import {
+  checkKeySources,
+  KeyFileError,
+  parseKeyFile,
+  parseKeyFileTree,
+  parseSecretsFile,
+  serializeKeyFile,
+} from './key-file';
 
 const crypto = createPortableProvider();
 const publicKey = crypto.ed25519PublicKey(new Uint8Array(32).fill(1));
@@ -27,13 +34,40 @@ describe('parseKeyFile', () => {
   it('reads every field of both algorithms', () => {
     const entries = parseKeyFile(
       keyFile(
-        { key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk, label: 'Acme', not_before: '2026-01-01T00:00:00Z', not_after: '2027-01-01T00:00:00.000Z', status: 'pinned' },
-        { key_id: 'did:web:pq.example.com', algorithm: 'ML-DSA-65', public_key: mldsa, status: 'revoked', use: ['typed-pq'] },
+        {
+          key_id: 'did:svc:evroom:k1',
+          algorithm: 'Ed25519',
+          public_key: pk,
+          label: 'Acme',
+          not_before: '2026-01-01T00:00:00Z',
+          not_after: '2027-01-01T00:00:00.000Z',
+          status: 'pinned',
+        },
+        {
+          key_id: 'did:web:pq.example.com',
+          algorithm: 'ML-DSA-65',
+          public_key: mldsa,
+          status: 'revoked',
+          use: ['typed-pq'],
+        },
       ),
     );
     expect(entries).toEqual([
-      { key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: publicKey, label: 'Acme', not_before: '2026-01-01T00:00:00Z', not_after: '2027-01-01T00:00:00.000Z', status: 'pinned' },
-      { key_id: 'did:web:pq.example.com', algorithm: 'ML-DSA-65', public_key: expect.any(Uint8Array), status: 'revoked' },
+      {
+        key_id: 'did:svc:evroom:k1',
+        algorithm: 'Ed25519',
+        public_key: publicKey,
+        label: 'Acme',
+        not_before: '2026-01-01T00:00:00Z',
+        not_after: '2027-01-01T00:00:00.000Z',
+        status: 'pinned',
+      },
+      {
+        key_id: 'did:web:pq.example.com',
+        algorithm: 'ML-DSA-65',
+        public_key: expect.any(Uint8Array),
+        status: 'revoked',
+      },
     ]);
     expect(entries[1]?.public_key).toHaveLength(1952);
     expect(parseKeyFile('{"keys":[],"note":"listing confers no trust"}')).toEqual([]);
@@ -41,7 +75,14 @@ describe('parseKeyFile', () => {
 
   it('round-trips through serializeKeyFile', () => {
     const entries: KeyEntry[] = [
-      { key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: publicKey, label: 'A', not_before: '2026-01-01T00:00:00Z', status: 'revoked' },
+      {
+        key_id: 'did:svc:a',
+        algorithm: 'Ed25519',
+        public_key: publicKey,
+        label: 'A',
+        not_before: '2026-01-01T00:00:00Z',
+        status: 'revoked',
+      },
       { key_id: didKeyFromEd25519(publicKey), algorithm: 'Ed25519', public_key: publicKey },
     ];
     const text = serializeKeyFile(entries);
@@ -51,8 +92,17 @@ describe('parseKeyFile', () => {
   });
 
   it('advertised mode drops status and label and accepts any status word', () => {
-    const text = keyFile({ key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: pk, status: 'active', label: 'x', use: ['sign'] });
-    expect(parseKeyFile(text, { advertised: true })).toEqual([{ key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: publicKey }]);
+    const text = keyFile({
+      key_id: 'did:svc:a',
+      algorithm: 'Ed25519',
+      public_key: pk,
+      status: 'active',
+      label: 'x',
+      use: ['sign'],
+    });
+    expect(parseKeyFile(text, { advertised: true })).toEqual([
+      { key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: publicKey },
+    ]);
     expect(failure(() => parseKeyFile(text))).toMatchObject({ code: 'invalid_status', path: '/keys/0/status' });
   });
 
@@ -72,14 +122,29 @@ describe('parseKeyFile', () => {
     ['bad algorithm', keyFile({ ...good, algorithm: 'ed25519' }), 'invalid_algorithm', '/keys/0/algorithm'],
     ['short key', keyFile({ ...good, public_key: pk.slice(0, 40) }), 'invalid_public_key', '/keys/0/public_key'],
     ['padded key', keyFile({ ...good, public_key: `${pk}=` }), 'invalid_public_key', '/keys/0/public_key'],
-    ['Ed25519 length for ML-DSA', keyFile({ ...good, algorithm: 'ML-DSA-65' }), 'invalid_public_key', '/keys/0/public_key'],
+    [
+      'Ed25519 length for ML-DSA',
+      keyFile({ ...good, algorithm: 'ML-DSA-65' }),
+      'invalid_public_key',
+      '/keys/0/public_key',
+    ],
     ['bad not_before', keyFile({ ...good, not_before: '2026-01-01' }), 'invalid_timestamp', '/keys/0/not_before'],
-    ['reversed window', keyFile({ ...good, not_before: '2027-01-01T00:00:00Z', not_after: '2026-01-01T00:00:00Z' }), 'invalid_window', '/keys/0/not_after'],
+    [
+      'reversed window',
+      keyFile({ ...good, not_before: '2027-01-01T00:00:00Z', not_after: '2026-01-01T00:00:00Z' }),
+      'invalid_window',
+      '/keys/0/not_after',
+    ],
     ['bad status', keyFile({ ...good, status: 'trusted' }), 'invalid_status', '/keys/0/status'],
     ['bad label', keyFile({ ...good, label: 7 }), 'invalid_label', '/keys/0/label'],
     ['bad use', keyFile({ ...good, use: 'sign' }), 'invalid_use', '/keys/0/use'],
     ['duplicate key id', keyFile(good, good), 'duplicate_key_id', '/keys/1/key_id'],
-    ['did:key of another key', keyFile({ ...good, key_id: didKeyFromEd25519(crypto.ed25519PublicKey(new Uint8Array(32))) }), 'did_key_mismatch', '/keys/0/public_key'],
+    [
+      'did:key of another key',
+      keyFile({ ...good, key_id: didKeyFromEd25519(crypto.ed25519PublicKey(new Uint8Array(32))) }),
+      'did_key_mismatch',
+      '/keys/0/public_key',
+    ],
   ];
   it.each(cases)('%s is refused with its path', (_name, text, code, path) => {
     const error = failure(() => parseKeyFile(text));
@@ -94,9 +159,18 @@ describe('parseKeyFile', () => {
 });
 
 describe('parseKeyFileTree', () => {
-  const good = keyFile({ key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk, use: ['receipts'], status: 'active' });
+  const good = keyFile({
+    key_id: 'did:svc:evroom:k1',
+    algorithm: 'Ed25519',
+    public_key: pk,
+    use: ['receipts'],
+    status: 'active',
+  });
   const bad = [
-    keyFile({ key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk }, { key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk }),
+    keyFile(
+      { key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk },
+      { key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk },
+    ),
     keyFile({ key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: 'not b64u!' }),
     keyFile({ key_id: 'did:svc:evroom:k1', algorithm: 'Ed25519', public_key: pk, extra: 1 }),
     JSON.stringify({ keys: [], note: 7 }),
@@ -104,14 +178,20 @@ describe('parseKeyFileTree', () => {
   ];
 
   it('gives the entries parseKeyFile gives for the same text', () => {
-    expect(parseKeyFileTree(parseJsonTree(good), { advertised: true })).toEqual(parseKeyFile(good, { advertised: true }));
+    expect(parseKeyFileTree(parseJsonTree(good), { advertised: true })).toEqual(
+      parseKeyFile(good, { advertised: true }),
+    );
     expect(parseKeyFileTree(parseJsonTree(good), { advertised: true })).toHaveLength(1);
   });
 
   it.each(bad)('refuses what parseKeyFile refuses, with the same code, path and message: %s', (text) => {
     const fromText = failure(() => parseKeyFile(text, { advertised: true }));
     const fromTree = failure(() => parseKeyFileTree(parseJsonTree(text), { advertised: true }));
-    expect({ code: fromTree.code, path: fromTree.path, message: fromTree.message }).toEqual({ code: fromText.code, path: fromText.path, message: fromText.message });
+    expect({ code: fromTree.code, path: fromTree.path, message: fromTree.message }).toEqual({
+      code: fromText.code,
+      path: fromText.path,
+      message: fromText.message,
+    });
   });
 });
 
@@ -127,7 +207,17 @@ describe('parseSecretsFile', () => {
     ['short key', { secrets: [{ key_id: 's', key: key.slice(0, 20) }] }, 'invalid_secret', '/secrets/0/key'],
     ['space in id', { secrets: [{ key_id: 'a b', key }] }, 'invalid_key_id', '/secrets/0/key_id'],
     ['empty id', { secrets: [{ key_id: '', key }] }, 'invalid_key_id', '/secrets/0/key_id'],
-    ['duplicate id', { secrets: [{ key_id: 's', key }, { key_id: 's', key }] }, 'duplicate_key_id', '/secrets/1/key_id'],
+    [
+      'duplicate id',
+      {
+        secrets: [
+          { key_id: 's', key },
+          { key_id: 's', key },
+        ],
+      },
+      'duplicate_key_id',
+      '/secrets/1/key_id',
+    ],
     ['unknown member', { secrets: [{ key_id: 's', key, alg: 'A256GCM' }] }, 'unknown_property', '/secrets/0/alg'],
     ['missing secrets', { keys: [] }, 'missing_property', '/secrets'],
   ];
@@ -141,15 +231,28 @@ describe('checkKeySources', () => {
   const b = { ...a, public_key: new Uint8Array(32).fill(2) };
 
   it('accepts one key id naming one key in every source, windows aside', () => {
-    expect(() => checkKeySources([{ name: 'x', entries: [a] }, { name: 'y', entries: [{ ...a, not_after: '2030-01-01T00:00:00Z' }] }])).not.toThrow();
+    expect(() =>
+      checkKeySources([
+        { name: 'x', entries: [a] },
+        { name: 'y', entries: [{ ...a, not_after: '2030-01-01T00:00:00Z' }] },
+      ]),
+    ).not.toThrow();
   });
 
   it('refuses one key id naming two keys, across sources or within one, naming both', () => {
-    expect(() => checkKeySources([{ name: 'the trust store', entries: [a] }, { name: 'the --keys files', entries: [b] }])).toThrow(
-      /names different keys in the trust store and in the --keys files/,
-    );
+    expect(() =>
+      checkKeySources([
+        { name: 'the trust store', entries: [a] },
+        { name: 'the --keys files', entries: [b] },
+      ]),
+    ).toThrow(/names different keys in the trust store and in the --keys files/);
     expect(() => checkKeySources([{ name: 'x', entries: [a, b] }])).toThrow(/twice in x/);
-    expect(() => checkKeySources([{ name: 'x', entries: [a] }, { name: 'y', entries: [{ ...a, algorithm: 'ML-DSA-65' as const }] }])).toThrow(KeyFileError);
+    expect(() =>
+      checkKeySources([
+        { name: 'x', entries: [a] },
+        { name: 'y', entries: [{ ...a, algorithm: 'ML-DSA-65' as const }] },
+      ]),
+    ).toThrow(KeyFileError);
   });
 });
 
@@ -171,7 +274,9 @@ describe('key file roles', () => {
       [['service', 'service'], '/keys/0/roles/1'],
       ['service', '/keys/0/roles'],
     ] as const) {
-      expect(() => parseKeyFile(keyFile({ ...base, roles }))).toThrow(expect.objectContaining({ code: 'invalid_roles', path }));
+      expect(() => parseKeyFile(keyFile({ ...base, roles }))).toThrow(
+        expect.objectContaining({ code: 'invalid_roles', path }),
+      );
     }
   });
 });

@@ -143,7 +143,8 @@ export function checkKeySources(sources: readonly NamedKeySource[]): void {
         continue;
       }
       if (earlier.entry.algorithm !== entry.algorithm || !equalBytes(earlier.entry.public_key, entry.public_key)) {
-        const where = earlier.source === source.name ? `twice in ${source.name}` : `in ${earlier.source} and in ${source.name}`;
+        const where =
+          earlier.source === source.name ? `twice in ${source.name}` : `in ${earlier.source} and in ${source.name}`;
         throw new KeyFileError(
           'key_conflict',
           `/keys/${index}/public_key`,
@@ -335,7 +336,11 @@ function parseKeyEntry(item: JsonValue, path: string, advertised: boolean): KeyE
 function parseRoles(value: JsonValue, path: string): SignerRole[] {
   const allowed = SIGNER_ROLES as readonly string[];
   if (!Array.isArray(value) || value.length === 0 || value.length > allowed.length) {
-    throw new KeyFileError('invalid_roles', path, `"roles" must be a non-empty array of role names (${SIGNER_ROLES.join(', ')}).`);
+    throw new KeyFileError(
+      'invalid_roles',
+      path,
+      `"roles" must be a non-empty array of role names (${SIGNER_ROLES.join(', ')}).`,
+    );
   }
   const roles: SignerRole[] = [];
   for (const [index, role] of value.entries()) {

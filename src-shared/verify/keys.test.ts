@@ -81,9 +81,15 @@ describe('finding a key by id', () => {
     const expired = entry('did:svc:k', keyA, { not_after: '2025-01-01T00:00:00Z' });
     const current = entry('did:svc:k', keyA, { not_before: '2025-01-01T00:00:00Z' });
     const revoked = entry('did:svc:k', keyA, { status: 'revoked' });
-    expect(findKeyById('did:svc:k', createVerifyContext(crypto, { now, pinned: [expired, current] }))?.trust.status).toBe('trusted');
-    expect(findKeyById('did:svc:k', createVerifyContext(crypto, { now, pinned: [current, revoked] }))?.trust.status).toBe('revoked');
-    expect(findKeyById('did:svc:k', createVerifyContext(crypto, { now, pinned: [expired] }))?.trust.status).toBe('expired');
+    expect(
+      findKeyById('did:svc:k', createVerifyContext(crypto, { now, pinned: [expired, current] }))?.trust.status,
+    ).toBe('trusted');
+    expect(
+      findKeyById('did:svc:k', createVerifyContext(crypto, { now, pinned: [current, revoked] }))?.trust.status,
+    ).toBe('revoked');
+    expect(findKeyById('did:svc:k', createVerifyContext(crypto, { now, pinned: [expired] }))?.trust.status).toBe(
+      'expired',
+    );
   });
 
   it('throws TypeError for a non-string id', () => {
@@ -94,7 +100,11 @@ describe('finding a key by id', () => {
 describe('embedded keys', () => {
   it('are unpinned unless a pinned entry has the same bytes and algorithm', () => {
     const ctx = createVerifyContext(crypto, { now, pinned: [entry('did:svc:a', keyA, { label: 'A' })] });
-    expect(findEmbeddedKey(keyA, 'Ed25519', ctx)).toMatchObject({ source: 'pinned', key_id: 'did:svc:a', trust: { status: 'trusted', label: 'A' } });
+    expect(findEmbeddedKey(keyA, 'Ed25519', ctx)).toMatchObject({
+      source: 'pinned',
+      key_id: 'did:svc:a',
+      trust: { status: 'trusted', label: 'A' },
+    });
     expect(findEmbeddedKey(keyB, 'Ed25519', ctx)).toMatchObject({ source: 'document', trust: { status: 'unpinned' } });
     expect(findEmbeddedKey(keyA, 'ML-DSA-65', ctx).trust.status).toBe('unpinned');
   });
@@ -110,12 +120,16 @@ describe('embedded keys', () => {
     const resolved = findEmbeddedKey(keyA, 'Ed25519', ctx);
     expect(resolved.key_id).toBe(didKeyFromEd25519(keyA));
     expect(resolved.trust.key_id).toBe(didKeyFromEd25519(keyA));
-    expect(describeKey(resolved)).toBe(`the embedded key ${didKeyFromEd25519(keyA)} (from the document, trust unpinned)`);
+    expect(describeKey(resolved)).toBe(
+      `the embedded key ${didKeyFromEd25519(keyA)} (from the document, trust unpinned)`,
+    );
   });
 
   it('are named by their own did:key however keys alternate (the name cache is exact)', () => {
     const ctx = createVerifyContext(crypto, { now });
-    const keys = Array.from({ length: 300 }, (_, index) => crypto.ed25519PublicKey(new Uint8Array(32).fill(index % 256).map((byte, at) => (at === 0 ? index >> 8 : byte))));
+    const keys = Array.from({ length: 300 }, (_, index) =>
+      crypto.ed25519PublicKey(new Uint8Array(32).fill(index % 256).map((byte, at) => (at === 0 ? index >> 8 : byte))),
+    );
     for (const round of [0, 1]) {
       for (const [index, key] of keys.entries()) {
         if ((index + round) % 3 === 0) continue;
@@ -139,12 +153,20 @@ describe('trust of a pinned entry', () => {
   const base = entry('did:svc:a', keyA);
   it('is trusted inside the window, bounds included', () => {
     expect(pinnedTrust(base, now).status).toBe('trusted');
-    expect(pinnedTrust({ ...base, not_before: '2026-06-01T00:00:00Z', not_after: '2026-06-01T00:00:00.000Z' }, now).status).toBe('trusted');
+    expect(
+      pinnedTrust({ ...base, not_before: '2026-06-01T00:00:00Z', not_after: '2026-06-01T00:00:00.000Z' }, now).status,
+    ).toBe('trusted');
   });
 
   it('is expired before not_before and after not_after', () => {
-    expect(pinnedTrust({ ...base, not_before: '2026-06-01T00:00:00.001Z' }, now)).toMatchObject({ status: 'expired', detail: expect.stringMatching(/not yet valid/) });
-    expect(pinnedTrust({ ...base, not_after: '2026-05-31T23:59:59.999Z' }, now)).toMatchObject({ status: 'expired', detail: expect.stringMatching(/no longer valid/) });
+    expect(pinnedTrust({ ...base, not_before: '2026-06-01T00:00:00.001Z' }, now)).toMatchObject({
+      status: 'expired',
+      detail: expect.stringMatching(/not yet valid/),
+    });
+    expect(pinnedTrust({ ...base, not_after: '2026-05-31T23:59:59.999Z' }, now)).toMatchObject({
+      status: 'expired',
+      detail: expect.stringMatching(/no longer valid/),
+    });
   });
 
   it('is revoked when revoked, even inside the window', () => {
@@ -159,18 +181,32 @@ describe('trust of a pinned entry', () => {
 
 describe('ed25519KeyEntry', () => {
   it('derives the public key and refuses a bad id', () => {
-    expect(ed25519KeyEntry(crypto, 'did:svc:a', seedA, { label: 'A' })).toEqual({ key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: keyA, label: 'A' });
+    expect(ed25519KeyEntry(crypto, 'did:svc:a', seedA, { label: 'A' })).toEqual({
+      key_id: 'did:svc:a',
+      algorithm: 'Ed25519',
+      public_key: keyA,
+      label: 'A',
+    });
     expect(() => ed25519KeyEntry(crypto, 'nope', seedA)).toThrow(TypeError);
   });
 });
 
 describe('pinned roles', () => {
-  const entry: KeyEntry = { key_id: 'did:svc:test:roles', algorithm: 'Ed25519', public_key: keyA, status: 'pinned', roles: ['requester'] };
+  const entry: KeyEntry = {
+    key_id: 'did:svc:test:roles',
+    algorithm: 'Ed25519',
+    public_key: keyA,
+    status: 'pinned',
+    roles: ['requester'],
+  };
   const ctx = createVerifyContext(crypto, { now, pinned: [entry] });
 
   it('a pinned key is trusted only in the roles it lists; the issuer of other formats signs as service', () => {
     expect(findKeyById(entry.key_id, ctx, 'requester')?.trust.status).toBe('trusted');
-    expect(findKeyById(entry.key_id, ctx)?.trust).toMatchObject({ status: 'unpinned', detail: expect.stringContaining('pinned for requester only; here it signs as service') });
+    expect(findKeyById(entry.key_id, ctx)?.trust).toMatchObject({
+      status: 'unpinned',
+      detail: expect.stringContaining('pinned for requester only; here it signs as service'),
+    });
     expect(findEmbeddedKey(keyA, 'Ed25519', ctx).trust.status).toBe('unpinned');
     expect(findEmbeddedKey(keyA, 'Ed25519', ctx, 'requester').trust.status).toBe('trusted');
   });

@@ -86,7 +86,10 @@ export function isKeyId(value: unknown): value is string {
  */
 export function findKeyById(keyId: string, ctx: VerifyContext, role: SignerRole = 'service'): ResolvedKey | undefined {
   if (typeof keyId !== 'string') throw new TypeError('A key id must be a string');
-  const pinned = pickPinned(ctx.pinned.filter((entry) => entry.key_id === keyId), ctx.now);
+  const pinned = pickPinned(
+    ctx.pinned.filter((entry) => entry.key_id === keyId),
+    ctx.now,
+  );
   if (pinned !== undefined) {
     return {
       key_id: keyId,
@@ -146,13 +149,21 @@ export function findKeyById(keyId: string, ctx: VerifyContext, role: SignerRole 
  * @returns The resolved key; never undefined, the document supplies the key.
  * @throws TypeError if `publicKey` is not a Uint8Array.
  */
-export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, ctx: VerifyContext, role: SignerRole = 'service'): ResolvedKey {
+export function findEmbeddedKey(
+  publicKey: Uint8Array,
+  algorithm: KeyAlgorithm,
+  ctx: VerifyContext,
+  role: SignerRole = 'service',
+): ResolvedKey {
   if (!(publicKey instanceof Uint8Array)) throw new TypeError('An embedded public key must be a Uint8Array');
   // Most bulk runs pin nothing that matches; skip building the candidate list then.
-  const pinned = ctx.pinned.length === 0 ? undefined : pickPinned(
-    ctx.pinned.filter((entry) => entry.algorithm === algorithm && equalBytes(entry.public_key, publicKey)),
-    ctx.now,
-  );
+  const pinned =
+    ctx.pinned.length === 0
+      ? undefined
+      : pickPinned(
+          ctx.pinned.filter((entry) => entry.algorithm === algorithm && equalBytes(entry.public_key, publicKey)),
+          ctx.now,
+        );
   if (pinned !== undefined) {
     return {
       key_id: pinned.key_id,
@@ -167,7 +178,12 @@ export function findEmbeddedKey(publicKey: Uint8Array, algorithm: KeyAlgorithm, 
   // that key (to re-judge trust when the user pins it) and people can pin it by that name.
   const keyId = algorithm === 'Ed25519' && publicKey.length === 32 ? cachedDidKey(publicKey) : undefined;
   if (keyId === undefined) {
-    return { algorithm, public_key: publicKey, source: 'document', trust: { status: 'unpinned', detail: EMBEDDED_DETAIL } };
+    return {
+      algorithm,
+      public_key: publicKey,
+      source: 'document',
+      trust: { status: 'unpinned', detail: EMBEDDED_DETAIL },
+    };
   }
   return {
     key_id: keyId,
@@ -262,7 +278,10 @@ export function roleTrust(entry: KeyEntry, trust: TrustResult, role: SignerRole)
  * @returns A short phrase.
  */
 export function describeKey(key: ResolvedKey): string {
-  const name = key.source === 'document' ? `the embedded key${key.key_id ? ` ${key.key_id}` : ''}` : (key.key_id ?? 'the embedded key');
+  const name =
+    key.source === 'document'
+      ? `the embedded key${key.key_id ? ` ${key.key_id}` : ''}`
+      : (key.key_id ?? 'the embedded key');
   const source = key.source === 'document' ? 'from the document' : key.source;
   return `${name} (${source}, trust ${key.trust.status})`;
 }

@@ -25,7 +25,8 @@ function sampleSet(): SampleSet {
 function stringLeaves(value: JsonValue, min: number, path: (string | number)[] = []): (string | number)[][] {
   if (typeof value === 'string') return value.length >= min ? [path] : [];
   if (Array.isArray(value)) return value.flatMap((item, index) => stringLeaves(item, min, [...path, index]));
-  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([name, item]) => stringLeaves(item, min, [...path, name]));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([name, item]) => stringLeaves(item, min, [...path, name]));
   return [];
 }
 
@@ -62,7 +63,10 @@ describe('field length limits', () => {
       for (const path of stringLeaves(document, 65)) {
         const report = verifyDocument(JSON.stringify(replacedAt(document, path, HUGE)), ctx);
         tried += 1;
-        expect(report.errors.map((error) => error.code), `${sample.file} /${path.join('/')}`).not.toContain('internal');
+        expect(
+          report.errors.map((error) => error.code),
+          `${sample.file} /${path.join('/')}`,
+        ).not.toContain('internal');
         expect(report.status, `${sample.file} /${path.join('/')}`).not.toBe('PASS');
       }
     }

@@ -9,7 +9,16 @@ import { createSampleKit, type SampleSet } from './sample-kit';
 // The one table a new format is added to: a format that forgets a member fails here.
 const crypto = createPortableProvider();
 
-const MEMBERS: readonly (keyof FormatModule)[] = ['name', 'owns', 'detect', 'verify', 'signedContent', 'facts', 'issuers', 'samples'];
+const MEMBERS: readonly (keyof FormatModule)[] = [
+  'name',
+  'owns',
+  'detect',
+  'verify',
+  'signedContent',
+  'facts',
+  'issuers',
+  'samples',
+];
 
 /** Odd shapes every facts() must survive. */
 const ODD: JsonValue[] = [
@@ -41,23 +50,36 @@ describe('the format registry', () => {
     expect(new Set(rows.map((row) => row.module)).size).toBe(rows.length);
     expect(new Set(rows.map((row) => row.detection)).size).toBe(rows.length);
     expect(new Set(formatModules())).toEqual(new Set(catalogueModules()));
-    expect(formatModules().map((module) => module.name)).toEqual(['sealed', 'wearable/r2.0.0', 'countersigner', 'classical', 'envelope/svc-receipt-v1', 'profile', 'typed-pq', 'typed', 'report']);
+    expect(formatModules().map((module) => module.name)).toEqual([
+      'sealed',
+      'wearable/r2.0.0',
+      'countersigner',
+      'classical',
+      'envelope/svc-receipt-v1',
+      'profile',
+      'typed-pq',
+      'typed',
+      'report',
+    ]);
   });
 
-  it.each(registryRows().map((row) => [row.module.name, row.module] as const))('%s provides every member', (_name, module) => {
-    for (const member of MEMBERS) expect(module[member], `${module.name}.${member}`).toBeDefined();
-    for (const member of ['owns', 'detect', 'verify', 'signedContent', 'facts', 'samples'] as const) {
-      expect(typeof module[member], `${module.name}.${member}`).toBe('function');
-    }
-    // Only a format the program makes from the ledger itself (audit reports) issues nothing from caller fields.
-    if (module.name !== 'report') expect(module.issuers.length, `${module.name} issues nothing`).toBeGreaterThan(0);
-    for (const issuer of module.issuers) {
-      expect(issuer.help.length, issuer.name).toBeGreaterThan(0);
-      expect(typeof issuer.issue, issuer.name).toBe('function');
-      // A format signs with a key or encrypts with a secret, never neither.
-      expect(issuer.keyAlgorithm !== undefined || issuer.secret, issuer.name).toBe(true);
-    }
-  });
+  it.each(registryRows().map((row) => [row.module.name, row.module] as const))(
+    '%s provides every member',
+    (_name, module) => {
+      for (const member of MEMBERS) expect(module[member], `${module.name}.${member}`).toBeDefined();
+      for (const member of ['owns', 'detect', 'verify', 'signedContent', 'facts', 'samples'] as const) {
+        expect(typeof module[member], `${module.name}.${member}`).toBe('function');
+      }
+      // Only a format the program makes from the ledger itself (audit reports) issues nothing from caller fields.
+      if (module.name !== 'report') expect(module.issuers.length, `${module.name} issues nothing`).toBeGreaterThan(0);
+      for (const issuer of module.issuers) {
+        expect(issuer.help.length, issuer.name).toBeGreaterThan(0);
+        expect(typeof issuer.issue, issuer.name).toBe('function');
+        // A format signs with a key or encrypts with a secret, never neither.
+        expect(issuer.keyAlgorithm !== undefined || issuer.secret, issuer.name).toBe(true);
+      }
+    },
+  );
 
   it.each(registryRows().map((row) => [row.module.name, row.module] as const))(
     '%s makes samples it recognizes and owns: valid, tampered, forged and malformed ones per issuer',
@@ -67,7 +89,10 @@ describe('the format registry', () => {
       expect([...folders].sort()).toEqual(module.issuers.map((issuer) => issuer.name).sort());
       for (const folder of folders) {
         for (const kind of ['valid', 'tampered', 'forged', 'malformed']) {
-          expect(files.some((file) => file.file === `${folder}/${kind}.json`), `${folder}/${kind}`).toBe(true);
+          expect(
+            files.some((file) => file.file === `${folder}/${kind}.json`),
+            `${folder}/${kind}`,
+          ).toBe(true);
         }
       }
       for (const file of files.filter((candidate) => candidate.format !== 'unknown')) {
@@ -76,13 +101,16 @@ describe('the format registry', () => {
     },
   );
 
-  it.each(registryRows().map((row) => [row.module.name, row.module] as const))('%s facts() never throws and says nothing of odd shapes', (_name, module) => {
-    for (const value of ODD) {
-      const facts = module.facts(fromPlain(value));
-      expect(Object.keys(facts).sort()).toEqual(['issued_at', 'issuer_key_id', 'receipt_id']);
-      expect(facts.issued_at).toBeNull();
-    }
-  });
+  it.each(registryRows().map((row) => [row.module.name, row.module] as const))(
+    '%s facts() never throws and says nothing of odd shapes',
+    (_name, module) => {
+      for (const value of ODD) {
+        const facts = module.facts(fromPlain(value));
+        expect(Object.keys(facts).sort()).toEqual(['issued_at', 'issuer_key_id', 'receipt_id']);
+        expect(facts.issued_at).toBeNull();
+      }
+    },
+  );
 
   it('names every issuer once', () => {
     const names = formatIssuers().map((issuer) => issuer.name);

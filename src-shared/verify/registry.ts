@@ -63,7 +63,9 @@ export function registryRows(): readonly RegistryRow[] {
  * @returns The frozen table.
  */
 export function formatModules(): readonly FormatModule[] {
-  detectionOrder ??= Object.freeze([...registryRows()].sort((a, b) => a.detection - b.detection).map((row) => row.module));
+  detectionOrder ??= Object.freeze(
+    [...registryRows()].sort((a, b) => a.detection - b.detection).map((row) => row.module),
+  );
   return detectionOrder;
 }
 

@@ -14,7 +14,15 @@ function record(builder: ReportBuilder, status: ReportStatus, id: string): void 
 
 describe('status precedence (PROTOCOL section 1)', () => {
   it('orders MALFORMED > UNSUPPORTED > AUTH_FAILED > MISMATCH > INVALID > INDETERMINATE > PASS', () => {
-    expect(STATUS_PRECEDENCE).toEqual(['MALFORMED', 'UNSUPPORTED', 'AUTH_FAILED', 'MISMATCH', 'INVALID', 'INDETERMINATE', 'PASS']);
+    expect(STATUS_PRECEDENCE).toEqual([
+      'MALFORMED',
+      'UNSUPPORTED',
+      'AUTH_FAILED',
+      'MISMATCH',
+      'INVALID',
+      'INDETERMINATE',
+      'PASS',
+    ]);
     expect(strongerStatus('INVALID', 'MISMATCH')).toBe('MISMATCH');
     expect(strongerStatus('UNSUPPORTED', 'AUTH_FAILED')).toBe('UNSUPPORTED');
     expect(strongerStatus('INDETERMINATE', 'INVALID')).toBe('INVALID');
@@ -29,7 +37,8 @@ describe('status precedence (PROTOCOL section 1)', () => {
         builder.pass('schema');
         record(builder, first, 'a');
         record(builder, second, 'b');
-        const expected = STATUS_PRECEDENCE[Math.min(STATUS_PRECEDENCE.indexOf(first), STATUS_PRECEDENCE.indexOf(second))];
+        const expected =
+          STATUS_PRECEDENCE[Math.min(STATUS_PRECEDENCE.indexOf(first), STATUS_PRECEDENCE.indexOf(second))];
         expect(builder.build().status, `${first} + ${second}`).toBe(expected);
       }
     }
@@ -135,7 +144,11 @@ describe('ReportBuilder', () => {
   });
 
   it('takes status and trust from an inner report and summarizes it as a check', () => {
-    const inner = singleErrorReport('classical', 'MISMATCH', 'raw_payload', { code: 'raw_payload_mismatch', path: '/raw_payload', message: 'differs' });
+    const inner = singleErrorReport('classical', 'MISMATCH', 'raw_payload', {
+      code: 'raw_payload_mismatch',
+      path: '/raw_payload',
+      message: 'differs',
+    });
     inner.trust = { status: 'revoked', key_id: 'did:svc:a' };
     const builder = new ReportBuilder('sealed', ['decryption', 'inner']);
     builder.pass('decryption');
@@ -156,7 +169,15 @@ describe('ReportBuilder', () => {
   });
 
   it('maps report statuses to check statuses', () => {
-    expect(STATUS_PRECEDENCE.map(checkStatusOf)).toEqual(['fail', 'unsupported', 'fail', 'fail', 'fail', 'unavailable', 'pass']);
+    expect(STATUS_PRECEDENCE.map(checkStatusOf)).toEqual([
+      'fail',
+      'unsupported',
+      'fail',
+      'fail',
+      'fail',
+      'unavailable',
+      'pass',
+    ]);
   });
 
   it('singleErrorReport gives one check and one error with the requested status', () => {

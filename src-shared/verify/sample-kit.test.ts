@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createPortableProvider } from '../crypto';
-import { createSampleKit, edited, replaced, sampleEd25519Key, sampleHash, sampleMember, sampleSeed, type SampleSet } from './sample-kit';
+import {
+  createSampleKit,
+  edited,
+  replaced,
+  sampleEd25519Key,
+  sampleHash,
+  sampleMember,
+  sampleSeed,
+  type SampleSet,
+} from './sample-kit';
 
 const crypto = createPortableProvider();
 
@@ -9,7 +18,14 @@ describe('the sample kit', () => {
     const set: SampleSet = { files: [], keys: [], secrets: [] };
     const kit = createSampleKit(set, crypto);
     kit.add('a/valid.json', 'classical', 'PASS', 'trusted', 'note', '{"n":1.50}');
-    kit.addFile({ file: 'a/raw.json', format: 'unknown', expected_status: 'MALFORMED', expected_trust: 'not_applicable', note: 'raw', text: '{"n":1,"n":2}\n' });
+    kit.addFile({
+      file: 'a/raw.json',
+      format: 'unknown',
+      expected_status: 'MALFORMED',
+      expected_trust: 'not_applicable',
+      note: 'raw',
+      text: '{"n":1,"n":2}\n',
+    });
     kit.addKey(sampleEd25519Key(crypto, 'did:svc:sample', sampleSeed(1), 'signer'));
     kit.addSecret({ key_id: 's', key: sampleSeed(2) });
     expect(kit.text('a/valid.json')).toBe('{\n  "n": 1.50\n}\n');

@@ -60,7 +60,14 @@ export interface SampleKit {
    * @param note - What it shows, for people.
    * @param document - JSON text or plain values.
    */
-  add(file: string, format: ReportFormat, status: ReportStatus, trust: TrustStatus, note: string, document: string | JsonValue): void;
+  add(
+    file: string,
+    format: ReportFormat,
+    status: ReportStatus,
+    trust: TrustStatus,
+    note: string,
+    document: string | JsonValue,
+  ): void;
   /** Add a sample whose text is written exactly as given (a document strict parsing refuses). */
   addFile(sample: SampleFile): void;
   /** Add the public key of a sample signer (keys.json). */
@@ -86,7 +93,14 @@ export function createSampleKit(set: SampleSet, crypto: CryptoProvider): SampleK
   return {
     crypto,
     add(file, format, status, trust, note, document) {
-      set.files.push({ file, format, expected_status: status, expected_trust: trust, note, text: formatJsonDocument(document) });
+      set.files.push({
+        file,
+        format,
+        expected_status: status,
+        expected_trust: trust,
+        note,
+        text: formatJsonDocument(document),
+      });
     },
     addFile(sample) {
       set.files.push({ ...sample });
@@ -136,7 +150,12 @@ export function sampleHash(crypto: CryptoProvider, text: string): string {
  * @returns The key entry.
  */
 export function sampleEd25519Key(crypto: CryptoProvider, keyId: string, seed: Uint8Array, label: string): KeyEntry {
-  return { key_id: keyId, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(seed), label: `Sample key: ${label}` };
+  return {
+    key_id: keyId,
+    algorithm: 'Ed25519',
+    public_key: crypto.ed25519PublicKey(seed),
+    label: `Sample key: ${label}`,
+  };
 }
 
 /**

@@ -56,19 +56,27 @@ const CODES: Record<string, string> = {
  * @param errors the validator's `errors` after a failed call
  * @param basePath where the validated value sits in the whole document ("" for the root)
  */
-export function schemaErrorsToReport(errors: readonly SchemaValidationError[] | null | undefined, basePath = ''): ReportError[] {
+export function schemaErrorsToReport(
+  errors: readonly SchemaValidationError[] | null | undefined,
+  basePath = '',
+): ReportError[] {
   const out: ReportError[] = [];
   const seen = new Set<string>();
   for (const error of errors ?? []) {
     // Combinator failures repeat what their branches already said; keep them only alone.
-    if ((error.keyword === 'if' || error.keyword === 'then' || error.keyword === 'else') && (errors?.length ?? 0) > 1) continue;
+    if ((error.keyword === 'if' || error.keyword === 'then' || error.keyword === 'else') && (errors?.length ?? 0) > 1)
+      continue;
     const code = CODES[error.keyword] ?? 'schema_violation';
     let path = basePath + error.instancePath;
     let message = error.message ?? 'does not match the schema';
-    const property = error.params.additionalProperty ?? error.params.unevaluatedProperty ?? error.params.missingProperty;
+    const property =
+      error.params.additionalProperty ?? error.params.unevaluatedProperty ?? error.params.missingProperty;
     if (typeof property === 'string') {
       path = pointerAppend(path, property);
-      message = code === 'unknown_property' ? `unknown property "${property}" is not allowed here` : `required property "${property}" is missing`;
+      message =
+        code === 'unknown_property'
+          ? `unknown property "${property}" is not allowed here`
+          : `required property "${property}" is missing`;
     } else if (error.keyword === 'enum' && Array.isArray(error.params.allowedValues)) {
       message = `must be one of ${error.params.allowedValues.map((value) => JSON.stringify(value)).join(', ')}`;
     } else if (error.keyword === 'const') {

@@ -36,7 +36,10 @@ describe('Rule D1', () => {
     expect(report.status).toBe('PASS');
     expect(key?.source).toBe('advertised');
     expect(report.trust).toMatchObject({ status: 'unpinned', key_id: keyId });
-    const pinned = runD1(signRuleD1(document, seed, crypto), { ...ctx, pinned: [{ ...advertised[0]!, label: 'Issuer' }] });
+    const pinned = runD1(signRuleD1(document, seed, crypto), {
+      ...ctx,
+      pinned: [{ ...advertised[0]!, label: 'Issuer' }],
+    });
     expect(pinned.report.trust).toMatchObject({ status: 'trusted', label: 'Issuer' });
   });
 
@@ -44,7 +47,10 @@ describe('Rule D1', () => {
     const signed = signRuleD1(document, seed, crypto);
     const { report } = runD1({ ...signed, issued_at: '2026-05-02T00:00:00.000Z' });
     expect(report.status).toBe('MISMATCH');
-    expect(report.errors.map((error) => [error.code, error.path])).toContainEqual(['digest_mismatch', '/payload_sha256']);
+    expect(report.errors.map((error) => [error.code, error.path])).toContainEqual([
+      'digest_mismatch',
+      '/payload_sha256',
+    ]);
   });
 
   it('a matching digest with a foreign signature is INVALID', () => {
@@ -77,12 +83,23 @@ describe('checkKeyedSignature', () => {
     const entry: KeyEntry = { key_id: 'did:svc:pq', algorithm: 'ML-DSA-65', public_key: pair.publicKey };
     const message = crypto.sha256(utf8Encode('pq'));
     const signature = crypto.mldsa65Sign(message, pair.secretKey);
-    const input = { checkId: 'signature', keyId: 'did:svc:pq', signature, message, keyIdPath: '/key_id', signaturePath: '/sig', algorithm: 'ML-DSA-65' as const };
+    const input = {
+      checkId: 'signature',
+      keyId: 'did:svc:pq',
+      signature,
+      message,
+      keyIdPath: '/key_id',
+      signaturePath: '/sig',
+      algorithm: 'ML-DSA-65' as const,
+    };
     const good = new ReportBuilder('typed-pq');
     checkKeyedSignature(good, createVerifyContext(crypto, { now, advertised: [entry] }), input);
     expect(good.build().status).toBe('PASS');
     const bad = new ReportBuilder('typed-pq');
-    checkKeyedSignature(bad, createVerifyContext(crypto, { now, advertised: [entry] }), { ...input, message: new Uint8Array(32) });
+    checkKeyedSignature(bad, createVerifyContext(crypto, { now, advertised: [entry] }), {
+      ...input,
+      message: new Uint8Array(32),
+    });
     expect(bad.build().status).toBe('INVALID');
   });
 

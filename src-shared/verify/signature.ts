@@ -46,7 +46,11 @@ export interface KeyedSignature {
  * @param input - The signature, message, key id and where they are.
  * @returns The resolved key (whatever the signature's outcome), or undefined when none was found.
  */
-export function checkKeyedSignature(builder: ReportBuilder, ctx: VerifyContext, input: KeyedSignature): ResolvedKey | undefined {
+export function checkKeyedSignature(
+  builder: ReportBuilder,
+  ctx: VerifyContext,
+  input: KeyedSignature,
+): ResolvedKey | undefined {
   const algorithm = input.algorithm ?? 'Ed25519';
   const label = input.label ?? 'The signature';
   const key = findKeyById(input.keyId, ctx, input.role);
@@ -63,7 +67,11 @@ export function checkKeyedSignature(builder: ReportBuilder, ctx: VerifyContext, 
       'INVALID',
       input.checkId,
       `${label} cannot verify: key ${describeKey(key)} is ${key.algorithm}, the document uses ${algorithm}.`,
-      problem('key_algorithm_mismatch', input.keyIdPath, `Key ${quote(input.keyId)} is ${key.algorithm}, not ${algorithm}.`),
+      problem(
+        'key_algorithm_mismatch',
+        input.keyIdPath,
+        `Key ${quote(input.keyId)} is ${key.algorithm}, not ${algorithm}.`,
+      ),
     );
     return key;
   }
@@ -175,23 +183,34 @@ export function checkRuleD1(
   if (claimed === undefined || signature === undefined) {
     const problems = [];
     if (claimed === undefined) {
-      problems.push(problem('invalid_digest', '/payload_sha256', '"payload_sha256" must be 64 lowercase hex characters.'));
+      problems.push(
+        problem('invalid_digest', '/payload_sha256', '"payload_sha256" must be 64 lowercase hex characters.'),
+      );
     }
     if (signature === undefined) {
-      problems.push(problem('invalid_signature_encoding', '/sig_b64u', '"sig_b64u" must be 64 bytes as unpadded base64url.'));
+      problems.push(
+        problem('invalid_signature_encoding', '/sig_b64u', '"sig_b64u" must be 64 bytes as unpadded base64url.'),
+      );
     }
     builder.fail('MALFORMED', digestCheckId, 'The Rule D1 members are malformed.', problems);
     return undefined;
   }
   const digest = ctx.crypto.sha256(utf8Encode(ruleD1Payload(document)));
   if (equalBytes(digest, claimed)) {
-    builder.pass(digestCheckId, 'payload_sha256 equals SHA-256 of the JCS document without payload_sha256 and sig_b64u.');
+    builder.pass(
+      digestCheckId,
+      'payload_sha256 equals SHA-256 of the JCS document without payload_sha256 and sig_b64u.',
+    );
   } else {
     builder.fail(
       'MISMATCH',
       digestCheckId,
       'payload_sha256 differs from the recomputed digest: the signed content was changed.',
-      problem('digest_mismatch', '/payload_sha256', `The document's SHA-256 is ${hexEncode(digest)}, not payload_sha256.`),
+      problem(
+        'digest_mismatch',
+        '/payload_sha256',
+        `The document's SHA-256 is ${hexEncode(digest)}, not payload_sha256.`,
+      ),
     );
   }
   const key = checkKeyedSignature(builder, ctx, {

@@ -24,7 +24,11 @@ describe('signedContent', () => {
 
   it('shows P of a typed contract whose SHA-256 is payload_sha256', () => {
     const example = typedWorkedExample(crypto);
-    const [content] = signedContent(`typed/${String(example.contract['contract_type'])}`, utf8Encode(JSON.stringify(example.contract)), crypto);
+    const [content] = signedContent(
+      `typed/${String(example.contract['contract_type'])}`,
+      utf8Encode(JSON.stringify(example.contract)),
+      crypto,
+    );
     expect(content?.sha256).toBe(example.contract['payload_sha256']);
   });
 

@@ -18,14 +18,17 @@ function wellFormed(report: ReturnType<typeof verifyDocument>): void {
   expect(report.checks.length).toBeGreaterThan(0);
   // An `internal` error would mean a verifier met input it did not anticipate.
   expect(report.errors.map((error) => error.code)).not.toContain('internal');
-  if (report.status !== 'PASS') expect(report.errors.length + report.checks.filter((check) => check.status !== 'pass').length).toBeGreaterThan(0);
+  if (report.status !== 'PASS')
+    expect(report.errors.length + report.checks.filter((check) => check.status !== 'pass').length).toBeGreaterThan(0);
 }
 
 describe('verifyDocument', () => {
   it('turns a strict-parse failure into MALFORMED with the parser code and path', () => {
     const report = verifyDocument('{"a":{"b":1,"b":2}}', ctx);
     expect(report).toMatchObject({ format: 'unknown', status: 'MALFORMED', trust: { status: 'not_applicable' } });
-    expect(report.errors).toEqual([{ code: 'duplicate_name', path: '/a/b', message: expect.stringContaining('offset') }]);
+    expect(report.errors).toEqual([
+      { code: 'duplicate_name', path: '/a/b', message: expect.stringContaining('offset') },
+    ]);
     expect(report.checks).toEqual([{ id: 'parse', status: 'fail', detail: expect.any(String) }]);
   });
 
@@ -62,8 +65,38 @@ describe('verifyDocument', () => {
   });
 
   it('never throws on arbitrary JSON shaped like the known formats', () => {
-    const member = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('', 'A256GCM', 'svc-receipt-v1', 'Ed25519', true, 0, 'did:svc:a'));
-    const names = ['signed_payload', 'signature', 'public_key_hex', 'alg', 'raw_payload', 'sequence', 'signed_over', 'signed_over_canonical', 'countersignature', 'countersigner_public_key_b64', 'root', 'leaf_index', 'tree_size', 'path', 'sealed', 'enc', 'key_id', 'iv', 'ciphertext', 'tag', 'aad', 'v', 'signatures', 'receipt_id', 'issued_at', '__proto__'];
+    const member = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom('', 'A256GCM', 'svc-receipt-v1', 'Ed25519', true, 0, 'did:svc:a'),
+    );
+    const names = [
+      'signed_payload',
+      'signature',
+      'public_key_hex',
+      'alg',
+      'raw_payload',
+      'sequence',
+      'signed_over',
+      'signed_over_canonical',
+      'countersignature',
+      'countersigner_public_key_b64',
+      'root',
+      'leaf_index',
+      'tree_size',
+      'path',
+      'sealed',
+      'enc',
+      'key_id',
+      'iv',
+      'ciphertext',
+      'tag',
+      'aad',
+      'v',
+      'signatures',
+      'receipt_id',
+      'issued_at',
+      '__proto__',
+    ];
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom(...names), member, { maxKeys: 10 }), (value) => {
         wellFormed(verifyDocument(JSON.stringify(value), ctx));
@@ -82,7 +115,9 @@ describe('verifyDocument', () => {
     };
     const report = verifyDocument(signClassical({ sequence: 1 }, seed, crypto), createVerifyContext(broken));
     expect(report).toMatchObject({ format: 'classical', status: 'INDETERMINATE' });
-    expect(report.errors).toEqual([{ code: 'internal', path: '', message: expect.stringContaining('provider exploded') }]);
+    expect(report.errors).toEqual([
+      { code: 'internal', path: '', message: expect.stringContaining('provider exploded') },
+    ]);
   });
 
   it('refuses a bad input type or context with TypeError', () => {

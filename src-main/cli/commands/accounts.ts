@@ -6,7 +6,14 @@
 import { TIERS, type Tier } from '../../../src-shared/api/vocabulary';
 import { apiKeys, createTenant, issueApiKey, revokeKeyByPrefix, tenants } from '../../operations/service-admin';
 import { CliError } from '../cli-error';
-import { flag, optionValue, optionValues, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
+import {
+  flag,
+  optionValue,
+  optionValues,
+  parseCommandArguments,
+  type CommandSpec,
+  type ParsedArguments,
+} from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
 import { withCliWorkspace } from './ledger';
 
@@ -30,7 +37,8 @@ export const tenantsSpec: CommandSpec = {
 export const apikeysSpec: CommandSpec = {
   name: 'apikeys',
   summary: 'Issue, list and revoke API keys of the HTTP service',
-  usage: 'evroom apikeys issue --tenant ID [--scope partner] [--json]\n       evroom apikeys list [--tenant ID] [--json]\n       evroom apikeys revoke PREFIX',
+  usage:
+    'evroom apikeys issue --tenant ID [--scope partner] [--json]\n       evroom apikeys list [--tenant ID] [--json]\n       evroom apikeys revoke PREFIX',
   description: [
     'issue   makes a key for a tenant (svc_<tier>_ + 32 random characters) and prints it ONCE;',
     '        only its SHA-256 is kept. --scope partner opens the pilot routes.',
@@ -43,12 +51,18 @@ export const apikeysSpec: CommandSpec = {
     json: { type: 'boolean', help: 'print JSON' },
   },
   exitCodes: ['0  done', '2  refused (nothing changed), usage or I/O error'],
-  examples: ['evroom apikeys issue --tenant acme --json', 'evroom apikeys issue --tenant acme --scope partner', 'evroom apikeys revoke svc_pro_Ab12Cd34'],
+  examples: [
+    'evroom apikeys issue --tenant acme --json',
+    'evroom apikeys issue --tenant acme --scope partner',
+    'evroom apikeys revoke svc_pro_Ab12Cd34',
+  ],
 };
 
 function positionals(command: string, parsed: ParsedArguments, count: number, what: string): string[] {
   if (parsed.positionals.length !== count) {
-    throw new CliError(count === 0 ? `${command}: unexpected argument "${parsed.positionals[0]}"` : `${command}: name ${what}`);
+    throw new CliError(
+      count === 0 ? `${command}: unexpected argument "${parsed.positionals[0]}"` : `${command}: name ${what}`,
+    );
   }
   return parsed.positionals;
 }
@@ -68,8 +82,11 @@ export async function runTenants(argv: readonly string[], terminal: Terminal): P
       const [id] = positionals('tenants create', parsed, 1, 'the tenant id');
       const tier = optionValue(parsed, 'tier');
       if (tier === undefined) throw new CliError(`tenants create: give the tier with --tier (${TIERS.join(', ')})`);
-      if (!(TIERS as readonly string[]).includes(tier)) throw new CliError(`tenants create: --tier must be one of ${TIERS.join(', ')}, not "${tier}"`);
-      const tenant = await withCliWorkspace('tenants create', (workspace) => createTenant(workspace, id as string, tier as Tier));
+      if (!(TIERS as readonly string[]).includes(tier))
+        throw new CliError(`tenants create: --tier must be one of ${TIERS.join(', ')}, not "${tier}"`);
+      const tenant = await withCliWorkspace('tenants create', (workspace) =>
+        createTenant(workspace, id as string, tier as Tier),
+      );
       writeLine(terminal.out, json ? JSON.stringify(tenant) : `Created tenant ${tenant.id} (${tenant.tier}).`);
       return 0;
     }
@@ -77,8 +94,11 @@ export async function runTenants(argv: readonly string[], terminal: Terminal): P
       positionals('tenants list', parsed, 0, '');
       const list = await withCliWorkspace('tenants list', (workspace) => tenants(workspace));
       if (json) writeLine(terminal.out, JSON.stringify({ tenants: list }));
-      else if (list.length === 0) writeLine(terminal.out, 'No tenants yet. Create one: evroom tenants create ID --tier pro');
-      else for (const tenant of list) writeLine(terminal.out, `${tenant.id.padEnd(24)} ${tenant.tier.padEnd(10)} since ${when(tenant.created_at)}`);
+      else if (list.length === 0)
+        writeLine(terminal.out, 'No tenants yet. Create one: evroom tenants create ID --tier pro');
+      else
+        for (const tenant of list)
+          writeLine(terminal.out, `${tenant.id.padEnd(24)} ${tenant.tier.padEnd(10)} since ${when(tenant.created_at)}`);
       return 0;
     }
     case undefined:
@@ -99,33 +119,60 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
       positionals('apikeys issue', parsed, 0, '');
       const tenant = optionValue(parsed, 'tenant');
       if (tenant === undefined) throw new CliError('apikeys issue: name the tenant with --tenant ID');
-      const { key, record } = await withCliWorkspace('apikeys issue', (workspace) => issueApiKey(workspace, tenant, optionValues(parsed, 'scope')));
+      const { key, record } = await withCliWorkspace('apikeys issue', (workspace) =>
+        issueApiKey(workspace, tenant, optionValues(parsed, 'scope')),
+      );
       if (json) {
-        writeLine(terminal.out, JSON.stringify({ key, tenant_id: record.tenant_id, tier: record.tier, prefix: record.prefix, scopes: record.scopes }));
+        writeLine(
+          terminal.out,
+          JSON.stringify({
+            key,
+            tenant_id: record.tenant_id,
+            tier: record.tier,
+            prefix: record.prefix,
+            scopes: record.scopes,
+          }),
+        );
       } else {
         writeLine(terminal.out, key);
-        writeLine(terminal.err, `API key for ${record.tenant_id} (${record.tier}${record.scopes.length ? `, scopes: ${record.scopes.join(', ')}` : ''}), prefix ${record.prefix}.`);
+        writeLine(
+          terminal.err,
+          `API key for ${record.tenant_id} (${record.tier}${record.scopes.length ? `, scopes: ${record.scopes.join(', ')}` : ''}), prefix ${record.prefix}.`,
+        );
         writeLine(terminal.err, 'It is shown this once and kept only as its SHA-256: store it now.');
       }
       return 0;
     }
     case 'list': {
       positionals('apikeys list', parsed, 0, '');
-      const list = await withCliWorkspace('apikeys list', (workspace) => apiKeys(workspace, optionValue(parsed, 'tenant')));
+      const list = await withCliWorkspace('apikeys list', (workspace) =>
+        apiKeys(workspace, optionValue(parsed, 'tenant')),
+      );
       if (json) writeLine(terminal.out, JSON.stringify({ keys: list }));
-      else if (list.length === 0) writeLine(terminal.out, 'No API keys yet. Issue one: evroom apikeys issue --tenant ID');
+      else if (list.length === 0)
+        writeLine(terminal.out, 'No API keys yet. Issue one: evroom apikeys issue --tenant ID');
       else {
         for (const key of list) {
           const state = key.revoked_at === null ? 'active' : `revoked ${when(key.revoked_at)}`;
-          writeLine(terminal.out, `${key.prefix.padEnd(20)} ${key.tenant_id.padEnd(20)} ${key.tier.padEnd(10)} ${(key.scopes.join(',') || '-').padEnd(8)} ${state}`);
+          writeLine(
+            terminal.out,
+            `${key.prefix.padEnd(20)} ${key.tenant_id.padEnd(20)} ${key.tier.padEnd(10)} ${(key.scopes.join(',') || '-').padEnd(8)} ${state}`,
+          );
         }
       }
       return 0;
     }
     case 'revoke': {
       const [prefix] = positionals('apikeys revoke', parsed, 1, 'the key by its prefix (see evroom apikeys list)');
-      const record = await withCliWorkspace('apikeys revoke', (workspace) => revokeKeyByPrefix(workspace, prefix as string));
-      writeLine(terminal.out, json ? JSON.stringify(record) : `Revoked ${record.prefix} of ${record.tenant_id}; requests with it are refused (401).`);
+      const record = await withCliWorkspace('apikeys revoke', (workspace) =>
+        revokeKeyByPrefix(workspace, prefix as string),
+      );
+      writeLine(
+        terminal.out,
+        json
+          ? JSON.stringify(record)
+          : `Revoked ${record.prefix} of ${record.tenant_id}; requests with it are refused (401).`,
+      );
       return 0;
     }
     case undefined:

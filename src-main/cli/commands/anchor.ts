@@ -11,7 +11,13 @@
  */
 import { parseAnchorUrn } from '../../../src-shared/anchor/urn';
 import type { AnchorStep } from '../../../src-shared/anchor/proof';
-import { anchorStatus, AnchorServiceError, readApiKeyFile, submitAnchor, type ServiceAnchorRecord } from '../../operations/anchor-client';
+import {
+  anchorStatus,
+  AnchorServiceError,
+  readApiKeyFile,
+  submitAnchor,
+  type ServiceAnchorRecord,
+} from '../../operations/anchor-client';
 import { receiptCanonicalDigest, verifyAnchorFiles } from '../../operations/anchor-verify';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
@@ -82,14 +88,18 @@ function checkOptions(sub: string, parsed: ParsedArguments): void {
   const allowed = SUBCOMMAND_OPTIONS[sub] ?? [];
   for (const [name, value] of Object.entries(parsed.values)) {
     if (value === undefined || allowed.includes(name)) continue;
-    throw new CliError(`anchor ${sub}: --${name} does not apply here (anchor ${sub} takes ${allowed.map((option) => `--${option}`).join(', ')}). See: evroom anchor --help`);
+    throw new CliError(
+      `anchor ${sub}: --${name} does not apply here (anchor ${sub} takes ${allowed.map((option) => `--${option}`).join(', ')}). See: evroom anchor --help`,
+    );
   }
 }
 
 function operands(sub: string, parsed: ParsedArguments, names: readonly string[]): string[] {
   if (parsed.positionals.length !== names.length) {
     const given = parsed.positionals.length;
-    throw new CliError(`anchor ${sub}: expects ${names.join(' and ')}, got ${given} argument${given === 1 ? '' : 's'}. See: evroom anchor --help`);
+    throw new CliError(
+      `anchor ${sub}: expects ${names.join(' and ')}, got ${given} argument${given === 1 ? '' : 's'}. See: evroom anchor --help`,
+    );
   }
   return parsed.positionals;
 }
@@ -101,7 +111,8 @@ function checkHttpUrl(option: string, value: string): string {
   } catch {
     throw new CliError(`anchor: --${option} must be an http or https URL, not ${JSON.stringify(value)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`anchor: --${option} must be an http or https URL, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError(`anchor: --${option} must be an http or https URL, not ${url.protocol}`);
   return value;
 }
 
@@ -126,13 +137,21 @@ export async function runAnchor(argv: readonly string[], terminal: Terminal): Pr
       } catch (error) {
         if (!(error instanceof AnchorServiceError)) throw error;
         writeLine(terminal.err, `evroom: anchor ${sub}: ${error.message}`);
-        if (flag(parsed, 'json')) writeLine(terminal.out, JSON.stringify({ error: { status: error.status, code: error.code, message: error.message, details: error.details } }));
+        if (flag(parsed, 'json'))
+          writeLine(
+            terminal.out,
+            JSON.stringify({
+              error: { status: error.status, code: error.code, message: error.message, details: error.details },
+            }),
+          );
         return error.status === 0 ? 2 : 1;
       }
     case undefined:
       throw new CliError('anchor: name a subcommand: verify, submit or status. See: evroom anchor --help');
     default:
-      throw new CliError(`anchor: unknown subcommand '${sub}'; use verify, submit or status. See: evroom anchor --help`);
+      throw new CliError(
+        `anchor: unknown subcommand '${sub}'; use verify, submit or status. See: evroom anchor --help`,
+      );
   }
 }
 
@@ -143,23 +162,35 @@ const VERDICT: Readonly<Record<string, { text: string; colour: Colour }>> = {
   pending: { text: 'PENDING (not on chain yet)', colour: 'yellow' },
   failed: { text: 'FAILED', colour: 'red' },
 };
-const STEP_NAME = ['', 'receipt digest, URN suffix, Merkle path to root', 'transaction in its block carries the root', 'confirmations'];
+const STEP_NAME = [
+  '',
+  'receipt digest, URN suffix, Merkle path to root',
+  'transaction in its block carries the root',
+  'confirmations',
+];
 
 async function runVerifyAnchor(parsed: ParsedArguments, terminal: Terminal): Promise<number> {
   const [receiptName, recordName] = operands('verify', parsed, ['RECEIPT.json', 'RECORD.json']) as [string, string];
-  if (receiptName === '-' && recordName === '-') throw new CliError('anchor verify: standard input (-) can be named only once');
+  if (receiptName === '-' && recordName === '-')
+    throw new CliError('anchor verify: standard input (-) can be named only once');
   const offline = flag(parsed, 'offline');
   const rpc = optionValue(parsed, 'rpc');
   const confirmationsText = optionValue(parsed, 'confirmations');
-  if (offline && rpc !== undefined) throw new CliError('anchor verify: give either --rpc URL (all three steps) or --offline (step 1 only), not both');
+  if (offline && rpc !== undefined)
+    throw new CliError('anchor verify: give either --rpc URL (all three steps) or --offline (step 1 only), not both');
   if (!offline && rpc === undefined) {
-    throw new CliError('anchor verify: give --rpc URL to check the transaction on the chain (steps 2-3), or --offline to check step 1 only');
+    throw new CliError(
+      'anchor verify: give --rpc URL to check the transaction on the chain (steps 2-3), or --offline to check step 1 only',
+    );
   }
-  if (offline && confirmationsText !== undefined) throw new CliError('anchor verify: --confirmations is for step 3, which --offline does not run');
+  if (offline && confirmationsText !== undefined)
+    throw new CliError('anchor verify: --confirmations is for step 3, which --offline does not run');
   let confirmations: number | undefined;
   if (confirmationsText !== undefined) {
     if (!/^[1-9]\d{0,6}$/.test(confirmationsText) || Number(confirmationsText) > MAX_CONFIRMATIONS) {
-      throw new CliError(`anchor verify: --confirmations must be a whole number from 1 to ${MAX_CONFIRMATIONS}, not ${JSON.stringify(confirmationsText)}`);
+      throw new CliError(
+        `anchor verify: --confirmations must be a whole number from 1 to ${MAX_CONFIRMATIONS}, not ${JSON.stringify(confirmationsText)}`,
+      );
     }
     confirmations = Number(confirmationsText);
   }
@@ -176,10 +207,21 @@ async function runVerifyAnchor(parsed: ParsedArguments, terminal: Terminal): Pro
   const steps = result.steps;
   const passed = result.anchor_status === (offline ? 'verified_offline' : 'verified');
   if (flag(parsed, 'json')) {
-    writeLine(terminal.out, JSON.stringify({ anchor_status: result.anchor_status, steps, receipt_sha256: result.receipt_sha256, svc_anchor: result.svc_anchor }));
+    writeLine(
+      terminal.out,
+      JSON.stringify({
+        anchor_status: result.anchor_status,
+        steps,
+        receipt_sha256: result.receipt_sha256,
+        svc_anchor: result.svc_anchor,
+      }),
+    );
   } else {
     const verdict = VERDICT[result.anchor_status] ?? { text: result.anchor_status, colour: 'red' as Colour };
-    writeLine(terminal.out, `Anchor of ${receiptName === '-' ? 'standard input' : receiptName}: ${paint(terminal.color, verdict.colour, verdict.text)}`);
+    writeLine(
+      terminal.out,
+      `Anchor of ${receiptName === '-' ? 'standard input' : receiptName}: ${paint(terminal.color, verdict.colour, verdict.text)}`,
+    );
     writeLine(terminal.out, `  receipt_sha256  ${result.receipt_sha256}`);
     if (result.svc_anchor !== null) writeLine(terminal.out, `  svc_anchor      ${result.svc_anchor}`);
     if (result.note !== null) writeLine(terminal.out, `  record          ${result.note}`);
@@ -209,7 +251,8 @@ function printRecord(record: ServiceAnchorRecord, json: boolean, terminal: Termi
   }
   const path = fields['merkle_path'];
   if (Array.isArray(path)) writeLine(terminal.out, `  ${'merkle_path'.padEnd(13)} ${path.length} steps`);
-  if (saved !== undefined) writeLine(terminal.out, `Saved to ${saved}; check it with: evroom anchor verify RECEIPT.json ${saved} --rpc URL`);
+  if (saved !== undefined)
+    writeLine(terminal.out, `Saved to ${saved}; check it with: evroom anchor verify RECEIPT.json ${saved} --rpc URL`);
 }
 
 async function runSubmit(parsed: ParsedArguments, terminal: Terminal): Promise<number> {
@@ -217,7 +260,10 @@ async function runSubmit(parsed: ParsedArguments, terminal: Terminal): Promise<n
   const api = optionValue(parsed, 'api');
   const keyFile = optionValue(parsed, 'key-file');
   if (api === undefined) throw new CliError('anchor submit: give the service with --api URL');
-  if (keyFile === undefined) throw new CliError('anchor submit: give the API key file with --key-file FILE (the key is never taken as an argument)');
+  if (keyFile === undefined)
+    throw new CliError(
+      'anchor submit: give the API key file with --key-file FILE (the key is never taken as an argument)',
+    );
   const digest = await readDigest(receiptName);
   const apiKey = await readApiKeyFile(keyFile);
   const record = await submitAnchor({ apiUrl: api, apiKey, digest });
@@ -230,14 +276,18 @@ async function runStatus(parsed: ParsedArguments, terminal: Terminal): Promise<n
   const api = optionValue(parsed, 'api');
   if (api === undefined) throw new CliError('anchor status: give the service with --api URL');
   if (parseAnchorUrn(urn) === undefined) {
-    throw new CliError(`anchor status: ${JSON.stringify(urn)} is not an anchor URN (urn:svc:anchor:pending:<batch_id>:<suffix> or urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix>)`);
+    throw new CliError(
+      `anchor status: ${JSON.stringify(urn)} is not an anchor URN (urn:svc:anchor:pending:<batch_id>:<suffix> or urn:svc:anchor:<network>:<block_height>:<tx_hash>:<suffix>)`,
+    );
   }
   const out = optionValue(parsed, 'out');
-  if (out === undefined && flag(parsed, 'force')) throw new CliError('anchor status: --force only applies with --out FILE');
+  if (out === undefined && flag(parsed, 'force'))
+    throw new CliError('anchor status: --force only applies with --out FILE');
   const keyFile = optionValue(parsed, 'key-file');
   const apiKey = keyFile === undefined ? undefined : await readApiKeyFile(keyFile);
   const record = await anchorStatus({ apiUrl: api, urn, ...(apiKey === undefined ? {} : { apiKey }) });
-  if (out !== undefined) await writeFileSafely(out, `${JSON.stringify(record.record, null, 2)}\n`, { force: flag(parsed, 'force') });
+  if (out !== undefined)
+    await writeFileSafely(out, `${JSON.stringify(record.record, null, 2)}\n`, { force: flag(parsed, 'force') });
   printRecord(record, flag(parsed, 'json'), terminal, out);
   return 0;
 }

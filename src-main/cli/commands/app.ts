@@ -49,12 +49,14 @@ export async function runApp(argv: readonly string[], terminal: Terminal): Promi
 
 function parsePort(text: string | undefined): number {
   if (text === undefined) return 0;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw new CliError(`app: --port must be a whole number from 0 to 65535, not '${text}'`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535)
+    throw new CliError(`app: --port must be a whole number from 0 to 65535, not '${text}'`);
   return Number(text);
 }
 
 async function runElectron(binary: string, terminal: Terminal): Promise<number> {
-  if (!existsSync(ELECTRON_MAIN)) throw new CliError('app: the app is not built. Run `npm run build` (npm start does it for you).');
+  if (!existsSync(ELECTRON_MAIN))
+    throw new CliError('app: the app is not built. Run `npm run build` (npm start does it for you).');
   writeLine(terminal.err, 'Starting the Evidence Room desktop app (Electron).');
   const child = spawn(binary, [REPO_ROOT], { stdio: 'inherit' });
   return new Promise((resolveExit) => {
@@ -96,7 +98,11 @@ async function runWeb(port: number, open: boolean, terminal: Terminal): Promise<
 /** Best effort: a missing opener (a headless machine) is not an error, the URL is printed. */
 function openBrowser(url: string): void {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.on('error', () => undefined);

@@ -29,7 +29,10 @@ export const exportSpec: CommandSpec = {
     json: { type: 'boolean', help: 'print one JSON object with the result' },
   },
   exitCodes: ['0  written', '2  usage or I/O error (nothing written)'],
-  examples: ['evroom export --out all.zip', 'evroom export --status PASS --from 2026-11-01 --to 2026-12-01 --out november.zip'],
+  examples: [
+    'evroom export --out all.zip',
+    'evroom export --status PASS --from 2026-11-01 --to 2026-12-01 --out november.zip',
+  ],
 };
 
 function progressText(event: ExportProgress): [number, string] {
@@ -49,7 +52,9 @@ function progressText(event: ExportProgress): [number, string] {
 export async function runExport(argv: readonly string[], terminal: Terminal): Promise<number> {
   const parsed = parseCommandArguments(exportSpec, argv);
   if (parsed.positionals.length > 0) {
-    throw new CliError(`export: unexpected argument "${parsed.positionals[0]}"; name the output with --out. See: evroom export --help`);
+    throw new CliError(
+      `export: unexpected argument "${parsed.positionals[0]}"; name the output with --out. See: evroom export --help`,
+    );
   }
   const out = optionValue(parsed, 'out');
   if (out === undefined) throw new CliError('export: name the zip to write with --out FILE.zip');
@@ -77,10 +82,20 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
       writeLine(terminal.out, JSON.stringify(result));
       return 0;
     }
-    writeLine(terminal.out, paint(terminal.color, 'bold', `Exported ${result.receipts} receipt${result.receipts === 1 ? '' : 's'} to ${result.file}`));
+    writeLine(
+      terminal.out,
+      paint(
+        terminal.color,
+        'bold',
+        `Exported ${result.receipts} receipt${result.receipts === 1 ? '' : 's'} to ${result.file}`,
+      ),
+    );
     writeLine(terminal.out, `  anchors    ${result.anchors}`);
     writeLine(terminal.out, `  keys       ${result.keys} listed in keys/service-keys.json`);
-    writeLine(terminal.out, `  signed by  ${result.key_id}${result.keyCreated ? ' (a new local signing key, made for this export)' : ''}`);
+    writeLine(
+      terminal.out,
+      `  signed by  ${result.key_id}${result.keyCreated ? ' (a new local signing key, made for this export)' : ''}`,
+    );
     writeLine(terminal.out, `  tenant     ${result.tenant_id}`);
     writeLine(terminal.out, `  sha256     ${result.sha256} (${result.bytes} bytes)`);
     return 0;

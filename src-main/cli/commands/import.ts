@@ -43,9 +43,17 @@ export const importSpec: CommandSpec = {
     'max-entries': { type: 'string', value: 'N', help: `most zip entries (default ${DEFAULT_ZIP_LIMITS.maxEntries})` },
     'max-bytes': { type: 'string', value: 'SIZE', help: 'most bytes all entries inflate to (default 2G)' },
     'max-entry-bytes': { type: 'string', value: 'SIZE', help: 'most bytes one entry inflates to (default 64M)' },
-    'max-ratio': { type: 'string', value: 'N', help: `most an entry or the zip may inflate (default ${DEFAULT_ZIP_LIMITS.maxRatio})` },
+    'max-ratio': {
+      type: 'string',
+      value: 'N',
+      help: `most an entry or the zip may inflate (default ${DEFAULT_ZIP_LIMITS.maxRatio})`,
+    },
     workers: { type: 'string', value: 'N', help: 'verification threads (default: one per core)' },
-    'batch-size': { type: 'string', value: 'N', help: `receipts stored per transaction (default ${DEFAULT_TRANSACTION_SIZE})` },
+    'batch-size': {
+      type: 'string',
+      value: 'N',
+      help: `receipts stored per transaction (default ${DEFAULT_TRANSACTION_SIZE})`,
+    },
   },
   exitCodes: [
     '0  imported, no findings',
@@ -61,10 +69,14 @@ const PRINTED_FINDINGS = 50;
 function parseSize(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const match = /^(\d+)([KMG]?)$/i.exec(value);
-  const scale = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[(match?.[2] ?? '').toUpperCase() as '' | 'K' | 'M' | 'G'];
+  const scale = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[
+    (match?.[2] ?? '').toUpperCase() as '' | 'K' | 'M' | 'G'
+  ];
   const size = match === null ? Number.NaN : Number(match[1]) * scale;
   if (!Number.isSafeInteger(size) || size < 1) {
-    throw new CliError(`import: --${name} must be a positive whole number of bytes, optionally with K, M or G, got "${value}"`);
+    throw new CliError(
+      `import: --${name} must be a positive whole number of bytes, optionally with K, M or G, got "${value}"`,
+    );
   }
   return size;
 }
@@ -79,7 +91,8 @@ function readLimits(parsed: ParsedArguments): Partial<ZipLimits> {
   if (entryBytes !== undefined) limits.maxEntryBytes = entryBytes;
   const ratio = optionValue(parsed, 'max-ratio');
   if (ratio !== undefined) {
-    if (!/^\d+(?:\.\d+)?$/.test(ratio) || Number(ratio) < 1) throw new CliError(`import: --max-ratio must be a number of at least 1, got "${ratio}"`);
+    if (!/^\d+(?:\.\d+)?$/.test(ratio) || Number(ratio) < 1)
+      throw new CliError(`import: --max-ratio must be a number of at least 1, got "${ratio}"`);
     limits.maxRatio = Number(ratio);
   }
   return limits;
@@ -123,7 +136,10 @@ export function createProgressBar(terminal: Terminal): ProgressBar {
  * @returns Text such as `9,800/s · 6 s left`.
  */
 export function rateText(perSecond: number, secondsLeft: number | null): string {
-  const left = secondsLeft === null ? '' : ` · ${secondsLeft >= 120 ? `${Math.round(secondsLeft / 60)} min` : `${secondsLeft} s`} left`;
+  const left =
+    secondsLeft === null
+      ? ''
+      : ` · ${secondsLeft >= 120 ? `${Math.round(secondsLeft / 60)} min` : `${secondsLeft} s`} left`;
   return perSecond > 0 ? `${perSecond.toLocaleString('en-US')}/s${left}` : '';
 }
 
@@ -188,12 +204,28 @@ export async function runImport(argv: readonly string[], terminal: Terminal): Pr
   } catch (error) {
     bar.clear();
     if (error instanceof BundleError) {
-      const where = error.entry === undefined ? '' : ` (entry ${error.entry}${error.path === undefined ? '' : `, at ${error.path}`})`;
-      if (json) writeLine(terminal.out, JSON.stringify({ status: 'refused', file, error: describeError(error).envelope }));
+      const where =
+        error.entry === undefined
+          ? ''
+          : ` (entry ${error.entry}${error.path === undefined ? '' : `, at ${error.path}`})`;
+      if (json)
+        writeLine(terminal.out, JSON.stringify({ status: 'refused', file, error: describeError(error).envelope }));
       throw new CliError(`import: refused, nothing was written: ${error.code}${where}: ${error.message}`);
     }
     if (error instanceof ImportInterruptedError || error instanceof LedgerError) {
-      if (json) writeLine(terminal.out, JSON.stringify({ status: 'failed', file, error: { code: error instanceof LedgerError ? error.code : 'import_interrupted', message: error.message, details: [] } }));
+      if (json)
+        writeLine(
+          terminal.out,
+          JSON.stringify({
+            status: 'failed',
+            file,
+            error: {
+              code: error instanceof LedgerError ? error.code : 'import_interrupted',
+              message: error.message,
+              details: [],
+            },
+          }),
+        );
       throw new CliError(`import: ${error.message}`);
     }
     throw error;
@@ -230,7 +262,10 @@ function printResult(result: ImportResult, file: string, terminal: Terminal): vo
   );
   if (counts.anchors > 0) writeLine(terminal.out, `  anchors    ${counts.anchors} read: ${counts.anchorsNew} new`);
   if (counts.advertisedKeys > 0) {
-    writeLine(terminal.out, `  keys       ${counts.advertisedKeys} listed by the bundle (recorded as advertised, never trusted)`);
+    writeLine(
+      terminal.out,
+      `  keys       ${counts.advertisedKeys} listed by the bundle (recorded as advertised, never trusted)`,
+    );
   }
   if (result.totalFindings === 0) {
     writeLine(terminal.out, `  findings   none`);
@@ -250,5 +285,8 @@ function printResult(result: ImportResult, file: string, terminal: Terminal): vo
       .join(', ');
     writeLine(terminal.out, `    … ${result.totalFindings - shown.length} more (${byCode}); --json lists up to 1000`);
   }
-  writeLine(terminal.out, `Result: ${paint(colour, 'yellow', `imported with ${result.totalFindings} finding${result.totalFindings === 1 ? '' : 's'}`)}.`);
+  writeLine(
+    terminal.out,
+    `Result: ${paint(colour, 'yellow', `imported with ${result.totalFindings} finding${result.totalFindings === 1 ? '' : 's'}`)}.`,
+  );
 }

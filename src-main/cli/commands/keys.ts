@@ -26,7 +26,8 @@ const NAME_PATTERN = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
 export const keysSpec: CommandSpec = {
   name: 'keys',
   summary: 'Create a signing key pair (Ed25519 or ML-DSA-65) as key files',
-  usage: 'evroom keys new --alg ed25519|ml-dsa-65 --out DIR [--name NAME] [--key-id ID] [--label TEXT] [--force] [--json]',
+  usage:
+    'evroom keys new --alg ed25519|ml-dsa-65 --out DIR [--name NAME] [--key-id ID] [--label TEXT] [--force] [--json]',
   description: [
     'Writes two files into DIR (created with mode 700 if missing):',
     '  NAME.private.json  the private key, mode 600. Keep it secret; evroom sign reads it.',
@@ -43,7 +44,7 @@ export const keysSpec: CommandSpec = {
     '  {"evroom_private_key": 1, "key_id": ID, "algorithm": "Ed25519" | "ML-DSA-65",',
     '   "public_key": b64u, "seed": b64u of 32 bytes, "label"?: text}',
     'The seed is the whole secret: the RFC 8032 Ed25519 private key, or the FIPS 204 ML-DSA-65',
-    'key generation seed. public_key must be the seed\'s public key; readers check it.',
+    "key generation seed. public_key must be the seed's public key; readers check it.",
   ],
   options: {
     alg: { type: 'string', value: 'ALG', help: 'ed25519 or ml-dsa-65' },
@@ -72,19 +73,24 @@ export const keysSpec: CommandSpec = {
 export async function runKeys(argv: readonly string[], terminal: Terminal): Promise<number> {
   const parsed = parseCommandArguments(keysSpec, argv);
   const [action, ...extra] = parsed.positionals;
-  if (action === undefined) throw new CliError('keys: name an action: evroom keys new --alg ed25519 --out DIR. See: evroom keys --help');
-  if (action !== 'new') throw new CliError(`keys: unknown action '${action}'; the action is new. See: evroom keys --help`);
+  if (action === undefined)
+    throw new CliError('keys: name an action: evroom keys new --alg ed25519 --out DIR. See: evroom keys --help');
+  if (action !== 'new')
+    throw new CliError(`keys: unknown action '${action}'; the action is new. See: evroom keys --help`);
   if (extra.length > 0) throw new CliError(`keys new: unexpected argument ${extra[0] ?? ''}. See: evroom keys --help`);
 
   const algorithmName = optionValue(parsed, 'alg');
   if (algorithmName === undefined) throw new CliError('keys new: --alg is required: ed25519 or ml-dsa-65');
   const algorithm = ALGORITHMS[algorithmName.toLowerCase()];
-  if (algorithm === undefined) throw new CliError(`keys new: unknown --alg '${algorithmName}'; use ed25519 or ml-dsa-65`);
+  if (algorithm === undefined)
+    throw new CliError(`keys new: unknown --alg '${algorithmName}'; use ed25519 or ml-dsa-65`);
   const directory = optionValue(parsed, 'out');
   if (directory === undefined) throw new CliError('keys new: --out DIR is required (the folder for the key files)');
   const name = optionValue(parsed, 'name') ?? algorithmName.toLowerCase();
   if (!NAME_PATTERN.test(name)) {
-    throw new CliError(`keys new: --name '${name}' is not a file base name (1-64 letters, digits, ".", "_" or "-", not starting with ".")`);
+    throw new CliError(
+      `keys new: --name '${name}' is not a file base name (1-64 letters, digits, ".", "_" or "-", not starting with ".")`,
+    );
   }
   const keyId = optionValue(parsed, 'key-id');
   if (algorithm === 'ML-DSA-65' && keyId === undefined) {
@@ -144,6 +150,7 @@ async function refuseExisting(paths: readonly string[]): Promise<void> {
       () => true,
       () => false,
     );
-    if (exists) throw new CliError(`keys new: ${path} already exists; pass --force to replace it (the old key is then lost)`);
+    if (exists)
+      throw new CliError(`keys new: ${path} already exists; pass --force to replace it (the old key is then lost)`);
   }
 }

@@ -29,7 +29,14 @@ import { describeError } from '../../operations/errors';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
 import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
-import { flag, optionValue, parseCommandArguments, type CommandSpec, type OptionSpec, type ParsedArguments } from '../arguments';
+import {
+  flag,
+  optionValue,
+  parseCommandArguments,
+  type CommandSpec,
+  type OptionSpec,
+  type ParsedArguments,
+} from '../arguments';
 import { paint, writeLine, type Terminal } from '../terminal';
 
 /** The data directory and its ledger, open. */
@@ -66,7 +73,11 @@ export async function withCliWorkspace<T>(command: string, run: (workspace: Work
     const { envelope, kind } = describeError(error);
     if (kind === 'internal') throw error;
     const refusal = error instanceof Error && (error.name === 'TrustError' || error.name === 'OperationError');
-    throw new CliError(refusal ? `${command}: ${envelope.message} (${envelope.code}); nothing changed` : `${command}: ${envelope.message}`);
+    throw new CliError(
+      refusal
+        ? `${command}: ${envelope.message} (${envelope.code}); nothing changed`
+        : `${command}: ${envelope.message}`,
+    );
   } finally {
     workspace.close();
   }
@@ -96,7 +107,9 @@ function parseWhen(command: string, name: string, value: string): number {
   } else if (isTimestamp(value)) {
     return timestampToMillis(value);
   }
-  throw new CliError(`${command}: --${name} must be a date YYYY-MM-DD or a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z, got "${value}"`);
+  throw new CliError(
+    `${command}: --${name} must be a date YYYY-MM-DD or a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z, got "${value}"`,
+  );
 }
 
 /**
@@ -154,7 +167,13 @@ export function readFilters(command: string, parsed: ParsedArguments): ReceiptFi
  *
  * @throws CliError (exit 2) unless the value is an integer in [min, max]
  */
-export function integerOption(command: string, parsed: ParsedArguments, name: string, min: number, max: number): number | undefined {
+export function integerOption(
+  command: string,
+  parsed: ParsedArguments,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
   const value = optionValue(parsed, name);
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min || Number(value) > max) {
@@ -177,14 +196,21 @@ export const ledgerSpec: CommandSpec = {
   ],
   options: {},
   exitCodes: ['0  done (check: the chain holds)', '1  check: the chain is broken', '2  usage or I/O error'],
-  examples: ['evroom ledger list --status INVALID', 'evroom ledger show rcp_01JB6Q8F0Z9Y3X2W1V0T9S8R7Q', 'evroom ledger stats --json'],
+  examples: [
+    'evroom ledger list --status INVALID',
+    'evroom ledger show rcp_01JB6Q8F0Z9Y3X2W1V0T9S8R7Q',
+    'evroom ledger stats --json',
+  ],
 };
 
 const listSpec: CommandSpec = {
   name: 'ledger list',
   summary: 'List stored receipts, one page at a time',
   usage: 'evroom ledger list [filters] [--sort COLUMN] [--asc] [--limit N] [--after CURSOR] [--json]',
-  description: ['Rows are newest first by issue time unless --sort says otherwise. A last line gives the', 'cursor of the next page.'],
+  description: [
+    'Rows are newest first by issue time unless --sort says otherwise. A last line gives the',
+    'cursor of the next page.',
+  ],
   options: {
     ...FILTER_OPTIONS,
     sort: { type: 'string', value: 'COLUMN', help: `sort by ${RECEIPT_SORT_COLUMNS.join(', ')} (default issued_at)` },
@@ -250,7 +276,9 @@ export async function runLedger(argv: readonly string[], terminal: Terminal): Pr
       throw new CliError('ledger: name a subcommand: list, show, stats or check. See: evroom ledger --help');
     default:
       parseCommandArguments(ledgerSpec, [sub]);
-      throw new CliError(`ledger: unknown subcommand '${sub}'; use list, show, stats or check. See: evroom ledger --help`);
+      throw new CliError(
+        `ledger: unknown subcommand '${sub}'; use list, show, stats or check. See: evroom ledger --help`,
+      );
   }
 }
 
@@ -267,7 +295,8 @@ async function withLedger(command: string, run: (ledger: Ledger) => number): Pro
 }
 
 function noPositionals(command: string, parsed: ParsedArguments): void {
-  if (parsed.positionals.length > 0) throw new CliError(`${command}: unexpected argument "${parsed.positionals[0]}". See: evroom ${command} --help`);
+  if (parsed.positionals.length > 0)
+    throw new CliError(`${command}: unexpected argument "${parsed.positionals[0]}". See: evroom ${command} --help`);
 }
 
 function when(millis: number | null): string {
@@ -283,7 +312,10 @@ function listQuery(parsed: ParsedArguments): ListReceiptsQuery {
     throw new CliError(`ledger list: --sort must be one of ${RECEIPT_SORT_COLUMNS.join(', ')}, got "${sortName}"`);
   }
   const after = optionValue(parsed, 'after');
-  const sort = { column: (sortName ?? 'issued_at') as ReceiptSortColumn, direction: flag(parsed, 'asc') ? ('asc' as const) : ('desc' as const) };
+  const sort = {
+    column: (sortName ?? 'issued_at') as ReceiptSortColumn,
+    direction: flag(parsed, 'asc') ? ('asc' as const) : ('desc' as const),
+  };
   return { filters, sort, limit, ...(after === undefined ? {} : { after }) };
 }
 
@@ -316,7 +348,11 @@ function list(parsed: ParsedArguments, query: ListReceiptsQuery, ledger: Ledger,
   ]);
   const header = ['id', 'issued', 'status', 'trust', 'format', 'receipt', 'issuer'];
   const widths = header.map((cell, index) => Math.max(cell.length, ...table.map((line) => (line[index] ?? '').length)));
-  const render = (cells: string[]): string => cells.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join('  ').trimEnd();
+  const render = (cells: string[]): string =>
+    cells
+      .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+      .join('  ')
+      .trimEnd();
   writeLine(terminal.out, paint(terminal.color, 'bold', render(header)));
   for (const line of table) writeLine(terminal.out, render(line));
   if (page.nextCursor !== null) writeLine(terminal.out, `More: --after ${page.nextCursor}`);
@@ -348,13 +384,19 @@ function show(parsed: ParsedArguments, ledger: Ledger, terminal: Terminal): numb
     writeLine(terminal.out, JSON.stringify({ receipt: summary, report, sources, document: text }));
     return 0;
   }
-  writeLine(terminal.out, formatReportHuman(record.report, `receipt ${record.id}  ${record.receipt_id ?? ''}`.trimEnd(), terminal.color));
+  writeLine(
+    terminal.out,
+    formatReportHuman(record.report, `receipt ${record.id}  ${record.receipt_id ?? ''}`.trimEnd(), terminal.color),
+  );
   writeLine(terminal.out, `  sha256   ${record.receipt_sha256}`);
   writeLine(terminal.out, `  issued   ${when(record.issued_at)}`);
   writeLine(terminal.out, `  imported ${when(record.imported_at)}`);
   writeLine(terminal.out, '  sources');
   for (const source of record.sources) {
-    writeLine(terminal.out, `    - ${source.kind}${source.ref === '' ? '' : ` ${source.ref}`} (${when(source.imported_at)})`);
+    writeLine(
+      terminal.out,
+      `    - ${source.kind}${source.ref === '' ? '' : ` ${source.ref}`} (${when(source.imported_at)})`,
+    );
   }
   writeLine(terminal.out, '  document');
   writeLine(terminal.out, `    ${text.length > 4000 ? `${text.slice(0, 4000)}… (${text.length} characters)` : text}`);
@@ -379,7 +421,10 @@ function stats(parsed: ParsedArguments, ledger: Ledger, terminal: Terminal): num
   writeLine(terminal.out, `    by trust    ${byGroup(counts.byTrust)}`);
   writeLine(terminal.out, `    by format   ${byGroup(counts.byFormat)}`);
   writeLine(terminal.out, `  bundles       ${counts.bundles}`);
-  writeLine(terminal.out, `  keys          pinned ${counts.keys.pinned}, revoked ${counts.keys.revoked}, advertised ${counts.keys.advertised}`);
+  writeLine(
+    terminal.out,
+    `  keys          pinned ${counts.keys.pinned}, revoked ${counts.keys.revoked}, advertised ${counts.keys.advertised}`,
+  );
   writeLine(terminal.out, `  anchors       ${counts.anchors}`);
   writeLine(terminal.out, `  audit entries ${counts.auditEntries}`);
   return 0;

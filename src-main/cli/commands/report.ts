@@ -15,7 +15,8 @@ import { MAX_DOCUMENT_BYTES } from '../read-input';
 export const reportSpec: CommandSpec = {
   name: 'report',
   summary: 'Make a signed audit report (JSON, HTML, PDF), or diff two reports',
-  usage: 'evroom report [filters] [--as-of WHEN] --out FILE.json|.html|.pdf... [--force] [--json]\n       evroom report diff OLD.json NEW.json [--json]',
+  usage:
+    'evroom report [filters] [--as-of WHEN] --out FILE.json|.html|.pdf... [--force] [--json]\n       evroom report diff OLD.json NEW.json [--json]',
   description: [
     'Reports the receipts that match the filters (all of them without filters): scope, environment,',
     'the trust store snapshot, the bundles read, counts, findings, one row per receipt and what the',
@@ -28,12 +29,24 @@ export const reportSpec: CommandSpec = {
   ],
   options: {
     ...FILTER_OPTIONS,
-    'as-of': { type: 'string', value: 'WHEN', help: 'judge trust as the trust store stood at WHEN (YYYY-MM-DD or a timestamp)' },
-    out: { type: 'string', multiple: true, value: 'FILE', help: 'a file to write: .json, .html or .pdf (required; may be repeated)' },
+    'as-of': {
+      type: 'string',
+      value: 'WHEN',
+      help: 'judge trust as the trust store stood at WHEN (YYYY-MM-DD or a timestamp)',
+    },
+    out: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'a file to write: .json, .html or .pdf (required; may be repeated)',
+    },
     force: { type: 'boolean', help: 'replace files that exist' },
     json: { type: 'boolean', help: 'print one JSON object with the result' },
   },
-  exitCodes: ['0  written (diff: both reports verify)', '2  usage or I/O error, or a report that does not verify (nothing written)'],
+  exitCodes: [
+    '0  written (diff: both reports verify)',
+    '2  usage or I/O error, or a report that does not verify (nothing written)',
+  ],
   examples: [
     'evroom report --out audit.json --out audit.html --out audit.pdf',
     'evroom report --status PASS --as-of 2026-11-01 --out november.pdf',
@@ -44,11 +57,14 @@ export const reportSpec: CommandSpec = {
 function parseAsOf(value: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
     const millis = Date.parse(`${value}T00:00:00Z`);
-    if (Number.isFinite(millis) && new Date(millis).toISOString().startsWith(value)) return new Date(millis).toISOString();
+    if (Number.isFinite(millis) && new Date(millis).toISOString().startsWith(value))
+      return new Date(millis).toISOString();
   } else if (isTimestamp(value)) {
     return new Date(timestampToMillis(value)).toISOString();
   }
-  throw new CliError(`report: --as-of must be a date YYYY-MM-DD or a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z, got "${value}"`);
+  throw new CliError(
+    `report: --as-of must be a date YYYY-MM-DD or a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z, got "${value}"`,
+  );
 }
 
 function readReportFile(file: string): string {
@@ -59,12 +75,16 @@ function readReportFile(file: string): string {
     throw new CliError(`report diff: ${file}: no such file`);
   }
   if (!stat.isFile()) throw new CliError(`report diff: ${file}: not a file`);
-  if (stat.size > MAX_DOCUMENT_BYTES) throw new CliError(`report diff: ${file}: is ${stat.size} bytes; files over ${MAX_DOCUMENT_BYTES} bytes are not read`);
+  if (stat.size > MAX_DOCUMENT_BYTES)
+    throw new CliError(
+      `report diff: ${file}: is ${stat.size} bytes; files over ${MAX_DOCUMENT_BYTES} bytes are not read`,
+    );
   return fs.readFileSync(file, 'utf8');
 }
 
 async function runDiff(positionals: readonly string[], json: boolean, terminal: Terminal): Promise<number> {
-  if (positionals.length !== 2) throw new CliError('report diff: name two report files, OLD.json NEW.json. See: evroom report --help');
+  if (positionals.length !== 2)
+    throw new CliError('report diff: name two report files, OLD.json NEW.json. See: evroom report --help');
   const [oldFile = '', newFile = ''] = positionals;
   const oldText = readReportFile(oldFile);
   const newText = readReportFile(newFile);
@@ -85,7 +105,10 @@ async function runDiff(positionals: readonly string[], json: boolean, terminal: 
     for (const sha of diff.removed.slice(0, 50)) writeLine(terminal.out, `    - ${sha}`);
     writeLine(terminal.out, `  changed  ${diff.changed.length}`);
     for (const change of diff.changed.slice(0, 200)) {
-      writeLine(terminal.out, `    ~ ${change.receipt_sha256} ${change.field}: ${change.from} → ${change.to}${change.reason ? ` (${change.reason})` : ''}`);
+      writeLine(
+        terminal.out,
+        `    ~ ${change.receipt_sha256} ${change.field}: ${change.from} → ${change.to}${change.reason ? ` (${change.reason})` : ''}`,
+      );
     }
     return 0;
   } finally {
@@ -107,7 +130,9 @@ export async function runReport(argv: readonly string[], terminal: Terminal): Pr
     return runDiff(parsed.positionals.slice(1), json, terminal);
   }
   if (parsed.positionals.length > 0) {
-    throw new CliError(`report: unexpected argument "${parsed.positionals[0]}"; name the output with --out. See: evroom report --help`);
+    throw new CliError(
+      `report: unexpected argument "${parsed.positionals[0]}"; name the output with --out. See: evroom report --help`,
+    );
   }
   const outs = optionValues(parsed, 'out');
   if (outs.length === 0) throw new CliError('report: name the file(s) to write with --out FILE.json|.html|.pdf');
@@ -123,15 +148,31 @@ export async function runReport(argv: readonly string[], terminal: Terminal): Pr
   const asOf = asOfText === undefined ? undefined : parseAsOf(asOfText);
   const workspace = openCliWorkspace('report');
   try {
-    const result = await createReport(workspace, { filters, ...(asOf === undefined ? {} : { asOf }), outputs, overwrite: flag(parsed, 'force') });
+    const result = await createReport(workspace, {
+      filters,
+      ...(asOf === undefined ? {} : { asOf }),
+      outputs,
+      overwrite: flag(parsed, 'force'),
+    });
     if (json) {
       writeLine(terminal.out, JSON.stringify(result));
       return 0;
     }
-    writeLine(terminal.out, paint(terminal.color, 'bold', `Report ${result.report_id}: ${result.receipts} receipt${result.receipts === 1 ? '' : 's'}`));
-    for (const file of result.files) writeLine(terminal.out, `  ${file.form.padEnd(5)} ${file.file} (${file.bytes} bytes)`);
+    writeLine(
+      terminal.out,
+      paint(
+        terminal.color,
+        'bold',
+        `Report ${result.report_id}: ${result.receipts} receipt${result.receipts === 1 ? '' : 's'}`,
+      ),
+    );
+    for (const file of result.files)
+      writeLine(terminal.out, `  ${file.form.padEnd(5)} ${file.file} (${file.bytes} bytes)`);
     writeLine(terminal.out, `  kept      ${result.kept}`);
-    writeLine(terminal.out, `  signed by ${result.signer_key_id}${result.keyCreated ? ' (a new auditor key, made for this report)' : ''}`);
+    writeLine(
+      terminal.out,
+      `  signed by ${result.signer_key_id}${result.keyCreated ? ' (a new auditor key, made for this report)' : ''}`,
+    );
     writeLine(terminal.out, `  payload_sha256 ${result.payload_sha256}`);
     return 0;
   } finally {

@@ -14,7 +14,8 @@ import { withCliWorkspace } from './ledger';
 export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
-  usage: 'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE] [--anchor-interval SECONDS] [--confirmations N]',
+  usage:
+    'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE] [--anchor-interval SECONDS] [--confirmations N]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -32,15 +33,39 @@ export const serveSpec: CommandSpec = {
   options: {
     port: { type: 'string', value: 'N', help: 'the port (default 8787; 0: any free port)' },
     host: { type: 'string', value: 'ADDR', help: 'the address to listen on (default 127.0.0.1)' },
-    'rate-limit': { type: 'string', value: 'N', help: `requests a minute per client address on every route (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})` },
-    'ledger-cache': { type: 'string', value: 'MIB', help: 'SQLite page cache per ledger connection, in MiB (default 64; two connections)' },
-    'verify-threads': { type: 'string', value: 'N', help: 'worker threads verifying the verify route’s requests (default: one fewer than the cores, at least 1; the HTTP thread takes one request in 4 × N; 0: the HTTP thread verifies them all)' },
+    'rate-limit': {
+      type: 'string',
+      value: 'N',
+      help: `requests a minute per client address on every route (default ${DEFAULT_RATE_LIMIT_PER_MINUTE})`,
+    },
+    'ledger-cache': {
+      type: 'string',
+      value: 'MIB',
+      help: 'SQLite page cache per ledger connection, in MiB (default 64; two connections)',
+    },
+    'verify-threads': {
+      type: 'string',
+      value: 'N',
+      help: 'worker threads verifying the verify route’s requests (default: one fewer than the cores, at least 1; the HTTP thread takes one request in 4 × N; 0: the HTTP thread verifies them all)',
+    },
     quiet: { type: 'boolean', help: 'no request log lines' },
     'no-anchor': { type: 'boolean', help: 'run without anchoring' },
     'chain-rpc': { type: 'string', value: 'URL', help: 'anchor on this EVM JSON-RPC instead of the embedded chain' },
-    'chain-name': { type: 'string', value: 'NAME', help: 'the network name resolved anchors carry (e.g. base); with --chain-rpc' },
-    'chain-key-file': { type: 'string', value: 'FILE', help: 'the anchor account’s private key (0x hex, mode 600); with --chain-rpc' },
-    'anchor-interval': { type: 'string', value: 'SECONDS', help: 'seconds a batch stays open (default 60; fractions allowed)' },
+    'chain-name': {
+      type: 'string',
+      value: 'NAME',
+      help: 'the network name resolved anchors carry (e.g. base); with --chain-rpc',
+    },
+    'chain-key-file': {
+      type: 'string',
+      value: 'FILE',
+      help: 'the anchor account’s private key (0x hex, mode 600); with --chain-rpc',
+    },
+    'anchor-interval': {
+      type: 'string',
+      value: 'SECONDS',
+      help: 'seconds a batch stays open (default 60; fractions allowed)',
+    },
     confirmations: { type: 'string', value: 'N', help: 'blocks before a batch resolves (default 1)' },
   },
   exitCodes: ['0  stopped by Ctrl-C or SIGTERM', '2  usage error, or the address or data folder cannot be used'],
@@ -69,24 +94,33 @@ export const serviceSpec: CommandSpec = {
 
 function wholeNumber(name: string, text: string | undefined, min: number, max: number, fallback: number): number {
   if (text === undefined) return fallback;
-  if (!/^\d{1,9}$/.test(text) || Number(text) < min || Number(text) > max) throw new CliError(`serve: --${name} must be a whole number from ${min} to ${max}, not '${text}'`);
+  if (!/^\d{1,9}$/.test(text) || Number(text) < min || Number(text) > max)
+    throw new CliError(`serve: --${name} must be a whole number from ${min} to ${max}, not '${text}'`);
   return Number(text);
 }
 
 /** The anchoring the serve options ask for. */
-function anchoringOptions(parsed: ReturnType<typeof parseCommandArguments>, terminal: Terminal): AnchoringConfig | false {
+function anchoringOptions(
+  parsed: ReturnType<typeof parseCommandArguments>,
+  terminal: Terminal,
+): AnchoringConfig | false {
   const rpc = optionValue(parsed, 'chain-rpc');
   const name = optionValue(parsed, 'chain-name');
   const keyFile = optionValue(parsed, 'chain-key-file');
   const intervalText = optionValue(parsed, 'anchor-interval');
   const confirmationsText = optionValue(parsed, 'confirmations');
   if (flag(parsed, 'no-anchor')) {
-    const other = ['chain-rpc', 'chain-name', 'chain-key-file', 'anchor-interval', 'confirmations'].find((option) => optionValue(parsed, option) !== undefined);
+    const other = ['chain-rpc', 'chain-name', 'chain-key-file', 'anchor-interval', 'confirmations'].find(
+      (option) => optionValue(parsed, option) !== undefined,
+    );
     if (other !== undefined) throw new CliError(`serve: --no-anchor and --${other} do not go together`);
     return false;
   }
   const given = [rpc, name, keyFile].filter((value) => value !== undefined).length;
-  if (given !== 0 && given !== 3) throw new CliError('serve: --chain-rpc, --chain-name and --chain-key-file go together (all three, or none for the embedded chain)');
+  if (given !== 0 && given !== 3)
+    throw new CliError(
+      'serve: --chain-rpc, --chain-name and --chain-key-file go together (all three, or none for the embedded chain)',
+    );
   let intervalSeconds: number | undefined;
   if (intervalText !== undefined) {
     if (!/^\d{1,5}(?:\.\d{1,3})?$/.test(intervalText) || Number(intervalText) < 0.01 || Number(intervalText) > 86_400) {
@@ -98,7 +132,10 @@ function anchoringOptions(parsed: ReturnType<typeof parseCommandArguments>, term
   // Test-only (checked when anchoring starts): see src-main/anchor/engine.ts.
   const crashPoint = process.env.EVROOM_ANCHOR_CRASH_POINT;
   return {
-    chain: rpc !== undefined && name !== undefined && keyFile !== undefined ? { kind: 'rpc', rpcUrl: rpc, network: name, keyFile } : { kind: 'embedded' },
+    chain:
+      rpc !== undefined && name !== undefined && keyFile !== undefined
+        ? { kind: 'rpc', rpcUrl: rpc, network: name, keyFile }
+        : { kind: 'embedded' },
     confirmations,
     ...(intervalSeconds === undefined ? {} : { intervalSeconds }),
     ...(crashPoint === undefined || crashPoint === '' ? {} : { crashPoint }),
@@ -111,10 +148,19 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   const parsed = parseCommandArguments(serveSpec, argv);
   if (parsed.positionals.length > 0) throw new CliError(`serve: unexpected argument "${parsed.positionals[0]}"`);
   const port = wholeNumber('port', optionValue(parsed, 'port'), 0, 65535, 8787);
-  const rateLimit = wholeNumber('rate-limit', optionValue(parsed, 'rate-limit'), 1, 1_000_000, DEFAULT_RATE_LIMIT_PER_MINUTE);
+  const rateLimit = wholeNumber(
+    'rate-limit',
+    optionValue(parsed, 'rate-limit'),
+    1,
+    1_000_000,
+    DEFAULT_RATE_LIMIT_PER_MINUTE,
+  );
   const ledgerCacheMiB = wholeNumber('ledger-cache', optionValue(parsed, 'ledger-cache'), 1, 4096, 64);
   const verifyThreadsText = optionValue(parsed, 'verify-threads');
-  const verifyThreads = verifyThreadsText === undefined ? undefined : wholeNumber('verify-threads', verifyThreadsText, 0, MAX_VERIFY_THREADS, 0);
+  const verifyThreads =
+    verifyThreadsText === undefined
+      ? undefined
+      : wholeNumber('verify-threads', verifyThreadsText, 0, MAX_VERIFY_THREADS, 0);
   const host = optionValue(parsed, 'host') ?? '127.0.0.1';
   let anchor: AnchoringConfig | false;
   try {
@@ -127,13 +173,28 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   try {
     // Loaded when serving, not for every evroom command: Fastify and its plugins take a while to load.
     const { startService } = await import('../../app/service-mode');
-    service = await startService({ dataDirectory: resolveDataDirectory(), host, port, rateLimitPerMinute: rateLimit, ledgerCacheMiB, ...(verifyThreads === undefined ? {} : { verifyThreads }), anchor, ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }) });
+    service = await startService({
+      dataDirectory: resolveDataDirectory(),
+      host,
+      port,
+      rateLimitPerMinute: rateLimit,
+      ledgerCacheMiB,
+      ...(verifyThreads === undefined ? {} : { verifyThreads }),
+      anchor,
+      ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }),
+    });
   } catch (error) {
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
   }
   writeLine(terminal.out, `Evidence Room service at ${service.url}`);
-  writeLine(terminal.err, service.anchor === null ? 'Anchoring is off (--no-anchor).' : `Anchoring on ${service.anchor.network} at ${service.anchor.rpcUrl}.`);
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') writeLine(terminal.err, `Listening on ${host}: reachable from other machines. Press Ctrl-C to stop.`);
+  writeLine(
+    terminal.err,
+    service.anchor === null
+      ? 'Anchoring is off (--no-anchor).'
+      : `Anchoring on ${service.anchor.network} at ${service.anchor.rpcUrl}.`,
+  );
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1')
+    writeLine(terminal.err, `Listening on ${host}: reachable from other machines. Press Ctrl-C to stop.`);
   await new Promise<void>((resolveStop) => {
     const stop = (): void => {
       process.off('SIGINT', stop);
@@ -152,10 +213,17 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
 export async function runService(argv: readonly string[], terminal: Terminal): Promise<number> {
   const [area, action, ...rest] = argv;
   if (area === undefined || area.startsWith('-')) parseCommandArguments(serviceSpec, argv);
-  if (area !== 'keys' || action !== 'rotate') throw new CliError('service: the command is `evroom service keys rotate`. See: evroom service --help');
+  if (area !== 'keys' || action !== 'rotate')
+    throw new CliError('service: the command is `evroom service keys rotate`. See: evroom service --help');
   const parsed = parseCommandArguments(serviceSpec, rest);
-  if (parsed.positionals.length > 0) throw new CliError(`service keys rotate: unexpected argument "${parsed.positionals[0]}"`);
+  if (parsed.positionals.length > 0)
+    throw new CliError(`service keys rotate: unexpected argument "${parsed.positionals[0]}"`);
   const rotated = await withCliWorkspace('service keys rotate', (workspace) => rotateServiceKey(workspace));
-  writeLine(terminal.out, flag(parsed, 'json') ? JSON.stringify(rotated) : `Signing with ${rotated.key_id} now; ${rotated.retired_key_id} is retired and still listed.`);
+  writeLine(
+    terminal.out,
+    flag(parsed, 'json')
+      ? JSON.stringify(rotated)
+      : `Signing with ${rotated.key_id} now; ${rotated.retired_key_id} is retired and still listed.`,
+  );
   return 0;
 }

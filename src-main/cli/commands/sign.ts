@@ -46,21 +46,25 @@ function roleOption(role: string): string {
 /** Every role of every format, once, in help order. */
 function signRoles(): { name: string; help: string }[] {
   const roles = new Map<string, string>();
-  for (const issuer of issueFormats()) for (const role of issuer.roles) if (!roles.has(role.name)) roles.set(role.name, role.help);
-  const rank = (name: string): number => (ROLE_OPTION_ORDER.includes(name) ? ROLE_OPTION_ORDER.indexOf(name) : ROLE_OPTION_ORDER.length);
+  for (const issuer of issueFormats())
+    for (const role of issuer.roles) if (!roles.has(role.name)) roles.set(role.name, role.help);
+  const rank = (name: string): number =>
+    ROLE_OPTION_ORDER.includes(name) ? ROLE_OPTION_ORDER.indexOf(name) : ROLE_OPTION_ORDER.length;
   return [...roles].map(([name, help]) => ({ name, help })).sort((a, b) => rank(a.name) - rank(b.name));
 }
 
 /** Options that only some formats take, and which. */
 function formatOptions(): Record<string, readonly string[]> {
   const issuers = issueFormats();
-  const which = (applies: (issuer: FormatIssuer) => boolean): string[] => issuers.filter(applies).map((issuer) => issuer.name);
+  const which = (applies: (issuer: FormatIssuer) => boolean): string[] =>
+    issuers.filter(applies).map((issuer) => issuer.name);
   const options: Record<string, readonly string[]> = {
     key: which((issuer) => issuer.keyAlgorithm !== undefined),
     'key-id': which((issuer) => issuer.keyId),
     secret: which((issuer) => issuer.secret),
   };
-  for (const role of signRoles()) options[roleOption(role.name)] = which((issuer) => issuer.roles.some((candidate) => candidate.name === role.name));
+  for (const role of signRoles())
+    options[roleOption(role.name)] = which((issuer) => issuer.roles.some((candidate) => candidate.name === role.name));
   options['issued-at'] = which((issuer) => issuer.issuedAt);
   return options;
 }
@@ -75,7 +79,8 @@ function formatHelpLines(): string[] {
 
 function roleOptions(): Record<string, OptionSpec> {
   const options: Record<string, OptionSpec> = {};
-  for (const role of signRoles()) options[roleOption(role.name)] = { type: 'string', value: 'KEYFILE', help: role.help };
+  for (const role of signRoles())
+    options[roleOption(role.name)] = { type: 'string', value: 'KEYFILE', help: role.help };
   return options;
 }
 
@@ -94,18 +99,30 @@ export const signSpec: CommandSpec = {
     '--issued-at applies to envelope, wearable (whole seconds: its ts is Unix seconds), the profile',
     'formats and typed; without it they are issued now.',
     '',
-    'The key id written is the key file\'s unless --key-id names another. Every key is Ed25519',
+    "The key id written is the key file's unless --key-id names another. Every key is Ed25519",
     'except for typed-pq. Keys that sign a document are verified with their public key files:',
     '  evroom verify --keys NAME.public.json signed.json',
   ],
   options: {
-    key: { type: 'string', value: 'KEYFILE', help: 'private key file of the issuer (the service, for envelope and wearable)' },
+    key: {
+      type: 'string',
+      value: 'KEYFILE',
+      help: 'private key file of the issuer (the service, for envelope and wearable)',
+    },
     out: { type: 'string', value: 'FILE', help: 'write the document here instead of standard output' },
     force: { type: 'boolean', help: 'replace an existing --out file' },
-    'key-id': { type: 'string', value: 'ID', help: 'the key id to write (default: the key file\'s); for sealed, the secret id' },
+    'key-id': {
+      type: 'string',
+      value: 'ID',
+      help: "the key id to write (default: the key file's); for sealed, the secret id",
+    },
     ...roleOptions(),
     secret: { type: 'string', value: 'FILE', help: 'sealed: a secrets file {"secrets": [{key_id, key}]}' },
-    'issued-at': { type: 'string', value: 'TS', help: 'the issuing instant (default: now), e.g. 2026-06-01T12:00:00.000Z' },
+    'issued-at': {
+      type: 'string',
+      value: 'TS',
+      help: 'the issuing instant (default: now), e.g. 2026-06-01T12:00:00.000Z',
+    },
   },
   exitCodes: ['0  the document was written', '2  usage, input, key or I/O error (nothing is written)'],
   examples: [
@@ -140,10 +157,12 @@ export async function runSign(argv: readonly string[], terminal: Terminal): Prom
     throw new CliError(`sign: name a FORMAT (${SIGN_FORMATS.join(', ')}) and an INPUT.json. See: evroom sign --help`);
   }
   const issuer = issueFormats().find((candidate) => candidate.name === formatName);
-  if (issuer === undefined) throw new CliError(`sign: unknown format '${formatName}'; formats: ${SIGN_FORMATS.join(', ')}`);
+  if (issuer === undefined)
+    throw new CliError(`sign: unknown format '${formatName}'; formats: ${SIGN_FORMATS.join(', ')}`);
   const format = issuer.name;
   const label = `sign ${format}`;
-  if (inputName === undefined) throw new CliError(`${label}: name the INPUT.json file (or - for standard input). See: evroom sign --help`);
+  if (inputName === undefined)
+    throw new CliError(`${label}: name the INPUT.json file (or - for standard input). See: evroom sign --help`);
   if (extra.length > 0) throw new CliError(`${label}: unexpected argument ${extra[0] ?? ''}; give one INPUT file`);
   for (const [option, formats] of Object.entries(formatOptions())) {
     if (parsed.values[option] !== undefined && !formats.includes(format)) {
@@ -176,7 +195,11 @@ export async function runSign(argv: readonly string[], terminal: Terminal): Prom
     const signers: Record<string, IssueKey> = {};
     const roleOptionNames: [role: string, option: string, what: string][] = [
       [ISSUER_ROLE, 'key', 'key file'],
-      ...signRoles().map((role): [string, string, string] => [role.name, roleOption(role.name), `${role.name} key file`]),
+      ...signRoles().map((role): [string, string, string] => [
+        role.name,
+        roleOption(role.name),
+        `${role.name} key file`,
+      ]),
     ];
     for (const [role, option, what] of roleOptionNames) {
       const name = optionValue(parsed, option);
@@ -227,7 +250,8 @@ async function loadSecrets(name: string): Promise<SecretEntry[]> {
   try {
     return parseSecretsFile(text);
   } catch (error) {
-    if (error instanceof KeyFileError) throw new CliError(`secret file ${name}${error.path ? ` at ${error.path}` : ''}: ${error.message}`);
+    if (error instanceof KeyFileError)
+      throw new CliError(`secret file ${name}${error.path ? ` at ${error.path}` : ''}: ${error.message}`);
     throw error;
   }
 }
@@ -277,6 +301,7 @@ function cliMessage(error: OperationError, { label, inputName, secretFile }: Wor
       break;
   }
   if (details['parse_error'] === true) return `${label}: ${inputName}: ${error.message}`;
-  if (error.kind === 'invalid_input' && path !== undefined) return `${label}: ${inputName}${path ? ` at ${path}` : ''}: ${error.message}`;
+  if (error.kind === 'invalid_input' && path !== undefined)
+    return `${label}: ${inputName}${path ? ` at ${path}` : ''}: ${error.message}`;
   return `${label}: ${error.message}`;
 }

@@ -12,8 +12,22 @@ import { SIGNER_ROLES, type KeyAlgorithm, type KeyEntry, type SignerRole } from 
 import { decodeB64uField } from '../../../src-shared/verify/fields';
 import { KeyFileError, parseKeyFile } from '../../../src-shared/verify/key-file';
 import { KEY_ALGORITHMS, PUBLIC_KEY_LENGTH } from '../../../src-shared/verify/keys';
-import { exportTrustKeys, importTrustKeys, pinKey, revokeKey, unpinKey, type Reevaluation } from '../../operations/trust';
-import { checkOptionalRoles, TrustError, type AdvertisedKey, type PinInput, type TrustedKey, type TrustStore } from '../../trust/index';
+import {
+  exportTrustKeys,
+  importTrustKeys,
+  pinKey,
+  revokeKey,
+  unpinKey,
+  type Reevaluation,
+} from '../../operations/trust';
+import {
+  checkOptionalRoles,
+  TrustError,
+  type AdvertisedKey,
+  type PinInput,
+  type TrustedKey,
+  type TrustStore,
+} from '../../trust/index';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
 import { describeFsError, readTextFile } from '../read-input';
@@ -47,7 +61,8 @@ export const trustSpec: CommandSpec = {
 const pinSpec: CommandSpec = {
   name: 'trust pin',
   summary: 'Pin a key',
-  usage: 'evroom trust pin --key-id ID --public-key B64U [--algorithm ALG] [--label L] [--not-before TS] [--not-after TS] [--roles R,R]\n       evroom trust pin --from-file KEYFILE [--key-id ID] [--label L] [--not-before TS] [--not-after TS] [--roles R,R]',
+  usage:
+    'evroom trust pin --key-id ID --public-key B64U [--algorithm ALG] [--label L] [--not-before TS] [--not-after TS] [--roles R,R]\n       evroom trust pin --from-file KEYFILE [--key-id ID] [--label L] [--not-before TS] [--not-after TS] [--roles R,R]',
   description: [
     'The public key is unpadded base64url. With --from-file the key comes from a key file: the only',
     'key in it, or the one --key-id names. --label, --not-before, --not-after and --roles override the file.',
@@ -62,7 +77,11 @@ const pinSpec: CommandSpec = {
     'not-before': { type: 'string', value: 'TS', help: 'not valid before this instant (YYYY-MM-DDThh:mm:ssZ)' },
     'not-after': { type: 'string', value: 'TS', help: 'not valid after this instant' },
     'from-file': { type: 'string', value: 'KEYFILE', help: 'take the key from a key file' },
-    roles: { type: 'string', value: 'R,R', help: `trust it only for these roles, comma-separated (${SIGNER_ROLES.join(', ')})` },
+    roles: {
+      type: 'string',
+      value: 'R,R',
+      help: `trust it only for these roles, comma-separated (${SIGNER_ROLES.join(', ')})`,
+    },
   },
 };
 
@@ -127,7 +146,10 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       const entry = await pinInput(parsed);
       return withCliWorkspace('trust pin', (workspace) => {
         const { changed, key, reevaluation } = pinKey(workspace, entry);
-        writeLine(terminal.out, changed ? `Pinned ${describe(key)}.` : `${key.key_id} was already pinned with this key; nothing changed.`);
+        writeLine(
+          terminal.out,
+          changed ? `Pinned ${describe(key)}.` : `${key.key_id} was already pinned with this key; nothing changed.`,
+        );
         reportReevaluation(terminal, reevaluation);
         return 0;
       });
@@ -147,7 +169,10 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       const reason = optionValue(parsed, 'reason');
       return withCliWorkspace('trust revoke', (workspace) => {
         const { reevaluation } = revokeKey(workspace, keyId, reason);
-        writeLine(terminal.out, `Revoked ${keyId}${reason === undefined ? '' : ` (${reason})`}; its signatures now report trust "revoked".`);
+        writeLine(
+          terminal.out,
+          `Revoked ${keyId}${reason === undefined ? '' : ` (${reason})`}; its signatures now report trust "revoked".`,
+        );
         reportReevaluation(terminal, reevaluation);
         return 0;
       });
@@ -185,17 +210,22 @@ export async function runTrust(argv: readonly string[], terminal: Terminal): Pro
       try {
         await writeFile(out, text, { flag: flag(parsed, 'force') ? 'w' : 'wx', mode: 0o644 });
       } catch (error) {
-        if ((error as { code?: string }).code === 'EEXIST') throw new CliError(`trust export: ${out} exists; choose another name or pass --force`);
+        if ((error as { code?: string }).code === 'EEXIST')
+          throw new CliError(`trust export: ${out} exists; choose another name or pass --force`);
         throw new CliError(`trust export: ${out}: ${describeFsError(error)}`);
       }
       writeLine(terminal.out, `Wrote the trust store to ${out}.`);
       return 0;
     }
     case undefined:
-      throw new CliError('trust: name a subcommand: pin, unpin, revoke, list, import or export. See: evroom trust --help');
+      throw new CliError(
+        'trust: name a subcommand: pin, unpin, revoke, list, import or export. See: evroom trust --help',
+      );
     default:
       parseCommandArguments(trustSpec, [sub]);
-      throw new CliError(`trust: unknown subcommand '${sub}'; use pin, unpin, revoke, list, import or export. See: evroom trust --help`);
+      throw new CliError(
+        `trust: unknown subcommand '${sub}'; use pin, unpin, revoke, list, import or export. See: evroom trust --help`,
+      );
   }
 }
 
@@ -223,7 +253,9 @@ async function pinInput(parsed: ParsedArguments): Promise<PinInput> {
   let entry: KeyEntry;
   if (fromFile !== undefined) {
     if (optionValue(parsed, 'public-key') !== undefined || optionValue(parsed, 'algorithm') !== undefined) {
-      throw new CliError('trust pin: --from-file takes the key and its algorithm from the file; drop --public-key and --algorithm');
+      throw new CliError(
+        'trust pin: --from-file takes the key and its algorithm from the file; drop --public-key and --algorithm',
+      );
     }
     const text = await readTextFile(fromFile, 'key file');
     let entries: KeyEntry[];
@@ -231,7 +263,9 @@ async function pinInput(parsed: ParsedArguments): Promise<PinInput> {
       entries = parseKeyFile(text);
     } catch (error) {
       if (error instanceof KeyFileError) {
-        throw new CliError(`trust pin: key file ${fromFile}${error.path === '' ? '' : ` at ${error.path}`}: ${error.message}`);
+        throw new CliError(
+          `trust pin: key file ${fromFile}${error.path === '' ? '' : ` at ${error.path}`}: ${error.message}`,
+        );
       }
       throw error;
     }
@@ -245,10 +279,13 @@ async function pinInput(parsed: ParsedArguments): Promise<PinInput> {
     }
     entry = chosen[0] as KeyEntry;
     if (entry.status === 'revoked') {
-      throw new CliError(`trust pin: key file ${fromFile} marks ${entry.key_id} revoked; use trust import to import revocations`);
+      throw new CliError(
+        `trust pin: key file ${fromFile} marks ${entry.key_id} revoked; use trust import to import revocations`,
+      );
     }
   } else {
-    if (keyId === undefined) throw new CliError('trust pin: name the key with --key-id ID (and --public-key), or use --from-file KEYFILE');
+    if (keyId === undefined)
+      throw new CliError('trust pin: name the key with --key-id ID (and --public-key), or use --from-file KEYFILE');
     const publicKeyText = optionValue(parsed, 'public-key');
     if (publicKeyText === undefined) throw new CliError('trust pin: give the public key with --public-key B64U');
     const algorithm = (optionValue(parsed, 'algorithm') ?? 'Ed25519') as KeyAlgorithm;
@@ -257,7 +294,9 @@ async function pinInput(parsed: ParsedArguments): Promise<PinInput> {
     }
     const publicKey = decodeB64uField(publicKeyText, PUBLIC_KEY_LENGTH[algorithm]);
     if (publicKey === undefined) {
-      throw new CliError(`trust pin: --public-key must be ${PUBLIC_KEY_LENGTH[algorithm]} bytes (${algorithm}) as unpadded base64url`);
+      throw new CliError(
+        `trust pin: --public-key must be ${PUBLIC_KEY_LENGTH[algorithm]} bytes (${algorithm}) as unpadded base64url`,
+      );
     }
     entry = { key_id: keyId, algorithm, public_key: publicKey };
   }
@@ -282,7 +321,9 @@ function rolesOption(value: string | undefined): SignerRole[] | undefined {
   if (value === undefined) return undefined;
   const names = value.split(',').map((name) => name.trim());
   if (names.some((name) => name.length === 0)) {
-    throw new CliError(`trust pin: --roles takes role names separated by commas (${SIGNER_ROLES.join(', ')}), got "${value}"`);
+    throw new CliError(
+      `trust pin: --roles takes role names separated by commas (${SIGNER_ROLES.join(', ')}), got "${value}"`,
+    );
   }
   try {
     return checkOptionalRoles(names);
@@ -296,13 +337,17 @@ function rolesOption(value: string | undefined): SignerRole[] | undefined {
 function reportReevaluation(terminal: Terminal, reevaluation: Reevaluation): void {
   if (reevaluation.reverified === 0) return;
   const receipts = reevaluation.reverified === 1 ? 'receipt' : 'receipts';
-  writeLine(terminal.out, `Re-judged ${reevaluation.reverified} stored ${receipts} signed by it; ${reevaluation.changed} changed.`);
+  writeLine(
+    terminal.out,
+    `Re-judged ${reevaluation.reverified} stored ${receipts} signed by it; ${reevaluation.changed} changed.`,
+  );
 }
 
 function describe(key: TrustedKey): string {
   const parts = [key.key_id, key.algorithm];
   if (key.label !== undefined) parts.push(`“${key.label}”`);
-  if (key.not_before !== undefined || key.not_after !== undefined) parts.push(`valid ${key.not_before ?? '…'} to ${key.not_after ?? '…'}`);
+  if (key.not_before !== undefined || key.not_after !== undefined)
+    parts.push(`valid ${key.not_before ?? '…'} to ${key.not_after ?? '…'}`);
   if (key.roles !== undefined) parts.push(`for ${key.roles.join(', ')} only`);
   return parts.join(', ');
 }
@@ -319,19 +364,26 @@ function list(trust: TrustStore, json: boolean, terminal: Terminal): number {
   const trusted = trust.list();
   const advertised = trust.listAdvertised();
   if (json) {
-    writeLine(terminal.out, JSON.stringify({ trusted: trusted.map(trustedJson), advertised: advertised.map(advertisedJson) }));
+    writeLine(
+      terminal.out,
+      JSON.stringify({ trusted: trusted.map(trustedJson), advertised: advertised.map(advertisedJson) }),
+    );
     return 0;
   }
   writeLine(terminal.out, paint(terminal.color, 'bold', `Trust store (${trusted.length})`));
   if (trusted.length === 0) writeLine(terminal.out, '  (empty: no key is trusted)');
   for (const key of trusted) {
-    const status = key.status === 'revoked' ? paint(terminal.color, 'red', 'revoked') : paint(terminal.color, 'green', 'pinned ');
+    const status =
+      key.status === 'revoked' ? paint(terminal.color, 'red', 'revoked') : paint(terminal.color, 'green', 'pinned ');
     const reason = key.revocation_reason === undefined ? '' : ` (${key.revocation_reason})`;
     writeLine(terminal.out, `  ${status}  ${describe(key)}${reason}`);
     writeLine(terminal.out, `           ${paint(terminal.color, 'dim', b64uEncode(key.public_key))}`);
   }
   writeLine(terminal.out);
-  writeLine(terminal.out, paint(terminal.color, 'bold', `Advertised keys (${advertised.length}): they verify signatures, never trust`));
+  writeLine(
+    terminal.out,
+    paint(terminal.color, 'bold', `Advertised keys (${advertised.length}): they verify signatures, never trust`),
+  );
   if (advertised.length === 0) writeLine(terminal.out, '  (none)');
   for (const key of advertised) {
     const warning = key.contradictsTrustStore ? paint(terminal.color, 'red', '  CONTRADICTS THE TRUST STORE') : '';

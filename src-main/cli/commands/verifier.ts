@@ -36,7 +36,8 @@ export const verifierSpec: CommandSpec = {
 /** Runs `evroom verifier`. */
 export async function runVerifier(argv: readonly string[], terminal: Terminal): Promise<number> {
   const parsed = parseCommandArguments(verifierSpec, argv);
-  if (parsed.positionals.length > 0) throw new CliError(`verifier: unexpected argument ${parsed.positionals[0] ?? ''}; use --out FILE`);
+  if (parsed.positionals.length > 0)
+    throw new CliError(`verifier: unexpected argument ${parsed.positionals[0] ?? ''}; use --out FILE`);
   const out = optionValue(parsed, 'out');
   if (out === undefined || out === '') throw new CliError('verifier: --out FILE is required (the HTML file to write)');
   const folder = await stat(dirname(out)).catch(() => undefined);
@@ -44,9 +45,13 @@ export async function runVerifier(argv: readonly string[], terminal: Terminal): 
   const existing = await stat(out).catch(() => undefined);
   if (existing?.isDirectory()) throw new CliError(`verifier: ${out}: is a folder; give a file name`);
   // Checked before the page is built, so a refusal is quick and writes nothing.
-  if (existing && !flag(parsed, 'force')) throw new CliError(`verifier: ${out}: already exists; pass --force to replace it`);
+  if (existing && !flag(parsed, 'force'))
+    throw new CliError(`verifier: ${out}: already exists; pass --force to replace it`);
   const html = await verifierPage();
   await writeFileSafely(out, html, { force: flag(parsed, 'force') });
-  writeLine(terminal.out, `Wrote the reference verifier to ${out} (${Math.round(Buffer.byteLength(html) / 1024)} KiB); open it in a browser.`);
+  writeLine(
+    terminal.out,
+    `Wrote the reference verifier to ${out} (${Math.round(Buffer.byteLength(html) / 1024)} KiB); open it in a browser.`,
+  );
   return 0;
 }

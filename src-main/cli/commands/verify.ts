@@ -28,12 +28,29 @@ export const verifySpec: CommandSpec = {
   ],
   options: {
     json: { type: 'boolean', help: 'print one JSON line per input: the report plus "input"' },
-    keys: { type: 'string', multiple: true, value: 'FILE', help: 'public keys that may verify signatures (never trusted)' },
-    trust: { type: 'string', multiple: true, value: 'FILE', help: 'a trust store file: keys you pinned (may be repeated)' },
+    keys: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'public keys that may verify signatures (never trusted)',
+    },
+    trust: {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: 'a trust store file: keys you pinned (may be repeated)',
+    },
     secret: { type: 'string', multiple: true, value: 'FILE', help: 'AES-256-GCM secrets for sealed documents' },
     'require-trusted': { type: 'boolean', help: 'exit 1 unless every signing key is pinned and trusted' },
-    'no-trust-store': { type: 'boolean', help: 'ignore the trust store of the data folder (EVROOM_HOME); use only --trust files' },
-    jobs: { type: 'string', value: 'N', help: `threads verifying at once over many files (default: one per core, 1 to ${MAX_POOL_SIZE})` },
+    'no-trust-store': {
+      type: 'boolean',
+      help: 'ignore the trust store of the data folder (EVROOM_HOME); use only --trust files',
+    },
+    jobs: {
+      type: 'string',
+      value: 'N',
+      help: `threads verifying at once over many files (default: one per core, 1 to ${MAX_POOL_SIZE})`,
+    },
   },
   exitCodes: [
     '0  every input is PASS (and trusted, with --require-trusted)',
@@ -66,7 +83,11 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
   const keyFiles = await loadKeyFiles(optionValues(parsed, 'keys'), 'key file', false);
   // One key id, one key, wherever the keys came from (PROTOCOL section 0).
   try {
-    checkKeySources([{ name: 'the trust store', entries: store }, { name: 'the --trust files', entries: trustFiles }, { name: 'the --keys files', entries: keyFiles }]);
+    checkKeySources([
+      { name: 'the trust store', entries: store },
+      { name: 'the --trust files', entries: trustFiles },
+      { name: 'the --keys files', entries: keyFiles },
+    ]);
   } catch (error) {
     if (error instanceof KeyFileError) throw new CliError(error.message);
     throw error;
@@ -78,7 +99,8 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
     secrets: await loadSecretFiles(optionValues(parsed, 'secret')),
     now: new Date(),
   };
-  const jobs = integerOption('verify', parsed, 'jobs', 1, MAX_POOL_SIZE) ?? Math.min(availableParallelism(), MAX_POOL_SIZE);
+  const jobs =
+    integerOption('verify', parsed, 'jobs', 1, MAX_POOL_SIZE) ?? Math.min(availableParallelism(), MAX_POOL_SIZE);
   const json = flag(parsed, 'json');
   const requireTrusted = flag(parsed, 'require-trusted');
   let exitCode = 0;
@@ -136,7 +158,13 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
   // verifyInOrder); a few inputs are verified here alone: starting a worker costs more.
   const pool =
     jobs > 1 && positionals.length >= POOL_MIN_INPUTS
-      ? createVerifyPool({ pinned: context.pinned, advertised: context.advertised, secrets: context.secrets, now: context.now, size: jobs - 1 })
+      ? createVerifyPool({
+          pinned: context.pinned,
+          advertised: context.advertised,
+          secrets: context.secrets,
+          now: context.now,
+          size: jobs - 1,
+        })
       : undefined;
   try {
     await verifyInOrder(positionals, verifyHere, pool, stdinIndex, (start, outcomes) => {
@@ -236,7 +264,12 @@ async function verifyInOrder(
     }
   }
   function refill(): void {
-    while (failure === undefined && inFlight < (pool as VerifyPool).size * WORKER_DEPTH && next < count && next !== stdinIndex) {
+    while (
+      failure === undefined &&
+      inFlight < (pool as VerifyPool).size * WORKER_DEPTH &&
+      next < count &&
+      next !== stdinIndex
+    ) {
       const start = next;
       const share = Math.ceil((count - start) / (threads * WORKER_DEPTH));
       let end = Math.min(count, start + Math.min(WORKER_BATCH, Math.max(WORKER_BATCH_MIN, share)));
@@ -289,7 +322,9 @@ function ledgerTrustStore(): KeyEntry[] {
   try {
     return readTrustStore(userDataDirectory());
   } catch (error) {
-    throw new CliError(`the trust store in ${userDataDirectory()} cannot be read: ${error instanceof Error ? error.message : String(error)} (use --no-trust-store to skip it)`);
+    throw new CliError(
+      `the trust store in ${userDataDirectory()} cannot be read: ${error instanceof Error ? error.message : String(error)} (use --no-trust-store to skip it)`,
+    );
   }
 }
 
@@ -334,4 +369,3 @@ function asFileError(error: unknown, what: string, name: string): Error {
   }
   return error instanceof Error ? error : new Error(String(error));
 }
-

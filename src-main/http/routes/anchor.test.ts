@@ -35,14 +35,24 @@ async function start(home: string, engine: ((workspace: Workspace) => AnchorEngi
   const made = engine?.(workspace);
   const service = await buildService({
     workspace,
-    signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed: keys.listed },
+    signer: {
+      key_id: keys.active.key_id,
+      seed: keys.active.seed,
+      public_key: keys.active.public_key,
+      listed: keys.listed,
+    },
     ...(made === undefined ? {} : { anchor: made }),
   });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   return { service, base, workspace, ...(made === undefined ? {} : { engine: made }) };
 }
 
-async function call(base: string, method: string, route: string, options: { key?: string; body?: unknown; raw?: string } = {}) {
+async function call(
+  base: string,
+  method: string,
+  route: string,
+  options: { key?: string; body?: unknown; raw?: string } = {},
+) {
   const headers: Record<string, string> = {};
   if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
   const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
@@ -67,7 +77,11 @@ describe('the anchor routes', () => {
     const chain = new ChainClient(anvil.rpcUrl);
     const account = anchorAccount(generatePrivateKey());
     await chain.fundOnDevelopmentChain(account.address);
-    running = await start(path.join(directory, 'main'), (workspace) => new AnchorEngine({ ledger: workspace.ledger, chain, account, network: 'anvil-local', intervalMs: 60_000 }));
+    running = await start(
+      path.join(directory, 'main'),
+      (workspace) =>
+        new AnchorEngine({ ledger: workspace.ledger, chain, account, network: 'anvil-local', intervalMs: 60_000 }),
+    );
     for (const tier of ['free', 'pro', 'scale', 'enterprise'] as const) {
       createTenant(running.workspace, tier, tier);
       keys[tier] = issueApiKey(running.workspace, tier).key;
@@ -116,23 +130,40 @@ describe('the anchor routes', () => {
       const answer = await call(running.base, 'POST', '/v1/anchor', { key: keys.pro!, raw });
       expect(answer.status, raw).toBe(400);
       expect(answer.json.error, raw).toMatchObject({ code: 'invalid_request' });
-      if (pointer !== '') expect((answer.json.error as { details: { path: string }[] }).details.map((detail) => detail.path), raw).toContain(pointer);
+      if (pointer !== '')
+        expect(
+          (answer.json.error as { details: { path: string }[] }).details.map((detail) => detail.path),
+          raw,
+        ).toContain(pointer);
     }
     expect(running.engine!.status().pending_hashes).toBe(0);
   });
 
   it('queues a hash with 202, gives the same record twice, 409 for another hash with its suffix, and GET answers pending then resolved', async () => {
     const digest = digestOf('anchored receipt');
-    const first = await call(running.base, 'POST', '/v1/anchor', { key: keys.pro!, body: { canonical_sha256: b64uEncode(digest) } });
+    const first = await call(running.base, 'POST', '/v1/anchor', {
+      key: keys.pro!,
+      body: { canonical_sha256: b64uEncode(digest) },
+    });
     expect(first.status, first.text).toBe(202);
-    expect(first.json).toEqual({ svc_anchor: expect.stringMatching(/^urn:svc:anchor:pending:\d{4}-\d\d-\d\dT\d\d:\d\dZ:[0-9a-f]{16}$/), batch_id: expect.any(String), eta_seconds: expect.any(Number) });
-    const again = await call(running.base, 'POST', '/v1/anchor', { key: keys.scale!, body: { canonical_sha256: b64uEncode(digest) } });
+    expect(first.json).toEqual({
+      svc_anchor: expect.stringMatching(/^urn:svc:anchor:pending:\d{4}-\d\d-\d\dT\d\d:\d\dZ:[0-9a-f]{16}$/),
+      batch_id: expect.any(String),
+      eta_seconds: expect.any(Number),
+    });
+    const again = await call(running.base, 'POST', '/v1/anchor', {
+      key: keys.scale!,
+      body: { canonical_sha256: b64uEncode(digest) },
+    });
     expect(again.status).toBe(202);
     expect(again.json.svc_anchor).toBe(first.json.svc_anchor);
     expect(again.json.batch_id).toBe(first.json.batch_id);
     const twin = new Uint8Array(digest);
     twin[20] = (twin[20] ?? 0) ^ 0xff;
-    const clash = await call(running.base, 'POST', '/v1/anchor', { key: keys.enterprise!, body: { canonical_sha256: b64uEncode(twin) } });
+    const clash = await call(running.base, 'POST', '/v1/anchor', {
+      key: keys.enterprise!,
+      body: { canonical_sha256: b64uEncode(twin) },
+    });
     expect(clash.status).toBe(409);
     expect(clash.json.error).toMatchObject({ code: 'conflict' });
     const urn = first.json.svc_anchor as string;
@@ -142,21 +173,40 @@ describe('the anchor routes', () => {
     // Unencoded colons work too.
     expect((await call(running.base, 'GET', `/v1/anchor/${urn}`)).json.svc_anchor).toBe(urn);
     await running.engine!.closeNow();
-    for (let tries = 0; running.engine!.status().pending_hashes > 0 && tries < 200; tries += 1) await running.engine!.tick();
+    for (let tries = 0; running.engine!.status().pending_hashes > 0 && tries < 200; tries += 1)
+      await running.engine!.tick();
     const resolved = await call(running.base, 'GET', anchorPath(urn));
     expect(resolved.status).toBe(200);
     expect(isResolvedAnchorUrn(resolved.json.svc_anchor)).toBe(true);
-    expect(resolved.json).toMatchObject({ batch_id: first.json.batch_id, network: 'anvil-local', block_height: expect.any(Number), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), merkle_root: expect.stringMatching(/^sha256:/), merkle_path: [], verified_at: expect.any(String) });
-    expect((await call(running.base, 'GET', anchorPath(resolved.json.svc_anchor as string))).json).toEqual(resolved.json);
+    expect(resolved.json).toMatchObject({
+      batch_id: first.json.batch_id,
+      network: 'anvil-local',
+      block_height: expect.any(Number),
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      merkle_root: expect.stringMatching(/^sha256:/),
+      merkle_path: [],
+      verified_at: expect.any(String),
+    });
+    expect((await call(running.base, 'GET', anchorPath(resolved.json.svc_anchor as string))).json).toEqual(
+      resolved.json,
+    );
     const verified = await verifyAnchor({ sha256, digest, record: resolved.json, rpcUrl: anvil.rpcUrl });
     expect(verified.anchor_status).toBe('verified');
   });
 
   it('answers 404 for an unknown URN and 400 for a malformed one', async () => {
-    const unknown = await call(running.base, 'GET', anchorPath(`urn:svc:anchor:pending:2026-01-01T00:00Z:${'0'.repeat(16)}`));
+    const unknown = await call(
+      running.base,
+      'GET',
+      anchorPath(`urn:svc:anchor:pending:2026-01-01T00:00Z:${'0'.repeat(16)}`),
+    );
     expect(unknown.status).toBe(404);
     expect(unknown.json.error).toMatchObject({ code: 'not_found' });
-    for (const bad of ['urn:svc:anchor:pending:2026-02-30T00:00Z:0000000000000000', 'urn:svc:anchor:base:1:0xabc:0000000000000000', 'hello']) {
+    for (const bad of [
+      'urn:svc:anchor:pending:2026-02-30T00:00Z:0000000000000000',
+      'urn:svc:anchor:base:1:0xabc:0000000000000000',
+      'hello',
+    ]) {
       const answer = await call(running.base, 'GET', anchorPath(bad));
       expect(answer.status, bad).toBe(400);
       expect(answer.json.error, bad).toMatchObject({ code: 'invalid_request', details: [{ path: '/svc_anchor' }] });
@@ -167,12 +217,19 @@ describe('the anchor routes', () => {
     const scale = await call(running.base, 'POST', '/tenants/scale/receipts', { key: keys.scale!, body: EMIT });
     expect(scale.status, scale.text).toBe(201);
     const anchor = scale.json.anchor as { svc_anchor: string; batch_id: string; eta_seconds: number };
-    expect(anchor).toEqual({ svc_anchor: expect.stringMatching(/^urn:svc:anchor:pending:/), batch_id: expect.any(String), eta_seconds: expect.any(Number) });
+    expect(anchor).toEqual({
+      svc_anchor: expect.stringMatching(/^urn:svc:anchor:pending:/),
+      batch_id: expect.any(String),
+      eta_seconds: expect.any(Number),
+    });
     // The digest is the receipt's JCS SHA-256: its suffix is in the URN.
     const receiptDigest = sha256(new TextEncoder().encode(jcs(scale.json.receipt as never)));
     expect(anchor.svc_anchor.endsWith(Buffer.from(receiptDigest.subarray(0, 8)).toString('hex'))).toBe(true);
     expect((await call(running.base, 'GET', anchorPath(anchor.svc_anchor))).status).toBe(200);
-    const enterprise = await call(running.base, 'POST', '/tenants/enterprise/receipts', { key: keys.enterprise!, body: EMIT });
+    const enterprise = await call(running.base, 'POST', '/tenants/enterprise/receipts', {
+      key: keys.enterprise!,
+      body: EMIT,
+    });
     expect((enterprise.json.anchor as { svc_anchor: string }).svc_anchor).toMatch(/^urn:svc:anchor:pending:/);
     const pro = await call(running.base, 'POST', '/tenants/pro/receipts', { key: keys.pro!, body: EMIT });
     expect(pro.status).toBe(201);
@@ -181,10 +238,18 @@ describe('the anchor routes', () => {
 
   it('shows the anchoring backlog in the signed /status and the routes in OpenAPI', async () => {
     const status = await call(running.base, 'GET', '/status');
-    expect(status.json.anchor).toMatchObject({ enabled: true, network: 'anvil-local', pending_hashes: expect.any(Number), batches: { open: expect.any(Number) }, last_error: null });
+    expect(status.json.anchor).toMatchObject({
+      enabled: true,
+      network: 'anvil-local',
+      pending_hashes: expect.any(Number),
+      batches: { open: expect.any(Number) },
+      last_error: null,
+    });
     expect(status.json.sig_b64u).toEqual(expect.stringMatching(/^[A-Za-z0-9_-]{86}$/));
     const openapi = await call(running.base, 'GET', '/openapi.json');
-    expect(Object.keys(openapi.json.paths as object)).toEqual(expect.arrayContaining(['/v1/anchor', '/v1/anchor/{svc_anchor}']));
+    expect(Object.keys(openapi.json.paths as object)).toEqual(
+      expect.arrayContaining(['/v1/anchor', '/v1/anchor/{svc_anchor}']),
+    );
     const bareStatus = await call(bare.base, 'GET', '/status');
     expect(bareStatus.json.anchor).toEqual({ enabled: false });
   });
@@ -194,7 +259,10 @@ describe('the anchor routes', () => {
     const second = await call(running.base, 'GET', '/status');
     expect(second.text).toBe(first.text);
     const before = (first.json.anchor as { pending_hashes: number }).pending_hashes;
-    const queued = await call(running.base, 'POST', '/v1/anchor', { key: keys.pro!, body: { canonical_sha256: b64uEncode(digestOf('status backlog')) } });
+    const queued = await call(running.base, 'POST', '/v1/anchor', {
+      key: keys.pro!,
+      body: { canonical_sha256: b64uEncode(digestOf('status backlog')) },
+    });
     expect(queued.status).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const after = await call(running.base, 'GET', '/status');
@@ -206,10 +274,16 @@ describe('the anchor routes', () => {
     const body = { canonical_sha256: b64uEncode(digestOf('no engine')) };
     const answer = await call(bare.base, 'POST', '/v1/anchor', { key: keys.bare!, body });
     expect(answer.status).toBe(503);
-    expect(answer.json).toEqual({ error: { code: 'anchoring_unavailable', message: expect.stringMatching(/without anchoring/), details: [] } });
+    expect(answer.json).toEqual({
+      error: { code: 'anchoring_unavailable', message: expect.stringMatching(/without anchoring/), details: [] },
+    });
     expect((await call(bare.base, 'POST', '/v1/anchor', { body })).status).toBe(401);
     expect((await call(bare.base, 'POST', '/v1/anchor', { key: keys.bare!, body: {} })).status).toBe(400);
-    const unknown = await call(bare.base, 'GET', anchorPath(`urn:svc:anchor:pending:2026-01-01T00:00Z:${'0'.repeat(16)}`));
+    const unknown = await call(
+      bare.base,
+      'GET',
+      anchorPath(`urn:svc:anchor:pending:2026-01-01T00:00Z:${'0'.repeat(16)}`),
+    );
     expect(unknown.status).toBe(404);
     const tenant = await call(bare.base, 'POST', '/tenants/pro/receipts', { key: keys.bare!, body: EMIT });
     expect(tenant.json.anchor).toBeNull();

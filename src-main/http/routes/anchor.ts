@@ -8,7 +8,13 @@
  * a record names a digest's first 8 bytes and a transaction, nothing more.
  */
 import type { FastifyInstance } from 'fastify';
-import { ANCHOR_BODY_SCHEMA, lookupAnchor, mayAnchor, submitAnchor, type AnchorRequest } from '../../operations/anchor-submit';
+import {
+  ANCHOR_BODY_SCHEMA,
+  lookupAnchor,
+  mayAnchor,
+  submitAnchor,
+  type AnchorRequest,
+} from '../../operations/anchor-submit';
 import { readBody } from '../body';
 import { HttpError } from '../errors';
 import type { ServiceContext } from '../service';
@@ -16,7 +22,11 @@ import type { ServiceContext } from '../service';
 const PENDING_SCHEMA = {
   type: 'object',
   required: ['svc_anchor', 'batch_id', 'eta_seconds'],
-  properties: { svc_anchor: { type: 'string' }, batch_id: { type: 'string' }, eta_seconds: { type: 'integer', minimum: 0 } },
+  properties: {
+    svc_anchor: { type: 'string' },
+    batch_id: { type: 'string' },
+    eta_seconds: { type: 'integer', minimum: 0 },
+  },
 } as const;
 
 const RECORD_SCHEMA = {
@@ -51,9 +61,19 @@ export function registerAnchorRoutes(app: FastifyInstance, context: ServiceConte
     },
     async (request, reply) => {
       const caller = context.requireCaller(request);
-      if (!mayAnchor(caller)) throw new HttpError(403, 'forbidden', `A ${caller.key.tier} key does not anchor; anchoring needs a pro, scale or enterprise key.`);
+      if (!mayAnchor(caller))
+        throw new HttpError(
+          403,
+          'forbidden',
+          `A ${caller.key.tier} key does not anchor; anchoring needs a pro, scale or enterprise key.`,
+        );
       const body = readBody<AnchorRequest>(request, ANCHOR_BODY_SCHEMA);
-      if (context.anchor === undefined) throw new HttpError(503, 'anchoring_unavailable', 'This service runs without anchoring (--no-anchor); nothing was queued.');
+      if (context.anchor === undefined)
+        throw new HttpError(
+          503,
+          'anchoring_unavailable',
+          'This service runs without anchoring (--no-anchor); nothing was queued.',
+        );
       return reply.code(202).send(submitAnchor(context.anchor, caller, body));
     },
   );
@@ -64,10 +84,15 @@ export function registerAnchorRoutes(app: FastifyInstance, context: ServiceConte
       schema: {
         summary: 'The pending or resolved record of an anchor URN (URL-encoded)',
         tags: ['anchor'],
-        params: { type: 'object', required: ['svc_anchor'], properties: { svc_anchor: { type: 'string', maxLength: 512 } } },
+        params: {
+          type: 'object',
+          required: ['svc_anchor'],
+          properties: { svc_anchor: { type: 'string', maxLength: 512 } },
+        },
         response: { 200: RECORD_SCHEMA },
       },
     },
-    async (request) => lookupAnchor(context.workspace, (request.params as { svc_anchor: string }).svc_anchor, context.now()),
+    async (request) =>
+      lookupAnchor(context.workspace, (request.params as { svc_anchor: string }).svc_anchor, context.now()),
   );
 }

@@ -12,7 +12,8 @@ import { signRuleD1 } from '../../../src-shared/verify/signature';
 import { STATUS_INTERVAL_MS, type ServiceContext } from '../service';
 
 /** The note /v1/keys carries. */
-export const KEYS_NOTE = 'Listing a key confers no trust: pin a key you have checked independently to make its signatures trusted.';
+export const KEYS_NOTE =
+  'Listing a key confers no trust: pin a key you have checked independently to make its signatures trusted.';
 
 /** How often /status reads the anchoring backlog at most, ms. */
 const BACKLOG_CHECK_MS = 1000;
@@ -40,19 +41,32 @@ export function anchorStatus(context: ServiceContext): JsonObject {
 }
 
 /** Registers /v1/keys and /status, and keeps /status fresh until the service closes. */
-export function registerKeysStatusRoutes(app: FastifyInstance, context: ServiceContext, status: { routes(): readonly string[]; update(document: StatusDocument): void }): void {
-  app.get('/v1/keys', { schema: { summary: 'The signing keys this service advertises (a key file; listing confers no trust)', tags: ['keys'] } }, async () => ({
-    keys: context.signer.listed.map((key) => ({
-      key_id: key.key_id,
-      algorithm: key.algorithm,
-      public_key: b64uEncode(key.public_key),
-      use: ['receipts', 'typed-contracts', 'status', 'evidence'],
-      status: key.active ? 'active' : 'retired',
-      ...(key.not_before !== undefined ? { not_before: key.not_before } : {}),
-      ...(key.not_after !== undefined ? { not_after: key.not_after } : {}),
-    })),
-    note: KEYS_NOTE,
-  }));
+export function registerKeysStatusRoutes(
+  app: FastifyInstance,
+  context: ServiceContext,
+  status: { routes(): readonly string[]; update(document: StatusDocument): void },
+): void {
+  app.get(
+    '/v1/keys',
+    {
+      schema: {
+        summary: 'The signing keys this service advertises (a key file; listing confers no trust)',
+        tags: ['keys'],
+      },
+    },
+    async () => ({
+      keys: context.signer.listed.map((key) => ({
+        key_id: key.key_id,
+        algorithm: key.algorithm,
+        public_key: b64uEncode(key.public_key),
+        use: ['receipts', 'typed-contracts', 'status', 'evidence'],
+        status: key.active ? 'active' : 'retired',
+        ...(key.not_before !== undefined ? { not_before: key.not_before } : {}),
+        ...(key.not_after !== undefined ? { not_after: key.not_after } : {}),
+      })),
+      note: KEYS_NOTE,
+    }),
+  );
 
   let signedAnchor = '';
   function regenerate(): void {
@@ -62,7 +76,12 @@ export function registerKeysStatusRoutes(app: FastifyInstance, context: ServiceC
       .map((route) => ({ route, status: 'up' }));
     const anchor = anchorStatus(context);
     signedAnchor = JSON.stringify(anchor);
-    const unsigned: JsonObject = { generated_at: context.now().toISOString(), key_id: context.signer.key_id, endpoints, anchor };
+    const unsigned: JsonObject = {
+      generated_at: context.now().toISOString(),
+      key_id: context.signer.key_id,
+      endpoints,
+      anchor,
+    };
     status.update(signRuleD1(unsigned, context.signer.seed, context.workspace.crypto));
   }
 
@@ -71,16 +90,26 @@ export function registerKeysStatusRoutes(app: FastifyInstance, context: ServiceC
   // it on every request), and the signed document is written as JSON once per regeneration.
   let backlogCheckedAt = Number.NEGATIVE_INFINITY;
   let served: { document: StatusDocument; json: string } | undefined;
-  app.get('/status', { schema: { summary: 'Every route’s status and the anchoring backlog, signed under Rule D1, regenerated every 60 s (and within a second of a backlog change)', tags: ['keys'] } }, async (_request, reply) => {
-    const at = Date.now();
-    if (context.anchor !== undefined && at - backlogCheckedAt >= BACKLOG_CHECK_MS) {
-      backlogCheckedAt = at;
-      if (JSON.stringify(anchorStatus(context)) !== signedAnchor) regenerate();
-    }
-    const document = context.status();
-    if (served?.document !== document) served = { document, json: JSON.stringify(document) };
-    return reply.type('application/json; charset=utf-8').send(served.json);
-  });
+  app.get(
+    '/status',
+    {
+      schema: {
+        summary:
+          'Every route’s status and the anchoring backlog, signed under Rule D1, regenerated every 60 s (and within a second of a backlog change)',
+        tags: ['keys'],
+      },
+    },
+    async (_request, reply) => {
+      const at = Date.now();
+      if (context.anchor !== undefined && at - backlogCheckedAt >= BACKLOG_CHECK_MS) {
+        backlogCheckedAt = at;
+        if (JSON.stringify(anchorStatus(context)) !== signedAnchor) regenerate();
+      }
+      const document = context.status();
+      if (served?.document !== document) served = { document, json: JSON.stringify(document) };
+      return reply.type('application/json; charset=utf-8').send(served.json);
+    },
+  );
 
   let timer: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {

@@ -3,7 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { didKeyFromEd25519, hexEncode, utf8Encode } from '../../../src-shared/crypto';
-import { issueProfileReceipt, NANO_BYTE_BUDGET, profileByteLength, STANDARD_BYTE_BUDGET } from '../../../src-shared/formats/profile';
+import {
+  issueProfileReceipt,
+  NANO_BYTE_BUDGET,
+  profileByteLength,
+  STANDARD_BYTE_BUDGET,
+} from '../../../src-shared/formats/profile';
 import { jcs } from '../../../src-shared/json';
 import type { RosettaAnswerObligation } from '../../operations/rosetta';
 import { createTenant, issueApiKey } from '../../operations/service-admin';
@@ -25,7 +30,10 @@ beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-pilot-'));
   workspace = openWorkspace(home);
   const { active, listed } = loadServiceKeys(workspace);
-  service = await buildService({ workspace, signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed } });
+  service = await buildService({
+    workspace,
+    signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed },
+  });
   base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   createTenant(workspace, 'partner-co', 'pro');
   createTenant(workspace, 'plain-co', 'pro');
@@ -39,7 +47,11 @@ afterAll(async () => {
   fs.rmSync(home, { recursive: true, force: true });
 });
 
-async function post(route: string, body: unknown, key: string | null = partnerKey): Promise<{ status: number; body: Record<string, unknown> }> {
+async function post(
+  route: string,
+  body: unknown,
+  key: string | null = partnerKey,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${base}${route}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
@@ -61,11 +73,20 @@ function checkOf(answer: Record<string, unknown>, id: string): Check {
   return found;
 }
 
-const READY_SURFACE = { name: 'checkout', sample_payload: '{"order_id":"A-1","amount":12.5,"items":[{"sku":"x","qty":2}]}', signer: 'Ed25519', clock_source: 'NTP (pool.ntp.org)', ids_stable: true };
+const READY_SURFACE = {
+  name: 'checkout',
+  sample_payload: '{"order_id":"A-1","amount":12.5,"items":[{"sku":"x","qty":2}]}',
+  signer: 'Ed25519',
+  clock_source: 'NTP (pool.ntp.org)',
+  ids_stable: true,
+};
 
 describe('POST /v1/rosetta/normalize', () => {
   it('maps obligations by id across the four regimes, in request order, with the receipt fields that evidence them', async () => {
-    const { status, body } = await post('/v1/rosetta/normalize', { from_regime: 'eu_ai_act', obligations: ['record_keeping', 'serious_incident_reporting'] });
+    const { status, body } = await post('/v1/rosetta/normalize', {
+      from_regime: 'eu_ai_act',
+      obligations: ['record_keeping', 'serious_incident_reporting'],
+    });
     expect(status).toBe(200);
     expect(body['pilot']).toBe(true);
     expect(body['from_regime']).toBe('eu_ai_act');
@@ -75,16 +96,24 @@ describe('POST /v1/rosetta/normalize', () => {
     expect(logs?.id).toBe('record_keeping');
     expect(logs?.from).toEqual({ name: 'Record-keeping', citation: 'Art. 12' });
     expect(Object.keys(logs?.regimes ?? {})).toEqual(['eu_ai_act', 'nist_ai_rmf', 'iso_iec_42001', 'uk_ai_principles']);
-    expect(logs?.regimes.iso_iec_42001).toEqual({ name: 'AI system recording of event logs', citation: 'Annex A, control A.6.2.8' });
+    expect(logs?.regimes.iso_iec_42001).toEqual({
+      name: 'AI system recording of event logs',
+      citation: 'Annex A, control A.6.2.8',
+    });
     expect(logs?.receipt_fields.map((field) => field.pointer)).toContain('/issued_at');
     expect(incidents?.id).toBe('serious_incident_reporting');
     expect(incidents?.regimes.eu_ai_act).toEqual({ name: 'Reporting of serious incidents', citation: 'Art. 73' });
     expect(incidents?.regimes.uk_ai_principles).toBe('no_equivalent');
-    expect((body['sources'] as Record<string, { document: string }>)['eu_ai_act']?.document).toContain('Regulation (EU) 2024/1689');
+    expect((body['sources'] as Record<string, { document: string }>)['eu_ai_act']?.document).toContain(
+      'Regulation (EU) 2024/1689',
+    );
   });
 
   it('answers from the regime asked: from is that regime’s cell, no_equivalent included', async () => {
-    const { status, body } = await post('/v1/rosetta/normalize', { from_regime: 'uk_ai_principles', obligations: ['log_retention'] });
+    const { status, body } = await post('/v1/rosetta/normalize', {
+      from_regime: 'uk_ai_principles',
+      obligations: ['log_retention'],
+    });
     expect(status).toBe(200);
     expect((body['obligations'] as Record<string, unknown>[])[0]?.['from']).toBe('no_equivalent');
   });
@@ -97,7 +126,11 @@ describe('POST /v1/rosetta/normalize', () => {
     expect(status).toBe(200);
     const obligations = body['obligations'] as { id: string; matched_terms: string[] }[];
     // Table order, whatever the order of the terms.
-    expect(obligations.map((item) => item.id)).toEqual(['record_keeping', 'human_oversight', 'serious_incident_reporting']);
+    expect(obligations.map((item) => item.id)).toEqual([
+      'record_keeping',
+      'human_oversight',
+      'serious_incident_reporting',
+    ]);
     expect(obligations[0]?.matched_terms).toEqual(['Automatic EVENT LOGS']);
     expect(obligations[1]?.matched_terms).toEqual(['HUMAN   oversight']);
     expect(body['unmatched_terms']).toEqual(['product catalogs', 'blockchain']);
@@ -115,7 +148,10 @@ describe('POST /v1/rosetta/normalize', () => {
   });
 
   it('refuses an unknown regime with 400 invalid_request at /from_regime', async () => {
-    const { status, body } = await post('/v1/rosetta/normalize', { from_regime: 'gdpr', obligations: ['record_keeping'] });
+    const { status, body } = await post('/v1/rosetta/normalize', {
+      from_regime: 'gdpr',
+      obligations: ['record_keeping'],
+    });
     expect(status).toBe(400);
     const error = body['error'] as { code: string; details: { path: string }[] };
     expect(error.code).toBe('invalid_request');
@@ -123,7 +159,10 @@ describe('POST /v1/rosetta/normalize', () => {
   });
 
   it('refuses an unknown obligation with 400 invalid_request at its pointer', async () => {
-    const { status, body } = await post('/v1/rosetta/translate', { from_regime: 'eu_ai_act', obligations: ['record_keeping', 'human_oversight', 'art_99'] });
+    const { status, body } = await post('/v1/rosetta/translate', {
+      from_regime: 'eu_ai_act',
+      obligations: ['record_keeping', 'human_oversight', 'art_99'],
+    });
     expect(status).toBe(400);
     const error = body['error'] as { code: string; details: { path: string }[] };
     expect(error.code).toBe('invalid_request');
@@ -131,18 +170,36 @@ describe('POST /v1/rosetta/normalize', () => {
   });
 
   it('refuses both lists, neither list, a repeated obligation and an unknown member', async () => {
-    const both = await post('/v1/rosetta/normalize', { from_regime: 'eu_ai_act', obligations: ['record_keeping'], terms: ['logs'] });
+    const both = await post('/v1/rosetta/normalize', {
+      from_regime: 'eu_ai_act',
+      obligations: ['record_keeping'],
+      terms: ['logs'],
+    });
     const neither = await post('/v1/rosetta/normalize', { from_regime: 'eu_ai_act' });
-    const repeated = await post('/v1/rosetta/normalize', { from_regime: 'eu_ai_act', obligations: ['record_keeping', 'record_keeping'] });
-    const extra = await post('/v1/rosetta/normalize', { from_regime: 'eu_ai_act', obligations: ['record_keeping'], jurisdiction: 'x' });
+    const repeated = await post('/v1/rosetta/normalize', {
+      from_regime: 'eu_ai_act',
+      obligations: ['record_keeping', 'record_keeping'],
+    });
+    const extra = await post('/v1/rosetta/normalize', {
+      from_regime: 'eu_ai_act',
+      obligations: ['record_keeping'],
+      jurisdiction: 'x',
+    });
     for (const answer of [both, neither, repeated, extra]) expect(answer.status).toBe(400);
-    expect((extra.body['error'] as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain('/jurisdiction');
+    expect((extra.body['error'] as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain(
+      '/jurisdiction',
+    );
   });
 
   it('refuses a body with a duplicate member name (strict parse) with its pointer', async () => {
-    const { status, body } = await post('/v1/rosetta/normalize', '{"from_regime":"eu_ai_act","from_regime":"nist_ai_rmf","obligations":["record_keeping"]}');
+    const { status, body } = await post(
+      '/v1/rosetta/normalize',
+      '{"from_regime":"eu_ai_act","from_regime":"nist_ai_rmf","obligations":["record_keeping"]}',
+    );
     expect(status).toBe(400);
-    expect((body['error'] as { details: { path: string; message: string }[] }).details).toEqual([{ path: '/from_regime', message: 'duplicate_name' }]);
+    expect((body['error'] as { details: { path: string; message: string }[] }).details).toEqual([
+      { path: '/from_regime', message: 'duplicate_name' },
+    ]);
   });
 });
 
@@ -169,7 +226,9 @@ describe('POST /v1/prospector/qualify', () => {
   });
 
   it('fails the parse check for a payload with a duplicate member name, and is not ready', async () => {
-    const { status, body } = await post('/v1/prospector/qualify', { surface: { ...READY_SURFACE, sample_payload: '{"order":{"id":1,"id":2}}' } });
+    const { status, body } = await post('/v1/prospector/qualify', {
+      surface: { ...READY_SURFACE, sample_payload: '{"order":{"id":1,"id":2}}' },
+    });
     expect(status).toBe(200);
     expect(body['ready']).toBe(false);
     const parsed = checkOf(body, 'payload_strict_json');
@@ -182,19 +241,27 @@ describe('POST /v1/prospector/qualify', () => {
   });
 
   it('fails the parse check for an integer beyond ±(2^53−1) and for a lone surrogate', async () => {
-    const big = await post('/v1/prospector/qualify', { surface: { ...READY_SURFACE, sample_payload: '{"ids":[1,-9007199254740992]}' } });
+    const big = await post('/v1/prospector/qualify', {
+      surface: { ...READY_SURFACE, sample_payload: '{"ids":[1,-9007199254740992]}' },
+    });
     expect(checkOf(big.body, 'payload_strict_json')).toMatchObject({ status: 'fail' });
     expect(checkOf(big.body, 'payload_strict_json').detail).toMatch(/integer_out_of_range.*\/ids\/1/);
-    const edge = await post('/v1/prospector/qualify', { surface: { ...READY_SURFACE, sample_payload: '{"n":-9007199254740991,"x":1e300}' } });
+    const edge = await post('/v1/prospector/qualify', {
+      surface: { ...READY_SURFACE, sample_payload: '{"n":-9007199254740991,"x":1e300}' },
+    });
     expect(checkOf(edge.body, 'payload_strict_json').status).toBe('pass');
-    const surrogate = await post('/v1/prospector/qualify', { surface: { ...READY_SURFACE, sample_payload: '{"name":"\\ud800"}' } });
+    const surrogate = await post('/v1/prospector/qualify', {
+      surface: { ...READY_SURFACE, sample_payload: '{"name":"\\ud800"}' },
+    });
     expect(checkOf(surrogate.body, 'payload_strict_json').detail).toContain('lone_surrogate');
     expect(surrogate.body['ready']).toBe(false);
   });
 
   it('measures real receipts around the payload’s hash against the nano and standard budgets, whatever the payload’s size', async () => {
     const small = await post('/v1/prospector/qualify', { surface: READY_SURFACE });
-    const large = await post('/v1/prospector/qualify', { surface: { ...READY_SURFACE, sample_payload: JSON.stringify({ blob: 'x'.repeat(200_000) }) } });
+    const large = await post('/v1/prospector/qualify', {
+      surface: { ...READY_SURFACE, sample_payload: JSON.stringify({ blob: 'x'.repeat(200_000) }) },
+    });
     const sizes = small.body['wrapped_bytes'] as { nano: number; standard: number; pq: number };
     expect(large.body['wrapped_bytes']).toEqual(sizes);
     expect(sizes.nano).toBeLessThanOrEqual(NANO_BYTE_BUDGET);
@@ -204,7 +271,12 @@ describe('POST /v1/prospector/qualify', () => {
     const seed = workspace.crypto.randomBytes(32);
     const nano = issueProfileReceipt(
       'nano',
-      { ok: true, a: 'did:web:agent.example.com', h: `sha256:${String(small.body['payload_jcs_sha256'])}`, t: 'application/json' },
+      {
+        ok: true,
+        a: 'did:web:agent.example.com',
+        h: `sha256:${String(small.body['payload_jcs_sha256'])}`,
+        t: 'application/json',
+      },
       seed,
       didKeyFromEd25519(workspace.crypto.ed25519PublicKey(seed)),
       workspace.crypto,
@@ -226,7 +298,12 @@ describe('POST /v1/prospector/qualify', () => {
   });
 
   it('passes Ed25519 and ML-DSA-65, fails other signers, and leaves what was not stated unchecked', async () => {
-    expect(checkOf((await post('/v1/prospector/qualify', { surface: { ...READY_SURFACE, signer: 'ml-dsa-65' } })).body, 'signer').status).toBe('pass');
+    expect(
+      checkOf(
+        (await post('/v1/prospector/qualify', { surface: { ...READY_SURFACE, signer: 'ml-dsa-65' } })).body,
+        'signer',
+      ).status,
+    ).toBe('pass');
     const rsa = await post('/v1/prospector/qualify', { surface: { ...READY_SURFACE, signer: 'RSA-PSS' } });
     expect(checkOf(rsa.body, 'signer').status).toBe('fail');
     expect(rsa.body['ready']).toBe(false);
@@ -263,11 +340,17 @@ describe('POST /v1/prospector/qualify', () => {
   it('refuses an unknown member, a sample payload that is not a string and a negative retention, with pointers', async () => {
     const extra = await post('/v1/prospector/qualify', { surface: { name: 'x', owner: 'y' } });
     expect(extra.status).toBe(400);
-    expect((extra.body['error'] as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain('/surface/owner');
+    expect((extra.body['error'] as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain(
+      '/surface/owner',
+    );
     const object = await post('/v1/prospector/qualify', { surface: { name: 'x', sample_payload: { a: 1 } } });
-    expect((object.body['error'] as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain('/surface/sample_payload');
+    expect((object.body['error'] as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain(
+      '/surface/sample_payload',
+    );
     const negative = await post('/v1/prospector/qualify', { surface: { name: 'x', retention_days: -1 } });
-    expect((negative.body['error'] as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain('/surface/retention_days');
+    expect((negative.body['error'] as { details: { path: string }[] }).details.map((detail) => detail.path)).toContain(
+      '/surface/retention_days',
+    );
   });
 });
 
@@ -289,7 +372,9 @@ describe('the partner gate', () => {
   it.each(routes)('%s answers 403 partner_only to a valid key without the partner scope', async (route, body) => {
     const { status, body: answer } = await post(route, body, plainKey);
     expect(status).toBe(403);
-    expect(answer).toEqual({ error: { code: 'partner_only', message: expect.stringContaining('partner') as unknown, details: [] } });
+    expect(answer).toEqual({
+      error: { code: 'partner_only', message: expect.stringContaining('partner') as unknown, details: [] },
+    });
   });
 
   it('checks the key before the body: a bad body from a non-partner is still 403', async () => {

@@ -9,7 +9,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../../operations/service-admin';
 import { qualifySurface, type Surface } from '../../operations/prospector';
-import { MAX_ROSETTA_ITEMS, MAX_TERM_LENGTH, normalizeObligations, ROSETTA_OBLIGATION_IDS, ROSETTA_REGIMES, type RosettaRequest } from '../../operations/rosetta';
+import {
+  MAX_ROSETTA_ITEMS,
+  MAX_TERM_LENGTH,
+  normalizeObligations,
+  ROSETTA_OBLIGATION_IDS,
+  ROSETTA_REGIMES,
+  type RosettaRequest,
+} from '../../operations/rosetta';
 import { readBody } from '../body';
 import { HttpError } from '../errors';
 import type { ServiceContext } from '../service';
@@ -63,12 +70,31 @@ export const PROSPECTOR_BODY_SCHEMA = {
           type: 'string',
           minLength: 1,
           maxLength: 1_000_000,
-          description: 'A sample transaction payload as JSON text (a string, so it is parsed by our strict parser here)',
+          description:
+            'A sample transaction payload as JSON text (a string, so it is parsed by our strict parser here)',
         },
-        signer: { type: 'string', minLength: 1, maxLength: 64, description: 'The signature algorithm the surface signs with (Ed25519 or ML-DSA-65 pass)' },
-        clock_source: { type: 'string', minLength: 1, maxLength: 128, description: 'Where the surface’s timestamps come from (stated, not checked)' },
-        ids_stable: { type: 'boolean', description: 'Whether transaction ids stay the same across retries and replays' },
-        retention_days: { type: 'integer', minimum: 0, maximum: 36_500, description: 'How long receipts must be kept (over 365 days: pq)' },
+        signer: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description: 'The signature algorithm the surface signs with (Ed25519 or ML-DSA-65 pass)',
+        },
+        clock_source: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          description: 'Where the surface’s timestamps come from (stated, not checked)',
+        },
+        ids_stable: {
+          type: 'boolean',
+          description: 'Whether transaction ids stay the same across retries and replays',
+        },
+        retention_days: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 36_500,
+          description: 'How long receipts must be kept (over 365 days: pq)',
+        },
       },
     },
   },
@@ -82,7 +108,11 @@ export const PROSPECTOR_BODY_SCHEMA = {
 export function requirePartner(request: FastifyRequest, context: ServiceContext): Caller {
   const caller = context.requireCaller(request);
   if (!caller.key.scopes.includes(PARTNER_SCOPE)) {
-    throw new HttpError(403, 'partner_only', 'The pilot routes are open to partners only: this API key does not carry the partner scope.');
+    throw new HttpError(
+      403,
+      'partner_only',
+      'The pilot routes are open to partners only: this API key does not carry the partner scope.',
+    );
   }
   return caller;
 }
@@ -91,7 +121,8 @@ export function requirePartner(request: FastifyRequest, context: ServiceContext)
 export function registerPilotRoutes(app: FastifyInstance, context: ServiceContext): void {
   const rosetta = {
     schema: {
-      summary: 'Map record-keeping obligations among the EU AI Act, NIST AI RMF, ISO/IEC 42001 and the UK principles (pilot, partners only; not legal advice)',
+      summary:
+        'Map record-keeping obligations among the EU AI Act, NIST AI RMF, ISO/IEC 42001 and the UK principles (pilot, partners only; not legal advice)',
       tags: ['pilot'],
       body: ROSETTA_BODY_SCHEMA,
       security: [{ apiKey: [] }],
@@ -102,7 +133,11 @@ export function registerPilotRoutes(app: FastifyInstance, context: ServiceContex
     return normalizeObligations(readBody<RosettaRequest>(request, ROSETTA_BODY_SCHEMA));
   }
   app.post('/v1/rosetta/normalize', rosetta, normalize);
-  app.post('/v1/rosetta/translate', { ...rosetta, schema: { ...rosetta.schema, summary: 'Alias of /v1/rosetta/normalize' } }, normalize);
+  app.post(
+    '/v1/rosetta/translate',
+    { ...rosetta, schema: { ...rosetta.schema, summary: 'Alias of /v1/rosetta/normalize' } },
+    normalize,
+  );
 
   app.post(
     '/v1/prospector/qualify',
@@ -113,7 +148,7 @@ export function registerPilotRoutes(app: FastifyInstance, context: ServiceContex
         body: PROSPECTOR_BODY_SCHEMA,
         security: [{ apiKey: [] }],
       },
-      },
+    },
     async (request) => {
       requirePartner(request, context);
       const body = readBody<{ surface: Surface }>(request, PROSPECTOR_BODY_SCHEMA);

@@ -17,7 +17,11 @@ import { HttpError } from '../errors';
 import type { ServiceContext } from '../service';
 import { asQuotaError, EMIT_BODY_SCHEMA, requestedProfile } from './receipts';
 
-const TENANT_PARAMS = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' } } } as const;
+const TENANT_PARAMS = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' } },
+} as const;
 
 /** The caller, when its key belongs to the tenant of the path; 403 otherwise. */
 function tenantCaller(context: ServiceContext, request: FastifyRequest): Caller {
@@ -31,16 +35,32 @@ function tenantCaller(context: ServiceContext, request: FastifyRequest): Caller 
 export function registerTenantRoutes(app: FastifyInstance, context: ServiceContext): void {
   app.post(
     '/tenants/:id/receipts',
-    { schema: { summary: 'Issue a receipt for the tenant (body as emit; ?profile=)', tags: ['tenants'], params: TENANT_PARAMS, body: EMIT_BODY_SCHEMA, security: [{ apiKey: [] }] } },
+    {
+      schema: {
+        summary: 'Issue a receipt for the tenant (body as emit; ?profile=)',
+        tags: ['tenants'],
+        params: TENANT_PARAMS,
+        body: EMIT_BODY_SCHEMA,
+        security: [{ apiKey: [] }],
+      },
+    },
     async (request, reply) => {
       const caller = tenantCaller(context, request);
       const profile = requestedProfile(request);
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();
       try {
-        const issued = await issueProfile(context.workspace, context.signer, profile, body, { now, ref: `tenant:${caller.tenant.id}`, quota: tenantQuota(caller.tenant, now, context), ...context.issueWorkers(request) });
+        const issued = await issueProfile(context.workspace, context.signer, profile, body, {
+          now,
+          ref: `tenant:${caller.tenant.id}`,
+          quota: tenantQuota(caller.tenant, now, context),
+          ...context.issueWorkers(request),
+        });
         // Scale and enterprise receipts are queued for anchoring (null without anchoring or on other tiers).
-        return reply.code(201).send({ receipt: issued.document, anchor: anchorIssuedReceipt(context.anchor, caller, issued.receipt_sha256) });
+        return reply.code(201).send({
+          receipt: issued.document,
+          anchor: anchorIssuedReceipt(context.anchor, caller, issued.receipt_sha256),
+        });
       } catch (error) {
         throw asQuotaError(error, now);
       }
@@ -62,7 +82,9 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
       const caller = tenantCaller(context, request);
       const since = (request.query as { since?: string }).since;
       if (since !== undefined && !isTimestamp(since)) {
-        throw new HttpError(400, 'invalid_request', 'since must be a TS: YYYY-MM-DDThh:mm:ss[.f]Z.', { details: [{ path: '/since', message: 'not a TS' }] });
+        throw new HttpError(400, 'invalid_request', 'since must be a TS: YYYY-MM-DDThh:mm:ss[.f]Z.', {
+          details: [{ path: '/since', message: 'not a TS' }],
+        });
       }
       const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-evidence-'));
       const file = path.join(folder, `${caller.tenant.id}.zip`);
@@ -71,12 +93,16 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
           out: file,
           tenantId: caller.tenant.id,
           signingKey: context.signer,
-          filters: { source: { kind: 'service', ref: `tenant:${caller.tenant.id}` }, ...(since === undefined ? {} : { from: timestampToMillis(since) }) },
+          filters: {
+            source: { kind: 'service', ref: `tenant:${caller.tenant.id}` },
+            ...(since === undefined ? {} : { from: timestampToMillis(since) }),
+          },
           now: context.now(),
           // Off the HTTP thread: the zip writer moves one entry per turn of the event loop, and
           // this loop's turns are long while requests keep coming.
           worker: true,
-          onWorkerError: (error) => request.log.error({ err: error }, 'export worker failed; writing the evidence on the HTTP thread'),
+          onWorkerError: (error) =>
+            request.log.error({ err: error }, 'export worker failed; writing the evidence on the HTTP thread'),
         });
       } catch (error) {
         fs.rmSync(folder, { recursive: true, force: true });

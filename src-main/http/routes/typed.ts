@@ -15,20 +15,30 @@ export function registerTypedRoutes(app: FastifyInstance, context: ServiceContex
   for (const kind of Object.keys(TYPED_ROUTE_KINDS) as TypedRouteKind[]) {
     app.post(
       `/v1/verify/${kind}`,
-      { schema: { summary: `Verify a ${TYPED_ROUTE_KINDS[kind]} contract: {contract, parents?}`, tags: ['typed'], body: {} } },
+      {
+        schema: {
+          summary: `Verify a ${TYPED_ROUTE_KINDS[kind]} contract: {contract, parents?}`,
+          tags: ['typed'],
+          body: {},
+        },
+      },
       async (request) => verifyTypedRequest(bodyBytes(request), kind, serviceVerifyContext(context)),
     );
   }
-  app.post('/verify', { schema: { summary: 'Verify a typed post-quantum envelope {envelope, fragments}', tags: ['typed'], body: {} } }, async (request) => {
-    const report = verifyReport(bodyBytes(request), serviceVerifyContext(context));
-    // This route is for typed post-quantum envelopes; another document is not what it checks.
-    if (report.format !== 'typed-pq') {
-      return singleErrorReport('typed-pq', 'MALFORMED', 'schema', {
-        code: 'wrong_route',
-        path: '',
-        message: `This route verifies typed post-quantum envelopes ({envelope, fragments}); the document is ${report.format}. Use POST /v1/receipt/verify.`,
-      });
-    }
-    return report;
-  });
+  app.post(
+    '/verify',
+    { schema: { summary: 'Verify a typed post-quantum envelope {envelope, fragments}', tags: ['typed'], body: {} } },
+    async (request) => {
+      const report = verifyReport(bodyBytes(request), serviceVerifyContext(context));
+      // This route is for typed post-quantum envelopes; another document is not what it checks.
+      if (report.format !== 'typed-pq') {
+        return singleErrorReport('typed-pq', 'MALFORMED', 'schema', {
+          code: 'wrong_route',
+          path: '',
+          message: `This route verifies typed post-quantum envelopes ({envelope, fragments}); the document is ${report.format}. Use POST /v1/receipt/verify.`,
+        });
+      }
+      return report;
+    },
+  );
 }

@@ -41,7 +41,10 @@ function listedKeys(context: ServiceContext): KeyEntry[] {
 
 /** The service's own keys, as keys that check signatures and confer no trust. */
 export function serviceVerifyContext(context: ServiceContext, keys: readonly KeyEntry[] = []): VerifyContext {
-  return workspaceVerifyContext(context.workspace, { advertised: [...listedKeys(context), ...keys], now: context.now() });
+  return workspaceVerifyContext(context.workspace, {
+    advertised: [...listedKeys(context), ...keys],
+    now: context.now(),
+  });
 }
 
 /**
@@ -62,7 +65,9 @@ function requestKeys(context: ServiceContext): RequestKeys {
 
 /** The 400 a key file sent with a document earns (PROTOCOL 10 body, the pointer into the request). */
 function keysRefused(error: { path: string; message: string }): HttpError {
-  return new HttpError(400, 'invalid_request', `keys: ${error.message}`, { details: [{ path: `/keys${error.path}`, message: error.message }] });
+  return new HttpError(400, 'invalid_request', `keys: ${error.message}`, {
+    details: [{ path: `/keys${error.path}`, message: error.message }],
+  });
 }
 
 /**
@@ -110,7 +115,11 @@ export function registerVerifyRoutes(app: FastifyInstance, context: ServiceConte
     // The report as the worker wrote it: what Fastify would write for the object.
     return reply.type('application/json; charset=utf-8').send(answer.json);
   };
-  const schema = { summary: 'Verify any supported document, or {document, keys?}; 200 with the report', tags: ['verify'], body: {} };
+  const schema = {
+    summary: 'Verify any supported document, or {document, keys?}; 200 with the report',
+    tags: ['verify'],
+    body: {},
+  };
   app.post('/v1/receipt/verify', { schema }, handler);
   app.post('/v1/receipts/verify', { schema: { ...schema, summary: 'Alias of /v1/receipt/verify' } }, handler);
 }

@@ -12,21 +12,37 @@ import type { ServiceContext } from '../service';
 import { serviceVerifyContext } from './verify';
 
 /** Any JSON object: the wearable issuer checks every member itself, each with its pointer. */
-const CALLER_FIELDS_SCHEMA = { type: 'object', description: 'Every caller field of spec 2.2; no derived field, no verdict' } as const;
+const CALLER_FIELDS_SCHEMA = {
+  type: 'object',
+  description: 'Every caller field of spec 2.2; no derived field, no verdict',
+} as const;
 
 /** Registers the wearable routes. */
 export function registerWearableRoutes(app: FastifyInstance, context: ServiceContext): void {
   app.post(
     '/v1/wearable/receipts',
-    { schema: { summary: 'Issue a wearable measurement receipt from the caller fields', tags: ['wearable'], body: CALLER_FIELDS_SCHEMA, security: [{ apiKey: [] }] } },
+    {
+      schema: {
+        summary: 'Issue a wearable measurement receipt from the caller fields',
+        tags: ['wearable'],
+        body: CALLER_FIELDS_SCHEMA,
+        security: [{ apiKey: [] }],
+      },
+    },
     async (request, reply) => {
       const caller = context.requireCaller(request);
       const fields = readBody<WearableCallerFields>(request, CALLER_FIELDS_SCHEMA);
-      const issued = await issueWearableReceipt(context.workspace, context.signer, fields, { now: context.now(), ref: `tenant:${caller.tenant.id}`, ...context.issueWorkers(request) });
+      const issued = await issueWearableReceipt(context.workspace, context.signer, fields, {
+        now: context.now(),
+        ref: `tenant:${caller.tenant.id}`,
+        ...context.issueWorkers(request),
+      });
       return reply.code(201).send(issued.document);
     },
   );
-  app.post('/v1/wearable/verify', { schema: { summary: 'Verify a wearable measurement receipt', tags: ['wearable'], body: {} } }, async (request) =>
-    verifyReport(bodyBytes(request), serviceVerifyContext(context)),
+  app.post(
+    '/v1/wearable/verify',
+    { schema: { summary: 'Verify a wearable measurement receipt', tags: ['wearable'], body: {} } },
+    async (request) => verifyReport(bodyBytes(request), serviceVerifyContext(context)),
   );
 }

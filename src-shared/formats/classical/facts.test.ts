@@ -27,10 +27,18 @@ function sampleText(file: string): string {
 
 describe('classicalFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
-    expect(classicalFacts(parseJsonTree(sampleText('classical/valid.json')))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: 'did:key:z6MktULudTtAsAhRegYPiZ6631RV3viv12qd4GQF8z1xB22S' });
+    expect(classicalFacts(parseJsonTree(sampleText('classical/valid.json')))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: 'did:key:z6MktULudTtAsAhRegYPiZ6631RV3viv12qd4GQF8z1xB22S',
+    });
   });
 
   it('says nothing of a document of another shape', () => {
-    expect(classicalFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(classicalFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 });

@@ -22,13 +22,26 @@ function fields(text: string): IssueFields {
 }
 
 function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
-  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+  return {
+    roles: {},
+    now: NOW,
+    crypto,
+    verify: (text, keys, secrets) =>
+      verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }),
+    ...parts,
+  };
 }
 
 describe('classicalIssuer', () => {
   it('issues a document that verifies with the keys it names', () => {
     const issued = classicalIssuer.issue(input({ name: 'classical', fields: fields('{"amount":1.50}'), key }));
-    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    const report = verifyDocument(issued.text, {
+      crypto,
+      pinned: [],
+      advertised: issued.keys,
+      secrets: issued.secrets,
+      now: NOW,
+    });
     expect([report.format, report.status]).toEqual(['classical', 'PASS']);
     expect(issued.text.endsWith('\n')).toBe(true);
   });

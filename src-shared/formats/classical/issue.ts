@@ -18,7 +18,8 @@ import { signClassical } from './sign';
 export function issueClassical(input: IssueInput): IssuedDocument {
   const { key, keyId } = issuerKey(input);
   const { tree } = input.fields;
-  if (tree.type !== 'object') throw new IssueInputError('not_an_object', '', 'the signed_payload must be a JSON object');
+  if (tree.type !== 'object')
+    throw new IssueInputError('not_an_object', '', 'the signed_payload must be a JSON object');
   // SKP of the tree is the payload with its number lexemes, the text signClassical signs.
   const text = signClassical(skp(tree), key.seed, input.crypto);
   return { text: formatJsonDocument(text), keys: [publicEntry(key, keyId)], secrets: [] };

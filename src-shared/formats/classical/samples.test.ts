@@ -27,12 +27,27 @@ describe('classicalSamples', () => {
     const set = samples();
     const own = set.files.filter((file) => ISSUERS.includes(file.file.split('/')[0] ?? ''));
     for (const folder of ISSUERS) {
-      for (const kind of ['valid', 'tampered', 'forged', 'malformed']) expect(own.some((file) => file.file === `${folder}/${kind}.json`), `${folder}/${kind}`).toBe(true);
+      for (const kind of ['valid', 'tampered', 'forged', 'malformed'])
+        expect(
+          own.some((file) => file.file === `${folder}/${kind}.json`),
+          `${folder}/${kind}`,
+        ).toBe(true);
     }
-    const context = { crypto, pinned: set.keys, advertised: [], secrets: set.secrets, now: new Date('2026-06-01T12:00:00.000Z') };
+    const context = {
+      crypto,
+      pinned: set.keys,
+      advertised: [],
+      secrets: set.secrets,
+      now: new Date('2026-06-01T12:00:00.000Z'),
+    };
     for (const file of own) {
       const report = verifyDocument(file.text, context);
-      expect([file.file, report.format, report.status, report.trust.status]).toEqual([file.file, file.format, file.expected_status, file.expected_trust]);
+      expect([file.file, report.format, report.status, report.trust.status]).toEqual([
+        file.file,
+        file.format,
+        file.expected_status,
+        file.expected_trust,
+      ]);
     }
   });
 });

@@ -15,11 +15,19 @@ export function classicalSamples(kit: SampleKit): void {
   const { crypto } = kit;
   const seed = sampleSeed(0x11);
   kit.addKey(sampleEd25519Key(crypto, 'did:svc:evroom:samples:classical', seed, 'classical issuer'));
-  const payload = '{"receipt_id":"r-2026-0001","sequence":7,"amount":12.50,"currency":"EUR","memo":"Coffee beans, 1 kg"}';
+  const payload =
+    '{"receipt_id":"r-2026-0001","sequence":7,"amount":12.50,"currency":"EUR","memo":"Coffee beans, 1 kg"}';
   const valid = signClassical(payload, seed, crypto);
   const forger = JSON.parse(signClassical(payload, sampleSeed(FORGER_SEED_BYTE), crypto)) as JsonObject;
   const genuine = JSON.parse(valid) as JsonObject;
-  kit.add('classical/valid.json', 'classical', 'PASS', 'trusted', 'Signed payload with its raw text and sequence; 12.50 is signed as written.', valid);
+  kit.add(
+    'classical/valid.json',
+    'classical',
+    'PASS',
+    'trusted',
+    'Signed payload with its raw text and sequence; 12.50 is signed as written.',
+    valid,
+  );
   kit.add(
     'classical/tampered.json',
     'classical',

@@ -8,10 +8,20 @@ const seed = new Uint8Array(32).fill(1);
 describe('signClassical', () => {
   it('writes the members the options ask for', () => {
     const full = JSON.parse(signClassical({ sequence: 3, x: 'y' }, seed, crypto)) as Record<string, unknown>;
-    expect(Object.keys(full)).toEqual(['alg', 'public_key_hex', 'raw_payload', 'sequence', 'signature', 'signed_payload']);
+    expect(Object.keys(full)).toEqual([
+      'alg',
+      'public_key_hex',
+      'raw_payload',
+      'sequence',
+      'signature',
+      'signed_payload',
+    ]);
     expect(full['public_key_hex']).toBe(hexEncode(crypto.ed25519PublicKey(seed)));
     expect(full['sequence']).toBe(3);
-    const bare = JSON.parse(signClassical({ x: 'y' }, seed, crypto, { alg: false, rawPayload: false })) as Record<string, unknown>;
+    const bare = JSON.parse(signClassical({ x: 'y' }, seed, crypto, { alg: false, rawPayload: false })) as Record<
+      string,
+      unknown
+    >;
     expect(Object.keys(bare)).toEqual(['public_key_hex', 'signature', 'signed_payload']);
   });
 

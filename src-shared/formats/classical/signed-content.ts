@@ -14,5 +14,14 @@ import { utf8SignedBytes, type SignedBytes } from '../../verify/signed-bytes';
  */
 export function classicalSignedContent(input: SignedContentInput): SignedBytes[] {
   const payload = objectMember(input.tree, 'signed_payload');
-  return payload ? [utf8SignedBytes(input.crypto, 'SKP(signed_payload)', skp(payload), 'Ed25519 signature over these bytes (public_key_hex)')] : [];
+  return payload
+    ? [
+        utf8SignedBytes(
+          input.crypto,
+          'SKP(signed_payload)',
+          skp(payload),
+          'Ed25519 signature over these bytes (public_key_hex)',
+        ),
+      ]
+    : [];
 }

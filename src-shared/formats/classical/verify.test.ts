@@ -23,7 +23,11 @@ function edit(text: string, change: (doc: Record<string, unknown>) => void): str
 
 describe('classical verification', () => {
   it('lists every check in order; absent optional bindings are unchecked, not passed', () => {
-    const text = signClassical({ sequence: 1, a: 'b' }, seed, crypto, { rawPayload: false, sequence: false, alg: false });
+    const text = signClassical({ sequence: 1, a: 'b' }, seed, crypto, {
+      rawPayload: false,
+      sequence: false,
+      alg: false,
+    });
     const report = verifyDocument(text, ctx);
     expect(report.status).toBe('PASS');
     expect(report.checks.map((check) => [check.id, check.status])).toEqual([
@@ -52,7 +56,12 @@ describe('classical verification', () => {
     const report = verifyDocument(respelled, ctx);
     expect(report.status).toBe('MISMATCH');
     expect(report.errors[0]?.message).toContain('1.0');
-    expect(verifyDocument(edit(text, (doc) => (doc['sequence'] = '1')), ctx).status).toBe('MISMATCH');
+    expect(
+      verifyDocument(
+        edit(text, (doc) => (doc['sequence'] = '1')),
+        ctx,
+      ).status,
+    ).toBe('MISMATCH');
   });
 
   it('keeps big sequence numbers apart that JavaScript numbers would merge', () => {
@@ -65,27 +74,46 @@ describe('classical verification', () => {
 
   it('a top-level sequence with none in the payload is MISMATCH', () => {
     const text = signClassical({ a: 1 }, seed, crypto);
-    const report = verifyDocument(edit(text, (doc) => (doc['sequence'] = 1)), ctx);
+    const report = verifyDocument(
+      edit(text, (doc) => (doc['sequence'] = 1)),
+      ctx,
+    );
     expect(report.status).toBe('MISMATCH');
-    expect(report.errors).toEqual([{ code: 'sequence_mismatch', path: '/sequence', message: expect.stringContaining('none') }]);
+    expect(report.errors).toEqual([
+      { code: 'sequence_mismatch', path: '/sequence', message: expect.stringContaining('none') },
+    ]);
   });
 
   it('tampered payload without raw_payload is INVALID; with a forged signature too, MISMATCH wins', () => {
     const bare = signClassical({ sequence: 1, amount: 5 }, seed, crypto, { rawPayload: false });
     expect(verifyDocument(bare.replace('"amount":5', '"amount":6'), ctx).status).toBe('INVALID');
     const full = signClassical({ sequence: 1, amount: 5 }, seed, crypto);
-    const both = edit(full.replace('"amount":5,"sequence":1}}', '"amount":6,"sequence":1}}'), (doc) => (doc['signature'] = 'ab'.repeat(64)));
+    const both = edit(
+      full.replace('"amount":5,"sequence":1}}', '"amount":6,"sequence":1}}'),
+      (doc) => (doc['signature'] = 'ab'.repeat(64)),
+    );
     const report = verifyDocument(both, ctx);
     expect(report.status).toBe('MISMATCH');
-    expect(Object.fromEntries(report.checks.map((check) => [check.id, check.status]))).toMatchObject({ raw_payload: 'fail', signature: 'fail' });
+    expect(Object.fromEntries(report.checks.map((check) => [check.id, check.status]))).toMatchObject({
+      raw_payload: 'fail',
+      signature: 'fail',
+    });
   });
 
   it('alg is matched exactly; an unsupported alg is not executed', () => {
     const text = signClassical({ sequence: 1 }, seed, crypto);
-    const lower = verifyDocument(edit(text, (doc) => (doc['alg'] = 'ed25519')), ctx);
+    const lower = verifyDocument(
+      edit(text, (doc) => (doc['alg'] = 'ed25519')),
+      ctx,
+    );
     expect(lower.status).toBe('UNSUPPORTED');
     expect(lower.checks.find((check) => check.id === 'signature')?.status).toBe('unsupported');
-    expect(verifyDocument(edit(text, (doc) => (doc['alg'] = 1)), ctx).status).toBe('MALFORMED');
+    expect(
+      verifyDocument(
+        edit(text, (doc) => (doc['alg'] = 1)),
+        ctx,
+      ).status,
+    ).toBe('MALFORMED');
   });
 
   it('reports every schema problem at once with its path', () => {
@@ -104,14 +132,28 @@ describe('classical verification', () => {
       ['invalid_signature_encoding', '/signature'],
       ['invalid_type', '/raw_payload'],
     ]);
-    expect(report.checks.filter((check) => check.status === 'unchecked').map((check) => check.id)).toEqual(['alg', 'raw_payload', 'sequence', 'signature']);
+    expect(report.checks.filter((check) => check.status === 'unchecked').map((check) => check.id)).toEqual([
+      'alg',
+      'raw_payload',
+      'sequence',
+      'signature',
+    ]);
   });
 
   it('names the wrong type of each member as plain values would', () => {
     const text = signClassical({ sequence: 1 }, seed, crypto);
-    const cases: [unknown, string][] = [[[1], 'an array'], ['x', 'a string'], [null, 'null'], [true, 'a boolean'], [1.5, 'a number']];
+    const cases: [unknown, string][] = [
+      [[1], 'an array'],
+      ['x', 'a string'],
+      [null, 'null'],
+      [true, 'a boolean'],
+      [1.5, 'a number'],
+    ];
     for (const [payload, described] of cases) {
-      const report = verifyDocument(edit(text, (doc) => ((doc['signed_payload'] = payload), (doc['alg'] = { a: 1 }))), ctx);
+      const report = verifyDocument(
+        edit(text, (doc) => ((doc['signed_payload'] = payload), (doc['alg'] = { a: 1 }))),
+        ctx,
+      );
       expect(report.errors.map((error) => error.message)).toEqual([
         `"signed_payload" must be an object, got ${described}.`,
         '"alg" must be a string, got an object.',
@@ -143,7 +185,12 @@ describe('classical verification', () => {
 
   it('a public key of the wrong length is MALFORMED', () => {
     const text = signClassical({ sequence: 1 }, seed, crypto);
-    const report = verifyDocument(edit(text, (doc) => (doc['public_key_hex'] = (doc['public_key_hex'] as string).slice(2))), ctx);
-    expect(report.errors).toEqual([{ code: 'invalid_public_key', path: '/public_key_hex', message: expect.any(String) }]);
+    const report = verifyDocument(
+      edit(text, (doc) => (doc['public_key_hex'] = (doc['public_key_hex'] as string).slice(2))),
+      ctx,
+    );
+    expect(report.errors).toEqual([
+      { code: 'invalid_public_key', path: '/public_key_hex', message: expect.any(String) },
+    ]);
   });
 });

@@ -84,7 +84,11 @@ export function verifyClassical(input: FormatInput): Report {
   const payloadNode = members.signed_payload;
   if (payloadNode !== undefined && payloadNode.type !== 'object') {
     problems.push(
-      problem('invalid_type', '/signed_payload', `"signed_payload" must be an object, got ${describeNodeType(payloadNode)}.`),
+      problem(
+        'invalid_type',
+        '/signed_payload',
+        `"signed_payload" must be an object, got ${describeNodeType(payloadNode)}.`,
+      ),
     );
   }
   const signatureNode = members.signature;
@@ -111,7 +115,10 @@ export function verifyClassical(input: FormatInput): Report {
   }
   const algNode = members.alg;
   const rawPayloadNode = members.raw_payload;
-  for (const [name, node] of [['alg', algNode], ['raw_payload', rawPayloadNode]] as const) {
+  for (const [name, node] of [
+    ['alg', algNode],
+    ['raw_payload', rawPayloadNode],
+  ] as const) {
     if (node !== undefined && node.type !== 'string') {
       problems.push(problem('invalid_type', `/${name}`, `"${name}" must be a string, got ${describeNodeType(node)}.`));
     }
@@ -190,7 +197,8 @@ function readMembers(tree: JsonObjectNode): ClassicalMembers {
         unknown = true;
     }
   }
-  const complete = found.signed_payload !== undefined && found.signature !== undefined && found.public_key_hex !== undefined;
+  const complete =
+    found.signed_payload !== undefined && found.signature !== undefined && found.public_key_hex !== undefined;
   if (unknown || !complete) found.problems = memberNodeProblems(tree, '', REQUIRED, OPTIONAL);
   return found;
 }

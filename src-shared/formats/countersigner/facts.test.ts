@@ -27,10 +27,18 @@ function sampleText(file: string): string {
 
 describe('countersignerFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
-    expect(countersignerFacts(parseJsonTree(sampleText('countersigner/valid.json')))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: 'did:key:z6Mkgd9vC5PoQn4fiePDTQAsha3eT6LgF6tUPzf28iwXLgde' });
+    expect(countersignerFacts(parseJsonTree(sampleText('countersigner/valid.json')))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: 'did:key:z6Mkgd9vC5PoQn4fiePDTQAsha3eT6LgF6tUPzf28iwXLgde',
+    });
   });
 
   it('says nothing of a document of another shape', () => {
-    expect(countersignerFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(countersignerFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 });

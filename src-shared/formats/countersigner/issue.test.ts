@@ -22,13 +22,28 @@ function fields(text: string): IssueFields {
 }
 
 function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
-  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+  return {
+    roles: {},
+    now: NOW,
+    crypto,
+    verify: (text, keys, secrets) =>
+      verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }),
+    ...parts,
+  };
 }
 
 describe('countersignerIssuer', () => {
   it('issues a document that verifies with the keys it names', () => {
-    const issued = countersignerIssuer.issue(input({ name: 'countersigner', fields: fields('{"receipt":"r-1"}'), key }));
-    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    const issued = countersignerIssuer.issue(
+      input({ name: 'countersigner', fields: fields('{"receipt":"r-1"}'), key }),
+    );
+    const report = verifyDocument(issued.text, {
+      crypto,
+      pinned: [],
+      advertised: issued.keys,
+      secrets: issued.secrets,
+      now: NOW,
+    });
     expect([report.format, report.status]).toEqual(['countersigner', 'PASS']);
     expect(issued.text.endsWith('\n')).toBe(true);
   });

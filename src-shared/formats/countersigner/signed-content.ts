@@ -13,6 +13,13 @@ import { utf8SignedBytes, type SignedBytes } from '../../verify/signed-bytes';
 export function countersignerSignedContent(input: SignedContentInput): SignedBytes[] {
   const canonical = input.value['signed_over_canonical'];
   return typeof canonical === 'string'
-    ? [utf8SignedBytes(input.crypto, 'signed_over_canonical', canonical, 'Ed25519 countersignature over these bytes; signed_over is their BLAKE3')]
+    ? [
+        utf8SignedBytes(
+          input.crypto,
+          'signed_over_canonical',
+          canonical,
+          'Ed25519 countersignature over these bytes; signed_over is their BLAKE3',
+        ),
+      ]
     : [];
 }

@@ -32,7 +32,9 @@ describe('countersigner verification', () => {
     const broken = verifyDocument('{"signed_over":1,"countersignature":2}', ctx);
     expect(broken.status).toBe('MALFORMED');
     expect(broken.notes).toEqual([COUNTERSIGNER_NOTE]);
-    expect(broken.checks.filter((check) => check.status === 'unchecked').map((check) => check.id)).toContain('log_consistency');
+    expect(broken.checks.filter((check) => check.status === 'unchecked').map((check) => check.id)).toContain(
+      'log_consistency',
+    );
   });
 
   it('folds RFC 9162 BLAKE3 trees of many shapes', () => {
@@ -55,13 +57,21 @@ describe('countersigner verification', () => {
     expect(record['path']).toEqual([]);
     // The hex text as the leaf would be a different tree: refused.
     const textLeaf = hexEncode(crypto.blake3(concatBytes(Uint8Array.of(0), utf8Encode(hexEncode(digest)))));
-    expect(verifyDocument(edit(record, (copy) => (copy['root'] = textLeaf)), ctx).status).toBe('MISMATCH');
+    expect(
+      verifyDocument(
+        edit(record, (copy) => (copy['root'] = textLeaf)),
+        ctx,
+      ).status,
+    ).toBe('MISMATCH');
   });
 
   it('the countersignature covers the canonical text, not the digest', () => {
     const record = signCountersigner(canonical, seed, crypto);
     const overDigest = b64Encode(crypto.ed25519Sign(crypto.blake3(utf8Encode(canonical)), seed));
-    const report = verifyDocument(edit(record, (copy) => (copy['countersignature'] = overDigest)), ctx);
+    const report = verifyDocument(
+      edit(record, (copy) => (copy['countersignature'] = overDigest)),
+      ctx,
+    );
     expect(report.status).toBe('INVALID');
   });
 
@@ -72,8 +82,18 @@ describe('countersigner verification', () => {
     ['uppercase root', (copy) => (copy['root'] = (copy['root'] as string).toUpperCase()), 'invalid_digest', '/root'],
     ['path not an array', (copy) => (copy['path'] = 'x'), 'invalid_type', '/path'],
     ['bad path element', (copy) => (copy['path'] = ['zz']), 'invalid_digest', '/path/0'],
-    ['unpadded countersignature', (copy) => (copy['countersignature'] = (copy['countersignature'] as string).replace(/=+$/, '')), 'invalid_signature_encoding', '/countersignature'],
-    ['canonical not a string', (copy) => (copy['signed_over_canonical'] = {}), 'invalid_type', '/signed_over_canonical'],
+    [
+      'unpadded countersignature',
+      (copy) => (copy['countersignature'] = (copy['countersignature'] as string).replace(/=+$/, '')),
+      'invalid_signature_encoding',
+      '/countersignature',
+    ],
+    [
+      'canonical not a string',
+      (copy) => (copy['signed_over_canonical'] = {}),
+      'invalid_type',
+      '/signed_over_canonical',
+    ],
     ['extra member', (copy) => (copy['checkpoint'] = 'x'), 'unknown_property', '/checkpoint'],
   ])('%s is MALFORMED', (_name, change, code, path) => {
     const report = verifyDocument(edit(signCountersigner(canonical, seed, crypto), change), ctx);
@@ -89,7 +109,10 @@ describe('countersigner verification', () => {
   });
 
   it('refuses a path longer than any tree needs', () => {
-    const report = verifyDocument(edit(signCountersigner(canonical, seed, crypto), (copy) => (copy['path'] = Array(65).fill('00'.repeat(32)))), ctx);
+    const report = verifyDocument(
+      edit(signCountersigner(canonical, seed, crypto), (copy) => (copy['path'] = Array(65).fill('00'.repeat(32)))),
+      ctx,
+    );
     expect(report.errors.map((error) => error.code)).toContain('path_too_long');
   });
 });

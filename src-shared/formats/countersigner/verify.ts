@@ -239,11 +239,7 @@ function readPath(value: JsonValue | undefined, problems: ReportError[]): Uint8A
   }
   if (value.length > MAX_PATH_LENGTH) {
     problems.push(
-      problem(
-        'path_too_long',
-        '/path',
-        `"path" has ${value.length} hashes; at most ${MAX_PATH_LENGTH} are possible.`,
-      ),
+      problem('path_too_long', '/path', `"path" has ${value.length} hashes; at most ${MAX_PATH_LENGTH} are possible.`),
     );
     return undefined;
   }

@@ -27,10 +27,18 @@ function sampleText(file: string): string {
 
 describe('envelopeFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
-    expect(envelopeFacts(parseJsonTree(sampleText('envelope/valid.json')))).toEqual({ receipt_id: 'rcp_01KT1GW6G01R70W3GE1R70W3GE', issued_at: Date.parse(SAMPLES_NOW), issuer_key_id: 'did:svc:evroom:samples:service' });
+    expect(envelopeFacts(parseJsonTree(sampleText('envelope/valid.json')))).toEqual({
+      receipt_id: 'rcp_01KT1GW6G01R70W3GE1R70W3GE',
+      issued_at: Date.parse(SAMPLES_NOW),
+      issuer_key_id: 'did:svc:evroom:samples:service',
+    });
   });
 
   it('says nothing of a document of another shape', () => {
-    expect(envelopeFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(envelopeFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 });

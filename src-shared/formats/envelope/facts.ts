@@ -18,7 +18,9 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-
 export function envelopeFacts(tree: JsonNode): DocumentFacts {
   const issuedAt = factString(tree, 'issued_at');
   // The envelope's issued_at is "ISO 8601" without our TS restriction; accept full dates only.
-  const millis = timestampFact(issuedAt) ?? (issuedAt !== undefined && ISO_INSTANT.test(issuedAt) ? Math.trunc(Date.parse(issuedAt)) : undefined);
+  const millis =
+    timestampFact(issuedAt) ??
+    (issuedAt !== undefined && ISO_INSTANT.test(issuedAt) ? Math.trunc(Date.parse(issuedAt)) : undefined);
   return documentFacts({
     receipt_id: factString(tree, 'receipt_id'),
     issued_at: millis,

@@ -22,13 +22,33 @@ function fields(text: string): IssueFields {
 }
 
 function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
-  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+  return {
+    roles: {},
+    now: NOW,
+    crypto,
+    verify: (text, keys, secrets) =>
+      verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }),
+    ...parts,
+  };
 }
 
 describe('envelopeIssuer', () => {
   it('issues a document that verifies with the keys it names', () => {
-    const issued = envelopeIssuer.issue(input({ name: 'envelope', fields: fields('{"receipt_id":"rcp_01JD0000000000000000000000"}'), key, roles: { requester: ed25519(3), operator: ed25519(4) } }));
-    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    const issued = envelopeIssuer.issue(
+      input({
+        name: 'envelope',
+        fields: fields('{"receipt_id":"rcp_01JD0000000000000000000000"}'),
+        key,
+        roles: { requester: ed25519(3), operator: ed25519(4) },
+      }),
+    );
+    const report = verifyDocument(issued.text, {
+      crypto,
+      pinned: [],
+      advertised: issued.keys,
+      secrets: issued.secrets,
+      now: NOW,
+    });
     expect([report.format, report.status]).toEqual(['envelope/svc-receipt-v1', 'PASS']);
     expect(issued.text.endsWith('\n')).toBe(true);
   });

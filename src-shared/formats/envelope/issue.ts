@@ -27,10 +27,15 @@ export function issueEnvelope(input: IssueInput): IssuedDocument {
   const envelope: JsonObject = {};
   if (!Object.hasOwn(fields, 'v')) envelope['v'] = ENVELOPE_VERSION;
   for (const [name, value] of Object.entries(fields)) defineMember(envelope, name, value);
-  if (envelope['v'] !== ENVELOPE_VERSION) throw new IssueInputError('wrong_version', '/v', `"v" must be "${ENVELOPE_VERSION}"`);
+  if (envelope['v'] !== ENVELOPE_VERSION)
+    throw new IssueInputError('wrong_version', '/v', `"v" must be "${ENVELOPE_VERSION}"`);
   if (input.issuedAt !== undefined) {
     if (Object.hasOwn(fields, 'issued_at')) {
-      throw new IssueInputError('issued_at_twice', '/issued_at', 'give issued_at once: in the fields or as the issuing instant');
+      throw new IssueInputError(
+        'issued_at_twice',
+        '/issued_at',
+        'give issued_at once: in the fields or as the issuing instant',
+      );
     }
     envelope['issued_at'] = input.issuedAt;
   }
@@ -55,8 +60,8 @@ export const envelopeIssuer: FormatIssuer = {
   keyAlgorithm: 'Ed25519',
   keyId: true,
   roles: [
-    { name: 'requester', help: 'envelope: the requester\'s private key file' },
-    { name: 'operator', help: 'envelope: the operator\'s private key file' },
+    { name: 'requester', help: "envelope: the requester's private key file" },
+    { name: 'operator', help: "envelope: the operator's private key file" },
   ],
   secret: false,
   issuedAt: true,

@@ -4,7 +4,16 @@
  */
 import { b64uEncode, didKeyFromEd25519 } from '../../crypto';
 import type { JsonObject } from '../../verify/fields';
-import { FORGER_SEED_BYTE, SAMPLES_NOW, edited, sampleEd25519Key, sampleHash, sampleMember, sampleSeed, type SampleKit } from '../../verify/sample-kit';
+import {
+  FORGER_SEED_BYTE,
+  SAMPLES_NOW,
+  edited,
+  sampleEd25519Key,
+  sampleHash,
+  sampleMember,
+  sampleSeed,
+  type SampleKit,
+} from '../../verify/sample-kit';
 import { RECEIPT_ID_PREFIX, encodeUlid } from '../profile/receipt-id';
 import { signEnvelope } from './sign';
 import { envelopeDigest } from './verify';
@@ -34,14 +43,23 @@ export function envelopeSamples(kit: SampleKit): void {
     issued_at: SAMPLES_NOW,
   };
   const valid = signEnvelope(fields, signers, crypto);
-  const forgedService = b64uEncode(crypto.ed25519Sign(envelopeDigest(fields, crypto.sha256), sampleSeed(FORGER_SEED_BYTE)));
-  kit.add('envelope/valid.json', 'envelope/svc-receipt-v1', 'PASS', 'trusted', 'Signed by requester (did:key), operator and service.', valid);
+  const forgedService = b64uEncode(
+    crypto.ed25519Sign(envelopeDigest(fields, crypto.sha256), sampleSeed(FORGER_SEED_BYTE)),
+  );
+  kit.add(
+    'envelope/valid.json',
+    'envelope/svc-receipt-v1',
+    'PASS',
+    'trusted',
+    'Signed by requester (did:key), operator and service.',
+    valid,
+  );
   kit.add(
     'envelope/tampered.json',
     'envelope/svc-receipt-v1',
     'MISMATCH',
     'trusted',
-    'response.sealed was changed after signing; no role\'s signature covers the content any more.',
+    "response.sealed was changed after signing; no role's signature covers the content any more.",
     edited(valid, (copy) => (sampleMember(copy, 'response')['sealed'] = true)),
   );
   kit.add(
@@ -66,6 +84,10 @@ export function envelopeSamples(kit: SampleKit): void {
     'MALFORMED',
     'not_applicable',
     'signatures holds a fourth role, "auditor".',
-    edited(valid, (copy) => (sampleMember(copy, 'signatures')['auditor'] = sampleMember(sampleMember(copy, 'signatures'), 'service'))),
+    edited(
+      valid,
+      (copy) =>
+        (sampleMember(copy, 'signatures')['auditor'] = sampleMember(sampleMember(copy, 'signatures'), 'service')),
+    ),
   );
 }

@@ -7,7 +7,11 @@ const seed = new Uint8Array(32).fill(9);
 
 describe('signEnvelope', () => {
   it('replaces existing signatures and signs only the given roles', () => {
-    const signed = signEnvelope({ v: 'svc-receipt-v1', signatures: { old: 1 } }, { operator: { key_id: 'did:svc:o', seed } }, crypto);
+    const signed = signEnvelope(
+      { v: 'svc-receipt-v1', signatures: { old: 1 } },
+      { operator: { key_id: 'did:svc:o', seed } },
+      crypto,
+    );
     expect(Object.keys(signed)).toEqual(['v', 'signatures']);
     expect(Object.keys(signed['signatures'] as object)).toEqual(['operator']);
   });
@@ -15,6 +19,8 @@ describe('signEnvelope', () => {
   it('refuses a bad envelope, key id or seed', () => {
     expect(() => signEnvelope([] as never, {}, crypto)).toThrow(TypeError);
     expect(() => signEnvelope({ v: 'svc-receipt-v1' }, { service: { key_id: 'k', seed } }, crypto)).toThrow(TypeError);
-    expect(() => signEnvelope({ v: 'svc-receipt-v1' }, { service: { key_id: 'did:svc:s', seed: new Uint8Array(3) } }, crypto)).toThrow(RangeError);
+    expect(() =>
+      signEnvelope({ v: 'svc-receipt-v1' }, { service: { key_id: 'did:svc:s', seed: new Uint8Array(3) } }, crypto),
+    ).toThrow(RangeError);
   });
 });

@@ -14,6 +14,11 @@ import { withoutSignatures } from './verify';
  */
 export function envelopeSignedContent(input: SignedContentInput): SignedBytes[] {
   return [
-    utf8SignedBytes(input.crypto, 'JCS(envelope without signatures)', jcs(withoutSignatures(input.value)), 'each role: Ed25519 over the SHA-256 of these bytes'),
+    utf8SignedBytes(
+      input.crypto,
+      'JCS(envelope without signatures)',
+      jcs(withoutSignatures(input.value)),
+      'each role: Ed25519 over the SHA-256 of these bytes',
+    ),
   ];
 }

@@ -9,13 +9,19 @@ import { envelopeDigest } from './verify';
 
 const crypto = createPortableProvider();
 const now = new Date('2026-06-01T00:00:00Z');
-const seeds = { requester: new Uint8Array(32).fill(7), operator: new Uint8Array(32).fill(8), service: new Uint8Array(32).fill(9) };
+const seeds = {
+  requester: new Uint8Array(32).fill(7),
+  operator: new Uint8Array(32).fill(8),
+  service: new Uint8Array(32).fill(9),
+};
 const signers = {
   requester: { key_id: 'did:svc:requester', seed: seeds.requester },
   operator: { key_id: 'did:svc:operator', seed: seeds.operator },
   service: { key_id: 'did:svc:service', seed: seeds.service },
 };
-const advertised: KeyEntry[] = Object.values(signers).map((signer) => ed25519KeyEntry(crypto, signer.key_id, signer.seed));
+const advertised: KeyEntry[] = Object.values(signers).map((signer) =>
+  ed25519KeyEntry(crypto, signer.key_id, signer.seed),
+);
 const ctx = createVerifyContext(crypto, { now, advertised });
 const fields = { v: 'svc-receipt-v1', receipt_id: 'rcp_1', settlement: { chain: 'base', asset: 'USDC', tx: '0x00' } };
 
@@ -31,7 +37,10 @@ describe('svc-receipt-v1 envelope verification', () => {
   it('a signature over the JCS text instead of its digest is INVALID', () => {
     const envelope = signEnvelope(fields, signers, crypto);
     const signatures = envelope['signatures'] as Record<string, { key_id: string; sig_b64u: string }>;
-    signatures['operator'] = { key_id: signers.operator.key_id, sig_b64u: b64uEncode(crypto.ed25519Sign(utf8Encode(jcs(fields)), seeds.operator)) };
+    signatures['operator'] = {
+      key_id: signers.operator.key_id,
+      sig_b64u: b64uEncode(crypto.ed25519Sign(utf8Encode(jcs(fields)), seeds.operator)),
+    };
     const report = verifyDocument(JSON.stringify(envelope), ctx);
     expect(report.status).toBe('INVALID');
     expect(report.checks.map((check) => [check.id, check.status])).toEqual([
@@ -85,7 +94,12 @@ describe('svc-receipt-v1 envelope verification', () => {
   it('an envelope with no signatures at all is INDETERMINATE, every role unavailable', () => {
     const report = verifyDocument(JSON.stringify({ ...fields, signatures: {} }), ctx);
     expect(report.status).toBe('INDETERMINATE');
-    expect(report.checks.slice(1).map((check) => check.status)).toEqual(['unavailable', 'unavailable', 'unavailable', 'unchecked']);
+    expect(report.checks.slice(1).map((check) => check.status)).toEqual([
+      'unavailable',
+      'unavailable',
+      'unavailable',
+      'unchecked',
+    ]);
   });
 
   it('number spellings are not significant: JCS canonicalizes them', () => {
@@ -105,12 +119,45 @@ describe('svc-receipt-v1 envelope verification', () => {
   it.each<[string, Record<string, unknown>, string, string]>([
     ['no signatures', { v: 'svc-receipt-v1' }, 'missing_property', '/signatures'],
     ['signatures not an object', { v: 'svc-receipt-v1', signatures: [] }, 'invalid_type', '/signatures'],
-    ['role not an object', { v: 'svc-receipt-v1', signatures: { service: 'x' } }, 'invalid_type', '/signatures/service'],
-    ['bad key id', { v: 'svc-receipt-v1', signatures: { service: { key_id: 'k1', sig_b64u: b64uEncode(new Uint8Array(64)) } } }, 'invalid_key_id', '/signatures/service/key_id'],
-    ['short signature', { v: 'svc-receipt-v1', signatures: { service: { key_id: 'did:svc:s', sig_b64u: 'AAAA' } } }, 'invalid_signature_encoding', '/signatures/service/sig_b64u'],
-    ['extra role member', { v: 'svc-receipt-v1', signatures: { service: { key_id: 'did:svc:s', sig_b64u: b64uEncode(new Uint8Array(64)), alg: 'x' } } }, 'unknown_property', '/signatures/service/alg'],
-    ['receipt id prefix', { v: 'svc-receipt-v1', receipt_id: 'r_1', signatures: {} }, 'invalid_receipt_id', '/receipt_id'],
-    ['issued_at not TS', { v: 'svc-receipt-v1', issued_at: '2026-06-01', signatures: {} }, 'invalid_timestamp', '/issued_at'],
+    [
+      'role not an object',
+      { v: 'svc-receipt-v1', signatures: { service: 'x' } },
+      'invalid_type',
+      '/signatures/service',
+    ],
+    [
+      'bad key id',
+      { v: 'svc-receipt-v1', signatures: { service: { key_id: 'k1', sig_b64u: b64uEncode(new Uint8Array(64)) } } },
+      'invalid_key_id',
+      '/signatures/service/key_id',
+    ],
+    [
+      'short signature',
+      { v: 'svc-receipt-v1', signatures: { service: { key_id: 'did:svc:s', sig_b64u: 'AAAA' } } },
+      'invalid_signature_encoding',
+      '/signatures/service/sig_b64u',
+    ],
+    [
+      'extra role member',
+      {
+        v: 'svc-receipt-v1',
+        signatures: { service: { key_id: 'did:svc:s', sig_b64u: b64uEncode(new Uint8Array(64)), alg: 'x' } },
+      },
+      'unknown_property',
+      '/signatures/service/alg',
+    ],
+    [
+      'receipt id prefix',
+      { v: 'svc-receipt-v1', receipt_id: 'r_1', signatures: {} },
+      'invalid_receipt_id',
+      '/receipt_id',
+    ],
+    [
+      'issued_at not TS',
+      { v: 'svc-receipt-v1', issued_at: '2026-06-01', signatures: {} },
+      'invalid_timestamp',
+      '/issued_at',
+    ],
   ])('%s is MALFORMED', (_name, document, code, path) => {
     const report = verifyDocument(JSON.stringify(document), ctx);
     expect(report.status).toBe('MALFORMED');
@@ -134,7 +181,9 @@ describe('svc-receipt-v1 envelope verification', () => {
       for (const context of [ctx, trusted]) {
         const report = verifyDocument(pasted, context);
         expect(report.status).toBe('INVALID');
-        expect(report.errors.map((error) => [error.code, error.path])).toEqual([['key_reused', '/signatures/service/key_id']]);
+        expect(report.errors.map((error) => [error.code, error.path])).toEqual([
+          ['key_reused', '/signatures/service/key_id'],
+        ]);
         const content = report.checks.find((check) => check.id === 'content');
         expect(content?.detail).toBe('The content is what 2 signers signed.');
       }
@@ -149,7 +198,10 @@ describe('svc-receipt-v1 envelope verification', () => {
     });
 
     it('a pinned key used outside its pinned roles is not trusted, so permuted roles are never PASS trusted', () => {
-      const withRoles: KeyEntry[] = pinnedAll.map((entry) => ({ ...entry, roles: [entry.key_id.slice('did:svc:'.length) as 'requester' | 'operator' | 'service'] }));
+      const withRoles: KeyEntry[] = pinnedAll.map((entry) => ({
+        ...entry,
+        roles: [entry.key_id.slice('did:svc:'.length) as 'requester' | 'operator' | 'service'],
+      }));
       const roled = createVerifyContext(crypto, { now, pinned: withRoles });
       const valid = JSON.stringify(signEnvelope(fields, signers, crypto));
       expect(verifyDocument(valid, roled)).toMatchObject({ status: 'PASS', trust: { status: 'trusted' } });

@@ -62,7 +62,11 @@ export const ENVELOPE_ROLES = ['requester', 'operator', 'service'] as const;
 export type EnvelopeRole = (typeof ENVELOPE_ROLES)[number];
 
 /** The checks of an envelope report, in report order. */
-export const ENVELOPE_CHECKS = Object.freeze(['schema', ...ENVELOPE_ROLES.map((role) => `signature.${role}`), 'content'] as const);
+export const ENVELOPE_CHECKS = Object.freeze([
+  'schema',
+  ...ENVELOPE_ROLES.map((role) => `signature.${role}`),
+  'content',
+] as const);
 
 /**
  * Recognize an svc-receipt-v1 envelope: an object with `v` equal to `svc-receipt-v1`.
@@ -136,11 +140,7 @@ export function verifyEnvelope(input: FormatInput): Report {
   const issuedAt = value['issued_at'];
   if (issuedAt !== undefined && !isTimestamp(issuedAt)) {
     problems.push(
-      problem(
-        'invalid_timestamp',
-        '/issued_at',
-        '"issued_at" must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z.',
-      ),
+      problem('invalid_timestamp', '/issued_at', '"issued_at" must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z.'),
     );
   }
   if (problems.length > 0 || signatures === undefined) {
@@ -173,8 +173,18 @@ export function verifyEnvelope(input: FormatInput): Report {
     }
     const reusedId = signers.find((signer) => signer.keyId === entry.keyId);
     if (reusedId !== undefined) {
-      reuseFailure(builder, role, reusedId.role, `${path}/key_id`, `names the same key id as the ${reusedId.role} signature`);
-      if (role === 'service') serviceTrust = { status: 'not_applicable', detail: 'The service signature reuses another role\'s key, so no issuer key was judged.' };
+      reuseFailure(
+        builder,
+        role,
+        reusedId.role,
+        `${path}/key_id`,
+        `names the same key id as the ${reusedId.role} signature`,
+      );
+      if (role === 'service')
+        serviceTrust = {
+          status: 'not_applicable',
+          detail: "The service signature reuses another role's key, so no issuer key was judged.",
+        };
       continue;
     }
     const key = checkKeyedSignature(builder, ctx, {
@@ -187,15 +197,29 @@ export function verifyEnvelope(input: FormatInput): Report {
       label: `The ${role} signature`,
       role,
     });
-    const reusedKey = key === undefined ? undefined : signers.find((signer) => signer.key !== undefined && equalBytes(signer.key.public_key, key.public_key));
+    const reusedKey =
+      key === undefined
+        ? undefined
+        : signers.find((signer) => signer.key !== undefined && equalBytes(signer.key.public_key, key.public_key));
     signers.push({ role, keyId: entry.keyId, key });
     if (reusedKey !== undefined) {
-      reuseFailure(builder, role, reusedKey.role, `${path}/key_id`, `resolves to the same key as the ${reusedKey.role} signature`);
-      if (role === 'service') serviceTrust = { status: 'not_applicable', detail: 'The service signature reuses another role\'s key, so no issuer key was judged.' };
+      reuseFailure(
+        builder,
+        role,
+        reusedKey.role,
+        `${path}/key_id`,
+        `resolves to the same key as the ${reusedKey.role} signature`,
+      );
+      if (role === 'service')
+        serviceTrust = {
+          status: 'not_applicable',
+          detail: "The service signature reuses another role's key, so no issuer key was judged.",
+        };
       continue;
     }
     if (role === 'service') serviceTrust = key?.trust ?? unresolvedTrust(entry.keyId);
-    if (key?.source === 'pinned' && key.entry?.roles !== undefined && !key.entry.roles.includes(role)) misattributed ??= { role, trust: key.trust };
+    if (key?.source === 'pinned' && key.entry?.roles !== undefined && !key.entry.roles.includes(role))
+      misattributed ??= { role, trust: key.trust };
     if (key !== undefined && key.algorithm === 'Ed25519') {
       resolved += 1;
       if (builder.checkStatus(checkId) === 'pass') verified += 1;
@@ -205,7 +229,10 @@ export function verifyEnvelope(input: FormatInput): Report {
   // A key the trust store pins for other roles signed here: the envelope's signers are not who
   // the trust store says, so the envelope is not trusted whatever the service key's trust.
   if (misattributed !== undefined && serviceTrust.status === 'trusted') {
-    builder.setTrust({ ...misattributed.trust, detail: `The ${misattributed.role} signature: ${misattributed.trust.detail ?? ''}`.trim() });
+    builder.setTrust({
+      ...misattributed.trust,
+      detail: `The ${misattributed.role} signature: ${misattributed.trust.detail ?? ''}`.trim(),
+    });
   } else {
     builder.setTrust(serviceTrust);
   }
@@ -213,7 +240,13 @@ export function verifyEnvelope(input: FormatInput): Report {
 }
 
 /** One key may sign for one role only (PROTOCOL section 0): a second role of the same key fails. */
-function reuseFailure(builder: ReportBuilder, role: EnvelopeRole, earlier: EnvelopeRole, path: string, what: string): void {
+function reuseFailure(
+  builder: ReportBuilder,
+  role: EnvelopeRole,
+  earlier: EnvelopeRole,
+  path: string,
+  what: string,
+): void {
   builder.fail(
     'INVALID',
     `signature.${role}`,
@@ -234,7 +267,10 @@ function checkContent(builder: ReportBuilder, resolved: number, verified: number
       problem('content_mismatch', '', 'The envelope does not match what any of its signers signed.'),
     );
   } else {
-    builder.unchecked('content', 'With fewer than two verifiable signatures, alteration cannot be told apart from a bad signature.');
+    builder.unchecked(
+      'content',
+      'With fewer than two verifiable signatures, alteration cannot be told apart from a bad signature.',
+    );
   }
 }
 
@@ -251,11 +287,7 @@ function readSignatures(value: JsonObject, problems: ReportError[]): Map<Envelop
   }
   if (!isJsonObject(signatures)) {
     problems.push(
-      problem(
-        'invalid_type',
-        '/signatures',
-        `"signatures" must be an object, got ${describeType(signatures)}.`,
-      ),
+      problem('invalid_type', '/signatures', `"signatures" must be an object, got ${describeType(signatures)}.`),
     );
     return undefined;
   }
@@ -268,11 +300,7 @@ function readSignatures(value: JsonObject, problems: ReportError[]): Map<Envelop
     const path = pointerAppend('/signatures', role);
     if (!isJsonObject(entry)) {
       problems.push(
-        problem(
-          'invalid_type',
-          path,
-          `The ${role} signature must be an object, got ${describeType(entry)}.`,
-        ),
+        problem('invalid_type', path, `The ${role} signature must be an object, got ${describeType(entry)}.`),
       );
       continue;
     }
@@ -290,11 +318,7 @@ function readSignatures(value: JsonObject, problems: ReportError[]): Map<Envelop
     const signature = decodeB64uField(entry['sig_b64u'], 64);
     if (Object.hasOwn(entry, 'sig_b64u') && signature === undefined) {
       problems.push(
-        problem(
-          'invalid_signature_encoding',
-          `${path}/sig_b64u`,
-          '"sig_b64u" must be 64 bytes as unpadded base64url.',
-        ),
+        problem('invalid_signature_encoding', `${path}/sig_b64u`, '"sig_b64u" must be 64 bytes as unpadded base64url.'),
       );
     }
     if (isKeyId(keyId) && signature !== undefined) result.set(role, { keyId, signature });

@@ -53,7 +53,15 @@ describe('profile worked examples', () => {
     const [nano, standard, pq] = examples.map((example) => JSON.stringify(example.document));
     expect(verifyDocument(nano ?? '', offline)).toMatchObject({ status: 'PASS', trust: { status: 'unpinned' } });
     expect(verifyDocument(standard ?? '', offline).status).toBe('INDETERMINATE');
-    expect(verifyDocument(standard ?? '', trusting)).toMatchObject({ format: 'profile/standard', status: 'PASS', trust: { status: 'trusted' } });
-    expect(verifyDocument(pq ?? '', trusting)).toMatchObject({ format: 'profile/pq', status: 'PASS', trust: { status: 'trusted' } });
+    expect(verifyDocument(standard ?? '', trusting)).toMatchObject({
+      format: 'profile/standard',
+      status: 'PASS',
+      trust: { status: 'trusted' },
+    });
+    expect(verifyDocument(pq ?? '', trusting)).toMatchObject({
+      format: 'profile/pq',
+      status: 'PASS',
+      trust: { status: 'trusted' },
+    });
   });
 });

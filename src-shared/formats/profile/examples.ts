@@ -47,7 +47,8 @@ export const PROFILE_EXAMPLE_KEY_ID = 'did:svc:evroom:example-k1';
  * @throws TypeError if `crypto` is not a provider.
  */
 export function profileWorkedExamples(crypto: CryptoProvider): ProfileWorkedExample[] {
-  if (typeof crypto !== 'object' || crypto === null) throw new TypeError('profileWorkedExamples needs a CryptoProvider');
+  if (typeof crypto !== 'object' || crypto === null)
+    throw new TypeError('profileWorkedExamples needs a CryptoProvider');
   const contentSha256 = hexEncode(crypto.sha256(utf8Encode(PROFILE_EXAMPLE_CONTENT)));
   const content = { sha256: contentSha256, type: 'text/plain' };
   const nanoSeed = new Uint8Array(32).fill(0x4e);
@@ -55,7 +56,12 @@ export function profileWorkedExamples(crypto: CryptoProvider): ProfileWorkedExam
   const nanoKeyId = didKeyFromEd25519(crypto.ed25519PublicKey(nanoSeed));
   const idFor = (fill: number): string =>
     RECEIPT_ID_PREFIX + encodeUlid(PROFILE_EXAMPLE_NOW.getTime(), new Uint8Array(10).fill(fill));
-  const example = (profile: ProfileName, document: JsonObject, seed: Uint8Array, keyId: string): ProfileWorkedExample => {
+  const example = (
+    profile: ProfileName,
+    document: JsonObject,
+    seed: Uint8Array,
+    keyId: string,
+  ): ProfileWorkedExample => {
     const signedText = profileSigningText(document);
     return {
       profile,

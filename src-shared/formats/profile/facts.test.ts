@@ -27,10 +27,18 @@ function sampleText(file: string): string {
 
 describe('profileFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
-    expect(profileFacts(parseJsonTree(sampleText('standard/valid.json')))).toEqual({ receipt_id: 'rcp_01KT1GW6G0081040G2081040G2', issued_at: Date.parse(SAMPLES_NOW), issuer_key_id: 'did:svc:evroom:example-k1' });
+    expect(profileFacts(parseJsonTree(sampleText('standard/valid.json')))).toEqual({
+      receipt_id: 'rcp_01KT1GW6G0081040G2081040G2',
+      issued_at: Date.parse(SAMPLES_NOW),
+      issuer_key_id: 'did:svc:evroom:example-k1',
+    });
   });
 
   it('says nothing of a document of another shape', () => {
-    expect(profileFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(profileFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 });

@@ -24,13 +24,34 @@ function fields(text: string): IssueFields {
 }
 
 function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
-  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+  return {
+    roles: {},
+    now: NOW,
+    crypto,
+    verify: (text, keys, secrets) =>
+      verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }),
+    ...parts,
+  };
 }
 
 describe('profileIssuers (nano)', () => {
   it('issues a document that verifies with the keys it names', () => {
-    const issued = nano.issue(input({ name: 'nano', fields: fields(JSON.stringify({ ok: true, a: 'did:web:a.example', h: `sha256:${'0'.repeat(64)}`, t: 'text/plain' })), key }));
-    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    const issued = nano.issue(
+      input({
+        name: 'nano',
+        fields: fields(
+          JSON.stringify({ ok: true, a: 'did:web:a.example', h: `sha256:${'0'.repeat(64)}`, t: 'text/plain' }),
+        ),
+        key,
+      }),
+    );
+    const report = verifyDocument(issued.text, {
+      crypto,
+      pinned: [],
+      advertised: issued.keys,
+      secrets: issued.secrets,
+      now: NOW,
+    });
     expect([report.format, report.status]).toEqual(['profile/nano', 'PASS']);
     expect(issued.text.endsWith('\n')).toBe(true);
   });

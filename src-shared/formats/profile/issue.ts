@@ -10,7 +10,9 @@ import { issueLegacyReceipt, issueProfileReceipt, type ProfileFieldsByName } fro
 import type { ProfileName } from './verify';
 
 /** The caller's members of each profile (PROTOCOL section 3), required and optional. */
-export const PROFILE_MEMBERS: Readonly<Record<ProfileName, { required: readonly string[]; optional: readonly string[] }>> = {
+export const PROFILE_MEMBERS: Readonly<
+  Record<ProfileName, { required: readonly string[]; optional: readonly string[] }>
+> = {
   nano: { required: ['ok', 'a', 'h', 't'], optional: [] },
   standard: { required: ['agent_did', 'content', 'smsh', 'hktn_context'], optional: ['settlement_reference'] },
   pq: { required: ['agent_did', 'content', 'crypto_agile_metadata', 'pq_posture', 'auditor_verifier'], optional: [] },
@@ -24,8 +26,22 @@ function issueWith(profile: ProfileName, legacy: boolean): (input: IssueInput) =
     const options = { now: input.issuedAt === undefined ? input.now : new Date(timestampToMillis(input.issuedAt)) };
     const document =
       legacy && profile !== 'nano'
-        ? issueLegacyReceipt(profile, fields as unknown as ProfileFieldsByName['standard'], key.seed, keyId, input.crypto, options)
-        : issueProfileReceipt(profile, fields as unknown as ProfileFieldsByName[typeof profile], key.seed, keyId, input.crypto, options);
+        ? issueLegacyReceipt(
+            profile,
+            fields as unknown as ProfileFieldsByName['standard'],
+            key.seed,
+            keyId,
+            input.crypto,
+            options,
+          )
+        : issueProfileReceipt(
+            profile,
+            fields as unknown as ProfileFieldsByName[typeof profile],
+            key.seed,
+            keyId,
+            input.crypto,
+            options,
+          );
     return { text: formatJsonDocument(document), keys: [publicEntry(key, keyId)], secrets: [] };
   };
 }
@@ -48,7 +64,12 @@ function profileIssuer(name: string, profile: ProfileName, legacy: boolean, help
 /** `evroom sign nano`, `standard`, `pq`, `legacy-standard` and `legacy-pq`, in that order. */
 export const profileIssuers: readonly FormatIssuer[] = [
   profileIssuer('nano', 'nano', false, '{ok, a, h, t}'),
-  profileIssuer('standard', 'standard', false, '{agent_did, content: {sha256, type}, settlement_reference?, smsh, hktn_context}'),
+  profileIssuer(
+    'standard',
+    'standard',
+    false,
+    '{agent_did, content: {sha256, type}, settlement_reference?, smsh, hktn_context}',
+  ),
   profileIssuer('pq', 'pq', false, '{agent_did, content, crypto_agile_metadata, pq_posture, auditor_verifier}'),
   profileIssuer('legacy-standard', 'standard', true, 'as standard, written with proof_tier as older issuers did'),
   profileIssuer('legacy-pq', 'pq', true, 'as pq, written with proof_tier'),

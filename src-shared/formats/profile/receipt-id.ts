@@ -83,7 +83,8 @@ export function isReceiptId(value: unknown): value is string {
  */
 export function receiptIdTime(receiptId: string): number {
   if (typeof receiptId !== 'string') throw new TypeError('A receipt id must be a string');
-  if (!RECEIPT_ID_PATTERN.test(receiptId)) throw new RangeError(`Not a receipt id (rcp_ + ULID): ${JSON.stringify(receiptId.slice(0, 40))}`);
+  if (!RECEIPT_ID_PATTERN.test(receiptId))
+    throw new RangeError(`Not a receipt id (rcp_ + ULID): ${JSON.stringify(receiptId.slice(0, 40))}`);
   let time = 0;
   for (const character of receiptId.slice(RECEIPT_ID_PREFIX.length, RECEIPT_ID_PREFIX.length + 10)) {
     time = time * 32 + CROCKFORD_ALPHABET.indexOf(character);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { b64uDecode, createPortableProvider } from '../../crypto';
 import type { JsonObject } from '../../verify/fields';
-import { DEFAULT_VERIFY_URI, issueLegacyReceipt, issueProfileReceipt, type NanoFields, type StandardFields } from './sign';
+import {
+  DEFAULT_VERIFY_URI,
+  issueLegacyReceipt,
+  issueProfileReceipt,
+  type NanoFields,
+  type StandardFields,
+} from './sign';
 import { receiptIdTime } from './receipt-id';
 import { NANO_BYTE_BUDGET, profileDigest } from './verify';
 
@@ -9,7 +15,12 @@ const crypto = createPortableProvider();
 const seed = new Uint8Array(32).fill(9);
 const KEY_ID = 'did:svc:test:issuer';
 const NOW = new Date('2026-06-01T12:34:56.789Z');
-const nano: NanoFields = { ok: true, a: 'did:web:agent.example.com', h: `sha256:${'0f'.repeat(32)}`, t: 'application/json' };
+const nano: NanoFields = {
+  ok: true,
+  a: 'did:web:agent.example.com',
+  h: `sha256:${'0f'.repeat(32)}`,
+  t: 'application/json',
+};
 const standard: StandardFields = {
   agent_did: 'did:web:agent.example.com',
   content: { sha256: '0f'.repeat(32), type: 'application/json' },
@@ -51,7 +62,9 @@ describe('issueProfileReceipt', () => {
     const first = issueProfileReceipt('standard', standard, seed, KEY_ID, crypto, options);
     expect(issueProfileReceipt('standard', standard, seed, KEY_ID, crypto, options)).toEqual(first);
     const signature = b64uDecode((first['receipt'] as JsonObject)['sig_b64u'] as string);
-    expect(crypto.ed25519Verify(signature, profileDigest(first, crypto.sha256), crypto.ed25519PublicKey(seed))).toBe(true);
+    expect(crypto.ed25519Verify(signature, profileDigest(first, crypto.sha256), crypto.ed25519PublicKey(seed))).toBe(
+      true,
+    );
     // Fresh ids differ when none is given.
     const a = issueProfileReceipt('nano', nano, seed, KEY_ID, crypto, { now: NOW });
     const b = issueProfileReceipt('nano', nano, seed, KEY_ID, crypto, { now: NOW });
@@ -66,13 +79,21 @@ describe('issueProfileReceipt', () => {
   });
 
   it('refuses what would not verify: bad fields name their path, over budget is RangeError', () => {
-    expect(() => issueProfileReceipt('nano', { ...nano, h: 'abc' }, seed, KEY_ID, crypto, { now: NOW })).toThrow(/\/h does not match/);
+    expect(() => issueProfileReceipt('nano', { ...nano, h: 'abc' }, seed, KEY_ID, crypto, { now: NOW })).toThrow(
+      /\/h does not match/,
+    );
     // Every field within its schema limit, the whole over the 600-byte nano budget.
     const verifyUri = `/v1/receipt/verify?${'q'.repeat(NANO_BYTE_BUDGET / 2)}`;
     expect(() => issueProfileReceipt('nano', nano, seed, KEY_ID, crypto, { now: NOW, verifyUri })).toThrow(RangeError);
-    expect(() => issueProfileReceipt('standard', { ...standard, smsh: undefined } as unknown as StandardFields, seed, KEY_ID, crypto)).toThrow(
-      /\/smsh must be object/,
-    );
+    expect(() =>
+      issueProfileReceipt(
+        'standard',
+        { ...standard, smsh: undefined } as unknown as StandardFields,
+        seed,
+        KEY_ID,
+        crypto,
+      ),
+    ).toThrow(/\/smsh must be object/);
   });
 
   it('refuses bad arguments with TypeError or RangeError', () => {
@@ -80,11 +101,13 @@ describe('issueProfileReceipt', () => {
     expect(() => issueProfileReceipt('nano', null as unknown as NanoFields, seed, KEY_ID, crypto)).toThrow(TypeError);
     expect(() => issueProfileReceipt('nano', nano, seed, 'key-1', crypto)).toThrow(TypeError);
     expect(() => issueProfileReceipt('nano', nano, new Uint8Array(31), KEY_ID, crypto)).toThrow(RangeError);
-    expect(() => issueProfileReceipt('nano', nano, seed, KEY_ID, crypto, { now: new Date(Number.NaN) })).toThrow(TypeError);
-    expect(() => issueProfileReceipt('nano', nano, seed, KEY_ID, crypto, { id: 'rcp_1' })).toThrow(TypeError);
-    expect(() => issueProfileReceipt('standard', standard, seed, KEY_ID, crypto, { now: new Date('+010000-01-01T00:00:00Z') })).toThrow(
+    expect(() => issueProfileReceipt('nano', nano, seed, KEY_ID, crypto, { now: new Date(Number.NaN) })).toThrow(
       TypeError,
     );
+    expect(() => issueProfileReceipt('nano', nano, seed, KEY_ID, crypto, { id: 'rcp_1' })).toThrow(TypeError);
+    expect(() =>
+      issueProfileReceipt('standard', standard, seed, KEY_ID, crypto, { now: new Date('+010000-01-01T00:00:00Z') }),
+    ).toThrow(TypeError);
   });
 });
 

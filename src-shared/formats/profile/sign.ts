@@ -126,7 +126,8 @@ export function issueProfileReceipt<P extends ProfileName>(
   crypto: CryptoProvider,
   options: ProfileIssueOptions = {},
 ): JsonObject {
-  if (!PROFILE_NAMES.includes(profile)) throw new TypeError(`Unknown receipt profile ${JSON.stringify(String(profile))}`);
+  if (!PROFILE_NAMES.includes(profile))
+    throw new TypeError(`Unknown receipt profile ${JSON.stringify(String(profile))}`);
   const unsigned = buildUnsigned(profile, fields as unknown as JsonObject, keyId, crypto, options, undefined, true);
   return signAndCheck(unsigned, profile, VALIDATORS[profile], `${profile} receipt`, seed, crypto);
 }
@@ -178,7 +179,8 @@ function buildUnsigned(
   if (!isKeyId(keyId)) throw new TypeError(`Not a key id: ${JSON.stringify(String(keyId))}`);
   if (typeof crypto !== 'object' || crypto === null) throw new TypeError('issueProfileReceipt needs a CryptoProvider');
   const now = options.now ?? new Date();
-  if (!(now instanceof Date) || !Number.isFinite(now.getTime())) throw new TypeError('options.now must be a valid Date');
+  if (!(now instanceof Date) || !Number.isFinite(now.getTime()))
+    throw new TypeError('options.now must be a valid Date');
   const id = options.id ?? createReceiptId(now, crypto.randomBytes);
   if (!isReceiptId(id)) throw new TypeError(`Not a receipt id (rcp_ + ULID): ${JSON.stringify(String(id))}`);
   const verifyUri = options.verifyUri ?? DEFAULT_VERIFY_URI;
@@ -230,10 +232,15 @@ function signAndCheck(
   const signature = crypto.ed25519Sign(profileDigest(unsigned, crypto.sha256), seed);
   // The signature goes before verify_uri, the order of the spec's receipt block.
   const { verify_uri: verifyUri = null, ...head } = unsigned['receipt'] as JsonObject;
-  const signed: JsonObject = { ...unsigned, receipt: { ...head, sig_b64u: b64uEncode(signature), verify_uri: verifyUri } };
+  const signed: JsonObject = {
+    ...unsigned,
+    receipt: { ...head, sig_b64u: b64uEncode(signature), verify_uri: verifyUri },
+  };
   if (!validator(signed)) {
     const [first] = schemaErrorsToReport(validator.errors);
-    throw new TypeError(`Cannot issue this ${what}: ${first?.path || '(document)'} ${first?.message ?? 'does not fit the schema'}`);
+    throw new TypeError(
+      `Cannot issue this ${what}: ${first?.path || '(document)'} ${first?.message ?? 'does not fit the schema'}`,
+    );
   }
   const budget = PROFILE_BYTE_BUDGETS[profile];
   const size = profileByteLength(signed);

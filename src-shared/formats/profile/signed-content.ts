@@ -13,6 +13,11 @@ import { profileSigningText } from './verify';
  */
 export function profileSignedContent(input: SignedContentInput): SignedBytes[] {
   return [
-    utf8SignedBytes(input.crypto, 'JCS(receipt without receipt.sig_b64u)', profileSigningText(input.value), 'receipt.sig_b64u: Ed25519 over the SHA-256 of these bytes'),
+    utf8SignedBytes(
+      input.crypto,
+      'JCS(receipt without receipt.sig_b64u)',
+      profileSigningText(input.value),
+      'receipt.sig_b64u: Ed25519 over the SHA-256 of these bytes',
+    ),
   ];
 }

@@ -88,7 +88,8 @@ const variants: Variant[] = [
     name: 'nano',
     format: 'profile/nano',
     keyPath: '/receipt/k',
-    make: (signingSeed = seed, keyId = KEY_ID) => issueProfileReceipt('nano', nanoFields, signingSeed, keyId, crypto, { now: NOW, id: ID }),
+    make: (signingSeed = seed, keyId = KEY_ID) =>
+      issueProfileReceipt('nano', nanoFields, signingSeed, keyId, crypto, { now: NOW, id: ID }),
     tamper: (document) => (document['t'] = 'text/html'),
   },
   {
@@ -103,7 +104,8 @@ const variants: Variant[] = [
     name: 'pq',
     format: 'profile/pq',
     keyPath: '/receipt/key_id',
-    make: (signingSeed = seed, keyId = KEY_ID) => issueProfileReceipt('pq', pqFields, signingSeed, keyId, crypto, { now: NOW, id: ID }),
+    make: (signingSeed = seed, keyId = KEY_ID) =>
+      issueProfileReceipt('pq', pqFields, signingSeed, keyId, crypto, { now: NOW, id: ID }),
     tamper: (document) => (document['auditor_verifier'] = true),
   },
   {
@@ -118,7 +120,8 @@ const variants: Variant[] = [
     name: 'legacy pq',
     format: 'legacy/proof_tier',
     keyPath: '/receipt/key_id',
-    make: (signingSeed = seed, keyId = KEY_ID) => issueLegacyReceipt('pq', pqFields, signingSeed, keyId, crypto, { now: NOW, id: ID }),
+    make: (signingSeed = seed, keyId = KEY_ID) =>
+      issueLegacyReceipt('pq', pqFields, signingSeed, keyId, crypto, { now: NOW, id: ID }),
     tamper: (document) => (document['pq_posture'] = 'executed'),
   },
 ];
@@ -140,7 +143,9 @@ describe.each(variants)('$name receipts', (variant) => {
     expect(report.status).toBe('INVALID');
     expect(statuses(report)['schema']).toBe('pass');
     expect(statuses(report)['signature']).toBe('fail');
-    expect(report.errors).toEqual([{ code: 'signature_invalid', path: '/receipt/sig_b64u', message: expect.any(String) }]);
+    expect(report.errors).toEqual([
+      { code: 'signature_invalid', path: '/receipt/sig_b64u', message: expect.any(String) },
+    ]);
   });
 
   it('a tampered receipt block (the id is signed too) is INVALID', () => {
@@ -159,7 +164,9 @@ describe.each(variants)('$name receipts', (variant) => {
     const text = JSON.stringify(variant.make()).replace('"verify_uri":', '"verify_uri":"/elsewhere","verify_uri":');
     const report = verify(text);
     expect(report.status).toBe('MALFORMED');
-    expect(report.errors).toEqual([{ code: 'duplicate_name', path: '/receipt/verify_uri', message: expect.any(String) }]);
+    expect(report.errors).toEqual([
+      { code: 'duplicate_name', path: '/receipt/verify_uri', message: expect.any(String) },
+    ]);
   });
 
   it('an unknown member is MALFORMED (unknown_property), at the top and inside blocks', () => {
@@ -202,10 +209,17 @@ describe.each(variants)('$name receipts', (variant) => {
   });
 
   it('a key id pinned as ML-DSA-65 cannot verify an Ed25519 receipt: INVALID', () => {
-    const mldsa: KeyEntry = { key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: new Uint8Array(1952), status: 'pinned' };
+    const mldsa: KeyEntry = {
+      key_id: KEY_ID,
+      algorithm: 'ML-DSA-65',
+      public_key: new Uint8Array(1952),
+      status: 'pinned',
+    };
     const report = verify(variant.make(), context({ pinned: [mldsa] }));
     expect(report.status).toBe('INVALID');
-    expect(report.errors.map((error) => [error.code, error.path])).toEqual([['key_algorithm_mismatch', variant.keyPath]]);
+    expect(report.errors.map((error) => [error.code, error.path])).toEqual([
+      ['key_algorithm_mismatch', variant.keyPath],
+    ]);
   });
 
   it('a did:key that does not decode is MALFORMED at the key id', () => {
@@ -271,7 +285,10 @@ describe('profile detection', () => {
 describe('nano receipts', () => {
   it('the byte budget is 600 bytes of JCS: 600 is PASS, 601 is MALFORMED with the signature still checked', () => {
     const sized = (bytes: number): JsonObject => {
-      const probe = issueProfileReceipt('nano', { ...nanoFields, t: 'text/plain;p=' }, seed, KEY_ID, crypto, { now: NOW, id: ID });
+      const probe = issueProfileReceipt('nano', { ...nanoFields, t: 'text/plain;p=' }, seed, KEY_ID, crypto, {
+        now: NOW,
+        id: ID,
+      });
       const padding = bytes - profileByteLength(probe);
       return resign({ ...probe, t: `text/plain;p=${'x'.repeat(padding)}` });
     };
@@ -290,11 +307,15 @@ describe('nano receipts', () => {
     const report = verify(over);
     expect(report.status).toBe('MALFORMED');
     expect(statuses(report)).toEqual({ schema: 'pass', size_budget: 'fail', signature: 'pass' });
-    expect(report.errors).toEqual([{ code: 'size_budget_exceeded', path: '', message: expect.stringContaining('601') }]);
+    expect(report.errors).toEqual([
+      { code: 'size_budget_exceeded', path: '', message: expect.stringContaining('601') },
+    ]);
   });
 
   it('states ok: false in a note and otherwise verifies it like any receipt', () => {
-    const report = verify(issueProfileReceipt('nano', { ...nanoFields, ok: false }, seed, KEY_ID, crypto, { now: NOW, id: ID }));
+    const report = verify(
+      issueProfileReceipt('nano', { ...nanoFields, ok: false }, seed, KEY_ID, crypto, { now: NOW, id: ID }),
+    );
     expect(report.status).toBe('PASS');
     expect(report.notes).toEqual([NANO_NOT_OK_NOTE]);
     expect(verify(variants[0]?.make() ?? {}).notes).toEqual([]);
@@ -315,7 +336,10 @@ describe('nano receipts', () => {
       change(document);
       const report = verify(resign(document));
       expect(report.status, name).toBe('MALFORMED');
-      expect(report.errors.map((error) => [error.code, error.path]), name).toEqual([[code, path]]);
+      expect(
+        report.errors.map((error) => [error.code, error.path]),
+        name,
+      ).toEqual([[code, path]]);
     }
   });
 
@@ -330,10 +354,17 @@ describe('nano receipts', () => {
 describe('standard receipts', () => {
   it('the byte budget is 3072 bytes of JCS counted in UTF-8: 3072 is PASS, 3073 is MALFORMED', () => {
     const sized = (bytes: number): JsonObject => {
-      const probe = issueProfileReceipt('standard', { ...standardFields, smsh: { sealed: true, declaration: 'x' } }, seed, KEY_ID, crypto, {
-        now: NOW,
-        id: ID,
-      });
+      const probe = issueProfileReceipt(
+        'standard',
+        { ...standardFields, smsh: { sealed: true, declaration: 'x' } },
+        seed,
+        KEY_ID,
+        crypto,
+        {
+          now: NOW,
+          id: ID,
+        },
+      );
       const extra = bytes - profileByteLength(probe);
       // '€' is one character but three UTF-8 bytes: the budget counts bytes.
       const declaration = '€'.repeat(Math.floor(extra / 3)) + 'x'.repeat((extra % 3) + 1);
@@ -364,24 +395,41 @@ describe('standard receipts', () => {
     const base = variants[1]?.make() ?? {};
     const february = copy(base);
     february['issued_at'] = '2026-02-30T00:00:00Z';
-    expect(verify(resign(february)).errors.map((error) => [error.code, error.path])).toEqual([['invalid_timestamp', '/issued_at']]);
+    expect(verify(resign(february)).errors.map((error) => [error.code, error.path])).toEqual([
+      ['invalid_timestamp', '/issued_at'],
+    ]);
     const offset = copy(base);
     offset['issued_at'] = '2026-06-01T12:00:00+00:00';
-    expect(verify(resign(offset)).errors.map((error) => [error.code, error.path])).toEqual([['pattern_mismatch', '/issued_at']]);
+    expect(verify(resign(offset)).errors.map((error) => [error.code, error.path])).toEqual([
+      ['pattern_mismatch', '/issued_at'],
+    ]);
     const chain = copy(base);
     (chain['settlement_reference'] as JsonObject)['chain_id'] = 0;
-    expect(verify(resign(chain)).errors.map((error) => [error.code, error.path])).toEqual([['out_of_range', '/settlement_reference/chain_id']]);
+    expect(verify(resign(chain)).errors.map((error) => [error.code, error.path])).toEqual([
+      ['out_of_range', '/settlement_reference/chain_id'],
+    ]);
   });
 });
 
 describe('pq receipts', () => {
   it('every pq report carries the posture note, whatever its status', () => {
     const valid = variants[2]?.make() ?? {};
-    const reports = [verify(valid), verify(valid, context({ pinned: [] })), verify({ ...valid, extra: 1 }), verify('{"receipt_profile":"pq"}')];
+    const reports = [
+      verify(valid),
+      verify(valid, context({ pinned: [] })),
+      verify({ ...valid, extra: 1 }),
+      verify('{"receipt_profile":"pq"}'),
+    ];
     const tampered = copy(valid);
     tampered['pq_posture'] = 'executed';
     reports.push(verify(tampered));
-    expect(reports.map((report) => report.status)).toEqual(['PASS', 'INDETERMINATE', 'MALFORMED', 'MALFORMED', 'INVALID']);
+    expect(reports.map((report) => report.status)).toEqual([
+      'PASS',
+      'INDETERMINATE',
+      'MALFORMED',
+      'MALFORMED',
+      'INVALID',
+    ]);
     for (const report of reports) expect(report.notes).toContain(PQ_POSTURE_NOTE);
   });
 
@@ -398,7 +446,9 @@ describe('pq receipts', () => {
       const report = verify(document);
       expect(report.status).toBe('UNSUPPORTED');
       expect(statuses(report)).toEqual({ schema: 'pass', algorithm: 'unsupported', signature: 'unsupported' });
-      expect(report.errors.map((error) => [error.code, error.path])).toEqual([['unsupported_algorithm', '/crypto_agile_metadata/current_alg']]);
+      expect(report.errors.map((error) => [error.code, error.path])).toEqual([
+        ['unsupported_algorithm', '/crypto_agile_metadata/current_alg'],
+      ]);
       expect(report.notes).toContain(PQ_POSTURE_NOTE);
       expect(report.trust.status).toBe('not_applicable');
     }
@@ -448,13 +498,19 @@ describe('legacy proof_tier receipts', () => {
   });
 
   it('receipt_schema_version is optional, and r1.0.0 when present', () => {
-    const withVersion = issueLegacyReceipt('standard', standardFields, seed, KEY_ID, crypto, { now: NOW, id: ID, schemaVersion: true });
+    const withVersion = issueLegacyReceipt('standard', standardFields, seed, KEY_ID, crypto, {
+      now: NOW,
+      id: ID,
+      schemaVersion: true,
+    });
     expect(withVersion['receipt_schema_version']).toBe('r1.0.0');
     expect(verify(withVersion).status).toBe('PASS');
     withVersion['receipt_schema_version'] = 'r0.9.0';
     const report = verify(resign(withVersion));
     expect(report.status).toBe('MALFORMED');
-    expect(report.errors.map((error) => [error.code, error.path])).toEqual([['not_allowed_value', '/receipt_schema_version']]);
+    expect(report.errors.map((error) => [error.code, error.path])).toEqual([
+      ['not_allowed_value', '/receipt_schema_version'],
+    ]);
   });
 
   it('a proof_tier other than standard or pq is MALFORMED at /proof_tier, and still noted as legacy', () => {
@@ -462,7 +518,11 @@ describe('legacy proof_tier receipts', () => {
     document['proof_tier'] = 'pq-hybrid';
     const report = verify(resign(document));
     expect([report.format, report.status]).toEqual(['legacy/proof_tier', 'MALFORMED']);
-    expect(report.errors).toContainEqual({ code: 'not_allowed_value', path: '/proof_tier', message: 'must be one of "standard", "pq"' });
+    expect(report.errors).toContainEqual({
+      code: 'not_allowed_value',
+      path: '/proof_tier',
+      message: 'must be one of "standard", "pq"',
+    });
     expect(report.notes).toContain(LEGACY_NOTE);
   });
 
@@ -476,7 +536,10 @@ describe('legacy proof_tier receipts', () => {
     mixed['proof_tier'] = 'pq';
     const report = verify(resign(mixed));
     expect(report.status).toBe('MALFORMED');
-    expect(report.errors.map((error) => [error.code, error.path])).toContainEqual(['unknown_property', '/settlement_reference']);
+    expect(report.errors.map((error) => [error.code, error.path])).toContainEqual([
+      'unknown_property',
+      '/settlement_reference',
+    ]);
   });
 
   it('a document with both receipt_profile and proof_tier is a MALFORMED profile receipt', () => {

@@ -37,7 +37,16 @@ import { validate as validateLegacy } from '../../schemas/profile-legacy.generat
 import { validate as validateNano } from '../../schemas/profile-nano.generated';
 import { validate as validatePq } from '../../schemas/profile-pq.generated';
 import { validate as validateStandard } from '../../schemas/profile-standard.generated';
-import { decodeB64uField, describeType, isJsonObject, type JsonObject, memberNode, memberString, problem, quote } from '../../verify/fields';
+import {
+  decodeB64uField,
+  describeType,
+  isJsonObject,
+  type JsonObject,
+  memberNode,
+  memberString,
+  problem,
+  quote,
+} from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
 import { isKeyId } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
@@ -118,7 +127,11 @@ export function detectProfile(node: JsonNode): ProfileFormat | undefined {
   }
   if (memberNode(node, 'proof_tier') !== undefined) return 'legacy/proof_tier';
   if (memberString(node, 'profile') === 'nano') return 'profile/nano';
-  if (memberNode(node, 'profile') !== undefined && memberNode(node, 'v') !== undefined && memberNode(node, 'receipt') !== undefined) {
+  if (
+    memberNode(node, 'profile') !== undefined &&
+    memberNode(node, 'v') !== undefined &&
+    memberNode(node, 'receipt') !== undefined
+  ) {
     return 'profile/nano';
   }
   return undefined;
@@ -240,10 +253,18 @@ export function verifyProfile(input: FormatInput): Report {
   const signature = decodeB64uField(receipt['sig_b64u'], 64);
   if (problems.length === 0) problems.push(...semanticProblems(value, keyIdName));
   if (problems.length > 0 || !isKeyId(keyId) || signature === undefined) {
-    builder.fail('MALFORMED', 'schema', `The document does not fit the ${describeProfile(profile, legacy)} schema.`, problems);
+    builder.fail(
+      'MALFORMED',
+      'schema',
+      `The document does not fit the ${describeProfile(profile, legacy)} schema.`,
+      problems,
+    );
     return builder.build();
   }
-  builder.pass('schema', `The document fits the ${describeProfile(profile, legacy)} schema (${schemaName(profile, legacy)}).`);
+  builder.pass(
+    'schema',
+    `The document fits the ${describeProfile(profile, legacy)} schema (${schemaName(profile, legacy)}).`,
+  );
   if (value['ok'] === false) builder.note(NANO_NOT_OK_NOTE);
 
   const budget = PROFILE_BYTE_BUDGETS[profile];
@@ -297,14 +318,23 @@ function semanticProblems(document: JsonObject, keyIdName: string): ReportError[
     );
   }
   if (Object.hasOwn(document, 'issued_at') && !isTimestamp(document['issued_at'])) {
-    problems.push(problem('invalid_timestamp', '/issued_at', '"issued_at" must name a real UTC instant (YYYY-MM-DDThh:mm:ss[.fff]Z).'));
+    problems.push(
+      problem(
+        'invalid_timestamp',
+        '/issued_at',
+        '"issued_at" must name a real UTC instant (YYYY-MM-DDThh:mm:ss[.fff]Z).',
+      ),
+    );
   }
   return problems;
 }
 
 function checkBudget(builder: ReportBuilder, size: number, profile: ProfileName, budget: number): void {
   if (size <= budget) {
-    builder.pass('size_budget', `The receipt is ${size} bytes as JCS, within the ${profile} budget of ${budget} bytes.`);
+    builder.pass(
+      'size_budget',
+      `The receipt is ${size} bytes as JCS, within the ${profile} budget of ${budget} bytes.`,
+    );
     return;
   }
   builder.fail(
@@ -320,7 +350,12 @@ function checkBudget(builder: ReportBuilder, size: number, profile: ProfileName,
 }
 
 function toProfileFormat(format: string, tree: JsonNode): ProfileFormat {
-  if (format === 'profile/nano' || format === 'profile/standard' || format === 'profile/pq' || format === 'legacy/proof_tier') {
+  if (
+    format === 'profile/nano' ||
+    format === 'profile/standard' ||
+    format === 'profile/pq' ||
+    format === 'legacy/proof_tier'
+  ) {
     return format;
   }
   // Called directly with another format: decide from the document itself.

@@ -28,5 +28,12 @@ export function reportFacts(tree: JsonNode): DocumentFacts {
  * @returns P = JCS(report without payload_sha256 and sig_b64u).
  */
 export function reportSignedContent(input: SignedContentInput): SignedBytes[] {
-  return [utf8SignedBytes(input.crypto, 'Rule D1 payload P', ruleD1Payload(input.value), 'sig_b64u: Ed25519 over the SHA-256 of these bytes; payload_sha256 is that SHA-256')];
+  return [
+    utf8SignedBytes(
+      input.crypto,
+      'Rule D1 payload P',
+      ruleD1Payload(input.value),
+      'sig_b64u: Ed25519 over the SHA-256 of these bytes; payload_sha256 is that SHA-256',
+    ),
+  ];
 }

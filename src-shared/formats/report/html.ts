@@ -79,7 +79,10 @@ function barChart(title: string, entries: readonly [string, number][]): string {
 function countsTable(counts: ReportCounts): string {
   const rows: string[] = [];
   for (const [dimension, title, entries] of countDimensions(counts)) {
-    for (const [name, count] of entries) rows.push(`<tr><td>${title}</td>${cell(name)}<td data-count="${dimension}:${escapeHtml(name)}">${count}</td></tr>`);
+    for (const [name, count] of entries)
+      rows.push(
+        `<tr><td>${title}</td>${cell(name)}<td data-count="${dimension}:${escapeHtml(name)}">${count}</td></tr>`,
+      );
   }
   return `<table><thead><tr><th>by</th><th>value</th><th>receipts</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -106,7 +109,9 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
   yield `<header><h1>Audit report</h1><p class="sub">${escapeHtml(report.report_id)} · generated ${escapeHtml(report.generated_at)} by ${escapeHtml(report.generator.name)} ${escapeHtml(report.generator.version)} · ${total} receipt${total === 1 ? '' : 's'}</p>`;
   yield `<p class="hash">payload_sha256 ${escapeHtml(report.payload_sha256)}</p></header>\n`;
   yield `<section id="scope"><h2>${sectionTitle('scope')}</h2>${definitionList([
-    ...(filters.length === 0 ? [['filters', 'none: every receipt of the ledger'] as [string, string]] : filters.map(([name, value]) => [name, value] as [string, string])),
+    ...(filters.length === 0
+      ? [['filters', 'none: every receipt of the ledger'] as [string, string]]
+      : filters.map(([name, value]) => [name, value] as [string, string])),
     ['as of', report.scope.as_of ?? 'the time of the report (current trust)'],
   ])}</section>\n`;
   yield `<section id="environment"><h2>${sectionTitle('environment')}</h2>${definitionList([
@@ -118,14 +123,20 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
   yield report.trust_snapshot.keys.length === 0
     ? '<p class="sub">The trust store held no keys: no receipt can be trusted.</p>'
     : `<table><thead><tr><th>key id</th><th>status</th><th>label</th><th>algorithm</th><th>not before</th><th>not after</th></tr></thead><tbody>${report.trust_snapshot.keys
-        .map((key) => `<tr>${cell(key.key_id)}${cell(key.roles === undefined ? key.status : `${key.status} for ${key.roles.join(', ')}`)}${cell(key.label)}${cell(key.algorithm)}${cell(key.not_before)}${cell(key.not_after)}</tr>`)
+        .map(
+          (key) =>
+            `<tr>${cell(key.key_id)}${cell(key.roles === undefined ? key.status : `${key.status} for ${key.roles.join(', ')}`)}${cell(key.label)}${cell(key.algorithm)}${cell(key.not_before)}${cell(key.not_after)}</tr>`,
+        )
         .join('')}</tbody></table>`;
   yield '</section>\n';
   yield `<section id="inputs"><h2>${sectionTitle('inputs')}</h2>`;
   yield report.inputs.bundles.length === 0
     ? '<p class="sub">No bundle: the receipts were verified one by one.</p>'
     : `<table><thead><tr><th>file</th><th>manifest sha256</th><th>manifest signer</th><th>signature</th><th>findings</th></tr></thead><tbody>${report.inputs.bundles
-        .map((bundle) => `<tr>${cell(bundle.file)}<td class="hash">${escapeHtml(bundle.manifest_sha256)}</td>${cell(bundle.signer_key_id)}${cell(bundle.signature_status)}${cell(bundle.findings)}</tr>`)
+        .map(
+          (bundle) =>
+            `<tr>${cell(bundle.file)}<td class="hash">${escapeHtml(bundle.manifest_sha256)}</td>${cell(bundle.signer_key_id)}${cell(bundle.signature_status)}${cell(bundle.findings)}</tr>`,
+        )
         .join('')}</tbody></table>`;
   yield '</section>\n';
   yield `<section id="counts"><h2>${sectionTitle('counts')}</h2><div class="charts">${countDimensions(report.counts)
@@ -135,7 +146,10 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
   yield report.findings.length === 0
     ? '<p class="sub">No findings.</p>'
     : `<table><thead><tr><th>bundle</th><th>code</th><th>path</th><th>message</th></tr></thead><tbody>${report.findings
-        .map((finding) => `<tr><td class="hash">${escapeHtml(finding.bundle_sha256.slice(0, 12))}</td>${cell(finding.code)}${cell(finding.path)}${cell(finding.message)}</tr>`)
+        .map(
+          (finding) =>
+            `<tr><td class="hash">${escapeHtml(finding.bundle_sha256.slice(0, 12))}</td>${cell(finding.code)}${cell(finding.path)}${cell(finding.message)}</tr>`,
+        )
         .join('')}</tbody></table>`;
   yield '</section>\n';
   yield `<section id="receipts"><h2>${sectionTitle('receipts')}</h2><table><thead><tr><th>receipt sha256</th><th>receipt id</th><th>format</th><th>status</th><th>trust</th><th>anchor</th><th>issued at</th></tr></thead><tbody>\n`;
@@ -169,8 +183,13 @@ export type EmbeddedReport = { ok: true; json: string } | { ok: false; reason: s
 export function extractEmbeddedReport(html: string): EmbeddedReport {
   if (typeof html !== 'string') throw new TypeError('extractEmbeddedReport expects the page as text');
   const start = html.indexOf(OPEN_TAG);
-  if (start < 0) return { ok: false, reason: `The page has no <script type="application/json" id="${EMBEDDED_REPORT_ID}"> element.` };
-  if (html.indexOf(OPEN_TAG, start + OPEN_TAG.length) >= 0) return { ok: false, reason: 'The page embeds more than one report.' };
+  if (start < 0)
+    return {
+      ok: false,
+      reason: `The page has no <script type="application/json" id="${EMBEDDED_REPORT_ID}"> element.`,
+    };
+  if (html.indexOf(OPEN_TAG, start + OPEN_TAG.length) >= 0)
+    return { ok: false, reason: 'The page embeds more than one report.' };
   const end = html.indexOf(CLOSE_TAG, start + OPEN_TAG.length);
   if (end < 0) return { ok: false, reason: 'The embedded report is not closed by </script>.' };
   return { ok: true, json: html.slice(start + OPEN_TAG.length, end) };

@@ -31,7 +31,16 @@ export {
   type UnsignedReport,
 } from './model';
 export { REPORT_CHECKS, REPORT_NOTE, detectReport, trustSnapshotSha256, verifyReportDocument } from './verify';
-export { EMBEDDED_REPORT_ID, REPORT_HTML_CSP, REPORT_STYLE, embeddedJsonText, escapeHtml, extractEmbeddedReport, looksLikeHtml, renderReportHtml } from './html';
+export {
+  EMBEDDED_REPORT_ID,
+  REPORT_HTML_CSP,
+  REPORT_STYLE,
+  embeddedJsonText,
+  escapeHtml,
+  extractEmbeddedReport,
+  looksLikeHtml,
+  renderReportHtml,
+} from './html';
 export { verifyReportHtml } from './verify-html';
 
 /**

@@ -5,8 +5,24 @@ import { ruleD1Payload } from '../../verify/signature';
 import { countReportRows, receiptsJcs, reportJcs, type ReportRow, type UnsignedReport } from './model';
 
 const rows: ReportRow[] = [
-  { receipt_sha256: 'a'.repeat(64), receipt_id: 'rcp_"quoted"\\ \u0001 é 😀', format: 'typed/x', status: 'PASS', trust: 'unpinned', anchor_state: 'none', issued_at: '2026-01-01T00:00:00.000Z' },
-  { receipt_sha256: 'b'.repeat(64), receipt_id: null, format: 'classical', status: 'INVALID', trust: 'not_applicable', anchor_state: 'resolved', issued_at: null },
+  {
+    receipt_sha256: 'a'.repeat(64),
+    receipt_id: 'rcp_"quoted"\\ \u0001 é 😀',
+    format: 'typed/x',
+    status: 'PASS',
+    trust: 'unpinned',
+    anchor_state: 'none',
+    issued_at: '2026-01-01T00:00:00.000Z',
+  },
+  {
+    receipt_sha256: 'b'.repeat(64),
+    receipt_id: null,
+    format: 'classical',
+    status: 'INVALID',
+    trust: 'not_applicable',
+    anchor_state: 'resolved',
+    issued_at: null,
+  },
 ];
 
 function sample(): UnsignedReport {

@@ -140,7 +140,15 @@ export const REPORT_MEMBERS = [
 ] as const;
 
 /** The members of a receipt row. */
-export const ROW_MEMBERS = ['receipt_sha256', 'receipt_id', 'format', 'status', 'trust', 'anchor_state', 'issued_at'] as const;
+export const ROW_MEMBERS = [
+  'receipt_sha256',
+  'receipt_id',
+  'format',
+  'status',
+  'trust',
+  'anchor_state',
+  'issued_at',
+] as const;
 
 /** A report id: `rpt_` and a ULID. */
 export const REPORT_ID_PATTERN = /^rpt_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
@@ -159,7 +167,9 @@ export const CLAIM_LIMITS: readonly string[] = Object.freeze([
 ]);
 
 /** Counts of rows, by each dimension; status, trust and anchor list every value. */
-export function countReportRows(rows: Iterable<Pick<ReportRow, 'status' | 'trust' | 'format' | 'anchor_state'>>): ReportCounts {
+export function countReportRows(
+  rows: Iterable<Pick<ReportRow, 'status' | 'trust' | 'format' | 'anchor_state'>>,
+): ReportCounts {
   const counts: ReportCounts = {
     by_status: Object.fromEntries(STATUS_PRECEDENCE.map((status) => [status, 0])),
     by_trust: Object.fromEntries(TRUST_STATUSES.map((trust) => [trust, 0])),
@@ -176,7 +186,10 @@ export function countReportRows(rows: Iterable<Pick<ReportRow, 'status' | 'trust
  * @param counts - Counts made by {@link countReportRows} (of no rows, to start).
  * @param row - The row.
  */
-export function addRowToCounts(counts: ReportCounts, row: Pick<ReportRow, 'status' | 'trust' | 'format' | 'anchor_state'>): void {
+export function addRowToCounts(
+  counts: ReportCounts,
+  row: Pick<ReportRow, 'status' | 'trust' | 'format' | 'anchor_state'>,
+): void {
   counts.by_status[row.status] = (counts.by_status[row.status] ?? 0) + 1;
   counts.by_trust[row.trust] = (counts.by_trust[row.trust] ?? 0) + 1;
   counts.by_format[row.format] = (counts.by_format[row.format] ?? 0) + 1;
@@ -242,7 +255,10 @@ function rowJcs(row: ReportRow): string {
  * @param receiptsJcs - The rows' JCS when the caller already made it (see {@link receiptsJcs}).
  * @returns The canonical text.
  */
-export function reportJcs(report: UnsignedReport | SignedReport, receiptsText: string = receiptsJcs(report.receipts)): string {
+export function reportJcs(
+  report: UnsignedReport | SignedReport,
+  receiptsText: string = receiptsJcs(report.receipts),
+): string {
   const names = Object.keys(report).sort();
   const parts: string[] = [];
   for (const name of names) {

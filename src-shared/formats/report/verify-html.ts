@@ -28,7 +28,12 @@ function formatInput(tree: JsonNode, ctx: VerifyContext): FormatInput {
       return plain;
     },
     canonical: () => (canonical ??= jcsTree(tree)),
-    verifyNested: () => singleErrorReport('unknown', 'MALFORMED', 'nesting', { code: 'nesting_too_deep', path: '', message: 'A report embeds no further documents.' }),
+    verifyNested: () =>
+      singleErrorReport('unknown', 'MALFORMED', 'nesting', {
+        code: 'nesting_too_deep',
+        path: '',
+        message: 'A report embeds no further documents.',
+      }),
   };
 }
 
@@ -50,31 +55,62 @@ function firstDifference(left: string, right: string): number {
 export function verifyReportHtml(html: string, ctx: VerifyContext): Report {
   if (typeof html !== 'string') throw new TypeError('verifyReportHtml expects the page as text');
   const embedded = extractEmbeddedReport(html);
-  if (!embedded.ok) return singleErrorReport('report', 'MALFORMED', 'embedded_json', { code: 'embedded_report_missing', path: '', message: embedded.reason });
+  if (!embedded.ok)
+    return singleErrorReport('report', 'MALFORMED', 'embedded_json', {
+      code: 'embedded_report_missing',
+      path: '',
+      message: embedded.reason,
+    });
   let tree: JsonNode;
   try {
     tree = parseJsonTree(embedded.json);
   } catch (error) {
     if (!(error instanceof JsonParseError)) throw error;
-    return singleErrorReport('report', 'MALFORMED', 'embedded_json', { code: error.code, path: error.path, message: `The embedded report is not strict JSON: ${error.message} (at offset ${error.offset}).` });
+    return singleErrorReport('report', 'MALFORMED', 'embedded_json', {
+      code: error.code,
+      path: error.path,
+      message: `The embedded report is not strict JSON: ${error.message} (at offset ${error.offset}).`,
+    });
   }
   if (detectReport(tree) === undefined) {
-    return singleErrorReport('report', 'MALFORMED', 'embedded_json', { code: 'unknown_format', path: '', message: 'The embedded JSON is not an audit report.' });
+    return singleErrorReport('report', 'MALFORMED', 'embedded_json', {
+      code: 'unknown_format',
+      path: '',
+      message: 'The embedded JSON is not an audit report.',
+    });
   }
   const input = formatInput(tree, ctx);
   const report = verifyReportDocument(input);
   report.checks.unshift({ id: 'embedded_json', status: 'pass', detail: 'The page embeds one report as strict JSON.' });
   if (report.checks.find((check) => check.id === 'schema')?.status !== 'pass') {
-    report.checks.push({ id: 'html_rendering', status: 'unchecked', detail: 'Not checked: the embedded report breaks its schema.' });
+    report.checks.push({
+      id: 'html_rendering',
+      status: 'unchecked',
+      detail: 'Not checked: the embedded report breaks its schema.',
+    });
     return report;
   }
   const rendered = Array.from(renderReportHtml(input.value as unknown as SignedReport)).join('');
   const offset = firstDifference(rendered, html);
   if (offset < 0) {
-    report.checks.push({ id: 'html_rendering', status: 'pass', detail: 'The page is exactly what the embedded report renders to: every table shown was generated from the signed JSON.' });
+    report.checks.push({
+      id: 'html_rendering',
+      status: 'pass',
+      detail:
+        'The page is exactly what the embedded report renders to: every table shown was generated from the signed JSON.',
+    });
   } else {
-    report.checks.push({ id: 'html_rendering', status: 'fail', detail: 'The page differs from what the embedded report renders to: something shown was not generated from the signed JSON.' });
-    report.errors.push({ code: 'html_mismatch', path: '', message: `The page first differs from its rendering at character ${offset}.` });
+    report.checks.push({
+      id: 'html_rendering',
+      status: 'fail',
+      detail:
+        'The page differs from what the embedded report renders to: something shown was not generated from the signed JSON.',
+    });
+    report.errors.push({
+      code: 'html_mismatch',
+      path: '',
+      message: `The page first differs from its rendering at character ${offset}.`,
+    });
     report.status = strongerStatus(report.status, 'MISMATCH');
   }
   return report;

@@ -27,10 +27,18 @@ function sampleText(file: string): string {
 
 describe('sealedFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
-    expect(sealedFacts(parseJsonTree(sampleText('sealed/valid.json')))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(sealedFacts(parseJsonTree(sampleText('sealed/valid.json')))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 
   it('says nothing of a document of another shape', () => {
-    expect(sealedFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(sealedFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 });

@@ -16,21 +16,32 @@ function classicalText(): string {
 const crypto = createPortableProvider();
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 
-
-
 function fields(text: string): IssueFields {
   const tree = parseJsonTree(text);
   return { text, tree, value: toPlain(tree) };
 }
 
 function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
-  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+  return {
+    roles: {},
+    now: NOW,
+    crypto,
+    verify: (text, keys, secrets) =>
+      verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }),
+    ...parts,
+  };
 }
 
 describe('sealedIssuer', () => {
   it('issues a document that verifies with the keys it names', () => {
     const issued = sealedIssuer.issue(input({ name: 'sealed', fields: fields(classicalText()), secret }));
-    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    const report = verifyDocument(issued.text, {
+      crypto,
+      pinned: [],
+      advertised: issued.keys,
+      secrets: issued.secrets,
+      now: NOW,
+    });
     expect([report.format, report.status]).toEqual(['sealed', 'PASS']);
     expect(issued.text.endsWith('\n')).toBe(true);
   });

@@ -23,7 +23,10 @@ export function issueSealed(input: IssueInput): IssuedDocument {
   const inner = input.verify(input.fields.text, [], [secret]);
   if (inner.status === 'MALFORMED') {
     const [first] = inner.errors;
-    throw new NotADocumentError(inner.format, first === undefined ? 'no detail' : first.path ? `${first.path}: ${first.message}` : first.message);
+    throw new NotADocumentError(
+      inner.format,
+      first === undefined ? 'no detail' : first.path ? `${first.path}: ${first.message}` : first.message,
+    );
   }
   const sealed = sealDocument(input.fields.text, secret, input.crypto);
   return { text: formatJsonDocument(sealed), keys: [], secrets: [secret] };
@@ -41,7 +44,11 @@ export class NotADocumentError extends IssueInputError {
    * @param reason - Its first error.
    */
   constructor(format: string, reason: string) {
-    super('not_a_document', '', `The document to seal is not a document evroom verifies (${format}, MALFORMED): ${reason}`);
+    super(
+      'not_a_document',
+      '',
+      `The document to seal is not a document evroom verifies (${format}, MALFORMED): ${reason}`,
+    );
     this.format = format;
     this.reason = reason;
   }

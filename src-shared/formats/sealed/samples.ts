@@ -21,10 +21,19 @@ export function sealedSamples(kit: SampleKit): void {
   // One IV per sealing: an IV is never reused with a key, not even in samples.
   let ivCounter = 0;
   const seal = (text: string, key: SecretEntry = secret): JsonObject =>
-    sealDocument(utf8Encode(text), key, crypto, { iv: Uint8Array.from({ length: 12 }, (_, index) => (index === 11 ? ++ivCounter : 0x5e)) });
+    sealDocument(utf8Encode(text), key, crypto, {
+      iv: Uint8Array.from({ length: 12 }, (_, index) => (index === 11 ? ++ivCounter : 0x5e)),
+    });
   const inner = (name: string): string => kit.text(`classical/${name}.json`);
   const valid = seal(inner('valid'));
-  kit.add('sealed/valid.json', 'sealed', 'PASS', 'trusted', 'classical/valid.json sealed with AES-256-GCM under the secret in secrets.json.', valid);
+  kit.add(
+    'sealed/valid.json',
+    'sealed',
+    'PASS',
+    'trusted',
+    'classical/valid.json sealed with AES-256-GCM under the secret in secrets.json.',
+    valid,
+  );
   const ciphertext = String(valid['ciphertext']);
   kit.add(
     'sealed/tampered.json',
@@ -42,7 +51,14 @@ export function sealedSamples(kit: SampleKit): void {
     'Opens correctly, but the document inside is classical/tampered.json.',
     seal(inner('tampered')),
   );
-  kit.add('sealed/forged.json', 'sealed', 'INVALID', 'trusted', 'Opens correctly, but the document inside is classical/forged.json.', seal(inner('forged')));
+  kit.add(
+    'sealed/forged.json',
+    'sealed',
+    'INVALID',
+    'trusted',
+    'Opens correctly, but the document inside is classical/forged.json.',
+    seal(inner('forged')),
+  );
   kit.add(
     'sealed/wrong-key.json',
     'sealed',
@@ -59,5 +75,12 @@ export function sealedSamples(kit: SampleKit): void {
     'The IV is 16 bytes; A256GCM here takes 12.',
     edited(valid, (copy) => (copy['iv'] = b64uEncode(new Uint8Array(16).fill(0x5e)))),
   );
-  kit.add('sealed/unsupported.json', 'sealed', 'UNSUPPORTED', 'not_applicable', 'enc names A128GCM; only A256GCM is opened.', edited(valid, (copy) => (copy['enc'] = 'A128GCM')));
+  kit.add(
+    'sealed/unsupported.json',
+    'sealed',
+    'UNSUPPORTED',
+    'not_applicable',
+    'enc names A128GCM; only A256GCM is opened.',
+    edited(valid, (copy) => (copy['enc'] = 'A128GCM')),
+  );
 }

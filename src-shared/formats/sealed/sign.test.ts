@@ -10,7 +10,13 @@ describe('sealDocument', () => {
     const iv = new Uint8Array(12).fill(1);
     const doc = sealDocument('{"a":1}', secret, crypto, { iv, aad: Uint8Array.of(7) });
     expect(Object.keys(doc)).toEqual(['sealed', 'enc', 'key_id', 'iv', 'ciphertext', 'tag', 'aad']);
-    const plain = crypto.aes256gcmDecrypt(secret.key, iv, b64uDecode(doc['ciphertext'] as string), b64uDecode(doc['tag'] as string), Uint8Array.of(7));
+    const plain = crypto.aes256gcmDecrypt(
+      secret.key,
+      iv,
+      b64uDecode(doc['ciphertext'] as string),
+      b64uDecode(doc['tag'] as string),
+      Uint8Array.of(7),
+    );
     expect(utf8Decode(plain)).toBe('{"a":1}');
   });
 

@@ -19,9 +19,18 @@ function seal(text: string): string {
 
 describe('sealed verification', () => {
   it('keeps format sealed, attaches the inner report and adopts its status and trust', () => {
-    const pinned = { key_id: 'did:svc:a', algorithm: 'Ed25519' as const, public_key: crypto.ed25519PublicKey(seed), label: 'A' };
+    const pinned = {
+      key_id: 'did:svc:a',
+      algorithm: 'Ed25519' as const,
+      public_key: crypto.ed25519PublicKey(seed),
+      label: 'A',
+    };
     const report = verifyDocument(seal(classical), { ...ctx, pinned: [pinned] });
-    expect(report).toMatchObject({ format: 'sealed', status: 'PASS', trust: { status: 'trusted', key_id: 'did:svc:a', label: 'A' } });
+    expect(report).toMatchObject({
+      format: 'sealed',
+      status: 'PASS',
+      trust: { status: 'trusted', key_id: 'did:svc:a', label: 'A' },
+    });
     expect(report.inner).toMatchObject({ format: 'classical', status: 'PASS' });
     expect(report.checks.map((check) => [check.id, check.status])).toEqual([
       ['schema', 'pass'],
@@ -39,7 +48,10 @@ describe('sealed verification', () => {
   });
 
   it('matches secrets by exact id', () => {
-    const report = verifyDocument(seal(classical), createVerifyContext(crypto, { now, secrets: [{ ...secret, key_id: 'vault:K1' }] }));
+    const report = verifyDocument(
+      seal(classical),
+      createVerifyContext(crypto, { now, secrets: [{ ...secret, key_id: 'vault:K1' }] }),
+    );
     expect(report.status).toBe('INDETERMINATE');
     expect(report.checks.map((check) => [check.id, check.status])).toEqual([
       ['schema', 'pass'],
@@ -50,7 +62,10 @@ describe('sealed verification', () => {
   });
 
   it('a wrong key is AUTH_FAILED and nothing inside is judged', () => {
-    const report = verifyDocument(seal(classical), createVerifyContext(crypto, { now, secrets: [{ ...secret, key: new Uint8Array(32).fill(6) }] }));
+    const report = verifyDocument(
+      seal(classical),
+      createVerifyContext(crypto, { now, secrets: [{ ...secret, key: new Uint8Array(32).fill(6) }] }),
+    );
     expect(report.status).toBe('AUTH_FAILED');
     expect(report.inner).toBeUndefined();
     expect(report.trust.status).toBe('not_applicable');

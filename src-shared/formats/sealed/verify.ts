@@ -82,11 +82,7 @@ export function verifySealed(input: FormatInput): Report {
   const keyId = value['key_id'];
   if (Object.hasOwn(value, 'key_id') && !isSecretId(keyId)) {
     problems.push(
-      problem(
-        'invalid_key_id',
-        '/key_id',
-        '"key_id" must be 1 to 256 printable ASCII characters without spaces.',
-      ),
+      problem('invalid_key_id', '/key_id', '"key_id" must be 1 to 256 printable ASCII characters without spaces.'),
     );
   }
   const iv = readBinary(value, 'iv', 12, problems);

@@ -32,8 +32,18 @@ describe('typed-pq worked example', () => {
   it('verifies PASS: unpinned with the embedded key, trusted once the key is pinned', () => {
     const text = JSON.stringify(example.document);
     const now = new Date('2026-06-01T00:00:00.000Z');
-    expect(verifyDocument(text, createVerifyContext(crypto, { now }))).toMatchObject({ status: 'PASS', trust: { status: 'unpinned' } });
-    const pinned = [{ key_id: example.key.key_id, algorithm: example.key.algorithm, public_key: b64uDecode(example.key.public_key), status: 'pinned' as const }];
+    expect(verifyDocument(text, createVerifyContext(crypto, { now }))).toMatchObject({
+      status: 'PASS',
+      trust: { status: 'unpinned' },
+    });
+    const pinned = [
+      {
+        key_id: example.key.key_id,
+        algorithm: example.key.algorithm,
+        public_key: b64uDecode(example.key.public_key),
+        status: 'pinned' as const,
+      },
+    ];
     expect(verifyDocument(text, createVerifyContext(crypto, { now, pinned }))).toMatchObject({
       format: 'typed-pq',
       status: 'PASS',

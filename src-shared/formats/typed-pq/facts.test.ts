@@ -27,10 +27,18 @@ function sampleText(file: string): string {
 
 describe('typedPqFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
-    expect(typedPqFacts(parseJsonTree(sampleText('typed-pq/valid.json')))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: 'did:svc:evroom:example-pq1' });
+    expect(typedPqFacts(parseJsonTree(sampleText('typed-pq/valid.json')))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: 'did:svc:evroom:example-pq1',
+    });
   });
 
   it('says nothing of a document of another shape', () => {
-    expect(typedPqFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(typedPqFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 });

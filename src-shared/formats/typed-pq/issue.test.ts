@@ -14,21 +14,34 @@ function pqKey(): IssueKey {
 const crypto = createPortableProvider();
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 
-
-
 function fields(text: string): IssueFields {
   const tree = parseJsonTree(text);
   return { text, tree, value: toPlain(tree) };
 }
 
 function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
-  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+  return {
+    roles: {},
+    now: NOW,
+    crypto,
+    verify: (text, keys, secrets) =>
+      verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }),
+    ...parts,
+  };
 }
 
 describe('typedPqIssuer', () => {
   it('issues a document that verifies with the keys it names', () => {
-    const issued = typedPqIssuer.issue(input({ name: 'typed-pq', fields: fields('{"fragments":[1,"two"]}'), key: pqKey() }));
-    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    const issued = typedPqIssuer.issue(
+      input({ name: 'typed-pq', fields: fields('{"fragments":[1,"two"]}'), key: pqKey() }),
+    );
+    const report = verifyDocument(issued.text, {
+      crypto,
+      pinned: [],
+      advertised: issued.keys,
+      secrets: issued.secrets,
+      now: NOW,
+    });
     expect([report.format, report.status]).toEqual(['typed-pq', 'PASS']);
     expect(issued.text.endsWith('\n')).toBe(true);
   });

@@ -19,7 +19,8 @@ export function issueTypedPq(input: IssueInput): IssuedDocument {
   const fields = fieldsObject(input);
   checkMembers(fields, ['fragments'], [], input.name);
   const fragments = fields['fragments'];
-  if (!Array.isArray(fragments)) throw new IssueInputError('not_an_array', '/fragments', 'must be an array of JSON values');
+  if (!Array.isArray(fragments))
+    throw new IssueInputError('not_an_array', '/fragments', 'must be an array of JSON values');
   // The key file holds the key generation seed; the secret key is expanded for this one use.
   const secretKey = input.crypto.mldsa65KeyGen(key.seed).secretKey;
   try {

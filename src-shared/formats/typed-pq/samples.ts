@@ -20,20 +20,32 @@ export function typedPqSamples(kit: SampleKit): void {
   const { crypto } = kit;
   const { publicKey, secretKey } = crypto.mldsa65KeyGen(sampleSeed(0x50));
   const forger = crypto.mldsa65KeyGen(sampleSeed(PQ_FORGER_SEED_BYTE));
-  kit.addKey({ key_id: TYPED_PQ_EXAMPLE_KEY_ID, algorithm: 'ML-DSA-65', public_key: publicKey, label: 'Sample key: typed-pq issuer (ML-DSA-65)' });
+  kit.addKey({
+    key_id: TYPED_PQ_EXAMPLE_KEY_ID,
+    algorithm: 'ML-DSA-65',
+    public_key: publicKey,
+    label: 'Sample key: typed-pq issuer (ML-DSA-65)',
+  });
   const fragments = TYPED_PQ_EXAMPLE_FRAGMENTS.map((fragment) => JSON.parse(JSON.stringify(fragment)) as JsonValue);
   const valid = signTypedPq(fragments, secretKey, publicKey, TYPED_PQ_EXAMPLE_KEY_ID, crypto);
   const forgedEnvelope = signTypedPq(fragments, forger.secretKey, forger.publicKey, TYPED_PQ_EXAMPLE_KEY_ID, crypto);
   secretKey.fill(0);
   forger.secretKey.fill(0);
   const envelope = (copy: JsonObject): JsonObject => sampleMember(copy, 'envelope');
-  kit.add('typed-pq/valid.json', 'typed-pq', 'PASS', 'trusted', 'The docs\' three fragments signed with ML-DSA-65, public key embedded.', valid);
+  kit.add(
+    'typed-pq/valid.json',
+    'typed-pq',
+    'PASS',
+    'trusted',
+    "The docs' three fragments signed with ML-DSA-65, public key embedded.",
+    valid,
+  );
   kit.add(
     'typed-pq/tampered.json',
     'typed-pq',
     'MISMATCH',
     'trusted',
-    'Fragment 2\'s retention was changed; its digest no longer matches fragment_digests[2].',
+    "Fragment 2's retention was changed; its digest no longer matches fragment_digests[2].",
     edited(valid, (copy) => (((copy['fragments'] as JsonObject[])[2] as JsonObject)['retention_days'] = 30)),
   );
   kit.add(
@@ -42,7 +54,10 @@ export function typedPqSamples(kit: SampleKit): void {
     'INVALID',
     'trusted',
     'The signature was made by another ML-DSA-65 key than the embedded one.',
-    edited(valid, (copy) => (envelope(copy)['signature'] = sampleMember(forgedEnvelope, 'envelope')['signature'] ?? null)),
+    edited(
+      valid,
+      (copy) => (envelope(copy)['signature'] = sampleMember(forgedEnvelope, 'envelope')['signature'] ?? null),
+    ),
   );
   kit.add(
     'typed-pq/malformed.json',

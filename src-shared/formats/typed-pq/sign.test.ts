@@ -17,7 +17,13 @@ describe('signTypedPq', () => {
     const expected = ['{"a":1,"b":2}', '"x"', '1.5'].map((text) => crypto.sha256(utf8Encode(text)));
     expect(envelope['fragment_digests']).toEqual(expected.map(hexEncode));
     expect(envelope['digest']).toBe(hexEncode(crypto.sha256(concatBytes(...expected))));
-    expect(crypto.mldsa65Verify(b64Decode(envelope['signature'] as string), crypto.sha256(concatBytes(...expected)), keys.publicKey)).toBe(true);
+    expect(
+      crypto.mldsa65Verify(
+        b64Decode(envelope['signature'] as string),
+        crypto.sha256(concatBytes(...expected)),
+        keys.publicKey,
+      ),
+    ).toBe(true);
     expect(document['fragments']).toEqual(fragments);
   });
 
@@ -56,9 +62,19 @@ describe('signTypedPq', () => {
   it('refuses a public key that is not the secret key partner, and bad arguments', () => {
     expect(() => signTypedPq([1], keys.secretKey, other.publicKey, KEY_ID, crypto)).toThrow(/does not verify/);
     expect(() => signTypedPq([], keys.secretKey, keys.publicKey, KEY_ID, crypto)).toThrow(RangeError);
-    expect(() => signTypedPq(Array.from({ length: 1025 }, () => 1), keys.secretKey, keys.publicKey, KEY_ID, crypto)).toThrow(RangeError);
+    expect(() =>
+      signTypedPq(
+        Array.from({ length: 1025 }, () => 1),
+        keys.secretKey,
+        keys.publicKey,
+        KEY_ID,
+        crypto,
+      ),
+    ).toThrow(RangeError);
     expect(() => signTypedPq({} as JsonValue[], keys.secretKey, keys.publicKey, KEY_ID, crypto)).toThrow(TypeError);
-    expect(() => signTypedPq([undefined as unknown as JsonValue], keys.secretKey, keys.publicKey, KEY_ID, crypto)).toThrow(TypeError);
+    expect(() =>
+      signTypedPq([undefined as unknown as JsonValue], keys.secretKey, keys.publicKey, KEY_ID, crypto),
+    ).toThrow(TypeError);
     expect(() => signTypedPq([1], keys.secretKey, keys.publicKey.subarray(1), KEY_ID, crypto)).toThrow(RangeError);
     expect(() => signTypedPq([1], keys.secretKey.subarray(1), keys.publicKey, KEY_ID, crypto)).toThrow(RangeError);
     expect(() => signTypedPq([1], keys.secretKey, keys.publicKey, 'pq-key', crypto)).toThrow(TypeError);

@@ -37,6 +37,8 @@ describe('typedPqSignedContent', () => {
     const contents = typedPqSignedContent({ format, tree, value, crypto });
     const [content] = contents;
     expect(contents).toHaveLength(1);
-    expect(content?.text).toBe((JSON.parse(text) as { envelope: { fragment_digests: string[] } }).envelope.fragment_digests.join(''));
+    expect(content?.text).toBe(
+      (JSON.parse(text) as { envelope: { fragment_digests: string[] } }).envelope.fragment_digests.join(''),
+    );
   });
 });

@@ -25,7 +25,10 @@ interface VerifyGroup {
   tests: VerifyTest[];
 }
 const vectors = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../../../shared/vectors/mldsa65/wycheproof-mldsa_65_verify_test.json', import.meta.url)), 'utf8'),
+  readFileSync(
+    fileURLToPath(new URL('../../../../shared/vectors/mldsa65/wycheproof-mldsa_65_verify_test.json', import.meta.url)),
+    'utf8',
+  ),
 ) as { testGroups: VerifyGroup[] };
 
 const crypto = createPortableProvider();
@@ -50,7 +53,13 @@ describe('typed-pq and the FIPS 204 vectors: pure ML-DSA-65, empty context', () 
   });
 
   it('an envelope from signTypedPq verifies with noble ml_dsa65.verify called directly, pure, empty context, over the 32 digest bytes', () => {
-    const document = signTypedPq([{ a: 1 }, { b: [true, null] }], signer.secretKey, signer.publicKey, 'did:svc:test:pq', crypto);
+    const document = signTypedPq(
+      [{ a: 1 }, { b: [true, null] }],
+      signer.secretKey,
+      signer.publicKey,
+      'did:svc:test:pq',
+      crypto,
+    );
     const envelope = document['envelope'] as JsonObject;
     const digest = hexDecode(envelope['digest'] as string);
     const signature = b64Decode(envelope['signature'] as string);
@@ -82,7 +91,9 @@ describe('typed-pq and the FIPS 204 vectors: pure ML-DSA-65, empty context', () 
     const fragment = { note: 'stands in for fragments whose linear digest would be the vector message' };
     const ctx = createVerifyContext(crypto, {
       now: NOW,
-      pinned: [{ key_id: 'did:svc:wycheproof:mldsa65', algorithm: 'ML-DSA-65', public_key: publicKey, status: 'pinned' }],
+      pinned: [
+        { key_id: 'did:svc:wycheproof:mldsa65', algorithm: 'ML-DSA-65', public_key: publicKey, status: 'pinned' },
+      ],
     });
     for (const test of cases) {
       const document = {

@@ -16,8 +16,19 @@ const NOW = new Date('2026-06-01T00:00:00.000Z');
 const signer = crypto.mldsa65KeyGen(new Uint8Array(32).fill(0x61));
 const intruder = crypto.mldsa65KeyGen(new Uint8Array(32).fill(0x62));
 const KEY_ID = 'did:svc:test:pq-k1';
-const pinnedById: KeyEntry = { key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey, label: 'PQ key', status: 'pinned' };
-const FRAGMENTS: JsonValue[] = [{ kind: 'request', n: 1 }, 'plain text fragment', [1, 2.5, null], { kind: 'response', ok: true }];
+const pinnedById: KeyEntry = {
+  key_id: KEY_ID,
+  algorithm: 'ML-DSA-65',
+  public_key: signer.publicKey,
+  label: 'PQ key',
+  status: 'pinned',
+};
+const FRAGMENTS: JsonValue[] = [
+  { kind: 'request', n: 1 },
+  'plain text fragment',
+  [1, 2.5, null],
+  { kind: 'response', ok: true },
+];
 
 const embedded = signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, KEY_ID, crypto);
 const bare = signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, KEY_ID, crypto, { embedKey: false });
@@ -34,7 +45,10 @@ function statuses(report: Report): Record<string, string> {
   return Object.fromEntries(report.checks.map((check) => [check.id, check.status]));
 }
 
-function edit(document: JsonObject, change: (copy: { envelope: JsonObject; fragments: JsonValue[] }) => void): JsonObject {
+function edit(
+  document: JsonObject,
+  change: (copy: { envelope: JsonObject; fragments: JsonValue[] }) => void,
+): JsonObject {
   const copy = JSON.parse(JSON.stringify(document)) as { envelope: JsonObject; fragments: JsonValue[] };
   change(copy);
   return copy as unknown as JsonObject;
@@ -68,7 +82,11 @@ describe('typed-pq verification', () => {
     const byId = verify(bare, context({ pinned: [pinnedById] }));
     expect([byId.status, byId.trust.status, byId.trust.label]).toEqual(['PASS', 'trusted', 'PQ key']);
     const byBytes = verify(embedded, context({ pinned: [{ ...pinnedById, key_id: 'did:svc:test:other-name' }] }));
-    expect([byBytes.status, byBytes.trust.status, byBytes.trust.key_id]).toEqual(['PASS', 'trusted', 'did:svc:test:other-name']);
+    expect([byBytes.status, byBytes.trust.status, byBytes.trust.key_id]).toEqual([
+      'PASS',
+      'trusted',
+      'did:svc:test:other-name',
+    ]);
     const advertised = verify(bare, context({ advertised: [{ ...pinnedById, status: undefined }] }));
     expect([advertised.status, advertised.trust.status]).toEqual(['PASS', 'unpinned']);
   });
@@ -91,7 +109,12 @@ describe('typed-pq verification', () => {
   it('a tampered fragment is MISMATCH at its own check and index; the rest of the chain still holds', () => {
     const report = verify(edit(embedded, (copy) => (copy.fragments[1] = 'plain text fragment!')));
     expect(report.status).toBe('MISMATCH');
-    expect(statuses(report)).toMatchObject({ 'fragment_digest.0': 'pass', 'fragment_digest.1': 'fail', digest: 'pass', signature: 'pass' });
+    expect(statuses(report)).toMatchObject({
+      'fragment_digest.0': 'pass',
+      'fragment_digest.1': 'fail',
+      digest: 'pass',
+      signature: 'pass',
+    });
     expect(codes(report)).toEqual([['fragment_digest_mismatch', '/envelope/fragment_digests/1']]);
   });
 
@@ -127,7 +150,9 @@ describe('typed-pq verification', () => {
 
   it('a forged signature (another key over the same digest, embedded key unchanged) is INVALID', () => {
     const forged = signTypedPq(FRAGMENTS, intruder.secretKey, intruder.publicKey, KEY_ID, crypto);
-    const report = verify(edit(embedded, (copy) => (copy.envelope['signature'] = (forged['envelope'] as JsonObject)['signature'] ?? '')));
+    const report = verify(
+      edit(embedded, (copy) => (copy.envelope['signature'] = (forged['envelope'] as JsonObject)['signature'] ?? '')),
+    );
     expect(report.status).toBe('INVALID');
     expect(codes(report)).toEqual([['signature_invalid', '/envelope/signature']]);
     // The intruder's own envelope verifies under its own embedded key: cryptographically valid, issuer unknown.
@@ -161,8 +186,14 @@ describe('typed-pq verification', () => {
     const didKey = didKeyFromEd25519(crypto.ed25519PublicKey(new Uint8Array(32).fill(6)));
     expect(verify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, didKey, crypto)).status).toBe('INVALID');
     // Agreement stays PASS both ways.
-    expect(verify(embedded, context({ pinned: [pinnedById] }))).toMatchObject({ status: 'PASS', trust: { status: 'trusted' } });
-    expect(verify(embedded, context({ advertised: [pinnedById] }))).toMatchObject({ status: 'PASS', trust: { status: 'unpinned' } });
+    expect(verify(embedded, context({ pinned: [pinnedById] }))).toMatchObject({
+      status: 'PASS',
+      trust: { status: 'trusted' },
+    });
+    expect(verify(embedded, context({ advertised: [pinnedById] }))).toMatchObject({
+      status: 'PASS',
+      trust: { status: 'unpinned' },
+    });
   });
 
   it('another sig_scheme is UNSUPPORTED, not MALFORMED, whatever its signature length', () => {
@@ -201,15 +232,50 @@ describe('typed-pq verification', () => {
 
   it('schema problems are MALFORMED with their paths', () => {
     const cases: [string, (copy: { envelope: JsonObject; fragments: JsonValue[] }) => void, string, string][] = [
-      ['unknown envelope member', (copy) => (copy.envelope['created_at'] = 'now'), 'unknown_property', '/envelope/created_at'],
-      ['other version', (copy) => (copy.envelope['version'] = '1.1.0-typed-pq'), 'not_allowed_value', '/envelope/version'],
+      [
+        'unknown envelope member',
+        (copy) => (copy.envelope['created_at'] = 'now'),
+        'unknown_property',
+        '/envelope/created_at',
+      ],
+      [
+        'other version',
+        (copy) => (copy.envelope['version'] = '1.1.0-typed-pq'),
+        'not_allowed_value',
+        '/envelope/version',
+      ],
       ['scheme not a string', (copy) => (copy.envelope['sig_scheme'] = 65), 'wrong_type', '/envelope/sig_scheme'],
-      ['uppercase hex', (copy) => (copy.envelope['digest'] = (copy.envelope['digest'] as string).toUpperCase()), 'pattern_mismatch', '/envelope/digest'],
+      [
+        'uppercase hex',
+        (copy) => (copy.envelope['digest'] = (copy.envelope['digest'] as string).toUpperCase()),
+        'pattern_mismatch',
+        '/envelope/digest',
+      ],
       ['no fragments', (copy) => (copy.fragments = []), 'too_few_items', '/fragments'],
-      ['short signature', (copy) => (copy.envelope['signature'] = b64Encode(new Uint8Array(3308))), 'invalid_signature_encoding', '/envelope/signature'],
-      ['short public key', (copy) => (copy.envelope['public_key'] = b64Encode(new Uint8Array(32))), 'invalid_public_key', '/envelope/public_key'],
-      ['unpadded base64', (copy) => (copy.envelope['public_key'] = (copy.envelope['public_key'] as string).slice(0, -1)), 'pattern_mismatch', '/envelope/public_key'],
-      ['undecodable did:key', (copy) => (copy.envelope['key_id'] = 'did:key:z6MkAAAA'), 'invalid_key_id', '/envelope/key_id'],
+      [
+        'short signature',
+        (copy) => (copy.envelope['signature'] = b64Encode(new Uint8Array(3308))),
+        'invalid_signature_encoding',
+        '/envelope/signature',
+      ],
+      [
+        'short public key',
+        (copy) => (copy.envelope['public_key'] = b64Encode(new Uint8Array(32))),
+        'invalid_public_key',
+        '/envelope/public_key',
+      ],
+      [
+        'unpadded base64',
+        (copy) => (copy.envelope['public_key'] = (copy.envelope['public_key'] as string).slice(0, -1)),
+        'pattern_mismatch',
+        '/envelope/public_key',
+      ],
+      [
+        'undecodable did:key',
+        (copy) => (copy.envelope['key_id'] = 'did:key:z6MkAAAA'),
+        'invalid_key_id',
+        '/envelope/key_id',
+      ],
     ];
     for (const [name, change, code, path] of cases) {
       const report = verify(edit(embedded, change));

@@ -36,7 +36,17 @@ import { jcs } from '../../json';
 import type { JsonNode, JsonValue } from '../../json/types';
 import { validate } from '../../schemas/typed-pq.generated';
 import type { VerifyContext } from '../../verify/context';
-import { decodeB64Field, decodeHexField, describeType, isJsonObject, type JsonObject, memberString, objectMember, problem, quote } from '../../verify/fields';
+import {
+  decodeB64Field,
+  decodeHexField,
+  describeType,
+  isJsonObject,
+  type JsonObject,
+  memberString,
+  objectMember,
+  problem,
+  quote,
+} from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
 import { describeKey, findEmbeddedKey, findKeyById, isKeyId, type ResolvedKey } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
@@ -66,7 +76,8 @@ export const TYPED_PQ_LENGTHS = Object.freeze({ signature: 3309, publicKey: 1952
  * @throws RangeError if `count` is not a non-negative integer.
  */
 export function typedPqChecks(count: number): string[] {
-  if (!Number.isSafeInteger(count) || count < 0) throw new RangeError('The fragment count must be a non-negative integer');
+  if (!Number.isSafeInteger(count) || count < 0)
+    throw new RangeError('The fragment count must be a non-negative integer');
   return [
     'schema',
     'sig_scheme',
@@ -166,7 +177,11 @@ export function verifyTypedPq(input: FormatInput): Report {
     builder.unsupported(
       'aggregation',
       `aggregation ${quote(parts.aggregation)} is not supported; only linear is verified.`,
-      problem('unsupported_aggregation', '/envelope/aggregation', `Unsupported aggregation ${quote(parts.aggregation)}.`),
+      problem(
+        'unsupported_aggregation',
+        '/envelope/aggregation',
+        `Unsupported aggregation ${quote(parts.aggregation)}.`,
+      ),
     );
   }
 
@@ -217,7 +232,11 @@ function readParts(document: JsonObject, problems: ReportError[]): EnvelopeParts
   const keyId = envelope['key_id'];
   if (!isKeyId(keyId)) {
     problems.push(
-      problem('invalid_key_id', '/envelope/key_id', '"key_id" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key.'),
+      problem(
+        'invalid_key_id',
+        '/envelope/key_id',
+        '"key_id" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key.',
+      ),
     );
   }
   // Lengths depend on the scheme; for a scheme we do not execute only the base64 form is checked.
@@ -278,7 +297,11 @@ function checkBindings(builder: ReportBuilder, ctx: VerifyContext, parts: Envelo
         'MISMATCH',
         checkId,
         `fragment_digests lists ${parts.listed.length} digests for ${parts.fragments.length} fragments.`,
-        problem('fragment_count_mismatch', path, `Digest ${index} has no fragment: a fragment was removed or a digest added.`),
+        problem(
+          'fragment_count_mismatch',
+          path,
+          `Digest ${index} has no fragment: a fragment was removed or a digest added.`,
+        ),
       );
       continue;
     }
@@ -288,7 +311,11 @@ function checkBindings(builder: ReportBuilder, ctx: VerifyContext, parts: Envelo
         'MISMATCH',
         checkId,
         `fragments holds ${parts.fragments.length} fragments for ${parts.listed.length} listed digests.`,
-        problem('fragment_count_mismatch', `/fragments/${index}`, `Fragment ${index} has no listed digest: a fragment was added.`),
+        problem(
+          'fragment_count_mismatch',
+          `/fragments/${index}`,
+          `Fragment ${index} has no listed digest: a fragment was added.`,
+        ),
       );
     } else if (equalBytes(computed, listed)) {
       builder.pass(checkId, `fragment_digests[${index}] equals SHA-256(JCS(fragments[${index}])).`);
@@ -297,7 +324,11 @@ function checkBindings(builder: ReportBuilder, ctx: VerifyContext, parts: Envelo
         'MISMATCH',
         checkId,
         `fragment_digests[${index}] differs from SHA-256(JCS(fragments[${index}])): the fragment was changed.`,
-        problem('fragment_digest_mismatch', path, `Fragment ${index} hashes to ${hexEncode(computed)}, not the listed digest.`),
+        problem(
+          'fragment_digest_mismatch',
+          path,
+          `Fragment ${index} hashes to ${hexEncode(computed)}, not the listed digest.`,
+        ),
       );
     }
   }
@@ -309,7 +340,11 @@ function checkBindings(builder: ReportBuilder, ctx: VerifyContext, parts: Envelo
       'MISMATCH',
       'digest',
       'digest differs from SHA-256 of the listed fragment digests: the list or the digest was changed.',
-      problem('digest_mismatch', '/envelope/digest', `The listed fragment digests aggregate to ${hexEncode(aggregated)}, not digest.`),
+      problem(
+        'digest_mismatch',
+        '/envelope/digest',
+        `The listed fragment digests aggregate to ${hexEncode(aggregated)}, not digest.`,
+      ),
     );
   }
 }
@@ -333,7 +368,11 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, parts: Envel
       'INVALID',
       'signature',
       `The embedded public_key is not the key ${parts.keyId} names (${describeKey(key)}, ${key.algorithm}); a document whose embedded key disagrees with its key_id never verifies.`,
-      problem('key_mismatch', '/envelope/public_key', `The embedded public_key differs from the ${key.source} key for ${quote(parts.keyId)}.`),
+      problem(
+        'key_mismatch',
+        '/envelope/public_key',
+        `The embedded public_key differs from the ${key.source} key for ${quote(parts.keyId)}.`,
+      ),
     );
     return;
   }
@@ -342,7 +381,11 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, parts: Envel
       'INVALID',
       'signature',
       `The signature cannot verify: key ${describeKey(key)} is ${key.algorithm}, the envelope uses ML-DSA-65.`,
-      problem('key_algorithm_mismatch', '/envelope/key_id', `Key ${quote(parts.keyId)} is ${key.algorithm}, not ML-DSA-65.`),
+      problem(
+        'key_algorithm_mismatch',
+        '/envelope/key_id',
+        `Key ${quote(parts.keyId)} is ${key.algorithm}, not ML-DSA-65.`,
+      ),
     );
     return;
   }
@@ -362,7 +405,11 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, parts: Envel
  * Pick the verifying key (see the module's decisions). `conflict` when the key_id resolves (from
  * any source: pinned, did:key or advertised) to another key than the embedded one.
  */
-function resolveKey(keyId: string, embedded: Uint8Array | undefined, ctx: VerifyContext): { key: ResolvedKey | undefined; conflict: boolean } {
+function resolveKey(
+  keyId: string,
+  embedded: Uint8Array | undefined,
+  ctx: VerifyContext,
+): { key: ResolvedKey | undefined; conflict: boolean } {
   const byId = findKeyById(keyId, ctx);
   if (embedded === undefined) return { key: byId, conflict: false };
   if (byId !== undefined && (byId.algorithm !== 'ML-DSA-65' || !equalBytes(byId.public_key, embedded))) {

@@ -62,7 +62,9 @@ export function isTypedRouteKind(value: unknown): value is TypedRouteKind {
 export function contractTypeForRoute(kind: string): TypedContractType {
   if (typeof kind !== 'string') throw new TypeError('A route kind must be a string');
   if (!isTypedRouteKind(kind)) {
-    throw new RangeError(`Unknown typed-contract route kind ${JSON.stringify(kind.slice(0, 64))}; known: ${Object.keys(TYPED_ROUTE_KINDS).join(', ')}`);
+    throw new RangeError(
+      `Unknown typed-contract route kind ${JSON.stringify(kind.slice(0, 64))}; known: ${Object.keys(TYPED_ROUTE_KINDS).join(', ')}`,
+    );
   }
   return TYPED_ROUTE_KINDS[kind];
 }

@@ -27,10 +27,18 @@ function sampleText(file: string): string {
 
 describe('typedFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
-    expect(typedFacts(parseJsonTree(sampleText('typed/valid.json')))).toEqual({ receipt_id: 'dlg-2026-0001', issued_at: Date.parse('2026-01-01T09:00:00.000Z'), issuer_key_id: 'did:key:z6MkgAnvkP45uNxwCKeNdt6wrYkEjpYX4f7Nrd8MQqFL8Fbn' });
+    expect(typedFacts(parseJsonTree(sampleText('typed/valid.json')))).toEqual({
+      receipt_id: 'dlg-2026-0001',
+      issued_at: Date.parse('2026-01-01T09:00:00.000Z'),
+      issuer_key_id: 'did:key:z6MkgAnvkP45uNxwCKeNdt6wrYkEjpYX4f7Nrd8MQqFL8Fbn',
+    });
   });
 
   it('says nothing of a document of another shape', () => {
-    expect(typedFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(typedFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 });

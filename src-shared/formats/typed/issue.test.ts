@@ -22,13 +22,37 @@ function fields(text: string): IssueFields {
 }
 
 function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
-  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+  return {
+    roles: {},
+    now: NOW,
+    crypto,
+    verify: (text, keys, secrets) =>
+      verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }),
+    ...parts,
+  };
 }
 
 describe('typedIssuer', () => {
   it('issues a document that verifies with the keys it names', () => {
-    const issued = typedIssuer.issue(input({ name: 'typed', fields: fields(JSON.stringify({ contract_type: 'proof.transition', body: { subject: 's', from_state: 'pending', to_state: 'verified', at: '2026-06-01T12:00:00.000Z' } })), key }));
-    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    const issued = typedIssuer.issue(
+      input({
+        name: 'typed',
+        fields: fields(
+          JSON.stringify({
+            contract_type: 'proof.transition',
+            body: { subject: 's', from_state: 'pending', to_state: 'verified', at: '2026-06-01T12:00:00.000Z' },
+          }),
+        ),
+        key,
+      }),
+    );
+    const report = verifyDocument(issued.text, {
+      crypto,
+      pinned: [],
+      advertised: issued.keys,
+      secrets: issued.secrets,
+      now: NOW,
+    });
     expect([report.format, report.status]).toEqual(['typed/proof.transition', 'PASS']);
     expect(issued.text.endsWith('\n')).toBe(true);
   });

@@ -11,7 +11,10 @@ import { isTypedContractType, TYPED_CONTRACT_TYPES } from './contract-types';
 import { buildSigrChain, signTypedContract } from './sign';
 
 /** The caller's members of a typed contract; the signer adds the rest. */
-export const TYPED_MEMBERS = { required: ['contract_type', 'body'], optional: ['contract_id', 'issuer', 'issued_at'] } as const;
+export const TYPED_MEMBERS = {
+  required: ['contract_type', 'body'],
+  optional: ['contract_id', 'issuer', 'issued_at'],
+} as const;
 
 /**
  * Sign the caller's contract. contract_id defaults to the type and 16 random hex digits,
@@ -29,18 +32,28 @@ export function issueTypedContract(input: IssueInput): IssuedDocument {
   checkMembers(fields, TYPED_MEMBERS.required, TYPED_MEMBERS.optional, input.name);
   const contractType = fields['contract_type'];
   if (!isTypedContractType(contractType)) {
-    throw new IssueInputError('unknown_contract_type', '/contract_type', `must be one of ${TYPED_CONTRACT_TYPES.join(', ')}`);
+    throw new IssueInputError(
+      'unknown_contract_type',
+      '/contract_type',
+      `must be one of ${TYPED_CONTRACT_TYPES.join(', ')}`,
+    );
   }
   const body = fields['body'];
   if (!isJsonObject(body)) throw new IssueInputError('not_an_object', '/body', 'the body must be a JSON object');
   if (input.issuedAt !== undefined && Object.hasOwn(fields, 'issued_at')) {
-    throw new IssueInputError('issued_at_twice', '/issued_at', 'give issued_at once: in the fields or as the issuing instant');
+    throw new IssueInputError(
+      'issued_at_twice',
+      '/issued_at',
+      'give issued_at once: in the fields or as the issuing instant',
+    );
   }
   const signedBody = contractType === 'sigr.chain' ? signSigrLinks(body, key, keyId, input) : body;
   const contract = signTypedContract(
     {
       contract_type: contractType,
-      contract_id: (fields['contract_id'] as string | undefined) ?? `${contractType.replace('.', '-')}-${hexEncode(input.crypto.randomBytes(8))}`,
+      contract_id:
+        (fields['contract_id'] as string | undefined) ??
+        `${contractType.replace('.', '-')}-${hexEncode(input.crypto.randomBytes(8))}`,
       issued_at: (fields['issued_at'] as string | undefined) ?? input.issuedAt ?? input.now.toISOString(),
       issuer: (fields['issuer'] as string | undefined) ?? keyId,
       body: signedBody,
@@ -62,7 +75,11 @@ function signSigrLinks(body: JsonObject, key: IssueKey, keyId: string, input: Is
   const unsigned = links.filter((link) => isJsonObject(link) && !Object.hasOwn(link, 'sig_b64u'));
   if (unsigned.length === 0) return body;
   if (unsigned.length !== links.length) {
-    throw new IssueInputError('mixed_links', '/body/links', 'give every link as {statement_sha256} to have them signed, or every link signed');
+    throw new IssueInputError(
+      'mixed_links',
+      '/body/links',
+      'give every link as {statement_sha256} to have them signed, or every link signed',
+    );
   }
   const statements = links.map((link, index) => {
     const object = link as JsonObject;
@@ -76,7 +93,11 @@ function signSigrLinks(body: JsonObject, key: IssueKey, keyId: string, input: Is
     }
     return object['statement_sha256'];
   });
-  const signed = buildSigrChain(statements, statements.map(() => ({ key_id: keyId, seed: key.seed })), input.crypto);
+  const signed = buildSigrChain(
+    statements,
+    statements.map(() => ({ key_id: keyId, seed: key.seed })),
+    input.crypto,
+  );
   return { ...body, links: signed };
 }
 

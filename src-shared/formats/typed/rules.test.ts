@@ -12,7 +12,10 @@ import { MAX_DELEGATION_PARENTS, verifyTypedContract, verifyTypedRequest } from 
 
 const crypto = createPortableProvider();
 const now = new Date('2026-06-01T00:00:00Z');
-const signer = (name: string, fill: number): TypedSigner => ({ key_id: `did:svc:evroom:${name}`, seed: new Uint8Array(32).fill(fill) });
+const signer = (name: string, fill: number): TypedSigner => ({
+  key_id: `did:svc:evroom:${name}`,
+  seed: new Uint8Array(32).fill(fill),
+});
 const signers = { root: signer('root', 3), middle: signer('middle', 4), leaf: signer('leaf', 5) };
 const advertised: KeyEntry[] = Object.values(signers).map((entry) => ed25519KeyEntry(crypto, entry.key_id, entry.seed));
 const ctx = createVerifyContext(crypto, { now, advertised });
@@ -25,21 +28,39 @@ function specs(): [DelegationLinkSpec, DelegationLinkSpec, DelegationLinkSpec] {
       issued_at: '2025-12-01T00:00:00.000Z',
       issuer: 'did:web:root.example',
       signer: signers.root,
-      body: { delegator: 'did:web:root.example', delegate: 'did:web:middle.example', scope: ['a', 'b', 'c'], not_before: '2026-01-01T00:00:00Z', not_after: '2026-12-31T23:59:59Z' },
+      body: {
+        delegator: 'did:web:root.example',
+        delegate: 'did:web:middle.example',
+        scope: ['a', 'b', 'c'],
+        not_before: '2026-01-01T00:00:00Z',
+        not_after: '2026-12-31T23:59:59Z',
+      },
     },
     {
       contract_id: 'dlg-middle',
       issued_at: '2026-01-15T00:00:00.000Z',
       issuer: 'did:web:middle.example',
       signer: signers.middle,
-      body: { delegator: 'did:web:middle.example', delegate: 'did:web:leaf.example', scope: ['a', 'b'], not_before: '2026-02-01T00:00:00Z', not_after: '2026-11-30T00:00:00Z' },
+      body: {
+        delegator: 'did:web:middle.example',
+        delegate: 'did:web:leaf.example',
+        scope: ['a', 'b'],
+        not_before: '2026-02-01T00:00:00Z',
+        not_after: '2026-11-30T00:00:00Z',
+      },
     },
     {
       contract_id: 'dlg-leaf',
       issued_at: '2026-02-15T00:00:00.000Z',
       issuer: 'did:web:leaf.example',
       signer: signers.leaf,
-      body: { delegator: 'did:web:leaf.example', delegate: 'did:web:agent.example', scope: ['a'], not_before: '2026-03-01T00:00:00Z', not_after: '2026-10-31T00:00:00Z' },
+      body: {
+        delegator: 'did:web:leaf.example',
+        delegate: 'did:web:agent.example',
+        scope: ['a'],
+        not_before: '2026-03-01T00:00:00Z',
+        not_after: '2026-10-31T00:00:00Z',
+      },
     },
   ];
 }
@@ -79,7 +100,9 @@ describe('compareTimestamps', () => {
 describe('rule tables', () => {
   it('typedContractSha256 is SHA-256 of the JCS text', () => {
     const text = '{"a":[1,"x"],"b":{"c":null}}';
-    expect(typedContractSha256({ b: { c: null }, a: [1, 'x'] }, crypto)).toBe(hexEncode(crypto.sha256(new TextEncoder().encode(text))));
+    expect(typedContractSha256({ b: { c: null }, a: [1, 'x'] }, crypto)).toBe(
+      hexEncode(crypto.sha256(new TextEncoder().encode(text))),
+    );
   });
 
   it('lists one rule check per single-rule type and the delegation parent rules', () => {
@@ -123,12 +146,18 @@ describe('delegation chains', () => {
     });
     // Trust is the leaf's key; each parent's key is named in its summary.
     expect(report.trust).toMatchObject({ status: 'unpinned', key_id: signers.leaf.key_id });
-    expect(report.checks.find((check) => check.id === 'parent[1]')?.detail).toContain('did:svc:evroom:root (trust unpinned)');
+    expect(report.checks.find((check) => check.id === 'parent[1]')?.detail).toContain(
+      'did:svc:evroom:root (trust unpinned)',
+    );
   });
 
   it('binds each link to the whole signed parent by parent_sha256', () => {
-    expect((chain.contract['body'] as JsonObject)['parent_sha256']).toBe(typedContractSha256(chain.parents[0]!, crypto));
-    expect((chain.parents[0]!['body'] as JsonObject)['parent_sha256']).toBe(typedContractSha256(chain.parents[1]!, crypto));
+    expect((chain.contract['body'] as JsonObject)['parent_sha256']).toBe(
+      typedContractSha256(chain.parents[0]!, crypto),
+    );
+    expect((chain.parents[0]!['body'] as JsonObject)['parent_sha256']).toBe(
+      typedContractSha256(chain.parents[1]!, crypto),
+    );
     expect((chain.parents[1]!['body'] as JsonObject)['parent_sha256']).toBeUndefined();
   });
 
@@ -230,7 +259,13 @@ describe('delegation chains', () => {
     const [, middle] = specs();
     const rootHash = typedContractSha256(chain.parents[1]!, crypto);
     const substitute = signTypedContract(
-      { contract_type: 'authority.delegation', contract_id: 'dlg-middle-2', issued_at: middle.issued_at, issuer: middle.issuer, body: { ...middle.body, parent_sha256: rootHash } },
+      {
+        contract_type: 'authority.delegation',
+        contract_id: 'dlg-middle-2',
+        issued_at: middle.issued_at,
+        issuer: middle.issuer,
+        body: { ...middle.body, parent_sha256: rootHash },
+      },
       signers.middle.seed,
       signers.middle.key_id,
       crypto,
@@ -265,7 +300,10 @@ describe('delegation chains', () => {
   });
 
   it('a parent with an unknown key is INDETERMINATE on that parent', () => {
-    const limited = createVerifyContext(crypto, { now, advertised: advertised.filter((entry) => entry.key_id !== signers.middle.key_id) });
+    const limited = createVerifyContext(crypto, {
+      now,
+      advertised: advertised.filter((entry) => entry.key_id !== signers.middle.key_id),
+    });
     const report = verifyTypedContract(chain.contract, { parents: chain.parents }, limited);
     expect(report.status).toBe('INDETERMINATE');
     expect(statusOf(report, 'parent[0]')).toBe('unavailable');
@@ -273,7 +311,11 @@ describe('delegation chains', () => {
   });
 
   it('a malformed parent is MALFORMED at its path; the child cannot relate to it', () => {
-    const report = verifyTypedContract(chain.contract, { parents: [{ contract_type: 'authority.delegation' }, chain.parents[1]!] }, ctx);
+    const report = verifyTypedContract(
+      chain.contract,
+      { parents: [{ contract_type: 'authority.delegation' }, chain.parents[1]!] },
+      ctx,
+    );
     expect(report.status).toBe('MALFORMED');
     expect(statusOf(report, 'parent[0]')).toBe('fail');
     expect(statusOf(report, 'parent[0].schema')).toBe('fail');
@@ -283,7 +325,13 @@ describe('delegation chains', () => {
 
   it('a parent of another contract type is MALFORMED', () => {
     const demand = signTypedContract(
-      { contract_type: 'proof.demand', contract_id: 'd', issued_at: '2026-01-01T00:00:00Z', issuer: 'did:web:x.example', body: {} },
+      {
+        contract_type: 'proof.demand',
+        contract_id: 'd',
+        issued_at: '2026-01-01T00:00:00Z',
+        issuer: 'did:web:x.example',
+        body: {},
+      },
       signers.middle.seed,
       signers.middle.key_id,
       crypto,
@@ -315,7 +363,10 @@ describe('delegation chains', () => {
 
   it('not_before equal to not_after is MISMATCH; ordering is at full precision', () => {
     const [root] = specs();
-    const equal = buildDelegationChain([{ ...root, body: { ...root.body, not_after: '2026-01-01T00:00:00.000Z' } }], crypto);
+    const equal = buildDelegationChain(
+      [{ ...root, body: { ...root.body, not_after: '2026-01-01T00:00:00.000Z' } }],
+      crypto,
+    );
     const report = verifyDocument(JSON.stringify(equal.contract), ctx);
     expect(report.status).toBe('MISMATCH');
     expect(statusOf(report, 'rule.window_ordered')).toBe('fail');

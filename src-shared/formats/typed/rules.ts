@@ -158,7 +158,11 @@ export function checkDelegationParent(
       builder.unavailable(
         'rule.parent',
         'The contract names a parent by parent_sha256, but no parent was supplied, so the chain cannot be verified.',
-        problem('parent_unavailable', '/body/parent_sha256', 'The parent delegation this contract names was not supplied.'),
+        problem(
+          'parent_unavailable',
+          '/body/parent_sha256',
+          'The parent delegation this contract names was not supplied.',
+        ),
       );
     }
     for (const id of relations) builder.unchecked(id, 'No parent delegation was supplied.');
@@ -167,7 +171,10 @@ export function checkDelegationParent(
   checkParentHash(builder, body, parent, crypto);
   if (parent.contract === undefined) {
     for (const id of relations) {
-      builder.unavailable(id, 'The supplied parent is not a well-formed authority.delegation contract (see its own checks).');
+      builder.unavailable(
+        id,
+        'The supplied parent is not a well-formed authority.delegation contract (see its own checks).',
+      );
     }
     return;
   }
@@ -179,29 +186,59 @@ export function checkDelegationParent(
       'MISMATCH',
       'rule.parent_delegate',
       `The delegator ${body.delegator} is not the parent's delegate ${parentBody.delegate}.`,
-      problem('delegator_not_parent_delegate', '/body/delegator', 'The delegator must be the delegate of the parent delegation.'),
+      problem(
+        'delegator_not_parent_delegate',
+        '/body/delegator',
+        'The delegator must be the delegate of the parent delegation.',
+      ),
     );
   }
   const widened: ReportError[] = [];
   body.scope.forEach((scope, index) => {
     if (!parentBody.scope.includes(scope)) {
-      widened.push(problem('scope_not_in_parent', `/body/scope/${index}`, `Scope ${JSON.stringify(scope)} is not granted by the parent.`));
+      widened.push(
+        problem(
+          'scope_not_in_parent',
+          `/body/scope/${index}`,
+          `Scope ${JSON.stringify(scope)} is not granted by the parent.`,
+        ),
+      );
     }
   });
   if (widened.length === 0) {
     builder.pass('rule.scope_within_parent', 'Every scope is granted by the parent.');
   } else {
-    builder.fail('MISMATCH', 'rule.scope_within_parent', `${widened.length} scope(s) widen the parent's grant.`, widened);
+    builder.fail(
+      'MISMATCH',
+      'rule.scope_within_parent',
+      `${widened.length} scope(s) widen the parent's grant.`,
+      widened,
+    );
   }
   const outside: ReportError[] = [];
   if (compareTimestamps(body.not_before, parentBody.not_before) < 0) {
-    outside.push(problem('window_outside_parent', '/body/not_before', `not_before is earlier than the parent's not_before ${parentBody.not_before}.`));
+    outside.push(
+      problem(
+        'window_outside_parent',
+        '/body/not_before',
+        `not_before is earlier than the parent's not_before ${parentBody.not_before}.`,
+      ),
+    );
   }
   if (compareTimestamps(body.not_after, parentBody.not_after) > 0) {
-    outside.push(problem('window_outside_parent', '/body/not_after', `not_after is later than the parent's not_after ${parentBody.not_after}.`));
+    outside.push(
+      problem(
+        'window_outside_parent',
+        '/body/not_after',
+        `not_after is later than the parent's not_after ${parentBody.not_after}.`,
+      ),
+    );
   }
   if (outside.length === 0) {
-    builder.pass('rule.window_within_parent', `The window lies within the parent's, ${parentBody.not_before} to ${parentBody.not_after}.`);
+    builder.pass(
+      'rule.window_within_parent',
+      `The window lies within the parent's, ${parentBody.not_before} to ${parentBody.not_after}.`,
+    );
   } else {
     builder.fail('MISMATCH', 'rule.window_within_parent', "The window reaches outside the parent's window.", outside);
   }
@@ -224,7 +261,10 @@ function checkParentHash(
   try {
     actual = typedContractSha256(parent.value, crypto);
   } catch {
-    builder.unavailable('rule.parent', 'The supplied parent is not JSON that can be canonicalized, so its hash is unknown.');
+    builder.unavailable(
+      'rule.parent',
+      'The supplied parent is not JSON that can be canonicalized, so its hash is unknown.',
+    );
     return;
   }
   if (actual === body.parent_sha256) {
@@ -234,7 +274,11 @@ function checkParentHash(
       'MISMATCH',
       'rule.parent',
       'parent_sha256 does not name the supplied parent.',
-      problem('parent_sha256_mismatch', '/body/parent_sha256', `The supplied parent's SHA-256 is ${actual}, not parent_sha256.`),
+      problem(
+        'parent_sha256_mismatch',
+        '/body/parent_sha256',
+        `The supplied parent's SHA-256 is ${actual}, not parent_sha256.`,
+      ),
     );
   }
 }
@@ -260,7 +304,7 @@ function checkDueAfterIssued(builder: ReportBuilder, contract: TypedContract, bo
       'MISMATCH',
       'rule.due_after_issued',
       `due_by ${body.due_by} is not after issued_at ${contract.issued_at}.`,
-      problem('due_not_after_issued', '/body/due_by', 'due_by must be later than the contract\'s issued_at.'),
+      problem('due_not_after_issued', '/body/due_by', "due_by must be later than the contract's issued_at."),
     );
   }
 }
@@ -271,7 +315,9 @@ function checkConditions(builder: ReportBuilder, body: ClearanceBody): void {
   if (conditional === present) {
     builder.pass(
       'rule.conditions_iff_conditional',
-      conditional ? 'A conditional clearance lists its conditions.' : `A ${body.decision} decision carries no conditions.`,
+      conditional
+        ? 'A conditional clearance lists its conditions.'
+        : `A ${body.decision} decision carries no conditions.`,
     );
   } else if (conditional) {
     builder.fail(
@@ -306,13 +352,20 @@ function checkDigestsDiffer(builder: ReportBuilder, body: DivergenceBody): void 
 
 function checkClosedNotBeforeIssued(builder: ReportBuilder, contract: TypedContract, body: ClosureBody): void {
   if (compareTimestamps(body.closed_at, contract.issued_at) >= 0) {
-    builder.pass('rule.closed_not_before_issued', `closed_at ${body.closed_at} is not before issued_at ${contract.issued_at}.`);
+    builder.pass(
+      'rule.closed_not_before_issued',
+      `closed_at ${body.closed_at} is not before issued_at ${contract.issued_at}.`,
+    );
   } else {
     builder.fail(
       'MISMATCH',
       'rule.closed_not_before_issued',
       `closed_at ${body.closed_at} is before issued_at ${contract.issued_at}.`,
-      problem('closed_before_issued', '/body/closed_at', 'closed_at must not be earlier than the contract\'s issued_at.'),
+      problem(
+        'closed_before_issued',
+        '/body/closed_at',
+        "closed_at must not be earlier than the contract's issued_at.",
+      ),
     );
   }
 }
@@ -326,7 +379,11 @@ function checkTransition(builder: ReportBuilder, body: TransitionBody): void {
       'MISMATCH',
       'rule.transition_allowed',
       `${body.from_state} to ${body.to_state} is not an allowed transition (allowed: ${ALLOWED_TRANSITIONS.join(', ')}).`,
-      problem('transition_not_allowed', '/body/to_state', `A proof cannot move from ${body.from_state} to ${body.to_state}.`),
+      problem(
+        'transition_not_allowed',
+        '/body/to_state',
+        `A proof cannot move from ${body.from_state} to ${body.to_state}.`,
+      ),
     );
   }
   builder.unchecked(

@@ -4,7 +4,16 @@
  */
 import { b64uEncode, didKeyFromEd25519, utf8Encode } from '../../crypto';
 import type { JsonObject } from '../../verify/fields';
-import { FORGER_SEED_BYTE, SAMPLES_NOW, edited, sampleEd25519Key, sampleHash, sampleMember, sampleSeed, type SampleKit } from '../../verify/sample-kit';
+import {
+  FORGER_SEED_BYTE,
+  SAMPLES_NOW,
+  edited,
+  sampleEd25519Key,
+  sampleHash,
+  sampleMember,
+  sampleSeed,
+  type SampleKit,
+} from '../../verify/sample-kit';
 import { ruleD1Payload } from '../../verify/signature';
 import { buildSigrChain, signTypedContract } from './sign';
 import { typedWorkedExample } from './worked-example';
@@ -24,7 +33,12 @@ export function typedSamples(kit: SampleKit): void {
   kit.addKey(sampleEd25519Key(crypto, keyId, seed, 'typed contract issuer (did:key)'));
   kit.addKey(sampleEd25519Key(crypto, witnessId, witnessSeed, 'sigr chain witness (did:key)'));
   const issuer = 'did:web:acme.example';
-  const sign = (contractType: string, contractId: string, body: JsonObject, options: { algorithm?: string } = {}): JsonObject =>
+  const sign = (
+    contractType: string,
+    contractId: string,
+    body: JsonObject,
+    options: { algorithm?: string } = {},
+  ): JsonObject =>
     signTypedContract(
       { contract_type: contractType, contract_id: contractId, issued_at: SAMPLES_NOW, issuer, body, ...options },
       seed,
@@ -39,7 +53,14 @@ export function typedSamples(kit: SampleKit): void {
     due_by: '2026-06-15T12:00:00.000Z',
   };
   const valid = example.contract;
-  kit.add('typed/valid.json', 'typed/authority.delegation', 'PASS', 'trusted', 'The docs\' worked example: a delegation of two scopes over 2026.', valid);
+  kit.add(
+    'typed/valid.json',
+    'typed/authority.delegation',
+    'PASS',
+    'trusted',
+    "The docs' worked example: a delegation of two scopes over 2026.",
+    valid,
+  );
   const more: [string, string, JsonObject, string][] = [
     ['proof-demand', 'proof.demand', demand, 'A demand for two proofs, due two weeks after issue.'],
     [
@@ -100,7 +121,14 @@ export function typedSamples(kit: SampleKit): void {
     ],
   ];
   for (const [kind, contractType, body, note] of more) {
-    kit.add(`typed/valid-${kind}.json`, `typed/${contractType}`, 'PASS', 'trusted', note, sign(contractType, `${kind}-0001`, body));
+    kit.add(
+      `typed/valid-${kind}.json`,
+      `typed/${contractType}`,
+      'PASS',
+      'trusted',
+      note,
+      sign(contractType, `${kind}-0001`, body),
+    );
   }
   kit.add(
     'typed/rule-broken.json',
@@ -116,7 +144,10 @@ export function typedSamples(kit: SampleKit): void {
     'MISMATCH',
     'trusted',
     'A scope was added after signing; payload_sha256 no longer matches.',
-    edited(valid, (copy) => (sampleMember(copy, 'body')['scope'] = ['receipts:issue', 'receipts:verify', 'keys:rotate'])),
+    edited(
+      valid,
+      (copy) => (sampleMember(copy, 'body')['scope'] = ['receipts:issue', 'receipts:verify', 'keys:rotate']),
+    ),
   );
   kit.add(
     'typed/forged.json',
@@ -124,7 +155,13 @@ export function typedSamples(kit: SampleKit): void {
     'INVALID',
     'trusted',
     'The signature was made by another key than the key the contract names.',
-    edited(valid, (copy) => (copy['sig_b64u'] = b64uEncode(crypto.ed25519Sign(crypto.sha256(utf8Encode(ruleD1Payload(valid))), sampleSeed(FORGER_SEED_BYTE))))),
+    edited(
+      valid,
+      (copy) =>
+        (copy['sig_b64u'] = b64uEncode(
+          crypto.ed25519Sign(crypto.sha256(utf8Encode(ruleD1Payload(valid))), sampleSeed(FORGER_SEED_BYTE)),
+        )),
+    ),
   );
   kit.add(
     'typed/malformed.json',

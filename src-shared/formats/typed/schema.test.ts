@@ -16,7 +16,13 @@ const demand = signTypedContract(
     contract_id: 'd-1',
     issued_at: '2026-03-01T12:00:00.000Z',
     issuer: 'did:web:auditor.example',
-    body: { demander: 'did:web:auditor.example', respondent: 'did:web:acme.example', subject_sha256: 'ab'.repeat(32), required: ['receipt'], due_by: '2026-03-02T00:00:00Z' },
+    body: {
+      demander: 'did:web:auditor.example',
+      respondent: 'did:web:acme.example',
+      subject_sha256: 'ab'.repeat(32),
+      required: ['receipt'],
+      due_by: '2026-03-02T00:00:00Z',
+    },
   },
   seed,
   'did:svc:evroom:typed',
@@ -68,7 +74,11 @@ describe('readTypedContract', () => {
   });
 
   it('checks each sigr link signer and signature', () => {
-    const links = buildSigrChain(['01'.repeat(32), '02'.repeat(32)], [1, 2].map((fill) => ({ key_id: `did:svc:s${fill}`, seed: new Uint8Array(32).fill(fill) })), crypto);
+    const links = buildSigrChain(
+      ['01'.repeat(32), '02'.repeat(32)],
+      [1, 2].map((fill) => ({ key_id: `did:svc:s${fill}`, seed: new Uint8Array(32).fill(fill) })),
+      crypto,
+    );
     const chain = { ...demand, contract_type: 'sigr.chain', body: { links } };
     expect(problemsOf(chain)).toEqual([]);
     links[1] = { ...links[1]!, signer_key_id: 'did:key:z6Mk1' };
@@ -80,7 +90,13 @@ describe('readTypedContract', () => {
     const clearance = {
       ...demand,
       contract_type: 'imprimatur.clearance',
-      body: { artifact_sha256: 'ab'.repeat(32), approver: 'did:web:a.example', policy_sha256: 'cd'.repeat(32), decision: 'conditional', conditions: [] },
+      body: {
+        artifact_sha256: 'ab'.repeat(32),
+        approver: 'did:web:a.example',
+        policy_sha256: 'cd'.repeat(32),
+        decision: 'conditional',
+        conditions: [],
+      },
     };
     expect(problemsOf(clearance)).toEqual([['too_few_items', '/body/conditions']]);
   });
@@ -88,7 +104,9 @@ describe('readTypedContract', () => {
 
 describe('published typed schemas', () => {
   // typed-pq.schema.json belongs to the typed post-quantum envelope, not to these contracts.
-  const files = readdirSync(schemaDirectory).filter((file) => file.startsWith('typed-') && file.endsWith('.schema.json') && file !== 'typed-pq.schema.json');
+  const files = readdirSync(schemaDirectory).filter(
+    (file) => file.startsWith('typed-') && file.endsWith('.schema.json') && file !== 'typed-pq.schema.json',
+  );
 
   it('one envelope schema and one per contract type', () => {
     const expected = ['typed-contract', ...TYPED_CONTRACT_TYPES.map((type) => `typed-${type.replace('.', '-')}`)];

@@ -111,8 +111,7 @@ export type TransitionState = 'pending' | 'verified' | 'rejected' | 'revoked';
 
 /** The result of reading a typed contract: the contract, or why it is malformed. */
 export type TypedContractReading =
-  | { ok: true; contract: TypedContract }
-  | { ok: false; problems: ReportError[]; contractType?: TypedContractType };
+  { ok: true; contract: TypedContract } | { ok: false; problems: ReportError[]; contractType?: TypedContractType };
 
 const BODY_VALIDATORS: Readonly<Record<TypedContractType, SchemaValidator>> = {
   'authority.delegation': validateDelegation,
@@ -152,7 +151,10 @@ const TIMESTAMP_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
  */
 export function readTypedContract(value: JsonValue): TypedContractReading {
   if (!isJsonObject(value)) {
-    return { ok: false, problems: [problem('invalid_type', '', `A typed contract is a JSON object, got ${describeType(value)}.`)] };
+    return {
+      ok: false,
+      problems: [problem('invalid_type', '', `A typed contract is a JSON object, got ${describeType(value)}.`)],
+    };
   }
   const problems: ReportError[] = [];
   if (!validateEnvelope(value)) problems.push(...schemaErrorsToReport(validateEnvelope.errors, ''));
@@ -185,7 +187,11 @@ function timestampProblems(object: JsonObject, path: string, names: readonly str
     const text = object[name];
     if (typeof text === 'string' && TIMESTAMP_SHAPE.test(text) && !isTimestamp(text)) {
       problems.push(
-        problem('invalid_timestamp', pointerAppend(path, name), `"${name}" is not a calendar instant (month, day, hour, minute or second out of range).`),
+        problem(
+          'invalid_timestamp',
+          pointerAppend(path, name),
+          `"${name}" is not a calendar instant (month, day, hour, minute or second out of range).`,
+        ),
       );
     }
   }
@@ -195,12 +201,26 @@ function timestampProblems(object: JsonObject, path: string, names: readonly str
 function signatureProblems(signature: JsonValue | undefined, path: string): ReportError[] {
   // 86 base64url characters carry 516 bits for 512: the 4 spare bits must be zero, or the same
   // signature would have several spellings.
-  if (typeof signature !== 'string' || !SIGNATURE_SHAPE.test(signature) || decodeB64uField(signature, 64) !== undefined) return [];
-  return [problem('invalid_signature_encoding', path, '"sig_b64u" is not canonical base64url: its last character has unused bits set.')];
+  if (typeof signature !== 'string' || !SIGNATURE_SHAPE.test(signature) || decodeB64uField(signature, 64) !== undefined)
+    return [];
+  return [
+    problem(
+      'invalid_signature_encoding',
+      path,
+      '"sig_b64u" is not canonical base64url: its last character has unused bits set.',
+    ),
+  ];
 }
 
 function keyIdProblems(keyId: JsonValue | undefined, path: string): ReportError[] {
   // Only a did:key can pass the schema's pattern and still fail: its key must decode.
-  if (typeof keyId !== 'string' || keyId.length > MAX_KEY_ID_LENGTH || !KEY_ID_PATTERN.test(keyId) || isKeyId(keyId)) return [];
-  return [problem('invalid_key_id', path, 'The did:key does not decode to an Ed25519 public key (multicodec 0xed01 + 32 bytes).')];
+  if (typeof keyId !== 'string' || keyId.length > MAX_KEY_ID_LENGTH || !KEY_ID_PATTERN.test(keyId) || isKeyId(keyId))
+    return [];
+  return [
+    problem(
+      'invalid_key_id',
+      path,
+      'The did:key does not decode to an Ed25519 public key (multicodec 0xed01 + 32 bytes).',
+    ),
+  ];
 }

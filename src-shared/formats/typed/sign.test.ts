@@ -14,13 +14,23 @@ const fields = {
   contract_id: 'c-1',
   issued_at: '2026-03-01T12:00:00.000Z',
   issuer: 'did:web:acme.example',
-  body: { effect_id: 'e-1', origin_receipt_sha256: '12'.repeat(32), outcome: 'succeeded', closed_at: '2026-03-01T13:00:00Z' },
+  body: {
+    effect_id: 'e-1',
+    origin_receipt_sha256: '12'.repeat(32),
+    outcome: 'succeeded',
+    closed_at: '2026-03-01T13:00:00Z',
+  },
 };
 
 describe('signTypedContract', () => {
   it('adds schema, key_id and algorithm, then signs under Rule D1', () => {
     const contract = signTypedContract(fields, seed, keyId, crypto);
-    expect(contract).toMatchObject({ schema: 'r1.0.0', key_id: keyId, algorithm: 'Ed25519', contract_type: 'effect.closure' });
+    expect(contract).toMatchObject({
+      schema: 'r1.0.0',
+      key_id: keyId,
+      algorithm: 'Ed25519',
+      contract_type: 'effect.closure',
+    });
     const digest = crypto.sha256(utf8Encode(ruleD1Payload(contract)));
     expect(contract['payload_sha256']).toBe(hexEncode(digest));
     expect(Object.keys(contract)).toHaveLength(10);
@@ -33,7 +43,9 @@ describe('signTypedContract', () => {
 
   it('checks its arguments', () => {
     expect(() => signTypedContract(null as unknown as typeof fields, seed, keyId, crypto)).toThrow(TypeError);
-    expect(() => signTypedContract({ ...fields, body: [] as unknown as JsonObject }, seed, keyId, crypto)).toThrow(TypeError);
+    expect(() => signTypedContract({ ...fields, body: [] as unknown as JsonObject }, seed, keyId, crypto)).toThrow(
+      TypeError,
+    );
     expect(() => signTypedContract(fields, seed, 'k1', crypto)).toThrow(TypeError);
     expect(() => signTypedContract(fields, new Uint8Array(31), keyId, crypto)).toThrow(RangeError);
     expect(() => signTypedContract(fields, 'seed' as unknown as Uint8Array, keyId, crypto)).toThrow(TypeError);
@@ -46,7 +58,11 @@ describe('sigr link signers', () => {
 
   it('chains each link to the whole previous link', () => {
     const links = buildSigrChain(statements, signers, crypto);
-    expect(links.map((link) => link['prev_sha256'])).toEqual([SIGR_GENESIS_PREV, sigrLinkSha256(links[0]!, crypto), sigrLinkSha256(links[1]!, crypto)]);
+    expect(links.map((link) => link['prev_sha256'])).toEqual([
+      SIGR_GENESIS_PREV,
+      sigrLinkSha256(links[0]!, crypto),
+      sigrLinkSha256(links[1]!, crypto),
+    ]);
     expect(links.map((link) => link['signer_key_id'])).toEqual(['did:svc:s1', 'did:svc:s2', 'did:svc:s3']);
   });
 
@@ -72,7 +88,11 @@ describe('buildDelegationChain', () => {
   });
 
   it('returns the leaf and its parents immediate first, each bound by hash', () => {
-    const links = [spec('root', 1, 'did:web:r.example', 'did:web:m.example'), spec('mid', 2, 'did:web:m.example', 'did:web:l.example'), spec('leaf', 3, 'did:web:l.example', 'did:web:x.example')];
+    const links = [
+      spec('root', 1, 'did:web:r.example', 'did:web:m.example'),
+      spec('mid', 2, 'did:web:m.example', 'did:web:l.example'),
+      spec('leaf', 3, 'did:web:l.example', 'did:web:x.example'),
+    ];
     const { contract, parents } = buildDelegationChain(links, crypto);
     expect(contract['contract_id']).toBe('dlg-leaf');
     expect(parents.map((parent) => parent['contract_id'])).toEqual(['dlg-mid', 'dlg-root']);
@@ -82,7 +102,10 @@ describe('buildDelegationChain', () => {
   });
 
   it('a single link is a root without parents', () => {
-    const { contract, parents } = buildDelegationChain([spec('root', 1, 'did:web:r.example', 'did:web:m.example')], crypto);
+    const { contract, parents } = buildDelegationChain(
+      [spec('root', 1, 'did:web:r.example', 'did:web:m.example')],
+      crypto,
+    );
     expect(parents).toEqual([]);
     expect((contract['body'] as JsonObject)['parent_sha256']).toBeUndefined();
   });

@@ -64,7 +64,12 @@ export interface DelegationLinkSpec {
  * @throws RangeError if the seed is not 32 bytes.
  * @example signTypedContract({ contract_type: 'proof.demand', contract_id: 'd-1', issued_at, issuer, body }, seed, keyId, crypto)
  */
-export function signTypedContract(fields: TypedContractFields, seed: Uint8Array, keyId: string, crypto: CryptoProvider): JsonObject {
+export function signTypedContract(
+  fields: TypedContractFields,
+  seed: Uint8Array,
+  keyId: string,
+  crypto: CryptoProvider,
+): JsonObject {
   if (typeof fields !== 'object' || fields === null || !isJsonObject(fields.body as JsonObject)) {
     throw new TypeError('signTypedContract needs fields with an object body');
   }
@@ -119,15 +124,26 @@ export function signSigrLink(fields: SigrLinkFields, seed: Uint8Array, crypto: C
  * @throws TypeError if the arguments are not arrays.
  * @throws RangeError if the counts differ, there are none or more than 256, or a digest is not HEX64.
  */
-export function buildSigrChain(statements: readonly string[], signers: readonly TypedSigner[], crypto: CryptoProvider): JsonObject[] {
-  if (!Array.isArray(statements) || !Array.isArray(signers)) throw new TypeError('buildSigrChain needs arrays of statements and signers');
-  if (statements.length !== signers.length) throw new RangeError(`${statements.length} statements but ${signers.length} signers`);
-  if (statements.length < 1 || statements.length > MAX_SIGR_LINKS) throw new RangeError(`A sigr chain has 1 to ${MAX_SIGR_LINKS} links`);
+export function buildSigrChain(
+  statements: readonly string[],
+  signers: readonly TypedSigner[],
+  crypto: CryptoProvider,
+): JsonObject[] {
+  if (!Array.isArray(statements) || !Array.isArray(signers))
+    throw new TypeError('buildSigrChain needs arrays of statements and signers');
+  if (statements.length !== signers.length)
+    throw new RangeError(`${statements.length} statements but ${signers.length} signers`);
+  if (statements.length < 1 || statements.length > MAX_SIGR_LINKS)
+    throw new RangeError(`A sigr chain has 1 to ${MAX_SIGR_LINKS} links`);
   const links: JsonObject[] = [];
   let prev = SIGR_GENESIS_PREV;
   statements.forEach((statement, index) => {
     const signer = signers[index] as TypedSigner;
-    const link = signSigrLink({ signer_key_id: signer.key_id, prev_sha256: prev, statement_sha256: statement }, signer.seed, crypto);
+    const link = signSigrLink(
+      { signer_key_id: signer.key_id, prev_sha256: prev, statement_sha256: statement },
+      signer.seed,
+      crypto,
+    );
     links.push(link);
     prev = sigrLinkSha256(link, crypto);
   });
@@ -155,7 +171,13 @@ export function buildDelegationChain(
     const parent = signed.at(-1);
     const body: JsonObject = { ...link.body, scope: [...link.body.scope] };
     if (parent !== undefined) body['parent_sha256'] = typedContractSha256(parent, crypto);
-    const fields = { contract_type: 'authority.delegation', contract_id: link.contract_id, issued_at: link.issued_at, issuer: link.issuer, body };
+    const fields = {
+      contract_type: 'authority.delegation',
+      contract_id: link.contract_id,
+      issued_at: link.issued_at,
+      issuer: link.issuer,
+      body,
+    };
     signed.push(signTypedContract(fields, link.signer.seed, link.signer.key_id, crypto));
   }
   const contract = signed.pop() as JsonObject;

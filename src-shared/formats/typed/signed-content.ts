@@ -13,6 +13,11 @@ import { ruleD1Payload } from '../../verify/signature';
  */
 export function typedSignedContent(input: SignedContentInput): SignedBytes[] {
   return [
-    utf8SignedBytes(input.crypto, 'Rule D1 payload P', ruleD1Payload(input.value), 'sig_b64u: Ed25519 over the SHA-256 of these bytes; payload_sha256 is that SHA-256'),
+    utf8SignedBytes(
+      input.crypto,
+      'Rule D1 payload P',
+      ruleD1Payload(input.value),
+      'sig_b64u: Ed25519 over the SHA-256 of these bytes; payload_sha256 is that SHA-256',
+    ),
   ];
 }

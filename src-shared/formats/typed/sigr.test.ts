@@ -7,16 +7,36 @@ import { ed25519KeyEntry } from '../../verify/keys';
 import { ReportBuilder } from '../../verify/report-builder';
 import { readTypedContract } from './schema';
 import { buildSigrChain, signTypedContract } from './sign';
-import { MAX_SIGR_LINKS, SIGR_GENESIS_PREV, checkSigrLinks, sigrLinkCheckIds, sigrLinkMessage, sigrLinkSha256 } from './sigr';
+import {
+  MAX_SIGR_LINKS,
+  SIGR_GENESIS_PREV,
+  checkSigrLinks,
+  sigrLinkCheckIds,
+  sigrLinkMessage,
+  sigrLinkSha256,
+} from './sigr';
 
 const crypto = createPortableProvider();
 const signer = { key_id: 'did:svc:evroom:s0', seed: new Uint8Array(32).fill(6) };
-const ctx = createVerifyContext(crypto, { now: new Date('2026-06-01T00:00:00Z'), advertised: [ed25519KeyEntry(crypto, signer.key_id, signer.seed)] });
-const link: JsonObject = { signer_key_id: signer.key_id, prev_sha256: SIGR_GENESIS_PREV, statement_sha256: 'ab'.repeat(32) };
+const ctx = createVerifyContext(crypto, {
+  now: new Date('2026-06-01T00:00:00Z'),
+  advertised: [ed25519KeyEntry(crypto, signer.key_id, signer.seed)],
+});
+const link: JsonObject = {
+  signer_key_id: signer.key_id,
+  prev_sha256: SIGR_GENESIS_PREV,
+  statement_sha256: 'ab'.repeat(32),
+};
 
 function runLinks(links: JsonObject[]) {
   const contract = signTypedContract(
-    { contract_type: 'sigr.chain', contract_id: 'chain-1', issued_at: '2026-03-01T00:00:00Z', issuer: 'did:web:acme.example', body: { links } },
+    {
+      contract_type: 'sigr.chain',
+      contract_id: 'chain-1',
+      issued_at: '2026-03-01T00:00:00Z',
+      issuer: 'did:web:acme.example',
+      body: { links },
+    },
     signer.seed,
     signer.key_id,
     crypto,

@@ -89,13 +89,17 @@ export function checkSigrLinks(builder: ReportBuilder, contract: TypedContract, 
     if (link.prev_sha256 === expectedPrev) {
       builder.pass(
         prevId,
-        index === 0 ? 'The first link starts the chain (prev_sha256 is 64 zeros).' : `prev_sha256 is the SHA-256 of link ${index - 1}.`,
+        index === 0
+          ? 'The first link starts the chain (prev_sha256 is 64 zeros).'
+          : `prev_sha256 is the SHA-256 of link ${index - 1}.`,
       );
     } else {
       builder.fail(
         'MISMATCH',
         prevId,
-        index === 0 ? 'The first link must have prev_sha256 of 64 zeros.' : `prev_sha256 is not the SHA-256 of link ${index - 1}: the chain is broken here.`,
+        index === 0
+          ? 'The first link must have prev_sha256 of 64 zeros.'
+          : `prev_sha256 is not the SHA-256 of link ${index - 1}: the chain is broken here.`,
         problem('prev_mismatch', `${path}/prev_sha256`, `Expected prev_sha256 ${expectedPrev}.`),
       );
     }

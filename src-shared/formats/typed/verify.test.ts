@@ -18,8 +18,14 @@ const seed = new Uint8Array(32).fill(1);
 const forgerSeed = new Uint8Array(32).fill(2);
 const keyId = 'did:svc:evroom:typed';
 const keyEntry = ed25519KeyEntry(crypto, keyId, seed);
-const linkSigners = [6, 7, 8].map((fill, index) => ({ key_id: `did:svc:evroom:s${index}`, seed: new Uint8Array(32).fill(fill) }));
-const advertised: KeyEntry[] = [keyEntry, ...linkSigners.map((signer) => ed25519KeyEntry(crypto, signer.key_id, signer.seed))];
+const linkSigners = [6, 7, 8].map((fill, index) => ({
+  key_id: `did:svc:evroom:s${index}`,
+  seed: new Uint8Array(32).fill(fill),
+}));
+const advertised: KeyEntry[] = [
+  keyEntry,
+  ...linkSigners.map((signer) => ed25519KeyEntry(crypto, signer.key_id, signer.seed)),
+];
 const ctx = createVerifyContext(crypto, { now, advertised });
 const ISSUED = '2026-03-01T12:00:00.000Z';
 const hex = (pair: string): string => pair.repeat(32);
@@ -91,7 +97,11 @@ const FIXTURES: Record<TypedContractType, Fixture> = {
     breakRule: (body) => {
       const links = body['links'] as JsonObject[];
       const signer = linkSigners[2]!;
-      links[2] = signSigrLink({ signer_key_id: signer.key_id, prev_sha256: hex('99'), statement_sha256: statements[2]! }, signer.seed, crypto);
+      links[2] = signSigrLink(
+        { signer_key_id: signer.key_id, prev_sha256: hex('99'), statement_sha256: statements[2]! },
+        signer.seed,
+        crypto,
+      );
     },
     rule: { check: 'link[2].prev', code: 'prev_mismatch', path: '/body/links/2/prev_sha256' },
     edge: (body) => (body['links'] = buildSigrChain(statements.slice(0, 1), linkSigners.slice(0, 1), crypto)),
@@ -111,14 +121,24 @@ const FIXTURES: Record<TypedContractType, Fixture> = {
     edge: (body) => (body['observed_sha256'] = `${'a'.repeat(63)}b`),
   },
   'effect.closure': {
-    body: () => ({ effect_id: 'eff-0001', origin_receipt_sha256: hex('12'), outcome: 'succeeded', closed_at: '2026-03-01T13:00:00Z' }),
+    body: () => ({
+      effect_id: 'eff-0001',
+      origin_receipt_sha256: hex('12'),
+      outcome: 'succeeded',
+      closed_at: '2026-03-01T13:00:00Z',
+    }),
     tamper: (body) => (body['outcome'] = 'failed'),
     breakRule: (body) => (body['closed_at'] = '2026-03-01T11:59:59.999Z'),
     rule: { check: 'rule.closed_not_before_issued', code: 'closed_before_issued', path: '/body/closed_at' },
     edge: (body) => (body['closed_at'] = ISSUED),
   },
   'proof.transition': {
-    body: () => ({ subject: 'urn:evroom:proof:7', from_state: 'pending', to_state: 'verified', at: '2026-03-01T12:00:00Z' }),
+    body: () => ({
+      subject: 'urn:evroom:proof:7',
+      from_state: 'pending',
+      to_state: 'verified',
+      at: '2026-03-01T12:00:00Z',
+    }),
     tamper: (body) => (body['to_state'] = 'rejected'),
     breakRule: (body) => {
       body['from_state'] = 'verified';
@@ -132,9 +152,24 @@ const FIXTURES: Record<TypedContractType, Fixture> = {
   },
 };
 
-function contractOf(type: TypedContractType, body: JsonObject, extra: { algorithm?: string; key?: string; signWith?: Uint8Array } = {}): JsonObject {
-  const fields = { contract_type: type, contract_id: `c-${type}`, issued_at: ISSUED, issuer: 'did:web:acme.example', body };
-  return signTypedContract(extra.algorithm === undefined ? fields : { ...fields, algorithm: extra.algorithm }, extra.signWith ?? seed, extra.key ?? keyId, crypto);
+function contractOf(
+  type: TypedContractType,
+  body: JsonObject,
+  extra: { algorithm?: string; key?: string; signWith?: Uint8Array } = {},
+): JsonObject {
+  const fields = {
+    contract_type: type,
+    contract_id: `c-${type}`,
+    issued_at: ISSUED,
+    issuer: 'did:web:acme.example',
+    body,
+  };
+  return signTypedContract(
+    extra.algorithm === undefined ? fields : { ...fields, algorithm: extra.algorithm },
+    extra.signWith ?? seed,
+    extra.key ?? keyId,
+    crypto,
+  );
 }
 
 function verify(contract: JsonObject, context: VerifyContext = ctx): Report {
@@ -187,7 +222,10 @@ describe.each(TYPED_CONTRACT_TYPES.map((type) => [type, FIXTURES[type]] as const
   });
 
   it('a forged signature over the right digest is INVALID at /sig_b64u', () => {
-    const forged = { ...valid, sig_b64u: contractOf(type, fixture.body(), { signWith: forgerSeed })['sig_b64u'] as string };
+    const forged = {
+      ...valid,
+      sig_b64u: contractOf(type, fixture.body(), { signWith: forgerSeed })['sig_b64u'] as string,
+    };
     const report = verify(forged);
     expect(report.status).toBe('INVALID');
     expect(checkOf(report, 'payload_sha256')).toBe('pass');
@@ -198,11 +236,16 @@ describe.each(TYPED_CONTRACT_TYPES.map((type) => [type, FIXTURES[type]] as const
   it('a duplicate member name is MALFORMED with its path, in a document and in a request', () => {
     const body = valid['body'] as JsonObject;
     const [first] = Object.keys(body);
-    const text = JSON.stringify(valid).replace('"body":{', `"body":{${JSON.stringify(first)}:${JSON.stringify(body[first!])},`);
+    const text = JSON.stringify(valid).replace(
+      '"body":{',
+      `"body":{${JSON.stringify(first)}:${JSON.stringify(body[first!])},`,
+    );
     const report = verifyDocument(text, ctx);
     expect(report.status).toBe('MALFORMED');
     expect(errorsOf(report)).toEqual([['duplicate_name', `/body/${first}`]]);
-    const kind = Object.keys(TYPED_ROUTE_KINDS).find((route) => TYPED_ROUTE_KINDS[route as TypedRouteKind] === type) as TypedRouteKind;
+    const kind = Object.keys(TYPED_ROUTE_KINDS).find(
+      (route) => TYPED_ROUTE_KINDS[route as TypedRouteKind] === type,
+    ) as TypedRouteKind;
     const request = verifyTypedRequest(`{"contract":${text}}`, kind, ctx);
     expect(request.status).toBe('MALFORMED');
     expect(request.format).toBe(`typed/${type}`);
@@ -230,7 +273,10 @@ describe.each(TYPED_CONTRACT_TYPES.map((type) => [type, FIXTURES[type]] as const
 
   it('a did:key signer resolves offline: PASS, trust unpinned', () => {
     const didKey = didKeyFromEd25519(crypto.ed25519PublicKey(seed));
-    const report = verify(contractOf(type, fixture.body(), { key: didKey }), createVerifyContext(crypto, { now, advertised: advertised.slice(1) }));
+    const report = verify(
+      contractOf(type, fixture.body(), { key: didKey }),
+      createVerifyContext(crypto, { now, advertised: advertised.slice(1) }),
+    );
     expect(report.status).toBe('PASS');
     expect(report.trust).toMatchObject({ status: 'unpinned', key_id: didKey });
   });
@@ -287,17 +333,52 @@ describe('typed contract envelope', () => {
 
   it.each<[string, (contract: JsonObject) => void, string, string]>([
     ['schema r2.0.0', (contract) => (contract['schema'] = 'r2.0.0'), 'not_allowed_value', '/schema'],
-    ['issued_at not on the calendar', (contract) => (contract['issued_at'] = '2026-02-30T00:00:00Z'), 'invalid_timestamp', '/issued_at'],
-    ['issued_at with an offset', (contract) => (contract['issued_at'] = '2026-03-01T12:00:00+00:00'), 'pattern_mismatch', '/issued_at'],
+    [
+      'issued_at not on the calendar',
+      (contract) => (contract['issued_at'] = '2026-02-30T00:00:00Z'),
+      'invalid_timestamp',
+      '/issued_at',
+    ],
+    [
+      'issued_at with an offset',
+      (contract) => (contract['issued_at'] = '2026-03-01T12:00:00+00:00'),
+      'pattern_mismatch',
+      '/issued_at',
+    ],
     ['issuer not a DID', (contract) => (contract['issuer'] = 'Acme Corp'), 'pattern_mismatch', '/issuer'],
     ['key_id not a key id', (contract) => (contract['key_id'] = 'k1'), 'pattern_mismatch', '/key_id'],
-    ['a did:key that does not decode', (contract) => (contract['key_id'] = 'did:key:z6Mk1'), 'invalid_key_id', '/key_id'],
+    [
+      'a did:key that does not decode',
+      (contract) => (contract['key_id'] = 'did:key:z6Mk1'),
+      'invalid_key_id',
+      '/key_id',
+    ],
     ['contract_id with a space', (contract) => (contract['contract_id'] = 'c 1'), 'pattern_mismatch', '/contract_id'],
     ['an unknown member', (contract) => (contract['note'] = 'x'), 'unknown_property', '/note'],
-    ['a body TS not on the calendar', (contract) => ((contract['body'] as JsonObject)['due_by'] = '2026-13-01T00:00:00Z'), 'invalid_timestamp', '/body/due_by'],
-    ['a missing body member', (contract) => delete (contract['body'] as JsonObject)['required'], 'missing_property', '/body/required'],
-    ['an empty required list', (contract) => ((contract['body'] as JsonObject)['required'] = []), 'too_few_items', '/body/required'],
-    ['a repeated required item', (contract) => ((contract['body'] as JsonObject)['required'] = ['a', 'a']), 'duplicate_items', '/body/required'],
+    [
+      'a body TS not on the calendar',
+      (contract) => ((contract['body'] as JsonObject)['due_by'] = '2026-13-01T00:00:00Z'),
+      'invalid_timestamp',
+      '/body/due_by',
+    ],
+    [
+      'a missing body member',
+      (contract) => delete (contract['body'] as JsonObject)['required'],
+      'missing_property',
+      '/body/required',
+    ],
+    [
+      'an empty required list',
+      (contract) => ((contract['body'] as JsonObject)['required'] = []),
+      'too_few_items',
+      '/body/required',
+    ],
+    [
+      'a repeated required item',
+      (contract) => ((contract['body'] as JsonObject)['required'] = ['a', 'a']),
+      'duplicate_items',
+      '/body/required',
+    ],
   ])('%s is MALFORMED', (_name, change, code, path) => {
     const contract = structuredClone(valid);
     change(contract);
@@ -315,15 +396,21 @@ describe('typed contract envelope', () => {
 
   it('severity is one of low, medium, high, critical', () => {
     for (const severity of ['low', 'medium', 'high', 'critical']) {
-      expect(verify(contractOf('divergence.record', { ...FIXTURES['divergence.record'].body(), severity })).status).toBe('PASS');
+      expect(
+        verify(contractOf('divergence.record', { ...FIXTURES['divergence.record'].body(), severity })).status,
+      ).toBe('PASS');
     }
-    const report = verify(contractOf('divergence.record', { ...FIXTURES['divergence.record'].body(), severity: 'severe' }));
+    const report = verify(
+      contractOf('divergence.record', { ...FIXTURES['divergence.record'].body(), severity: 'severe' }),
+    );
     expect(errorsOf(report)).toEqual([['not_allowed_value', '/body/severity']]);
   });
 
   it('a cleared or denied decision with conditions is MISMATCH', () => {
     for (const decision of ['cleared', 'denied']) {
-      const report = verify(contractOf('imprimatur.clearance', { ...FIXTURES['imprimatur.clearance'].body(), decision }));
+      const report = verify(
+        contractOf('imprimatur.clearance', { ...FIXTURES['imprimatur.clearance'].body(), decision }),
+      );
       expect(report.status).toBe('MISMATCH');
       expect(errorsOf(report)).toEqual([['conditions_not_allowed', '/body/conditions']]);
     }
@@ -344,7 +431,9 @@ describe('typed contract envelope', () => {
   });
 
   it('prior_sha256 of a transition is listed unchecked, never passed', () => {
-    const report = verify(contractOf('proof.transition', { ...FIXTURES['proof.transition'].body(), prior_sha256: hex('77') }));
+    const report = verify(
+      contractOf('proof.transition', { ...FIXTURES['proof.transition'].body(), prior_sha256: hex('77') }),
+    );
     expect(report.status).toBe('PASS');
     expect(report.checks.find((check) => check.id === 'rule.prior')).toMatchObject({ status: 'unchecked' });
   });
@@ -353,7 +442,10 @@ describe('typed contract envelope', () => {
     const body = FIXTURES['effect.closure'].body();
     FIXTURES['effect.closure'].breakRule(body);
     const broken = contractOf('effect.closure', body);
-    const forged = { ...broken, sig_b64u: contractOf('effect.closure', body, { signWith: forgerSeed })['sig_b64u'] as string };
+    const forged = {
+      ...broken,
+      sig_b64u: contractOf('effect.closure', body, { signWith: forgerSeed })['sig_b64u'] as string,
+    };
     const report = verify(forged);
     expect(report.status).toBe('MISMATCH');
     expect(checkOf(report, 'signature')).toBe('fail');
@@ -402,13 +494,19 @@ describe('verifyTypedRequest', () => {
     expect(() => verifyTypedRequest('{}', 'nope' as TypedRouteKind, ctx)).toThrow(RangeError);
     expect(() => verifyTypedRequest(42 as unknown as string, 'effect-closure', ctx)).toThrow(TypeError);
     expect(() => verifyTypedContract(valid, { parents: {} as unknown as [] }, ctx)).toThrow(TypeError);
-    expect(() => verifyTypedContract(valid, { expectedContractType: 'x' as TypedContractType }, ctx)).toThrow(RangeError);
+    expect(() => verifyTypedContract(valid, { expectedContractType: 'x' as TypedContractType }, ctx)).toThrow(
+      RangeError,
+    );
     expect(() => verifyTypedContract(valid, {}, { ...ctx, now: new Date(Number.NaN) })).toThrow(TypeError);
   });
 });
 
 describe('sigr.chain links', () => {
-  const [first, second, third] = linkSigners as [(typeof linkSigners)[0], (typeof linkSigners)[0], (typeof linkSigners)[0]];
+  const [first, second, third] = linkSigners as [
+    (typeof linkSigners)[0],
+    (typeof linkSigners)[0],
+    (typeof linkSigners)[0],
+  ];
   const chainOf = (links: JsonObject[]): JsonObject => contractOf('sigr.chain', { links });
   const link = (signer: typeof first, prev: string, statement: string, signWith = signer.seed): JsonObject =>
     signSigrLink({ signer_key_id: signer.key_id, prev_sha256: prev, statement_sha256: statement }, signWith, crypto);
@@ -424,7 +522,9 @@ describe('sigr.chain links', () => {
       ['link[2].prev', 'pass'],
       ['link[2].signature', 'pass'],
     ]);
-    expect(report.checks.find((check) => check.id === 'link[1].signature')?.detail).toContain('did:svc:evroom:s1 (advertised, trust unpinned)');
+    expect(report.checks.find((check) => check.id === 'link[1].signature')?.detail).toContain(
+      'did:svc:evroom:s1 (advertised, trust unpinned)',
+    );
   });
 
   it('a broken prev is MISMATCH on that link only', () => {
@@ -457,7 +557,9 @@ describe('sigr.chain links', () => {
     const last = link(third, sigrLinkSha256(forged, crypto), statements[2]!);
     const report = verify(chainOf([zero, forged, last]));
     expect(report.status).toBe('INVALID');
-    expect(report.checks.filter((check) => check.status !== 'pass').map((check) => check.id)).toEqual(['link[1].signature']);
+    expect(report.checks.filter((check) => check.status !== 'pass').map((check) => check.id)).toEqual([
+      'link[1].signature',
+    ]);
     expect(errorsOf(report)).toEqual([['signature_invalid', '/body/links/1/sig_b64u']]);
   });
 
@@ -484,7 +586,10 @@ describe('sigr.chain links', () => {
     const signature = again[0]!['sig_b64u'] as string;
     // The last of 86 characters carries 4 unused bits; setting one gives another text for the same bytes.
     const last = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(signature.at(-1)!);
-    again[0] = { ...again[0]!, sig_b64u: signature.slice(0, -1) + 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[last | 1] };
+    again[0] = {
+      ...again[0]!,
+      sig_b64u: signature.slice(0, -1) + 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[last | 1],
+    };
     const report = verify(chainOf(again));
     expect(report.status).toBe('MALFORMED');
     expect(errorsOf(report)).toContainEqual(['invalid_signature_encoding', '/body/links/0/sig_b64u']);

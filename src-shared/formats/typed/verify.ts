@@ -37,7 +37,15 @@
 import { JsonParseError, parseJsonBytes, parseJsonTree, toPlain } from '../../json';
 import type { JsonNode, JsonValue } from '../../json/types';
 import type { VerifyContext } from '../../verify/context';
-import { describeType, isJsonObject, type JsonObject, memberProblems, objectMember, problem, quote } from '../../verify/fields';
+import {
+  describeType,
+  isJsonObject,
+  type JsonObject,
+  memberProblems,
+  objectMember,
+  problem,
+  quote,
+} from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
 import type { Report, ReportError, ReportFormat } from '../../verify/report';
 import { ReportBuilder, checkStatusOf, singleErrorReport } from '../../verify/report-builder';
@@ -76,7 +84,12 @@ export interface TypedVerifyOptions {
  */
 export function detectTypedContract(node: JsonNode): `typed/${string}` | undefined {
   const contractType = objectMember(node, 'contract_type');
-  if (contractType === undefined || objectMember(node, 'schema') === undefined || objectMember(node, 'body') === undefined) return undefined;
+  if (
+    contractType === undefined ||
+    objectMember(node, 'schema') === undefined ||
+    objectMember(node, 'body') === undefined
+  )
+    return undefined;
   return typedFormat(contractType.type === 'string' ? contractType.value : undefined);
 }
 
@@ -105,7 +118,8 @@ export function verifyTypedFormat(input: FormatInput): Report {
  * @example verifyTypedContract(contract, { parents: [parent, root] }, ctx).status
  */
 export function verifyTypedContract(value: JsonValue, options: TypedVerifyOptions, ctx: VerifyContext): Report {
-  if (typeof options !== 'object' || options === null) throw new TypeError('verifyTypedContract options must be an object');
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('verifyTypedContract options must be an object');
   const parents = options.parents ?? [];
   if (!Array.isArray(parents)) throw new TypeError('verifyTypedContract options.parents must be an array');
   const expected = options.expectedContractType;
@@ -155,12 +169,20 @@ export function verifyTypedRequest(input: string | Uint8Array, kind: TypedRouteK
   return guarded(type, () => {
     const request = toPlain(tree);
     if (!isJsonObject(request)) {
-      return requestShapeReport(format, [problem('invalid_type', '', `The request must be an object {contract, parents?}, got ${describeType(request)}.`)]);
+      return requestShapeReport(format, [
+        problem(
+          'invalid_type',
+          '',
+          `The request must be an object {contract, parents?}, got ${describeType(request)}.`,
+        ),
+      ]);
     }
     const problems = memberProblems(request, '', ['contract'], ['parents']);
     const parents = request['parents'] ?? [];
     if (!Array.isArray(parents)) {
-      problems.push(problem('wrong_type', '/parents', `"parents" must be an array of contracts, got ${describeType(parents)}.`));
+      problems.push(
+        problem('wrong_type', '/parents', `"parents" must be an array of contracts, got ${describeType(parents)}.`),
+      );
     }
     if (problems.length > 0 || !Array.isArray(parents)) return requestShapeReport(format, problems);
     return verifyChain(request['contract'] as JsonValue, parents, type, ctx, '/contract');
@@ -178,33 +200,53 @@ function verifyChain(
   const requestProblems: ReportError[] = [];
   if (parents.length > 0 && claimedType !== 'authority.delegation') {
     requestProblems.push(
-      problem('parents_not_applicable', '/parents', 'Parents are verified only with an authority.delegation contract; they were not ignored, they are refused.'),
+      problem(
+        'parents_not_applicable',
+        '/parents',
+        'Parents are verified only with an authority.delegation contract; they were not ignored, they are refused.',
+      ),
     );
   }
   if (parents.length > MAX_DELEGATION_PARENTS) {
     requestProblems.push(
-      problem('too_many_parents', '/parents', `At most ${MAX_DELEGATION_PARENTS} parents are verified with one contract; ${parents.length} were given.`),
+      problem(
+        'too_many_parents',
+        '/parents',
+        `At most ${MAX_DELEGATION_PARENTS} parents are verified with one contract; ${parents.length} were given.`,
+      ),
     );
   }
   const chain = requestProblems.length === 0 ? [value, ...parents] : [value];
   const readings = chain.map((link) => readTypedContract(link));
   const reports = chain.map((link, index) =>
-    verifyLink(readings[index] as TypedContractReading, link, index === 0 ? expected : 'authority.delegation', parentAt(chain, readings, index + 1), ctx),
+    verifyLink(
+      readings[index] as TypedContractReading,
+      link,
+      index === 0 ? expected : 'authority.delegation',
+      parentAt(chain, readings, index + 1),
+      ctx,
+    ),
   );
   const leaf = reports[0] as Report;
   if (reports.length === 1 && requestProblems.length === 0 && contractPath === '') return leaf;
 
   const merged = new ReportBuilder(leaf.format);
   absorb(merged, leaf, '', contractPath);
-  if (requestProblems.length > 0) merged.fail('MALFORMED', 'parents', 'The parents cannot be verified with this contract.', requestProblems);
+  if (requestProblems.length > 0)
+    merged.fail('MALFORMED', 'parents', 'The parents cannot be verified with this contract.', requestProblems);
   reports.slice(1).forEach((report, index) => {
     const link = chain[index + 1];
-    const contractId = isJsonObject(link) && typeof link['contract_id'] === 'string' ? quote(link['contract_id']) : 'without a contract_id';
-    const keyPhrase = report.trust.key_id === undefined ? '' : `, key ${report.trust.key_id} (trust ${report.trust.status})`;
+    const contractId =
+      isJsonObject(link) && typeof link['contract_id'] === 'string'
+        ? quote(link['contract_id'])
+        : 'without a contract_id';
+    const keyPhrase =
+      report.trust.key_id === undefined ? '' : `, key ${report.trust.key_id} (trust ${report.trust.status})`;
     summarize(merged, `parent[${index}]`, report, `Parent ${index} ${contractId}: ${report.status}${keyPhrase}.`);
     absorb(merged, report, `parent[${index}].`, `/parents/${index}`);
   });
-  if (reports.length > 1) merged.note("Trust is that of the contract's own key; each parent's key and trust are in its parent[i] check.");
+  if (reports.length > 1)
+    merged.note("Trust is that of the contract's own key; each parent's key and trust are in its parent[i] check.");
   merged.setTrust(leaf.trust);
   return merged.build();
 }
@@ -235,7 +277,12 @@ function verifyLink(
     );
   }
   if (!reading.ok || problems.length > 0) {
-    builder.fail('MALFORMED', 'schema', `The document does not fit the ${type ?? 'typed contract'} r1.0.0 schema.`, problems);
+    builder.fail(
+      'MALFORMED',
+      'schema',
+      `The document does not fit the ${type ?? 'typed contract'} r1.0.0 schema.`,
+      problems,
+    );
     return builder.build();
   }
   const contract = reading.contract;
@@ -248,28 +295,44 @@ function verifyLink(
     builder.unsupported(
       'algorithm',
       `The algorithm ${quote(contract.algorithm)} is not supported; typed contracts r1.0.0 use Ed25519.`,
-      problem('unsupported_algorithm', '/algorithm', `Algorithm ${quote(contract.algorithm)} is not supported (only Ed25519).`),
+      problem(
+        'unsupported_algorithm',
+        '/algorithm',
+        `Algorithm ${quote(contract.algorithm)} is not supported (only Ed25519).`,
+      ),
     );
     builder.unchecked('payload_sha256', 'Not checked: the signature algorithm is not supported.');
     builder.unsupported('signature', `The signature was not executed: ${quote(contract.algorithm)} is not supported.`);
     // Nothing was verified under the key, so no key is vouched for (as for classical and profile
     // receipts with an unsupported algorithm): trust is not_applicable, never the key's trust.
-    builder.setTrust({ status: 'not_applicable', key_id: contract.key_id, detail: 'No signature was executed, so no key was judged.' });
+    builder.setTrust({
+      status: 'not_applicable',
+      key_id: contract.key_id,
+      detail: 'No signature was executed, so no key was judged.',
+    });
   }
 
   checkContractRule(builder, contract);
   if (contract.contract_type === 'authority.delegation') {
     checkDelegationParent(builder, contract, parent, ctx.crypto);
-    builder.note('The delegation window is not judged against the current time: the report says what was granted, not whether it is in force now.');
+    builder.note(
+      'The delegation window is not judged against the current time: the report says what was granted, not whether it is in force now.',
+    );
   }
   if (contract.contract_type === 'sigr.chain') {
     checkSigrLinks(builder, contract, ctx);
-    builder.note("Trust is that of the contract's key_id; each link's signer and its trust are in that link's signature check.");
+    builder.note(
+      "Trust is that of the contract's key_id; each link's signer and its trust are in that link's signature check.",
+    );
   }
   return builder.build();
 }
 
-function parentAt(chain: readonly JsonValue[], readings: readonly TypedContractReading[], index: number): DelegationParent | undefined {
+function parentAt(
+  chain: readonly JsonValue[],
+  readings: readonly TypedContractReading[],
+  index: number,
+): DelegationParent | undefined {
   if (index >= chain.length) return undefined;
   const value = chain[index] as JsonValue;
   const reading = readings[index];
@@ -342,9 +405,11 @@ function guarded(type: unknown, run: () => Report): Report {
 
 function assertContext(ctx: VerifyContext): void {
   if (typeof ctx !== 'object' || ctx === null) throw new TypeError('A VerifyContext object is required');
-  if (typeof ctx.crypto !== 'object' || ctx.crypto === null) throw new TypeError('VerifyContext.crypto must be a CryptoProvider');
+  if (typeof ctx.crypto !== 'object' || ctx.crypto === null)
+    throw new TypeError('VerifyContext.crypto must be a CryptoProvider');
   for (const name of ['pinned', 'advertised', 'secrets'] as const) {
     if (!Array.isArray(ctx[name])) throw new TypeError(`VerifyContext.${name} must be an array`);
   }
-  if (!(ctx.now instanceof Date) || !Number.isFinite(ctx.now.getTime())) throw new TypeError('VerifyContext.now must be a valid Date');
+  if (!(ctx.now instanceof Date) || !Number.isFinite(ctx.now.getTime()))
+    throw new TypeError('VerifyContext.now must be a valid Date');
 }

@@ -34,7 +34,10 @@ describe('typed worked example', () => {
   });
 
   it('verifies PASS offline through its did:key, trust unpinned', () => {
-    const report = verifyDocument(JSON.stringify(example.contract), createVerifyContext(crypto, { now: new Date('2026-06-01T00:00:00Z') }));
+    const report = verifyDocument(
+      JSON.stringify(example.contract),
+      createVerifyContext(crypto, { now: new Date('2026-06-01T00:00:00Z') }),
+    );
     expect(report.status).toBe('PASS');
     expect(report.trust.status).toBe('unpinned');
   });

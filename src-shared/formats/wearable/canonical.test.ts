@@ -43,7 +43,9 @@ describe('canonical observation message M', () => {
     expect(Object.keys(plain)).not.toContain('calibration_ref');
     const full = observationObject(observation({ prior_sequence_no: 4, sequence_no: 5, calibration_ref: 'cal-1' }));
     expect(full).toMatchObject({ prior_sequence_no: 4, sequence_no: 5, calibration_ref: 'cal-1' });
-    expect(canonicalObservation(observation({ prior_sequence_no: 4 }))).toContain('"prior_sequence_no":4,"sequence_no":0');
+    expect(canonicalObservation(observation({ prior_sequence_no: 4 }))).toContain(
+      '"prior_sequence_no":4,"sequence_no":0',
+    );
   });
 
   it('leaves out every field that is not part of M (the service record, the trust classifications, derived fields)', () => {
@@ -94,7 +96,12 @@ describe('canonical observation message M', () => {
   it('hashes to a different observation_sha256 when any member of M changes', () => {
     const digest = (fields: WearableObservation): Uint8Array => crypto.sha256(utf8Encode(canonicalObservation(fields)));
     const base = digest(observation());
-    for (const change of [{ value: 73 }, { observation_nonce: 'nonce-0123456789ac' }, { sequence_no: 1 }, { calibration_ref: 'c' }]) {
+    for (const change of [
+      { value: 73 },
+      { observation_nonce: 'nonce-0123456789ac' },
+      { sequence_no: 1 },
+      { calibration_ref: 'c' },
+    ]) {
       expect(digest(observation(change))).not.toEqual(base);
     }
   });

@@ -67,7 +67,11 @@ export function observationObject(fields: WearableObservation): JsonObject {
     throw new TypeError('Exactly one of "value" and "value_commitment_sha256" must be present');
   }
   if (value !== undefined) {
-    if (typeof value !== 'string' && typeof value !== 'boolean' && !(typeof value === 'number' && Number.isFinite(value))) {
+    if (
+      typeof value !== 'string' &&
+      typeof value !== 'boolean' &&
+      !(typeof value === 'number' && Number.isFinite(value))
+    ) {
       throw new TypeError('"value" must be a finite number, a string or a boolean');
     }
     object['value'] = value as JsonValue;

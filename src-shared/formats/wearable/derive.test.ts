@@ -161,8 +161,20 @@ describe('elements', () => {
 
   it('lists all five in PROTOCOL order', () => {
     expect(
-      provenanceElements({ signature: 'invalid', sequence: 'gap', clockLagMs: -5000, calibration: 'indeterminate', assignment: 'untrusted' }),
-    ).toEqual(['signature_invalid', 'sequence_gap', 'clock_unresolved', 'calibration_unresolved', 'assignment_unresolved']);
+      provenanceElements({
+        signature: 'invalid',
+        sequence: 'gap',
+        clockLagMs: -5000,
+        calibration: 'indeterminate',
+        assignment: 'untrusted',
+      }),
+    ).toEqual([
+      'signature_invalid',
+      'sequence_gap',
+      'clock_unresolved',
+      'calibration_unresolved',
+      'assignment_unresolved',
+    ]);
   });
 });
 
@@ -176,15 +188,21 @@ describe('outcome', () => {
 
   it('partial: an element, an indeterminate unit or an indeterminate sequence', () => {
     expect(provenanceOutcome({ ...base, elements: ['clock_unresolved'] })).toBe('measurement_provenance_partial');
-    expect(provenanceOutcome({ ...base, sequence: 'gap', elements: ['sequence_gap'] })).toBe('measurement_provenance_partial');
+    expect(provenanceOutcome({ ...base, sequence: 'gap', elements: ['sequence_gap'] })).toBe(
+      'measurement_provenance_partial',
+    );
     expect(provenanceOutcome({ ...base, metricUnit: 'indeterminate' })).toBe('measurement_provenance_partial');
     expect(provenanceOutcome({ ...base, sequence: 'indeterminate' })).toBe('measurement_provenance_partial');
   });
 
   it('inconsistent: an invalid signature, a unit mismatch or an out-of-order sequence, each alone', () => {
-    expect(provenanceOutcome({ ...base, signature: 'invalid', elements: ['signature_invalid'] })).toBe('measurement_provenance_inconsistent');
+    expect(provenanceOutcome({ ...base, signature: 'invalid', elements: ['signature_invalid'] })).toBe(
+      'measurement_provenance_inconsistent',
+    );
     expect(provenanceOutcome({ ...base, metricUnit: 'mismatch' })).toBe('measurement_provenance_inconsistent');
-    expect(provenanceOutcome({ ...base, sequence: 'out_of_order', elements: ['sequence_gap'] })).toBe('measurement_provenance_inconsistent');
+    expect(provenanceOutcome({ ...base, sequence: 'out_of_order', elements: ['sequence_gap'] })).toBe(
+      'measurement_provenance_inconsistent',
+    );
   });
 });
 
@@ -209,7 +227,12 @@ describe('deriveWearable', () => {
 
   it('signature_relation is invalid for another key, another message, or an undecodable signature or key', () => {
     const fields = signed();
-    expect(deriveWearable({ ...fields, device_public_key: hexEncode(crypto.ed25519PublicKey(new Uint8Array(32).fill(1))) }, crypto).signature_relation).toBe('invalid');
+    expect(
+      deriveWearable(
+        { ...fields, device_public_key: hexEncode(crypto.ed25519PublicKey(new Uint8Array(32).fill(1))) },
+        crypto,
+      ).signature_relation,
+    ).toBe('invalid');
     // A field of M changed after signing.
     expect(deriveWearable({ ...fields, value: 73 }, crypto).signature_relation).toBe('invalid');
     // Non-canonical base64url (stray bits in the last character) does not verify.
@@ -222,7 +245,10 @@ describe('deriveWearable', () => {
   });
 
   it('fields outside M (gateway time, classifications) change derived fields but not the device signature', () => {
-    const derived = deriveWearable({ ...signed(), gateway_received_at: '2026-03-14T09:36:54.102Z', assignment_trust_classification: 'unknown' }, crypto);
+    const derived = deriveWearable(
+      { ...signed(), gateway_received_at: '2026-03-14T09:36:54.102Z', assignment_trust_classification: 'unknown' },
+      crypto,
+    );
     expect(derived.signature_relation).toBe('valid');
     expect(derived.elements).toEqual(['clock_unresolved', 'assignment_unresolved']);
     expect(derived.outcome).toBe('measurement_provenance_partial');

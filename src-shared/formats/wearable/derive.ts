@@ -247,7 +247,8 @@ export function provenanceElements(inputs: ElementInputs): ProvenanceElement[] {
   if (inputs.calibration === 'untrusted' || inputs.calibration === 'indeterminate') {
     elements.push('calibration_unresolved');
   }
-  if (inputs.assignment === 'untrusted' || inputs.assignment === 'indeterminate') elements.push('assignment_unresolved');
+  if (inputs.assignment === 'untrusted' || inputs.assignment === 'indeterminate')
+    elements.push('assignment_unresolved');
   return elements;
 }
 

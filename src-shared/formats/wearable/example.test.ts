@@ -46,7 +46,9 @@ describe('the wearable worked example', () => {
     expect(hexEncode(crypto.sha256(utf8Encode(CANONICAL_MESSAGE)))).toBe(OBSERVATION_SHA256);
     expect(example.receipt.payload_sha256).toBe(PAYLOAD_SHA256);
     expect(example.receipt.signed_body.observation_sha256).toBe(OBSERVATION_SHA256);
-    expect(b64uEncode(crypto.ed25519Sign(utf8Encode(CANONICAL_MESSAGE), wearableExampleDeviceSeed()))).toBe(DEVICE_SIGNATURE);
+    expect(b64uEncode(crypto.ed25519Sign(utf8Encode(CANONICAL_MESSAGE), wearableExampleDeviceSeed()))).toBe(
+      DEVICE_SIGNATURE,
+    );
   });
 
   it('shows a complete provenance, nanoseconds truncated in the clock lag', () => {

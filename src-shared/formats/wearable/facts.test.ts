@@ -27,10 +27,18 @@ function sampleText(file: string): string {
 
 describe('wearableFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
-    expect(wearableFacts(parseJsonTree(sampleText('wearable/valid.json')))).toEqual({ receipt_id: 'r_ppr.wearable_1773480420_58ab239dc178', issued_at: 1_773_480_420_000, issuer_key_id: 'did:svc:evroom:wearable-example' });
+    expect(wearableFacts(parseJsonTree(sampleText('wearable/valid.json')))).toEqual({
+      receipt_id: 'r_ppr.wearable_1773480420_58ab239dc178',
+      issued_at: 1_773_480_420_000,
+      issuer_key_id: 'did:svc:evroom:wearable-example',
+    });
   });
 
   it('says nothing of a document of another shape', () => {
-    expect(wearableFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({ receipt_id: null, issued_at: null, issuer_key_id: null });
+    expect(wearableFacts(parseJsonTree('{"a":[1,2]}'))).toEqual({
+      receipt_id: null,
+      issued_at: null,
+      issuer_key_id: null,
+    });
   });
 });

@@ -44,16 +44,10 @@ export type CalibrationRelation = 'resolved' | 'untrusted' | 'indeterminate' | '
 export type AssignmentRelation = 'resolved' | 'untrusted' | 'indeterminate';
 /** One unresolved part of the provenance, listed in `elements`. */
 export type ProvenanceElement =
-  | 'signature_invalid'
-  | 'sequence_gap'
-  | 'clock_unresolved'
-  | 'calibration_unresolved'
-  | 'assignment_unresolved';
+  'signature_invalid' | 'sequence_gap' | 'clock_unresolved' | 'calibration_unresolved' | 'assignment_unresolved';
 /** The overall provenance result the receipt records. */
 export type ProvenanceOutcome =
-  | 'measurement_provenance_complete'
-  | 'measurement_provenance_partial'
-  | 'measurement_provenance_inconsistent';
+  'measurement_provenance_complete' | 'measurement_provenance_partial' | 'measurement_provenance_inconsistent';
 
 /** The fields of the canonical observation message, without the device signature. */
 export interface WearableObservation {

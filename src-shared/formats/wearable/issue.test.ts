@@ -30,13 +30,34 @@ function fields(text: string): IssueFields {
 }
 
 function input(parts: Partial<IssueInput> & Pick<IssueInput, 'name' | 'fields'>): IssueInput {
-  return { roles: {}, now: NOW, crypto, verify: (text, keys, secrets) => verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }), ...parts };
+  return {
+    roles: {},
+    now: NOW,
+    crypto,
+    verify: (text, keys, secrets) =>
+      verifyDocument(text, { crypto, pinned: [], advertised: [...keys], secrets: [...secrets], now: NOW }),
+    ...parts,
+  };
 }
 
 describe('wearableIssuer', () => {
   it('issues a document that verifies with the keys it names', () => {
-    const issued = wearableIssuer.issue(input({ name: 'wearable', fields: wearableFields(), key, roles: { device: ed25519(5) }, issuedAt: '2026-03-14T09:27:00.000Z' }));
-    const report = verifyDocument(issued.text, { crypto, pinned: [], advertised: issued.keys, secrets: issued.secrets, now: NOW });
+    const issued = wearableIssuer.issue(
+      input({
+        name: 'wearable',
+        fields: wearableFields(),
+        key,
+        roles: { device: ed25519(5) },
+        issuedAt: '2026-03-14T09:27:00.000Z',
+      }),
+    );
+    const report = verifyDocument(issued.text, {
+      crypto,
+      pinned: [],
+      advertised: issued.keys,
+      secrets: issued.secrets,
+      now: NOW,
+    });
     expect([report.format, report.status]).toEqual(['wearable/r2.0.0', 'PASS']);
     expect(issued.text.endsWith('\n')).toBe(true);
   });
@@ -44,7 +65,15 @@ describe('wearableIssuer', () => {
   it('refuses fields it cannot issue with a stable code and path', () => {
     let refusal: unknown;
     try {
-      wearableIssuer.issue(input({ name: 'wearable', fields: wearableFields(), key, roles: { device: ed25519(5) }, issuedAt: '2026-03-14T09:27:00.500Z' }));
+      wearableIssuer.issue(
+        input({
+          name: 'wearable',
+          fields: wearableFields(),
+          key,
+          roles: { device: ed25519(5) },
+          issuedAt: '2026-03-14T09:27:00.500Z',
+        }),
+      );
     } catch (error) {
       refusal = error;
     }

@@ -33,17 +33,25 @@ export function issueWearableDocument(input: IssueInput): IssuedDocument {
       throw new IssueInputError(
         'device_signature_missing',
         '/device_signature',
-        'the device\'s key is required to sign the observation (or a device_signature made on the device)',
+        "the device's key is required to sign the observation (or a device_signature made on the device)",
       );
     }
   } else {
     if (Object.hasOwn(fields, 'device_signature')) {
-      throw new IssueInputError('device_signature_given', '/device_signature', 'leave it out when the device\'s key signs the observation');
+      throw new IssueInputError(
+        'device_signature_given',
+        '/device_signature',
+        "leave it out when the device's key signs the observation",
+      );
     }
     const devicePublicKey = hexEncode(device.public_key);
     if (!Object.hasOwn(fields, 'device_public_key')) fields['device_public_key'] = devicePublicKey;
     else if (fields['device_public_key'] !== devicePublicKey) {
-      throw new IssueInputError('device_key_mismatch', '/device_public_key', 'it is not the public key of the device\'s key');
+      throw new IssueInputError(
+        'device_key_mismatch',
+        '/device_public_key',
+        "it is not the public key of the device's key",
+      );
     }
   }
   const ts = input.issuedAt === undefined ? Math.floor(input.now.getTime() / 1000) : wholeSecond(input.issuedAt);
@@ -53,12 +61,17 @@ export function issueWearableDocument(input: IssueInput): IssuedDocument {
       // failure to build the observation message.
       fields['device_signature'] = 'A'.repeat(86);
       issueWearable(fields, key.seed, keyId, input.crypto, { ts });
-      fields['device_signature'] = signObservation(fields as unknown as WearableCallerFields, device.seed, input.crypto);
+      fields['device_signature'] = signObservation(
+        fields as unknown as WearableCallerFields,
+        device.seed,
+        input.crypto,
+      );
     }
     const receipt = issueWearable(fields, key.seed, keyId, input.crypto, { ts });
     return { text: formatJsonDocument(receipt as unknown as JsonObject), keys: [publicEntry(key, keyId)], secrets: [] };
   } catch (error) {
-    if (error instanceof WearableInputError) throw new IssueInputError(error.details[0]?.code ?? 'invalid_fields', '', error.message);
+    if (error instanceof WearableInputError)
+      throw new IssueInputError(error.details[0]?.code ?? 'invalid_fields', '', error.message);
     throw error;
   }
 }
@@ -66,7 +79,11 @@ export function issueWearableDocument(input: IssueInput): IssuedDocument {
 function wholeSecond(issuedAt: string): number {
   const millis = timestampToMillis(issuedAt);
   if (millis % 1000 !== 0) {
-    throw new IssueInputError('issued_at_not_whole_second', '', 'the issuing instant must be a whole second for a wearable receipt (its ts is Unix seconds)');
+    throw new IssueInputError(
+      'issued_at_not_whole_second',
+      '',
+      'the issuing instant must be a whole second for a wearable receipt (its ts is Unix seconds)',
+    );
   }
   return millis / 1000;
 }
@@ -80,7 +97,7 @@ export const wearableIssuer: FormatIssuer = {
   ],
   keyAlgorithm: 'Ed25519',
   keyId: true,
-  roles: [{ name: 'device', help: 'wearable: the device\'s private key file' }],
+  roles: [{ name: 'device', help: "wearable: the device's private key file" }],
   secret: false,
   issuedAt: true,
   exactNumbers: true,

@@ -4,7 +4,14 @@
  */
 import { b64uEncode, utf8Encode } from '../../crypto';
 import type { JsonObject } from '../../verify/fields';
-import { FORGER_SEED_BYTE, edited, sampleEd25519Key, sampleMember, sampleSeed, type SampleKit } from '../../verify/sample-kit';
+import {
+  FORGER_SEED_BYTE,
+  edited,
+  sampleEd25519Key,
+  sampleMember,
+  sampleSeed,
+  type SampleKit,
+} from '../../verify/sample-kit';
 import { ruleD1Payload, signRuleD1 } from '../../verify/signature';
 import {
   WEARABLE_EXAMPLE_KEY_ID,
@@ -29,17 +36,21 @@ export function wearableSamples(kit: SampleKit): void {
     Object.assign(fields, overrides);
     fields['device_signature'] = signObservation(fields as never, wearableExampleDeviceSeed(), crypto);
     Object.assign(fields, afterDeviceSigning);
-    return issueWearable(fields, serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto, { ts: WEARABLE_EXAMPLE_TS }) as unknown as JsonObject;
+    return issueWearable(fields, serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto, {
+      ts: WEARABLE_EXAMPLE_TS,
+    }) as unknown as JsonObject;
   };
   const valid = issue();
   const body = (copy: JsonObject): JsonObject => sampleMember(copy, 'signed_body');
-  const forgedSignature = b64uEncode(crypto.ed25519Sign(crypto.sha256(utf8Encode(ruleD1Payload(valid))), sampleSeed(FORGER_SEED_BYTE)));
+  const forgedSignature = b64uEncode(
+    crypto.ed25519Sign(crypto.sha256(utf8Encode(ruleD1Payload(valid))), sampleSeed(FORGER_SEED_BYTE)),
+  );
   kit.add(
     'wearable/valid.json',
     'wearable/r2.0.0',
     'PASS',
     'trusted',
-    'The docs\' worked example: heart rate 72 /min, sequence 42 after 41; outcome measurement_provenance_complete.',
+    "The docs' worked example: heart rate 72 /min, sequence 42 after 41; outcome measurement_provenance_complete.",
     valid,
   );
   kit.add(
@@ -80,7 +91,11 @@ export function wearableSamples(kit: SampleKit): void {
     'MISMATCH',
     'trusted',
     'Re-signed by the service with sequence_relation "gap" where the fields give "contiguous".',
-    signRuleD1(edited(valid, (copy) => (body(copy)['sequence_relation'] = 'gap')), serviceSeed, crypto),
+    signRuleD1(
+      edited(valid, (copy) => (body(copy)['sequence_relation'] = 'gap')),
+      serviceSeed,
+      crypto,
+    ),
   );
   kit.add(
     'wearable/forged.json',

@@ -15,7 +15,12 @@ interface Schema {
   $id: string;
   $schema: string;
   additionalProperties: boolean;
-  $defs: { signed_body: { additionalProperties: boolean; properties: Record<string, { const?: unknown; additionalProperties?: boolean }> } };
+  $defs: {
+    signed_body: {
+      additionalProperties: boolean;
+      properties: Record<string, { const?: unknown; additionalProperties?: boolean }>;
+    };
+  };
 }
 
 function receipt(): { [name: string]: JsonValue } {
@@ -38,7 +43,9 @@ describe('the published wearable schema', () => {
   });
 
   it('its boundary constant is spec rule 8, fragments (a) to (d) joined by single spaces', () => {
-    const rule = readFileSync(SPEC_FILE, 'utf8').split('\n').find((line) => line.startsWith('8. boundary'));
+    const rule = readFileSync(SPEC_FILE, 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('8. boundary'));
     const match = / \(a\) (.*) \(b\) (.*) \(c\) (.*) \(d\) (.*)$/.exec(rule ?? '');
     expect(match).not.toBeNull();
     const fromSpec = match?.slice(1).join(' ');
@@ -56,12 +63,20 @@ describe('wearableShapeProblems', () => {
     const both = receipt();
     body(both)['value_commitment_sha256'] = '0'.repeat(64);
     expect(wearableShapeProblems(both)).toEqual([
-      { code: 'not_exactly_one', path: '/signed_body', message: 'Exactly one of "value" and "value_commitment_sha256" must be present; both are.' },
+      {
+        code: 'not_exactly_one',
+        path: '/signed_body',
+        message: 'Exactly one of "value" and "value_commitment_sha256" must be present; both are.',
+      },
     ]);
     const neither = receipt();
     delete body(neither)['value'];
     expect(wearableShapeProblems(neither)).toEqual([
-      { code: 'not_exactly_one', path: '/signed_body', message: 'Exactly one of "value" and "value_commitment_sha256" must be present; neither is.' },
+      {
+        code: 'not_exactly_one',
+        path: '/signed_body',
+        message: 'Exactly one of "value" and "value_commitment_sha256" must be present; neither is.',
+      },
     ]);
   });
 
@@ -101,7 +116,11 @@ describe('wearableShapeProblems', () => {
     const document = receipt();
     delete body(document)['calibration_ref'];
     expect(wearableShapeProblems(document)).toEqual([
-      { code: 'missing_property', path: '/signed_body/calibration_ref', message: 'required property "calibration_ref" is missing' },
+      {
+        code: 'missing_property',
+        path: '/signed_body/calibration_ref',
+        message: 'required property "calibration_ref" is missing',
+      },
     ]);
   });
 
@@ -119,7 +138,9 @@ describe('wearableShapeProblems', () => {
     for (const keyId of ['did:example:x', 'did:svc:', 'did:svc:a b', 'svc:a']) {
       const document = receipt();
       document['key_id'] = keyId;
-      expect(wearableShapeProblems(document), keyId).toEqual([expect.objectContaining({ code: 'pattern_mismatch', path: '/key_id' })]);
+      expect(wearableShapeProblems(document), keyId).toEqual([
+        expect.objectContaining({ code: 'pattern_mismatch', path: '/key_id' }),
+      ]);
     }
     const document = receipt();
     document['key_id'] = WEARABLE_EXAMPLE_KEY_ID.replace('did:svc:', 'did:web:');

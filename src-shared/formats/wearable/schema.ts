@@ -76,7 +76,11 @@ function calendarProblems(value: JsonValue): ReportError[] {
     // A value off the TS pattern is already reported by the schema; here only real dates count.
     if (typeof member === 'string' && TS_SHAPE.test(member) && !isTimestamp(member)) {
       problems.push(
-        problem('invalid_timestamp', `/signed_body/${name}`, `"${name}" is not a real calendar instant (month, day, hour, minute or second out of range).`),
+        problem(
+          'invalid_timestamp',
+          `/signed_body/${name}`,
+          `"${name}" is not a real calendar instant (month, day, hour, minute or second out of range).`,
+        ),
       );
     }
   }

@@ -54,13 +54,20 @@ describe('signObservation', () => {
 
   it('ignores an existing device_signature and members outside M', () => {
     const fields = caller();
-    const changed: WearableCallerFields = { ...fields, device_signature: 'x', record_id: 'other', gateway_received_at: '2027-01-01T00:00:00Z' };
+    const changed: WearableCallerFields = {
+      ...fields,
+      device_signature: 'x',
+      record_id: 'other',
+      gateway_received_at: '2027-01-01T00:00:00Z',
+    };
     const again = signObservation(changed, wearableExampleDeviceSeed(), crypto);
     expect(again).toBe(fields.device_signature);
   });
 
   it('throws for missing observation fields and bad seeds', () => {
-    expect(() => signObservation(caller({ metric_type: undefined }), wearableExampleDeviceSeed(), crypto)).toThrow(TypeError);
+    expect(() => signObservation(caller({ metric_type: undefined }), wearableExampleDeviceSeed(), crypto)).toThrow(
+      TypeError,
+    );
     expect(() => signObservation(caller(), new Uint8Array(31), crypto)).toThrow(RangeError);
   });
 });
@@ -72,7 +79,13 @@ describe('issueWearable', () => {
     const derived = deriveWearable(fields, crypto);
     expect(receipt.receipt_id).toBe(`r_ppr.wearable_${WEARABLE_EXAMPLE_TS}_${derived.observation_sha256.slice(0, 12)}`);
     expect(receipt).toMatchObject({ key_id: WEARABLE_EXAMPLE_KEY_ID, algorithm: 'Ed25519', ts: WEARABLE_EXAMPLE_TS });
-    expect(receipt.signed_body).toEqual({ receipt_type: 'ppr.wearable', schema: 'r2.0.0', ...fields, recorded_at: '2026-03-14T09:27:00.000Z', ...derived });
+    expect(receipt.signed_body).toEqual({
+      receipt_type: 'ppr.wearable',
+      schema: 'r2.0.0',
+      ...fields,
+      recorded_at: '2026-03-14T09:27:00.000Z',
+      ...derived,
+    });
     expect(receipt.signed_body.boundary).toBe(WEARABLE_BOUNDARY);
     const digest = crypto.sha256(utf8Encode(ruleD1Payload(receipt as unknown as JsonObject)));
     expect(receipt.payload_sha256).toBe(hexEncode(digest));
@@ -105,13 +118,21 @@ describe('issueWearable', () => {
       expect(error.details, name).toEqual([expect.objectContaining({ code: 'derived_field', path: `/${name}` })]);
       expect(error.message).toContain(`/${name}:`);
     }
-    const verdict = refusal(() => issue({ ...caller(), verdict: { subject_identity_proven: false } } as unknown as JsonObject));
+    const verdict = refusal(() =>
+      issue({ ...caller(), verdict: { subject_identity_proven: false } } as unknown as JsonObject),
+    );
     expect(verdict.details[0]?.message).toBe('The verdict is computed by the service and cannot be supplied.');
   });
 
   it('refuses service-set and unknown members', () => {
     const error = refusal(() =>
-      issue({ ...caller(), receipt_type: 'ppr.wearable', recorded_at: '2026-01-01T00:00:00Z', key_id: 'did:svc:x', 'a/b': 1 } as unknown as JsonObject),
+      issue({
+        ...caller(),
+        receipt_type: 'ppr.wearable',
+        recorded_at: '2026-01-01T00:00:00Z',
+        key_id: 'did:svc:x',
+        'a/b': 1,
+      } as unknown as JsonObject),
     );
     expect(error.details.map((detail) => [detail.code, detail.path])).toEqual([
       ['service_field', '/receipt_type'],
@@ -139,7 +160,8 @@ describe('issueWearable', () => {
     for (const [overrides, code, path] of cases) {
       // Signing needs a valid M; the signature itself does not matter to these refusals.
       const fields = { ...caller(), ...overrides } as Record<string, unknown>;
-      for (const [name, value] of Object.entries(overrides)) if (value === undefined) Reflect.deleteProperty(fields, name);
+      for (const [name, value] of Object.entries(overrides))
+        if (value === undefined) Reflect.deleteProperty(fields, name);
       const error = refusal(() => issue(fields as unknown as JsonObject));
       expect(error.details, JSON.stringify(overrides)).toContainEqual(expect.objectContaining({ code, path }));
     }
@@ -149,8 +171,12 @@ describe('issueWearable', () => {
   });
 
   it('checks its own arguments', () => {
-    expect(() => issueWearable(null as unknown as JsonObject, serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto)).toThrow(TypeError);
-    expect(() => issueWearable([] as unknown as JsonObject, serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto)).toThrow(TypeError);
+    expect(() => issueWearable(null as unknown as JsonObject, serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto)).toThrow(
+      TypeError,
+    );
+    expect(() => issueWearable([] as unknown as JsonObject, serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto)).toThrow(
+      TypeError,
+    );
     expect(() => issueWearable(caller(), serviceSeed, 'did:example:1', crypto)).toThrow(TypeError);
     expect(() => issueWearable(caller(), new Uint8Array(16), WEARABLE_EXAMPLE_KEY_ID, crypto)).toThrow(RangeError);
     for (const ts of [999_999_999, 253_402_300_800, 1.5e9 + 0.5, Number.NaN]) {
@@ -168,6 +194,8 @@ describe('issueWearable', () => {
   });
 
   it('receipt ids follow r_ppr.wearable_<ts>_<12 hex>', () => {
-    expect(wearableReceiptId(1_773_480_420, '0123456789abcdef'.repeat(4))).toBe('r_ppr.wearable_1773480420_0123456789ab');
+    expect(wearableReceiptId(1_773_480_420, '0123456789abcdef'.repeat(4))).toBe(
+      'r_ppr.wearable_1773480420_0123456789ab',
+    );
   });
 });

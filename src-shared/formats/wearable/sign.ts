@@ -67,7 +67,9 @@ export class WearableInputError extends Error {
       .slice(0, 5)
       .map((detail) => `${detail.path || '(document)'}: ${detail.message}`)
       .join('; ');
-    super(`The wearable observation cannot be issued: ${summary}${details.length > 5 ? `; and ${details.length - 5} more` : ''}`);
+    super(
+      `The wearable observation cannot be issued: ${summary}${details.length > 5 ? `; and ${details.length - 5} more` : ''}`,
+    );
     this.name = 'WearableInputError';
     this.details = details.map((detail) => ({ ...detail }));
   }
@@ -149,7 +151,11 @@ export function issueWearable(
  * @throws TypeError if the observation fields are missing or mistyped.
  * @throws RangeError if the seed is not 32 bytes.
  */
-export function signObservation(observation: WearableObservation, deviceSeed: Uint8Array, crypto: CryptoProvider): string {
+export function signObservation(
+  observation: WearableObservation,
+  deviceSeed: Uint8Array,
+  crypto: CryptoProvider,
+): string {
   const message = utf8Encode(canonicalObservation(observation));
   return b64uEncode(crypto.ed25519Sign(message, deviceSeed));
 }
@@ -180,7 +186,13 @@ function refusedMembers(caller: JsonObject): ReportError[] {
     } else if (service.includes(name)) {
       problems.push(problem('service_field', path, `"${name}" is set by the service and cannot be supplied.`));
     } else if (!allowed.includes(name)) {
-      problems.push(problem('unknown_property', path, `${JSON.stringify(name.slice(0, 64))} is not a caller field of the wearable receipt.`));
+      problems.push(
+        problem(
+          'unknown_property',
+          path,
+          `${JSON.stringify(name.slice(0, 64))} is not a caller field of the wearable receipt.`,
+        ),
+      );
     }
   }
   return problems;

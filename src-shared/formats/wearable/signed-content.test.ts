@@ -36,6 +36,9 @@ describe('wearableSignedContent', () => {
     expect(MODULE.owns(format)).toBe(true);
     const contents = wearableSignedContent({ format, tree, value, crypto });
     expect(contents).toHaveLength(2);
-    expect(contents.map((entry) => entry.sha256)).toEqual([JSON.parse(text).signed_body.observation_sha256, JSON.parse(text).payload_sha256]);
+    expect(contents.map((entry) => entry.sha256)).toEqual([
+      JSON.parse(text).signed_body.observation_sha256,
+      JSON.parse(text).payload_sha256,
+    ]);
   });
 });

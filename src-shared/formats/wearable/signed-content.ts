@@ -29,6 +29,13 @@ export function wearableSignedContent(input: SignedContentInput): SignedBytes[] 
       ),
     );
   }
-  out.push(utf8SignedBytes(crypto, 'Rule D1 payload P', ruleD1Payload(value), 'sig_b64u: Ed25519 over the SHA-256 of these bytes; payload_sha256 is that SHA-256'));
+  out.push(
+    utf8SignedBytes(
+      crypto,
+      'Rule D1 payload P',
+      ruleD1Payload(value),
+      'sig_b64u: Ed25519 over the SHA-256 of these bytes; payload_sha256 is that SHA-256',
+    ),
+  );
   return out;
 }

@@ -44,7 +44,9 @@ function caller(overrides: Overrides = {}, afterSigning: Overrides = {}): Wearab
 }
 
 function issued(overrides: Overrides = {}, afterSigning: Overrides = {}): WearableReceipt {
-  return issueWearable(caller(overrides, afterSigning), serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto, { ts: WEARABLE_EXAMPLE_TS });
+  return issueWearable(caller(overrides, afterSigning), serviceSeed, WEARABLE_EXAMPLE_KEY_ID, crypto, {
+    ts: WEARABLE_EXAMPLE_TS,
+  });
 }
 
 function copy(receipt: WearableReceipt): Record<string, unknown> & { signed_body: Record<string, unknown> } {
@@ -91,7 +93,10 @@ describe('wearable receipt verification: the receipt as a whole', () => {
       status: 'PASS',
       trust: { status: 'trusted', key_id: WEARABLE_EXAMPLE_KEY_ID, label: 'Wearable service' },
     });
-    expect(verify(receipt, { ...ctx, pinned: [{ ...pinned, status: 'revoked' }] })).toMatchObject({ status: 'PASS', trust: { status: 'revoked' } });
+    expect(verify(receipt, { ...ctx, pinned: [{ ...pinned, status: 'revoked' }] })).toMatchObject({
+      status: 'PASS',
+      trust: { status: 'revoked' },
+    });
     expect(verify(receipt, { ...ctx, pinned: [{ ...pinned, not_after: '2026-01-01T00:00:00Z' }] })).toMatchObject({
       status: 'PASS',
       trust: { status: 'expired' },
@@ -106,7 +111,10 @@ describe('wearable receipt verification: the receipt as a whole', () => {
   it('a did:key service key id resolves offline (unpinned)', () => {
     const didKey = didKeyFromEd25519(crypto.ed25519PublicKey(serviceSeed));
     const receipt = issueWearable(caller(), serviceSeed, didKey, crypto, { ts: WEARABLE_EXAMPLE_TS });
-    expect(verify(receipt, createVerifyContext(crypto, { now }))).toMatchObject({ status: 'PASS', trust: { status: 'unpinned', key_id: didKey } });
+    expect(verify(receipt, createVerifyContext(crypto, { now }))).toMatchObject({
+      status: 'PASS',
+      trust: { status: 'unpinned', key_id: didKey },
+    });
   });
 
   it('a signed_body field changed after signing is MISMATCH on the digest', () => {
@@ -177,50 +185,156 @@ describe('wearable receipt verification: schema (MALFORMED with the path)', () =
   it('refuses an unknown property at each of the three levels', () => {
     expect(errorPaths(malformed((document) => (document['foo'] = 1)))).toEqual(['/foo']);
     expect(errorPaths(malformed((document) => (document.signed_body['foo'] = 1)))).toEqual(['/signed_body/foo']);
-    const verdict = malformed((document) => ((document.signed_body['verdict'] as Record<string, unknown>)['foo'] = false));
-    expect(verdict.errors).toEqual([expect.objectContaining({ code: 'unknown_property', path: '/signed_body/verdict/foo' })]);
+    const verdict = malformed(
+      (document) => ((document.signed_body['verdict'] as Record<string, unknown>)['foo'] = false),
+    );
+    expect(verdict.errors).toEqual([
+      expect.objectContaining({ code: 'unknown_property', path: '/signed_body/verdict/foo' }),
+    ]);
   });
 
   it('refuses both and neither of value and value_commitment_sha256', () => {
     const both = malformed((document) => (document.signed_body['value_commitment_sha256'] = '0'.repeat(64)));
-    expect(both.errors).toEqual([expect.objectContaining({ code: 'not_exactly_one', path: '/signed_body', message: expect.stringContaining('both') })]);
+    expect(both.errors).toEqual([
+      expect.objectContaining({
+        code: 'not_exactly_one',
+        path: '/signed_body',
+        message: expect.stringContaining('both'),
+      }),
+    ]);
     const neither = malformed((document) => delete document.signed_body['value']);
-    expect(neither.errors).toEqual([expect.objectContaining({ code: 'not_exactly_one', path: '/signed_body', message: expect.stringContaining('neither') })]);
+    expect(neither.errors).toEqual([
+      expect.objectContaining({
+        code: 'not_exactly_one',
+        path: '/signed_body',
+        message: expect.stringContaining('neither'),
+      }),
+    ]);
   });
 
   it('refuses each bound just past its limit', () => {
     const cases: [string, (document: ReturnType<typeof copy>) => void, string, string][] = [
       ['record_id empty', (d) => (d.signed_body['record_id'] = ''), 'too_short', '/signed_body/record_id'],
       ['record_id 257', (d) => (d.signed_body['record_id'] = 'r'.repeat(257)), 'too_long', '/signed_body/record_id'],
-      ['observation_nonce 15', (d) => (d.signed_body['observation_nonce'] = 'n'.repeat(15)), 'too_short', '/signed_body/observation_nonce'],
-      ['observation_nonce 257', (d) => (d.signed_body['observation_nonce'] = 'n'.repeat(257)), 'too_long', '/signed_body/observation_nonce'],
-      ['metric_type 129', (d) => (d.signed_body['metric_type'] = 'm'.repeat(129)), 'too_long', '/signed_body/metric_type'],
+      [
+        'observation_nonce 15',
+        (d) => (d.signed_body['observation_nonce'] = 'n'.repeat(15)),
+        'too_short',
+        '/signed_body/observation_nonce',
+      ],
+      [
+        'observation_nonce 257',
+        (d) => (d.signed_body['observation_nonce'] = 'n'.repeat(257)),
+        'too_long',
+        '/signed_body/observation_nonce',
+      ],
+      [
+        'metric_type 129',
+        (d) => (d.signed_body['metric_type'] = 'm'.repeat(129)),
+        'too_long',
+        '/signed_body/metric_type',
+      ],
       ['metric_type empty', (d) => (d.signed_body['metric_type'] = ''), 'too_short', '/signed_body/metric_type'],
       ['unit 65', (d) => (d.signed_body['unit'] = 'u'.repeat(65)), 'too_long', '/signed_body/unit'],
-      ['device_model 257', (d) => (d.signed_body['device_model'] = 'd'.repeat(257)), 'too_long', '/signed_body/device_model'],
-      ['calibration_ref 257', (d) => (d.signed_body['calibration_ref'] = 'c'.repeat(257)), 'too_long', '/signed_body/calibration_ref'],
-      ['elements 6', (d) => (d.signed_body['elements'] = Array(6).fill('sequence_gap')), 'too_many_items', '/signed_body/elements'],
-      ['elements unknown item', (d) => (d.signed_body['elements'] = ['late']), 'not_allowed_value', '/signed_body/elements/0'],
+      [
+        'device_model 257',
+        (d) => (d.signed_body['device_model'] = 'd'.repeat(257)),
+        'too_long',
+        '/signed_body/device_model',
+      ],
+      [
+        'calibration_ref 257',
+        (d) => (d.signed_body['calibration_ref'] = 'c'.repeat(257)),
+        'too_long',
+        '/signed_body/calibration_ref',
+      ],
+      [
+        'elements 6',
+        (d) => (d.signed_body['elements'] = Array(6).fill('sequence_gap')),
+        'too_many_items',
+        '/signed_body/elements',
+      ],
+      [
+        'elements unknown item',
+        (d) => (d.signed_body['elements'] = ['late']),
+        'not_allowed_value',
+        '/signed_body/elements/0',
+      ],
       ['ts 999999999', (d) => (d['ts'] = 999_999_999), 'out_of_range', '/ts'],
       ['ts not an integer', (d) => (d['ts'] = 1_773_480_420.5), 'wrong_type', '/ts'],
       ['sequence_no negative', (d) => (d.signed_body['sequence_no'] = -1), 'out_of_range', '/signed_body/sequence_no'],
-      ['prior_sequence_no a string', (d) => (d.signed_body['prior_sequence_no'] = '41'), 'wrong_type', '/signed_body/prior_sequence_no'],
-      ['clock_lag_ms fractional', (d) => (d.signed_body['clock_lag_ms'] = 513.5), 'wrong_type', '/signed_body/clock_lag_ms'],
+      [
+        'prior_sequence_no a string',
+        (d) => (d.signed_body['prior_sequence_no'] = '41'),
+        'wrong_type',
+        '/signed_body/prior_sequence_no',
+      ],
+      [
+        'clock_lag_ms fractional',
+        (d) => (d.signed_body['clock_lag_ms'] = 513.5),
+        'wrong_type',
+        '/signed_body/clock_lag_ms',
+      ],
       ['receipt_id form', (d) => (d['receipt_id'] = 'r_ppr.wearable_123_abc'), 'pattern_mismatch', '/receipt_id'],
-      ['payload_sha256 uppercase', (d) => (d['payload_sha256'] = 'A'.repeat(64)), 'pattern_mismatch', '/payload_sha256'],
+      [
+        'payload_sha256 uppercase',
+        (d) => (d['payload_sha256'] = 'A'.repeat(64)),
+        'pattern_mismatch',
+        '/payload_sha256',
+      ],
       ['sig_b64u padded', (d) => (d['sig_b64u'] = `${'A'.repeat(84)}==`), 'pattern_mismatch', '/sig_b64u'],
       ['algorithm', (d) => (d['algorithm'] = 'ed25519'), 'not_allowed_value', '/algorithm'],
       ['schema version', (d) => (d.signed_body['schema'] = 'r2.0.1'), 'not_allowed_value', '/signed_body/schema'],
-      ['receipt_type', (d) => (d.signed_body['receipt_type'] = 'ppr.other'), 'not_allowed_value', '/signed_body/receipt_type'],
-      ['relation value', (d) => (d.signed_body['sequence_relation'] = 'late'), 'not_allowed_value', '/signed_body/sequence_relation'],
-      ['calibration classification', (d) => (d.signed_body['calibration_trust_classification'] = 'Trusted'), 'not_allowed_value', '/signed_body/calibration_trust_classification'],
-      ['device_signature 85 chars', (d) => (d.signed_body['device_signature'] = 'A'.repeat(85)), 'pattern_mismatch', '/signed_body/device_signature'],
-      ['observed_at with an offset', (d) => (d.signed_body['observed_at'] = '2026-03-14T09:26:53+00:00'), 'pattern_mismatch', '/signed_body/observed_at'],
-      ['observed_at 10 fraction digits', (d) => (d.signed_body['observed_at'] = '2026-03-14T09:26:53.1234567891Z'), 'pattern_mismatch', '/signed_body/observed_at'],
-      ['recorded_at 2026-02-30', (d) => (d.signed_body['recorded_at'] = '2026-02-30T00:00:00.000Z'), 'invalid_timestamp', '/signed_body/recorded_at'],
+      [
+        'receipt_type',
+        (d) => (d.signed_body['receipt_type'] = 'ppr.other'),
+        'not_allowed_value',
+        '/signed_body/receipt_type',
+      ],
+      [
+        'relation value',
+        (d) => (d.signed_body['sequence_relation'] = 'late'),
+        'not_allowed_value',
+        '/signed_body/sequence_relation',
+      ],
+      [
+        'calibration classification',
+        (d) => (d.signed_body['calibration_trust_classification'] = 'Trusted'),
+        'not_allowed_value',
+        '/signed_body/calibration_trust_classification',
+      ],
+      [
+        'device_signature 85 chars',
+        (d) => (d.signed_body['device_signature'] = 'A'.repeat(85)),
+        'pattern_mismatch',
+        '/signed_body/device_signature',
+      ],
+      [
+        'observed_at with an offset',
+        (d) => (d.signed_body['observed_at'] = '2026-03-14T09:26:53+00:00'),
+        'pattern_mismatch',
+        '/signed_body/observed_at',
+      ],
+      [
+        'observed_at 10 fraction digits',
+        (d) => (d.signed_body['observed_at'] = '2026-03-14T09:26:53.1234567891Z'),
+        'pattern_mismatch',
+        '/signed_body/observed_at',
+      ],
+      [
+        'recorded_at 2026-02-30',
+        (d) => (d.signed_body['recorded_at'] = '2026-02-30T00:00:00.000Z'),
+        'invalid_timestamp',
+        '/signed_body/recorded_at',
+      ],
       ['missing ts', (d) => delete d['ts'], 'missing_property', '/ts'],
       ['missing outcome', (d) => delete d.signed_body['outcome'], 'missing_property', '/signed_body/outcome'],
-      ['classification without a ref', (d) => delete d.signed_body['calibration_ref'], 'missing_property', '/signed_body/calibration_ref'],
+      [
+        'classification without a ref',
+        (d) => delete d.signed_body['calibration_ref'],
+        'missing_property',
+        '/signed_body/calibration_ref',
+      ],
     ];
     for (const [name, change, code, path] of cases) {
       const report = malformed(change);
@@ -238,9 +352,25 @@ describe('wearable receipt verification: schema (MALFORMED with the path)', () =
       calibration_ref: 'c'.repeat(256),
     });
     expect(verify(receipt).status).toBe('PASS');
-    expect(verify(issued({ observation_nonce: 'n'.repeat(256), record_id: 'r', metric_type: 'm', unit: 'u', device_model: 'd', calibration_ref: 'c' })).status).toBe('PASS');
+    expect(
+      verify(
+        issued({
+          observation_nonce: 'n'.repeat(256),
+          record_id: 'r',
+          metric_type: 'm',
+          unit: 'u',
+          device_model: 'd',
+          calibration_ref: 'c',
+        }),
+      ).status,
+    ).toBe('PASS');
     const everything = issued(
-      { sequence_no: 50, gateway_received_at: '2026-03-14T10:26:54.102Z', calibration_trust_classification: 'unknown', assignment_trust_classification: 'untrusted' },
+      {
+        sequence_no: 50,
+        gateway_received_at: '2026-03-14T10:26:54.102Z',
+        calibration_trust_classification: 'unknown',
+        assignment_trust_classification: 'untrusted',
+      },
       { value: 1 },
     );
     // Five elements is the most there can be: the device signature is invalid, so INVALID, not MALFORMED.
@@ -252,15 +382,26 @@ describe('wearable receipt verification: schema (MALFORMED with the path)', () =
 
   it('refuses any verdict flag that is true, and a verdict flag that is missing', () => {
     for (const flag of ['subject_identity_proven', 'clinical_validity_proven', 'diagnosis_fitness_proven']) {
-      const report = malformed((document) => ((document.signed_body['verdict'] as Record<string, unknown>)[flag] = true));
-      expect(report.errors).toEqual([{ code: 'not_allowed_value', path: `/signed_body/verdict/${flag}`, message: 'must be false' }]);
+      const report = malformed(
+        (document) => ((document.signed_body['verdict'] as Record<string, unknown>)[flag] = true),
+      );
+      expect(report.errors).toEqual([
+        { code: 'not_allowed_value', path: `/signed_body/verdict/${flag}`, message: 'must be false' },
+      ]);
     }
-    const missing = malformed((document) => delete (document.signed_body['verdict'] as Record<string, unknown>)['clinical_validity_proven']);
+    const missing = malformed(
+      (document) => delete (document.signed_body['verdict'] as Record<string, unknown>)['clinical_validity_proven'],
+    );
     expect(errorPaths(missing)).toEqual(['/signed_body/verdict/clinical_validity_proven']);
   });
 
   it('refuses a true verdict flag even when the service re-signed it', () => {
-    const report = verify(resigned(issued(), (document) => ((document.signed_body['verdict'] as Record<string, unknown>)['diagnosis_fitness_proven'] = true)));
+    const report = verify(
+      resigned(
+        issued(),
+        (document) => ((document.signed_body['verdict'] as Record<string, unknown>)['diagnosis_fitness_proven'] = true),
+      ),
+    );
     expect(report.status).toBe('MALFORMED');
     expect(errorPaths(report)).toEqual(['/signed_body/verdict/diagnosis_fitness_proven']);
   });
@@ -269,7 +410,9 @@ describe('wearable receipt verification: schema (MALFORMED with the path)', () =
     const boundary = issued().signed_body.boundary;
     for (const wrong of [boundary.replace('. It', '.  It'), boundary.toUpperCase(), `${boundary} `, '']) {
       const report = malformed((document) => (document.signed_body['boundary'] = wrong));
-      expect(report.errors).toEqual([expect.objectContaining({ code: 'not_allowed_value', path: '/signed_body/boundary' })]);
+      expect(report.errors).toEqual([
+        expect.objectContaining({ code: 'not_allowed_value', path: '/signed_body/boundary' }),
+      ]);
     }
   });
 });
@@ -284,7 +427,11 @@ describe('wearable receipt verification: every relation value, issued honestly a
   }
   const scenarios: Scenario[] = [
     { name: 'metric matched', expect: { metric_unit_relation: 'matched', outcome: 'measurement_provenance_complete' } },
-    { name: 'metric mismatch', overrides: { unit: 'bpm' }, expect: { metric_unit_relation: 'mismatch', elements: [], outcome: 'measurement_provenance_inconsistent' } },
+    {
+      name: 'metric mismatch',
+      overrides: { unit: 'bpm' },
+      expect: { metric_unit_relation: 'mismatch', elements: [], outcome: 'measurement_provenance_inconsistent' },
+    },
     {
       name: 'metric indeterminate',
       overrides: { metric_type: 'stress_index', unit: '1' },
@@ -294,21 +441,44 @@ describe('wearable receipt verification: every relation value, issued honestly a
     {
       name: 'signature invalid',
       afterSigning: { observation_nonce: 'nonce-replayed-0000' },
-      expect: { signature_relation: 'invalid', elements: ['signature_invalid'], outcome: 'measurement_provenance_inconsistent' },
+      expect: {
+        signature_relation: 'invalid',
+        elements: ['signature_invalid'],
+        outcome: 'measurement_provenance_inconsistent',
+      },
       status: 'INVALID',
     },
-    { name: 'sequence initial', overrides: { sequence_no: 0, prior_sequence_no: undefined }, expect: { sequence_relation: 'initial', outcome: 'measurement_provenance_complete' } },
-    { name: 'sequence contiguous', expect: { sequence_relation: 'contiguous', outcome: 'measurement_provenance_complete' } },
-    { name: 'sequence gap', overrides: { sequence_no: 44 }, expect: { sequence_relation: 'gap', elements: ['sequence_gap'], outcome: 'measurement_provenance_partial' } },
+    {
+      name: 'sequence initial',
+      overrides: { sequence_no: 0, prior_sequence_no: undefined },
+      expect: { sequence_relation: 'initial', outcome: 'measurement_provenance_complete' },
+    },
+    {
+      name: 'sequence contiguous',
+      expect: { sequence_relation: 'contiguous', outcome: 'measurement_provenance_complete' },
+    },
+    {
+      name: 'sequence gap',
+      overrides: { sequence_no: 44 },
+      expect: { sequence_relation: 'gap', elements: ['sequence_gap'], outcome: 'measurement_provenance_partial' },
+    },
     {
       name: 'sequence out_of_order (repeat)',
       overrides: { sequence_no: 41 },
-      expect: { sequence_relation: 'out_of_order', elements: ['sequence_gap'], outcome: 'measurement_provenance_inconsistent' },
+      expect: {
+        sequence_relation: 'out_of_order',
+        elements: ['sequence_gap'],
+        outcome: 'measurement_provenance_inconsistent',
+      },
     },
     {
       name: 'sequence out_of_order (backwards)',
       overrides: { sequence_no: 3 },
-      expect: { sequence_relation: 'out_of_order', elements: ['sequence_gap'], outcome: 'measurement_provenance_inconsistent' },
+      expect: {
+        sequence_relation: 'out_of_order',
+        elements: ['sequence_gap'],
+        outcome: 'measurement_provenance_inconsistent',
+      },
     },
     {
       name: 'sequence indeterminate (no prior, not 0)',
@@ -324,12 +494,20 @@ describe('wearable receipt verification: every relation value, issued honestly a
     {
       name: 'calibration untrusted',
       overrides: { calibration_trust_classification: 'untrusted' },
-      expect: { calibration_relation: 'untrusted', elements: ['calibration_unresolved'], outcome: 'measurement_provenance_partial' },
+      expect: {
+        calibration_relation: 'untrusted',
+        elements: ['calibration_unresolved'],
+        outcome: 'measurement_provenance_partial',
+      },
     },
     {
       name: 'calibration indeterminate (unknown)',
       overrides: { calibration_trust_classification: 'unknown' },
-      expect: { calibration_relation: 'indeterminate', elements: ['calibration_unresolved'], outcome: 'measurement_provenance_partial' },
+      expect: {
+        calibration_relation: 'indeterminate',
+        elements: ['calibration_unresolved'],
+        outcome: 'measurement_provenance_partial',
+      },
     },
     {
       name: 'calibration indeterminate (ref without classification)',
@@ -345,12 +523,20 @@ describe('wearable receipt verification: every relation value, issued honestly a
     {
       name: 'assignment untrusted',
       overrides: { assignment_trust_classification: 'untrusted' },
-      expect: { assignment_relation: 'untrusted', elements: ['assignment_unresolved'], outcome: 'measurement_provenance_partial' },
+      expect: {
+        assignment_relation: 'untrusted',
+        elements: ['assignment_unresolved'],
+        outcome: 'measurement_provenance_partial',
+      },
     },
     {
       name: 'assignment indeterminate',
       overrides: { assignment_trust_classification: 'unknown' },
-      expect: { assignment_relation: 'indeterminate', elements: ['assignment_unresolved'], outcome: 'measurement_provenance_partial' },
+      expect: {
+        assignment_relation: 'indeterminate',
+        elements: ['assignment_unresolved'],
+        outcome: 'measurement_provenance_partial',
+      },
     },
     {
       name: 'clock -2000 resolved',
@@ -374,12 +560,18 @@ describe('wearable receipt verification: every relation value, issued honestly a
     },
     {
       name: 'clock nanoseconds truncated, -2000 stays resolved',
-      overrides: { observed_at: '2026-03-14T09:26:56.102999999Z', gateway_received_at: '2026-03-14T09:26:54.102000001Z' },
+      overrides: {
+        observed_at: '2026-03-14T09:26:56.102999999Z',
+        gateway_received_at: '2026-03-14T09:26:54.102000001Z',
+      },
       expect: { clock_lag_ms: -2000, elements: [] },
     },
     {
       name: 'clock nanoseconds truncated, 300000 stays resolved',
-      overrides: { observed_at: '2026-03-14T09:21:54.102000001Z', gateway_received_at: '2026-03-14T09:26:54.102999999Z' },
+      overrides: {
+        observed_at: '2026-03-14T09:21:54.102000001Z',
+        gateway_received_at: '2026-03-14T09:26:54.102999999Z',
+      },
       expect: { clock_lag_ms: 300_000, elements: [] },
     },
     {
@@ -392,7 +584,13 @@ describe('wearable receipt verification: every relation value, issued honestly a
       },
       afterSigning: { value: 73 },
       expect: {
-        elements: ['signature_invalid', 'sequence_gap', 'clock_unresolved', 'calibration_unresolved', 'assignment_unresolved'],
+        elements: [
+          'signature_invalid',
+          'sequence_gap',
+          'clock_unresolved',
+          'calibration_unresolved',
+          'assignment_unresolved',
+        ],
         outcome: 'measurement_provenance_inconsistent',
       },
       status: 'INVALID',
@@ -431,8 +629,18 @@ describe('wearable receipt verification: every relation value, issued honestly a
     expect(sorted('sequence_relation')).toEqual(['contiguous', 'gap', 'indeterminate', 'initial', 'out_of_order']);
     expect(sorted('calibration_relation')).toEqual(['indeterminate', 'not_applicable', 'resolved', 'untrusted']);
     expect(sorted('assignment_relation')).toEqual(['indeterminate', 'resolved', 'untrusted']);
-    expect(sorted('elements')).toEqual(['assignment_unresolved', 'calibration_unresolved', 'clock_unresolved', 'sequence_gap', 'signature_invalid']);
-    expect(sorted('outcome')).toEqual(['measurement_provenance_complete', 'measurement_provenance_inconsistent', 'measurement_provenance_partial']);
+    expect(sorted('elements')).toEqual([
+      'assignment_unresolved',
+      'calibration_unresolved',
+      'clock_unresolved',
+      'sequence_gap',
+      'signature_invalid',
+    ]);
+    expect(sorted('outcome')).toEqual([
+      'measurement_provenance_complete',
+      'measurement_provenance_inconsistent',
+      'measurement_provenance_partial',
+    ]);
   });
 });
 
@@ -455,7 +663,9 @@ describe('wearable receipt verification: derived fields re-signed with one value
       const report = verify(resigned(honest, (document) => (document.signed_body[name] = altered)));
       expect(report.status).toBe('MISMATCH');
       expect(notPassing(report)).toEqual([`derived.${name}:fail`]);
-      expect(report.errors).toEqual([expect.objectContaining({ code: 'derived_mismatch', path: `/signed_body/${name}` })]);
+      expect(report.errors).toEqual([
+        expect.objectContaining({ code: 'derived_mismatch', path: `/signed_body/${name}` }),
+      ]);
       const detail = report.checks.find((check) => check.id === `derived.${name}`)?.detail ?? '';
       expect(detail).toContain(`expected ${JSON.stringify(honest.signed_body[name])}`);
       expect(detail).toContain(`found ${JSON.stringify(altered)}`);
@@ -465,12 +675,19 @@ describe('wearable receipt verification: derived fields re-signed with one value
   it('elements in another order is MISMATCH', () => {
     const honest = issued({ assignment_trust_classification: 'unknown', calibration_trust_classification: 'unknown' });
     expect(honest.signed_body.elements).toEqual(['calibration_unresolved', 'assignment_unresolved']);
-    const report = verify(resigned(honest, (document) => (document.signed_body['elements'] = ['assignment_unresolved', 'calibration_unresolved'])));
+    const report = verify(
+      resigned(
+        honest,
+        (document) => (document.signed_body['elements'] = ['assignment_unresolved', 'calibration_unresolved']),
+      ),
+    );
     expect(notPassing(report)).toEqual(['derived.elements:fail']);
   });
 
   it('receipt_id that does not match ts and the observation hash is MISMATCH', () => {
-    const report = verify(resigned(issued(), (document) => (document['receipt_id'] = 'r_ppr.wearable_1773480420_000000000000')));
+    const report = verify(
+      resigned(issued(), (document) => (document['receipt_id'] = 'r_ppr.wearable_1773480420_000000000000')),
+    );
     expect(report.status).toBe('MISMATCH');
     expect(notPassing(report)).toEqual(['receipt_id:fail']);
     expect(report.errors).toEqual([expect.objectContaining({ code: 'receipt_id_mismatch', path: '/receipt_id' })]);
@@ -483,12 +700,20 @@ describe('wearable receipt verification: derived fields re-signed with one value
   });
 
   it('recorded_at must fall within the second ts names; milliseconds inside it are consistent', () => {
-    const inside = verify(resigned(issued(), (document) => (document.signed_body['recorded_at'] = '2026-03-14T09:27:00.999999999Z')));
+    const inside = verify(
+      resigned(issued(), (document) => (document.signed_body['recorded_at'] = '2026-03-14T09:27:00.999999999Z')),
+    );
     expect(inside.status).toBe('PASS');
-    const before = verify(resigned(issued(), (document) => (document.signed_body['recorded_at'] = '2026-03-14T09:26:59.999Z')));
+    const before = verify(
+      resigned(issued(), (document) => (document.signed_body['recorded_at'] = '2026-03-14T09:26:59.999Z')),
+    );
     expect(notPassing(before)).toEqual(['recorded_at:fail']);
-    expect(before.errors).toEqual([expect.objectContaining({ code: 'recorded_at_mismatch', path: '/signed_body/recorded_at' })]);
-    const after = verify(resigned(issued(), (document) => (document.signed_body['recorded_at'] = '2026-03-14T09:27:01.000Z')));
+    expect(before.errors).toEqual([
+      expect.objectContaining({ code: 'recorded_at_mismatch', path: '/signed_body/recorded_at' }),
+    ]);
+    const after = verify(
+      resigned(issued(), (document) => (document.signed_body['recorded_at'] = '2026-03-14T09:27:01.000Z')),
+    );
     expect(after.status).toBe('MISMATCH');
   });
 });
@@ -501,9 +726,17 @@ describe('wearable receipt verification: the device signature', () => {
     expect(report.status).toBe('INVALID');
     expect(notPassing(report)).toEqual(['device_signature:fail']);
     expect(report.checks.find((check) => check.id === 'signature')?.status).toBe('pass');
-    expect(report.errors).toEqual([expect.objectContaining({ code: 'device_signature_invalid', path: '/signed_body/device_signature' })]);
-    expect(report.notes.some((note) => note.includes('signature_relation invalid') && note.includes('provenance is inconsistent'))).toBe(true);
-    expect(report.notes).toContain('The receipt records the outcome measurement_provenance_inconsistent (unresolved: signature_invalid).');
+    expect(report.errors).toEqual([
+      expect.objectContaining({ code: 'device_signature_invalid', path: '/signed_body/device_signature' }),
+    ]);
+    expect(
+      report.notes.some(
+        (note) => note.includes('signature_relation invalid') && note.includes('provenance is inconsistent'),
+      ),
+    ).toBe(true);
+    expect(report.notes).toContain(
+      'The receipt records the outcome measurement_provenance_inconsistent (unresolved: signature_invalid).',
+    );
   });
 
   it('a receipt that claims a valid device signature it does not have is MISMATCH', () => {
@@ -522,12 +755,16 @@ describe('wearable receipt verification: the device signature', () => {
       'derived.elements:fail',
       'derived.outcome:fail',
     ]);
-    expect(report.notes).toContain('The device signature does not verify, yet the receipt claims signature_relation valid.');
+    expect(report.notes).toContain(
+      'The device signature does not verify, yet the receipt claims signature_relation valid.',
+    );
   });
 
   it('a device key swapped for another key (re-signed) no longer verifies the device signature', () => {
     const other = crypto.ed25519PublicKey(new Uint8Array(32).fill(0x45));
-    const report = verify(resigned(issued(), (document) => (document.signed_body['device_public_key'] = hexEncode(other))));
+    const report = verify(
+      resigned(issued(), (document) => (document.signed_body['device_public_key'] = hexEncode(other))),
+    );
     expect(report.status).toBe('MISMATCH');
     expect(notPassing(report)).toContain('device_signature:fail');
     expect(notPassing(report)).toContain('derived.signature_relation:fail');
@@ -535,7 +772,9 @@ describe('wearable receipt verification: the device signature', () => {
 
   it('the device key in the receipt is the one that verifies', () => {
     const receipt = issued();
-    expect(hexDecode(receipt.signed_body.device_public_key)).toEqual(crypto.ed25519PublicKey(wearableExampleDeviceSeed()));
+    expect(hexDecode(receipt.signed_body.device_public_key)).toEqual(
+      crypto.ed25519PublicKey(wearableExampleDeviceSeed()),
+    );
   });
 });
 

@@ -130,13 +130,20 @@ export function verifyWearable(input: FormatInput): Report {
 
   const evidence = observationEvidence(body, ctx.crypto);
   if (evidence.signatureValid) {
-    builder.pass('device_signature', 'The device signature (Ed25519) verifies over the canonical observation message under device_public_key.');
+    builder.pass(
+      'device_signature',
+      'The device signature (Ed25519) verifies over the canonical observation message under device_public_key.',
+    );
   } else {
     builder.fail(
       'INVALID',
       'device_signature',
       'The device signature does not verify over the canonical observation message under device_public_key.',
-      problem('device_signature_invalid', '/signed_body/device_signature', 'The device signature does not verify over the canonical observation message.'),
+      problem(
+        'device_signature_invalid',
+        '/signed_body/device_signature',
+        'The device signature does not verify over the canonical observation message.',
+      ),
     );
     builder.note(
       body.signature_relation === 'invalid'
@@ -165,7 +172,11 @@ export function verifyWearable(input: FormatInput): Report {
       'MISMATCH',
       'recorded_at',
       `recorded_at is Unix second ${String(recordedSecond)}, but ts is ${String(receipt.ts)}: they must name the same instant.`,
-      problem('recorded_at_mismatch', '/signed_body/recorded_at', `recorded_at must fall within Unix second ${String(receipt.ts)} (ts).`),
+      problem(
+        'recorded_at_mismatch',
+        '/signed_body/recorded_at',
+        `recorded_at must fall within Unix second ${String(receipt.ts)} (ts).`,
+      ),
     );
   }
 
