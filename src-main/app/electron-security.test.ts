@@ -7,6 +7,12 @@ import { APP_ORIGIN, CONTENT_SECURITY_POLICY, isTrustedSender } from './window-o
 // preferences exactly, the main process's use of them, the preload's surface and the CSP.
 // Weakening any of them fails here.
 const mainSource = readFileSync(new URL('./main.ts', import.meta.url), 'utf8');
+/** main.ts with every run of white space as one space and no space after an opening bracket,
+ * so the checks below read what the code says, not how the formatter wrapped it. */
+const mainFlat = mainSource
+  .replace(/\s+/g, ' ')
+  .replace(/([([{]) /g, '$1')
+  .replace(/,? ([)\]}])/g, '$1');
 const preloadSource = readFileSync(new URL('./preload.ts', import.meta.url), 'utf8');
 const rendererHtml = readFileSync(new URL('../../src-renderer/index.html', import.meta.url), 'utf8');
 
@@ -110,8 +116,8 @@ describe('BrowserWindow preferences', () => {
     expect(mainSource).toMatch(
       /setPermissionRequestHandler\(\(_contents, _permission, callback\) => callback\(false\)\)/,
     );
-    expect(mainSource).toMatch(
-      /onBeforeRequest\(\{ urls: \['http:\/\/\*\/\*', 'https:\/\/\*\/\*', 'ws:\/\/\*\/\*', 'wss:\/\/\*\/\*'\] \}/,
+    expect(mainFlat).toMatch(
+      /onBeforeRequest\(\{urls: \['http:\/\/\*\/\*', 'https:\/\/\*\/\*', 'ws:\/\/\*\/\*', 'wss:\/\/\*\/\*'\]\}/,
     );
     // Pages load only from the app's own origin.
     const loads = findAll(
@@ -132,10 +138,10 @@ describe('IPC', () => {
     const handlers = mainSource.match(/ipcMain\.handle\(/g) ?? [];
     expect(handlers).toHaveLength(1);
     // The refusal is an answer (the envelope), not a rejection, so its code reaches the renderer.
-    expect(mainSource).toMatch(
-      /ipcMain\.handle\('evroom:invoke', async \(event, method: unknown, input: unknown\) => \{\n\s+if \(!isTrustedSender\(senderFacts\(event\)\)\) return \{ ok: false, error: \{ code: 'forbidden'/,
+    expect(mainFlat).toMatch(
+      /ipcMain\.handle\('evroom:invoke', async \(event, method: unknown, input: unknown\) => \{if \(!isTrustedSender\(senderFacts\(event\)\)\) return \{ok: false, error: \{code: 'forbidden'/,
     );
-    expect(mainSource).toMatch(/return api\.answer\(method, input\);\n\s+\}\);/);
+    expect(mainFlat).toMatch(/return api\.answer\(method, input\);\}\);/);
   });
 
   it('trusts only the main window’s top frame on the app origin', () => {
@@ -181,7 +187,7 @@ describe('Content-Security-Policy', () => {
   });
 
   it('the renderer page carries the same policy (less frame-ancestors, which a meta tag cannot set)', () => {
-    const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(rendererHtml)?.[1];
+    const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(rendererHtml)?.[1];
     expect(meta).toBeDefined();
     const fromMeta = directives(meta ?? '');
     for (const [name, value] of policy) {

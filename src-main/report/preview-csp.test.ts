@@ -7,7 +7,7 @@ import { CONTENT_SECURITY_POLICY, REPORT_STYLE_SOURCE } from '../appapi/web-serv
 describe('the app policy and the report page stylesheet', () => {
   it('allows exactly the report stylesheet, in the served policy and in index.html', () => {
     const html = fs.readFileSync(new URL('../../src-renderer/index.html', import.meta.url), 'utf8');
-    const meta = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? '';
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1] ?? '';
     for (const policy of [CONTENT_SECURITY_POLICY, meta]) {
       const styles = policy
         .split(';')
