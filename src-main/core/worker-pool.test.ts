@@ -350,6 +350,10 @@ describe('createVerifyPool', () => {
     expect(() => createVerifyPool({ size: 1.5 })).toThrow(TypeError);
     expect(() => createVerifyPool({ pinned: {} as never })).toThrow(TypeError);
     expect(() => createVerifyPool({ now: new Date(Number.NaN) })).toThrow(TypeError);
+    // Keys a thread cannot be given: thrown at once, not retried as a worker that stopped.
+    expect(() => createVerifyPool({ size: 2, pinned: [{ ...key, check: () => true }] as never })).toThrow(
+      /could not be cloned/,
+    );
   });
 });
 

@@ -408,7 +408,8 @@ function wholeBuffer(view: Uint8Array): ArrayBuffer {
  * @param options - Keys, clock and size.
  * @returns The pool; close it when done (its workers keep the process alive).
  * @throws TypeError for key lists that are not arrays or a clock that is not a valid Date;
- *   RangeError for a size outside 1..{@link MAX_POOL_SIZE}.
+ *   RangeError for a size outside 1..{@link MAX_POOL_SIZE}; what starting a thread throws (a
+ *   DataCloneError for keys that cannot be copied to one), with no worker left running.
  */
 export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   if (typeof options !== 'object' || options === null)
@@ -461,8 +462,12 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     tell({ kind: now ? 'available' : 'unavailable' });
   }
 
-  /** Starts the slot's worker (the first, or a replacement). */
-  function start(slot: PoolWorker): void {
+  /**
+   * Starts the slot's worker (the first, or a replacement). A replacement that cannot even be
+   * created counts as one that stopped at once; the first workers' failure to be created (bad
+   * options, such as keys that cannot be copied to a thread) is thrown to the pool's creator.
+   */
+  function start(slot: PoolWorker, first = false): void {
     slot.timer = undefined;
     slot.startedAt = Date.now();
     slot.answered = 0;
@@ -476,7 +481,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
           ? new Worker(source.url, { workerData: data, resourceLimits: WORKER_LIMITS })
           : new Worker(source.code, { eval: true, workerData: data, resourceLimits: WORKER_LIMITS });
     } catch (error) {
-      // A thread that cannot even be created counts as a worker that stopped at once.
+      if (first) throw error;
       slot.worker = undefined;
       stopped(slot, undefined, `it could not start: ${error instanceof Error ? error.message : String(error)}`);
       return;
@@ -563,7 +568,13 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       stopping: undefined,
     };
     slots.push(slot);
-    start(slot);
+  }
+  try {
+    for (const slot of slots) start(slot, true);
+  } catch (error) {
+    closed = true;
+    for (const slot of slots) void slot.worker?.terminate();
+    throw error;
   }
 
   /** The least busy running worker (fewest batches in flight), or why there is none. */
