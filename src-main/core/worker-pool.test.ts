@@ -16,7 +16,10 @@ import { crc32, deflateRawSync } from 'node:zlib';
 import { DocumentReadError, readDocumentFile } from './read-document';
 import {
   createVerifyPool,
+  VerifyWorkerUnavailableError,
+  WORKER_RESTART_MIN_DELAY_MS,
   type EntryBatch,
+  type VerifyPoolEvent,
   type ReceiptKeys,
   type VerifyPool,
   type VerifyRequest,
@@ -347,6 +350,175 @@ describe('createVerifyPool', () => {
     expect(() => createVerifyPool({ size: 1.5 })).toThrow(TypeError);
     expect(() => createVerifyPool({ pinned: {} as never })).toThrow(TypeError);
     expect(() => createVerifyPool({ now: new Date(Number.NaN) })).toThrow(TypeError);
+    // Keys a thread cannot be given: thrown at once, not retried as a worker that stopped.
+    expect(() => createVerifyPool({ size: 2, pinned: [{ ...key, check: () => true }] as never })).toThrow(
+      /could not be cloned/,
+    );
+  });
+});
+
+describe('a pool whose worker stops', () => {
+  // Workers are stopped with the pool's own terminateWorker: a real thread termination, which
+  // the pool meets exactly as it meets a crash (an 'exit' it did not ask for in close()).
+
+  it('fails only the calls the stopped worker held, answers the others, and runs later calls on its replacement', async () => {
+    const events: VerifyPoolEvent[] = [];
+    const pool = createVerifyPool({
+      size: 2,
+      advertised: [key, ...roleKeys],
+      onEvent: (event) => events.push(event),
+    });
+    try {
+      // Both workers answer first, so the load below meets two running workers.
+      await Promise.all([pool.verify([envelope(0)]), pool.verify([envelope(0)])]);
+      const before = pool.stats();
+      expect(before.workers.map((worker) => worker.answered)).toEqual([1, 1]);
+      // Batches of 100 documents: a worker takes tens of milliseconds over one, far longer than
+      // posting them all and stopping worker 0 takes, so it has answered none when it stops.
+      const documents = Array.from({ length: 200 }, (_, index) => envelope(index));
+      const idOf = (batch: number, item: number) => `rcp_${(batch * 100 + item) % 200}`;
+      const batches = Array.from({ length: 12 }, (_, batch) =>
+        Array.from({ length: 100 }, (_, item) => documents[(batch * 100 + item) % 200]!),
+      );
+      // The least busy worker takes each batch, ties going to the first: worker 0 holds the
+      // even batches, worker 1 the odd ones.
+      const calls = batches.map((batch) => pool.verify(batch));
+      const held = pool.stats().workers.map((worker) => worker.inFlight);
+      expect(held).toEqual([6, 6]);
+      const stopped = pool.terminateWorker(0);
+      const settled = await Promise.allSettled(calls);
+      await stopped;
+      expect(settled.map((outcome) => outcome.status)).toEqual(
+        batches.map((_, index) => (index % 2 === 0 ? 'rejected' : 'fulfilled')),
+      );
+      settled.forEach((outcome, index) => {
+        if (index % 2 === 0) {
+          expect(outcome.status, `batch ${index}`).toBe('rejected');
+          const reason = (outcome as PromiseRejectedResult).reason as unknown;
+          expect(reason).toBeInstanceOf(VerifyWorkerUnavailableError);
+          expect(reason).toMatchObject({ reason: 'worker_lost', message: expect.stringMatching(/stopped/) });
+        } else {
+          expect(outcome.status, `batch ${index}`).toBe('fulfilled');
+          const results = (outcome as PromiseFulfilledResult<VerifiedReceipt[]>).value;
+          expect(results.map((result) => result.receipt_id)).toEqual(
+            batches[index]!.map((_, item) => idOf(index, item)),
+          );
+          expect(results.every((result) => result.report.status === 'PASS')).toBe(true);
+        }
+      });
+      // Replaced at once (its first stop), in the same slot, by another thread.
+      const exits = events.filter((event) => event.kind === 'worker_exit');
+      expect(exits).toEqual([
+        {
+          kind: 'worker_exit',
+          index: 0,
+          threadId: before.workers[0]!.threadId,
+          reason: 'terminated on request',
+          restartInMs: 0,
+        },
+      ]);
+      expect(events.filter((event) => event.kind === 'unavailable' || event.kind === 'available')).toEqual([]);
+      const after = pool.stats();
+      expect(after.available).toBe(true);
+      expect(after.workers[0]).toMatchObject({ index: 0, restarts: 1, inFlight: 0 });
+      expect(after.workers[0]!.threadId).not.toBeNull();
+      expect(after.workers[0]!.threadId).not.toBe(before.workers[0]!.threadId);
+      expect(after.workers[1]).toMatchObject({ threadId: before.workers[1]!.threadId, restarts: 0 });
+
+      // Every later call is answered, and the replacement answers its share.
+      const again = await Promise.all(batches.slice(0, 6).map((batch) => pool.verify(batch)));
+      expect(again.flat().map((result) => result.receipt_id)).toEqual(
+        batches.slice(0, 6).flatMap((batch, index) => batch.map((_, item) => idOf(index, item))),
+      );
+      const shares = pool.stats().workers.map((worker) => worker.answered);
+      expect(shares[0]).toBeGreaterThanOrEqual(2);
+      expect(shares[0]! + shares[1]!).toBe(6 + 7);
+      expect(await pool.reports([envelope(3)])).toHaveLength(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('sends its replacement the keys of single documents again', async () => {
+    const pool = createVerifyPool({ size: 1 });
+    try {
+      const now = new Date('2026-11-02T00:00:00Z');
+      const pinned = { pinned: [{ ...key, status: 'pinned' as const, label: 'Acme' }], advertised: roleKeys };
+      const document = envelope(21);
+      const first = await pool.receipt(document, pinned, now);
+      expect(first.report.trust).toEqual({ status: 'trusted', key_id: KEY_ID });
+      const threadId = pool.stats().workers[0]!.threadId;
+      await pool.terminateWorker(0);
+      // The same keys object: the replacement was never given it, so it goes with the document.
+      expect(await pool.receipt(document, pinned, now)).toEqual(first);
+      const answered = pool.stats().workers[0]!;
+      expect(answered.threadId).not.toBe(threadId);
+      expect(answered.answered).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('replaces a worker that stops as soon as it starts with growing waits, never in a hot loop, and refuses calls while none runs', async () => {
+    const events: { at: number; event: VerifyPoolEvent }[] = [];
+    let crashing = true;
+    const started = Date.now();
+    const pool: ReturnType<typeof createVerifyPool> = createVerifyPool({
+      size: 1,
+      onEvent: (event) => {
+        events.push({ at: Date.now(), event });
+        // Each worker is stopped the moment it starts, as a worker that crashes on start is.
+        if (event.kind === 'worker_start' && crashing) setImmediate(() => void pool.terminateWorker(event.index));
+      },
+    });
+    try {
+      const exits = () => events.filter(({ event }) => event.kind === 'worker_exit');
+      // Six starts and five stops take 0 + 100 + 200 + 400 ms of waits and more.
+      for (let waited = 0; exits().length < 5 && waited < 10_000; waited += 5)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      crashing = false;
+      expect(exits()).toHaveLength(5);
+      const elapsed = Date.now() - started;
+      const delays = exits().map(({ event }) => (event as { restartInMs: number }).restartInMs);
+      const base = WORKER_RESTART_MIN_DELAY_MS;
+      expect(delays).toEqual([0, base, base * 2, base * 4, base * 8]);
+      // The waits were real: each start came at least its delay after the stop before it.
+      const starts = events.filter(({ event }) => event.kind === 'worker_start');
+      exits().forEach(({ at }, index) => {
+        const next = starts[index + 1];
+        if (next !== undefined) expect(next.at - at).toBeGreaterThanOrEqual(delays[index]! - 2);
+      });
+      expect(elapsed).toBeGreaterThanOrEqual(base * 7 - 10);
+      // Not a hot loop: one start per stop, and no more.
+      expect(starts.length).toBeLessThanOrEqual(exits().length + 1);
+      // While it waited, the pool said it had no worker, and refused calls at once.
+      expect(pool.available).toBe(false);
+      expect(pool.stats()).toMatchObject({ available: false, workers: [{ threadId: null, restarts: 5 }] });
+      await expect(pool.verify([envelope(1)])).rejects.toMatchObject({ reason: 'no_worker' });
+      await expect(pool.request(envelope(1), { pinned: [], advertised: [], listed: [] }, new Date())).rejects.toThrow(
+        VerifyWorkerUnavailableError,
+      );
+      const availability = events
+        .map(({ event }) => event.kind)
+        .filter((kind) => kind === 'available' || kind === 'unavailable');
+      expect(availability).toEqual([
+        'unavailable',
+        'available',
+        'unavailable',
+        'available',
+        'unavailable',
+        'available',
+        'unavailable',
+      ]);
+      // The next worker, no longer stopped, answers.
+      for (let waited = 0; !pool.available && waited < 10_000; waited += 5)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      const [result] = await pool.verify([envelope(2)]);
+      expect(result?.receipt_id).toBe('rcp_2');
+      expect(events.at(-1)?.event.kind).toBe('available');
+    } finally {
+      await pool.close();
+    }
   });
 });
 

@@ -14,6 +14,18 @@
  * Where the workers' code comes from (a built file, or the TypeScript source bundled once per
  * process) is worker-source.ts's business.
  *
+ * A worker that stops (an uncaught exception, running out of memory, `terminateWorker`) is
+ * replaced: the calls it held reject with {@link VerifyWorkerUnavailableError} (reason
+ * `worker_lost`; nothing is known of their documents, so they can be sent again), and every
+ * other call goes on on the other workers and then on the replacement. The first replacement
+ * starts at once; when a worker stops again within {@link WORKER_HEALTHY_MS} of starting, the
+ * next one waits {@link WORKER_RESTART_MIN_DELAY_MS}, then twice as long each time, up to
+ * {@link WORKER_RESTART_MAX_DELAY_MS}, so a worker that cannot start is retried, never in a hot
+ * loop. While no worker runs (all waiting to be replaced), the pool is not `available` and
+ * refuses calls at once with reason `no_worker`, so callers with a thread of their own verify
+ * there rather than wait. `onEvent` tells the owner of each stop and of each change of
+ * availability (the service logs them: one line per change, none per call).
+ *
  * @example
  * const pool = createVerifyPool({ pinned: trust.pinnedEntries(), advertised: bundleKeys });
  * try {
@@ -48,19 +60,112 @@ export interface VerifyPoolOptions {
   now?: Date;
   /** How many workers (default `os.availableParallelism()`, 1 to {@link MAX_POOL_SIZE}). */
   size?: number;
+  /**
+   * Told when a worker stops and when the pool becomes unavailable or available again (see
+   * {@link VerifyPoolEvent}); called on the pool's thread, never for calls.
+   */
+  onEvent?: (event: VerifyPoolEvent) => void;
 }
 
-/** A running pool. */
+/** A replacement worker starts at once after a stop, and after a stop of a worker younger than this ({@link WORKER_HEALTHY_MS}) waits at least this long. */
+export const WORKER_RESTART_MIN_DELAY_MS = 100;
+
+/** The longest wait before a worker is replaced (the doubling stops here). */
+export const WORKER_RESTART_MAX_DELAY_MS = 30_000;
+
+/** A worker that ran this long before it stopped was healthy: its replacement starts at once, and the doubling starts over. */
+export const WORKER_HEALTHY_MS = 10_000;
+
+/** Why a call found no worker to answer it (see {@link VerifyWorkerUnavailableError}). */
+export type VerifyWorkerUnavailableReason = 'worker_lost' | 'no_worker' | 'closed';
+
+/**
+ * A call no worker answered: the worker that held it stopped (`worker_lost`), no worker is
+ * running while the stopped ones wait to be replaced (`no_worker`), or the pool is closed
+ * (`closed`). Nothing is known about the call's documents, so it can be made again: on the
+ * calling thread, or (except when closed) on the pool later.
+ */
+export class VerifyWorkerUnavailableError extends Error {
+  /** Why no worker answered. */
+  readonly reason: VerifyWorkerUnavailableReason;
+  constructor(reason: VerifyWorkerUnavailableReason, message: string) {
+    super(message);
+    this.name = 'VerifyWorkerUnavailableError';
+    this.reason = reason;
+  }
+}
+
+/**
+ * What the pool tells its owner ({@link VerifyPoolOptions.onEvent}):
+ *
+ * - `worker_start`: a worker started in slot `index` (thread `threadId`); `restarts` is how many
+ *   replacements the slot has started (0 for the first worker).
+ * - `worker_exit`: worker `index` (thread `threadId`, -1 for one that could not start) stopped unexpectedly, for `reason`; the
+ *   calls it held were rejected, and its replacement starts in `restartInMs` (0: already started).
+ * - `unavailable`: no worker is running now (calls are refused with reason `no_worker`).
+ * - `available`: a worker is running again after `unavailable`.
+ */
+export type VerifyPoolEvent =
+  | { kind: 'worker_start'; index: number; threadId: number; restarts: number }
+  | { kind: 'worker_exit'; index: number; threadId: number; reason: string; restartInMs: number }
+  | { kind: 'unavailable' }
+  | { kind: 'available' };
+
+/** One worker slot as {@link VerifyPool.stats} reports it. */
+export interface VerifyWorkerStats {
+  /** The slot's index (0 to size - 1), stable across replacements. */
+  index: number;
+  /** The running worker's thread id, or null while the slot waits for its replacement. */
+  threadId: number | null;
+  /** Calls sent to the running worker and not yet answered. */
+  inFlight: number;
+  /** Calls the running worker has answered (starts at 0 for each replacement). */
+  answered: number;
+  /** How many replacements this slot has started. */
+  restarts: number;
+}
+
+/** The state of a pool ({@link VerifyPool.stats}). */
+export interface VerifyPoolStats {
+  /** Whether a call would be sent to a worker now (see {@link VerifyPool.available}). */
+  available: boolean;
+  /** One entry per slot, in index order. */
+  workers: VerifyWorkerStats[];
+}
+
+/**
+ * A running pool. Every call rejects with {@link VerifyWorkerUnavailableError} when no worker
+ * could answer it (the one holding it stopped, none is running, or the pool is closed), and
+ * with a plain Error when its worker failed on it (a defect in the worker's code).
+ */
 export interface VerifyPool {
-  /** The number of workers. */
+  /** The number of workers (slots: a worker that stops is replaced in its slot). */
   readonly size: number;
+  /**
+   * Whether a worker is running (or starting) to take calls; false once closed, and while every
+   * worker that stopped waits for its replacement. Callers that can verify on their own thread
+   * check it to do so without a refused call.
+   */
+  readonly available: boolean;
+  /** Each worker's thread id and counts, for the service's operators and for tests. */
+  stats(): VerifyPoolStats;
+  /**
+   * Stop worker `index` as a crash would: the calls it held reject with reason `worker_lost`,
+   * and it is replaced as a crashed worker is. For tests and drills; nothing in the app calls it.
+   *
+   * @param index - 0 to size - 1.
+   * @returns When the worker has stopped (at once when the slot has no running worker, or the
+   *   pool is closed).
+   * @throws RangeError (rejects) for an index outside the pool.
+   */
+  terminateWorker(index: number): Promise<void>;
   /**
    * Verify a batch of documents on the least busy worker.
    *
    * @param documents - The documents' bytes; they are copied into one buffer, so the caller's
    *   arrays stay usable.
    * @returns One result per document, in the same order.
-   * @throws Error (rejects) when the pool is closed or a worker failed.
+   * @throws VerifyWorkerUnavailableError or Error (rejects): see {@link VerifyPool}.
    */
   verify(documents: readonly Uint8Array[]): Promise<VerifiedReceipt[]>;
   /**
@@ -69,7 +174,7 @@ export interface VerifyPool {
    *
    * @param documents - The documents' bytes (copied, as for {@link VerifyPool.verify}).
    * @returns One report per document, in the same order.
-   * @throws Error (rejects) when the pool is closed or a worker failed.
+   * @throws VerifyWorkerUnavailableError or Error (rejects): see {@link VerifyPool}.
    */
   reports(documents: readonly Uint8Array[]): Promise<ReportResult[]>;
   /**
@@ -79,7 +184,7 @@ export interface VerifyPool {
    * @param paths - The files' paths (not `-`).
    * @returns One result per path, in the same order: the report, or `{ error }` with the one-line
    *   reason the file could not be read (`NAME: no such file`, as `readDocumentFile` says it).
-   * @throws Error (rejects) when the pool is closed or a worker failed; TypeError when `paths`
+   * @throws VerifyWorkerUnavailableError or Error (rejects): see {@link VerifyPool}; TypeError when `paths`
    *   is not an array of non-empty strings.
    */
   reportFiles(paths: readonly string[]): Promise<FileReportResult[]>;
@@ -89,12 +194,13 @@ export interface VerifyPool {
    * and either answer the digests (`verify` false: the import's checking pass) or compare each
    * digest with the expected one and verify the data as {@link VerifyPool.verify} does (`verify`
    * true: the importing pass), answering the data too. The batch's buffers are transferred: the
-   * caller's `bytes` and `out` are unusable until the answer gives `data` back.
+   * caller's `bytes` and `out` are unusable until the answer gives `data` back (and are lost
+   * with a worker that stops: read the entries again to retry).
    *
    * @param batch - The entries (see {@link EntryBatch}).
    * @returns What the worker made of them; a broken rule is `failure` (the first entry that broke
    *   one, in batch order; nothing after it is answered), never a rejection.
-   * @throws Error (rejects) when the pool is closed or a worker failed; TypeError for a batch
+   * @throws VerifyWorkerUnavailableError or Error (rejects): see {@link VerifyPool}; TypeError for a batch
    *   whose arrays disagree in length.
    */
   entries(batch: EntryBatch): Promise<EntriesResult>;
@@ -109,7 +215,7 @@ export interface VerifyPool {
    *   unchanged.
    * @param now - The instant validity windows are judged at.
    * @returns The report as JSON text, or the fault of the keys sent with the document.
-   * @throws Error (rejects) when the pool is closed or a worker failed.
+   * @throws VerifyWorkerUnavailableError or Error (rejects): see {@link VerifyPool}.
    */
   request(body: Uint8Array, keys: RequestKeys, now: Date): Promise<RequestAnswer>;
   /**
@@ -121,10 +227,10 @@ export interface VerifyPool {
    * @param document - The document's bytes (copied).
    * @param keys - The trust store's keys and the keys that check the signature.
    * @param now - The instant validity windows are judged at.
-   * @throws Error (rejects) when the pool is closed or a worker failed.
+   * @throws VerifyWorkerUnavailableError or Error (rejects): see {@link VerifyPool}.
    */
   receipt(document: Uint8Array, keys: ReceiptKeys, now: Date): Promise<VerifiedReceipt>;
-  /** Stop every worker; pending batches reject. Calling it twice is harmless. */
+  /** Stop every worker; pending batches reject (reason `closed`). Calling it twice is harmless. */
   close(): Promise<void>;
 }
 
@@ -252,11 +358,29 @@ interface Pending {
   reject(error: Error): void;
 }
 
+/** One place for a worker: the running one, or none while its replacement waits. */
 interface PoolWorker {
-  worker: Worker;
+  index: number;
+  /** The running (or starting) worker; undefined while the slot waits for its replacement. */
+  worker: Worker | undefined;
+  /** Its calls in flight (emptied, each rejected, when it stops). */
   pending: Map<number, Pending>;
-  /** The keys this worker was last sent in modes `request` and `receipt`. */
+  /** The keys this worker was last sent in modes `request` and `receipt` (none for a new worker). */
   sent: { request?: RequestKeys | ReceiptKeys; receipt?: RequestKeys | ReceiptKeys };
+  /** The running (or last) worker's thread id; -1 before any started. */
+  threadId: number;
+  /** When the running worker started (ms since the epoch). */
+  startedAt: number;
+  /** Calls the running worker answered. */
+  answered: number;
+  /** Stops in a row of workers that ran less than {@link WORKER_HEALTHY_MS}: the backoff's exponent. */
+  quickStops: number;
+  /** Replacements started in this slot. */
+  restarts: number;
+  /** The replacement's timer while the slot waits. */
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Why the running worker is being stopped, when the pool stops it (terminateWorker). */
+  stopping: string | undefined;
 }
 
 /**
@@ -284,7 +408,8 @@ function wholeBuffer(view: Uint8Array): ArrayBuffer {
  * @param options - Keys, clock and size.
  * @returns The pool; close it when done (its workers keep the process alive).
  * @throws TypeError for key lists that are not arrays or a clock that is not a valid Date;
- *   RangeError for a size outside 1..{@link MAX_POOL_SIZE}.
+ *   RangeError for a size outside 1..{@link MAX_POOL_SIZE}; what starting a thread throws (a
+ *   DataCloneError for keys that cannot be copied to one), with no worker left running.
  */
 export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   if (typeof options !== 'object' || options === null)
@@ -302,61 +427,193 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     now: now.getTime(),
   };
 
-  let closed = false;
-  let failure: Error | undefined;
-  let nextId = 1;
-  const workers: PoolWorker[] = [];
+  const onEvent = options.onEvent;
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    throw new TypeError('createVerifyPool: onEvent must be a function');
 
-  function fail(error: Error): void {
-    if (failure === undefined) failure = error;
-    for (const entry of workers) {
-      for (const pending of entry.pending.values()) pending.reject(error);
-      entry.pending.clear();
+  let closed = false;
+  let nextId = 1;
+  const source = verifyWorkerSource();
+  const slots: PoolWorker[] = [];
+  /** Availability as last told to onEvent. */
+  let toldAvailable = true;
+
+  function tell(event: VerifyPoolEvent): void {
+    if (onEvent === undefined) return;
+    try {
+      onEvent(event);
+    } catch (error) {
+      // The owner's defect must not leave a slot half replaced: it surfaces on its own.
+      queueMicrotask(() => {
+        throw error;
+      });
     }
   }
 
-  const source = verifyWorkerSource();
-  for (let index = 0; index < size; index += 1) {
-    const worker =
-      source.kind === 'file'
-        ? new Worker(source.url, { workerData: data, resourceLimits: WORKER_LIMITS })
-        : new Worker(source.code, { eval: true, workerData: data, resourceLimits: WORKER_LIMITS });
-    const entry: PoolWorker = { worker, pending: new Map(), sent: {} };
+  function isAvailable(): boolean {
+    return !closed && slots.some((slot) => slot.worker !== undefined);
+  }
+
+  /** Tells onEvent when availability changed since it was last told. */
+  function tellAvailability(): void {
+    const now = isAvailable();
+    if (closed || now === toldAvailable) return;
+    toldAvailable = now;
+    tell({ kind: now ? 'available' : 'unavailable' });
+  }
+
+  /**
+   * Starts the slot's worker (the first, or a replacement). A replacement that cannot even be
+   * created counts as one that stopped at once; the first workers' failure to be created (bad
+   * options, such as keys that cannot be copied to a thread) is thrown to the pool's creator.
+   */
+  function start(slot: PoolWorker, first = false): void {
+    slot.timer = undefined;
+    slot.startedAt = Date.now();
+    slot.answered = 0;
+    slot.sent = {};
+    slot.stopping = undefined;
+    slot.threadId = -1;
+    let worker: Worker;
+    try {
+      worker =
+        source.kind === 'file'
+          ? new Worker(source.url, { workerData: data, resourceLimits: WORKER_LIMITS })
+          : new Worker(source.code, { eval: true, workerData: data, resourceLimits: WORKER_LIMITS });
+    } catch (error) {
+      if (first) throw error;
+      slot.worker = undefined;
+      stopped(slot, undefined, `it could not start: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    slot.worker = worker;
+    slot.threadId = worker.threadId;
+    let crash: string | undefined;
     worker.on('message', (message: VerifyResponse) => {
-      const pending = entry.pending.get(message.id);
+      if (slot.worker !== worker) return;
+      const pending = slot.pending.get(message.id);
       if (pending === undefined) return;
-      entry.pending.delete(message.id);
+      slot.pending.delete(message.id);
+      slot.answered += 1;
       if ('error' in message) pending.reject(new Error(`A verification worker failed: ${message.error}`));
       else if ('entries' in message) pending.resolve(message.entries);
       else if ('singles' in message) pending.resolve(message.singles);
       else pending.resolve(message.results);
     });
-    worker.on('error', (error) => fail(new Error(`A verification worker stopped: ${error.message}`)));
-    worker.on('exit', (code) => {
-      if (!closed) fail(new Error(`A verification worker exited unexpectedly (code ${code}).`));
+    worker.on('error', (error) => {
+      // 'exit' follows; the first reason is the one worth telling.
+      crash ??= error.message;
+      stopped(slot, worker, crash);
     });
-    workers.push(entry);
+    worker.on('exit', (code) => stopped(slot, worker, crash ?? `exit code ${code}`));
+    tell({ kind: 'worker_start', index: slot.index, threadId: worker.threadId, restarts: slot.restarts });
+    tellAvailability();
   }
 
-  /** The least busy worker (fewest batches in flight). */
-  function leastBusy(): PoolWorker {
-    let target = workers[0] as PoolWorker;
-    for (const entry of workers) if (entry.pending.size < target.pending.size) target = entry;
-    return target;
+  /**
+   * A slot's worker stopped (or could not start): its calls reject as lost, and its replacement
+   * starts at once or after the backoff (see the module comment).
+   */
+  function stopped(slot: PoolWorker, worker: Worker | undefined, crash: string): void {
+    if (worker !== undefined) {
+      if (slot.worker !== worker) return; // already handled ('error' then 'exit')
+      slot.worker = undefined;
+    }
+    if (closed) return;
+    const reason = slot.stopping ?? crash;
+    const lost = new VerifyWorkerUnavailableError(
+      'worker_lost',
+      `A verification worker stopped (${reason}) while it held this call; nothing of it was answered, and the worker is being replaced.`,
+    );
+    for (const pending of slot.pending.values()) pending.reject(lost);
+    slot.pending.clear();
+    // Should it linger after an 'error', it goes now; terminating a stopped worker is harmless.
+    if (worker !== undefined) void worker.terminate();
+    if (Date.now() - slot.startedAt >= WORKER_HEALTHY_MS) slot.quickStops = 0;
+    const delay =
+      slot.quickStops === 0
+        ? 0
+        : Math.min(WORKER_RESTART_MIN_DELAY_MS * 2 ** (slot.quickStops - 1), WORKER_RESTART_MAX_DELAY_MS);
+    slot.quickStops += 1;
+    tell({
+      kind: 'worker_exit',
+      index: slot.index,
+      threadId: slot.threadId,
+      reason,
+      restartInMs: delay,
+    });
+    slot.restarts += 1;
+    if (delay === 0) {
+      start(slot);
+      return;
+    }
+    slot.timer = setTimeout(() => {
+      if (!closed) start(slot);
+    }, delay);
+    tellAvailability();
   }
 
-  /** Posts a request to a worker, by default the least busy. */
-  function post(request: VerifyRequest, transfer: ArrayBuffer[], target: PoolWorker = leastBusy()): Promise<Results> {
+  for (let index = 0; index < size; index += 1) {
+    const slot: PoolWorker = {
+      index,
+      worker: undefined,
+      pending: new Map(),
+      sent: {},
+      threadId: -1,
+      startedAt: 0,
+      answered: 0,
+      quickStops: 0,
+      restarts: 0,
+      timer: undefined,
+      stopping: undefined,
+    };
+    slots.push(slot);
+  }
+  try {
+    for (const slot of slots) start(slot, true);
+  } catch (error) {
+    closed = true;
+    for (const slot of slots) void slot.worker?.terminate();
+    throw error;
+  }
+
+  /** The least busy running worker (fewest batches in flight), or why there is none. */
+  function leastBusy(): PoolWorker | VerifyWorkerUnavailableError {
+    if (closed) return new VerifyWorkerUnavailableError('closed', 'The verification pool is closed.');
+    let target: PoolWorker | undefined;
+    for (const slot of slots) {
+      if (slot.worker !== undefined && (target === undefined || slot.pending.size < target.pending.size)) target = slot;
+    }
+    return (
+      target ??
+      new VerifyWorkerUnavailableError(
+        'no_worker',
+        'No verification worker is running: the stopped ones are waiting to be replaced.',
+      )
+    );
+  }
+
+  /** Posts a request to a running worker, by default the least busy. */
+  function post(request: VerifyRequest, transfer: ArrayBuffer[], chosen?: PoolWorker): Promise<Results> {
+    const target = chosen ?? leastBusy();
+    if (target instanceof Error) return Promise.reject(target);
+    const worker = target.worker;
+    if (worker === undefined) return Promise.reject(new Error('post: the chosen slot has no worker'));
     return new Promise<Results>((resolve, reject) => {
       target.pending.set(request.id, { resolve, reject });
-      target.worker.postMessage(request, transfer);
+      try {
+        worker.postMessage(request, transfer);
+      } catch (error) {
+        target.pending.delete(request.id);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
     });
   }
 
   /** Why nothing can be sent now, if so. */
   function refusal(): Error | undefined {
-    if (closed) return new Error('The verification pool is closed.');
-    return failure;
+    const target = leastBusy();
+    return target instanceof Error ? target : undefined;
   }
 
   function send(documents: readonly Uint8Array[], mode: 'facts' | 'report'): Promise<Results> {
@@ -455,12 +712,11 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   function postSingles(): void {
     const waiting = singles;
     singles = [];
-    const refused = refusal();
-    if (refused !== undefined) {
-      for (const entry of waiting) entry.reject(refused);
+    const target = leastBusy();
+    if (target instanceof Error) {
+      for (const entry of waiting) entry.reject(target);
       return;
     }
-    const target = leastBusy();
     const items = waiting.map(({ item, keys }) => {
       if (target.sent[item.kind] === keys) return item;
       target.sent[item.kind] = keys;
@@ -541,9 +797,55 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
-    fail(new Error('The verification pool was closed.'));
-    await Promise.all(workers.map((entry) => entry.worker.terminate()));
+    const error = new VerifyWorkerUnavailableError('closed', 'The verification pool was closed.');
+    const running: Worker[] = [];
+    for (const slot of slots) {
+      clearTimeout(slot.timer);
+      slot.timer = undefined;
+      for (const pending of slot.pending.values()) pending.reject(error);
+      slot.pending.clear();
+      if (slot.worker !== undefined) running.push(slot.worker);
+      slot.worker = undefined;
+    }
+    await Promise.all(running.map((worker) => worker.terminate()));
   }
 
-  return { size, verify, reports, reportFiles, entries, request, receipt, close };
+  function stats(): VerifyPoolStats {
+    return {
+      available: isAvailable(),
+      workers: slots.map((slot) => ({
+        index: slot.index,
+        threadId: slot.worker?.threadId ?? null,
+        inFlight: slot.pending.size,
+        answered: slot.worker === undefined ? 0 : slot.answered,
+        restarts: slot.restarts,
+      })),
+    };
+  }
+
+  async function terminateWorker(index: number): Promise<void> {
+    if (!Number.isSafeInteger(index) || index < 0 || index >= size)
+      throw new RangeError(`terminateWorker: index must be 0 to ${size - 1}`);
+    const slot = slots[index] as PoolWorker;
+    const worker = slot.worker;
+    if (closed || worker === undefined) return;
+    slot.stopping = 'terminated on request';
+    await worker.terminate();
+  }
+
+  return {
+    size,
+    get available() {
+      return isAvailable();
+    },
+    stats,
+    terminateWorker,
+    verify,
+    reports,
+    reportFiles,
+    entries,
+    request,
+    receipt,
+    close,
+  };
 }

@@ -13,7 +13,13 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
 import type { KeyEntry } from '../../src-shared/verify/context';
-import { createVerifyPool, MAX_POOL_SIZE, type VerifyPool } from '../core/worker-pool';
+import {
+  createVerifyPool,
+  MAX_POOL_SIZE,
+  VerifyWorkerUnavailableError,
+  type VerifyPool,
+  type VerifyPoolEvent,
+} from '../core/worker-pool';
 import type { Workspace } from '../operations/workspace';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticate, type Caller } from '../operations/service-admin';
@@ -121,6 +127,24 @@ export interface Service {
   verifyPool: VerifyPool | undefined;
   recentRequests(): RequestRecord[];
   close(): Promise<void>;
+}
+
+/**
+ * One log line per change of the verification pool's state (never one per request): a worker
+ * stopped (its requests in flight are verified on the HTTP thread, and it is replaced), no
+ * worker runs (the HTTP thread verifies everything), workers run again. Starts are not logged.
+ */
+function logPoolEvent(app: FastifyInstance, event: VerifyPoolEvent): void {
+  if (event.kind === 'worker_exit') {
+    app.log.error(
+      { worker: event.index, threadId: event.threadId, reason: event.reason, restartInMs: event.restartInMs },
+      'verification worker stopped; its requests in flight are verified on the HTTP thread, and it is being replaced',
+    );
+  } else if (event.kind === 'unavailable') {
+    app.log.warn('no verification worker is running: the HTTP thread verifies every request until one is back');
+  } else if (event.kind === 'available') {
+    app.log.info('verification workers are running again: requests go to them');
+  }
 }
 
 function bearer(request: FastifyRequest): string | undefined {
@@ -253,12 +277,17 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     },
     issueWorkers(request) {
       return {
-        pool: verifyPool,
-        onPoolError: (error) =>
+        // While no worker runs, the HTTP thread checks (the pool's events said so, once).
+        pool: verifyPool?.available === true ? verifyPool : undefined,
+        onPoolError: (error) => {
+          // A worker that stopped with the check in flight was logged as it stopped; only a
+          // worker's defect on this receipt is worth a line of its own.
+          if (error instanceof VerifyWorkerUnavailableError) return;
           request.log.error(
             { err: error },
             'verification worker failed; checking the issued receipt on the HTTP thread',
-          ),
+          );
+        },
       };
     },
     requireCaller(request) {
@@ -316,7 +345,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   );
   // The verify route's workers start last, once nothing else can fail, and stop with the app.
   if (verifyThreads > 0) {
-    verifyPool = createVerifyPool({ size: verifyThreads });
+    verifyPool = createVerifyPool({ size: verifyThreads, onEvent: (event) => logPoolEvent(app, event) });
     app.addHook('onClose', async () => verifyPool?.close());
   }
   // The thread that writes tenants' evidence (started by the first such request) ends with it.

@@ -5,7 +5,13 @@ import { availableParallelism } from 'node:os';
 import { userDataDirectory } from '../../ledger';
 import { verifyReport } from '../../operations/verify';
 import { nodeCrypto, readTrustStore } from '../../operations/workspace';
-import { createVerifyPool, MAX_POOL_SIZE, type ReportResult, type VerifyPool } from '../../core/worker-pool';
+import {
+  createVerifyPool,
+  MAX_POOL_SIZE,
+  VerifyWorkerUnavailableError,
+  type ReportResult,
+  type VerifyPool,
+} from '../../core/worker-pool';
 import type { Report } from '../../../src-shared/verify/report';
 import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile } from '../../../src-shared/verify/key-file';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../../src-shared/verify/context';
@@ -229,7 +235,9 @@ async function readOutcome(read: () => Promise<Uint8Array>): Promise<{ bytes: Ui
  * itself), batches shrinking near the end so that the threads finish together; meanwhile this
  * thread verifies the next few inputs itself, then turns back to the event loop to take in
  * answers, write what is ready and refill the workers. Standard input (`stdinIndex`) is never
- * sent to a worker. A worker's failure (a defect, not a bad file) stops everything and is thrown.
+ * sent to a worker. A batch whose worker stopped (it is replaced) is verified on this thread, as
+ * are the inputs met while no worker runs; a worker's failure on a batch (a defect, not a bad
+ * file) stops everything and is thrown.
  */
 async function verifyInOrder(
   inputs: readonly string[],
@@ -266,6 +274,7 @@ async function verifyInOrder(
   function refill(): void {
     while (
       failure === undefined &&
+      (pool as VerifyPool).available &&
       inFlight < (pool as VerifyPool).size * WORKER_DEPTH &&
       next < count &&
       next !== stdinIndex
@@ -290,7 +299,17 @@ async function verifyInOrder(
           wake?.();
         },
         (error: unknown) => {
-          failure ??= { error };
+          inFlight -= 1;
+          try {
+            // The worker stopped with this batch: nothing of it was answered, so it is verified
+            // here (the pool replaces the worker and takes the next batches).
+            if (!(error instanceof VerifyWorkerUnavailableError) || error.reason === 'closed') throw error;
+            ready.set(start, inputs.slice(start, end).map(verifyHere));
+            flush();
+            refill();
+          } catch (thrown) {
+            failure ??= { error: thrown };
+          }
           wake?.();
         },
       );

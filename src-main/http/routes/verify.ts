@@ -13,14 +13,15 @@
  *
  * The work is core/verify-request.ts's. With a verification pool (the service's
  * `verifyThreads`), it runs on a worker thread for most requests (this thread takes a share, see
- * {@link HTTP_THREAD_SHARE_PER_WORKER}); without one, it runs here. Both give the same answer,
- * byte for byte.
+ * {@link HTTP_THREAD_SHARE_PER_WORKER}); without one, or while no worker runs (they are being
+ * replaced), it runs here. Both give the same answer, byte for byte.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyEntry, VerifyContext } from '../../../src-shared/verify/context';
 import { KeyFileError } from '../../../src-shared/verify/key-file';
 import type { Report } from '../../../src-shared/verify/report';
 import { verifyRequestBytes, type RequestKeys } from '../../core/verify-request';
+import { VerifyWorkerUnavailableError } from '../../core/worker-pool';
 import { workspaceTrustKeys, workspaceVerifyContext } from '../../operations/workspace';
 import { bodyBytes } from '../body';
 import { HttpError } from '../errors';
@@ -100,15 +101,19 @@ export function registerVerifyRoutes(app: FastifyInstance, context: ServiceConte
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const bytes = bodyBytes(request);
     const pool = context.verifyPool;
-    if (pool === undefined) return verifyRequest(bytes, context);
+    // No worker running (none configured, the pool closed, or every worker waiting to be
+    // replaced): this thread verifies, without a line per request (the pool's events are logged).
+    if (pool === undefined || !pool.available) return verifyRequest(bytes, context);
     turn = (turn + 1) % (pool.size * HTTP_THREAD_SHARE_PER_WORKER);
     if (turn === 0) return verifyRequest(bytes, context);
     let answer;
     try {
       answer = await pool.request(bytes, requestKeys(context), context.now());
     } catch (error) {
-      // A worker that stopped (a defect, logged) costs speed, not answers: verify here.
-      request.log.error({ err: error }, 'verification worker failed; verifying on the HTTP thread');
+      // A worker that stopped with this request (logged once, as it stopped) or failed on it (a
+      // defect, logged here) costs speed, not answers: verify here.
+      if (!(error instanceof VerifyWorkerUnavailableError))
+        request.log.error({ err: error }, 'verification worker failed; verifying on the HTTP thread');
       return verifyRequest(bytes, context);
     }
     if ('keyError' in answer) throw keysRefused(answer.keyError);
