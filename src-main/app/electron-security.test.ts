@@ -181,7 +181,7 @@ describe('Content-Security-Policy', () => {
   });
 
   it('the renderer page carries the same policy (less frame-ancestors, which a meta tag cannot set)', () => {
-    const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(rendererHtml)?.[1];
+    const meta = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(rendererHtml)?.[1];
     expect(meta).toBeDefined();
     const fromMeta = directives(meta ?? '');
     for (const [name, value] of policy) {
