@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -247,6 +248,23 @@ describe('local web mode', () => {
       expect(answer.headers['x-content-type-options'], target).toBe('nosniff');
     }
     expect(calls.length).toBe(before);
+  });
+
+  it('answers a request Node cannot parse (headers over its limit) in the envelope, with the security headers', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(server.port, '127.0.0.1', () => {
+        socket.write(`GET / HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\nx-filler: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text));
+      socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
+    });
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head.toLowerCase()).toContain(`content-security-policy: ${POLICY}`);
+    expect(head.toLowerCase()).toContain('x-content-type-options: nosniff');
+    expect(JSON.parse(body)).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
   });
 
   it('sends the policy it was given, and the other security headers, on every answer', async () => {

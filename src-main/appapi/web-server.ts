@@ -176,6 +176,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   const token = options.token ?? randomBytes(32).toString('base64url');
   const tokenBytes = Buffer.from(`Bearer ${token}`);
   let port = options.port;
+  const security = Object.entries(securityHeaders(policy));
   /** The decoded method name of each /api and /upload request, checked before its body is read. */
   const methodOf = new WeakMap<FastifyRequest, string>();
 
@@ -188,9 +189,16 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     // Every answer carries the security headers, also those Fastify gives before any hook runs.
     serverFactory: (handler) =>
       createServer((request: IncomingMessage, response: ServerResponse) => {
-        setSecurityHeaders(response, policy);
+        for (const [name, value] of security) response.setHeader(name, value);
         handler(request, response);
       }),
+    // Requests Node cannot parse (headers over its limit, broken framing, too slow) are answered
+    // in the envelope too, with the security headers, and the connection closes.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      if (socket.writable) socket.write(clientErrorAnswer(error, security));
+      socket.destroy(error);
+    },
     frameworkErrors: (_error, request, reply) => {
       send(request, reply, 400, {
         ok: false,
@@ -405,6 +413,26 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   };
 }
 
+/** The whole HTTP answer to a request Node could not parse, in the app API's envelope. */
+function clientErrorAnswer(error: NodeJS.ErrnoException, security: [string, string][]): string {
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are larger than the server takes']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request did not arrive in time']
+        : [400, 'Bad Request', 'the request is not valid HTTP'];
+  const body = JSON.stringify({ ok: false, error: { code: 'invalid_request', message, details: [] } });
+  const headers = [
+    `HTTP/1.1 ${status} ${reason}`,
+    `content-type: ${JSON_TYPE}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    'cache-control: no-store',
+    'connection: close',
+    ...security.map(([name, value]) => `${name}: ${value}`),
+  ];
+  return `${headers.join('\r\n')}\r\n\r\n${body}`;
+}
+
 /** Whether a body is empty or JSON white space only (space, tab, line feed, carriage return). */
 function isBlank(bytes: Uint8Array): boolean {
   for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
@@ -418,11 +446,14 @@ function bodyLeft(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-function setSecurityHeaders(response: ServerResponse, policy: string): void {
-  response.setHeader('content-security-policy', policy);
-  response.setHeader('x-content-type-options', 'nosniff');
-  response.setHeader('referrer-policy', 'no-referrer');
-  response.setHeader('cross-origin-opener-policy', 'same-origin');
-  response.setHeader('cross-origin-resource-policy', 'same-origin');
-  response.setHeader('x-frame-options', 'DENY');
+/** The security headers of every answer. */
+function securityHeaders(policy: string): Record<string, string> {
+  return {
+    'content-security-policy': policy,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+  };
 }
