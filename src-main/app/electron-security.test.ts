@@ -111,7 +111,7 @@ describe('BrowserWindow preferences', () => {
       /setPermissionRequestHandler\(\(_contents, _permission, callback\) => callback\(false\)\)/,
     );
     expect(mainSource).toMatch(
-      /onBeforeRequest\(\{ urls: \['http:\/\/\*\/\*', 'https:\/\/\*\/\*', 'ws:\/\/\*\/\*', 'wss:\/\/\*\/\*'\] \}/,
+      /onBeforeRequest\(\s*\{ urls: \['http:\/\/\*\/\*', 'https:\/\/\*\/\*', 'ws:\/\/\*\/\*', 'wss:\/\/\*\/\*'\] \}/,
     );
     // Pages load only from the app's own origin.
     const loads = findAll(
@@ -133,7 +133,7 @@ describe('IPC', () => {
     expect(handlers).toHaveLength(1);
     // The refusal is an answer (the envelope), not a rejection, so its code reaches the renderer.
     expect(mainSource).toMatch(
-      /ipcMain\.handle\('evroom:invoke', async \(event, method: unknown, input: unknown\) => \{\n\s+if \(!isTrustedSender\(senderFacts\(event\)\)\) return \{ ok: false, error: \{ code: 'forbidden'/,
+      /ipcMain\.handle\('evroom:invoke', async \(event, method: unknown, input: unknown\) => \{\n\s+if \(!isTrustedSender\(senderFacts\(event\)\)\)\s+return \{ ok: false, error: \{ code: 'forbidden'/,
     );
     expect(mainSource).toMatch(/return api\.answer\(method, input\);\n\s+\}\);/);
   });
