@@ -9,6 +9,7 @@
 import { createAppApi } from '../appapi/app-api';
 import { startWebServer } from '../appapi/web-server';
 import { createServiceControl } from './service-control';
+import { CONTENT_SECURITY_POLICY } from './window-options';
 
 /** Web mode, running. */
 export interface RunningWebMode {
@@ -38,6 +39,8 @@ export async function startLocalWebMode(options: {
       rendererDirectory: options.rendererDirectory,
       port: options.port,
       api,
+      // The window's policy, which the shell owns: web mode serves the same app under it.
+      contentSecurityPolicy: CONTENT_SECURITY_POLICY,
       uploads: { 'imports.start': async (file, name, cleanup) => api.uploads.importFile(file, name, cleanup) },
     });
   } catch (error) {

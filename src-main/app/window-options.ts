@@ -3,9 +3,33 @@
  * test can check them without an Electron binary. The window's webPreferences are written out in
  * main.ts, where electronegativity reads them; electron-security.test.ts pins them there.
  */
-import { CONTENT_SECURITY_POLICY } from '../appapi/web-server';
+import { createHash } from 'node:crypto';
+import { REPORT_STYLE } from '../../src-shared/formats/report';
 
-export { CONTENT_SECURITY_POLICY };
+/**
+ * The hash source of the audit report page's one stylesheet: the Reports view previews a report
+ * in a sandboxed srcdoc iframe, which inherits this policy, so exactly that inline style is
+ * allowed (src-renderer/index.html repeats it; a test keeps the two equal to the stylesheet).
+ */
+export const REPORT_STYLE_SOURCE = `'sha256-${createHash('sha256').update(REPORT_STYLE, 'utf8').digest('base64')}'`;
+
+/**
+ * The Content-Security-Policy of the app's window, and of every page local web mode serves
+ * (web-mode.ts hands it to the web server: the shell owns the window's policy, not the door).
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src 'self' ${REPORT_STYLE_SOURCE}`,
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "object-src 'none'",
+].join('; ');
 
 /** The only origin the app's pages may come from. */
 export const APP_PROTOCOL = 'app';

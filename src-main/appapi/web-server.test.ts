@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ import { MAX_API_BODY_BYTES, startWebServer, type RunningWebServer } from './web
 // answers every method (what is tested here is what reaches it, and what does not).
 
 const TOKEN = 'test-token-0123456789';
+/** The window's policy is the shell's; the server sends whatever it is given. */
+const POLICY = "default-src 'none'; frame-ancestors 'none'; test-policy";
 
 function request(
   port: number,
@@ -19,7 +22,7 @@ function request(
     body?: string | Buffer;
     declaredLength?: number;
   },
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { host: `127.0.0.1:${port}`, ...options.headers };
     if (options.declaredLength !== undefined) headers['content-length'] = options.declaredLength;
@@ -28,7 +31,7 @@ function request(
       (incoming) => {
         let body = '';
         incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body, headers: incoming.headers }));
       },
     );
     outgoing.on('error', reject);
@@ -68,6 +71,49 @@ function chunkedUpload(
   });
 }
 
+/**
+ * Streams a chunked body of up to `total` bytes, writing only as fast as the server reads, and
+ * stops at the first answer. Reports the answer and how many bytes the server let the client
+ * write before answering.
+ */
+function streamUntilAnswered(
+  port: number,
+  urlPath: string,
+  headers: Record<string, string>,
+  total: number,
+  chunkBytes = 256 * 1024,
+): Promise<{ status: number; body: string; written: number }> {
+  return new Promise((resolve, reject) => {
+    let written = 0;
+    let answered = false;
+    const outgoing = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path: urlPath, headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (incoming) => {
+        answered = true;
+        const writtenWhenAnswered = written;
+        let body = '';
+        incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body, written: writtenWhenAnswered }));
+      },
+    );
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
+    const chunk = Buffer.alloc(chunkBytes, 0x20);
+    const pump = (): void => {
+      while (!answered && !outgoing.destroyed && written < total) {
+        written += chunk.length;
+        if (!outgoing.write(chunk)) {
+          outgoing.once('drain', pump);
+          return;
+        }
+      }
+      if (!answered && !outgoing.destroyed) outgoing.end();
+    };
+    pump();
+  });
+}
+
 /** What the stand-in upload handler saw: the file's path, its bytes, its mode, the name. */
 interface SeenUpload {
   file: string;
@@ -84,6 +130,7 @@ describe('local web mode', () => {
   let outside: string;
   let server: RunningWebServer;
   const calls: string[] = [];
+  const inputs: unknown[] = [];
   const uploads: SeenUpload[] = [];
 
   beforeAll(async () => {
@@ -99,9 +146,11 @@ describe('local web mode', () => {
       rendererDirectory: directory,
       port: 0,
       token: TOKEN,
+      contentSecurityPolicy: POLICY,
       maxUploadBytes: MAX_UPLOAD,
-      api: async (method) => {
+      api: async (method, input) => {
         calls.push(method);
+        inputs.push(input);
         return { method };
       },
       uploads: {
@@ -163,6 +212,143 @@ describe('local web mode', () => {
     expect(badPath.status).toBe(400);
     expect(calls.length).toBe(before);
   });
+
+  it('answers a request target that is not a path (GET //[) with 400 in the error envelope, with the security headers', async () => {
+    const before = calls.length;
+    for (const [method, target] of [
+      ['GET', '//['],
+      ['GET', '/a[b]'],
+      ['GET', '/%zz'],
+      ['POST', '//[/api/info'],
+      ['POST', '/api/info%'],
+    ] as const) {
+      const answer = await new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>(
+        (resolve, reject) => {
+          const outgoing = http.request(
+            {
+              host: '127.0.0.1',
+              port: server.port,
+              method,
+              path: target,
+              headers: { host: `127.0.0.1:${server.port}`, ...auth },
+            },
+            (incoming) => {
+              let body = '';
+              incoming.on('data', (chunk: Buffer) => (body += chunk.toString()));
+              incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body, headers: incoming.headers }));
+            },
+          );
+          outgoing.on('error', reject);
+          outgoing.end(method === 'POST' ? '{}' : undefined);
+        },
+      );
+      expect(answer.status, target).toBe(400);
+      expect(JSON.parse(answer.body), target).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+      expect(answer.headers['content-security-policy'], target).toBe(POLICY);
+      expect(answer.headers['x-content-type-options'], target).toBe('nosniff');
+    }
+    expect(calls.length).toBe(before);
+  });
+
+  it('answers a request Node cannot parse (headers over its limit) in the envelope, with the security headers', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(server.port, '127.0.0.1', () => {
+        socket.write(`GET / HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\nx-filler: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text));
+      socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)));
+    });
+    const [head = '', body = ''] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 431 /);
+    expect(head.toLowerCase()).toContain(`content-security-policy: ${POLICY}`);
+    expect(head.toLowerCase()).toContain('x-content-type-options: nosniff');
+    expect(JSON.parse(body)).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
+  it('sends the policy it was given, and the other security headers, on every answer', async () => {
+    for (const answer of [
+      await request(server.port, { method: 'GET', path: '/' }),
+      await request(server.port, { method: 'GET', path: '/missing.js' }),
+      await request(server.port, { headers: auth, body: '{}' }),
+      await request(server.port, { headers: { 'content-type': 'application/json' }, body: '{}' }),
+    ]) {
+      expect(answer.headers['content-security-policy']).toBe(POLICY);
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(answer.headers['x-frame-options']).toBe('DENY');
+      expect(answer.headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+
+  it('takes application/json in any letter case (media types are case-insensitive)', async () => {
+    for (const type of ['Application/JSON', 'APPLICATION/JSON; Charset=UTF-8']) {
+      const answer = await request(server.port, {
+        headers: { ...auth, 'content-type': type },
+        body: '{"case":"insensitive"}',
+      });
+      expect(answer.status, type).toBe(200);
+      expect(JSON.parse(answer.body)).toEqual({ ok: true, result: { method: 'info' } });
+      expect(inputs.at(-1)).toEqual({ case: 'insensitive' });
+    }
+  });
+
+  it('parses bodies strictly: duplicate member names and invalid UTF-8 are invalid_request, and the API never runs', async () => {
+    const before = calls.length;
+    const duplicate = await request(server.port, { headers: auth, body: '{"key_id":"a","key_id":"b"}' });
+    expect(duplicate.status).toBe(400);
+    expect(JSON.parse(duplicate.body)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: [{ path: '/key_id', message: 'duplicate_name' }] },
+    });
+    const invalid = await request(server.port, {
+      headers: auth,
+      body: Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+    });
+    expect(invalid.status).toBe(400);
+    expect(JSON.parse(invalid.body)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: [{ message: 'invalid_utf8' }] },
+    });
+    const loose = await request(server.port, { headers: auth, body: '{"a":1,}' });
+    expect(loose.status).toBe(400);
+    expect(JSON.parse(loose.body)).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(calls.length).toBe(before);
+    // An empty body is still a call without input, as before.
+    expect((await request(server.port, { headers: auth, body: '' })).status).toBe(200);
+    expect(inputs.at(-1)).toBeUndefined();
+  });
+
+  it('refuses a chunked JSON body with 413 as soon as it passes the limit, and stops reading it', async () => {
+    let reached = 0;
+    const limited = await startWebServer({
+      rendererDirectory: directory,
+      port: 0,
+      token: TOKEN,
+      contentSecurityPolicy: POLICY,
+      maxApiBodyBytes: 64 * 1024,
+      api: async () => {
+        reached += 1;
+        return {};
+      },
+    });
+    try {
+      const total = 256 * 1024 * 1024;
+      const answer = await streamUntilAnswered(limited.port, '/api/verify', auth, total);
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toMatchObject({ ok: false, error: { code: 'payload_too_large' } });
+      // The server answered long before the client could send the body: it read about the limit
+      // (the rest of what was written sat in socket buffers), not the body.
+      expect(answer.written).toBeLessThan(32 * 1024 * 1024);
+      expect(reached).toBe(0);
+      // A body of exactly the limit (JSON white space: no input) is still read whole.
+      const fits = await streamUntilAnswered(limited.port, '/api/verify', auth, 64 * 1024, 4096);
+      expect(fits).toMatchObject({ status: 200, written: 64 * 1024 });
+      expect(reached).toBe(1);
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
 
   const upload = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' };
 

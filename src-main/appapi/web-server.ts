@@ -1,11 +1,14 @@
 /**
- * Local web mode: the renderer and the app API over HTTP on 127.0.0.1 only.
+ * Local web mode: the renderer and the app API over HTTP on 127.0.0.1 only, on Fastify (the HTTP
+ * stack of the service too).
  *
  * The same renderer that runs in the Electron window is served to any browser. Static files are
  * public code; every /api call needs the random session token, which reaches the page only in
  * the URL fragment (never sent to the server in a request line or logged). The Host header is
  * checked so a DNS-rebinding page cannot talk to the server, and every response carries the
- * same strict CSP as the Electron window.
+ * Content-Security-Policy the shell gives (the Electron window's) and the other security headers.
+ * API bodies are `application/json` (any letter case), read up to their limit and parsed by the
+ * strict parser (src-main/operations/json-body.ts, which the service uses too).
  *
  * Files (a bundle to import) are not sent as base64 inside JSON: `POST /upload/<method>` takes
  * the raw bytes, with the same Origin, token and size checks as /api, streams them to a
@@ -14,38 +17,17 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ErrorDetail, ErrorEnvelope } from '../../src-shared/api/error-envelope';
 import { MAX_VERIFY_TEXT } from '../../src-shared/api/contract';
-import { REPORT_STYLE } from '../../src-shared/formats/report';
 import { describeError, HTTP_STATUS_OF_KIND } from '../operations/errors';
-
-/**
- * The hash source of the audit report page's one stylesheet: the Reports view previews a report
- * in a sandboxed srcdoc iframe, which inherits this policy, so exactly that inline style is
- * allowed (src-renderer/index.html repeats it; a test keeps the two equal to the stylesheet).
- */
-export const REPORT_STYLE_SOURCE = `'sha256-${createHash('sha256').update(REPORT_STYLE, 'utf8').digest('base64')}'`;
-
-/** The Content-Security-Policy of every page we serve (and of the Electron window). */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  `style-src 'self' ${REPORT_STYLE_SOURCE}`,
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "worker-src 'self' blob:",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
+import { addJsonBodyParser, isJsonMediaType, parseJsonBody } from '../operations/json-body';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -82,6 +64,13 @@ const UPLOAD_TYPES = new Set(['application/octet-stream', 'application/zip', 'ap
 /** The longest file name an upload may carry (the contract's limit for `imports.start`'s name). */
 const MAX_UPLOAD_NAME = 512;
 
+/**
+ * A request path as RFC 3986 allows it: `/`-separated segments of unreserved characters,
+ * sub-delimiters, `:` and `@`, and well-formed percent-encodings. Anything else (`//[`, a stray
+ * `%`) is not a path of ours and is refused before routing.
+ */
+const REQUEST_PATH = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+
 /** A handler for app API calls: method name and validated-later input in, JSON out. */
 export type ApiHandler = (method: string, input: unknown) => Promise<unknown>;
 
@@ -98,12 +87,19 @@ export interface WebServerOptions {
   /** 0 picks a free port. */
   port: number;
   api: ApiHandler;
+  /**
+   * The Content-Security-Policy sent with every answer: the window's, which the shell owns
+   * (src-main/app/window-options.ts) and hands over.
+   */
+  contentSecurityPolicy: string;
   /** A fixed token for tests; random otherwise. */
   token?: string;
   /** Upload handlers by method name (`imports.start`); a method without one answers 404. */
   uploads?: Record<string, UploadHandler>;
   /** The largest upload in bytes; MAX_UPLOAD_BYTES when absent. */
   maxUploadBytes?: number;
+  /** The largest app API body in bytes; MAX_API_BODY_BYTES when absent. */
+  maxApiBodyBytes?: number;
 }
 
 export interface RunningWebServer {
@@ -114,6 +110,48 @@ export interface RunningWebServer {
   close(): Promise<void>;
 }
 
+/** A refusal with its status and the envelope's code, message and details. */
+class WebError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: ErrorDetail[];
+  constructor(status: number, code: string, message: string, details: ErrorDetail[] = []) {
+    super(message);
+    this.name = 'WebError';
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** The upload went over its limit (told apart from a broken connection). */
+class UploadTooLarge extends Error {}
+
+/** An error answer's status and envelope: ours, Fastify's own (limits, media types), or describeError's. */
+function errorAnswer(error: unknown, maxApiBodyBytes: number): { status: number; envelope: ErrorEnvelope } {
+  if (error instanceof WebError) {
+    return { status: error.status, envelope: { code: error.code, message: error.message, details: error.details } };
+  }
+  const facts = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; statusCode?: unknown };
+  const code = typeof facts.code === 'string' ? facts.code : '';
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return refusal(413, 'payload_too_large', `the body exceeds ${maxApiBodyBytes} bytes`);
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return refusal(415, 'unsupported_media_type', 'app API bodies are application/json');
+  if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
+    return refusal(400, 'invalid_request', 'the body does not match its Content-Length');
+  const status = facts.statusCode;
+  if (code.startsWith('FST_') && typeof status === 'number' && status >= 400 && status < 500)
+    return refusal(400, 'invalid_request', 'the request is not valid');
+  // The one envelope, as IPC carries it; only the HTTP status is this transport's own.
+  const { envelope, kind } = describeError(error);
+  return { status: HTTP_STATUS_OF_KIND[kind], envelope };
+}
+
+function refusal(status: number, code: string, message: string): { status: number; envelope: ErrorEnvelope } {
+  return { status, envelope: { code, message, details: [] } };
+}
+
 /**
  * Starts the local web server on 127.0.0.1.
  *
@@ -122,6 +160,10 @@ export interface RunningWebServer {
 export async function startWebServer(options: WebServerOptions): Promise<RunningWebServer> {
   const root = resolve(options.rendererDirectory);
   const maxUploadBytes = options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
+  const maxApiBodyBytes = options.maxApiBodyBytes ?? MAX_API_BODY_BYTES;
+  const policy = options.contentSecurityPolicy;
+  if (typeof policy !== 'string' || policy.length === 0)
+    throw new TypeError('startWebServer: contentSecurityPolicy must be the window’s policy');
   let realRoot: string;
   try {
     await stat(join(root, 'index.html'));
@@ -134,137 +176,148 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   const token = options.token ?? randomBytes(32).toString('base64url');
   const tokenBytes = Buffer.from(`Bearer ${token}`);
   let port = options.port;
+  const security = Object.entries(securityHeaders(policy));
+  /** The decoded method name of each /api and /upload request, checked before its body is read. */
+  const methodOf = new WeakMap<FastifyRequest, string>();
 
-  const server = createServer((request, response) => {
-    handle(request, response).catch(() => {
-      if (!response.headersSent) sendError(response, 500, 'internal', 'internal error');
-      else response.destroy();
-    });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: maxApiBodyBytes,
+    exposeHeadRoutes: false,
+    // close() ends every connection, keep-alive ones too.
+    forceCloseConnections: true,
+    // Every answer carries the security headers, also those Fastify gives before any hook runs.
+    serverFactory: (handler) =>
+      createServer((request: IncomingMessage, response: ServerResponse) => {
+        for (const [name, value] of security) response.setHeader(name, value);
+        handler(request, response);
+      }),
+    // Requests Node cannot parse (headers over its limit, broken framing, too slow) are answered
+    // in the envelope too, with the security headers, and the connection closes.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      if (socket.writable) socket.write(clientErrorAnswer(error, security));
+      socket.destroy(error);
+    },
+    frameworkErrors: (_error, request, reply) => {
+      send(request, reply, 400, {
+        ok: false,
+        error: { code: 'invalid_request', message: 'the request path is not valid', details: [] },
+      });
+    },
   });
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    setSecurityHeaders(response);
-    const host = request.headers.host ?? '';
-    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      sendError(response, 403, 'forbidden', 'requests must be addressed to 127.0.0.1');
-      return;
-    }
-    const url = new URL(request.url ?? '/', `http://${host}`);
-    if (url.pathname.startsWith('/api/')) {
-      await handleApi(request, response, url);
-      return;
-    }
-    if (url.pathname.startsWith('/upload/')) {
-      await handleUpload(request, response, url);
-      return;
-    }
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      sendError(response, 405, 'method_not_allowed', 'only GET is served here');
-      return;
-    }
-    await serveStatic(response, url.pathname);
+  function send(request: FastifyRequest, reply: FastifyReply, status: number, body: unknown): FastifyReply {
+    // A body not read whole is not drained: the connection closes after the answer.
+    if (bodyLeft(request)) reply.header('connection', 'close');
+    return reply.code(status).type(JSON_TYPE).header('cache-control', 'no-store').send(body);
   }
 
-  /** The Origin, token and method checks /api and /upload share; false when it answered already. */
-  function admitted(request: IncomingMessage, response: ServerResponse): boolean {
+  app.setErrorHandler((error, request, reply) => {
+    const { status, envelope } = errorAnswer(error, maxApiBodyBytes);
+    return send(request, reply, status, { ok: false, error: envelope });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    send(request, reply, 404, { ok: false, error: { code: 'not_found', message: 'not found', details: [] } }),
+  );
+
+  // Every request: a path of ours, addressed to 127.0.0.1, and what its route takes, all before
+  // any of its body is read. Callback style: no promise per request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      admit(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+
+  function admit(request: FastifyRequest): void {
+    const target = request.raw.url ?? '';
+    const query = target.indexOf('?');
+    const path = query === -1 ? target : target.slice(0, query);
+    if (!REQUEST_PATH.test(path)) throw new WebError(400, 'invalid_request', 'the request path is not a valid path');
+    const host = request.headers.host ?? '';
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
+      throw new WebError(403, 'forbidden', 'requests must be addressed to 127.0.0.1');
+    const door = path.startsWith('/api/') ? 'api' : path.startsWith('/upload/') ? 'upload' : undefined;
+    if (door === undefined) {
+      if (request.method !== 'GET' && request.method !== 'HEAD')
+        throw new WebError(405, 'method_not_allowed', 'only GET is served here');
+      return;
+    }
     // A page of another origin never calls the API, even one that learned the token: browsers
     // send Origin on every POST, and only the app's own pages may make one.
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`) {
-      sendError(response, 403, 'forbidden', 'app API calls come from the app’s own pages only');
-      return false;
-    }
+    if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`)
+      throw new WebError(403, 'forbidden', 'app API calls come from the app’s own pages only');
     const authorization = Buffer.from(request.headers.authorization ?? '');
-    if (authorization.length !== tokenBytes.length || !timingSafeEqual(authorization, tokenBytes)) {
-      sendError(response, 401, 'unauthorized', 'missing or wrong session token; open the URL the app printed');
-      return false;
-    }
-    if (request.method !== 'POST') {
-      sendError(response, 405, 'method_not_allowed', 'app API calls are POST');
-      return false;
-    }
-    return true;
-  }
-
-  async function handleApi(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
-    if (!admitted(request, response)) return;
-    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-    if (type !== 'application/json') {
-      sendError(response, 415, 'unsupported_media_type', 'app API bodies are application/json');
-      return;
-    }
-    // A declared length over the limit is refused at once, before any of the body is read.
-    const declared = request.headers['content-length'];
-    if (declared !== undefined && Number(declared) > MAX_API_BODY_BYTES) {
-      response.setHeader('connection', 'close');
-      sendError(response, 413, 'payload_too_large', `the body exceeds ${MAX_API_BODY_BYTES} bytes`);
-      return;
-    }
-    let method: string;
-    try {
-      method = decodeURIComponent(url.pathname.slice('/api/'.length));
-    } catch {
-      sendError(response, 400, 'invalid_request', 'the method name in the path is not valid percent-encoding');
-      return;
-    }
-    let input: unknown;
-    try {
-      input = await readJsonBody(request);
-    } catch (error) {
-      sendError(response, 400, 'invalid_request', error instanceof Error ? error.message : 'bad body');
-      return;
-    }
-    try {
-      sendJson(response, 200, { ok: true, result: await options.api(method, input) });
-    } catch (error) {
-      // The one envelope, as IPC carries it; only the HTTP status is this transport's own.
-      const { envelope, kind } = describeError(error);
-      sendJson(response, HTTP_STATUS_OF_KIND[kind], { ok: false, error: envelope });
-    }
-  }
-
-  async function handleUpload(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
-    if (!admitted(request, response)) return;
-    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    if (!UPLOAD_TYPES.has(type)) {
-      sendError(
-        response,
+    if (authorization.length !== tokenBytes.length || !timingSafeEqual(authorization, tokenBytes))
+      throw new WebError(401, 'unauthorized', 'missing or wrong session token; open the URL the app printed');
+    if (request.method !== 'POST') throw new WebError(405, 'method_not_allowed', 'app API calls are POST');
+    const type = request.headers['content-type'];
+    const limit = door === 'api' ? maxApiBodyBytes : maxUploadBytes;
+    if (door === 'api' && !isJsonMediaType(type))
+      throw new WebError(415, 'unsupported_media_type', 'app API bodies are application/json');
+    if (door === 'upload' && !UPLOAD_TYPES.has((type ?? '').split(';')[0]?.trim().toLowerCase() ?? ''))
+      throw new WebError(
         415,
         'unsupported_media_type',
         'uploads are the file’s raw bytes, sent as application/octet-stream or application/zip',
       );
-      return;
-    }
+    // A declared length over the limit is refused at once, before any of the body is read.
     const declared = request.headers['content-length'];
-    if (declared !== undefined && Number(declared) > maxUploadBytes) {
-      response.setHeader('connection', 'close');
-      sendError(response, 413, 'payload_too_large', `the upload exceeds ${maxUploadBytes} bytes`);
-      return;
-    }
-    let method: string;
+    if (declared !== undefined && Number(declared) > limit)
+      throw new WebError(
+        413,
+        'payload_too_large',
+        door === 'api' ? `the body exceeds ${limit} bytes` : `the upload exceeds ${limit} bytes`,
+      );
     try {
-      method = decodeURIComponent(url.pathname.slice('/upload/'.length));
+      methodOf.set(request, decodeURIComponent(path.slice(door === 'api' ? '/api/'.length : '/upload/'.length)));
     } catch {
-      sendError(response, 400, 'invalid_request', 'the method name in the path is not valid percent-encoding');
-      return;
+      throw new WebError(400, 'invalid_request', 'the method name in the path is not valid percent-encoding');
     }
+  }
+
+  // Bodies are parsed by the route that takes them, and by nothing at the top.
+  app.removeAllContentTypeParsers();
+
+  await app.register(async (scope) => {
+    // An empty body (or only white space) is a call without input, as the transport has always taken it.
+    addJsonBodyParser(scope, {
+      bodyLimit: maxApiBodyBytes,
+      read: (bytes) => (isBlank(bytes) ? undefined : parseJsonBody(bytes)),
+    });
+    scope.all('/api/*', async (request, reply) => {
+      const method = methodOf.get(request) ?? '';
+      try {
+        return send(request, reply, 200, { ok: true, result: await options.api(method, request.body) });
+      } catch (error) {
+        const { envelope, kind } = describeError(error);
+        return send(request, reply, HTTP_STATUS_OF_KIND[kind], { ok: false, error: envelope });
+      }
+    });
+  });
+
+  await app.register(async (scope) => {
+    // The bytes stay in the request stream: the route streams them to a file.
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    scope.all('/upload/*', async (request, reply) => upload(request, reply));
+  });
+
+  async function upload(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const method = methodOf.get(request) ?? '';
     const handler = Object.hasOwn(options.uploads ?? {}, method) ? options.uploads?.[method] : undefined;
-    if (handler === undefined) {
-      sendError(response, 404, 'not_found', `there is no upload for '${method}'`);
-      return;
-    }
-    const name = url.searchParams.get('name') ?? 'uploaded file';
+    if (handler === undefined) throw new WebError(404, 'not_found', `there is no upload for '${method}'`);
+    const target = request.raw.url ?? '';
+    const query = target.indexOf('?');
+    const name = new URLSearchParams(query === -1 ? '' : target.slice(query + 1)).get('name') ?? 'uploaded file';
     // eslint-disable-next-line no-control-regex -- control characters are what this check refuses in a file name
     if (name.length === 0 || name.length > MAX_UPLOAD_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
-      sendJson(response, 400, {
-        ok: false,
-        error: {
-          code: 'invalid_request',
-          message: 'the name query parameter is not a usable file name',
-          details: [{ path: '/name', message: `1 to ${MAX_UPLOAD_NAME} characters, no control characters` }],
-        },
-      });
-      return;
+      throw new WebError(400, 'invalid_request', 'the name query parameter is not a usable file name', [
+        { path: '/name', message: `1 to ${MAX_UPLOAD_NAME} characters, no control characters` },
+      ]);
     }
     const directory = await mkdtemp(join(tmpdir(), 'evroom-upload-'));
     const file = join(directory, 'upload.bin');
@@ -283,133 +336,124 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
       },
     });
     try {
-      await pipeline(request, limit, createWriteStream(file, { mode: 0o600, flags: 'wx' }));
+      await pipeline(request.raw, limit, createWriteStream(file, { mode: 0o600, flags: 'wx' }));
     } catch (error) {
       cleanup();
-      if (error instanceof UploadTooLarge) {
-        response.setHeader('connection', 'close');
-        sendError(response, 413, 'payload_too_large', `the upload exceeds ${maxUploadBytes} bytes`);
-      } else if (!response.headersSent && !request.destroyed) {
-        sendError(response, 400, 'invalid_request', 'the upload did not arrive whole');
-      } else {
-        response.destroy();
-      }
-      return;
+      if (error instanceof UploadTooLarge)
+        throw new WebError(413, 'payload_too_large', `the upload exceeds ${maxUploadBytes} bytes`);
+      throw new WebError(400, 'invalid_request', 'the upload did not arrive whole');
     }
     try {
-      sendJson(response, 200, { ok: true, result: await handler(file, name, cleanup) });
+      return send(request, reply, 200, { ok: true, result: await handler(file, name, cleanup) });
     } catch (error) {
       cleanup();
       const { envelope, kind } = describeError(error);
-      sendJson(response, HTTP_STATUS_OF_KIND[kind], { ok: false, error: envelope });
+      return send(request, reply, HTTP_STATUS_OF_KIND[kind], { ok: false, error: envelope });
     }
   }
 
-  async function serveStatic(response: ServerResponse, pathname: string): Promise<void> {
+  app.all('/*', async (request, reply) => {
+    const target = request.raw.url ?? '/';
+    const query = target.indexOf('?');
+    return serveStatic(reply, query === -1 ? target : target.slice(0, query));
+  });
+
+  async function serveStatic(reply: FastifyReply, pathname: string): Promise<FastifyReply> {
     let relative: string;
     try {
       relative = decodeURIComponent(pathname);
     } catch {
-      sendError(response, 400, 'invalid_request', 'bad path encoding');
-      return;
+      throw new WebError(400, 'invalid_request', 'bad path encoding');
     }
     if (relative === '/' || relative === '') relative = '/index.html';
     const file = normalize(join(root, relative));
-    if (file !== root && !file.startsWith(root + sep)) {
-      sendError(response, 404, 'not_found', 'not found');
-      return;
-    }
+    if (file !== root && !file.startsWith(root + sep)) throw new WebError(404, 'not_found', 'not found');
     let body: Buffer;
     try {
       // A symlink (or a link in a parent folder) that leads out of the renderer's folder is not
       // followed: what is served is what lies inside it.
       const real = await realpath(file);
-      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
-        sendError(response, 404, 'not_found', 'not found');
-        return;
-      }
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) throw new WebError(404, 'not_found', 'not found');
       body = await readFile(real);
-    } catch {
+    } catch (error) {
+      if (error instanceof WebError) throw error;
       // Client-side routes fall back to the app shell.
-      body = await readFile(join(root, 'index.html'));
-      response.writeHead(extname(relative) === '' ? 200 : 404, {
-        'content-type': HTML_TYPE,
-        'cache-control': 'no-store',
-      });
-      response.end(extname(relative) === '' ? body : 'not found');
-      return;
+      const shell = extname(relative) === '';
+      return reply
+        .code(shell ? 200 : 404)
+        .type(HTML_TYPE)
+        .header('cache-control', 'no-store')
+        .send(shell ? await readFile(join(root, 'index.html')) : 'not found');
     }
-    response.writeHead(200, {
-      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-      'cache-control': file.endsWith('index.html') ? 'no-store' : 'max-age=3600',
-    });
-    response.end(body);
+    return reply
+      .code(200)
+      .type(MIME[extname(file)] ?? 'application/octet-stream')
+      .header('cache-control', file.endsWith('index.html') ? 'no-store' : 'max-age=3600')
+      .send(body);
   }
 
-  await new Promise<void>((resolveListen, rejectListen) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      rejectListen(
-        new Error(
-          error.code === 'EADDRINUSE'
-            ? `port ${options.port} is already in use; choose another with --port or omit it`
-            : error.message,
-        ),
-      );
-    });
-    server.listen(options.port, '127.0.0.1', () => resolveListen());
-  });
-  const address = server.address();
+  try {
+    await app.listen({ port: options.port, host: '127.0.0.1' });
+  } catch (error) {
+    await app.close();
+    throw new Error(
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `port ${options.port} is already in use; choose another with --port or omit it`
+        : (error as Error).message,
+    );
+  }
+  const address = app.server.address();
   port = typeof address === 'object' && address ? address.port : options.port;
   return {
     url: `http://127.0.0.1:${port}/#token=${token}`,
     port,
     token,
-    server,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.closeAllConnections();
-        server.close(() => resolveClose());
-      }),
+    server: app.server,
+    close: () => app.close(),
   };
 }
 
-function setSecurityHeaders(response: ServerResponse): void {
-  response.setHeader('content-security-policy', CONTENT_SECURITY_POLICY);
-  response.setHeader('x-content-type-options', 'nosniff');
-  response.setHeader('referrer-policy', 'no-referrer');
-  response.setHeader('cross-origin-opener-policy', 'same-origin');
-  response.setHeader('cross-origin-resource-policy', 'same-origin');
-  response.setHeader('x-frame-options', 'DENY');
+/** The whole HTTP answer to a request Node could not parse, in the app API's envelope. */
+function clientErrorAnswer(error: NodeJS.ErrnoException, security: [string, string][]): string {
+  const [status, reason, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are larger than the server takes']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request did not arrive in time']
+        : [400, 'Bad Request', 'the request is not valid HTTP'];
+  const body = JSON.stringify({ ok: false, error: { code: 'invalid_request', message, details: [] } });
+  const headers = [
+    `HTTP/1.1 ${status} ${reason}`,
+    `content-type: ${JSON_TYPE}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    'cache-control: no-store',
+    'connection: close',
+    ...security.map(([name, value]) => `${name}: ${value}`),
+  ];
+  return `${headers.join('\r\n')}\r\n\r\n${body}`;
 }
 
-function sendError(response: ServerResponse, status: number, code: string, message: string): void {
-  sendJson(response, status, { ok: false, error: { code, message, details: [] } });
+/** Whether a body is empty or JSON white space only (space, tab, line feed, carriage return). */
+function isBlank(bytes: Uint8Array): boolean {
+  for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+  return true;
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
-  response.end(text);
+/** Whether the request announced a body that has not been read to its end. */
+function bodyLeft(request: FastifyRequest): boolean {
+  if (request.raw.complete) return false;
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** The upload went over its limit (told apart from a broken connection). */
-class UploadTooLarge extends Error {}
-
-async function readJsonBody(request: IncomingMessage): Promise<unknown> {
-  const type = request.headers['content-type'] ?? '';
-  if (!type.startsWith('application/json')) throw new Error('the body must be application/json');
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of request) {
-    total += (chunk as Buffer).length;
-    if (total > MAX_API_BODY_BYTES) throw new Error(`the body exceeds ${MAX_API_BODY_BYTES} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new Error('the body is not valid JSON');
-  }
+/** The security headers of every answer. */
+function securityHeaders(policy: string): Record<string, string> {
+  return {
+    'content-security-policy': policy,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+  };
 }

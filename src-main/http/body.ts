@@ -1,15 +1,15 @@
 /**
  * Request bodies, read strictly.
  *
- * Fastify hands every route the raw bytes (service.ts). A route that takes a structured request
- * parses them with our strict parser (a duplicate member name is a 400 with its pointer, never a
+ * Fastify hands every route the raw bytes (service.ts, with the JSON body parser both HTTP doors
+ * share: operations/json-body.ts). A route that takes a structured request parses them with our
+ * strict parser (a duplicate member name is a 400 with its pointer, never a
  * silent last-wins) and checks them against the route's JSON Schema, the same schema that
  * documents the route in /openapi.json.
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyRequest } from 'fastify';
-import { JsonParseError, parseJsonBytes, toPlain } from '../../src-shared/json';
-import type { JsonValue } from '../../src-shared/json/types';
+import { parseJsonBody } from '../operations/json-body';
 import { HttpError } from './errors';
 
 // strictRequired is off: `oneOf: [{required: [a]}, {required: [b]}]` names members defined beside it.
@@ -27,21 +27,13 @@ export function bodyBytes(request: FastifyRequest): Uint8Array {
 /**
  * The body parsed strictly and checked against a schema.
  *
- * @throws HttpError 400 invalid_request with each problem's JSON Pointer
+ * @throws HttpError 400 invalid_request with each problem's JSON Pointer; OperationError
+ *   invalid_request (also 400) when the body is not strict JSON
  */
 export function readBody<T>(request: FastifyRequest, schema: object): T {
   const bytes = bodyBytes(request);
-  let value: JsonValue;
-  try {
-    value = toPlain(parseJsonBytes(bytes));
-  } catch (error) {
-    if (error instanceof JsonParseError) {
-      throw new HttpError(400, 'invalid_request', `The body is not strict JSON: ${error.message}`, {
-        details: [{ path: error.path, message: error.code }],
-      });
-    }
-    throw error;
-  }
+  // 400 invalid_request with the fault's JSON Pointer, as every HTTP door parses (operations/json-body.ts).
+  const value = parseJsonBody(bytes);
   let validate = compiled.get(schema);
   if (validate === undefined) {
     validate = ajv.compile(schema);

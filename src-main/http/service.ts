@@ -24,6 +24,7 @@ import type { Workspace } from '../operations/workspace';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticate, type Caller } from '../operations/service-admin';
 import { verifierPage } from '../operations/verifier-page';
+import { addJsonBodyParser } from '../operations/json-body';
 import { stopEvidenceWorker } from '../operations/evidence';
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
@@ -194,11 +195,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
 
   // Bodies arrive as bytes; each route parses them strictly. Any other media type is 415.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    /^application\/json(?:\s*;.*)?$/i,
-    { parseAs: 'buffer', bodyLimit: MAX_BODY_BYTES },
-    (_request, body, done) => done(null, body),
-  );
+  addJsonBodyParser(app, { bodyLimit: MAX_BODY_BYTES });
 
   // Hooks in callback style: an async hook costs a promise per request on every route.
   app.addHook('onRequest', (request, _reply, done) => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, REPORT_STYLE_SOURCE } from '../appapi/web-server';
+import { CONTENT_SECURITY_POLICY, REPORT_STYLE_SOURCE } from '../app/window-options';
 
 // The Reports view previews a report page in a sandboxed srcdoc iframe, which inherits the
 // app's policy: the policy must allow the page's stylesheet by its hash, and only that.
