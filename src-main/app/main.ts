@@ -22,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createAppApi, type AppApiDispatcher } from '../appapi/app-api';
 import { resolveDataDirectory } from '../ledger/data-directory';
+import { checkFailpoints } from '../core/failpoints';
 import { describeError } from '../operations/errors';
 import { verifierPage } from '../operations/verifier-page';
 import { applicationMenu } from './menu';
@@ -36,6 +37,8 @@ protocol.registerSchemesAsPrivileged([
 
 const rendererDirectory = join(import.meta.dirname, '../renderer');
 const dataDirectory = resolveDataDirectory();
+// A mistyped failpoint setting (tests only, core/failpoints.ts) stops the app at start.
+checkFailpoints();
 /** Files the system asked us to open (associations, a second instance, macOS open-file). */
 const openQueue = createOpenQueue();
 /** `electron PATH` (development) puts the app's path before the files; a packaged app does not. */

@@ -6,6 +6,7 @@
  * loaded when it runs (COMMANDS). scripts/build-cli.test.ts fails when the bundle's entry
  * reaches a heavy package statically.
  */
+import { checkFailpoints, FailpointConfigError } from '../core/failpoints';
 import { describeError } from '../operations/errors';
 import { APP_VERSION } from '../version';
 import { CliError } from './cli-error';
@@ -199,6 +200,14 @@ export async function runCli(argv: readonly string[], terminal: Terminal = proce
   if (name === '--version' || name === '-V') {
     writeLine(terminal.out, APP_VERSION);
     return 0;
+  }
+  try {
+    // A mistyped failpoint setting (tests only) is refused before anything runs.
+    checkFailpoints();
+  } catch (error) {
+    if (!(error instanceof FailpointConfigError)) throw error;
+    writeLine(terminal.err, `evroom: ${error.message}`);
+    return 2;
   }
   const entry = COMMANDS.find((candidate) => candidate.name === name);
   if (!entry) {
