@@ -12,6 +12,7 @@
  *
  * The private key stays in the viem account; it is never logged or printed.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -55,7 +56,9 @@ export interface Anchoring {
 }
 
 /** Why anchoring cannot start. */
-export class AnchoringConfigError extends Error {
+export class AnchoringConfigError extends DomainError {
+  override readonly code = 'anchoring_unavailable';
+  override readonly kind = 'invalid_input';
   constructor(message: string) {
     super(message);
     this.name = 'AnchoringConfigError';

@@ -23,7 +23,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createAppApi, type AppApiDispatcher } from '../appapi/app-api';
 import { resolveDataDirectory } from '../ledger/data-directory';
 import { checkFailpoints } from '../core/failpoints';
-import { describeError } from '../operations/errors';
+import { describeError, internalLogLine } from '../operations/errors';
 import { verifierPage } from '../operations/verifier-page';
 import { applicationMenu } from './menu';
 import { createServiceControl } from './service-control';
@@ -117,7 +117,8 @@ function show(route: string): void {
 
 async function reportError(error: unknown): Promise<void> {
   if (!mainWindow) return;
-  const { envelope } = describeError(error);
+  const { envelope, internal } = describeError(error);
+  if (internal !== undefined) process.stderr.write(`${internalLogLine(internal)}\n`);
   await dialog.showMessageBox(mainWindow, {
     type: 'error',
     title: 'Evidence Room',
