@@ -12,6 +12,7 @@
  *
  * The private key stays in the viem account; it is never logged or printed.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,7 @@ import { isAnchorNetwork } from '../../src-shared/anchor/urn';
 import type { Ledger } from '../ledger/open-ledger';
 import { EMBEDDED_NETWORK, startAnvil, type AnvilProcess } from './anvil';
 import { anchorAccount, ChainClient, ChainError, readAnchorKeyFile } from './chain';
-import { ANCHOR_CRASH_POINTS, AnchorEngine, type AnchorCrashPoint } from './engine';
+import { AnchorEngine } from './engine';
 
 /** The folder of anchoring's files inside the data folder. */
 export const ANCHOR_FOLDER = 'anchor';
@@ -40,8 +41,6 @@ export interface AnchoringConfig {
   intervalSeconds?: number;
   /** Blocks before a batch resolves; default 1. */
   confirmations?: number;
-  /** Test-only crash point (EVROOM_ANCHOR_CRASH_POINT), one of ANCHOR_CRASH_POINTS. */
-  crashPoint?: string;
   /** Where chain errors go, one line each. */
   log?: (line: string) => void;
 }
@@ -57,24 +56,13 @@ export interface Anchoring {
 }
 
 /** Why anchoring cannot start. */
-export class AnchoringConfigError extends Error {
+export class AnchoringConfigError extends DomainError {
+  override readonly code = 'anchoring_unavailable';
+  override readonly kind = 'invalid_input';
   constructor(message: string) {
     super(message);
     this.name = 'AnchoringConfigError';
   }
-}
-
-/**
- * The test-only crash point named by an environment value.
- *
- * @returns it, or undefined when unset
- * @throws AnchoringConfigError for an unknown value
- */
-export function crashPointFrom(value: string | undefined): AnchorCrashPoint | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (!(ANCHOR_CRASH_POINTS as readonly string[]).includes(value))
-    throw new AnchoringConfigError(`EVROOM_ANCHOR_CRASH_POINT must be one of ${ANCHOR_CRASH_POINTS.join(', ')}.`);
-  return value as AnchorCrashPoint;
 }
 
 /** The embedded account's key, made on first use (0600 in a 0700 folder). */
@@ -139,7 +127,6 @@ export async function startAnchoring(
   const intervalSeconds = config.intervalSeconds ?? 60;
   if (!Number.isFinite(intervalSeconds) || intervalSeconds < 0.01 || intervalSeconds > 86_400)
     throw new AnchoringConfigError('The anchor interval must be from 0.01 to 86400 seconds.');
-  const crashPoint = crashPointFrom(config.crashPoint);
   const confirmations = config.confirmations ?? 1;
   if (!Number.isSafeInteger(confirmations) || confirmations < 1 || confirmations > 1000)
     throw new AnchoringConfigError('confirmations must be a whole number from 1 to 1000.');
@@ -187,7 +174,6 @@ export async function startAnchoring(
     network,
     intervalMs: intervalSeconds * 1000,
     confirmations,
-    ...(crashPoint === undefined ? {} : { crashPoint }),
     ...(config.log === undefined ? {} : { log: config.log }),
   });
   engine.start();

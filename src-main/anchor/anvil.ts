@@ -8,6 +8,7 @@
  *
  * Only src-main/anchor talks to a chain (ARCHITECTURE); this module only runs the process.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,7 +28,8 @@ const PACKAGE_PLATFORMS: Record<string, string> = {
 };
 
 /** Why the embedded chain could not start. */
-export class AnvilError extends Error {
+export class AnvilError extends DomainError {
+  override readonly code = 'anchoring_unavailable';
   constructor(message: string) {
     super(message);
     this.name = 'AnvilError';

@@ -15,8 +15,8 @@ import { anchorAccount, ChainClient } from './chain';
 import { verifyAnchor } from './verify-anchor';
 
 // The engine inside `evroom serve`, run as a child process and killed with SIGKILL at the
-// test-only crash points, then restarted: every hash resolves and the chain holds exactly one
-// transaction per batch.
+// failpoints anchor.after-record and anchor.after-broadcast (core/failpoints.ts), then
+// restarted: every hash resolves and the chain holds exactly one transaction per batch.
 
 const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
 const sha256 = (data: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(data).digest());
@@ -145,7 +145,7 @@ describe('the anchoring engine survives SIGKILL', () => {
       ];
       const texts = Array.from({ length: 20 }, (_, index) => `${point} ${index}`);
       // A batch open long enough for every submission to be answered before the crash.
-      const crashing = await serve(home, [...chainArgs, '3'], { EVROOM_ANCHOR_CRASH_POINT: point });
+      const crashing = await serve(home, [...chainArgs, '3'], { EVROOM_FAILPOINTS: `anchor.${point}=kill` });
       const urns = await submit(crashing.url, apiKey, texts);
       expect(await crashing.exited).toEqual({ code: null, signal: 'SIGKILL' });
       // What the chain holds at the moment of the crash.

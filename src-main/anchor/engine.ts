@@ -44,6 +44,7 @@ import {
   type AnchorBatchRecord,
 } from '../ledger/anchor-batches';
 import type { Ledger } from '../ledger/open-ledger';
+import { failpoint } from '../core/failpoints';
 import { ChainError, type ChainClient } from './chain';
 
 /** Seconds a batch stays open by default. */
@@ -54,14 +55,6 @@ export const DEFAULT_ANCHOR_CONFIRMATIONS = 1;
 export const DEFAULT_MAX_BACKOFF_MS = 30_000;
 /** The first wait after a chain error. */
 const BASE_BACKOFF_MS = 500;
-
-/**
- * Test-only crash points (environment variable `EVROOM_ANCHOR_CRASH_POINT`): the process kills
- * itself with SIGKILL right after recording a batch's transaction (`after-record`, before it is
- * broadcast) or right after broadcasting it (`after-broadcast`, before it is marked or resolved).
- */
-export const ANCHOR_CRASH_POINTS = ['after-record', 'after-broadcast'] as const;
-export type AnchorCrashPoint = (typeof ANCHOR_CRASH_POINTS)[number];
 
 /** How to run the engine. */
 export interface AnchorEngineOptions {
@@ -81,8 +74,6 @@ export interface AnchorEngineOptions {
   maxBackoffMs?: number;
   /** The clock; default the system's. */
   now?: () => Date;
-  /** Test-only: where to SIGKILL the process. */
-  crashPoint?: AnchorCrashPoint;
   /** Where chain errors are reported (one line each; never a key). */
   log?: (line: string) => void;
 }
@@ -305,10 +296,6 @@ export class AnchorEngine {
     );
   }
 
-  private crash(point: AnchorCrashPoint): void {
-    if (this.options.crashPoint === point) process.kill(process.pid, 'SIGKILL');
-  }
-
   private tree(batch: AnchorBatchRecord): {
     hashes: ReturnType<typeof listBatchHashes>;
     root: Uint8Array;
@@ -345,7 +332,8 @@ export class AnchorEngine {
       },
       { at: this.now().getTime() },
     );
-    this.crash('after-record');
+    // The crash tests kill the process here and after the broadcast (core/failpoints.ts).
+    failpoint('anchor.after-record');
     return recorded;
   }
 
@@ -367,7 +355,7 @@ export class AnchorEngine {
       await chain.broadcast(resigned.raw_tx as Hex);
       batch = resigned;
     }
-    this.crash('after-broadcast');
+    failpoint('anchor.after-broadcast');
     return markAnchorBatchPosted(this.options.ledger.writable, batch.id, { at: this.now().getTime() });
   }
 

@@ -22,7 +22,8 @@ import { pathToFileURL } from 'node:url';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createAppApi, type AppApiDispatcher } from '../appapi/app-api';
 import { resolveDataDirectory } from '../ledger/data-directory';
-import { describeError } from '../operations/errors';
+import { checkFailpoints } from '../core/failpoints';
+import { describeError, internalLogLine } from '../operations/errors';
 import { verifierPage } from '../operations/verifier-page';
 import { applicationMenu } from './menu';
 import { createServiceControl } from './service-control';
@@ -36,6 +37,8 @@ protocol.registerSchemesAsPrivileged([
 
 const rendererDirectory = join(import.meta.dirname, '../renderer');
 const dataDirectory = resolveDataDirectory();
+// A mistyped failpoint setting (tests only, core/failpoints.ts) stops the app at start.
+checkFailpoints();
 /** Files the system asked us to open (associations, a second instance, macOS open-file). */
 const openQueue = createOpenQueue();
 /** `electron PATH` (development) puts the app's path before the files; a packaged app does not. */
@@ -114,7 +117,8 @@ function show(route: string): void {
 
 async function reportError(error: unknown): Promise<void> {
   if (!mainWindow) return;
-  const { envelope } = describeError(error);
+  const { envelope, internal } = describeError(error);
+  if (internal !== undefined) process.stderr.write(`${internalLogLine(internal)}\n`);
   await dialog.showMessageBox(mainWindow, {
     type: 'error',
     title: 'Evidence Room',

@@ -22,7 +22,7 @@ export interface RunningWebMode {
 /**
  * Starts local web mode.
  *
- * @param options - The data folder, the built renderer's folder, the port (0: any free port).
+ * @param options - The data folder, the built renderer's folder, the port (0: any free port), the log.
  * @returns The URL to open (with its session token) and a way to stop.
  * @throws Error with a clear message when the renderer is not built or the port is taken.
  */
@@ -30,9 +30,16 @@ export async function startLocalWebMode(options: {
   dataDirectory: string;
   rendererDirectory: string;
   port: number;
+  /** Where the log line of an internal fault goes; default standard error. */
+  log?: (line: string) => void;
 }): Promise<RunningWebMode> {
   const service = createServiceControl(options.dataDirectory);
-  const api = createAppApi({ mode: 'web', dataDirectory: options.dataDirectory, service });
+  const api = createAppApi({
+    mode: 'web',
+    dataDirectory: options.dataDirectory,
+    service,
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
   let server;
   try {
     server = await startWebServer({

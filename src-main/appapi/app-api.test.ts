@@ -46,6 +46,17 @@ describe('app API', () => {
     await expect(api('receipts.list', { filters: { status: 'GOOD' } })).rejects.toMatchObject({
       message: expect.stringContaining('status must be one of'),
     });
+    // An instant the ledger cannot hold (before 1970) is the input's fault, said at the door.
+    for (const name of ['from', 'to']) {
+      expect(await api.answer('receipts.list', { filters: { [name]: '1969-12-31T23:59:59Z' } })).toEqual({
+        ok: false,
+        error: {
+          code: 'invalid_request',
+          message: `filters.${name} must be 1970-01-01T00:00:00Z or later`,
+          details: [{ path: `/filters/${name}`, message: `filters.${name} must be 1970-01-01T00:00:00Z or later` }],
+        },
+      });
+    }
     await expect(api('trust.pin', { key_id: 'did:svc:x', algorithm: 'RSA', public_key: 'AA' })).rejects.toMatchObject({
       code: 'invalid_request',
     });

@@ -38,7 +38,7 @@ import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
 import { b64uDecode, b64uEncode, utf8Decode } from '../../src-shared/crypto';
 import { signedContent } from '../../src-shared/verify/signed-content';
 import { pinnedTrust } from '../../src-shared/verify/keys';
-import { describeError, OperationError } from '../operations/errors';
+import { describeError, internalLogLine, OperationError } from '../operations/errors';
 import { exportEvidence } from '../operations/evidence';
 import {
   anchorBatches,
@@ -99,6 +99,11 @@ export interface AppApiOptions {
   dataDirectory: string;
   /** Runs the HTTP service for the Service view; without it the service methods are refused. */
   service?: ServiceControl;
+  /**
+   * Where the log line of an internal fault goes (its correlation id, message and stack; the
+   * caller gets only `internal error (ref ID)`). Default: standard error.
+   */
+  log?: (line: string) => void;
 }
 
 function notFound(message: string): OperationError {
@@ -250,7 +255,8 @@ function toBundle(summary: StoredBundleSummary): BundleSummary {
  *   transports, `desktop` for the shell's menu and `close()` for shutdown
  */
 export function createAppApi(options: AppApiOptions): AppApiDispatcher {
-  const jobs = createImportJobs();
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const jobs = createImportJobs(log);
   let opened: Workspace | undefined;
 
   function workspace(): Workspace {
@@ -619,8 +625,16 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   const dispatch = (async (method: string, input: unknown) => {
     if (!isAppApiMethod(method))
       throw new OperationError('not_found', 'not_found', `unknown app API method '${String(method)}'`);
-    const validated = APP_API[method](input) as never;
-    return (handlers[method] as (value: never) => unknown)(validated);
+    try {
+      const validated = APP_API[method](input) as never;
+      return await (handlers[method] as (value: never) => unknown)(validated);
+    } catch (error) {
+      // A fault of ours is logged here, once, under the correlation id every transport's answer
+      // carries (describeError gives the same error the same id).
+      const { internal } = describeError(error);
+      if (internal !== undefined) log(`app API ${method}: ${internalLogLine(internal)}`);
+      throw error;
+    }
   }) as AppApiDispatcher;
   dispatch.answer = async (method, input) => {
     try {

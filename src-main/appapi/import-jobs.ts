@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ImportOutcome, ImportProgress } from '../../src-shared/api/contract';
 import type { ImportOptions, ImportResult } from '../evidence/import-bundle';
-import { describeError } from '../operations/errors';
+import { describeError, internalLogLine } from '../operations/errors';
 import { importEvidence } from '../operations/evidence';
 import type { Workspace } from '../operations/workspace';
 
@@ -34,8 +34,13 @@ export interface ImportJobs {
   cancel(jobId: string): ImportProgress | undefined;
 }
 
-/** The job registry of one app instance. */
-export function createImportJobs(): ImportJobs {
+/**
+ * The job registry of one app instance.
+ *
+ * @param log - Where the log line of a job's internal fault goes (the job's error carries only
+ *   its correlation id).
+ */
+export function createImportJobs(log: (line: string) => void = () => undefined): ImportJobs {
   const jobs = new Map<string, Job>();
 
   function prune(): void {
@@ -97,10 +102,11 @@ export function createImportJobs(): ImportJobs {
             });
             return;
           }
-          const { envelope, kind } = describeError(error);
+          const { envelope, internal } = describeError(error);
           // An import that stopped part-way (a storage failure, a worker that died) says so in
           // its own words; it is not a fault the user cannot act on.
-          const stopped = kind === 'internal' && error instanceof Error && error.name === 'ImportInterruptedError';
+          const stopped = internal !== undefined && error instanceof Error && error.name === 'ImportInterruptedError';
+          if (internal !== undefined && !stopped) log(`import ${job.progress.jobId}: ${internalLogLine(internal)}`);
           finish({
             state: 'failed',
             phase: 'failed',

@@ -133,12 +133,16 @@ describe('evroom export', () => {
       ['--trust', 'maybe'],
       ['--from', '2026-13-01'],
       ['--from', '2026-11-05', '--to', '2026-11-01'],
+      // Before 1970 the ledger has no instant: refused here, not as an internal error below.
+      ['--from', '0000-01-01'],
+      ['--to', '1969-12-31T23:59:59Z'],
       ['--tenant', 'a\u0001b'],
       ['stray'],
     ]) {
       const refused = evroom(home, ['export', ...args, '--out', bad]);
       expect(refused.code, args.join(' ')).toBe(2);
       expect(refused.stderr).toMatch(/^evroom: export: /);
+      expect(refused.stderr).not.toContain('internal');
     }
     expect(evroom(home, ['export']).stderr).toContain('--out');
     expect(fs.existsSync(bad)).toBe(false);

@@ -6,7 +6,8 @@
  * loaded when it runs (COMMANDS). scripts/build-cli.test.ts fails when the bundle's entry
  * reaches a heavy package statically.
  */
-import { describeError } from '../operations/errors';
+import { checkFailpoints, FailpointConfigError } from '../core/failpoints';
+import { describeError, internalLogLine } from '../operations/errors';
 import { APP_VERSION } from '../version';
 import { CliError } from './cli-error';
 import { formatHelp, HelpRequested, type CommandSpec } from './arguments';
@@ -200,6 +201,14 @@ export async function runCli(argv: readonly string[], terminal: Terminal = proce
     writeLine(terminal.out, APP_VERSION);
     return 0;
   }
+  try {
+    // A mistyped failpoint setting (tests only) is refused before anything runs.
+    checkFailpoints();
+  } catch (error) {
+    if (!(error instanceof FailpointConfigError)) throw error;
+    writeLine(terminal.err, `evroom: ${error.message}`);
+    return 2;
+  }
   const entry = COMMANDS.find((candidate) => candidate.name === name);
   if (!entry) {
     writeLine(
@@ -223,14 +232,12 @@ export async function runCli(argv: readonly string[], terminal: Terminal = proce
       return error.exitCode;
     }
     // Errors of the operations layer and the libraries below it carry the one envelope: print
-    // its message and code, as the app and web mode show them.
-    const { envelope, kind, internalMessage } = describeError(error);
-    if (kind !== 'internal') {
-      writeLine(terminal.err, `evroom: ${envelope.message} (${envelope.code})`);
-      return 2;
-    }
-    writeLine(terminal.err, `evroom: unexpected error: ${internalMessage ?? envelope.message}`);
-    if (process.env.EVROOM_DEBUG && error instanceof Error && error.stack) writeLine(terminal.err, error.stack);
+    // its message and code, as the app and web mode show them. A fault of ours (a TypeError from
+    // a defect, say) prints only its correlation id; EVROOM_DEBUG adds the log line with that id,
+    // the original message and the stack.
+    const { envelope, internal } = describeError(error);
+    writeLine(terminal.err, `evroom: ${envelope.message} (${envelope.code})`);
+    if (internal !== undefined && process.env.EVROOM_DEBUG) writeLine(terminal.err, internalLogLine(internal));
     return 2;
   }
 }

@@ -41,6 +41,7 @@
  *   the mode and decides whether to warn or tighten it.
  * - Secret material never appears in an error message: problems name the member, not its value.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -95,8 +96,8 @@ export interface PrivateKey {
  * code (`not_found`, `not_a_file`, `too_large`, `empty`, `not_utf8`, `unreadable`, `exists`,
  * `unwritable`). The message never holds secret material.
  */
-export class PrivateKeyFileError extends Error {
-  readonly code: string;
+export class PrivateKeyFileError extends DomainError {
+  override readonly code: string;
   /** The file concerned; `''` when parsing text that came from elsewhere. */
   readonly path: string;
   /** JSON Pointer (RFC 6901) to the offending member; `''` for the whole file. */

@@ -12,6 +12,7 @@
  * the rules of src-shared/anchor/urn.ts (pending or resolved form; anything else is refused),
  * and a pending URN must name the file's batch.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import { BATCH_ID_PATTERN, isBatchId, parseAnchorUrn } from '../../src-shared/anchor/urn';
 import { isHex64 } from '../../src-shared/crypto';
 import { JsonParseError, parseJsonBytes, toPlain } from '../../src-shared/json';
@@ -37,7 +38,8 @@ export interface AnchorsFile {
 }
 
 /** Why an anchors file cannot be used. */
-export class AnchorsFileError extends Error {
+export class AnchorsFileError extends DomainError {
+  override readonly code = 'anchors_file_invalid';
   /** JSON Pointer to the problem. */
   readonly path: string;
   constructor(path: string, message: string) {

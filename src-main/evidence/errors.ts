@@ -4,6 +4,7 @@
  * A refusal is decided before anything is written (PROTOCOL section 9): whenever
  * {@link BundleError} is thrown by the import, the ledger is as it was.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 
 export { BundleError, printableName, type BundleErrorCode } from '../../src-shared/evidence/errors';
 
@@ -14,8 +15,9 @@ export { BundleError, printableName, type BundleErrorCode } from '../../src-shar
  * checked (nothing written yet), or between batches (whole batches stay stored, the bundle
  * `partial`, exactly as after a crash, and importing the same zip again finishes it).
  */
-export class ImportCancelledError extends Error {
-  readonly code = 'import_cancelled';
+export class ImportCancelledError extends DomainError {
+  override readonly code = 'cancelled';
+  override readonly kind = 'cancelled';
   constructor() {
     super(
       'The import was cancelled; receipts already stored are kept, and importing the same bundle again finishes it.',

@@ -12,6 +12,7 @@
  * receipt that the ledger knows, pinned or advertised: the receiving side needs them to verify,
  * and listing a key confers no trust), then `manifest.json` and `manifest.sig`.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -113,8 +114,8 @@ export interface ExportResult {
 }
 
 /** An export that cannot be done; nothing was written. */
-export class ExportError extends Error {
-  readonly code: 'out_exists' | 'out_unwritable';
+export class ExportError extends DomainError {
+  override readonly code: 'out_exists' | 'out_unwritable';
   constructor(code: 'out_exists' | 'out_unwritable', message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ExportError';

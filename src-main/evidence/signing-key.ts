@@ -20,6 +20,7 @@
  * The seed never leaves this module's callers: it is not logged, not audited, and callers wipe
  * it (`fill(0)`) after signing.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import fs from 'node:fs';
 import path from 'node:path';
 import { didKeyFromEd25519, equalBytes } from '../../src-shared/crypto';
@@ -46,8 +47,8 @@ export const SIGNING_KEY_LABEL = 'Evidence Room export signing key';
 export type LocalSigningKey = PrivateKey & { algorithm: 'Ed25519' };
 
 /** The key file cannot be used; nothing was changed (a damaged file is never overwritten). */
-export class SigningKeyError extends Error {
-  readonly code: 'signing_key_invalid' | 'signing_key_unreadable';
+export class SigningKeyError extends DomainError {
+  override readonly code: 'signing_key_invalid' | 'signing_key_unreadable';
   constructor(code: 'signing_key_invalid' | 'signing_key_unreadable', message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SigningKeyError';

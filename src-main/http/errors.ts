@@ -2,11 +2,11 @@
  * The service's errors: PROTOCOL section 10's body, `{"error": {code, message, details}}`, with
  * the envelope every door shares and the HTTP status of its kind.
  *
- * Nothing of an internal fault leaves the server: its message is "internal error", and the
- * original goes to the request log only.
+ * Nothing of an internal fault leaves the server: its message is "internal error (ref ID)", and
+ * the original message and stack go to the request log only, under the same id.
  */
 import type { ErrorDetail } from '../../src-shared/api/error-envelope';
-import { describeError, HTTP_STATUS_OF_KIND, OperationError, type ErrorKind } from '../operations/errors';
+import { describeError, HTTP_STATUS_OF_KIND, OperationError, type InternalFault } from '../operations/errors';
 
 /** An error the service answers with a specific status and code (401, 403, 429, ...). */
 export class HttpError extends Error {
@@ -31,7 +31,7 @@ export class HttpError extends Error {
 
 /** The body of every error answer. */
 export interface ServiceErrorBody {
-  error: { code: string; message: string; details: ErrorDetail[] };
+  error: { code: string; message: string; details: ErrorDetail[]; ref?: string };
 }
 
 /** Fastify's own errors (body parsing, limits, routing) as PROTOCOL 10 codes. */
@@ -65,13 +65,14 @@ function frameworkError(error: {
 /**
  * Any error as the status, headers and body the service answers.
  *
- * @returns the status, extra headers, the body, and for internal faults the message to log
+ * @returns the status, extra headers, the body, and for internal faults what to log (the body
+ *   carries only `internal error (ref ID)` and `ref`: the log line must carry the same id)
  */
 export function errorAnswer(error: unknown): {
   status: number;
   headers: Record<string, string>;
   body: ServiceErrorBody;
-  internal?: string;
+  internal?: InternalFault;
 } {
   if (error instanceof HttpError) {
     return {
@@ -103,12 +104,11 @@ export function errorAnswer(error: unknown): {
       body: { error: { code: 'invalid_request', message: 'The request does not fit the route’s schema.', details } },
     };
   }
-  const { envelope, kind, internalMessage } = describeError(error);
-  const status = HTTP_STATUS_OF_KIND[kind as ErrorKind];
+  const { envelope, kind, internal } = describeError(error);
   return {
-    status,
+    status: HTTP_STATUS_OF_KIND[kind],
     headers: {},
     body: { error: envelope },
-    ...(internalMessage === undefined ? {} : { internal: internalMessage }),
+    ...(internal === undefined ? {} : { internal }),
   };
 }

@@ -221,7 +221,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
 
   app.setErrorHandler(async (error, request, reply) => {
     const answer = errorAnswer(error);
-    if (answer.internal !== undefined) request.log.error({ err: answer.internal }, 'internal error');
+    if (answer.internal) request.log.error({ ref: answer.internal.ref, err: answer.internal }, 'internal error');
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   app.setNotFoundHandler(async (request, reply) =>

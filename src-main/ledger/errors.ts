@@ -6,6 +6,7 @@
  * rather than a SQLite stack trace. Wrong argument types and ranges stay `TypeError` and
  * `RangeError`, as everywhere in the project.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 
 /** Stable codes of {@link LedgerError}. */
 export type LedgerErrorCode =
@@ -44,8 +45,8 @@ export type LedgerErrorCode =
  *   if (error instanceof LedgerError && error.code === 'schema_too_new') { ... }
  * }
  */
-export class LedgerError extends Error {
-  readonly code: LedgerErrorCode;
+export class LedgerError extends DomainError {
+  override readonly code: LedgerErrorCode;
   constructor(code: LedgerErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'LedgerError';

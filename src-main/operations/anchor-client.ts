@@ -21,6 +21,7 @@
  * Talking to our own HTTP service (or anyone's) is not talking to a chain, so this module uses
  * Node's fetch; the API key is never put in a message, an error or a log.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import { readFile, stat } from 'node:fs/promises';
 import { readAnchorRecord } from '../../src-shared/anchor/proof';
 import { anchorSuffix, parseAnchorUrn } from '../../src-shared/anchor/urn';
@@ -41,13 +42,13 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
  * The service answered with an error (PROTOCOL 10), or with something that is not the
  * protocol's answer. `status` is the HTTP status (0 when there was no answer).
  */
-export class AnchorServiceError extends Error {
+export class AnchorServiceError extends DomainError {
   /** HTTP status, or 0 when the service could not be reached. */
   readonly status: number;
   /** The service's error code (`unauthorized`, ...), or ours (`service_unreachable`, ...). */
-  readonly code: string;
+  override readonly code: string;
   /** The service's details, as it sent them (path and message each). */
-  readonly details: { path: string; message: string }[];
+  override readonly details: { path: string; message: string }[];
   constructor(status: number, code: string, message: string, details: { path: string; message: string }[] = []) {
     super(message);
     this.name = 'AnchorServiceError';

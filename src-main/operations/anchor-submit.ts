@@ -54,10 +54,20 @@ export interface PendingAnchor {
 }
 
 /**
- * Whether a key's tier may anchor (free keys may not: 403 at the service).
+ * Refuses a key whose tier does not anchor (PROTOCOL section 8: 403).
+ *
+ * The one tier check of `POST /v1/anchor`: {@link submitAnchor} makes it, and the route makes it
+ * first, so a free key hears 403 before anything about its body.
+ *
+ * @throws OperationError forbidden `forbidden` for a free key
  */
-export function mayAnchor(caller: Caller): boolean {
-  return ANCHORING_TIERS.includes(caller.key.tier);
+export function requireAnchoringTier(caller: Caller): void {
+  if (!ANCHORING_TIERS.includes(caller.key.tier))
+    throw new OperationError(
+      'forbidden',
+      'forbidden',
+      `A ${caller.key.tier} key does not anchor; anchoring needs a pro, scale or enterprise key.`,
+    );
 }
 
 /**
@@ -87,14 +97,14 @@ export function decodeCanonicalSha256(text: string): Uint8Array {
  * Queues a hash for anchoring; committed before this returns.
  *
  * @param backend - The engine.
- * @param caller - The authenticated caller, of a tier that anchors ({@link mayAnchor}).
+ * @param caller - The authenticated caller.
  * @param request - The parsed body.
  * @returns the pending record (the same for the same hash in one open batch)
- * @throws OperationError invalid_request (hash), conflict (another hash
+ * @throws OperationError forbidden (a tier that does not anchor), invalid_request (hash), conflict (another hash
  *   with the same 16-hex suffix already holds this batch's URN)
  */
 export function submitAnchor(backend: AnchorBackend, caller: Caller, request: AnchorRequest): PendingAnchor {
-  if (!mayAnchor(caller)) throw new OperationError('refused', 'forbidden', `A ${caller.key.tier} key does not anchor.`);
+  requireAnchoringTier(caller);
   const digest = decodeCanonicalSha256(request.canonical_sha256);
   const outcome = backend.submit(digest, { tenantId: caller.tenant.id });
   if (outcome.outcome === 'conflict') {

@@ -8,28 +8,17 @@
  * own rendering: an exit code, an HTTP status, an IPC rejection. So one action gives one code
  * through every door.
  */
+import { randomBytes } from 'node:crypto';
+import { DomainError, type ErrorKind } from '../../src-shared/api/domain-error';
 import type { ErrorEnvelope } from '../../src-shared/api/error-envelope';
 
-/**
- * What kind of failure an error is, which each door maps to its own signal (HTTP status, exit
- * code).
- *
- * - `invalid_input`: the request itself is malformed (HTTP 400, exit 2).
- * - `not_found`: it names something that does not exist (404, exit 2).
- * - `refused`: well-formed, understood, and refused by a rule (422, exit 2).
- * - `conflict`: clashes with the current state, e.g. a key pinned with other bytes (409, exit 2).
- * - `too_large`: over a size limit (413, exit 2).
- * - `cancelled`: stopped on request (409, exit 2).
- * - `too_many`: a quota or rate is used up (429, exit 2).
- * - `internal`: a fault of ours; its message is not shown to remote callers (500, exit 2).
- */
-export type ErrorKind =
-  'invalid_input' | 'not_found' | 'refused' | 'conflict' | 'too_large' | 'cancelled' | 'too_many' | 'internal';
+export type { ErrorKind } from '../../src-shared/api/domain-error';
 
 /** The HTTP status of each kind. */
 export const HTTP_STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   invalid_input: 400,
   not_found: 404,
+  forbidden: 403,
   refused: 422,
   conflict: 409,
   too_large: 413,
@@ -49,10 +38,10 @@ export type ErrorFacts = Readonly<Record<string, string | number | boolean | und
  * `details` go into the envelope; `facts` stay with the door. A `facts.path` (a JSON Pointer)
  * becomes the one detail when no details are given.
  */
-export class OperationError extends Error {
-  readonly code: string;
-  readonly kind: ErrorKind;
-  readonly details: Details;
+export class OperationError extends DomainError {
+  override readonly code: string;
+  override readonly kind: ErrorKind;
+  override readonly details: Details;
   readonly facts: ErrorFacts;
   constructor(
     kind: ErrorKind,
@@ -74,19 +63,6 @@ export class OperationError extends Error {
 const CONFLICT_CODES = new Set(['key_conflict', 'already_pinned', 'key_revoked', 'already_revoked', 'busy']);
 /** Codes of domain errors that mean "names something that is not there". */
 const NOT_FOUND_CODES = new Set(['unknown_key', 'not_found']);
-/** Domain error classes (by name, so no door has to import every library) whose messages are for people. */
-const DOMAIN_ERRORS = new Set([
-  'TrustError',
-  'LedgerError',
-  'BundleError',
-  'ExportError',
-  'KeyFileError',
-  'SigningKeyError',
-  'AnchorsFileError',
-  'WearableInputError',
-  'PrivateKeyFileError',
-  'AuditorKeyError',
-]);
 
 /**
  * Where a domain error points, as details: a zip `entry` (with the JSON Pointer inside it when
@@ -102,51 +78,68 @@ function domainDetails(error: Error): Details {
   return [];
 }
 
+/** What a door keeps of an internal fault for its log; never sent. */
+export interface InternalFault {
+  /** The correlation id, also in the envelope the caller got. */
+  ref: string;
+  /** The original message. */
+  message: string;
+  /** The stack, when there is one. */
+  stack: string | undefined;
+}
+
+/** The correlation id of each fault already described (one fault, one id, however often it is described). */
+const REFS = new WeakMap<object, string>();
+
+/** The generic message an internal fault is answered with. */
+export const INTERNAL_MESSAGE = 'internal error';
+
 /**
  * Any thrown value as the envelope and its kind.
  *
- * Errors of ours carry their code and message. A TypeError or RangeError thrown by an exported
- * function's input checks is `invalid_request`. Anything else is `internal`, and its message is
- * kept only in `internalMessage` for local logs: a remote caller sees "internal error".
+ * A {@link DomainError} (an {@link OperationError}, an input the contract refuses, a library's
+ * refusal: TrustError, LedgerError, BundleError, ...) carries its code and message. Anything
+ * else, a TypeError or RangeError included, is a fault of ours: the envelope is `internal` with
+ * the message `internal error (ref ID)` and the correlation id in `ref`, and `internal` holds
+ * the original message and stack for the door's log line, which must carry the same id. The
+ * same error object described again gets the same id.
  *
  * @param error - What was caught.
- * @returns The envelope, its kind, and for internal faults the original message.
+ * @returns The envelope, its kind, and for internal faults what to log.
  */
-export function describeError(error: unknown): { envelope: ErrorEnvelope; kind: ErrorKind; internalMessage?: string } {
-  if (error instanceof OperationError) {
-    return { envelope: { code: error.code, message: error.message, details: error.details }, kind: error.kind };
+export function describeError(error: unknown): { envelope: ErrorEnvelope; kind: ErrorKind; internal?: InternalFault } {
+  if (error instanceof DomainError) {
+    const code = error.code;
+    const kind: ErrorKind =
+      error.kind ?? (NOT_FOUND_CODES.has(code) ? 'not_found' : CONFLICT_CODES.has(code) ? 'conflict' : 'refused');
+    const details = error.details
+      ? error.details.map((detail) => ({ path: detail.path, message: detail.message }))
+      : domainDetails(error);
+    return { envelope: { code, message: error.message, details }, kind };
   }
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    if (error.name === 'ApiInputError') {
-      return {
-        envelope: { code: 'invalid_request', message: error.message, details: domainDetails(error) },
-        kind: 'invalid_input',
-      };
-    }
-    if (DOMAIN_ERRORS.has(error.name) && typeof code === 'string') {
-      const kind: ErrorKind = NOT_FOUND_CODES.has(code)
-        ? 'not_found'
-        : CONFLICT_CODES.has(code)
-          ? 'conflict'
-          : 'refused';
-      return { envelope: { code, message: error.message, details: domainDetails(error) }, kind };
-    }
-    if (error.name === 'ImportCancelledError') {
-      return { envelope: { code: 'cancelled', message: error.message, details: [] }, kind: 'cancelled' };
-    }
-    if (error instanceof TypeError || error instanceof RangeError) {
-      return { envelope: { code: 'invalid_request', message: error.message, details: [] }, kind: 'invalid_input' };
-    }
-    return {
-      envelope: { code: 'internal', message: 'internal error', details: [] },
-      kind: 'internal',
-      internalMessage: error.message,
-    };
+  let ref = typeof error === 'object' && error !== null ? REFS.get(error) : undefined;
+  if (ref === undefined) {
+    ref = randomBytes(8).toString('hex');
+    if (typeof error === 'object' && error !== null) REFS.set(error, ref);
   }
   return {
-    envelope: { code: 'internal', message: 'internal error', details: [] },
+    envelope: { code: 'internal', message: `${INTERNAL_MESSAGE} (ref ${ref})`, details: [], ref },
     kind: 'internal',
-    internalMessage: String(error),
+    internal: {
+      ref,
+      message: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    },
   };
+}
+
+/**
+ * The log line of an internal fault: its correlation id, then its stack (or message).
+ *
+ * @param fault - From {@link describeError}.
+ * @returns One entry for a log (several lines when there is a stack).
+ */
+export function internalLogLine(fault: InternalFault): string {
+  const stack = fault.stack !== undefined && fault.stack.includes(fault.message) ? fault.stack : undefined;
+  return `internal error ref ${fault.ref}: ${stack ?? fault.message}`;
 }

@@ -9,7 +9,12 @@
 import { hexEncode, utf8Encode } from '../../src-shared/crypto';
 import { jcs } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
-import { issueProfileReceipt, type ProfileFieldsByName } from '../../src-shared/formats/profile';
+import {
+  issueProfileReceipt,
+  ProfileBudgetError,
+  ProfileFieldsError,
+  type ProfileFieldsByName,
+} from '../../src-shared/formats/profile';
 import { issueWearable, WearableInputError, type WearableCallerFields } from '../../src-shared/formats/wearable';
 import type { Tier } from '../../src-shared/api/vocabulary';
 import type { JsonObject } from '../../src-shared/verify/fields';
@@ -348,15 +353,57 @@ export function issueProfile(
   request: EmitRequest,
   options: { now: Date; ref: string; quota?: Quota | undefined } & WorkerOptions,
 ): Promise<Issued> {
-  const document = issueProfileReceipt(
-    profile,
-    profileFields(profile, request, workspace.crypto),
-    signer.seed,
-    signer.key_id,
-    workspace.crypto,
-    { now: options.now },
-  );
+  let document: JsonObject;
+  try {
+    document = issueProfileReceipt(
+      profile,
+      profileFields(profile, request, workspace.crypto),
+      signer.seed,
+      signer.key_id,
+      workspace.crypto,
+      { now: options.now },
+    );
+  } catch (error) {
+    throw refusedRequest(profile, request, error);
+  }
   return store(workspace, document, options, signer);
+}
+
+/** Where each receipt field the signer may refuse came from in the emit request. */
+const REQUEST_PATHS: Readonly<Record<string, string>> = {
+  '/a': '/agent_did',
+  '/t': '/content_type',
+  '/agent_did': '/agent_did',
+  '/content/type': '/content_type',
+  '/hktn_context/reputation_tier': '/reputation_tier',
+};
+
+/**
+ * The signer's refusal of fields that passed the route's schema (the format's own limits: a DID's
+ * syntax and 256 characters, a media type, a chain id from 1, a profile's byte budget) as the
+ * caller's error, pointing into the request. Anything else passes unchanged: a fault of ours.
+ */
+function refusedRequest(profile: EmitProfile, request: EmitRequest, error: unknown): unknown {
+  if (error instanceof ProfileFieldsError) {
+    const path = REQUEST_PATHS[error.path] ?? (error.path.startsWith('/settlement_reference/') ? error.path : '');
+    return new OperationError(
+      'invalid_input',
+      'invalid_request',
+      `A ${profile} receipt cannot carry this request: ${path || 'the request'} ${error.reason}.`,
+      { details: [{ path, message: error.reason }], cause: error },
+    );
+  }
+  if (error instanceof ProfileBudgetError) {
+    const grown = ['agent_did', 'content_type', 'settlement_reference', 'reputation_tier'].filter(
+      (name) => request[name as keyof EmitRequest] !== undefined,
+    );
+    const message = `A ${profile} receipt holds at most ${error.budget} bytes; this request would make one of ${error.size}. Shorten ${grown.join(', ')}${profile === 'nano' ? ', or use profile standard' : ''}.`;
+    return new OperationError('invalid_input', 'invalid_request', message, {
+      details: grown.map((name) => ({ path: `/${name}`, message: `adds to the ${error.budget}-byte budget` })),
+      cause: error,
+    });
+  }
+  return error;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { VerifyContext } from '../../src-shared/verify/context';
 import type { Report } from '../../src-shared/verify/report';
+import { failpoint } from '../core/failpoints';
 import { verifyReceiptBytes, type ReceiptFacts } from '../core/receipt-facts';
 import { verifyReportBytes } from '../core/verify-report';
 import { insertReceipts, type SourceKind } from '../ledger';
@@ -22,6 +23,7 @@ import type { Workspace } from './workspace';
  * @returns Its report with the facts the ledger files it under.
  */
 export function verifyBytes(bytes: Uint8Array, context: VerifyContext): ReceiptFacts {
+  failpoint('operations.verify');
   return verifyReceiptBytes(bytes, context);
 }
 
@@ -70,6 +72,7 @@ export function textBytes(text: string): Uint8Array {
  * @returns The report; never throws because of the document.
  */
 export function verifyReport(bytes: Uint8Array, context: VerifyContext): Report {
+  failpoint('operations.verify');
   return verifyReportBytes(bytes, context);
 }
 

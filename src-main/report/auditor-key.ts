@@ -10,6 +10,7 @@
  * One function, {@link withAuditorKey}, loads or creates the key, lends the seed to the caller
  * and wipes it afterwards.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 import fs from 'node:fs';
 import path from 'node:path';
 import { didKeyFromEd25519, type CryptoProvider } from '../../src-shared/crypto';
@@ -31,8 +32,8 @@ export interface AuditorKeyInfo {
 }
 
 /** The key file cannot be used; nothing was changed (the file is never overwritten). */
-export class AuditorKeyError extends Error {
-  readonly code: 'auditor_key_invalid' | 'auditor_key_unreadable';
+export class AuditorKeyError extends DomainError {
+  override readonly code: 'auditor_key_invalid' | 'auditor_key_unreadable';
   constructor(code: 'auditor_key_invalid' | 'auditor_key_unreadable', message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AuditorKeyError';

@@ -1,6 +1,7 @@
 /**
  * The trust store's error type.
  */
+import { DomainError } from '../../src-shared/api/domain-error';
 
 /** Stable codes of {@link TrustError}. */
 export type TrustErrorCode =
@@ -45,8 +46,8 @@ export type TrustErrorCode =
  *
  * Whenever a TrustError is thrown, nothing was changed.
  */
-export class TrustError extends Error {
-  readonly code: TrustErrorCode;
+export class TrustError extends DomainError {
+  override readonly code: TrustErrorCode;
   /** For `invalid_key_file` and entry errors: a JSON Pointer to the offending value. */
   readonly path: string | undefined;
   constructor(code: TrustErrorCode, message: string, options?: { path?: string; cause?: unknown }) {

@@ -411,6 +411,14 @@ function filtersInput(value: unknown): ReceiptFilters {
   if (to !== undefined) filters.to = to;
   if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to))
     throw new ApiInputError('filters.from must not be after filters.to');
+  // The ledger keeps instants as milliseconds from 1970 on.
+  for (const [name, instant] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (instant !== undefined && Date.parse(instant) < 0)
+      throw new ApiInputError(`filters.${name} must be 1970-01-01T00:00:00Z or later`, `/filters/${name}`);
+  }
   const text = optionalString(source, 'text', MAX_TEXT);
   if (text !== undefined) filters.text = text;
   const bundle = optionalInteger(source, 'bundle', 1, Number.MAX_SAFE_INTEGER);

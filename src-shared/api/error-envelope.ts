@@ -6,7 +6,9 @@
  * `code` is stable and machine-readable (`unknown_key`, `zip_ratio_exceeded`, `invalid_request`);
  * `message` is one sentence for people; `details` lists where the problem is, each with a `path`
  * (a JSON Pointer into the input, or the zip entry concerned) and what is wrong there; `[]` when
- * the message says it all.
+ * the message says it all. An `internal` error (a fault of ours, never its text) carries a
+ * correlation id in `ref`, also in its message, that the log line of the door that answered
+ * carries too.
  */
 
 /** One place a problem was found. */
@@ -21,6 +23,8 @@ export interface ErrorEnvelope {
   code: string;
   message: string;
   details: ErrorDetail[];
+  /** For `internal` errors only: the correlation id the door's log line carries. */
+  ref?: string;
 }
 
 /**

@@ -4,10 +4,12 @@
  * Every IPC or HTTP argument arrives as `unknown`; each method's validator (contract.ts) turns it
  * into its typed input or throws ApiInputError naming the field and what is wrong with it.
  */
+import { DomainError } from './domain-error';
 
 /** An input that does not fit its method's contract (HTTP 400, IPC rejection). */
-export class ApiInputError extends Error {
-  readonly code = 'invalid_request';
+export class ApiInputError extends DomainError {
+  override readonly code = 'invalid_request';
+  override readonly kind = 'invalid_input';
   readonly httpStatus = 400;
   /** The JSON Pointer of the field concerned, when known (it becomes the envelope's one detail, so a form can show it beside the field). */
   readonly path: string | undefined;

@@ -7,6 +7,7 @@
  * A refusal is decided before anything is written (PROTOCOL section 9): whenever
  * {@link BundleError} is thrown by the import, the ledger is as it was.
  */
+import { DomainError } from '../api/domain-error';
 
 /** Stable codes of {@link BundleError}. */
 export type BundleErrorCode =
@@ -66,8 +67,8 @@ export type BundleErrorCode =
 /**
  * A bundle the import refuses, with nothing written.
  */
-export class BundleError extends Error {
-  readonly code: BundleErrorCode;
+export class BundleError extends DomainError {
+  override readonly code: BundleErrorCode;
   /** The zip entry concerned (as decoded, control characters escaped), when there is one. */
   readonly entry: string | undefined;
   /** For manifest errors: a JSON Pointer into manifest.json. */

@@ -9,6 +9,7 @@
  * Both are parsed strictly (duplicate names, comments and the like are refused) and every field is
  * validated; the first problem is thrown as a {@link KeyFileError} naming its JSON Pointer.
  */
+import { DomainError } from '../api/domain-error';
 import { b64uEncode, ed25519FromDidKey, equalBytes } from '../crypto';
 import { JsonParseError, parseJsonTree, pointerAppend, toPlain } from '../json';
 import type { JsonNode, JsonValue } from '../json/types';
@@ -18,9 +19,9 @@ import { isKeyId, KEY_ALGORITHMS, MAX_KEY_ID_LENGTH, PUBLIC_KEY_LENGTH } from '.
 import { isTimestamp, timestampToMillis } from './timestamp';
 
 /** A key or secret file that cannot be used, with where and why. */
-export class KeyFileError extends Error {
+export class KeyFileError extends DomainError {
   /** A stable machine code, e.g. `invalid_public_key` or a strict-parse code. */
-  readonly code: string;
+  override readonly code: string;
   /** JSON Pointer (RFC 6901) to the offending value; `""` for the whole file. */
   readonly path: string;
   constructor(code: string, path: string, message: string) {

@@ -101,12 +101,17 @@ export const FILTER_OPTIONS: Record<string, OptionSpec> = {
 };
 
 function parseWhen(command: string, name: string, value: string): number {
+  let millis: number | undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    const millis = Date.parse(`${value}T00:00:00Z`);
-    if (Number.isFinite(millis) && new Date(millis).toISOString().startsWith(value)) return millis;
+    const day = Date.parse(`${value}T00:00:00Z`);
+    if (Number.isFinite(day) && new Date(day).toISOString().startsWith(value)) millis = day;
   } else if (isTimestamp(value)) {
-    return timestampToMillis(value);
+    millis = timestampToMillis(value);
   }
+  // The ledger keeps instants as milliseconds from 1970 on.
+  if (millis !== undefined && millis < 0)
+    throw new CliError(`${command}: --${name} must be 1970-01-01 or later, got "${value}"`);
+  if (millis !== undefined) return millis;
   throw new CliError(
     `${command}: --${name} must be a date YYYY-MM-DD or a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z, got "${value}"`,
   );

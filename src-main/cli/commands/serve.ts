@@ -129,8 +129,6 @@ function anchoringOptions(
     intervalSeconds = Number(intervalText);
   }
   const confirmations = wholeNumber('confirmations', confirmationsText, 1, 1000, 1);
-  // Test-only (checked when anchoring starts): see src-main/anchor/engine.ts.
-  const crashPoint = process.env.EVROOM_ANCHOR_CRASH_POINT;
   return {
     chain:
       rpc !== undefined && name !== undefined && keyFile !== undefined
@@ -138,7 +136,6 @@ function anchoringOptions(
         : { kind: 'embedded' },
     confirmations,
     ...(intervalSeconds === undefined ? {} : { intervalSeconds }),
-    ...(crashPoint === undefined || crashPoint === '' ? {} : { crashPoint }),
     log: (line) => writeLine(terminal.err, line),
   };
 }

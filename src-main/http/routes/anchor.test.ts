@@ -11,7 +11,9 @@ import { startAnvil, type AnvilProcess } from '../../anchor/anvil';
 import { anchorAccount, ChainClient } from '../../anchor/chain';
 import { AnchorEngine } from '../../anchor/engine';
 import { verifyAnchor } from '../../anchor/verify-anchor';
-import { createTenant, issueApiKey, revokeKeyByPrefix } from '../../operations/service-admin';
+import { submitAnchor } from '../../operations/anchor-submit';
+import { describeError, HTTP_STATUS_OF_KIND } from '../../operations/errors';
+import { authenticate, createTenant, issueApiKey, revokeKeyByPrefix } from '../../operations/service-admin';
 import { loadServiceKeys } from '../../operations/service-keys';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
 import { buildService, type Service } from '../service';
@@ -112,6 +114,33 @@ describe('the anchor routes', () => {
     const free = await call(running.base, 'POST', '/v1/anchor', { key: keys.free!, body });
     expect(free.status).toBe(403);
     expect(free.json.error).toMatchObject({ code: 'forbidden' });
+    expect(running.engine!.status().pending_hashes).toBe(0);
+  });
+
+  it('refuses a tier that does not anchor once, in the operation, with the one status 403 (PROTOCOL 8)', async () => {
+    const body = { canonical_sha256: b64uEncode(digestOf('free tier')) };
+    const caller = authenticate(running.workspace, keys.free!);
+    expect(caller?.key.tier).toBe('free');
+    let thrown: unknown;
+    try {
+      submitAnchor(running.engine!, caller!, body);
+    } catch (error) {
+      thrown = error;
+    }
+    const { envelope, kind } = describeError(thrown);
+    expect(kind).toBe('forbidden');
+    expect(HTTP_STATUS_OF_KIND[kind]).toBe(403);
+    expect(envelope).toEqual({
+      code: 'forbidden',
+      message: expect.stringMatching(/^A free key does not anchor/),
+      details: [],
+    });
+    // The route answers what the operation says, before reading the body.
+    for (const raw of [JSON.stringify(body), '{"canonical_sha256": "short"}', 'not json']) {
+      const answer = await call(running.base, 'POST', '/v1/anchor', { key: keys.free!, raw });
+      expect(answer.status, answer.text).toBe(403);
+      expect(answer.json).toEqual({ error: envelope });
+    }
     expect(running.engine!.status().pending_hashes).toBe(0);
   });
 

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import {
   ANCHOR_BODY_SCHEMA,
   lookupAnchor,
-  mayAnchor,
+  requireAnchoringTier,
   submitAnchor,
   type AnchorRequest,
 } from '../../operations/anchor-submit';
@@ -61,12 +61,7 @@ export function registerAnchorRoutes(app: FastifyInstance, context: ServiceConte
     },
     async (request, reply) => {
       const caller = context.requireCaller(request);
-      if (!mayAnchor(caller))
-        throw new HttpError(
-          403,
-          'forbidden',
-          `A ${caller.key.tier} key does not anchor; anchoring needs a pro, scale or enterprise key.`,
-        );
+      requireAnchoringTier(caller);
       const body = readBody<AnchorRequest>(request, ANCHOR_BODY_SCHEMA);
       if (context.anchor === undefined)
         throw new HttpError(

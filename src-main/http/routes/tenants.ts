@@ -81,9 +81,9 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
     async (request, reply) => {
       const caller = tenantCaller(context, request);
       const since = (request.query as { since?: string }).since;
-      if (since !== undefined && !isTimestamp(since)) {
-        throw new HttpError(400, 'invalid_request', 'since must be a TS: YYYY-MM-DDThh:mm:ss[.f]Z.', {
-          details: [{ path: '/since', message: 'not a TS' }],
+      if (since !== undefined && (!isTimestamp(since) || timestampToMillis(since) < 0)) {
+        throw new HttpError(400, 'invalid_request', 'since must be a TS from 1970 on: YYYY-MM-DDThh:mm:ss[.f]Z.', {
+          details: [{ path: '/since', message: 'not a TS from 1970-01-01T00:00:00Z on' }],
         });
       }
       const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-evidence-'));

@@ -29,7 +29,13 @@ export {
   verifyProfile,
 } from './verify';
 export type { ProfileFormat, ProfileName } from './verify';
-export { DEFAULT_VERIFY_URI, issueLegacyReceipt, issueProfileReceipt } from './sign';
+export {
+  DEFAULT_VERIFY_URI,
+  issueLegacyReceipt,
+  issueProfileReceipt,
+  ProfileBudgetError,
+  ProfileFieldsError,
+} from './sign';
 export type {
   LegacyIssueOptions,
   LegacyTier,

@@ -100,6 +100,37 @@ const VALIDATORS: Readonly<Record<ProfileName, SchemaValidator>> = {
 };
 
 /**
+ * The fields do not fit the profile's schema: a TypeError (as every argument check of the
+ * signer) that also names the first offending field, so a door can point at its own input.
+ */
+export class ProfileFieldsError extends TypeError {
+  /** JSON Pointer into the receipt (`/a`, `/content/type`); `''` for the whole. */
+  readonly path: string;
+  /** What is wrong there, without the path (`must NOT have more than 256 characters`). */
+  readonly reason: string;
+  constructor(message: string, path: string, reason: string) {
+    super(message);
+    this.name = 'ProfileFieldsError';
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+/** The receipt would exceed its profile's byte budget: a RangeError with the sizes. */
+export class ProfileBudgetError extends RangeError {
+  /** The receipt's JCS size in bytes. */
+  readonly size: number;
+  /** The profile's budget in bytes. */
+  readonly budget: number;
+  constructor(message: string, size: number, budget: number) {
+    super(message);
+    this.name = 'ProfileBudgetError';
+    this.size = size;
+    this.budget = budget;
+  }
+}
+
+/**
  * Issue a signed profile receipt.
  *
  * Signs `SHA-256(JCS(receipt without receipt.sig_b64u))` with Ed25519 and writes the signature
@@ -114,8 +145,10 @@ const VALIDATORS: Readonly<Record<ProfileName, SchemaValidator>> = {
  * @returns The signed receipt.
  * @throws TypeError if `profile` is unknown, `fields` is not an object, `keyId` is not a key id,
  *   `options.now` is not a valid Date, `options.id` is not a receipt id, or the fields do not fit
- *   the profile's schema (the message names the first offending path).
- * @throws RangeError if the seed is not 32 bytes or the receipt exceeds its byte budget.
+ *   the profile's schema ({@link ProfileFieldsError}: the message and `path` name the first
+ *   offending path).
+ * @throws RangeError if the seed is not 32 bytes or the receipt exceeds its byte budget
+ *   ({@link ProfileBudgetError}).
  * @example issueProfileReceipt('nano', { ok: true, a: did, h: `sha256:${hex}`, t: 'text/plain' }, seed, keyId, crypto)
  */
 export function issueProfileReceipt<P extends ProfileName>(
@@ -238,14 +271,20 @@ function signAndCheck(
   };
   if (!validator(signed)) {
     const [first] = schemaErrorsToReport(validator.errors);
-    throw new TypeError(
+    throw new ProfileFieldsError(
       `Cannot issue this ${what}: ${first?.path || '(document)'} ${first?.message ?? 'does not fit the schema'}`,
+      first?.path ?? '',
+      first?.message ?? 'does not fit the schema',
     );
   }
   const budget = PROFILE_BYTE_BUDGETS[profile];
   const size = profileByteLength(signed);
   if (budget !== undefined && size > budget) {
-    throw new RangeError(`Cannot issue this ${what}: it is ${size} bytes as JCS, over the ${budget}-byte budget`);
+    throw new ProfileBudgetError(
+      `Cannot issue this ${what}: it is ${size} bytes as JCS, over the ${budget}-byte budget`,
+      size,
+      budget,
+    );
   }
   return signed;
 }

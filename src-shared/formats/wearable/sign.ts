@@ -14,6 +14,7 @@
  * - `receipt_id` is `r_ppr.wearable_<ts>_<first 12 hex of observation_sha256>`.
  * - The issued receipt's members are in JCS order (signRuleD1 writes them so).
  */
+import { DomainError } from '../../api/domain-error';
 import { b64uEncode, utf8Encode } from '../../crypto';
 import type { CryptoProvider } from '../../crypto/provider';
 import { pointerAppend } from '../../json';
@@ -56,8 +57,10 @@ export interface IssueWearableOptions {
  *
  * Paths are JSON Pointers into the caller's field set (`/sequence_no`), ready for a 400 answer.
  */
-export class WearableInputError extends Error {
-  readonly details: readonly ReportError[];
+export class WearableInputError extends DomainError {
+  override readonly code = 'invalid_request';
+  override readonly kind = 'invalid_input';
+  override readonly details: readonly ReportError[];
 
   /**
    * @param details - One error per refused member or value.
