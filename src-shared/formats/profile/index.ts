@@ -29,7 +29,7 @@ export {
   verifyProfile,
 } from './verify';
 export type { ProfileFormat, ProfileName } from './verify';
-export { DEFAULT_VERIFY_URI, issueLegacyReceipt, issueProfileReceipt } from './sign';
+export { DEFAULT_VERIFY_URI, issueLegacyReceipt, issueProfileReceipt, profileReceiptByteLength } from './sign';
 export type {
   LegacyIssueOptions,
   LegacyTier,
