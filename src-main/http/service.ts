@@ -12,30 +12,29 @@ import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
-import type { KeyEntry } from '../../src-shared/verify/context';
 import { createVerifyPool, MAX_POOL_SIZE, type VerifyPool } from '../core/worker-pool';
 import type { Workspace } from '../operations/workspace';
 import type { AnchorBackend } from '../operations/anchor-submit';
-import { authenticate, type Caller } from '../operations/service-admin';
+import { authenticate } from '../operations/service-admin';
 import { verifierPage } from '../operations/verifier-page';
 import { stopEvidenceWorker } from '../operations/evidence';
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   FREE_RECEIPTS_PER_DAY,
   PRO_RECEIPTS_PER_MONTH,
-  type WorkerOptions,
 } from '../operations/service-issue';
 import { APP_VERSION } from '../version';
+import { provideServiceContext, type ServiceContext, type ServiceSigner, type StatusDocument } from './context';
 import { errorAnswer, HttpError } from './errors';
-import { registerAnchorRoutes } from './routes/anchor';
-import { registerKeysStatusRoutes, type StatusDocument } from './routes/keys-status';
-import { registerPilotRoutes } from './routes/pilot';
-import { registerPricingRubricRoutes } from './routes/pricing-rubric';
-import { registerReceiptRoutes } from './routes/receipts';
-import { registerTenantRoutes } from './routes/tenants';
-import { registerTypedRoutes } from './routes/typed';
-import { registerVerifyRoutes } from './routes/verify';
-import { registerWearableRoutes } from './routes/wearable';
+import { anchorRoutes } from './routes/anchor';
+import { keysStatusRoutes } from './routes/keys-status';
+import { pilotRoutes } from './routes/pilot';
+import { pricingRubricRoutes } from './routes/pricing-rubric';
+import { receiptRoutes } from './routes/receipts';
+import { tenantRoutes } from './routes/tenants';
+import { typedRoutes } from './routes/typed';
+import { verifyRoutes } from './routes/verify';
+import { wearableRoutes } from './routes/wearable';
 
 /** Request bodies up to 1 MiB (PROTOCOL section 10). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -43,25 +42,9 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../operations/service-issue';
 // The quotas live with the operation that counts them, so the app's Service view reads the same numbers.
 export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
-/** How often /status is signed anew. */
-export const STATUS_INTERVAL_MS = 60_000;
+export type { ServiceContext, ServiceSigner } from './context';
 /** Requests remembered for the app's Service view. */
 const RECENT_REQUESTS = 100;
-
-/** The key the service signs receipts, typed contracts and /status with, and the keys it lists. */
-export interface ServiceSigner {
-  key_id: string;
-  /** The 32-byte Ed25519 seed. */
-  seed: Uint8Array;
-  public_key: Uint8Array;
-  /** Every key /v1/keys lists: the active one and the retired ones, with their status. */
-  listed: readonly (KeyEntry & {
-    status?: 'pinned' | 'revoked';
-    created_at?: string;
-    retired_at?: string;
-    active: boolean;
-  })[];
-}
 
 /** A request the service answered (for the app's Service view; never a key or a body). */
 export interface RequestRecord {
@@ -90,25 +73,6 @@ export interface ServiceOptions {
    * the same either way; with N workers the HTTP thread verifies one request in 4 × N itself.
    */
   verifyThreads?: number;
-}
-
-/** What every route module is given. */
-export interface ServiceContext {
-  readonly workspace: Workspace;
-  readonly signer: ServiceSigner;
-  now(): Date;
-  readonly freePerDay: number;
-  readonly proPerMonth: number;
-  /** The caller of a request that must carry an API key; 401 without a valid one. */
-  requireCaller(request: FastifyRequest): Caller;
-  /** The latest signed /status. */
-  status(): StatusDocument;
-  /** The anchoring engine, unless the service runs without anchoring. */
-  readonly anchor: AnchorBackend | undefined;
-  /** The verify route's worker threads, when the service has them. */
-  readonly verifyPool: VerifyPool | undefined;
-  /** Where a request's issued receipt is checked: the worker threads, and the log line when one failed. */
-  issueWorkers(request: FastifyRequest): WorkerOptions;
 }
 
 /** The built service, with what the app's Service view shows. */
@@ -285,18 +249,20 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
   });
+  // Every route plugin reads the context from the instance (context.ts), never from this module.
+  provideServiceContext(app, context);
   await app.register(async (scope) => {
-    registerReceiptRoutes(scope, context);
-    registerVerifyRoutes(scope, context);
-    registerTypedRoutes(scope, context);
-    registerWearableRoutes(scope, context);
-    registerTenantRoutes(scope, context);
-    registerPricingRubricRoutes(scope, context);
-    registerPilotRoutes(scope, context);
-    registerAnchorRoutes(scope, context);
-    registerKeysStatusRoutes(scope, context, {
+    await scope.register(receiptRoutes);
+    await scope.register(verifyRoutes);
+    await scope.register(typedRoutes);
+    await scope.register(wearableRoutes);
+    await scope.register(tenantRoutes);
+    await scope.register(pricingRubricRoutes);
+    await scope.register(pilotRoutes);
+    await scope.register(anchorRoutes);
+    await scope.register(keysStatusRoutes, {
       routes: () => routes,
-      update: (document) => (statusDocument = document),
+      update: (document: StatusDocument) => (statusDocument = document),
     });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -13,9 +13,9 @@ import { exportEvidence } from '../../operations/evidence';
 import type { Caller } from '../../operations/service-admin';
 import { issueProfile, tenantQuota, type EmitRequest } from '../../operations/service-issue';
 import { readBody } from '../body';
+import { serviceContext, type ServiceContext } from '../context';
+import { asQuotaError, EMIT_BODY_SCHEMA, requestedProfile } from '../emit-request';
 import { HttpError } from '../errors';
-import type { ServiceContext } from '../service';
-import { asQuotaError, EMIT_BODY_SCHEMA, requestedProfile } from './receipts';
 
 const TENANT_PARAMS = {
   type: 'object',
@@ -31,8 +31,9 @@ function tenantCaller(context: ServiceContext, request: FastifyRequest): Caller 
   return caller;
 }
 
-/** Registers the tenant routes. */
-export function registerTenantRoutes(app: FastifyInstance, context: ServiceContext): void {
+/** The tenant routes, as a plugin. */
+export async function tenantRoutes(app: FastifyInstance): Promise<void> {
+  const context = serviceContext(app);
   app.post(
     '/tenants/:id/receipts',
     {
