@@ -4,11 +4,15 @@
  *
  * Every route reads the raw body itself (our strict parser sees duplicate names and number
  * spellings that JSON.parse would hide), works through src-main/operations, and answers errors
- * in PROTOCOL 10's shape. Bodies over 1 MiB are refused (413) from their declared length, before
- * they are read. Each route group is a module of ./routes; OpenAPI 3.1 is generated from the
- * route schemas and served at /openapi.json.
+ * in PROTOCOL 10's shape, as do the framework and Node's HTTP parser for what they refuse before
+ * any route runs (errors.ts). Bodies over 1 MiB are refused (413) from their declared length,
+ * before they are read; query strings are read strictly (query.ts). Each route group is a plugin
+ * of ./routes that reads the service's context from the instance (context.ts); OpenAPI 3.1 is
+ * generated from the route schemas and served at /openapi.json.
  */
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
@@ -16,7 +20,7 @@ import { createVerifyPool, MAX_POOL_SIZE, type VerifyPool } from '../core/worker
 import type { Workspace } from '../operations/workspace';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticate } from '../operations/service-admin';
-import { verifierPage } from '../operations/verifier-page';
+import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { stopEvidenceWorker } from '../operations/evidence';
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
@@ -26,6 +30,7 @@ import {
 import { APP_VERSION } from '../version';
 import { provideServiceContext, type ServiceContext, type ServiceSigner, type StatusDocument } from './context';
 import { errorAnswer, HttpError } from './errors';
+import { parseQuery, queryProblems } from './query';
 import { anchorRoutes } from './routes/anchor';
 import { keysStatusRoutes } from './routes/keys-status';
 import { pilotRoutes } from './routes/pilot';
@@ -45,6 +50,14 @@ export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/ser
 export type { ServiceContext, ServiceSigner } from './context';
 /** Requests remembered for the app's Service view. */
 const RECENT_REQUESTS = 100;
+/**
+ * The longest path parameter the router reads: the documented 512 characters of an anchor URN
+ * even with every character left escaped (%XX). Within it, each route's schema says what it
+ * takes (400 with the parameter's name beyond that); longer is 414.
+ */
+const MAX_PARAM_LENGTH = 3 * 512;
+/** What `GET /verifier` adds to the page's own policy: no page may frame it (a meta tag cannot say so). */
+const VERIFIER_FRAME_ANCESTORS = "frame-ancestors 'none'";
 
 /** A request the service answered (for the app's Service view; never a key or a body). */
 export interface RequestRecord {
@@ -87,11 +100,31 @@ export interface Service {
   close(): Promise<void>;
 }
 
+/** The API key of `Authorization: Bearer <key>`; the scheme's name is case-insensitive (RFC 9110 section 11.1). */
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
-  const match = /^Bearer ([^\s]+)$/.exec(header);
+  const match = /^bearer +([^\s]+)$/i.exec(header);
   return match?.[1];
+}
+
+/**
+ * Answers what Node's HTTP parser refused before any route saw it (headers over 16 KiB, a method
+ * HTTP does not define, a malformed request line) in PROTOCOL 10's shape, then closes.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const answer = errorAnswer(error);
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(answer.body);
+  socket.end(
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
@@ -118,16 +151,27 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
             },
           },
     bodyLimit: MAX_BODY_BYTES,
-    // Ids in paths are short.
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // A URL that does not decode, a path parameter over the limit: PROTOCOL 10's body too.
+    frameworkErrors: (error, _request, reply) => {
+      const answer = errorAnswer(error);
+      void (reply as FastifyReply).code(answer.status).send(answer.body);
+    },
+    clientErrorHandler: answerClientError,
   });
   const recent: RequestRecord[] = [];
 
   // Body schemas document the routes (OpenAPI) and are checked by the routes themselves on the
   // strictly parsed body (body.ts); Fastify checks only paths and query strings.
-  const partsValidator = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
+  // Query names no route declares are refused before validation (query.ts), never removed.
+  const partsValidator = new Ajv({
+    coerceTypes: 'array',
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+  });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? () => true : partsValidator.compile(schema),
   );
@@ -149,6 +193,22 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
       return;
     }
     done();
+  });
+  // The query, strictly: a parameter the route does not declare, or one given twice, is a 400.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const problems = request.is404 ? [] : queryProblems(request);
+    if (problems.length === 0) {
+      done();
+      return;
+    }
+    done(
+      new HttpError(
+        400,
+        'invalid_request',
+        `The query does not fit the route: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}.`,
+        { details: problems },
+      ),
+    );
   });
   app.addHook('onResponse', (request, reply, done) => {
     recent.push({
@@ -276,8 +336,14 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     },
     async (_request, reply) => {
       const page = await verifierPage();
-      // The page carries its own policy (default-src 'none'); the header says the same to the browser.
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+      // The page carries its own policy (default-src 'none'); the header says the same to the
+      // browser, and what only a header can say: no page may frame this one.
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .header('content-security-policy', `${verifierPagePolicy(page)}; ${VERIFIER_FRAME_ANCESTORS}`)
+        .header('x-content-type-options', 'nosniff')
+        .send(page);
     },
   );
   // The verify route's workers start last, once nothing else can fail, and stop with the app.

@@ -9,10 +9,16 @@
 import { hexEncode, utf8Encode } from '../../src-shared/crypto';
 import { jcs } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
-import { issueProfileReceipt, type ProfileFieldsByName } from '../../src-shared/formats/profile';
+import {
+  issueProfileReceipt,
+  PROFILE_BYTE_BUDGETS,
+  profileReceiptByteLength,
+  type ProfileFieldsByName,
+} from '../../src-shared/formats/profile';
 import { issueWearable, WearableInputError, type WearableCallerFields } from '../../src-shared/formats/wearable';
 import type { Tier } from '../../src-shared/api/vocabulary';
-import type { JsonObject } from '../../src-shared/verify/fields';
+import { isJsonObject, type JsonObject } from '../../src-shared/verify/fields';
+import type { Report, SerializedReport } from '../../src-shared/verify/report';
 import {
   consumeQuota,
   insertReceipts,
@@ -279,6 +285,24 @@ export interface WorkerOptions {
 }
 
 /**
+ * Whether the report of a document the service signed is the one it must have: PASS; or, for a
+ * wearable receipt that records an invalid device signature (`signature_relation: "invalid"`,
+ * PROTOCOL section 2), INVALID from the device signature alone, every other check (the service's
+ * own signature, the derived fields) passed. Such a receipt is issued as it is: it says honestly
+ * that the observation's provenance is inconsistent, and `evroom verify` reports it so.
+ */
+function verifiesAsIssued(document: JsonObject, report: SerializedReport): boolean {
+  if (report.status === 'PASS') return true;
+  const body = document['signed_body'];
+  if (report.format !== 'wearable/r2.0.0' || report.status !== 'INVALID') return false;
+  if (body === undefined || !isJsonObject(body) || body['signature_relation'] !== 'invalid') return false;
+  const { checks } = JSON.parse(report.json) as Report;
+  return checks.every(
+    (check) => check.status === 'pass' || (check.id === 'device_signature' && check.status === 'fail'),
+  );
+}
+
+/**
  * Verifies what the service signed, then counts and stores it at the next group commit.
  *
  * @throws OperationError quota_exceeded (kind too_many: nothing stored); an internal error when
@@ -294,7 +318,7 @@ async function store(
   const { ref, quota } = options;
   const bytes = utf8Encode(jcs(document as JsonValue));
   const facts = await verifyIssued(workspace, bytes, signer, options.now, options);
-  if (facts.report.status !== 'PASS')
+  if (!verifiesAsIssued(document, facts.report))
     throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
   const check =
     quota === undefined && extra === undefined
@@ -348,15 +372,55 @@ export function issueProfile(
   request: EmitRequest,
   options: { now: Date; ref: string; quota?: Quota | undefined } & WorkerOptions,
 ): Promise<Issued> {
-  const document = issueProfileReceipt(
-    profile,
-    profileFields(profile, request, workspace.crypto),
-    signer.seed,
-    signer.key_id,
-    workspace.crypto,
-    { now: options.now },
-  );
+  const fields = profileFields(profile, request, workspace.crypto);
+  checkBudget(profile, fields, request, signer, workspace.crypto, options.now);
+  const document = issueProfileReceipt(profile, fields, signer.seed, signer.key_id, workspace.crypto, {
+    now: options.now,
+  });
   return store(workspace, document, options, signer);
+}
+
+const MEASURING_ID = `rcp_${'0'.repeat(26)}`;
+
+/** The members of an emit request whose length a profile receipt carries (the rest is fixed). */
+const GROWING_MEMBERS = ['agent_did', 'content_type', 'settlement_reference', 'reputation_tier'] as const;
+
+/**
+ * Refuses a request whose receipt would outgrow its profile's byte budget (nano 600 bytes,
+ * standard 3072; PROTOCOL section 3), before anything is signed, naming the request's members
+ * that make it grow.
+ *
+ * @throws OperationError invalid_request with one detail per such member
+ */
+function checkBudget(
+  profile: EmitProfile,
+  fields: ProfileFieldsByName[EmitProfile],
+  request: EmitRequest,
+  signer: IssuingKey,
+  crypto: Workspace['crypto'],
+  now: Date,
+): void {
+  const budget = PROFILE_BYTE_BUDGETS[profile];
+  if (budget === undefined) return;
+  // Any id measures the same: every receipt id is 30 characters.
+  const size = profileReceiptByteLength(profile, fields, signer.key_id, crypto, { now, id: MEASURING_ID });
+  if (size <= budget) return;
+  // Only the members this profile writes into the receipt (nano has no settlement or tier).
+  const written = GROWING_MEMBERS.filter(
+    (name) => request[name] !== undefined && (profile !== 'nano' || name === 'agent_did' || name === 'content_type'),
+  );
+  const names = written.join(', ');
+  throw new OperationError(
+    'invalid_input',
+    'invalid_request',
+    `A ${profile} receipt is at most ${budget} bytes, and ${names} make this one ${size - budget} bytes longer: shorten them, or ask for a larger profile${profile === 'nano' ? ' (standard or pq)' : ' (pq)'}.`,
+    {
+      details: written.map((name) => ({
+        path: `/${name}`,
+        message: `makes the ${profile} receipt longer than its ${budget} bytes`,
+      })),
+    },
+  );
 }
 
 /**
