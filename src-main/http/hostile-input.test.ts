@@ -224,6 +224,42 @@ describe('answers of the framework', () => {
   });
 });
 
+describe('a service that is closing', () => {
+  it('answers a request that arrives while it closes with 503 in PROTOCOL 10 shape', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-closing-'));
+    const closingWorkspace = openWorkspace(folder);
+    try {
+      const { active, listed } = loadServiceKeys(closingWorkspace);
+      const closing = await buildService({
+        workspace: closingWorkspace,
+        signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed },
+      });
+      const address = new URL(await closing.app.listen({ host: '127.0.0.1', port: 0 }));
+      // A request begun before the close and finished after it: the connection is not idle, so
+      // the close waits for it, and the route must not run.
+      const socket = net.connect(Number(address.port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      const ended = new Promise((resolve) => socket.once('close', resolve));
+      socket.write('GET /v1/keys HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const closed = closing.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.write('\r\n');
+      await ended;
+      await closed;
+      const parsed = parseRaw(answer);
+      expect(parsed.status).toBe(503);
+      expectProtocolError(parsed.body, 'unavailable');
+    } finally {
+      closingWorkspace.close();
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('query strings', () => {
   it('refuses array syntax and unknown parameters, naming them', async () => {
     const array = await call('POST', '/v1/receipt/emit?profile[]=nano', { body: EMIT });

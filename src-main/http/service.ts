@@ -152,7 +152,8 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
           },
     bodyLimit: MAX_BODY_BYTES,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
-    return503OnClosing: true,
+    // A request that arrives while the service closes is 503, in PROTOCOL 10's shape (below).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // A URL that does not decode, a path parameter over the limit: PROTOCOL 10's body too.
     frameworkErrors: (error, _request, reply) => {
@@ -184,8 +185,21 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     (_request, body, done) => done(null, body),
   );
 
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // Hooks in callback style: an async hook costs a promise per request on every route.
   app.addHook('onRequest', (request, _reply, done) => {
+    if (closing) {
+      done(
+        new HttpError(503, 'unavailable', 'The service is shutting down; try again shortly.', {
+          headers: { connection: 'close' },
+        }),
+      );
+      return;
+    }
     // A declared length over the limit is refused at once, before the body is read.
     const declared = request.headers['content-length'];
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
