@@ -178,6 +178,22 @@ describe('inputs that fit a route but not what lies beneath it', () => {
     // The same fields fit a standard receipt.
     expect((await call('POST', '/v1/receipt/emit?profile=standard', { body: long })).status).toBe(201);
   });
+
+  it('issues a standard receipt of the longest members the route takes within its budget', async () => {
+    // Only nano receipts are measured before signing: this is why a standard one need not be.
+    const widest = '\u0001'.repeat(64); // six bytes each as JCS
+    const answer = await call('POST', '/v1/receipt/emit?profile=standard', {
+      body: {
+        agent_did: `did:web:${'a'.repeat(248)}`,
+        content_type: `text/plain;${'"'.repeat(117)}`,
+        content_sha256: 'f'.repeat(64),
+        settlement_reference: { rail: widest, chain_id: Number.MAX_SAFE_INTEGER, asset: widest },
+        sealed: true,
+        reputation_tier: widest,
+      },
+    });
+    expect(answer.status, answer.text).toBe(201);
+  });
 });
 
 describe('answers of the framework', () => {
