@@ -64,10 +64,14 @@ export function parseQuery(text: string): Record<string, string> {
  */
 export function queryProblems(request: FastifyRequest): ErrorDetail[] {
   const query = request.query as ParsedQuery;
-  const problems = [...(query[PROBLEMS] ?? [])];
+  const names = Object.keys(query);
+  const parsed = query[PROBLEMS];
+  // Most requests have no query: nothing to look up (routeOptions is built on each read).
+  if (names.length === 0 && parsed === undefined) return [];
+  const problems = [...(parsed ?? [])];
   const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
   const declared = schema?.properties ?? {};
-  for (const name of Object.keys(query)) {
+  for (const name of names) {
     if (!Object.hasOwn(declared, name))
       problems.push({ path: `?${name}`, message: 'is not a parameter this route takes' });
   }
