@@ -78,6 +78,19 @@ export default tseslint.config(
               from: [...DOORS.map((door) => `./src-main/${door}`), './src-main/app'],
               message: `The operations layer sits below every door and the shell; it never imports them. ${LAYERS}`,
             },
+            // The service's routes are plugins beneath service.ts: they read their context from the
+            // instance (src-main/http/context.ts), never from the module that registers them, and
+            // share code through modules beneath them, never through each other.
+            {
+              target: './src-main/http/routes/!(*.test).ts',
+              from: ['./src-main/http/service.ts', './src-main/http/routes'],
+              message: `A route imports neither src-main/http/service.ts nor another route; share through src-main/http/context.ts or a module beside it. ${LAYERS}`,
+            },
+            {
+              target: './src-main/http/!(service|*.test).ts',
+              from: ['./src-main/http/service.ts', './src-main/http/routes'],
+              message: `Only src-main/http/service.ts registers the routes; the modules beneath them import neither it nor a route. ${LAYERS}`,
+            },
           ],
         },
       ],

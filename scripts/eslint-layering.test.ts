@@ -99,4 +99,19 @@ describe('layering lint rules', () => {
     expect(await ruleIds(operationsFromCli, 'src-main/cli/probe.ts')).toEqual([]);
     expect(await ruleIds(operationsFromCli, 'src-main/appapi/probe.ts')).toEqual([]);
   });
+  it('keeps the service routes beneath service.ts and apart from each other', async () => {
+    const fromService = "import { buildService } from '../service';\nexport const x = buildService;\n";
+    const fromSibling = "import { receiptRoutes } from './receipts';\nexport const x = receiptRoutes;\n";
+    const fromContext = "import { serviceContext } from '../context';\nexport const x = serviceContext;\n";
+    expect(await ruleIds(fromService, 'src-main/http/routes/probe.ts')).toContain('import/no-restricted-paths');
+    expect(await ruleIds(fromSibling, 'src-main/http/routes/probe.ts')).toContain('import/no-restricted-paths');
+    expect(await ruleIds(fromContext, 'src-main/http/routes/probe.ts')).toEqual([]);
+    // The modules beneath the routes import neither service.ts nor a route.
+    const contextFromService = "import { buildService } from './service';\nexport const x = buildService;\n";
+    const contextFromRoute = "import { receiptRoutes } from './routes/receipts';\nexport const x = receiptRoutes;\n";
+    expect(await ruleIds(contextFromService, 'src-main/http/context.ts')).toContain('import/no-restricted-paths');
+    expect(await ruleIds(contextFromRoute, 'src-main/http/emit-request.ts')).toContain('import/no-restricted-paths');
+    // Tests start the whole service.
+    expect(await ruleIds(fromService, 'src-main/http/routes/probe.test.ts')).toEqual([]);
+  });
 });

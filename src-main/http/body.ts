@@ -13,8 +13,17 @@ import { parseJsonBody } from '../operations/json-body';
 import { HttpError } from './errors';
 
 // strictRequired is off: `oneOf: [{required: [a]}, {required: [b]}]` names members defined beside it.
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, unicodeRegExp: true });
+// verbose: a problem carries the schema it broke, whose description names what a pattern wants.
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, unicodeRegExp: true, verbose: true });
 const compiled = new WeakMap<object, ValidateFunction>();
+
+/** What a value that breaks a pattern is told: the member's description, not the regular expression. */
+function patternMessage(schema: unknown): string {
+  const description = (schema as { description?: unknown } | undefined)?.description;
+  return typeof description === 'string'
+    ? `is not in the form the route takes (${description})`
+    : 'is not in the form the route takes';
+}
 
 /** The raw body bytes; 400 when there is none. */
 export function bodyBytes(request: FastifyRequest): Uint8Array {
@@ -48,7 +57,9 @@ export function readBody<T>(request: FastifyRequest, schema: object): T {
       message:
         problem.keyword === 'additionalProperties'
           ? 'is not a member this route takes'
-          : (problem.message ?? 'is not valid'),
+          : problem.keyword === 'pattern'
+            ? patternMessage(problem.parentSchema)
+            : (problem.message ?? 'is not valid'),
     }));
     throw new HttpError(
       400,

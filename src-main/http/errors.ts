@@ -34,30 +34,98 @@ export interface ServiceErrorBody {
   error: { code: string; message: string; details: ErrorDetail[]; ref?: string };
 }
 
-/** Fastify's own errors (body parsing, limits, routing) as PROTOCOL 10 codes. */
+/** One problem Fastify's schema validation (of a path parameter or the query) found. */
+interface ValidationProblem {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * A validation problem as a detail named by the request's own path (docs/service.md, "Errors"):
+ * a query parameter `?name`, a path parameter `/name` (a JSON Pointer into the route's
+ * parameters). Bodies are checked by the routes (body.ts), whose details are JSON Pointers into
+ * the body.
+ */
+function validationDetail(problem: ValidationProblem, part: unknown): ErrorDetail {
+  const params = problem.params ?? {};
+  const named =
+    typeof params['missingProperty'] === 'string'
+      ? `/${params['missingProperty']}`
+      : typeof params['additionalProperty'] === 'string'
+        ? `/${params['additionalProperty']}`
+        : (problem.instancePath ?? '');
+  const name = named.replace(/^\//, '');
+  const path = part === 'querystring' ? `?${name}` : named;
+  let message = problem.message ?? 'is not valid';
+  if (problem.keyword === 'enum' && Array.isArray(params['allowedValues']))
+    message = `must be one of ${params['allowedValues'].join(', ')}`;
+  else if (problem.keyword === 'pattern') message = 'is not in the form the route takes';
+  else if (problem.keyword === 'additionalProperties') message = 'is not a parameter this route takes';
+  return { path, message };
+}
+
+/** The status of Node's HTTP parser errors, which arrive before any route (clientError). */
+function clientError(code: string): { status: number; code: string; message: string } | undefined {
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, code: 'headers_too_large', message: 'The request’s headers are larger than 16 KiB.' };
+  // RFC 9110 section 9.1: a method the server does not recognize is 501.
+  if (code === 'HPE_INVALID_METHOD')
+    return { status: 501, code: 'not_implemented', message: 'The request method is not one this service knows.' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { status: 408, code: 'request_timeout', message: 'The request did not arrive in time.' };
+  if (code.startsWith('HPE_'))
+    return { status: 400, code: 'invalid_request', message: 'The request is not valid HTTP/1.1.' };
+  return undefined;
+}
+
+/**
+ * Fastify's own errors (URLs, routing, body parsing, limits, path and query validation) and
+ * Node's HTTP parser errors, as PROTOCOL 10 codes, with the details of a validation.
+ */
 function frameworkError(error: {
   statusCode?: unknown;
   code?: unknown;
   message?: unknown;
-}): { status: number; code: string; message: string } | undefined {
+  validation?: unknown;
+  validationContext?: unknown;
+}): { status: number; code: string; message: string; details: ErrorDetail[] } | undefined {
   const status = typeof error.statusCode === 'number' ? error.statusCode : undefined;
   const code = typeof error.code === 'string' ? error.code : '';
-  if (status === 413 || code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return { status: 413, code: 'payload_too_large', message: 'The request body is larger than 1 MiB.' };
-  if (status === 415 || code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-    return { status: 415, code: 'unsupported_media_type', message: 'The request body must be application/json.' };
-  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
-    return { status: 400, code: 'invalid_request', message: 'The request body is empty; send a JSON document.' };
-  if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
-    return { status: 400, code: 'invalid_request', message: 'The Content-Length does not match the body.' };
-  if (status === 429)
-    return { status: 429, code: 'rate_limited', message: 'Too many requests from this address; wait and try again.' };
-  if (status !== undefined && status >= 400 && status < 500 && code.startsWith('FST_')) {
+  const plain = (status: number, code: string, message: string) => ({ status, code, message, details: [] });
+  if (Array.isArray(error.validation)) {
+    const details = (error.validation as ValidationProblem[]).map((problem) =>
+      validationDetail(problem, error.validationContext),
+    );
     return {
-      status,
-      code: status === 404 ? 'not_found' : 'invalid_request',
-      message: typeof error.message === 'string' ? error.message : 'The request is not valid.',
+      status: 400,
+      code: 'invalid_request',
+      message: `The request does not fit the route: ${details.map((detail) => `${detail.path} ${detail.message}`).join('; ')}.`,
+      details,
     };
+  }
+  const parser = clientError(code);
+  if (parser !== undefined) return { ...parser, details: [] };
+  if (code === 'FST_ERR_BAD_URL')
+    return plain(400, 'invalid_request', 'The URL does not decode: each % must begin an escape of UTF-8 (%XX).');
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return plain(414, 'uri_too_long', 'A segment of the URL’s path is longer than any this service takes.');
+  if (status === 413 || code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return plain(413, 'payload_too_large', 'The request body is larger than 1 MiB.');
+  if (status === 415 || code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return plain(415, 'unsupported_media_type', 'The request body must be application/json.');
+  if (code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return plain(400, 'invalid_request', 'The request body is empty; send a JSON document.');
+  if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH')
+    return plain(400, 'invalid_request', 'The Content-Length does not match the body.');
+  if (status === 429) return plain(429, 'rate_limited', 'Too many requests from this address; wait and try again.');
+  if (status !== undefined && status >= 400 && status < 500 && code.startsWith('FST_')) {
+    return plain(
+      status,
+      status === 404 ? 'not_found' : 'invalid_request',
+      typeof error.message === 'string' ? error.message : 'The request is not valid.',
+    );
   }
   return undefined;
 }
@@ -89,21 +157,8 @@ export function errorAnswer(error: unknown): {
     return {
       status: framework.status,
       headers: {},
-      body: { error: { code: framework.code, message: framework.message, details: [] } },
+      body: { error: { code: framework.code, message: framework.message, details: framework.details } },
     };
-  // Fastify's schema validation: each problem with its JSON Pointer.
-  const validation = (error as { validation?: { instancePath?: string; message?: string }[] } | null)?.validation;
-  if (Array.isArray(validation)) {
-    const details = validation.map((item) => ({
-      path: item.instancePath ?? '',
-      message: item.message ?? 'is not valid',
-    }));
-    return {
-      status: 400,
-      headers: {},
-      body: { error: { code: 'invalid_request', message: 'The request does not fit the route’s schema.', details } },
-    };
-  }
   const { envelope, kind, internal } = describeError(error);
   return {
     status: HTTP_STATUS_OF_KIND[kind],

@@ -4,15 +4,18 @@
  *
  * Every route reads the raw body itself (our strict parser sees duplicate names and number
  * spellings that JSON.parse would hide), works through src-main/operations, and answers errors
- * in PROTOCOL 10's shape. Bodies over 1 MiB are refused (413) from their declared length, before
- * they are read. Each route group is a module of ./routes; OpenAPI 3.1 is generated from the
- * route schemas and served at /openapi.json.
+ * in PROTOCOL 10's shape, as do the framework and Node's HTTP parser for what they refuse before
+ * any route runs (errors.ts). Bodies over 1 MiB are refused (413) from their declared length,
+ * before they are read; query strings are read strictly (query.ts). Each route group is a plugin
+ * of ./routes that reads the service's context from the instance (context.ts); OpenAPI 3.1 is
+ * generated from the route schemas and served at /openapi.json.
  */
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
-import type { KeyEntry } from '../../src-shared/verify/context';
 import {
   createVerifyPool,
   MAX_POOL_SIZE,
@@ -22,27 +25,28 @@ import {
 } from '../core/worker-pool';
 import type { Workspace } from '../operations/workspace';
 import type { AnchorBackend } from '../operations/anchor-submit';
-import { authenticate, type Caller } from '../operations/service-admin';
-import { verifierPage } from '../operations/verifier-page';
+import { authenticate } from '../operations/service-admin';
+import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { addJsonBodyParser } from '../operations/json-body';
 import { stopEvidenceWorker } from '../operations/evidence';
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   FREE_RECEIPTS_PER_DAY,
   PRO_RECEIPTS_PER_MONTH,
-  type WorkerOptions,
 } from '../operations/service-issue';
 import { APP_VERSION } from '../version';
+import { provideServiceContext, type ServiceContext, type ServiceSigner, type StatusDocument } from './context';
 import { errorAnswer, HttpError } from './errors';
-import { registerAnchorRoutes } from './routes/anchor';
-import { registerKeysStatusRoutes, type StatusDocument } from './routes/keys-status';
-import { registerPilotRoutes } from './routes/pilot';
-import { registerPricingRubricRoutes } from './routes/pricing-rubric';
-import { registerReceiptRoutes } from './routes/receipts';
-import { registerTenantRoutes } from './routes/tenants';
-import { registerTypedRoutes } from './routes/typed';
-import { registerVerifyRoutes } from './routes/verify';
-import { registerWearableRoutes } from './routes/wearable';
+import { parseQuery, queryProblems } from './query';
+import { anchorRoutes } from './routes/anchor';
+import { keysStatusRoutes } from './routes/keys-status';
+import { pilotRoutes } from './routes/pilot';
+import { pricingRubricRoutes } from './routes/pricing-rubric';
+import { receiptRoutes } from './routes/receipts';
+import { tenantRoutes } from './routes/tenants';
+import { typedRoutes } from './routes/typed';
+import { verifyRoutes } from './routes/verify';
+import { wearableRoutes } from './routes/wearable';
 
 /** Request bodies up to 1 MiB (PROTOCOL section 10). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -50,25 +54,17 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../operations/service-issue';
 // The quotas live with the operation that counts them, so the app's Service view reads the same numbers.
 export { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH } from '../operations/service-issue';
-/** How often /status is signed anew. */
-export const STATUS_INTERVAL_MS = 60_000;
+export type { ServiceContext, ServiceSigner } from './context';
 /** Requests remembered for the app's Service view. */
 const RECENT_REQUESTS = 100;
-
-/** The key the service signs receipts, typed contracts and /status with, and the keys it lists. */
-export interface ServiceSigner {
-  key_id: string;
-  /** The 32-byte Ed25519 seed. */
-  seed: Uint8Array;
-  public_key: Uint8Array;
-  /** Every key /v1/keys lists: the active one and the retired ones, with their status. */
-  listed: readonly (KeyEntry & {
-    status?: 'pinned' | 'revoked';
-    created_at?: string;
-    retired_at?: string;
-    active: boolean;
-  })[];
-}
+/**
+ * The longest path parameter the router reads: the documented 512 characters of an anchor URN
+ * even with every character left escaped (%XX). Within it, each route's schema says what it
+ * takes (400 with the parameter's name beyond that); longer is 414.
+ */
+const MAX_PARAM_LENGTH = 3 * 512;
+/** What `GET /verifier` adds to the page's own policy: no page may frame it (a meta tag cannot say so). */
+const VERIFIER_FRAME_ANCESTORS = "frame-ancestors 'none'";
 
 /** A request the service answered (for the app's Service view; never a key or a body). */
 export interface RequestRecord {
@@ -97,25 +93,6 @@ export interface ServiceOptions {
    * the same either way; with N workers the HTTP thread verifies one request in 4 × N itself.
    */
   verifyThreads?: number;
-}
-
-/** What every route module is given. */
-export interface ServiceContext {
-  readonly workspace: Workspace;
-  readonly signer: ServiceSigner;
-  now(): Date;
-  readonly freePerDay: number;
-  readonly proPerMonth: number;
-  /** The caller of a request that must carry an API key; 401 without a valid one. */
-  requireCaller(request: FastifyRequest): Caller;
-  /** The latest signed /status. */
-  status(): StatusDocument;
-  /** The anchoring engine, unless the service runs without anchoring. */
-  readonly anchor: AnchorBackend | undefined;
-  /** The verify route's worker threads, when the service has them. */
-  readonly verifyPool: VerifyPool | undefined;
-  /** Where a request's issued receipt is checked: the worker threads, and the log line when one failed. */
-  issueWorkers(request: FastifyRequest): WorkerOptions;
 }
 
 /** The built service, with what the app's Service view shows. */
@@ -148,11 +125,31 @@ function logPoolEvent(app: FastifyInstance, event: VerifyPoolEvent): void {
   }
 }
 
+/** The API key of `Authorization: Bearer <key>`; the scheme's name is case-insensitive (RFC 9110 section 11.1). */
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (typeof header !== 'string') return undefined;
-  const match = /^Bearer ([^\s]+)$/.exec(header);
+  const match = /^bearer +([^\s]+)$/i.exec(header);
   return match?.[1];
+}
+
+/**
+ * Answers what Node's HTTP parser refused before any route saw it (headers over 16 KiB, a method
+ * HTTP does not define, a malformed request line) in PROTOCOL 10's shape, then closes.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const answer = errorAnswer(error);
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(answer.body);
+  socket.end(
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
@@ -179,16 +176,28 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
             },
           },
     bodyLimit: MAX_BODY_BYTES,
-    // Ids in paths are short.
-    routerOptions: { maxParamLength: 200 },
-    return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
+    // A request that arrives while the service closes is 503, in PROTOCOL 10's shape (below).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // A URL that does not decode, a path parameter over the limit: PROTOCOL 10's body too.
+    frameworkErrors: (error, _request, reply) => {
+      const answer = errorAnswer(error);
+      void (reply as FastifyReply).code(answer.status).send(answer.body);
+    },
+    clientErrorHandler: answerClientError,
   });
   const recent: RequestRecord[] = [];
 
   // Body schemas document the routes (OpenAPI) and are checked by the routes themselves on the
   // strictly parsed body (body.ts); Fastify checks only paths and query strings.
-  const partsValidator = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: false });
+  // Query names no route declares are refused before validation (query.ts), never removed.
+  const partsValidator = new Ajv({
+    coerceTypes: 'array',
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: false,
+  });
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? () => true : partsValidator.compile(schema),
   );
@@ -197,8 +206,21 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   app.removeAllContentTypeParsers();
   addJsonBodyParser(app, { bodyLimit: MAX_BODY_BYTES });
 
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // Hooks in callback style: an async hook costs a promise per request on every route.
   app.addHook('onRequest', (request, _reply, done) => {
+    if (closing) {
+      done(
+        new HttpError(503, 'unavailable', 'The service is shutting down; try again shortly.', {
+          headers: { connection: 'close' },
+        }),
+      );
+      return;
+    }
     // A declared length over the limit is refused at once, before the body is read.
     const declared = request.headers['content-length'];
     if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > MAX_BODY_BYTES) {
@@ -206,6 +228,22 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
       return;
     }
     done();
+  });
+  // The query, strictly: a parameter the route does not declare, or one given twice, is a 400.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const problems = request.is404 ? [] : queryProblems(request);
+    if (problems.length === 0) {
+      done();
+      return;
+    }
+    done(
+      new HttpError(
+        400,
+        'invalid_request',
+        `The query does not fit the route: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}.`,
+        { details: problems },
+      ),
+    );
   });
   app.addHook('onResponse', (request, reply, done) => {
     recent.push({
@@ -311,18 +349,20 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
   });
+  // Every route plugin reads the context from the instance (context.ts), never from this module.
+  provideServiceContext(app, context);
   await app.register(async (scope) => {
-    registerReceiptRoutes(scope, context);
-    registerVerifyRoutes(scope, context);
-    registerTypedRoutes(scope, context);
-    registerWearableRoutes(scope, context);
-    registerTenantRoutes(scope, context);
-    registerPricingRubricRoutes(scope, context);
-    registerPilotRoutes(scope, context);
-    registerAnchorRoutes(scope, context);
-    registerKeysStatusRoutes(scope, context, {
+    await scope.register(receiptRoutes);
+    await scope.register(verifyRoutes);
+    await scope.register(typedRoutes);
+    await scope.register(wearableRoutes);
+    await scope.register(tenantRoutes);
+    await scope.register(pricingRubricRoutes);
+    await scope.register(pilotRoutes);
+    await scope.register(anchorRoutes);
+    await scope.register(keysStatusRoutes, {
       routes: () => routes,
-      update: (document) => (statusDocument = document),
+      update: (document: StatusDocument) => (statusDocument = document),
     });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -336,8 +376,14 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     },
     async (_request, reply) => {
       const page = await verifierPage();
-      // The page carries its own policy (default-src 'none'); the header says the same to the browser.
-      return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+      // The page carries its own policy (default-src 'none'); the header says the same to the
+      // browser, and what only a header can say: no page may frame this one.
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-cache')
+        .header('content-security-policy', `${verifierPagePolicy(page)}; ${VERIFIER_FRAME_ANCESTORS}`)
+        .header('x-content-type-options', 'nosniff')
+        .send(page);
     },
   );
   // The verify route's workers start last, once nothing else can fail, and stop with the app.

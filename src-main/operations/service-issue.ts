@@ -11,13 +11,16 @@ import { jcs } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
 import {
   issueProfileReceipt,
+  NANO_BYTE_BUDGET,
   ProfileBudgetError,
   ProfileFieldsError,
+  profileReceiptByteLength,
   type ProfileFieldsByName,
 } from '../../src-shared/formats/profile';
 import { issueWearable, WearableInputError, type WearableCallerFields } from '../../src-shared/formats/wearable';
 import type { Tier } from '../../src-shared/api/vocabulary';
-import type { JsonObject } from '../../src-shared/verify/fields';
+import { isJsonObject, type JsonObject } from '../../src-shared/verify/fields';
+import type { Report, SerializedReport } from '../../src-shared/verify/report';
 import {
   consumeQuota,
   insertReceipts,
@@ -284,6 +287,24 @@ export interface WorkerOptions {
 }
 
 /**
+ * Whether the report of a document the service signed is the one it must have: PASS; or, for a
+ * wearable receipt that records an invalid device signature (`signature_relation: "invalid"`,
+ * PROTOCOL section 2), INVALID from the device signature alone, every other check (the service's
+ * own signature, the derived fields) passed. Such a receipt is issued as it is: it says honestly
+ * that the observation's provenance is inconsistent, and `evroom verify` reports it so.
+ */
+function verifiesAsIssued(document: JsonObject, report: SerializedReport): boolean {
+  if (report.status === 'PASS') return true;
+  const body = document['signed_body'];
+  if (report.format !== 'wearable/r2.0.0' || report.status !== 'INVALID') return false;
+  if (body === undefined || !isJsonObject(body) || body['signature_relation'] !== 'invalid') return false;
+  const { checks } = JSON.parse(report.json) as Report;
+  return checks.every(
+    (check) => check.status === 'pass' || (check.id === 'device_signature' && check.status === 'fail'),
+  );
+}
+
+/**
  * Verifies what the service signed, then counts and stores it at the next group commit.
  *
  * @throws OperationError quota_exceeded (kind too_many: nothing stored); an internal error when
@@ -299,7 +320,7 @@ async function store(
   const { ref, quota } = options;
   const bytes = utf8Encode(jcs(document as JsonValue));
   const facts = await verifyIssued(workspace, bytes, signer, options.now, options);
-  if (facts.report.status !== 'PASS')
+  if (!verifiesAsIssued(document, facts.report))
     throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
   const check =
     quota === undefined && extra === undefined
@@ -355,14 +376,10 @@ export function issueProfile(
 ): Promise<Issued> {
   let document: JsonObject;
   try {
-    document = issueProfileReceipt(
-      profile,
-      profileFields(profile, request, workspace.crypto),
-      signer.seed,
-      signer.key_id,
-      workspace.crypto,
-      { now: options.now },
-    );
+    const fields = profileFields(profile, request, workspace.crypto);
+    if (profile === 'nano')
+      checkNanoBudget(fields as ProfileFieldsByName['nano'], signer, workspace.crypto, options.now);
+    document = issueProfileReceipt(profile, fields, signer.seed, signer.key_id, workspace.crypto, { now: options.now });
   } catch (error) {
     throw refusedRequest(profile, request, error);
   }
@@ -404,6 +421,39 @@ function refusedRequest(profile: EmitProfile, request: EmitRequest, error: unkno
     });
   }
   return error;
+}
+
+const MEASURING_ID = `rcp_${'0'.repeat(26)}`;
+
+/**
+ * Refuses a nano request whose receipt would outgrow the nano budget (600 bytes, signature
+ * included; PROTOCOL section 3) before anything is signed, naming the request's members that
+ * make it grow: agent_did and content_type (up to 256 and 128 characters) can. A standard
+ * receipt cannot outgrow its 3072 bytes within the emit body's bounds (the longest one is
+ * tested), and pq has no budget, so only nano requests pay for the measure (about 15 µs).
+ *
+ * @throws OperationError invalid_request with a detail on /agent_did and /content_type
+ */
+function checkNanoBudget(
+  fields: ProfileFieldsByName['nano'],
+  signer: IssuingKey,
+  crypto: Workspace['crypto'],
+  now: Date,
+): void {
+  // Any id measures the same: every receipt id is 30 characters.
+  const size = profileReceiptByteLength('nano', fields, signer.key_id, crypto, { now, id: MEASURING_ID });
+  if (size <= NANO_BYTE_BUDGET) return;
+  throw new OperationError(
+    'invalid_input',
+    'invalid_request',
+    `A nano receipt is at most ${NANO_BYTE_BUDGET} bytes, and agent_did and content_type make this one ${size - NANO_BYTE_BUDGET} bytes longer: shorten them, or ask for profile standard.`,
+    {
+      details: ['/agent_did', '/content_type'].map((path) => ({
+        path,
+        message: `makes the nano receipt longer than its ${NANO_BYTE_BUDGET} bytes`,
+      })),
+    },
+  );
 }
 
 /**

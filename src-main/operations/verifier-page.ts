@@ -120,3 +120,21 @@ export function verifierPage(): Promise<string> {
   });
   return cached;
 }
+
+/** The policy of a page's `<meta http-equiv="Content-Security-Policy">`. */
+const POLICY_META = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/;
+
+/**
+ * The Content-Security-Policy the page carries in its meta tag, for a server to send as a header.
+ *
+ * @param page - The page {@link verifierPage} answered.
+ * @returns The policy, `default-src 'none'; ...`.
+ * @throws OperationError internal `verifier_invalid` when the page has no such tag.
+ */
+export function verifierPagePolicy(page: string): string {
+  const policy = POLICY_META.exec(page)?.[1];
+  if (policy === undefined || !policy.startsWith(REQUIRED_POLICY)) {
+    throw new OperationError('internal', 'verifier_invalid', 'The verifier page has no content security policy.');
+  }
+  return policy;
+}

@@ -16,8 +16,8 @@ import {
   type AnchorRequest,
 } from '../../operations/anchor-submit';
 import { readBody } from '../body';
+import { serviceContext } from '../context';
 import { HttpError } from '../errors';
-import type { ServiceContext } from '../service';
 
 const PENDING_SCHEMA = {
   type: 'object',
@@ -46,8 +46,9 @@ const RECORD_SCHEMA = {
   },
 } as const;
 
-/** Registers the anchoring routes. */
-export function registerAnchorRoutes(app: FastifyInstance, context: ServiceContext): void {
+/** The anchoring routes, as a plugin. */
+export async function anchorRoutes(app: FastifyInstance): Promise<void> {
+  const context = serviceContext(app);
   app.post(
     '/v1/anchor',
     {

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { b64uEncode } from '../../../src-shared/crypto';
 import type { JsonObject } from '../../../src-shared/verify/fields';
 import { signRuleD1 } from '../../../src-shared/verify/signature';
-import { STATUS_INTERVAL_MS, type ServiceContext } from '../service';
+import { serviceContext, STATUS_INTERVAL_MS, type ServiceContext, type StatusDocument } from '../context';
 
 /** The note /v1/keys carries. */
 export const KEYS_NOTE =
@@ -17,9 +17,6 @@ export const KEYS_NOTE =
 
 /** How often /status reads the anchoring backlog at most, ms. */
 const BACKLOG_CHECK_MS = 1000;
-
-/** A signed /status document. */
-export type StatusDocument = JsonObject;
 
 /**
  * The anchoring engine's backlog as /status shows it: hashes not yet resolved, batches by
@@ -40,12 +37,15 @@ export function anchorStatus(context: ServiceContext): JsonObject {
   };
 }
 
-/** Registers /v1/keys and /status, and keeps /status fresh until the service closes. */
-export function registerKeysStatusRoutes(
-  app: FastifyInstance,
-  context: ServiceContext,
-  status: { routes(): readonly string[]; update(document: StatusDocument): void },
-): void {
+/** What /status is made from: every route's name, and where the signed document goes. */
+export interface StatusSource {
+  routes(): readonly string[];
+  update(document: StatusDocument): void;
+}
+
+/** /v1/keys and /status, as a plugin that keeps /status fresh until the service closes. */
+export async function keysStatusRoutes(app: FastifyInstance, status: StatusSource): Promise<void> {
+  const context = serviceContext(app);
   app.get(
     '/v1/keys',
     {

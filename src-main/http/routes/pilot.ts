@@ -18,8 +18,8 @@ import {
   type RosettaRequest,
 } from '../../operations/rosetta';
 import { readBody } from '../body';
+import { serviceContext, type ServiceContext } from '../context';
 import { HttpError } from '../errors';
-import type { ServiceContext } from '../service';
 
 /** The scope that opens the pilot routes. */
 export const PARTNER_SCOPE = 'partner';
@@ -117,8 +117,9 @@ export function requirePartner(request: FastifyRequest, context: ServiceContext)
   return caller;
 }
 
-/** Registers the pilot routes. */
-export function registerPilotRoutes(app: FastifyInstance, context: ServiceContext): void {
+/** The pilot routes, as a plugin. */
+export async function pilotRoutes(app: FastifyInstance): Promise<void> {
+  const context = serviceContext(app);
   const rosetta = {
     schema: {
       summary:

@@ -4,7 +4,6 @@
 import type { FastifyInstance } from 'fastify';
 import { recommendProfile, type RubricInput } from '../../operations/rubric';
 import { readBody } from '../body';
-import type { ServiceContext } from '../service';
 
 /** Every rubric answer says what it is not. */
 export const RUBRIC_DISCLAIMER =
@@ -81,8 +80,8 @@ const RUBRIC_SCHEMA = {
   },
 } as const;
 
-/** Registers /pricing and /v1/rubric/select. */
-export function registerPricingRubricRoutes(app: FastifyInstance, _context: ServiceContext): void {
+/** /pricing and /v1/rubric/select, as a plugin. */
+export async function pricingRubricRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/pricing',
     { schema: { summary: 'The machine-readable price ladder (spec section 8)', tags: ['pricing'] } },

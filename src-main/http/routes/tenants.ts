@@ -13,9 +13,9 @@ import { exportEvidence } from '../../operations/evidence';
 import type { Caller } from '../../operations/service-admin';
 import { issueProfile, tenantQuota, type EmitRequest } from '../../operations/service-issue';
 import { readBody } from '../body';
+import { serviceContext, type ServiceContext } from '../context';
+import { asQuotaError, EMIT_BODY_SCHEMA, PROFILE_QUERY, requestedProfile } from '../emit-request';
 import { HttpError } from '../errors';
-import type { ServiceContext } from '../service';
-import { asQuotaError, EMIT_BODY_SCHEMA, requestedProfile } from './receipts';
 
 const TENANT_PARAMS = {
   type: 'object',
@@ -31,8 +31,9 @@ function tenantCaller(context: ServiceContext, request: FastifyRequest): Caller 
   return caller;
 }
 
-/** Registers the tenant routes. */
-export function registerTenantRoutes(app: FastifyInstance, context: ServiceContext): void {
+/** The tenant routes, as a plugin. */
+export async function tenantRoutes(app: FastifyInstance): Promise<void> {
+  const context = serviceContext(app);
   app.post(
     '/tenants/:id/receipts',
     {
@@ -40,6 +41,7 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
         summary: 'Issue a receipt for the tenant (body as emit; ?profile=)',
         tags: ['tenants'],
         params: TENANT_PARAMS,
+        querystring: PROFILE_QUERY,
         body: EMIT_BODY_SCHEMA,
         security: [{ apiKey: [] }],
       },
@@ -81,10 +83,14 @@ export function registerTenantRoutes(app: FastifyInstance, context: ServiceConte
     async (request, reply) => {
       const caller = tenantCaller(context, request);
       const since = (request.query as { since?: string }).since;
-      if (since !== undefined && (!isTimestamp(since) || timestampToMillis(since) < 0)) {
-        throw new HttpError(400, 'invalid_request', 'since must be a TS from 1970 on: YYYY-MM-DDThh:mm:ss[.f]Z.', {
-          details: [{ path: '/since', message: 'not a TS from 1970-01-01T00:00:00Z on' }],
-        });
+      // A TS names years 0000-9999; the ledger counts from the Unix epoch, so earlier is refused here.
+      if (since !== undefined && !(isTimestamp(since) && timestampToMillis(since) >= 0)) {
+        throw new HttpError(
+          400,
+          'invalid_request',
+          'since must be a TS (YYYY-MM-DDThh:mm:ss[.f]Z) from 1970-01-01T00:00:00Z on.',
+          { details: [{ path: '?since', message: isTimestamp(since) ? 'is before 1970' : 'is not a TS' }] },
+        );
       }
       const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-evidence-'));
       const file = path.join(folder, `${caller.tenant.id}.zip`);

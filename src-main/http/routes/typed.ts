@@ -7,11 +7,11 @@ import { TYPED_ROUTE_KINDS, verifyTypedRequest, type TypedRouteKind } from '../.
 import { singleErrorReport } from '../../../src-shared/verify/report-builder';
 import { verifyReport } from '../../operations/verify';
 import { bodyBytes } from '../body';
-import type { ServiceContext } from '../service';
-import { serviceVerifyContext } from './verify';
+import { serviceContext, serviceVerifyContext } from '../context';
 
-/** Registers the seven typed routes and the typed-PQ alias. */
-export function registerTypedRoutes(app: FastifyInstance, context: ServiceContext): void {
+/** The seven typed routes and the typed-PQ alias, as a plugin. */
+export async function typedRoutes(app: FastifyInstance): Promise<void> {
+  const context = serviceContext(app);
   for (const kind of Object.keys(TYPED_ROUTE_KINDS) as TypedRouteKind[]) {
     app.post(
       `/v1/verify/${kind}`,

@@ -17,36 +17,15 @@
  * replaced), it runs here. Both give the same answer, byte for byte.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyEntry, VerifyContext } from '../../../src-shared/verify/context';
+import type { KeyEntry } from '../../../src-shared/verify/context';
 import { KeyFileError } from '../../../src-shared/verify/key-file';
 import type { Report } from '../../../src-shared/verify/report';
 import { verifyRequestBytes, type RequestKeys } from '../../core/verify-request';
 import { VerifyWorkerUnavailableError } from '../../core/worker-pool';
-import { workspaceTrustKeys, workspaceVerifyContext } from '../../operations/workspace';
+import { workspaceTrustKeys } from '../../operations/workspace';
 import { bodyBytes } from '../body';
+import { listedKeys, serviceContext, type ServiceContext } from '../context';
 import { HttpError } from '../errors';
-import type { ServiceContext } from '../service';
-
-/** The service's listed keys as verifier entries (no status: they confer no trust), made once per list. */
-const listedKeyEntries = new WeakMap<ServiceContext['signer']['listed'], KeyEntry[]>();
-
-function listedKeys(context: ServiceContext): KeyEntry[] {
-  const listed = context.signer.listed;
-  let entries = listedKeyEntries.get(listed);
-  if (entries === undefined) {
-    entries = listed.map((key) => ({ key_id: key.key_id, algorithm: key.algorithm, public_key: key.public_key }));
-    listedKeyEntries.set(listed, entries);
-  }
-  return entries;
-}
-
-/** The service's own keys, as keys that check signatures and confer no trust. */
-export function serviceVerifyContext(context: ServiceContext, keys: readonly KeyEntry[] = []): VerifyContext {
-  return workspaceVerifyContext(context.workspace, {
-    advertised: [...listedKeys(context), ...keys],
-    now: context.now(),
-  });
-}
 
 /**
  * The keys a verify request is judged with: one object per state of the trust store (and list
@@ -95,8 +74,9 @@ export function verifyRequest(bytes: Uint8Array, context: ServiceContext): Repor
  */
 export const HTTP_THREAD_SHARE_PER_WORKER = 4;
 
-/** Registers the verify route and its alias. */
-export function registerVerifyRoutes(app: FastifyInstance, context: ServiceContext): void {
+/** The verify route and its alias, as a plugin. */
+export async function verifyRoutes(app: FastifyInstance): Promise<void> {
+  const context = serviceContext(app);
   let turn = 0;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const bytes = bodyBytes(request);

@@ -8,8 +8,7 @@ import type { WearableCallerFields } from '../../../src-shared/formats/wearable'
 import { issueWearableReceipt } from '../../operations/service-issue';
 import { verifyReport } from '../../operations/verify';
 import { bodyBytes, readBody } from '../body';
-import type { ServiceContext } from '../service';
-import { serviceVerifyContext } from './verify';
+import { serviceContext, serviceVerifyContext } from '../context';
 
 /** Any JSON object: the wearable issuer checks every member itself, each with its pointer. */
 const CALLER_FIELDS_SCHEMA = {
@@ -17,8 +16,9 @@ const CALLER_FIELDS_SCHEMA = {
   description: 'Every caller field of spec 2.2; no derived field, no verdict',
 } as const;
 
-/** Registers the wearable routes. */
-export function registerWearableRoutes(app: FastifyInstance, context: ServiceContext): void {
+/** The wearable routes, as a plugin. */
+export async function wearableRoutes(app: FastifyInstance): Promise<void> {
+  const context = serviceContext(app);
   app.post(
     '/v1/wearable/receipts',
     {

@@ -35,6 +35,7 @@ export {
   issueProfileReceipt,
   ProfileBudgetError,
   ProfileFieldsError,
+  profileReceiptByteLength,
 } from './sign';
 export type {
   LegacyIssueOptions,
