@@ -49,6 +49,7 @@ export async function startLocalWebMode(options: {
       // The window's policy, which the shell owns: web mode serves the same app under it.
       contentSecurityPolicy: CONTENT_SECURITY_POLICY,
       uploads: { 'imports.start': async (file, name, cleanup) => api.uploads.importFile(file, name, cleanup) },
+      ...(options.log === undefined ? {} : { log: options.log }),
     });
   } catch (error) {
     api.close();

@@ -132,6 +132,7 @@ describe('local web mode', () => {
   const calls: string[] = [];
   const inputs: unknown[] = [];
   const uploads: SeenUpload[] = [];
+  const logged: string[] = [];
 
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-web-'));
@@ -148,6 +149,7 @@ describe('local web mode', () => {
       token: TOKEN,
       contentSecurityPolicy: POLICY,
       maxUploadBytes: MAX_UPLOAD,
+      log: (line) => logged.push(line),
       api: async (method, input) => {
         calls.push(method);
         inputs.push(input);
@@ -162,7 +164,7 @@ describe('local web mode', () => {
             directoryMode: fs.statSync(path.dirname(file)).mode & 0o777,
             name,
           });
-          if (name === 'refuse.zip') throw new Error('a stand-in failure');
+          if (name === 'refuse.zip') throw new TypeError('a stand-in failure at /secret/path');
           cleanup();
           return { jobId: 'job-1', name };
         },
@@ -387,7 +389,14 @@ describe('local web mode', () => {
       body: Buffer.from('bytes'),
     });
     expect(answer.status).toBe(500);
-    expect(JSON.parse(answer.body)).toMatchObject({ ok: false, error: { code: 'internal' } });
+    const body = JSON.parse(answer.body) as { ok: false; error: { code: string; message: string; ref: string } };
+    expect(body).toMatchObject({ ok: false, error: { code: 'internal' } });
+    // The fault's text stays on this side; its log line carries the reference the answer gives.
+    expect(answer.body).not.toContain('stand-in');
+    expect(answer.body).not.toContain('/secret/path');
+    expect(body.error.message).toBe(`internal error (ref ${body.error.ref})`);
+    const line = logged.find((entry) => entry.includes(body.error.ref));
+    expect(line).toContain('a stand-in failure at /secret/path');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fs.existsSync(path.dirname(uploads.at(-1)?.file ?? ''))).toBe(false);
   });

@@ -26,7 +26,7 @@ import { pipeline } from 'node:stream/promises';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ErrorDetail, ErrorEnvelope } from '../../src-shared/api/error-envelope';
 import { MAX_VERIFY_TEXT } from '../../src-shared/api/contract';
-import { describeError, HTTP_STATUS_OF_KIND } from '../operations/errors';
+import { describeError, HTTP_STATUS_OF_KIND, internalLogLine } from '../operations/errors';
 import { addJsonBodyParser, isJsonMediaType, parseJsonBody } from '../operations/json-body';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
@@ -100,6 +100,12 @@ export interface WebServerOptions {
   maxUploadBytes?: number;
   /** The largest app API body in bytes; MAX_API_BODY_BYTES when absent. */
   maxApiBodyBytes?: number;
+  /**
+   * Where the log line of an internal fault this server meets goes (its correlation id and
+   * stack; never sent): an upload handler's or its own. The app API logs its own faults.
+   * Default standard error.
+   */
+  log?: (line: string) => void;
 }
 
 export interface RunningWebServer {
@@ -128,7 +134,11 @@ class WebError extends Error {
 class UploadTooLarge extends Error {}
 
 /** An error answer's status and envelope: ours, Fastify's own (limits, media types), or describeError's. */
-function errorAnswer(error: unknown, maxApiBodyBytes: number): { status: number; envelope: ErrorEnvelope } {
+function errorAnswer(
+  error: unknown,
+  maxApiBodyBytes: number,
+  log: (line: string) => void,
+): { status: number; envelope: ErrorEnvelope } {
   if (error instanceof WebError) {
     return { status: error.status, envelope: { code: error.code, message: error.message, details: error.details } };
   }
@@ -144,7 +154,8 @@ function errorAnswer(error: unknown, maxApiBodyBytes: number): { status: number;
   if (code.startsWith('FST_') && typeof status === 'number' && status >= 400 && status < 500)
     return refusal(400, 'invalid_request', 'the request is not valid');
   // The one envelope, as IPC carries it; only the HTTP status is this transport's own.
-  const { envelope, kind } = describeError(error);
+  const { envelope, kind, internal } = describeError(error);
+  if (internal !== undefined) log(`web mode: ${internalLogLine(internal)}`);
   return { status: HTTP_STATUS_OF_KIND[kind], envelope };
 }
 
@@ -162,6 +173,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   const maxUploadBytes = options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
   const maxApiBodyBytes = options.maxApiBodyBytes ?? MAX_API_BODY_BYTES;
   const policy = options.contentSecurityPolicy;
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   if (typeof policy !== 'string' || policy.length === 0)
     throw new TypeError('startWebServer: contentSecurityPolicy must be the window’s policy');
   let realRoot: string;
@@ -214,7 +226,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   }
 
   app.setErrorHandler((error, request, reply) => {
-    const { status, envelope } = errorAnswer(error, maxApiBodyBytes);
+    const { status, envelope } = errorAnswer(error, maxApiBodyBytes, log);
     return send(request, reply, status, { ok: false, error: envelope });
   });
   app.setNotFoundHandler((request, reply) =>
@@ -347,7 +359,8 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
       return send(request, reply, 200, { ok: true, result: await handler(file, name, cleanup) });
     } catch (error) {
       cleanup();
-      const { envelope, kind } = describeError(error);
+      const { envelope, kind, internal } = describeError(error);
+      if (internal !== undefined) log(`web mode upload ${method}: ${internalLogLine(internal)}`);
       return send(request, reply, HTTP_STATUS_OF_KIND[kind], { ok: false, error: envelope });
     }
   }
