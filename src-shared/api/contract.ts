@@ -6,6 +6,7 @@
  * local web mode serves it over HTTP. The renderer sees only this contract, never the transport.
  * Everything here is plain JSON: bytes travel as b64u strings, instants as ms since the epoch.
  */
+import type { JsonValue } from '../json/types';
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import type { ErrorEnvelope } from './error-envelope';
@@ -302,11 +303,8 @@ export interface AuditEntry {
   action: AuditAction | (string & {});
   subject: string;
   /** The action's details as recorded (plain JSON). */
-  details: JsonData;
+  details: JsonValue;
 }
-
-/** Plain JSON, as stored. */
-export type JsonData = null | boolean | number | string | JsonData[] | { [name: string]: JsonData };
 
 export interface Limits {
   maxEntries: number;
