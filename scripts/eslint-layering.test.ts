@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
@@ -113,5 +115,31 @@ describe('layering lint rules', () => {
     expect(await ruleIds(contextFromRoute, 'src-main/http/emit-request.ts')).toContain('import/no-restricted-paths');
     // Tests start the whole service.
     expect(await ruleIds(fromService, 'src-main/http/routes/probe.test.ts')).toEqual([]);
+  });
+
+  it('refuses an import cycle in src-main, src-shared and the renderer, and lets type-only imports close one', async () => {
+    // A cycle needs both modules on disk (the rule follows the imports of real files), so each
+    // probe writes two into a folder of its own inside the layer and removes it afterwards.
+    for (const layer of ['src-main/core', 'src-shared/json', 'src-renderer']) {
+      const folder = mkdtempSync(join(layer, '.cycle-probe-'));
+      try {
+        writeFileSync(join(folder, 'a.ts'), "import { b } from './b';\nexport const a = (): number => b + 1;\n");
+        writeFileSync(join(folder, 'b.ts'), "import { a } from './a';\nexport const b = 1;\nexport const c = a;\n");
+        writeFileSync(join(folder, 'c.ts'), "import { d } from './d';\nexport const c = (): number => d;\n");
+        writeFileSync(
+          join(folder, 'd.ts'),
+          "import type { c } from './c';\nexport const d = 1;\nexport type C = typeof c;\n",
+        );
+        const results = await eslint.lintFiles([join(folder, 'a.ts'), join(folder, 'c.ts')]);
+        const rules = (file: string): string[] =>
+          (results.find((result) => result.filePath.endsWith(file))?.messages ?? []).map(
+            (message) => message.ruleId ?? message.message,
+          );
+        expect(rules('a.ts'), layer).toContain('import/no-cycle');
+        expect(rules('c.ts'), layer).toEqual([]);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    }
   });
 });

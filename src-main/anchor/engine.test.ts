@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import { isPendingAnchorUrn, isResolvedAnchorUrn } from '../../src-shared/anchor/urn';
-import { anchorBacklog, listUnfinishedAnchorBatches } from '../ledger/anchor-batches';
+import { anchorBacklog, anchorRecordAt, listUnfinishedAnchorBatches } from '../ledger/anchor-batches';
 import { getAnchor } from '../ledger/anchors';
 import { openLedger, type Ledger } from '../ledger/open-ledger';
 import { startAnvil, type AnvilProcess } from './anvil';
@@ -16,6 +16,9 @@ import { verifyAnchor } from './verify-anchor';
 const sha256 = (data: Uint8Array): Uint8Array => new Uint8Array(createHash('sha256').update(data).digest());
 const digestOf = (text: string): Uint8Array => sha256(new TextEncoder().encode(text));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** An anchor's record as `GET /v1/anchor/<urn>` answers it (the service reads the ledger, not the engine). */
+const recordOf = (ledger: Ledger, svcAnchor: string): Record<string, unknown> | undefined =>
+  anchorRecordAt(ledger.readable, svcAnchor, Date.now());
 
 let anvil: AnvilProcess;
 let chain: ChainClient;
@@ -75,7 +78,7 @@ describe('AnchorEngine on a real anvil', () => {
     await drain(engine, ledger);
     const batches = new Set<string>();
     for (const [index, digest] of digests.entries()) {
-      const record = engine.lookup(answers[index]!.svc_anchor) as Record<string, unknown>;
+      const record = recordOf(ledger, answers[index]!.svc_anchor) as Record<string, unknown>;
       expect(record.batch_id).toBe(answers[index]!.batch_id);
       expect(isResolvedAnchorUrn(record.svc_anchor)).toBe(true);
       batches.add(String(record.tx_hash));
@@ -119,14 +122,14 @@ describe('AnchorEngine on a real anvil', () => {
     twin[31] = (twin[31] ?? 0) ^ 1;
     expect(engine.submit(twin)).toMatchObject({ outcome: 'conflict', svc_anchor: first.svc_anchor });
     expect(engine.status().pending_hashes).toBe(1);
-    const pending = engine.lookup(first.svc_anchor);
+    const pending = recordOf(ledger, first.svc_anchor);
     expect(pending).toMatchObject({ svc_anchor: first.svc_anchor, batch_id: first.batch_id });
     expect((pending as { eta_seconds: number }).eta_seconds).toBeGreaterThan(0);
     await engine.closeNow();
     await drain(engine, ledger);
-    const resolved = engine.lookup(first.svc_anchor) as Record<string, unknown>;
+    const resolved = recordOf(ledger, first.svc_anchor) as Record<string, unknown>;
     expect(isResolvedAnchorUrn(resolved.svc_anchor)).toBe(true);
-    expect(engine.lookup(resolved.svc_anchor as string)).toEqual(resolved);
+    expect(recordOf(ledger, resolved.svc_anchor as string)).toEqual(resolved);
   }, 60_000);
 
   it('closes batches on its own every interval and resolves them with start()', async () => {
@@ -143,7 +146,7 @@ describe('AnchorEngine on a real anvil', () => {
     cleanups.push(() => engine.stop());
     const answer = engine.submit(digestOf('on schedule'));
     const until = Date.now() + 15_000;
-    while (!isResolvedAnchorUrn(engine.lookup(answer.svc_anchor)?.svc_anchor)) {
+    while (!isResolvedAnchorUrn(recordOf(ledger, answer.svc_anchor)?.svc_anchor)) {
       if (Date.now() > until) throw new Error('not resolved');
       await sleep(50);
     }
@@ -183,7 +186,7 @@ describe('AnchorEngine on a real anvil', () => {
     await sleep(500);
     await engine.tick();
     expect(listUnfinishedAnchorBatches(ledger.readable)[0]?.attempts).toBeGreaterThanOrEqual(2);
-    expect(engine.lookup(during.svc_anchor)?.svc_anchor).toBe(during.svc_anchor);
+    expect(recordOf(ledger, during.svc_anchor)?.svc_anchor).toBe(during.svc_anchor);
     own = await startAnvil({ stateFile, port: own.port });
     cleanups.push(() => own.stop());
     await drain(engine, ledger);
@@ -192,7 +195,7 @@ describe('AnchorEngine on a real anvil', () => {
       ['before the outage', before],
       ['during the outage', during],
     ] as const) {
-      const record = engine.lookup(answer.svc_anchor);
+      const record = recordOf(ledger, answer.svc_anchor);
       const result = await verifyAnchor({ sha256, digest: digestOf(text), record, rpcUrl: own.rpcUrl });
       expect(result.anchor_status).toBe('verified');
     }

@@ -22,13 +22,12 @@
 import { createHash } from 'node:crypto';
 import type { Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { encodeAnchorHash } from '../../src-shared/anchor/proof';
+import { encodeAnchorHash, type PendingAnchorRecord } from '../../src-shared/anchor/proof';
 import { resolvedAnchorUrn } from '../../src-shared/anchor/urn';
 import { hexEncode, lowerHexDecode } from '../../src-shared/crypto/encoding';
 import { anchorTree, type HashFunction } from '../../src-shared/crypto/merkle';
 import {
   anchorBacklog,
-  anchorRecordAt,
   batchEtaSeconds,
   closeAnchorBatch,
   getOpenAnchorBatch,
@@ -78,16 +77,9 @@ export interface AnchorEngineOptions {
   log?: (line: string) => void;
 }
 
-/** What `POST /v1/anchor` answers (PROTOCOL section 8). */
-export interface PendingAnchorAnswer {
-  svc_anchor: string;
-  batch_id: string;
-  eta_seconds: number;
-}
-
 /** What {@link AnchorEngine.submit} did. */
 export type SubmitOutcome =
-  | ({ outcome: 'queued' | 'existing' } & PendingAnchorAnswer)
+  | ({ outcome: 'queued' | 'existing' } & PendingAnchorRecord)
   /** Another digest with the same suffix is already in this batch under that pending URN. */
   | { outcome: 'conflict'; svc_anchor: string; batch_id: string };
 
@@ -179,13 +171,6 @@ export class AnchorEngine {
    */
   submitMany(digests: readonly Uint8Array[], options: { tenantId?: string } = {}): SubmitOutcome[] {
     return this.options.ledger.runInTransaction(() => digests.map((digest) => this.submit(digest, options)));
-  }
-
-  /**
-   * The record of an anchor URN, pending or resolved; see anchorRecordAt (src-main/ledger).
-   */
-  lookup(svcAnchor: string): Record<string, unknown> | undefined {
-    return anchorRecordAt(this.options.ledger.readable, svcAnchor, this.now().getTime());
   }
 
   /** The backlog and the last chain error. */

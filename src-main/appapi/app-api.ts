@@ -25,7 +25,6 @@ import {
   type BundleSummary,
   type ExportResult,
   type ImportProgress,
-  type JsonData,
   type PinnedKey,
   type ReceiptFilters,
   type ReceiptRow,
@@ -35,6 +34,7 @@ import {
   type TenantView,
 } from '../../src-shared/api/contract';
 import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
+import type { JsonValue } from '../../src-shared/json';
 import { b64uDecode, b64uEncode, utf8Decode } from '../../src-shared/crypto';
 import { signedContent } from '../../src-shared/verify/signed-content';
 import { pinnedTrust } from '../../src-shared/verify/keys';
@@ -480,7 +480,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
               at: entry.at,
               action: entry.action,
               subject: entry.subject,
-              details: entry.details as JsonData,
+              details: entry.details as JsonValue,
             });
           }
         }

@@ -44,7 +44,9 @@ import { hashFile } from './import-bundle';
 import { DEFAULT_ZIP_LIMITS } from './limits';
 import {
   BUNDLE_FORMAT,
+  isManifestTenantId,
   MANIFEST_NAME,
+  MAX_MANIFEST_TENANT_ID_LENGTH,
   serializeManifest,
   serializeManifestSignature,
   SIGNATURE_NAME,
@@ -225,8 +227,10 @@ function checkExportOptions(options: BundleOptions): void {
   if (typeof options.out !== 'string' || options.out.length === 0)
     throw new TypeError('exportBundle: out must be a path');
   const tenantId = options.tenantId ?? DEFAULT_EXPORT_TENANT;
-  if (typeof tenantId !== 'string' || tenantId.length === 0 || tenantId.length > 256) {
-    throw new RangeError('exportBundle: tenantId must be 1 to 256 characters');
+  if (!isManifestTenantId(tenantId)) {
+    throw new RangeError(
+      `exportBundle: tenantId must be 1 to ${MAX_MANIFEST_TENANT_ID_LENGTH} characters without control characters`,
+    );
   }
 }
 

@@ -13,6 +13,7 @@
  * same transaction that queues the hash, and {@link resolveAnchorBatch} resolves them all with
  * the batch, in one transaction.
  */
+import type { PendingAnchorRecord } from '../../src-shared/anchor/proof';
 import { batchIdOf, parseAnchorUrn, pendingAnchorUrn } from '../../src-shared/anchor/urn';
 import { getAnchor, insertAnchor, resolveAnchor } from './anchors';
 import { checkHex64, checkInstant, checkInteger, checkOptionalText, checkText } from './checks';
@@ -171,7 +172,11 @@ export function queueAnchorHash(
         svc_anchor: svcAnchor,
         batch_id: batch.batch_id,
         receipt_sha256: digest,
-        record: { svc_anchor: svcAnchor, batch_id: batch.batch_id, eta_seconds: etaSeconds },
+        record: {
+          svc_anchor: svcAnchor,
+          batch_id: batch.batch_id,
+          eta_seconds: etaSeconds,
+        } satisfies PendingAnchorRecord,
         status: 'pending',
       },
       { at },
@@ -413,5 +418,5 @@ export function anchorRecordAt(
       : typeof stored.eta_seconds === 'number'
         ? stored.eta_seconds
         : 0;
-  return { svc_anchor: row.svc_anchor, batch_id: row.batch_id, eta_seconds: eta };
+  return { svc_anchor: row.svc_anchor, batch_id: row.batch_id, eta_seconds: eta } satisfies PendingAnchorRecord;
 }

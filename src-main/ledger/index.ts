@@ -127,7 +127,6 @@ export {
   getTenant,
   insertApiKey,
   insertTenant,
-  isTenantId,
   listApiKeys,
   listTenants,
   quotaUsed,

@@ -32,6 +32,7 @@ describe('service state', () => {
       expect.objectContaining({ code: 'constraint' }),
     );
     expect(() => insertTenant(ledger.writable, { id: 'has space', tier: 'free', at: 2 })).toThrow(RangeError);
+    expect(() => insertTenant(ledger.writable, { id: 'a\u0000b', tier: 'free', at: 2 })).toThrow(RangeError);
     expect(listTenants(ledger.readable)).toEqual([{ id: 'acme', tier: 'pro', created_at: 1 }]);
     insertApiKey(ledger.writable, {
       key_sha256: HASH_A,

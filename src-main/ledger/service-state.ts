@@ -5,7 +5,7 @@
  * Quota use is counted with one conditional upsert, so a check and its increment cannot be
  * split by another request: a receipt is counted in the transaction that stores it, or refused.
  */
-import { TIERS, type ApiKeyScope, type Tier } from '../../src-shared/api/vocabulary';
+import { isTenantId, TENANT_ID_RULE, TIERS, type ApiKeyScope, type Tier } from '../../src-shared/api/vocabulary';
 import { checkHex64, checkInstant, checkInteger, checkOneOf, checkText } from './checks';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
 import { LedgerError } from './errors';
@@ -28,20 +28,13 @@ export interface ApiKeyRecord {
   revoked_at: number | null;
 }
 
-const TENANT_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-/** A tenant id: 1 to 64 of A-Z a-z 0-9 . _ - (it appears in URLs and file names). */
-export function isTenantId(value: unknown): value is string {
-  return typeof value === 'string' && TENANT_ID.test(value);
-}
-
 /**
  * Records a tenant.
  *
  * @throws LedgerError `constraint` when the id exists already; TypeError/RangeError for bad input.
  */
 export function insertTenant(database: WritableDB, tenant: { id: string; tier: Tier; at: number }): TenantRecord {
-  if (!isTenantId(tenant.id)) throw new RangeError('tenant.id must be 1 to 64 characters from A-Z a-z 0-9 . _ -');
+  if (!isTenantId(tenant.id)) throw new RangeError(`tenant.id must be ${TENANT_ID_RULE}`);
   const tier = checkOneOf(tenant.tier, TIERS, 'tenant.tier');
   const at = checkInstant(tenant.at, 'tenant.at');
   execute(database, sql`INSERT INTO tenants (id, tier, created_at) VALUES (${tenant.id}, ${tier}, ${at})`);

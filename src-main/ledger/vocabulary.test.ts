@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   BUNDLE_STATUSES,
+  isTenantId,
   KEY_ALGORITHMS,
   REPORT_STATUSES,
   SOURCE_KINDS,
@@ -40,5 +41,28 @@ describe('the ledger schema speaks the shared vocabulary', () => {
     expect(checkList('receipt_sources', 'kind')).toEqual([...SOURCE_KINDS]);
     expect(checkList('bundles', 'status')).toEqual([...BUNDLE_STATUSES]);
     expect(checkList('keys', 'algorithm')).toEqual([...KEY_ALGORITHMS]);
+  });
+
+  it('accepts exactly the tenant ids the shared rule accepts (migration 3 spells it in SQL)', () => {
+    const file = path.join(directory, 'tenants.sqlite');
+    openLedger(file).close();
+    const database = new Database(file);
+    try {
+      const insert = database.prepare("INSERT INTO tenants (id, tier, created_at) VALUES (?, 'free', 0)");
+      // Not NUL: SQLite's GLOB and length() stop at it, so the CHECK lets 'a\u0000b' through;
+      // insertTenant checks the shared rule first (service-state.test.ts).
+      const candidates = ['a', 'acme', 'A.b_c-9', 'x'.repeat(64), '', 'x'.repeat(65), 'has space', 'a/b', 'é', '%41'];
+      for (const id of candidates) {
+        let stored = true;
+        try {
+          insert.run(id);
+        } catch {
+          stored = false;
+        }
+        expect(stored, JSON.stringify(id)).toBe(isTenantId(id));
+      }
+    } finally {
+      database.close();
+    }
   });
 });

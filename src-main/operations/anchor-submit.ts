@@ -7,6 +7,7 @@
  * with `--no-anchor`.
  */
 import { b64uDecode, b64uEncode, hexDecode } from '../../src-shared/crypto';
+import type { PendingAnchorRecord } from '../../src-shared/anchor/proof';
 import { parseAnchorUrn } from '../../src-shared/anchor/urn';
 import type { Tier } from '../../src-shared/api/vocabulary';
 import type { AnchorEngineStatus, SubmitOutcome } from '../anchor/engine';
@@ -18,7 +19,6 @@ import type { Workspace } from './workspace';
 /** What the doors need of the engine. */
 export interface AnchorBackend {
   submit(digest: Uint8Array, options?: { tenantId?: string }): SubmitOutcome;
-  lookup(svcAnchor: string): Record<string, unknown> | undefined;
   status(): AnchorEngineStatus;
 }
 
@@ -45,13 +45,6 @@ export const ANCHOR_BODY_SCHEMA = {
     },
   },
 } as const;
-
-/** What `POST /v1/anchor` answers with 202. */
-export interface PendingAnchor {
-  svc_anchor: string;
-  batch_id: string;
-  eta_seconds: number;
-}
 
 /**
  * Refuses a key whose tier does not anchor (PROTOCOL section 8: 403).
@@ -103,7 +96,7 @@ export function decodeCanonicalSha256(text: string): Uint8Array {
  * @throws OperationError forbidden (a tier that does not anchor), invalid_request (hash), conflict (another hash
  *   with the same 16-hex suffix already holds this batch's URN)
  */
-export function submitAnchor(backend: AnchorBackend, caller: Caller, request: AnchorRequest): PendingAnchor {
+export function submitAnchor(backend: AnchorBackend, caller: Caller, request: AnchorRequest): PendingAnchorRecord {
   requireAnchoringTier(caller);
   const digest = decodeCanonicalSha256(request.canonical_sha256);
   const outcome = backend.submit(digest, { tenantId: caller.tenant.id });
@@ -129,7 +122,7 @@ export function anchorIssuedReceipt(
   backend: AnchorBackend | undefined,
   caller: Caller,
   receiptSha256: string,
-): PendingAnchor | null {
+): PendingAnchorRecord | null {
   if (backend === undefined || !AUTO_ANCHOR_TIERS.includes(caller.tenant.tier)) return null;
   const outcome = backend.submit(hexDecode(receiptSha256), { tenantId: caller.tenant.id });
   return outcome.outcome === 'conflict'

@@ -21,7 +21,6 @@ import {
   type AnchorState,
   type AnchorStepView,
   type ChainSettings,
-  type JsonData,
   type MerkleProofView,
   type ReceiptAnchor,
   type ReceiptAnchorDetail,
@@ -29,7 +28,7 @@ import {
 } from '../../src-shared/api/contract';
 import { anchorStepOne, anchorVerdict, readAnchorRecord, type AnchorStep } from '../../src-shared/anchor/proof';
 import { compareBytes, concatBytes, equalBytes, hexEncode, utf8Encode } from '../../src-shared/crypto/encoding';
-import { jcsTree, parseJsonBytes } from '../../src-shared/json';
+import { jcsTree, parseJsonBytes, type JsonValue } from '../../src-shared/json';
 import { verifyAnchor } from '../anchor/verify-anchor';
 import {
   anchorStateTotals,
@@ -284,7 +283,7 @@ function detailOf(workspace: Workspace, stored: AnchorStateRecord): AnchorDetail
   const transaction = transactionOf(stored.record);
   return {
     ...toRow(stored),
-    record: stored.record as JsonData,
+    record: stored.record as JsonValue,
     merkle_root: transaction.merkle_root,
     verified_at: transaction.verified_at,
     step_one: one?.step ?? null,

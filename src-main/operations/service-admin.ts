@@ -6,7 +6,15 @@
  * prefix (the tier prefix and the first 8 random characters), which cannot be used as a key.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { API_KEY_PREFIXES, API_KEY_SCOPES, TIERS, type ApiKeyScope, type Tier } from '../../src-shared/api/vocabulary';
+import {
+  API_KEY_PREFIXES,
+  API_KEY_SCOPES,
+  isTenantId,
+  TENANT_ID_RULE,
+  TIERS,
+  type ApiKeyScope,
+  type Tier,
+} from '../../src-shared/api/vocabulary';
 import {
   appendAudit,
   countReceipts,
@@ -14,7 +22,6 @@ import {
   getTenant,
   insertApiKey,
   insertTenant,
-  isTenantId,
   listApiKeys,
   listTenants,
   quotaUsed,
@@ -49,7 +56,7 @@ export function createTenant(workspace: Workspace, id: string, tier: Tier): Tena
     throw new OperationError(
       'invalid_input',
       'invalid_request',
-      `A tenant id is 1 to 64 characters from A-Z a-z 0-9 . _ -, not "${String(id).slice(0, 80)}".`,
+      `A tenant id is ${TENANT_ID_RULE}, not "${String(id).slice(0, 80)}".`,
       {
         details: [{ path: '/id', message: 'not a tenant id' }],
       },

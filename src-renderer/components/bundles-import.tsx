@@ -9,6 +9,7 @@
  */
 import { useCallback, useEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import type { ImportProgress } from '../../src-shared/api/contract';
+import { b64uEncode } from '../../src-shared/crypto/encoding';
 import { api, errorMessage, uploadFile } from '../api';
 import { hrefFor } from '../router';
 import { Button, Code, ErrorNotice, formatCount } from './ui';
@@ -18,10 +19,8 @@ import { refusalReason } from './bundles-shapes';
 const POLL_MS = 250;
 /** Files at least this large show a "reading file…" bar (smaller ones read in a blink). */
 const SHOW_READING_BYTES = 2 * 1024 * 1024;
-/** Bytes encoded per slice: a multiple of 3, so only the last slice can need padding. */
+/** Bytes encoded per slice: a multiple of 3, so the slices' texts join into the whole's. */
 const ENCODE_SLICE = 3 * 256 * 1024;
-/** Bytes handed to String.fromCharCode at once: well below any engine's argument limit. */
-const CHAR_CODE_CHUNK = 0x8000;
 const JOB_STORAGE_KEY = 'evroom.bundles.importJob';
 
 const PHASE_WORDS: Record<string, string> = {
@@ -43,8 +42,8 @@ export function phaseWords(phase: string): string {
 /**
  * Encodes bytes as base64url without padding, a slice at a time.
  *
- * Never builds one huge argument list (String.fromCharCode over a whole file overflows the
- * stack) and yields to the event loop between slices so the page can show progress.
+ * The one codec (b64uEncode, src-shared/crypto/encoding.ts); slicing only yields to the event
+ * loop between slices so the page can show progress.
  *
  * @param bytes - the bytes to encode
  * @param onProgress - called with the bytes encoded so far
@@ -55,11 +54,7 @@ export async function encodeBase64Url(bytes: Uint8Array, onProgress?: (done: num
   const parts: string[] = [];
   for (let offset = 0; offset < bytes.length; offset += ENCODE_SLICE) {
     const slice = bytes.subarray(offset, Math.min(offset + ENCODE_SLICE, bytes.length));
-    let binary = '';
-    for (let start = 0; start < slice.length; start += CHAR_CODE_CHUNK) {
-      binary += String.fromCharCode(...slice.subarray(start, start + CHAR_CODE_CHUNK));
-    }
-    parts.push(btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+    parts.push(b64uEncode(slice));
     onProgress?.(offset + slice.length);
     if (slice.length === ENCODE_SLICE) await new Promise((resolveTick) => setTimeout(resolveTick, 0));
   }

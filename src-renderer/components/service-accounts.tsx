@@ -14,6 +14,7 @@ import {
   type TenantQuotaUse,
   type Tier,
 } from '../../src-shared/api/contract';
+import { isTenantId } from '../../src-shared/api/vocabulary';
 import { api, errorMessage, useApi } from '../api';
 import { Button, Code, ConfirmDialog, EmptyState, ErrorNotice, Loading, Panel, formatCount, formatInstant } from './ui';
 import { CopyButton } from './receipts-shared';
@@ -164,7 +165,7 @@ export function ServiceAccounts({ generation }: { generation: number }) {
 
   const createTenant = async (): Promise<void> => {
     const id = tenantId.trim();
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) {
+    if (!isTenantId(id)) {
       setTenantErrors({
         id: id === '' ? 'Enter the tenant’s id.' : 'An id is 1 to 64 characters from A–Z a–z 0–9 . _ -',
       });

@@ -51,10 +51,22 @@ export interface ResolvedAnchorRecord {
   suffix: string;
 }
 
-/** A pending anchor record. */
+/**
+ * The pending anchor record (PROTOCOL section 8): what `POST /v1/anchor` answers with 202, what
+ * the ledger stores until the batch posts, and what `GET /v1/anchor/<urn>` answers meanwhile.
+ * The one definition: the engine, the operations and the doors all use it.
+ */
 export interface PendingAnchorRecord {
+  /** `urn:svc:anchor:pending:<batch_id>:<suffix>`. */
   svc_anchor: string;
+  /** The batch's opening minute, `YYYY-MM-DDThh:mmZ`. */
   batch_id: string;
+  /** Expected seconds until the batch posts. */
+  eta_seconds: number;
+}
+
+/** A pending record as {@link readAnchorRecord} reads it: the eta may be absent, the suffix comes from the URN. */
+export interface ReadPendingAnchorRecord extends Omit<PendingAnchorRecord, 'eta_seconds'> {
   eta_seconds: number | null;
   suffix: string;
 }
@@ -62,7 +74,7 @@ export interface PendingAnchorRecord {
 /** What {@link readAnchorRecord} makes of a record. */
 export type ReadAnchorRecord =
   | { status: 'resolved'; record: ResolvedAnchorRecord }
-  | { status: 'pending'; record: PendingAnchorRecord }
+  | { status: 'pending'; record: ReadPendingAnchorRecord }
   | { status: 'invalid'; path: string; message: string };
 
 function isObject(value: unknown): value is Record<string, unknown> {

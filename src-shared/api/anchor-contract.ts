@@ -15,7 +15,7 @@
  * A receipt's anchor state is `none` without an anchor record, else the best state of its
  * records (verified, verified_offline, pending, unchecked, failed in that order).
  */
-import type { JsonData } from './contract';
+import type { JsonValue } from '../json/types';
 import { ApiInputError, integerField, objectInput, optionalInteger, optionalOneOf, optionalString } from './validate';
 
 /** Every state an anchor record can be in, best first. */
@@ -143,7 +143,7 @@ export interface MerkleProofView {
 /** One anchor record with its proof, its transaction and its steps. */
 export interface AnchorDetail extends AnchorRow {
   /** The record as stored (plain JSON). */
-  record: JsonData;
+  record: JsonValue;
   /** `sha256:<hex>` from a resolved record. */
   merkle_root: string | null;
   /** From a resolved record, as it says (TS), or null. */

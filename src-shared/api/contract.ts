@@ -6,13 +6,16 @@
  * local web mode serves it over HTTP. The renderer sees only this contract, never the transport.
  * Everything here is plain JSON: bytes travel as b64u strings, instants as ms since the epoch.
  */
+import type { JsonValue } from '../json/types';
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import type { ErrorEnvelope } from './error-envelope';
 import {
   API_KEY_SCOPES,
+  isTenantId,
   KEY_ALGORITHMS,
   REPORT_STATUSES,
+  TENANT_ID_RULE,
   TIERS,
   TRUST_STATUSES,
   type AdvertisedKeyOf,
@@ -302,11 +305,8 @@ export interface AuditEntry {
   action: AuditAction | (string & {});
   subject: string;
   /** The action's details as recorded (plain JSON). */
-  details: JsonData;
+  details: JsonValue;
 }
-
-/** Plain JSON, as stored. */
-export type JsonData = null | boolean | number | string | JsonData[] | { [name: string]: JsonData };
 
 export interface Limits {
   maxEntries: number;
@@ -507,8 +507,6 @@ function reportIdField(source: Record<string, unknown>, name: string): string {
   return value;
 }
 
-/** A tenant id: 1 to 64 of A-Z a-z 0-9 . _ - (the ledger checks the same; it appears in URLs). */
-const TENANT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** An API key's prefix as listed: `svc_<tier>_` and 8 base64url characters (at most 32 in all). */
 const KEY_PREFIX = /^svc_[a-z]+_[A-Za-z0-9_-]{1,16}$/;
 
@@ -525,7 +523,7 @@ function atField<T>(name: string, check: () => T): T {
 function tenantIdField(source: Record<string, unknown>, name: string): string {
   return atField(name, () => {
     const id = stringField(source, name, 64);
-    if (!TENANT_ID.test(id)) throw new ApiInputError(`${name} must be 1 to 64 characters from A-Z a-z 0-9 . _ -`);
+    if (!isTenantId(id)) throw new ApiInputError(`${name} must be ${TENANT_ID_RULE}`);
     return id;
   });
 }

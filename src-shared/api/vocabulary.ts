@@ -163,6 +163,27 @@ export interface AdvertisedKeyOf<Bytes> {
   contradictsTrustStore: boolean;
 }
 
+/**
+ * A tenant id of the service: 1 to 64 of A-Z a-z 0-9 . _ -. It appears in URLs
+ * (`/tenants/:id/...`) and file names. The ledger (insertTenant), the app API, the HTTP routes'
+ * JSON Schema and the renderer's form all check this one pattern; the ledger's migration 3 spells
+ * it in SQL and stays as written. An evidence bundle's `tenant_id` is a different, looser rule
+ * (src-shared/evidence/manifest.ts, isManifestTenantId).
+ */
+export const TENANT_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+/** {@link TENANT_ID_PATTERN} in words, for messages. */
+export const TENANT_ID_RULE = '1 to 64 characters from A-Z a-z 0-9 . _ -';
+
+/**
+ * Whether a value is a tenant id of the service ({@link TENANT_ID_PATTERN}).
+ *
+ * @param value - Anything.
+ * @returns True for a string the pattern accepts.
+ */
+export function isTenantId(value: unknown): value is string {
+  return typeof value === 'string' && TENANT_ID_PATTERN.test(value);
+}
+
 /** Service tiers (spec section 8): each API key is bound to one tenant and its tier. */
 export const TIERS = ['free', 'pro', 'scale', 'enterprise'] as const;
 export type Tier = (typeof TIERS)[number];

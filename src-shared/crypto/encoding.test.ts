@@ -8,6 +8,8 @@ import {
   b64uEncode,
   base58btcDecode,
   base58btcEncode,
+  BULK_BYTES,
+  BULK_CHARACTERS,
   compareBytes,
   concatBytes,
   equalBytes,
@@ -235,6 +237,47 @@ describe('base64 (RFC 4648 section 10 test vectors)', () => {
     expect(() => b64Decode('Zh==')).toThrow(/non-canonical/);
     expect(() => b64Decode('Zm9=')).toThrow(/non-canonical/);
     expect(() => b64Decode([] as unknown as string)).toThrow(TypeError);
+  });
+});
+
+describe('base64 of bulk data (the table-driven codec beyond BULK_CHARACTERS and BULK_BYTES)', () => {
+  it('encodes and decodes as Node Buffer does on both sides of the bulk sizes', () => {
+    for (const length of [BULK_BYTES - 2, BULK_BYTES - 1, BULK_BYTES, BULK_BYTES + 1, BULK_BYTES + 2, BULK_BYTES + 3]) {
+      const bytes = Uint8Array.from({ length }, (_, index) => (index * 131 + 7) & 255);
+      const padded = b64Encode(bytes);
+      const unpadded = b64uEncode(bytes);
+      expect(padded).toBe(Buffer.from(bytes).toString('base64'));
+      expect(unpadded).toBe(Buffer.from(bytes).toString('base64url'));
+      expect(b64Decode(padded)).toEqual(bytes);
+      expect(b64uDecode(unpadded)).toEqual(bytes);
+    }
+    expect(b64uEncode(new Uint8Array(BULK_BYTES + 3)).length).toBeGreaterThan(BULK_CHARACTERS);
+  });
+
+  it('refuses the same texts with the same words as @scure/base does for short ones', () => {
+    // A valid prefix long enough for the bulk decoder ('A' is the digit 0), then each hostile text.
+    const prefix = 'A'.repeat(BULK_CHARACTERS);
+    const words = (run: () => unknown): string => {
+      try {
+        run();
+      } catch (error) {
+        expect(error).toBeInstanceOf(RangeError);
+        return (error as Error).message.replace(/(position|length) \d+/, '$1 N');
+      }
+      return 'accepted';
+    };
+    for (const text of ['Zg==', 'Zg=', 'Zm9v\n', ' Zm9v', 'Zm9vY', 'Zh', 'Zm9', '+/+/', 'Zm8', 'Zm9v', 'é']) {
+      expect(
+        words(() => b64uDecode(prefix + text)),
+        text,
+      ).toBe(words(() => b64uDecode(text)));
+    }
+    for (const text of ['Zm8==', 'Zg===', 'Z===', '====', 'Zg==Zg==', 'Zm9v Zg==', 'Zh==', 'Zm9=', '-_-_', 'Zm8=']) {
+      expect(
+        words(() => b64Decode(prefix + text)),
+        text,
+      ).toBe(words(() => b64Decode(text)));
+    }
   });
 });
 

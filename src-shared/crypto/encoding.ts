@@ -4,12 +4,25 @@
  * Every decoder is strict and canonical: for each byte string there is exactly one accepted
  * text, so two documents that differ only in their encoding cannot both verify. Decoders throw
  * TypeError for a value of the wrong type and RangeError for malformed text; they never return
- * partial results. Table driven and free of Buffer so the module runs in any JavaScript engine.
+ * partial results. Free of Buffer so the module runs in any JavaScript engine.
+ *
+ * base64, base64url and base58btc are @scure/base's (audited, by noble's author; its decoders
+ * refuse padding errors, characters outside the alphabet, whitespace and non-zero unused bits);
+ * this module checks the argument types and says in its own words what is wrong with a text
+ * they refuse. @scure/base works on arrays of digits: right for keys, signatures, digests and
+ * DIDs (2 to 17 µs each), not for megabytes (a 16 MiB field took 2.9 s and 650 MB). Texts over
+ * {@link BULK_CHARACTERS} characters and byte arrays over {@link BULK_BYTES} bytes (a sealed
+ * document's ciphertext, a bundle sent over IPC, a report) keep the table-driven codec below,
+ * 5 to 15 ms a MiB (bench/encoding.ts, figures in bench/README.md); the two agree
+ * (encoding.test.ts runs the same hostile texts through both). Hex stays table driven:
+ * lowerHexDecode is on the verification hot path.
  */
 
+import { base58, base64, base64urlnopad } from '@scure/base';
 import { assertBytes, assertString } from './assert';
 
 const HEX_DIGITS = '0123456789abcdef';
+/** The alphabets, to say which character of a refused text is wrong. */
 const B64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64U_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -17,6 +30,10 @@ const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvw
 const INVALID = 255;
 /** Characters per String.fromCharCode call; well below every engine's argument limit. */
 const CHARACTER_CHUNK = 8192;
+/** Longer base64 and base64url texts are decoded by the table-driven codec, shorter ones by @scure/base. */
+export const BULK_CHARACTERS = 64 * 1024;
+/** Longer byte arrays are encoded to base64 and base64url by the table-driven codec, shorter ones by @scure/base. */
+export const BULK_BYTES = 48 * 1024;
 
 /** The two-character lowercase hex spelling of every byte value. */
 const HEX_BY_BYTE: readonly string[] = Array.from(
@@ -39,10 +56,8 @@ const LOWER_HEX_BYTE_VALUE = Uint8Array.from({ length: 256 }, (_, byte) => {
 const HEX_SCRATCH = new Uint8Array(1024);
 const B64_VALUE = decodeTable(B64_ALPHABET);
 const B64U_VALUE = decodeTable(B64U_ALPHABET);
-const BASE58_VALUE = decodeTable(BASE58_ALPHABET);
 const B64_CODES = charCodes(B64_ALPHABET);
 const B64U_CODES = charCodes(B64U_ALPHABET);
-const BASE58_CODES = charCodes(BASE58_ALPHABET);
 const EQUALS_SIGN = 61;
 
 const utf8Encoder = new TextEncoder();
@@ -213,6 +228,7 @@ export function isHex64(text: unknown): text is string {
   return typeof text === 'string' && /^[0-9a-f]{64}$/.test(text);
 }
 
+/** The table-driven encoder, for byte arrays over {@link BULK_BYTES}. */
 function base64Encode(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): string {
   const whole = bytes.length - (bytes.length % 3);
   const rest = bytes.length - whole;
@@ -239,7 +255,7 @@ function base64Encode(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): st
   return codesToString(codes);
 }
 
-/** Decodes unpadded base64 digits `text[0, length)`; checks characters and unused bits. */
+/** The table-driven decoder, for texts over {@link BULK_CHARACTERS}: decodes unpadded base64 digits `text[0, length)`; checks characters and unused bits. */
 function base64DecodeDigits(text: string, length: number, table: Uint8Array, name: string): Uint8Array {
   if (length % 4 === 1) {
     throw new RangeError(`${name}: invalid length ${length} (a length of 4n+1 encodes no whole byte)`);
@@ -287,6 +303,31 @@ function firstInvalid(table: Uint8Array, text: string, from: number): number {
 }
 
 /**
+ * Why @scure/base refused a base64 or base64url text, in the words of the old decoders: the
+ * length, then the first character outside the alphabet, then the unused trailing bits.
+ *
+ * @param name - the decoder, for the message
+ * @param text - the refused text
+ * @param digits - how many leading characters are digits (the rest is padding already checked)
+ * @param alphabet - the 64 digits
+ */
+function base64Refusal(name: string, text: string, digits: number, alphabet: string): RangeError {
+  if (digits % 4 === 1) {
+    return new RangeError(`${name}: invalid length ${digits} (a length of 4n+1 encodes no whole byte)`);
+  }
+  for (let index = 0; index < digits; index++) {
+    if (!alphabet.includes(text.charAt(index))) return invalidCharacter(name, text, index);
+  }
+  // Canonical form: the bits below the last whole byte must be zero, otherwise several texts
+  // would decode to the same bytes.
+  const last = alphabet.indexOf(text.charAt(digits - 1));
+  if (digits % 4 === 2 ? (last & 15) !== 0 : digits % 4 === 3 && (last & 3) !== 0) {
+    return new RangeError(`${name}: non-canonical encoding (unused trailing bits are not zero)`);
+  }
+  return new RangeError(`${name}: not canonical base64`);
+}
+
+/**
  * Unpadded base64url (RFC 4648 section 5) of a byte array.
  *
  * @param bytes - the bytes to encode
@@ -295,7 +336,7 @@ function firstInvalid(table: Uint8Array, text: string, from: number): number {
  */
 export function b64uEncode(bytes: Uint8Array): string {
   assertBytes(bytes, 'b64uEncode: bytes');
-  return base64Encode(bytes, B64U_CODES, false);
+  return bytes.length > BULK_BYTES ? base64Encode(bytes, B64U_CODES, false) : base64urlnopad.encode(bytes);
 }
 
 /**
@@ -312,7 +353,12 @@ export function b64uEncode(bytes: Uint8Array): string {
  */
 export function b64uDecode(text: string): Uint8Array {
   assertString(text, 'b64uDecode: text');
-  return base64DecodeDigits(text, text.length, B64U_VALUE, 'b64uDecode');
+  if (text.length > BULK_CHARACTERS) return base64DecodeDigits(text, text.length, B64U_VALUE, 'b64uDecode');
+  try {
+    return base64urlnopad.decode(text);
+  } catch {
+    throw base64Refusal('b64uDecode', text, text.length, B64U_ALPHABET);
+  }
 }
 
 /**
@@ -324,7 +370,7 @@ export function b64uDecode(text: string): Uint8Array {
  */
 export function b64Encode(bytes: Uint8Array): string {
   assertBytes(bytes, 'b64Encode: bytes');
-  return base64Encode(bytes, B64_CODES, true);
+  return bytes.length > BULK_BYTES ? base64Encode(bytes, B64_CODES, true) : base64.encode(bytes);
 }
 
 /**
@@ -347,9 +393,14 @@ export function b64Decode(text: string): Uint8Array {
   let digits = text.length;
   if (digits > 0 && text.charCodeAt(digits - 1) === EQUALS_SIGN) digits--;
   if (digits > 0 && text.charCodeAt(digits - 1) === EQUALS_SIGN) digits--;
-  // A third '=' (or a lone '=' group) would leave 4n+1 digits, which base64DecodeDigits refuses;
-  // any '=' left inside the digits is refused as an invalid character.
-  return base64DecodeDigits(text, digits, B64_VALUE, 'b64Decode');
+  // A third '=' (or a lone '=' group) leaves 4n+1 digits; any '=' left inside the digits is an
+  // invalid character.
+  if (text.length > BULK_CHARACTERS) return base64DecodeDigits(text, digits, B64_VALUE, 'b64Decode');
+  try {
+    return base64.decode(text);
+  } catch {
+    throw base64Refusal('b64Decode', text, digits, B64_ALPHABET);
+  }
 }
 
 /**
@@ -420,28 +471,7 @@ export function utf8Decode(bytes: Uint8Array): string {
  */
 export function base58btcEncode(bytes: Uint8Array): string {
   assertBytes(bytes, 'base58btcEncode: bytes');
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  // log(256) / log(58) < 1.366: enough base-58 digits for the remaining bytes.
-  const digits = new Uint8Array(Math.ceil((bytes.length - zeros) * 1.366) + 1);
-  let used = 0;
-  for (let index = zeros; index < bytes.length; index++) {
-    let carry = bytes[index] ?? 0;
-    let position = 0;
-    for (let digit = digits.length - 1; (carry !== 0 || position < used) && digit >= 0; digit--, position++) {
-      carry += 256 * (digits[digit] ?? 0);
-      digits[digit] = carry % 58;
-      carry = Math.floor(carry / 58);
-    }
-    used = position;
-  }
-  while (used > 0 && digits[digits.length - used] === 0) used--;
-  const codes = new Uint8Array(zeros + used);
-  codes.fill(BASE58_CODES[0] ?? 0, 0, zeros);
-  for (let index = 0; index < used; index++) {
-    codes[zeros + index] = BASE58_CODES[digits[digits.length - used + index] ?? 0] ?? 0;
-  }
-  return codesToString(codes);
+  return base58.encode(bytes);
 }
 
 /**
@@ -454,26 +484,14 @@ export function base58btcEncode(bytes: Uint8Array): string {
  */
 export function base58btcDecode(text: string): Uint8Array {
   assertString(text, 'base58btcDecode: text');
-  let zeros = 0;
-  while (zeros < text.length && text.charCodeAt(zeros) === BASE58_CODES[0]) zeros++;
-  // log(58) / log(256) < 0.733: enough bytes for the remaining digits.
-  const bytes = new Uint8Array(Math.ceil((text.length - zeros) * 0.733) + 1);
-  let used = 0;
-  for (let index = zeros; index < text.length; index++) {
-    let carry = lookup(BASE58_VALUE, text, index);
-    if (carry === INVALID) throw invalidCharacter('base58btcDecode', text, index);
-    let position = 0;
-    for (let byte = bytes.length - 1; (carry !== 0 || position < used) && byte >= 0; byte--, position++) {
-      carry += 58 * (bytes[byte] ?? 0);
-      bytes[byte] = carry & 255;
-      carry >>= 8;
+  try {
+    return base58.decode(text);
+  } catch {
+    for (let index = 0; index < text.length; index++) {
+      if (!BASE58_ALPHABET.includes(text.charAt(index))) throw invalidCharacter('base58btcDecode', text, index);
     }
-    used = position;
+    throw new RangeError('base58btcDecode: not base58btc');
   }
-  while (used > 0 && bytes[bytes.length - used] === 0) used--;
-  const result = new Uint8Array(zeros + used);
-  result.set(bytes.subarray(bytes.length - used), zeros);
-  return result;
 }
 
 /**

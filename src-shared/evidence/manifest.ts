@@ -41,8 +41,35 @@ export const BUNDLE_FORMAT = 'evroom.evidence/1';
 export const MANIFEST_NAME = 'manifest.json';
 /** The manifest signature's name at the top of the zip. */
 export const SIGNATURE_NAME = 'manifest.sig';
-/** The longest tenant id accepted. */
-export const MAX_TENANT_ID_LENGTH = 256;
+/**
+ * The longest `tenant_id` a manifest may carry.
+ *
+ * A manifest's tenant is a label, not the service's tenant id (src-shared/api/vocabulary.ts,
+ * TENANT_ID_PATTERN: 1 to 64 of A-Z a-z 0-9 . _ -). On purpose: bundles come from other services
+ * and other programs, whose tenants PROTOCOL section 9 does not spell, and `evroom export --tenant`
+ * names the exporter freely; the label is only shown and signed, never put in a URL or a file
+ * name, so any printable text up to this length is read.
+ */
+export const MAX_MANIFEST_TENANT_ID_LENGTH = 256;
+/** Control characters: a label holding one could hide what it says. */
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Whether a value may be a manifest's `tenant_id`: 1 to {@link MAX_MANIFEST_TENANT_ID_LENGTH}
+ * characters, no control characters.
+ *
+ * @param value - Anything.
+ * @returns True for such a string.
+ */
+export function isManifestTenantId(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= MAX_MANIFEST_TENANT_ID_LENGTH &&
+    !CONTROL_CHARACTER.test(value)
+  );
+}
 
 /** One file the manifest lists. */
 export interface ManifestFile {
@@ -158,13 +185,8 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   }
   const top = members(tree, '', MANIFEST_MEMBERS);
   const tenantId = stringMember(top.get('tenant_id'), '/tenant_id');
-  if (
-    tenantId.length === 0 ||
-    tenantId.length > MAX_TENANT_ID_LENGTH ||
-    // eslint-disable-next-line no-control-regex -- control characters are what is refused
-    /[\u0000-\u001f\u007f-\u009f]/.test(tenantId)
-  ) {
-    throw invalid('/tenant_id', `must be 1 to ${MAX_TENANT_ID_LENGTH} characters without control characters.`);
+  if (!isManifestTenantId(tenantId)) {
+    throw invalid('/tenant_id', `must be 1 to ${MAX_MANIFEST_TENANT_ID_LENGTH} characters without control characters.`);
   }
   const generatedAt = stringMember(top.get('generated_at'), '/generated_at');
   if (!isTimestamp(generatedAt)) throw invalid('/generated_at', 'must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z.');

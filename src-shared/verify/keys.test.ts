@@ -71,6 +71,17 @@ describe('finding a key by id', () => {
     expect(findKeyById('did:svc:nobody', ctxAdvertised)).toBeUndefined();
   });
 
+  it('decodes a did:key the same each time: a caller changing the key it got changes no later answer', () => {
+    const did = didKeyFromEd25519(keyB);
+    const ctx = createVerifyContext(crypto, { now });
+    const first = findKeyById(did, ctx);
+    expect(first?.public_key).toEqual(keyB);
+    first!.public_key.fill(0);
+    expect(findKeyById(did, ctx)?.public_key).toEqual(keyB);
+    expect(isKeyId('did:key:z6MkZZZZ')).toBe(false);
+    expect(isKeyId('did:key:z6MkZZZZ')).toBe(false);
+  });
+
   it('a pinned did:key entry makes a did:key trusted', () => {
     const did = didKeyFromEd25519(keyA);
     const ctx = createVerifyContext(crypto, { now, pinned: [entry(did, keyA, { label: 'Alice' })] });

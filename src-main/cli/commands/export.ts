@@ -1,6 +1,7 @@
 /**
  * `evroom export [filters] --out FILE.zip`: write a signed evidence bundle of ledger receipts.
  */
+import { isManifestTenantId, MAX_MANIFEST_TENANT_ID_LENGTH } from '../../../src-shared/evidence/manifest';
 import { ExportError, SigningKeyError, type ExportProgress } from '../../evidence/index';
 import { LedgerError } from '../../ledger/index';
 import { CliError } from '../cli-error';
@@ -60,9 +61,10 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
   if (out === undefined) throw new CliError('export: name the zip to write with --out FILE.zip');
   const filters = readFilters('export', parsed);
   const tenant = optionValue(parsed, 'tenant');
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (tenant !== undefined && (tenant.length > 256 || /[\u0000-\u001f\u007f-\u009f]/.test(tenant))) {
-    throw new CliError('export: --tenant must be 1 to 256 characters without control characters');
+  if (tenant !== undefined && !isManifestTenantId(tenant)) {
+    throw new CliError(
+      `export: --tenant must be 1 to ${MAX_MANIFEST_TENANT_ID_LENGTH} characters without control characters`,
+    );
   }
   const workspace = openCliWorkspace('export');
   const bar = createProgressBar(terminal);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { TENANT_ID_PATTERN } from '../../../src-shared/api/vocabulary';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
 import { anchorIssuedReceipt } from '../../operations/anchor-submit';
 import { exportEvidence } from '../../operations/evidence';
@@ -20,7 +21,7 @@ import { HttpError } from '../errors';
 const TENANT_PARAMS = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' } },
+  properties: { id: { type: 'string', pattern: TENANT_ID_PATTERN.source } },
 } as const;
 
 /** The caller, when its key belongs to the tenant of the path; 403 otherwise. */
