@@ -11,9 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
-  APP_API,
   ApiInputError,
-  isAppApiMethod,
   type AdvertisedKey,
   type ApiKeyView,
   type AppApiAnswer,
@@ -33,6 +31,7 @@ import {
   type Settings,
   type TenantView,
 } from '../../src-shared/api/contract';
+import { APP_API, isAppApiMethod } from '../../src-shared/api/contract-validators';
 import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
 import type { JsonValue } from '../../src-shared/json';
 import { b64uDecode, b64uEncode, utf8Decode } from '../../src-shared/crypto';

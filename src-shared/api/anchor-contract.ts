@@ -1,8 +1,9 @@
 /**
  * The anchors part of the app API contract (PROTOCOL section 8): the words for an anchor's
- * state, the shapes the Anchors view and a receipt's anchor panel show, the chain settings, and
- * the validators of the `anchors.*` methods. contract.ts names the methods; this module keeps
- * their shapes together so the rest of the contract stays short.
+ * state, the shapes the Anchors view and a receipt's anchor panel show, and the chain settings
+ * with their validator. contract.ts names the methods; this module keeps their shapes together
+ * so the rest of the contract stays short. The `anchors.*` inputs are TypeBox schemas
+ * (contract-schemas.ts), validated through contract-validators.ts.
  *
  * States, from what the ledger recorded and the last check found:
  * - `pending`: the record is a pending URN (its batch has not posted a root yet);
@@ -15,8 +16,10 @@
  * A receipt's anchor state is `none` without an anchor record, else the best state of its
  * records (verified, verified_offline, pending, unchecked, failed in that order).
  */
+import type { Static } from '@sinclair/typebox';
 import type { JsonValue } from '../json/types';
-import { ApiInputError, integerField, objectInput, optionalInteger, optionalOneOf, optionalString } from './validate';
+import type { AnchorsBatchesSchema, AnchorsListSchema, IdInputSchema } from './contract-schemas';
+import { ApiInputError, objectInput } from './validate';
 
 /** Every state an anchor record can be in, best first. */
 export const ANCHOR_STATES = ['verified', 'verified_offline', 'pending', 'unchecked', 'failed'] as const;
@@ -182,13 +185,13 @@ export interface AnchorCheckResult {
   anchor: AnchorDetail;
 }
 
-/** The inputs of the anchors methods. */
+/** The inputs of the anchors methods: the types of their schemas (contract-schemas.ts). */
 export interface AnchorApiParams {
-  'anchors.batches': { after?: string; limit?: number };
-  'anchors.list': { batch_id?: string; state?: AnchorState; after?: string; limit?: number };
-  'anchors.get': { id: number };
-  'anchors.ofReceipt': { id: number };
-  'anchors.check': { id: number };
+  'anchors.batches': Static<typeof AnchorsBatchesSchema>;
+  'anchors.list': Static<typeof AnchorsListSchema>;
+  'anchors.get': Static<typeof IdInputSchema>;
+  'anchors.ofReceipt': Static<typeof IdInputSchema>;
+  'anchors.check': Static<typeof IdInputSchema>;
 }
 
 /** The results of the anchors methods. */
@@ -204,46 +207,6 @@ export interface AnchorApiResults {
   /** Steps 1-3 of one record against the chain RPC set in Settings. */
   'anchors.check': AnchorCheckResult;
 }
-
-const BATCH_ID = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/;
-
-function idOnly(input: unknown): { id: number } {
-  const source = objectInput(input, ['id']);
-  return { id: integerField(source, 'id', 1, Number.MAX_SAFE_INTEGER) };
-}
-
-/** The validators of the anchors methods (contract.ts spreads them into `APP_API`). */
-export const ANCHOR_API: { [M in keyof AnchorApiParams]: (input: unknown) => AnchorApiParams[M] } = {
-  'anchors.batches': (input) => {
-    const source = objectInput(input, ['after', 'limit']);
-    const result: AnchorApiParams['anchors.batches'] = {};
-    const after = optionalString(source, 'after', 2048);
-    if (after !== undefined) result.after = after;
-    const limit = optionalInteger(source, 'limit', 1, 500);
-    if (limit !== undefined) result.limit = limit;
-    return result;
-  },
-  'anchors.list': (input) => {
-    const source = objectInput(input, ['batch_id', 'state', 'after', 'limit']);
-    const result: AnchorApiParams['anchors.list'] = {};
-    const batchId = optionalString(source, 'batch_id', 17);
-    if (batchId !== undefined) {
-      if (!BATCH_ID.test(batchId))
-        throw new ApiInputError('batch_id must be a batch id, YYYY-MM-DDThh:mmZ', '/batch_id');
-      result.batch_id = batchId;
-    }
-    const state = optionalOneOf(source, 'state', ANCHOR_STATES);
-    if (state !== undefined) result.state = state;
-    const after = optionalString(source, 'after', 2048);
-    if (after !== undefined) result.after = after;
-    const limit = optionalInteger(source, 'limit', 1, 500);
-    if (limit !== undefined) result.limit = limit;
-    return result;
-  },
-  'anchors.get': idOnly,
-  'anchors.ofReceipt': idOnly,
-  'anchors.check': idOnly,
-};
 
 /**
  * Whether a value is a chain RPC URL the settings accept: http or https, a host, an optional

@@ -1,21 +1,37 @@
 /**
  * The app API contract: every call the renderer may make to the main process.
  *
- * One map names each method with a runtime validator for its input; `AppApiResults` names each
- * result type. src-main/appapi implements it once; the Electron preload exposes it over IPC and
+ * `AppApiParams` names each method's input and `AppApiResults` its result. Each input's runtime
+ * validator is in contract-validators.ts (`APP_API`), derived from its TypeBox schema
+ * (contract-schemas.ts) where the input is a plain shape; this module holds only types and
+ * constants, so the renderer that imports it bundles neither the validators nor TypeBox.
+ * src-main/appapi implements the contract once; the Electron preload exposes it over IPC and
  * local web mode serves it over HTTP. The renderer sees only this contract, never the transport.
  * Everything here is plain JSON: bytes travel as b64u strings, instants as ms since the epoch.
  */
+import type { Static } from '@sinclair/typebox';
 import type { JsonValue } from '../json/types';
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
-import { SIGNER_ROLES, type SignerRole } from '../verify/context';
+import type { SignerRole } from '../verify/context';
 import type { ErrorEnvelope } from './error-envelope';
+import type {
+  ApiKeysIssueSchema,
+  ApiKeysListSchema,
+  ApiKeysRevokeSchema,
+  IdInputSchema,
+  JobInputSchema,
+  ReportsDiffSchema,
+  ReportsGetSchema,
+  ServiceStartSchema,
+  TenantsCreateSchema,
+  TrustAuditSchema,
+  TrustRevokeSchema,
+  TrustUnpinSchema,
+} from './contract-schemas';
 import {
   API_KEY_SCOPES,
-  isTenantId,
   KEY_ALGORITHMS,
   REPORT_STATUSES,
-  TENANT_ID_RULE,
   TIERS,
   TRUST_STATUSES,
   type AdvertisedKeyOf,
@@ -28,26 +44,8 @@ import {
   type SourceKind,
   type Tier,
 } from './vocabulary';
-import {
-  ApiInputError,
-  integerField,
-  objectInput,
-  oneOf,
-  optionalBoolean,
-  optionalInteger,
-  optionalOneOf,
-  optionalString,
-  optionalTimestamp,
-  stringField,
-} from './validate';
-import {
-  ANCHOR_API,
-  chainSettingsInput,
-  type AnchorApiParams,
-  type AnchorApiResults,
-  type ChainSettings,
-  type ReceiptAnchor,
-} from './anchor-contract';
+import { ApiInputError } from './validate';
+import type { AnchorApiParams, AnchorApiResults, ChainSettings, ReceiptAnchor } from './anchor-contract';
 
 export * from './anchor-contract';
 export { API_KEY_SCOPES, ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TIERS, TRUST_STATUSES };
@@ -385,66 +383,12 @@ export interface IssuedApiKey {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Validators
+// Limits and inputs
 
 /** The largest document `verify` takes (PROTOCOL section 10 caps bodies at 1 MiB; a pasted file may be larger). */
 export const MAX_VERIFY_TEXT = 16 * 1024 * 1024;
 /** The largest bundle uploaded through the API in web mode, as base64url text (about 256 MiB of zip). */
 export const MAX_UPLOAD_B64 = 350 * 1024 * 1024;
-const MAX_TEXT = 512;
-const MAX_PATH = 4096;
-
-function filtersInput(value: unknown): ReceiptFilters {
-  const source = objectInput(value, ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle'], 'filters');
-  const filters: ReceiptFilters = {};
-  const format = optionalString(source, 'format', 128);
-  if (format !== undefined) filters.format = format;
-  const status = optionalOneOf(source, 'status', REPORT_STATUSES);
-  if (status !== undefined) filters.status = status;
-  const trust = optionalOneOf(source, 'trust', TRUST_STATUSES);
-  if (trust !== undefined) filters.trust = trust;
-  const issuer = optionalString(source, 'issuer', 2048);
-  if (issuer !== undefined) filters.issuer = issuer;
-  const from = optionalTimestamp(source, 'from');
-  if (from !== undefined) filters.from = from;
-  const to = optionalTimestamp(source, 'to');
-  if (to !== undefined) filters.to = to;
-  if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to))
-    throw new ApiInputError('filters.from must not be after filters.to');
-  // The ledger keeps instants as milliseconds from 1970 on.
-  for (const [name, instant] of [
-    ['from', from],
-    ['to', to],
-  ] as const) {
-    if (instant !== undefined && Date.parse(instant) < 0)
-      throw new ApiInputError(`filters.${name} must be 1970-01-01T00:00:00Z or later`, `/filters/${name}`);
-  }
-  const text = optionalString(source, 'text', MAX_TEXT);
-  if (text !== undefined) filters.text = text;
-  const bundle = optionalInteger(source, 'bundle', 1, Number.MAX_SAFE_INTEGER);
-  if (bundle !== undefined) filters.bundle = bundle;
-  return filters;
-}
-
-function noInput(input: unknown): undefined {
-  objectInput(input, []);
-  return undefined;
-}
-
-function idInput(input: unknown): { id: number } {
-  const source = objectInput(input, ['id']);
-  return { id: integerField(source, 'id', 1, Number.MAX_SAFE_INTEGER) };
-}
-
-function jobInput(input: unknown): { jobId: string } {
-  const source = objectInput(input, ['jobId']);
-  return { jobId: stringField(source, 'jobId', 64) };
-}
-
-function keyIdInput(input: unknown, extra: readonly string[] = []): Record<string, unknown> & { key_id: string } {
-  const source = objectInput(input, ['key_id', ...extra]);
-  return { ...source, key_id: stringField(source, 'key_id', 2048) };
-}
 
 /** The forms a report is written in. */
 export const REPORT_FORMS = ['json', 'html', 'pdf'] as const;
@@ -501,72 +445,11 @@ export interface ReportDiffView {
   }[];
 }
 
-function reportIdField(source: Record<string, unknown>, name: string): string {
-  const value = stringField(source, name, 64);
-  if (!REPORT_ID_PATTERN.test(value)) throw new ApiInputError(`${name} must be a report id (rpt_ and a ULID)`);
-  return value;
-}
-
-/** An API key's prefix as listed: `svc_<tier>_` and 8 base64url characters (at most 32 in all). */
-const KEY_PREFIX = /^svc_[a-z]+_[A-Za-z0-9_-]{1,16}$/;
-
-/** Runs a field's check and names the field in the error's path (a form shows it beside the field). */
-function atField<T>(name: string, check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    if (error instanceof ApiInputError && error.path === undefined) throw new ApiInputError(error.message, `/${name}`);
-    throw error;
-  }
-}
-
-function tenantIdField(source: Record<string, unknown>, name: string): string {
-  return atField(name, () => {
-    const id = stringField(source, name, 64);
-    if (!isTenantId(id)) throw new ApiInputError(`${name} must be ${TENANT_ID_RULE}`);
-    return id;
-  });
-}
-
-/** `roles`: distinct names of SIGNER_ROLES, at least one; absent for every role (PROTOCOL section 0). */
-function rolesField(source: Record<string, unknown>): SignerRole[] | undefined {
-  const value = source.roles;
-  if (value === undefined) return undefined;
-  return atField('roles', () => {
-    if (!Array.isArray(value) || value.length === 0)
-      throw new ApiInputError(
-        `roles must be a non-empty list of ${SIGNER_ROLES.join(', ')} (leave it out for every role)`,
-      );
-    // Each role at most once, so the loop stops within SIGNER_ROLES.length + 1 items however long the list.
-    const roles: SignerRole[] = [];
-    for (const [index, role] of value.entries()) {
-      if (typeof role !== 'string' || !(SIGNER_ROLES as readonly string[]).includes(role))
-        throw new ApiInputError(`roles must each be one of ${SIGNER_ROLES.join(', ')}`, `/roles/${index}`);
-      if (roles.includes(role as SignerRole)) throw new ApiInputError(`roles names ${role} twice`, `/roles/${index}`);
-      roles.push(role as SignerRole);
-    }
-    return roles;
-  });
-}
-
-function scopesField(source: Record<string, unknown>): ApiKeyScope[] | undefined {
-  const value = source.scopes;
-  if (value === undefined) return undefined;
-  return atField('scopes', () => {
-    if (!Array.isArray(value)) throw new ApiInputError(`scopes must be a list of ${API_KEY_SCOPES.join(', ')}`);
-    // Each scope at most once, so the loop stops within API_KEY_SCOPES.length + 1 items however long the list.
-    const scopes: ApiKeyScope[] = [];
-    for (const scope of value) {
-      if (typeof scope !== 'string' || !(API_KEY_SCOPES as readonly string[]).includes(scope))
-        throw new ApiInputError(`scopes must each be one of ${API_KEY_SCOPES.join(', ')}`);
-      if (scopes.includes(scope as ApiKeyScope)) throw new ApiInputError(`scopes names ${scope} twice`);
-      scopes.push(scope as ApiKeyScope);
-    }
-    return scopes;
-  });
-}
-
-/** What each method takes, as the caller writes it (`undefined`: nothing). */
+/**
+ * What each method takes, as the caller writes it (`undefined`: nothing). A plain shape is the
+ * `Static` type of its schema in contract-schemas.ts, so its type and its validator cannot
+ * disagree; the others are written here and checked by hand in contract-validators.ts.
+ */
 export interface AppApiParams extends AnchorApiParams {
   info: undefined;
   overview: undefined;
@@ -578,18 +461,18 @@ export interface AppApiParams extends AnchorApiParams {
     limit?: number;
   };
   'receipts.count': { filters?: ReceiptFilters };
-  'receipts.get': { id: number };
+  'receipts.get': Static<typeof IdInputSchema>;
   verify: { text: string; save?: boolean; name?: string };
   'bundles.list': undefined;
-  'bundles.get': { id: number };
+  'bundles.get': Static<typeof IdInputSchema>;
   /**
    * Imports an uploaded bundle (the zip's bytes as base64url). The app never imports a path
    * named by the renderer: the desktop app's File menu imports the file the user chose in its
    * dialog without going through this contract.
    */
   'imports.start': { data: string; name?: string };
-  'imports.progress': { jobId: string };
-  'imports.cancel': { jobId: string };
+  'imports.progress': Static<typeof JobInputSchema>;
+  'imports.cancel': Static<typeof JobInputSchema>;
   'trust.list': undefined;
   'trust.pin': {
     key_id: string;
@@ -600,9 +483,10 @@ export interface AppApiParams extends AnchorApiParams {
     not_after?: string;
     roles?: SignerRole[];
   };
-  'trust.revoke': { key_id: string; reason?: string };
-  'trust.unpin': { key_id: string };
-  'trust.audit': { limit?: number };
+  'trust.revoke': Static<typeof TrustRevokeSchema>;
+  'trust.unpin': Static<typeof TrustUnpinSchema>;
+  /** The last `limit` entries, 200 when absent. */
+  'trust.audit': Static<typeof TrustAuditSchema>;
   'settings.get': undefined;
   'settings.set': { theme?: Theme; limits?: Partial<Limits>; chain?: Partial<ChainSettings> };
   'exports.create': { filters?: ReceiptFilters; name?: string };
@@ -610,179 +494,22 @@ export interface AppApiParams extends AnchorApiParams {
   'reports.list': undefined;
   /** Makes, signs and keeps a report of the receipts the filters select (`bundle` is not a report scope). */
   'reports.create': { filters?: ReceiptFilters; as_of?: string };
-  'reports.get': { report_id: string; form: ReportFormName };
-  'reports.diff': { old_report: string; new_report: string };
+  'reports.get': Static<typeof ReportsGetSchema>;
+  'reports.diff': Static<typeof ReportsDiffSchema>;
   /** The HTTP service of the main process: whether it runs, where, and its last requests. */
   'service.status': undefined;
   /** Starts the service on 127.0.0.1 (port 0 or absent: any free port); answers the running one when it runs already. */
-  'service.start': { port?: number };
+  'service.start': Static<typeof ServiceStartSchema>;
   'service.stop': undefined;
   /** Tenants with their quota use in the current period. */
   'tenants.list': undefined;
-  'tenants.create': { id: string; tier: Tier };
+  'tenants.create': Static<typeof TenantsCreateSchema>;
   /** API keys by prefix (never the keys), of one tenant when given. */
-  'apikeys.list': { tenant?: string };
+  'apikeys.list': Static<typeof ApiKeysListSchema>;
   /** Issues a key; the answer carries it this once. */
-  'apikeys.issue': { tenant: string; scopes?: ApiKeyScope[] };
-  'apikeys.revoke': { prefix: string };
+  'apikeys.issue': Static<typeof ApiKeysIssueSchema>;
+  'apikeys.revoke': Static<typeof ApiKeysRevokeSchema>;
 }
-
-type Validators = { [M in keyof AppApiParams]: (input: unknown) => AppApiParams[M] };
-
-/** Sets `name` on `target` only when `value` is defined (inputs carry no undefined members). */
-function put<T extends object, K extends keyof T>(target: T, name: K, value: T[K] | undefined): void {
-  if (value !== undefined) target[name] = value;
-}
-
-/** The contract: method name to input validator. Result types are in `AppApiResults`. */
-export const APP_API: Validators = {
-  info: noInput,
-  overview: noInput,
-  'receipts.list': (input) => {
-    const source = objectInput(input, ['filters', 'sort', 'direction', 'after', 'limit']);
-    const result: AppApiParams['receipts.list'] = { filters: filtersInput(source.filters) };
-    put(result, 'sort', optionalOneOf(source, 'sort', RECEIPT_SORT_COLUMNS));
-    put(result, 'direction', optionalOneOf(source, 'direction', ['asc', 'desc'] as const));
-    put(result, 'after', optionalString(source, 'after', 2048));
-    put(result, 'limit', optionalInteger(source, 'limit', 1, 500));
-    return result;
-  },
-  'receipts.count': (input) => ({ filters: filtersInput(objectInput(input, ['filters']).filters) }),
-  'receipts.get': idInput,
-  verify: (input) => {
-    const source = objectInput(input, ['text', 'save', 'name']);
-    const result: AppApiParams['verify'] = {
-      text: stringField(source, 'text', MAX_VERIFY_TEXT),
-      save: optionalBoolean(source, 'save') ?? false,
-    };
-    put(result, 'name', optionalString(source, 'name', MAX_PATH));
-    return result;
-  },
-  'bundles.list': noInput,
-  'bundles.get': idInput,
-  'imports.start': (input) => {
-    const source = objectInput(input, ['name', 'data']);
-    if (source.data === undefined)
-      throw new ApiInputError('data is required: the bundle as base64url (the app imports uploads, never a path)');
-    const data = stringField(source, 'data', MAX_UPLOAD_B64, 0);
-    if (!/^[A-Za-z0-9_-]*$/.test(data)) throw new ApiInputError('data must be base64url without padding');
-    const result: AppApiParams['imports.start'] = { data };
-    put(result, 'name', optionalString(source, 'name', MAX_TEXT));
-    return result;
-  },
-  'imports.progress': jobInput,
-  'imports.cancel': jobInput,
-  'trust.list': noInput,
-  'trust.pin': (input) => {
-    const source = objectInput(input, [
-      'key_id',
-      'algorithm',
-      'public_key',
-      'label',
-      'not_before',
-      'not_after',
-      'roles',
-    ]);
-    const result: AppApiParams['trust.pin'] = {
-      key_id: stringField(source, 'key_id', 2048),
-      algorithm: oneOf(source, 'algorithm', KEY_ALGORITHMS),
-      public_key: stringField(source, 'public_key', 4096),
-    };
-    put(result, 'label', optionalString(source, 'label', MAX_TEXT));
-    put(result, 'not_before', optionalTimestamp(source, 'not_before'));
-    put(result, 'not_after', optionalTimestamp(source, 'not_after'));
-    put(result, 'roles', rolesField(source));
-    return result;
-  },
-  'trust.revoke': (input) => {
-    const source = keyIdInput(input, ['reason']);
-    const result: AppApiParams['trust.revoke'] = { key_id: source.key_id };
-    put(result, 'reason', optionalString(source, 'reason', MAX_TEXT));
-    return result;
-  },
-  'trust.unpin': (input) => ({ key_id: keyIdInput(input).key_id }),
-  'trust.audit': (input) => ({ limit: optionalInteger(objectInput(input, ['limit']), 'limit', 1, 1000) ?? 200 }),
-  'settings.get': noInput,
-  'settings.set': (input) => {
-    const source = objectInput(input, ['theme', 'limits', 'chain']);
-    const result: AppApiParams['settings.set'] = {};
-    put(result, 'theme', optionalOneOf(source, 'theme', THEMES));
-    if (source.limits !== undefined) {
-      const limits = objectInput(source.limits, ['maxEntries', 'maxBytes', 'maxRatio'], 'limits');
-      const chosen: Partial<Limits> = {};
-      put(chosen, 'maxEntries', optionalInteger(limits, 'maxEntries', 1, 10_000_000));
-      put(chosen, 'maxBytes', optionalInteger(limits, 'maxBytes', 1024, 1024 ** 4));
-      put(chosen, 'maxRatio', optionalInteger(limits, 'maxRatio', 1, 100_000));
-      result.limits = chosen;
-    }
-    if (source.chain !== undefined) result.chain = chainSettingsInput(source.chain);
-    return result;
-  },
-  'exports.create': (input) => {
-    const source = objectInput(input, ['filters', 'name']);
-    const result: AppApiParams['exports.create'] = { filters: filtersInput(source.filters) };
-    put(result, 'name', optionalString(source, 'name', MAX_TEXT));
-    return result;
-  },
-  'samples.load': noInput,
-  'reports.list': noInput,
-  'reports.create': (input) => {
-    const source = objectInput(input, ['filters', 'as_of']);
-    const filters = filtersInput(source.filters);
-    if (filters.bundle !== undefined)
-      throw new ApiInputError(
-        'filters.bundle is not a report scope; filter by format, status, trust, issuer, time or text',
-      );
-    const result: AppApiParams['reports.create'] = { filters };
-    put(result, 'as_of', optionalTimestamp(source, 'as_of'));
-    return result;
-  },
-  'reports.get': (input) => {
-    const source = objectInput(input, ['report_id', 'form']);
-    return { report_id: reportIdField(source, 'report_id'), form: oneOf(source, 'form', REPORT_FORMS) };
-  },
-  'reports.diff': (input) => {
-    const source = objectInput(input, ['old_report', 'new_report']);
-    return { old_report: reportIdField(source, 'old_report'), new_report: reportIdField(source, 'new_report') };
-  },
-  'service.status': noInput,
-  'service.start': (input) => {
-    const source = objectInput(input, ['port']);
-    const result: AppApiParams['service.start'] = {};
-    put(
-      result,
-      'port',
-      atField('port', () => optionalInteger(source, 'port', 0, 65535)),
-    );
-    return result;
-  },
-  'service.stop': noInput,
-  'tenants.list': noInput,
-  'tenants.create': (input) => {
-    const source = objectInput(input, ['id', 'tier']);
-    return { id: tenantIdField(source, 'id'), tier: atField('tier', () => oneOf(source, 'tier', TIERS)) };
-  },
-  'apikeys.list': (input) => {
-    const source = objectInput(input, ['tenant']);
-    const result: AppApiParams['apikeys.list'] = {};
-    if (source.tenant !== undefined) result.tenant = tenantIdField(source, 'tenant');
-    return result;
-  },
-  'apikeys.issue': (input) => {
-    const source = objectInput(input, ['tenant', 'scopes']);
-    const result: AppApiParams['apikeys.issue'] = { tenant: tenantIdField(source, 'tenant') };
-    put(result, 'scopes', scopesField(source));
-    return result;
-  },
-  'apikeys.revoke': (input) => {
-    const source = objectInput(input, ['prefix']);
-    const prefix = atField('prefix', () => stringField(source, 'prefix', 32));
-    if (!KEY_PREFIX.test(prefix))
-      throw new ApiInputError('prefix must be a key prefix as listed, like svc_pro_Ab12Cd34', '/prefix');
-    return { prefix };
-  },
-  ...ANCHOR_API,
-};
 
 export type AppApiMethod = keyof AppApiParams;
 /** A method's input after validation. */
@@ -836,11 +563,6 @@ export type AppApiArguments<M extends AppApiMethod> = undefined extends AppApiPa
 export type AppApiClient = {
   [M in AppApiMethod]: (...input: AppApiArguments<M>) => Promise<AppApiResults[M]>;
 };
-
-/** Whether a string names a method of the contract. */
-export function isAppApiMethod(name: unknown): name is AppApiMethod {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(APP_API, name);
-}
 
 /**
  * What a transport carries back for one call: the result, or the error envelope. IPC and HTTP

@@ -22,14 +22,20 @@ export class ApiInputError extends DomainError {
 
 type Plain = Record<string, unknown>;
 
-/** The input as an object with only the named members (absent input counts as `{}`). */
+/**
+ * The input as an object with only the named members (absent input counts as `{}`). An unknown
+ * member is named by its JSON Pointer (`/extra`, or `/filters/extra` inside `where`), as
+ * schema-validator.ts names it.
+ */
 export function objectInput(input: unknown, allowed: readonly string[], where = 'input'): Plain {
   if (input === undefined || input === null) return {};
   if (typeof input !== 'object' || Array.isArray(input)) throw new ApiInputError(`${where} must be an object`);
   for (const name of Object.keys(input)) {
     if (!allowed.includes(name)) {
+      const member = `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       throw new ApiInputError(
         `${where} has an unknown member "${name}"${allowed.length ? `; allowed: ${allowed.join(', ')}` : ''}`,
+        where === 'input' ? member : `/${where}${member}`,
       );
     }
   }

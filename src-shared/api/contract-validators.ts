@@ -1,0 +1,260 @@
+/**
+ * The runtime validators of the app API contract (contract.ts): `APP_API` maps each method to
+ * the function that turns its untrusted input into the typed `AppApiParams[method]` or throws
+ * {@link ApiInputError}. The main process runs them (src-main/appapi dispatch) before any
+ * handler; the renderer never imports this module, so neither the validators nor TypeBox are in
+ * its bundle.
+ *
+ * A plain shape (no input, an id, a job id, a key id, a report id, a port, an API key's tenant,
+ * scopes or prefix, a new tenant, the anchors methods) is validated by its TypeBox schema (contract-schemas.ts)
+ * through {@link validatorOf}, the same schema its type comes from. The rest are written by hand
+ * with validate.ts: their rules are more than a shape (timestamps that parse and are ordered,
+ * filters a report may not take, distinct signer roles, chain settings where null and '' clear the RPC, an upload whose data must be base64url).
+ */
+import { SIGNER_ROLES, type SignerRole } from '../verify/context';
+import { chainSettingsInput } from './anchor-contract';
+import {
+  MAX_UPLOAD_B64,
+  MAX_VERIFY_TEXT,
+  RECEIPT_SORT_COLUMNS,
+  THEMES,
+  type AppApiMethod,
+  type AppApiParams,
+  type Limits,
+  type ReceiptFilters,
+} from './contract';
+import {
+  AnchorsBatchesSchema,
+  AnchorsListSchema,
+  ApiKeysIssueSchema,
+  ApiKeysListSchema,
+  ApiKeysRevokeSchema,
+  IdInputSchema,
+  JobInputSchema,
+  NoInputSchema,
+  ReportsDiffSchema,
+  ReportsGetSchema,
+  ServiceStartSchema,
+  TenantsCreateSchema,
+  TrustAuditSchema,
+  TrustRevokeSchema,
+  TrustUnpinSchema,
+} from './contract-schemas';
+import { validatorOf } from './schema-validator';
+import {
+  ApiInputError,
+  objectInput,
+  oneOf,
+  optionalBoolean,
+  optionalInteger,
+  optionalOneOf,
+  optionalString,
+  optionalTimestamp,
+  stringField,
+} from './validate';
+import { KEY_ALGORITHMS, REPORT_STATUSES, TRUST_STATUSES } from './vocabulary';
+
+const MAX_TEXT = 512;
+const MAX_PATH = 4096;
+
+function filtersInput(value: unknown): ReceiptFilters {
+  const source = objectInput(value, ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle'], 'filters');
+  const filters: ReceiptFilters = {};
+  const format = optionalString(source, 'format', 128);
+  if (format !== undefined) filters.format = format;
+  const status = optionalOneOf(source, 'status', REPORT_STATUSES);
+  if (status !== undefined) filters.status = status;
+  const trust = optionalOneOf(source, 'trust', TRUST_STATUSES);
+  if (trust !== undefined) filters.trust = trust;
+  const issuer = optionalString(source, 'issuer', 2048);
+  if (issuer !== undefined) filters.issuer = issuer;
+  const from = optionalTimestamp(source, 'from');
+  if (from !== undefined) filters.from = from;
+  const to = optionalTimestamp(source, 'to');
+  if (to !== undefined) filters.to = to;
+  if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to))
+    throw new ApiInputError('filters.from must not be after filters.to');
+  // The ledger keeps instants as milliseconds from 1970 on.
+  for (const [name, instant] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (instant !== undefined && Date.parse(instant) < 0)
+      throw new ApiInputError(`filters.${name} must be 1970-01-01T00:00:00Z or later`, `/filters/${name}`);
+  }
+  const text = optionalString(source, 'text', MAX_TEXT);
+  if (text !== undefined) filters.text = text;
+  const bundle = optionalInteger(source, 'bundle', 1, Number.MAX_SAFE_INTEGER);
+  if (bundle !== undefined) filters.bundle = bundle;
+  return filters;
+}
+
+/** Runs a field's check and names the field in the error's path (a form shows it beside the field). */
+function atField<T>(name: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof ApiInputError && error.path === undefined) throw new ApiInputError(error.message, `/${name}`);
+    throw error;
+  }
+}
+
+/** `roles`: distinct names of SIGNER_ROLES, at least one; absent for every role (PROTOCOL section 0). */
+function rolesField(source: Record<string, unknown>): SignerRole[] | undefined {
+  const value = source.roles;
+  if (value === undefined) return undefined;
+  return atField('roles', () => {
+    if (!Array.isArray(value) || value.length === 0)
+      throw new ApiInputError(
+        `roles must be a non-empty list of ${SIGNER_ROLES.join(', ')} (leave it out for every role)`,
+      );
+    // Each role at most once, so the loop stops within SIGNER_ROLES.length + 1 items however long the list.
+    const roles: SignerRole[] = [];
+    for (const [index, role] of value.entries()) {
+      if (typeof role !== 'string' || !(SIGNER_ROLES as readonly string[]).includes(role))
+        throw new ApiInputError(`roles must each be one of ${SIGNER_ROLES.join(', ')}`, `/roles/${index}`);
+      if (roles.includes(role as SignerRole)) throw new ApiInputError(`roles names ${role} twice`, `/roles/${index}`);
+      roles.push(role as SignerRole);
+    }
+    return roles;
+  });
+}
+
+type Validators = { [M in keyof AppApiParams]: (input: unknown) => AppApiParams[M] };
+
+/** Sets `name` on `target` only when `value` is defined (inputs carry no undefined members). */
+function put<T extends object, K extends keyof T>(target: T, name: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[name] = value;
+}
+
+const emptyInput = validatorOf(NoInputSchema);
+/** Methods that take nothing: `{}`, null or no input at all; their type stays `undefined`. */
+function noInput(input: unknown): undefined {
+  emptyInput(input);
+  return undefined;
+}
+
+const idInput = validatorOf(IdInputSchema);
+const jobInput = validatorOf(JobInputSchema);
+
+/** The contract: method name to input validator. Result types are in `AppApiResults`. */
+export const APP_API: Validators = {
+  info: noInput,
+  overview: noInput,
+  'receipts.get': idInput,
+  'bundles.list': noInput,
+  'bundles.get': idInput,
+  'imports.progress': jobInput,
+  'imports.cancel': jobInput,
+  'trust.list': noInput,
+  'trust.revoke': validatorOf(TrustRevokeSchema),
+  'trust.unpin': validatorOf(TrustUnpinSchema),
+  'trust.audit': validatorOf(TrustAuditSchema),
+  'settings.get': noInput,
+  'samples.load': noInput,
+  'reports.list': noInput,
+  'reports.get': validatorOf(ReportsGetSchema),
+  'reports.diff': validatorOf(ReportsDiffSchema),
+  'service.status': noInput,
+  'service.start': validatorOf(ServiceStartSchema),
+  'service.stop': noInput,
+  'tenants.list': noInput,
+  'tenants.create': validatorOf(TenantsCreateSchema),
+  'apikeys.list': validatorOf(ApiKeysListSchema),
+  'apikeys.issue': validatorOf(ApiKeysIssueSchema),
+  'apikeys.revoke': validatorOf(ApiKeysRevokeSchema),
+  'anchors.batches': validatorOf(AnchorsBatchesSchema),
+  'anchors.list': validatorOf(AnchorsListSchema),
+  'anchors.get': idInput,
+  'anchors.ofReceipt': idInput,
+  'anchors.check': idInput,
+
+  // Written by hand (see the module's comment).
+  'receipts.list': (input) => {
+    const source = objectInput(input, ['filters', 'sort', 'direction', 'after', 'limit']);
+    const result: AppApiParams['receipts.list'] = { filters: filtersInput(source.filters) };
+    put(result, 'sort', optionalOneOf(source, 'sort', RECEIPT_SORT_COLUMNS));
+    put(result, 'direction', optionalOneOf(source, 'direction', ['asc', 'desc'] as const));
+    put(result, 'after', optionalString(source, 'after', 2048));
+    put(result, 'limit', optionalInteger(source, 'limit', 1, 500));
+    return result;
+  },
+  'receipts.count': (input) => ({ filters: filtersInput(objectInput(input, ['filters']).filters) }),
+  verify: (input) => {
+    const source = objectInput(input, ['text', 'save', 'name']);
+    const result: AppApiParams['verify'] = {
+      text: stringField(source, 'text', MAX_VERIFY_TEXT),
+      save: optionalBoolean(source, 'save') ?? false,
+    };
+    put(result, 'name', optionalString(source, 'name', MAX_PATH));
+    return result;
+  },
+  'imports.start': (input) => {
+    const source = objectInput(input, ['name', 'data']);
+    if (source.data === undefined)
+      throw new ApiInputError('data is required: the bundle as base64url (the app imports uploads, never a path)');
+    const data = stringField(source, 'data', MAX_UPLOAD_B64, 0);
+    if (!/^[A-Za-z0-9_-]*$/.test(data)) throw new ApiInputError('data must be base64url without padding');
+    const result: AppApiParams['imports.start'] = { data };
+    put(result, 'name', optionalString(source, 'name', MAX_TEXT));
+    return result;
+  },
+  'trust.pin': (input) => {
+    const source = objectInput(input, [
+      'key_id',
+      'algorithm',
+      'public_key',
+      'label',
+      'not_before',
+      'not_after',
+      'roles',
+    ]);
+    const result: AppApiParams['trust.pin'] = {
+      key_id: stringField(source, 'key_id', 2048),
+      algorithm: oneOf(source, 'algorithm', KEY_ALGORITHMS),
+      public_key: stringField(source, 'public_key', 4096),
+    };
+    put(result, 'label', optionalString(source, 'label', MAX_TEXT));
+    put(result, 'not_before', optionalTimestamp(source, 'not_before'));
+    put(result, 'not_after', optionalTimestamp(source, 'not_after'));
+    put(result, 'roles', rolesField(source));
+    return result;
+  },
+  'settings.set': (input) => {
+    const source = objectInput(input, ['theme', 'limits', 'chain']);
+    const result: AppApiParams['settings.set'] = {};
+    put(result, 'theme', optionalOneOf(source, 'theme', THEMES));
+    if (source.limits !== undefined) {
+      const limits = objectInput(source.limits, ['maxEntries', 'maxBytes', 'maxRatio'], 'limits');
+      const chosen: Partial<Limits> = {};
+      put(chosen, 'maxEntries', optionalInteger(limits, 'maxEntries', 1, 10_000_000));
+      put(chosen, 'maxBytes', optionalInteger(limits, 'maxBytes', 1024, 1024 ** 4));
+      put(chosen, 'maxRatio', optionalInteger(limits, 'maxRatio', 1, 100_000));
+      result.limits = chosen;
+    }
+    if (source.chain !== undefined) result.chain = chainSettingsInput(source.chain);
+    return result;
+  },
+  'exports.create': (input) => {
+    const source = objectInput(input, ['filters', 'name']);
+    const result: AppApiParams['exports.create'] = { filters: filtersInput(source.filters) };
+    put(result, 'name', optionalString(source, 'name', MAX_TEXT));
+    return result;
+  },
+  'reports.create': (input) => {
+    const source = objectInput(input, ['filters', 'as_of']);
+    const filters = filtersInput(source.filters);
+    if (filters.bundle !== undefined)
+      throw new ApiInputError(
+        'filters.bundle is not a report scope; filter by format, status, trust, issuer, time or text',
+      );
+    const result: AppApiParams['reports.create'] = { filters };
+    put(result, 'as_of', optionalTimestamp(source, 'as_of'));
+    return result;
+  },
+};
+
+/** Whether a string names a method of the contract. */
+export function isAppApiMethod(name: unknown): name is AppApiMethod {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(APP_API, name);
+}
