@@ -5,11 +5,12 @@
  * handler; the renderer never imports this module, so neither the validators nor TypeBox are in
  * its bundle.
  *
- * A plain shape (no input, an id, a job id, a key id, a report id, a port, an API key's tenant,
- * scopes or prefix, a new tenant, the anchors methods) is validated by its TypeBox schema (contract-schemas.ts)
- * through {@link validatorOf}, the same schema its type comes from. The rest are written by hand
- * with validate.ts: their rules are more than a shape (timestamps that parse and are ordered,
- * filters a report may not take, distinct signer roles, chain settings where null and '' clear the RPC, an upload whose data must be base64url).
+ * A plain shape (no input, an id, a job id, a key id, a report id, a port, a new tenant, an API
+ * key's tenant, scopes or prefix, the anchors methods) is validated by its TypeBox schema
+ * (contract-schemas.ts) through {@link validatorOf}, the same schema its type comes from. The
+ * rest are written by hand with validate.ts: their rules are more than a shape (timestamps that
+ * parse and are ordered, filters a report may not take, distinct signer roles, chain settings
+ * where null and '' clear the RPC, an upload whose data must be base64url).
  */
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import { chainSettingsInput } from './anchor-contract';
