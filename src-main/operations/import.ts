@@ -1,13 +1,19 @@
 /**
- * Import a tenant evidence bundle into the ledger (PROTOCOL section 9).
+ * Import a tenant evidence bundle into the ledger (PROTOCOL section 9): the operation.
+ *
+ * This module orchestrates: it schedules the verification workers (core/worker-pool.ts), batches
+ * entries and receipts (import-batches.ts), judges keys against the trust store and writes the
+ * ledger. Reading the zip (limits, hygiene, stored bytes), the manifest and its signature are the
+ * zip library's (src-main/evidence); what each finding is, is src-shared/evidence/bundle-findings.ts,
+ * which the browser reference verifier calls too.
  *
  * Two passes over the zip, so that every rule is enforced before anything is written:
  *
  * 1. Checking (no writes). The zip is hashed (its SHA-256 identifies the bundle); the central
- *    directory is checked entry by entry (zip-hygiene.ts) against the limits; manifest.json is
+ *    directory is checked entry by entry (evidence/zip-hygiene.ts) against the limits; manifest.json is
  *    parsed strictly; then every file is read, inflated with an output cap, and checked against
  *    its declared size and CRC-32 (by the verification workers, from the stored bytes this thread
- *    reads: entry-data.ts), and its SHA-256 is compared with the manifest. Any rule
+ *    reads: core/entry-data.ts), and its SHA-256 is compared with the manifest. Any rule
  *    broken is a {@link BundleError} and the ledger is untouched.
  * 2. Importing. The bundle row is written `partial`, with the advertised keys of
  *    keys/service-keys.json; receipts go to the worker pool in batches of stored bytes (the
@@ -27,21 +33,36 @@
  * receipts whose file name is neither their id nor their SHA-256. A signer that is merely
  * unpinned is reported as the signature's trust, never as a finding.
  */
+import type { ImportPhase, ImportProgress } from '../../src-shared/api/contract';
 import type { Finding, FindingCode, ImportCounts } from '../../src-shared/api/vocabulary';
-import { createHash, hash as hashOnce } from 'node:crypto';
+import { hash as hashOnce } from 'node:crypto';
 import path from 'node:path';
+import {
+  addCountFindings,
+  addDirectoryFindings,
+  addFileFindings,
+  addReceiptNameFinding,
+  addReceiptStatusFinding,
+  addSignatureFindings,
+  countListedReceipts,
+  FindingList,
+  MAX_LISTED_FINDINGS,
+  readAdvertisedKeys,
+} from '../../src-shared/evidence/bundle-findings';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
-import { checkKeySources, KeyFileError, parseKeyFile } from '../../src-shared/verify/key-file';
 import { timestampToMillis } from '../../src-shared/verify/timestamp';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import type { VerifiedReceipt } from '../core/receipt-facts';
-import {
-  createVerifyPool,
-  DEFAULT_VERIFY_BATCH_SIZE,
-  type EntriesResult,
-  type EntryBatch,
-  type VerifyPool,
-} from '../core/worker-pool';
+import { createVerifyPool, type VerifyPool } from '../core/worker-pool';
+import { AnchorsFileError, parseAnchorsFile } from '../evidence/anchors-file';
+import { classifyBundlePath, KEYS_NAME, pathStem, type BundlePathKind } from '../evidence/bundle-layout';
+import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from '../evidence/errors';
+import { hashFile } from '../evidence/hash-file';
+import { maxZipFileBytes, resolveZipLimits, type ZipLimits } from '../evidence/limits';
+import { checkManifestSignature, MANIFEST_NAME, type Manifest, type SignatureCheck } from '../evidence/manifest';
+import { DIGEST_BYTES, listedDigestHex, parseManifestCompact, type CompactFileList } from '../evidence/manifest-lean';
+import { createProgressReporter } from '../evidence/progress';
+import { openZipArchive, type ZipArchive, type ZipEntry } from '../evidence/zip-reader';
 import {
   appendAudit,
   getBundle,
@@ -55,150 +76,34 @@ import {
   type WritableDB,
 } from '../ledger/index';
 import { createTrustStore, TrustError } from '../trust/index';
-import { AnchorsFileError, parseAnchorsFile } from './anchors-file';
 import { BundleReceiptDigests, linkAnchorsToReceipts } from './anchor-links';
-import { classifyBundlePath, KEYS_NAME, pathStem, type BundlePathKind } from './bundle-layout';
-import { BundleError, ImportCancelledError, printableName, throwIfCancelled, type BundleErrorCode } from './errors';
-import { maxZipFileBytes, resolveZipLimits, type ZipLimits } from './limits';
-import { checkManifestSignature, MANIFEST_NAME, SIGNATURE_NAME, type Manifest, type SignatureCheck } from './manifest';
-import { DIGEST_BYTES, listedDigestHex, parseManifestCompact, type CompactFileList } from './manifest-lean';
-import { createProgressReporter, type ImportPhase, type ImportProgress } from './progress';
-import { openRegularFile, openZipArchive, type ZipArchive, type ZipEntry } from './zip-reader';
+import {
+  entryFailure,
+  IN_FLIGHT_PER_WORKER,
+  MAX_IN_FLIGHT_BYTES,
+  SlabPool,
+  StoredBatch,
+  type Slab,
+} from './import-batches';
 
-// Defined beside BundleError (the zip reader throws it too); exported here as before.
-export { ImportCancelledError } from './errors';
+// The zip reader throws it too, so it is defined beside BundleError; exported here as before.
+export { ImportCancelledError } from '../evidence/errors';
+export { hashFile, type HashFileOptions } from '../evidence/hash-file';
+export { MAX_LISTED_FINDINGS };
+
+/**
+ * An import's progress as it runs: the public {@link ImportProgress} of the app API contract
+ * without the fields of the job that runs it (the app's import jobs add them).
+ */
+export type ImportProgressEvent = Omit<
+  ImportProgress,
+  'jobId' | 'state' | 'fileName' | 'result' | 'error' | 'bundleId' | 'phase'
+> & {
+  phase: ImportPhase;
+};
 
 /** Receipts stored per transaction by default. */
 export const DEFAULT_TRANSACTION_SIZE = 2000;
-/** Findings listed one by one in a result and in the bundle row; the rest are only counted. */
-export const MAX_LISTED_FINDINGS = 1000;
-/** The smallest buffer a batch's receipts are gathered in (see {@link SlabPool}); most batches fit one. */
-const MIN_SLAB_BYTES = 256 * 1024;
-/** Free slabs kept for reuse; the import has about (transaction + in flight) / batch of them in use. */
-const MAX_FREE_SLABS = 32;
-
-/**
- * Reusable buffers for the bytes of receipts between reading and storing.
- *
- * Each receipt read in pass 2 lives until the transaction that stores it, long enough for V8 to
- * move it to the old generation, where its buffer is freed only by a full collection: on 100,000
- * receipts that let 50 to 90 MB of dead buffers pile up on the importing thread at a time. A
- * batch's receipts are instead copied into one slab, stored from views of it, and the slab is
- * reused once every receipt in it is stored; the buffers the zip reader returns die young. The
- * slab travels to the verification worker, which writes the batch's inflated receipts into it,
- * and comes back with them.
- */
-class SlabPool {
-  private readonly free: Uint8Array[] = [];
-
-  /** A slab of at least `bytes` bytes, with `count` receipts that will each be {@link release}d. */
-  take(bytes: number, count: number): Slab {
-    const index = this.free.findIndex((slab) => slab.length >= bytes);
-    const buffer =
-      index === -1 ? new Uint8Array(Math.max(bytes, MIN_SLAB_BYTES)) : (this.free.splice(index, 1)[0] as Uint8Array);
-    return { buffer, live: count };
-  }
-
-  /** One receipt of the slab is stored; the last one makes the slab free again. */
-  release(slab: Slab): void {
-    slab.live -= 1;
-    if (slab.live === 0 && this.free.length < MAX_FREE_SLABS) this.free.push(slab.buffer);
-  }
-}
-
-/** A slab in use (see {@link SlabPool}). */
-interface Slab {
-  buffer: Uint8Array;
-  /** Receipts in it not yet stored. */
-  live: number;
-}
-
-/** Batches queued per verification worker in pass 2 (each holds at most a slab and its stored bytes). */
-const IN_FLIGHT_PER_WORKER = 8;
-/**
- * The most bytes (stored plus inflated) of the batches in flight in pass 2: small receipts make
- * batches of about 300 KB, but a bundle of large receipts makes 4 MiB batches, and 16 of them
- * would hold over 100 MB.
- */
-const MAX_IN_FLIGHT_BYTES = 32 * 1024 * 1024;
-
-/** Bytes of receipts per batch sent to a worker, whatever the count: large receipts make small batches. */
-const MAX_BATCH_BYTES = 4 * 1024 * 1024;
-
-/**
- * Zip entries gathered as stored (compressed) for one {@link VerifyPool.entries} batch: the
- * workers inflate, check and hash them, so the importing thread only reads the file and writes
- * the ledger (both passes used to inflate and hash every entry on this thread while a core idled).
- */
-class StoredBatch {
-  readonly indexes: number[] = [];
-  readonly entries: ZipEntry[] = [];
-  private readonly stored: Uint8Array[] = [];
-  storedBytes = 0;
-  declaredBytes = 0;
-
-  add(index: number, entry: ZipEntry, stored: Uint8Array): void {
-    this.indexes.push(index);
-    this.entries.push(entry);
-    this.stored.push(stored);
-    this.storedBytes += stored.length;
-    this.declaredBytes += entry.uncompressedSize;
-  }
-
-  get length(): number {
-    return this.entries.length;
-  }
-
-  /** Whether the batch is as large as one message should be. */
-  full(): boolean {
-    return (
-      this.entries.length >= DEFAULT_VERIFY_BATCH_SIZE ||
-      this.storedBytes >= MAX_BATCH_BYTES ||
-      this.declaredBytes >= MAX_BATCH_BYTES
-    );
-  }
-
-  /** The batch in the pool's form (its own buffers, ready to be transferred). */
-  toBatch(maxEntryBytes: number, verify: boolean): EntryBatch {
-    const count = this.entries.length;
-    const bytes = new Uint8Array(this.storedBytes);
-    const offsets = new Uint32Array(count + 1);
-    const methods = new Uint8Array(count);
-    const sizes = new Float64Array(count);
-    const crcs = new Uint32Array(count);
-    let at = 0;
-    for (let index = 0; index < count; index += 1) {
-      const entry = this.entries[index] as ZipEntry;
-      const stored = this.stored[index] as Uint8Array;
-      bytes.set(stored, at);
-      at += stored.length;
-      offsets[index + 1] = at;
-      methods[index] = entry.compressionMethod;
-      sizes[index] = entry.uncompressedSize;
-      crcs[index] = entry.crc32;
-    }
-    return {
-      bytes,
-      offsets,
-      names: this.entries.map((entry) => entry.name),
-      methods,
-      sizes,
-      crcs,
-      maxEntryBytes,
-      verify,
-    };
-  }
-}
-
-/** The BundleError a worker reported for an entry of a batch. */
-function entryFailure(failure: NonNullable<EntriesResult['failure']>): BundleError {
-  return new BundleError(
-    failure.code as BundleErrorCode,
-    failure.message,
-    failure.entry === undefined ? {} : { entry: failure.entry },
-  );
-}
-
 /** Stable codes of {@link Finding} (the one list: src-shared/api/vocabulary.ts). */
 export type { FindingCode } from '../../src-shared/api/vocabulary';
 
@@ -232,7 +137,7 @@ export interface ImportOptions {
   /** Receipts per transaction (default {@link DEFAULT_TRANSACTION_SIZE}). */
   transactionSize?: number;
   /** Receives progress events. */
-  onProgress?: (event: ImportProgress) => void;
+  onProgress?: (event: ImportProgressEvent) => void;
   /** The instant validity windows are judged at and the import is recorded at (default now). */
   now?: Date;
   /** The name recorded for the bundle (default: the file's base name). */
@@ -303,18 +208,6 @@ function digestHex(digests: Uint8Array, index: number): string {
   return Buffer.from(digests.buffer, digests.byteOffset + index * DIGEST_BYTES, DIGEST_BYTES).toString('hex');
 }
 
-class FindingList {
-  readonly listed: Finding[] = [];
-  readonly counts: Partial<Record<FindingCode, number>> = {};
-  total = 0;
-
-  add(code: FindingCode, filePath: string, message: string): void {
-    this.total += 1;
-    this.counts[code] = (this.counts[code] ?? 0) + 1;
-    if (this.listed.length < MAX_LISTED_FINDINGS) this.listed.push({ code, path: filePath, message });
-  }
-}
-
 function checkOptions(options: ImportOptions): { limits: ZipLimits; transactionSize: number; now: Date } {
   if (typeof options !== 'object' || options === null) throw new TypeError('importBundle: options must be an object');
   const limits = resolveZipLimits(options.limits ?? {});
@@ -334,72 +227,6 @@ function checkOptions(options: ImportOptions): { limits: ZipLimits; transactionS
   return { limits, transactionSize, now };
 }
 
-/** Bytes read per step while hashing: between steps the signal and the size cap are checked. */
-const HASH_CHUNK_BYTES = 1024 * 1024;
-
-/** Options of {@link hashFile}. */
-export interface HashFileOptions {
-  /** Stops the hashing between chunks with ImportCancelledError. */
-  signal?: AbortSignal;
-  /** The most bytes read: a larger file is refused before reading, one that grows past it on the way. */
-  maxBytes?: number;
-  /** Called after each chunk with the bytes hashed so far and the size the file had when opened. */
-  onChunk?: (hashed: number, size: number) => void;
-}
-
-/**
- * The SHA-256 of a whole regular file, read in chunks.
- *
- * Only a regular file is read (a FIFO or a device would never end); between chunks the
- * signal is checked and the bytes read are held to the cap, so hashing stops promptly whatever
- * the file does.
- *
- * @param file - The path.
- * @param options - Signal, size cap, chunk listener.
- * @returns HEX64.
- * @throws BundleError zip_unreadable when the file cannot be read or is not a regular file;
- *   zip_file_too_large when it is, or grows, larger than `maxBytes`. ImportCancelledError when
- *   the signal fired.
- */
-export async function hashFile(file: string, options: HashFileOptions = {}): Promise<string> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('hashFile: options must be an object');
-  const { signal, maxBytes = Number.MAX_SAFE_INTEGER, onChunk } = options;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0)
-    throw new RangeError('hashFile: maxBytes must be a non-negative integer');
-  throwIfCancelled(signal);
-  const { handle, size } = await openRegularFile(file);
-  try {
-    const tooLarge = (bytes: number): BundleError =>
-      new BundleError(
-        'zip_file_too_large',
-        `The bundle file is ${bytes} bytes or more, over the limit of ${maxBytes} bytes.`,
-      );
-    if (size > maxBytes) throw tooLarge(size);
-    const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-    let hashed = 0;
-    for (;;) {
-      throwIfCancelled(signal);
-      let bytesRead: number;
-      try {
-        ({ bytesRead } = await handle.read(buffer, 0, buffer.length, hashed));
-      } catch (error) {
-        throw new BundleError('zip_unreadable', `The bundle cannot be read: ${(error as Error).message}.`, {
-          cause: error,
-        });
-      }
-      if (bytesRead === 0) break;
-      hashed += bytesRead;
-      if (hashed > maxBytes) throw tooLarge(hashed);
-      hash.update(buffer.subarray(0, bytesRead));
-      onChunk?.(hashed, size);
-    }
-    return hash.digest('hex');
-  } finally {
-    await handle.close();
-  }
-}
-
 /** What pass 1 learnt: everything pass 2 needs, and nothing it does not (see checkBundle). */
 interface CheckedBundle {
   /** The manifest without its file list (the list is only needed by pass 1). */
@@ -416,7 +243,7 @@ interface CheckedBundle {
 interface CheckOptions {
   findings: FindingList;
   signal: AbortSignal | undefined;
-  progress: ReturnType<typeof createProgressReporter<ImportPhase, ImportProgress>>;
+  progress: ReturnType<typeof createProgressReporter<ImportPhase, ImportProgressEvent>>;
   pinned: KeyEntry[];
   now: Date;
   /** Called once the advertised keys are known, to start the verification workers (pass 1 uses them too). */
@@ -462,7 +289,7 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
   const signatureBytes = signatureEntry === undefined ? undefined : await archive.read(signatureEntry);
   const keysBytes = keysEntry === undefined ? undefined : await archive.read(keysEntry);
 
-  const advertised = readAdvertisedKeys(keysBytes, options.pinned, findings);
+  const advertised = readAdvertisedKeys(keysBytes, [{ name: 'the trust store', entries: options.pinned }], findings);
   const context: VerifyContext = {
     crypto: createNodeCryptoProvider(),
     pinned: options.pinned,
@@ -516,24 +343,16 @@ async function checkBundle(archive: ZipArchive, options: CheckOptions): Promise<
   if (batch.length > 0) dispatch();
   while (inFlight.length > 0) await inFlight.shift();
   throwIfCancelled(options.signal);
-  for (const entry of archive.entries) {
-    if (entry.directory && classifyBundlePath(entry.name) !== 'directory') {
-      findings.add(
-        'unexpected_file',
-        entry.name,
-        `The directory ${printableName(entry.name)} is not part of the bundle layout.`,
-      );
-    }
-  }
+  addDirectoryFindings(archive.entries, findings);
   checkFiles(listed, scanned, findings);
   const signature = checkManifestSignature(manifestBytes, signatureBytes, context);
-  addSignatureFindings(signature, manifest, findings);
+  addSignatureFindings(signature, manifest.key_id, findings);
 
   let manifestJson: string | undefined = Buffer.from(manifestBytes).toString('utf8');
   return {
     manifest: {
       ...manifest,
-      listedReceipts: listed.paths.filter((listedPath) => classifyBundlePath(listedPath) === 'receipt').length,
+      listedReceipts: countListedReceipts(listed.paths),
     },
     takeManifestJson: () => {
       if (manifestJson === undefined) throw new Error('importBundle: the manifest text was already handed over');
@@ -568,7 +387,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
   if (typeof file !== 'string' || file.length === 0) throw new TypeError('importBundle: file must be a path');
   const { limits, transactionSize, now } = checkOptions(options);
   const fileName = options.fileName ?? path.basename(file);
-  const progress = createProgressReporter<ImportPhase, ImportProgress>(
+  const progress = createProgressReporter<ImportPhase, ImportProgressEvent>(
     options.onProgress,
     (phase, fields, perSecond, secondsLeft) => ({
       phase,
@@ -684,22 +503,9 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       const { report } = facts;
       counts.byStatus[report.status] = (counts.byStatus[report.status] ?? 0) + 1;
       counts.byTrust[report.trust.status] = (counts.byTrust[report.trust.status] ?? 0) + 1;
-      if (report.status !== 'PASS') {
-        findings.add(
-          'receipt_not_pass',
-          entry.name,
-          `${report.status}${facts.problem === '' ? '' : `: ${facts.problem}`}`,
-        );
-      }
+      addReceiptStatusFinding(findings, entry.name, report.status, facts.problem);
       receiptDigests?.add(facts.receipt_sha256);
-      const stem = pathStem(entry.name);
-      if (facts.receipt_id !== null && stem !== facts.receipt_id && stem !== facts.receipt_sha256) {
-        findings.add(
-          'receipt_name_mismatch',
-          entry.name,
-          `The file is named ${printableName(stem)} but holds receipt ${printableName(facts.receipt_id)}.`,
-        );
-      }
+      addReceiptNameFinding(findings, entry.name, pathStem(entry.name), facts.receipt_id, facts.receipt_sha256);
       pendingSlabs.push(slab);
       pendingReceipts.push({
         receipt_sha256: facts.receipt_sha256,
@@ -803,7 +609,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     throwIfCancelled(signal);
 
     progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);
-    checkCounts(manifest, counts, findings);
+    addCountFindings(manifest.counts, manifest.listedReceipts, counts.anchors, findings);
     ledger.runInTransaction((database) => {
       pendingAnchors.push(...linkAnchorsToReceipts(bundleAnchors, receiptDigests ?? []));
       flush(database);
@@ -864,35 +670,6 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
   }
 }
 
-/**
- * The bundle's keys/service-keys.json, or none when it cannot be used (a `keys_invalid` finding).
- *
- * One key id names one key (PROTOCOL section 0): a file that gives a key_id of the trust store
- * another key is unusable exactly as a file that names one key_id twice is, with the rule and
- * message `evroom verify` applies to its key files (checkKeySources). Its keys then neither
- * check signatures nor are recorded as advertised.
- */
-function readAdvertisedKeys(
-  bytes: Uint8Array | undefined,
-  pinned: readonly KeyEntry[],
-  findings: FindingList,
-): KeyEntry[] {
-  if (bytes === undefined) return [];
-  try {
-    const entries = parseKeyFile(Buffer.from(bytes).toString('utf8'), { advertised: true });
-    checkKeySources([
-      { name: 'the trust store', entries: pinned },
-      { name: KEYS_NAME, entries },
-    ]);
-    return entries;
-  } catch (error) {
-    if (!(error instanceof KeyFileError)) throw error;
-    const where = error.path === '' ? '' : ` at ${error.path}`;
-    findings.add('keys_invalid', KEYS_NAME, `The key file cannot be used${where}: ${error.message}`);
-    return [];
-  }
-}
-
 function readAnchors(
   name: string,
   data: Uint8Array,
@@ -919,86 +696,24 @@ function readAnchors(
   }
 }
 
-/** Compare the zip's files with the manifest's list: missing, extra, mismatching, unexpected. */
+/** Compare the zip's files with the manifest's list (the shared rules), over pass 1's columns. */
 function checkFiles(listed: CompactFileList, scanned: ScannedFiles, findings: FindingList): void {
   const { entries, kinds, digests } = scanned;
-  const present = new Map<string, number>();
-  entries.forEach((entry, index) => present.set(entry.name, index));
-  // Zip entry names are unique (zip-reader.ts refuses duplicates), so a flag per entry says it is listed.
-  const isListed = new Uint8Array(entries.length);
-  for (let item = 0; item < listed.count; item += 1) {
-    const expectedPath = listed.paths[item] as string;
-    const index = present.get(expectedPath);
-    if (index === undefined) {
-      findings.add('file_missing', expectedPath, 'The manifest lists this file but the zip does not have it.');
-      continue;
-    }
-    isListed[index] = 1;
-    const entry = entries[index] as ZipEntry;
-    const expectedBytes = listed.sizes[item] as number;
-    if (
-      entry.uncompressedSize !== expectedBytes ||
-      !sameDigest(digests, index * DIGEST_BYTES, listed.digests, item * DIGEST_BYTES)
-    ) {
-      findings.add(
-        'file_mismatch',
-        expectedPath,
-        `The file differs from the manifest: ${entry.uncompressedSize} bytes with SHA-256 ${digestHex(digests, index)}, ` +
-          `the manifest says ${expectedBytes} bytes with SHA-256 ${listedDigestHex(listed, item)}.`,
-      );
-    }
-  }
-  entries.forEach((entry, index) => {
-    const kind = KINDS[kinds[index] as number];
-    if (kind === 'manifest' || kind === 'signature') return;
-    if (isListed[index] === 0) {
-      findings.add('file_extra', entry.name, 'The zip has this file but the manifest does not list it.');
-    }
-    if (kind === 'other') {
-      findings.add('unexpected_file', entry.name, 'The file is not part of the bundle layout and was not read.');
-    }
-  });
-}
-
-function addSignatureFindings(
-  signature: SignatureCheck,
-  manifest: Omit<Manifest, 'files'>,
-  findings: FindingList,
-): void {
-  const codes: Partial<Record<SignatureCheck['status'], FindingCode>> = {
-    missing: 'manifest_signature_missing',
-    malformed: 'manifest_signature_malformed',
-    mismatch: 'manifest_signature_mismatch',
-    unavailable: 'manifest_signature_unavailable',
-    unsupported: 'manifest_signature_unsupported',
-    invalid: 'manifest_signature_invalid',
-  };
-  const code = codes[signature.status];
-  if (code !== undefined) findings.add(code, SIGNATURE_NAME, signature.detail);
-  if (signature.key_id !== undefined && signature.key_id !== manifest.key_id) {
-    findings.add(
-      'manifest_key_mismatch',
-      SIGNATURE_NAME,
-      `manifest.sig is signed by ${signature.key_id} but manifest.json names ${manifest.key_id}.`,
-    );
-  }
-}
-
-function checkCounts(manifest: CheckedBundle['manifest'], counts: ImportCounts, findings: FindingList): void {
-  const { listedReceipts } = manifest;
-  const declared = manifest.counts;
-  if (declared.receipts !== undefined && declared.receipts !== listedReceipts) {
-    findings.add(
-      'count_mismatch',
-      MANIFEST_NAME,
-      `counts.receipts is ${declared.receipts} but the manifest lists ${listedReceipts} receipt files.`,
-    );
-  }
-  if (declared.anchors !== undefined && declared.anchors !== counts.anchors) {
-    findings.add(
-      'count_mismatch',
-      MANIFEST_NAME,
-      `counts.anchors is ${declared.anchors} but the anchors files hold ${counts.anchors} records.`,
-    );
-  }
+  addFileFindings(
+    {
+      count: listed.count,
+      path: (item) => listed.paths[item] as string,
+      bytes: (item) => listed.sizes[item] as number,
+      sha256: (item) => listedDigestHex(listed, item),
+    },
+    {
+      count: entries.length,
+      name: (index) => (entries[index] as ZipEntry).name,
+      kind: (index) => KINDS[kinds[index] as number] as BundlePathKind,
+      bytes: (index) => (entries[index] as ZipEntry).uncompressedSize,
+      sha256: (index) => digestHex(digests, index),
+    },
+    (item, index) => sameDigest(digests, index * DIGEST_BYTES, listed.digests, item * DIGEST_BYTES),
+    findings,
+  );
 }
