@@ -21,10 +21,8 @@ import {
   type AppApiMethod,
   type AppApiResults,
   type AppInfo,
-  type AuditEntry,
   type ExportResult,
   type ImportProgress,
-  type JsonData,
   type PinnedKey,
   type ReceiptFilters,
   type ReportSummary,
@@ -32,7 +30,6 @@ import {
   type Settings,
   type TenantView,
 } from '../../src-shared/api/contract';
-import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
 import { b64uDecode, b64uEncode } from '../../src-shared/crypto';
 import { pinnedTrust } from '../../src-shared/verify/keys';
 import { describeError, OperationError } from '../operations/errors';
@@ -64,13 +61,7 @@ import {
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, textBytes, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
-import {
-  getTenant,
-  listAuditEntries,
-  type ReceiptFilters as LedgerFilters,
-  type ApiKeyRecord,
-  type TenantRecord,
-} from '../ledger';
+import { getTenant, type ReceiptFilters as LedgerFilters, type ApiKeyRecord, type TenantRecord } from '../ledger';
 import type { TrustedKey } from '../trust';
 import { APP_VERSION } from '../version';
 import {
@@ -81,14 +72,13 @@ import {
   overview,
   receiptDetail,
   toReceiptRow,
+  trustAuditEntries,
 } from '../operations/ledger-views';
 import { createImportJobs } from './import-jobs';
 import type { ServiceControl } from './service-control';
 import { readSettings, writeSettings } from './settings-store';
 
 export { ApiInputError };
-
-const TRUST_ACTIONS = new Set<string>(TRUST_AUDIT_ACTIONS);
 
 export interface AppApiOptions {
   mode: AppInfo['mode'];
@@ -379,31 +369,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return { key_id: input.key_id, removed: true as const };
     },
 
-    'trust.audit': (input) => {
-      // Trust decisions are a few rows among many imports and exports: walk the whole log (it is
-      // append-only and small per action) and keep the newest `limit` trust rows.
-      const { ledger } = workspace();
-      const trustRows: AuditEntry[] = [];
-      let afterId = 0;
-      for (;;) {
-        const page = listAuditEntries(ledger.readable, { direction: 'asc', afterId, limit: 1000 });
-        for (const entry of page) {
-          if (TRUST_ACTIONS.has(entry.action) || entry.action.startsWith('trust')) {
-            trustRows.push({
-              id: entry.id,
-              at: entry.at,
-              action: entry.action,
-              subject: entry.subject,
-              details: entry.details as JsonData,
-            });
-          }
-        }
-        const last = page.at(-1);
-        if (page.length < 1000 || last === undefined) break;
-        afterId = last.id;
-      }
-      return trustRows.slice(-(input.limit ?? 200)).reverse();
-    },
+    'trust.audit': (input) => trustAuditEntries(workspace(), input.limit ?? 200),
 
     'settings.get': () => settings(),
 

@@ -5,7 +5,16 @@
  * The doors (the app API over IPC and web mode, the CLI's `ledger` commands) call these and only
  * render the answer; none of them reads ledger handles itself.
  */
-import type { BundleDetail, BundleSummary, Overview, ReceiptDetail, ReceiptRow } from '../../src-shared/api/contract';
+import type {
+  AuditEntry,
+  BundleDetail,
+  BundleSummary,
+  JsonData,
+  Overview,
+  ReceiptDetail,
+  ReceiptRow,
+} from '../../src-shared/api/contract';
+import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
 import { utf8Decode } from '../../src-shared/crypto';
 import { signedContent } from '../../src-shared/verify/signed-content';
 import {
@@ -15,6 +24,7 @@ import {
   getBundle,
   getReceipt,
   ledgerStats,
+  listAuditEntries,
   listBundles,
   listReceipts,
   type AuditChainCheck,
@@ -237,4 +247,39 @@ export function ledgerCounts(workspace: Pick<Workspace, 'ledger'>): { file: stri
  */
 export function checkAuditLog(workspace: Pick<Workspace, 'ledger'>): AuditChainCheck {
   return checkAuditChain(workspace.ledger.readable);
+}
+
+const TRUST_ACTIONS = new Set<string>(TRUST_AUDIT_ACTIONS);
+
+/**
+ * The newest trust decisions of the audit log (pin, revoke, unpin, key imports), newest first.
+ *
+ * Trust decisions are a few rows among many imports and exports: the whole log is walked (it is
+ * append-only and small per action) and the newest `limit` trust rows kept.
+ *
+ * @param workspace - The open workspace (only its ledger is read).
+ * @param limit - The most returned.
+ * @returns The entries, newest first.
+ */
+export function trustAuditEntries(workspace: Pick<Workspace, 'ledger'>, limit: number): AuditEntry[] {
+  const trustRows: AuditEntry[] = [];
+  let afterId = 0;
+  for (;;) {
+    const page = listAuditEntries(workspace.ledger.readable, { direction: 'asc', afterId, limit: 1000 });
+    for (const entry of page) {
+      if (TRUST_ACTIONS.has(entry.action) || entry.action.startsWith('trust')) {
+        trustRows.push({
+          id: entry.id,
+          at: entry.at,
+          action: entry.action,
+          subject: entry.subject,
+          details: entry.details as JsonData,
+        });
+      }
+    }
+    const last = page.at(-1);
+    if (page.length < 1000 || last === undefined) break;
+    afterId = last.id;
+  }
+  return trustRows.slice(-limit).reverse();
 }
