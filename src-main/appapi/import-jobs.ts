@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ImportOutcome, ImportProgress } from '../../src-shared/api/contract';
-import type { ImportOptions, ImportResult } from '../evidence/import-bundle';
+import type { ImportOptions, ImportResult } from '../operations/import';
 import { describeError, internalLogLine } from '../operations/errors';
 import { importEvidence } from '../operations/evidence';
 import type { Workspace } from '../operations/workspace';
