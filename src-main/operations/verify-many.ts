@@ -11,7 +11,12 @@
 import type { VerifyContext } from '../../src-shared/verify/context';
 import type { Report } from '../../src-shared/verify/report';
 import { DocumentReadError, readDocumentFile } from '../core/read-document';
-import { createVerifyPool, type ReportResult, type VerifyPool } from '../core/worker-pool';
+import {
+  createVerifyPool,
+  VerifyWorkerUnavailableError,
+  type ReportResult,
+  type VerifyPool,
+} from '../core/worker-pool';
 import { verifyReport } from './verify';
 
 /**
@@ -60,7 +65,9 @@ const WORKER_DEPTH = 4;
  * itself), batches shrinking near the end so that the threads finish together; meanwhile this
  * thread verifies the next few inputs itself, then turns back to the event loop to take in
  * answers, write what is ready and refill the workers. Standard input (`stdinIndex`) is never
- * sent to a worker. A worker's failure (a defect, not a bad file) stops everything and is thrown.
+ * sent to a worker. A batch whose worker stopped (it is replaced) is verified on this thread, as
+ * are the inputs met while no worker runs; a worker's failure on a batch (a defect, not a bad
+ * file) stops everything and is thrown.
  */
 async function verifyInOrder(
   inputs: readonly string[],
@@ -97,6 +104,7 @@ async function verifyInOrder(
   function refill(): void {
     while (
       failure === undefined &&
+      (pool as VerifyPool).available &&
       inFlight < (pool as VerifyPool).size * WORKER_DEPTH &&
       next < count &&
       next !== stdinIndex
@@ -121,7 +129,17 @@ async function verifyInOrder(
           wake?.();
         },
         (error: unknown) => {
-          failure ??= { error };
+          inFlight -= 1;
+          try {
+            // The worker stopped with this batch: nothing of it was answered, so it is verified
+            // here (the pool replaces the worker and takes the next batches).
+            if (!(error instanceof VerifyWorkerUnavailableError) || error.reason === 'closed') throw error;
+            ready.set(start, inputs.slice(start, end).map(verifyHere));
+            flush();
+            refill();
+          } catch (thrown) {
+            failure ??= { error: thrown };
+          }
           wake?.();
         },
       );
