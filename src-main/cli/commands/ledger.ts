@@ -19,7 +19,8 @@ import {
 } from '../../ledger/index';
 import type { ReportStatus, TrustStatus } from '../../../src-shared/verify/report';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
-import { describeError } from '../../operations/errors';
+import { describeError, OperationError } from '../../operations/errors';
+import { TrustError } from '../../trust';
 import { checkAuditLog, findReceipt, ledgerCounts, listReceiptPage } from '../../operations/ledger-views';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
 import { CliError } from '../cli-error';
@@ -61,7 +62,7 @@ export async function withCliWorkspace<T>(command: string, run: (workspace: Work
   } catch (error) {
     const { envelope, kind } = describeError(error);
     if (kind === 'internal') throw error;
-    const refusal = error instanceof Error && (error.name === 'TrustError' || error.name === 'OperationError');
+    const refusal = error instanceof TrustError || error instanceof OperationError;
     throw new CliError(
       refusal
         ? `${command}: ${envelope.message} (${envelope.code}); nothing changed`
