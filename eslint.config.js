@@ -95,6 +95,13 @@ export default tseslint.config(
               from: ['./src-main/http/service.ts', './src-main/http/routes'],
               message: `Only src-main/http/service.ts registers the routes; the modules beneath them import neither it nor a route. ${LAYERS}`,
             },
+            // core (the crypto provider, the verification workers and what they run) sits beneath the
+            // zip library: the workers are handed plain bytes and never reach up into it.
+            {
+              target: './src-main/core',
+              from: ['./src-main/evidence', ...DOORS.map((door) => `./src-main/${door}`)],
+              message: `src-main/core sits beneath src-main/evidence and the doors; it never imports them. ${LAYERS}`,
+            },
           ],
         },
       ],
@@ -229,7 +236,13 @@ export default tseslint.config(
             { name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite. ${LAYERS}` },
             ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE })),
           ],
-          patterns: [{ group: ['viem/*'], message: CHAIN_MESSAGE }],
+          patterns: [
+            { group: ['viem/*'], message: CHAIN_MESSAGE },
+            {
+              group: ['**/operations/**', ...DOORS.map((door) => `**/${door}/**`)],
+              message: `src-main/evidence is the zip library beneath the operations (the import is operations/import.ts). ${LAYERS}`,
+            },
+          ],
         },
       ],
     },

@@ -54,6 +54,14 @@ describe('layering lint rules', () => {
     expect(await ruleIds(zip, 'src-main/evidence/probe.ts')).toEqual([]);
   });
 
+  it('keeps src-main/core beneath the zip library, and the zip library beneath the operations', async () => {
+    const evidence = "import { openZipArchive } from '../evidence/zip-reader';\nexport const x = openZipArchive;\n";
+    const operations = "import { importBundle } from '../operations/import';\nexport const x = importBundle;\n";
+    expect(await ruleIds(evidence, 'src-main/core/probe.ts')).toContain('import/no-restricted-paths');
+    expect(await ruleIds(operations, 'src-main/evidence/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(evidence, 'src-main/operations/probe.ts')).toEqual([]);
+  });
+
   it('keeps chain clients in src-main/anchor', async () => {
     const viem = "import { createPublicClient } from 'viem';\nexport const x = createPublicClient;\n";
     const viemAccounts =

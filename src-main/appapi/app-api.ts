@@ -19,23 +19,17 @@ import {
   type AppApiMethod,
   type AppApiResults,
   type AppInfo,
-  type AuditEntry,
-  type BundleSummary,
   type ExportResult,
   type ImportProgress,
   type PinnedKey,
   type ReceiptFilters,
-  type ReceiptRow,
   type ReportSummary,
   type ServiceStatus,
   type Settings,
   type TenantView,
 } from '../../src-shared/api/contract';
 import { APP_API, isAppApiMethod } from '../../src-shared/api/contract-validators';
-import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
-import type { JsonValue } from '../../src-shared/json';
-import { b64uDecode, b64uEncode, utf8Decode } from '../../src-shared/crypto';
-import { signedContent } from '../../src-shared/verify/signed-content';
+import { b64uDecode, b64uEncode } from '../../src-shared/crypto';
 import { pinnedTrust } from '../../src-shared/verify/keys';
 import { describeError, internalLogLine, OperationError } from '../operations/errors';
 import { exportEvidence } from '../operations/evidence';
@@ -44,7 +38,6 @@ import {
   anchorDetail,
   checkAnchorOnChain,
   listAnchorRows,
-  receiptAnchor,
   receiptAnchorDetail,
 } from '../operations/anchors';
 import { loadSamples } from '../operations/load-samples';
@@ -67,31 +60,24 @@ import {
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, textBytes, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
-import {
-  countReceipts,
-  getTenant,
-  getBundle,
-  getReceipt,
-  ledgerStats,
-  listAuditEntries,
-  listBundles,
-  listReceipts,
-  type BundleSummary as StoredBundleSummary,
-  type ReceiptFilters as LedgerFilters,
-  type ApiKeyRecord,
-  type ReceiptSummary,
-  type TenantRecord,
-} from '../ledger';
+import { type ReceiptFilters as LedgerFilters, type ApiKeyRecord, type TenantRecord } from '../ledger';
 import type { TrustedKey } from '../trust';
 import { APP_VERSION } from '../version';
-import { readCounts, readFindings, readManifest, readSignature } from './bundle-views';
+import {
+  bundleDetail,
+  bundleSummaries,
+  countMatchingReceipts,
+  listReceiptPage,
+  overview,
+  receiptDetail,
+  toReceiptRow,
+  trustAuditEntries,
+} from '../operations/ledger-views';
 import { createImportJobs } from './import-jobs';
 import type { ServiceControl } from './service-control';
 import { readSettings, writeSettings } from './settings-store';
 
 export { ApiInputError };
-
-const TRUST_ACTIONS = new Set<string>(TRUST_AUDIT_ACTIONS);
 
 export interface AppApiOptions {
   mode: AppInfo['mode'];
@@ -136,20 +122,6 @@ export interface DesktopActions {
   importFile(file: string): ImportProgress;
   exportTo(file: string, filters?: ReceiptFilters): Promise<ExportResult>;
   verifyText(text: string, name: string): Promise<AppApiResults['verify']>;
-}
-
-function toRow(summary: ReceiptSummary): ReceiptRow {
-  return {
-    id: summary.id,
-    receipt_sha256: summary.receipt_sha256,
-    format: summary.format,
-    receipt_id: summary.receipt_id,
-    issuer_key_id: summary.issuer_key_id,
-    issued_at: summary.issued_at,
-    imported_at: summary.imported_at,
-    status: summary.status,
-    trust: summary.trust,
-  };
 }
 
 function toReportSummary(listing: ReportSummary): ReportSummary {
@@ -233,20 +205,6 @@ function toServiceStatus(service: ServiceControl): ServiceStatus {
   };
 }
 
-function toBundle(summary: StoredBundleSummary): BundleSummary {
-  return {
-    id: summary.id,
-    bundle_sha256: summary.bundle_sha256,
-    file_name: summary.file_name,
-    tenant_id: summary.tenant_id,
-    generated_at: summary.generated_at,
-    imported_at: summary.imported_at,
-    status: summary.status,
-    signature: readSignature(summary.signature),
-    counts: readCounts(summary.counts),
-  };
-}
-
 /**
  * Creates the dispatcher: validates the method name and the input, then runs the method.
  *
@@ -322,84 +280,36 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       dataDirectory: options.dataDirectory,
     }),
 
-    overview: () => {
-      const { ledger, trust } = workspace();
-      const stats = ledgerStats(ledger.readable);
-      const attention = [
-        ...listReceipts(ledger.readable, { filters: { trust: 'revoked' }, limit: 5 }).rows,
-        ...(['MISMATCH', 'INVALID', 'AUTH_FAILED', 'MALFORMED', 'UNSUPPORTED', 'INDETERMINATE'] as const).flatMap(
-          (status) => listReceipts(ledger.readable, { filters: { status }, limit: 5 }).rows,
-        ),
-      ]
-        .sort((a, b) => b.imported_at - a.imported_at || b.id - a.id)
-        .filter((row, index, rows) => rows.findIndex((other) => other.id === row.id) === index)
-        .slice(0, 10)
-        .map(toRow);
-      return {
-        receipts: stats.receipts,
-        byFormat: Object.entries(stats.byFormat)
-          .map(([value, count]) => ({ value, count }))
-          .sort((a, b) => b.count - a.count),
-        byStatus: stats.byStatus,
-        byTrust: stats.byTrust,
-        bundles: stats.bundles,
-        pinnedKeys: trust.list().filter((key) => key.status === 'pinned').length,
-        recentImports: listBundles(ledger.readable, { limit: 5 }).rows.map(toBundle),
-        attention,
-      };
-    },
+    overview: () => overview(workspace()),
 
     'receipts.list': (input) => {
-      const page = listReceipts(workspace().ledger.readable, {
+      const page = listReceiptPage(workspace(), {
         filters: toLedgerFilters(input.filters),
         ...(input.sort ? { sort: { column: input.sort, direction: input.direction ?? 'desc' } } : {}),
         ...(input.after ? { after: input.after } : {}),
         limit: input.limit ?? 100,
       });
-      return { rows: page.rows.map(toRow), nextCursor: page.nextCursor };
+      return { rows: page.rows.map(toReceiptRow), nextCursor: page.nextCursor };
     },
 
     'receipts.count': (input) => ({
-      count: countReceipts(workspace().ledger.readable, toLedgerFilters(input.filters)),
+      count: countMatchingReceipts(workspace(), toLedgerFilters(input.filters)),
     }),
 
     'receipts.get': (input) => {
-      const open = workspace();
-      const stored = getReceipt(open.ledger.readable, input.id);
-      if (!stored) throw notFound(`There is no receipt ${input.id} in the ledger.`);
-      let raw: string;
-      try {
-        raw = utf8Decode(stored.raw);
-      } catch {
-        raw = '(not UTF-8 text)';
-      }
-      return {
-        ...toRow(stored),
-        report: stored.report,
-        raw,
-        signed: signedContent(stored.format, stored.raw, open.crypto),
-        sources: stored.sources.map((source) => ({
-          kind: source.kind,
-          ref: source.ref,
-          imported_at: source.imported_at,
-          ...(source.kind === 'bundle' && /^\d+$/.test(source.ref) ? { bundle_id: Number(source.ref) } : {}),
-        })),
-        anchor: receiptAnchor(open, stored.receipt_sha256),
-      };
+      const detail = receiptDetail(workspace(), input.id);
+      if (!detail) throw notFound(`There is no receipt ${input.id} in the ledger.`);
+      return detail;
     },
 
     verify: (input) => verifyText(input.text, input.save ?? false, input.name),
 
-    'bundles.list': () => listBundles(workspace().ledger.readable, { limit: 1000 }).rows.map(toBundle),
+    'bundles.list': () => bundleSummaries(workspace(), 1000),
 
     'bundles.get': (input) => {
-      const bundle = getBundle(workspace().ledger.readable, input.id);
+      const bundle = bundleDetail(workspace(), input.id);
       if (!bundle) throw notFound(`There is no bundle ${input.id} in the ledger.`);
-      return {
-        ...toBundle(bundle),
-        manifest: readManifest(bundle.manifest_json),
-        findings: readFindings(bundle.findings),
-      };
+      return bundle;
     },
 
     'imports.start': (input) => {
@@ -464,31 +374,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return { key_id: input.key_id, removed: true as const };
     },
 
-    'trust.audit': (input) => {
-      // Trust decisions are a few rows among many imports and exports: walk the whole log (it is
-      // append-only and small per action) and keep the newest `limit` trust rows.
-      const { ledger } = workspace();
-      const trustRows: AuditEntry[] = [];
-      let afterId = 0;
-      for (;;) {
-        const page = listAuditEntries(ledger.readable, { direction: 'asc', afterId, limit: 1000 });
-        for (const entry of page) {
-          if (TRUST_ACTIONS.has(entry.action) || entry.action.startsWith('trust')) {
-            trustRows.push({
-              id: entry.id,
-              at: entry.at,
-              action: entry.action,
-              subject: entry.subject,
-              details: entry.details as JsonValue,
-            });
-          }
-        }
-        const last = page.at(-1);
-        if (page.length < 1000 || last === undefined) break;
-        afterId = last.id;
-      }
-      return trustRows.slice(-(input.limit ?? 200)).reverse();
-    },
+    'trust.audit': (input) => trustAuditEntries(workspace(), input.limit ?? 200),
 
     'settings.get': () => settings(),
 
@@ -596,16 +482,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
 
     'tenants.create': (input) => tenantView(createTenant(workspace(), input.id, input.tier), new Date()),
 
-    'apikeys.list': (input) => {
-      const open = workspace();
-      // A tenant that does not exist is a mistake worth saying, not an empty list.
-      if (input.tenant !== undefined && getTenant(open.ledger.readable, input.tenant) === undefined) {
-        throw new OperationError('not_found', 'not_found', `There is no tenant ${input.tenant}.`, {
-          details: [{ path: '/tenant', message: 'no such tenant' }],
-        });
-      }
-      return apiKeys(open, input.tenant).map(toApiKey);
-    },
+    'apikeys.list': (input) => apiKeys(workspace(), input.tenant).map(toApiKey),
 
     'apikeys.issue': (input) => {
       const { key, record } = issueApiKey(workspace(), input.tenant, input.scopes ?? []);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ImportOutcome, ImportProgress } from '../../src-shared/api/contract';
-import type { ImportOptions, ImportResult } from '../evidence/import-bundle';
+import { ImportInterruptedError, type ImportOptions, type ImportResult } from '../operations/import';
 import { describeError, internalLogLine } from '../operations/errors';
 import { importEvidence } from '../operations/evidence';
 import type { Workspace } from '../operations/workspace';
@@ -105,7 +105,7 @@ export function createImportJobs(log: (line: string) => void = () => undefined):
           const { envelope, internal } = describeError(error);
           // An import that stopped part-way (a storage failure, a worker that died) says so in
           // its own words; it is not a fault the user cannot act on.
-          const stopped = internal !== undefined && error instanceof Error && error.name === 'ImportInterruptedError';
+          const stopped = internal !== undefined && error instanceof ImportInterruptedError;
           if (internal !== undefined && !stopped) log(`import ${job.progress.jobId}: ${internalLogLine(internal)}`);
           finish({
             state: 'failed',

@@ -55,6 +55,10 @@ describe('evroom tenants, apikeys, serve', () => {
     // The key is stored as its hash only: the ledger file never holds it.
     expect(fs.readFileSync(path.join(home, 'ledger.sqlite')).includes(Buffer.from(key.key))).toBe(false);
     expect(evroom(home, ['apikeys', 'issue', '--tenant', 'nobody']).stderr).toContain('There is no tenant nobody');
+    // Listing the keys of a tenant that does not exist says so, as the app API does (one operation).
+    const unknown = evroom(home, ['apikeys', 'list', '--tenant', 'nobody']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('There is no tenant nobody');
     expect(evroom(home, ['apikeys', 'issue', '--tenant', 'acme', '--scope', 'root']).code).toBe(2);
     expect(evroom(home, ['apikeys', 'revoke', key.prefix]).code).toBe(0);
     expect(evroom(home, ['apikeys', 'list']).stdout).toMatch(/revoked/);

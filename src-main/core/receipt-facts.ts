@@ -13,17 +13,14 @@
  * The other facts (the document's own id, when it says it was issued, and which key it says
  * signed it) are each format's to say: the detected format module's `facts` reads them from the
  * same tree, and the rules for what is worth recording live in src-shared/verify/document-facts.ts.
- * A document of no known format says nothing.
+ * A document of no known format says nothing. The parse, the report and the facts are
+ * src-shared/verify/receipt-facts.ts, which the browser reference verifier's bundle check calls too.
  */
 import { hash } from 'node:crypto';
-import { JsonParseError, jcsTree, parseJsonBytes } from '../../src-shared/json';
-import type { JsonNode } from '../../src-shared/json/types';
 import type { VerifyContext } from '../../src-shared/verify/context';
 import type { Report, SerializedReport } from '../../src-shared/verify/report';
-import { detectModule } from '../../src-shared/verify/detect';
-import { NO_FACTS } from '../../src-shared/verify/document-facts';
-import { singleErrorReport } from '../../src-shared/verify/report-builder';
-import { verifyParsed } from '../../src-shared/verify/verify';
+import { verifyDocumentFacts } from '../../src-shared/verify/receipt-facts';
+import { reportProblem } from '../../src-shared/evidence/bundle-findings';
 
 export { MAX_RECEIPT_ID_LENGTH } from '../../src-shared/verify/document-facts';
 
@@ -57,37 +54,15 @@ export interface ReceiptFacts {
  */
 export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): ReceiptFacts {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('verifyReceiptBytes expects a Uint8Array');
-  let tree: JsonNode;
-  try {
-    tree = parseJsonBytes(bytes);
-  } catch (error) {
-    const reason =
-      error instanceof JsonParseError
-        ? {
-            code: error.code,
-            path: error.path,
-            message: `The input is not strict JSON: ${error.message} (at offset ${error.offset}).`,
-          }
-        : { code: 'internal', path: '', message: `The document could not be read: ${(error as Error).message}` };
-    return {
-      receipt_sha256: hash('sha256', bytes, 'hex'),
-      report: singleErrorReport('unknown', 'MALFORMED', 'parse', reason),
-      receipt_id: null,
-      issued_at: null,
-      issuer_key_id: null,
-    };
-  }
-  const canonical = jcsTree(tree);
-  const report = verifyParsed(tree, ctx, { canonical });
-  const facts = detectModule(tree)?.module.facts(tree) ?? NO_FACTS;
+  const verified = verifyDocumentFacts(bytes, ctx);
   return {
     // One native call from the text to hex (UTF-8 encoded inside): the same digest as the
     // provider's sha256 of utf8Encode(canonical), without two copies and a hex loop per receipt.
-    receipt_sha256: hash('sha256', canonical, 'hex'),
-    report,
-    receipt_id: facts.receipt_id,
-    issued_at: facts.issued_at,
-    issuer_key_id: facts.issuer_key_id ?? report.trust.key_id ?? null,
+    receipt_sha256: hash('sha256', verified.canonical ?? bytes, 'hex'),
+    report: verified.report,
+    receipt_id: verified.receipt_id,
+    issued_at: verified.issued_at,
+    issuer_key_id: verified.issuer_key_id,
   };
 }
 
@@ -123,9 +98,6 @@ export function toVerifiedReceipt(facts: ReceiptFacts): VerifiedReceipt {
     issued_at: facts.issued_at,
     issuer_key_id: facts.issuer_key_id,
     report: { json: JSON.stringify(report), format: report.format, status: report.status, trust },
-    problem:
-      report.status === 'PASS'
-        ? ''
-        : (report.errors[0]?.message ?? report.checks.find((check) => check.status !== 'pass')?.detail ?? ''),
+    problem: reportProblem(report),
   };
 }

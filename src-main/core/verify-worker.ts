@@ -17,8 +17,8 @@ import { DocumentReadError, readDocumentFile } from './read-document';
 import { verifyReportBytes } from './verify-report';
 import { verifyRequestBytes, type RequestKeys } from './verify-request';
 import { KeyFileError } from '../../src-shared/verify/key-file';
-import { BundleError, printableName } from '../evidence/errors';
-import { entryData } from '../evidence/entry-data';
+import { BundleError, printableName } from '../../src-shared/evidence/errors';
+import { entryData } from './entry-data';
 import type {
   EntriesRequest,
   EntriesResult,

@@ -190,7 +190,7 @@ export interface VerifyPool {
   reportFiles(paths: readonly string[]): Promise<FileReportResult[]>;
   /**
    * Make a batch of zip entries' stored bytes into their data on the least busy worker
-   * (src-main/evidence/entry-data.ts: inflate with a cap, size and CRC-32 checks), hash each,
+   * (src-main/core/entry-data.ts: inflate with a cap, size and CRC-32 checks), hash each,
    * and either answer the digests (`verify` false: the import's checking pass) or compare each
    * digest with the expected one and verify the data as {@link VerifyPool.verify} does (`verify`
    * true: the importing pass), answering the data too. The batch's buffers are transferred: the

@@ -20,7 +20,7 @@ import {
   type NewReceipt,
 } from '../ledger/index';
 import { ExportError, exportBundle, stopExportWorker } from './export-bundle';
-import { importBundle } from './import-bundle';
+import { importBundle } from '../operations/import';
 import { parseManifest } from './manifest';
 import { SigningKeyError, SIGNING_KEY_PATH } from './signing-key';
 import { bundleParts, keyEntryFor, zipBundle } from './test-support';

@@ -40,7 +40,7 @@ import {
 import { serializeAnchorsFile } from './anchors-file';
 import { BundleError } from './errors';
 import { KEYS_NAME, receiptPath } from './bundle-layout';
-import { hashFile } from './import-bundle';
+import { hashFile } from './hash-file';
 import { DEFAULT_ZIP_LIMITS } from './limits';
 import {
   BUNDLE_FORMAT,

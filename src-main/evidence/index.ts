@@ -1,11 +1,12 @@
 /**
- * Evidence bundles: import (zip hygiene, manifest, signature, verification on the worker pool,
- * batched storage) and export (a signed bundle of a ledger selection). The only code that reads
- * or writes zip files.
+ * Evidence bundles as files: the zip library (reading entries with the limits and hygiene rules,
+ * the manifest and its signature, anchors files, writing zips) and the export of a signed bundle.
+ * The only code that reads or writes zip files. Importing a bundle into the ledger (scheduling
+ * the verification workers, batching, trust, ledger writes) is an operation:
+ * src-main/operations/import.ts.
  *
  * @example
- * const result = await importBundle(ledger, 'acme-2026-11.zip', { onProgress: draw });
- * if (!result.clean) for (const finding of result.findings) console.log(finding.code, finding.path);
+ * const archive = await openZipArchive('acme-2026-11.zip', resolveZipLimits());
  *
  * await exportBundle(ledger, { out: 'selection.zip', dataDirectory, filters: { status: 'PASS' } });
  */
@@ -33,19 +34,8 @@ export {
   serializeAnchorsFile,
   type AnchorsFile,
 } from './anchors-file';
-export {
-  DEFAULT_TRANSACTION_SIZE,
-  MAX_LISTED_FINDINGS,
-  hashFile,
-  ImportCancelledError,
-  ImportInterruptedError,
-  importBundle,
-  type Finding,
-  type FindingCode,
-  type ImportCounts,
-  type ImportOptions,
-  type ImportResult,
-} from './import-bundle';
+export { ImportCancelledError } from './errors';
+export { hashFile, type HashFileOptions } from './hash-file';
 export {
   DEFAULT_EXPORT_TENANT,
   ExportError,
@@ -55,6 +45,6 @@ export {
   type ExportResult,
 } from './export-bundle';
 export { SIGNING_KEY_PATH, SigningKeyError, loadOrCreateSigningKey, type LocalSigningKey } from './signing-key';
-export type { ExportPhase, ExportProgress, ImportPhase, ImportProgress } from './progress';
+export type { ExportPhase, ExportProgress } from './progress';
 export { createZipWriter, type ZipWriter } from './zip-writer';
 export { openZipArchive, type ZipArchive, type ZipEntry } from './zip-reader';

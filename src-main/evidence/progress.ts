@@ -1,27 +1,13 @@
 /**
- * Progress of a long import or export, for the CLI's progress bar and the app.
+ * Progress of a long import or export, for the CLI's progress bar and the app. An import's
+ * events are the app API contract's ImportProgress counters (src-main/operations/import.ts
+ * `ImportProgressEvent`); an export's are {@link ExportProgress}.
  *
  * Listeners get a plain event object at most every `intervalMs` (default 100 ms) and always at
  * a phase change and at the end; `perSecond` is the rate of the phase's own counter (files in
  * the checking phase, receipts while verifying or writing) since the phase began, and
  * `secondsLeft` the time that rate needs for the rest (null until there is a rate).
  */
-
-/** The phases of an import, in order. */
-export type ImportPhase = 'hashing' | 'checking' | 'verifying' | 'finishing' | 'done';
-
-/** An import's progress. */
-export interface ImportProgress {
-  phase: ImportPhase;
-  /** Entries read and checked in the checking phase (every file of the zip). */
-  filesRead: number;
-  filesTotal: number;
-  /** Receipts verified by the worker pool and stored. */
-  receiptsVerified: number;
-  receiptsTotal: number;
-  perSecond: number;
-  secondsLeft: number | null;
-}
 
 /** The phases of an export, in order. */
 export type ExportPhase = 'writing' | 'finishing' | 'done';

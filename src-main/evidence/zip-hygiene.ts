@@ -29,7 +29,7 @@ import { checkEntryName, EntryNames, foldEntryName, MAX_NAME_BYTES } from '../..
 import { BundleError, printableName, type BundleErrorCode } from './errors';
 
 export { checkEntryName, EntryNames, foldEntryName, MAX_NAME_BYTES };
-import { RATIO_FLOOR_BYTES, type ZipLimits } from './limits';
+import { checkEntrySizes, type ZipLimits } from './limits';
 
 /** The central-directory fields the checks read (yauzl's Entry has all of them). */
 export interface CentralEntryFields {
@@ -213,22 +213,6 @@ function checkEntryFields(name: string, fields: CentralEntryFields, limits: ZipL
         `Entry "${shown}" uses compression method ${fields.compressionMethod}; only stored (0) and deflate (8) are read.`,
     );
   }
-  if (fields.uncompressedSize > limits.maxEntryBytes) {
-    throw refuse(
-      'zip_entry_too_large',
-      (shown) =>
-        `Entry "${shown}" inflates to ${fields.uncompressedSize} bytes, over the limit of ${limits.maxEntryBytes}.`,
-    );
-  }
-  if (
-    fields.uncompressedSize > RATIO_FLOOR_BYTES &&
-    fields.uncompressedSize / Math.max(fields.compressedSize, 1) > limits.maxRatio
-  ) {
-    const ratio = Math.round(fields.uncompressedSize / Math.max(fields.compressedSize, 1));
-    throw refuse(
-      'zip_ratio_exceeded',
-      (shown) => `Entry "${shown}" inflates ${ratio} times its compressed size, over the limit of ${limits.maxRatio}.`,
-    );
-  }
+  checkEntrySizes(name, fields.compressedSize, fields.uncompressedSize, limits);
   return directory;
 }

@@ -16,9 +16,9 @@ import { constants as fsConstants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { entryData } from './entry-data';
+import { entryData } from '../core/entry-data';
 import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from './errors';
-import { maxZipFileBytes, type ZipLimits } from './limits';
+import { checkEntryCount, entriesTooLarge, maxZipFileBytes, type ZipLimits } from './limits';
 import { checkCentralEntry, EntryNames } from './zip-hygiene';
 
 /** One entry of the central directory, checked. */
@@ -371,12 +371,7 @@ export async function openZipArchive(
     throwIfCancelled(signal);
     const reader = new BlockReader(handle, size);
     zip = await openWithYauzl(reader, size);
-    if (zip.entryCount > limits.maxEntries) {
-      throw new BundleError(
-        'zip_too_many_entries',
-        `The zip has ${zip.entryCount} entries, over the limit of ${limits.maxEntries}.`,
-      );
-    }
+    checkEntryCount(zip.entryCount, limits);
     const entries: ZipEntry[] = [];
     const names = new EntryNames();
     let totalBytes = 0;
@@ -400,13 +395,7 @@ export async function openZipArchive(
       names.add(checked);
       totalBytes += raw.uncompressedSize;
       totalCompressed += raw.compressedSize;
-      if (totalBytes > limits.maxBytes) {
-        throw new BundleError(
-          'zip_too_large',
-          `The entries inflate to more than ${limits.maxBytes} bytes in total (the limit).`,
-          { entry: printableName(checked.name) },
-        );
-      }
+      if (totalBytes > limits.maxBytes) throw entriesTooLarge(checked.name, limits);
       entries.push({
         index: entries.length,
         name: checked.name,

@@ -1,12 +1,12 @@
 /**
  * Evidence bundles in and out: the one import and the one export every door calls.
  *
- * The zip rules, the manifest and its signature, verification in the worker pool and the
- * crash-safe batched writes live in src-main/evidence; these functions bind them to a
- * workspace, so no door passes a ledger or a data folder of its own.
+ * The import itself (verification in the worker pool, trust, the crash-safe batched writes) is
+ * import.ts, over the zip library of src-main/evidence; the export is src-main/evidence's.
+ * These functions bind them to a workspace, so no door passes a ledger or a data folder of its own.
  */
 import { exportBundle, stopExportWorker, type ExportOptions, type ExportResult } from '../evidence/export-bundle';
-import { importBundle, type ImportOptions, type ImportResult } from '../evidence/import-bundle';
+import { importBundle, type ImportOptions, type ImportResult } from './import';
 import { checkAnchorsOffline } from './anchors';
 import type { Workspace } from './workspace';
 

@@ -170,8 +170,18 @@ export function issueApiKey(
   });
 }
 
-/** API keys by prefix (of one tenant when given). */
+/**
+ * API keys by prefix (of one tenant when given).
+ *
+ * @throws OperationError not_found (a tenant that does not exist)
+ */
 export function apiKeys(workspace: Workspace, tenantId?: string): ApiKeyRecord[] {
+  // A tenant that does not exist is a mistake worth saying, not an empty list.
+  if (tenantId !== undefined && getTenant(workspace.ledger.readable, tenantId) === undefined) {
+    throw new OperationError('not_found', 'not_found', `There is no tenant ${tenantId}.`, {
+      details: [{ path: '/tenant', message: 'no such tenant' }],
+    });
+  }
   return listApiKeys(workspace.ledger.readable, tenantId);
 }
 

@@ -236,11 +236,19 @@ export interface VerifyResult {
 
 export type ImportState = 'running' | 'done' | 'failed' | 'cancelled';
 
+/** The phases of an import itself, in order (src-main/operations/import.ts reports them). */
+export type ImportPhase = 'hashing' | 'checking' | 'verifying' | 'finishing' | 'done';
+
+/**
+ * An import job's progress: the one definition. The import reports the counters and its
+ * {@link ImportPhase} as it runs (`ImportProgressEvent` of src-main/operations/import.ts is this
+ * type without the job's fields); the job adds its own phases before and after.
+ */
 export interface ImportProgress {
   jobId: string;
   state: ImportState;
   fileName: string;
-  phase: string;
+  phase: ImportPhase | 'starting' | 'failed' | 'cancelled';
   filesRead: number;
   filesTotal: number;
   receiptsVerified: number;

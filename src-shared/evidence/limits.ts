@@ -5,7 +5,11 @@
  * `--max-ratio`). The defaults fit a laptop: an import holds one small record per entry and
  * parses manifest.json whole (about 1 KB of memory per listed file), so 250,000 entries stay
  * well under 500 MB.
+ *
+ * The refusals a limit makes (their codes and words) are here too, so the import's zip reader
+ * (src-main/evidence) and the browser reference verifier (check-bundle.ts) refuse alike.
  */
+import { BundleError, printableName } from './errors';
 
 /** Limits on a zip's entries. */
 export interface ZipLimits {
@@ -84,4 +88,82 @@ export function resolveZipLimits(limits: Partial<ZipLimits> = {}): ZipLimits {
     resolved.maxRatio = limits.maxRatio;
   }
   return resolved;
+}
+
+/**
+ * Refuse more entries than the limit.
+ *
+ * @param count - The entries of the central directory.
+ * @param limits - The limits in force.
+ * @throws BundleError zip_too_many_entries
+ */
+export function checkEntryCount(count: number, limits: ZipLimits): void {
+  if (count > limits.maxEntries) {
+    throw new BundleError(
+      'zip_too_many_entries',
+      `The zip has ${count} entries, over the limit of ${limits.maxEntries}.`,
+    );
+  }
+}
+
+/**
+ * Refuse an entry whose declared sizes break a limit: larger than the per-entry limit, or
+ * inflating more than the ratio allows (entries of at most {@link RATIO_FLOOR_BYTES} exempt).
+ *
+ * @param name - The entry's decoded name.
+ * @param compressedSize - As declared.
+ * @param uncompressedSize - As declared.
+ * @param limits - The limits in force.
+ * @throws BundleError zip_entry_too_large, zip_ratio_exceeded
+ */
+export function checkEntrySizes(
+  name: string,
+  compressedSize: number,
+  uncompressedSize: number,
+  limits: ZipLimits,
+): void {
+  if (uncompressedSize > limits.maxEntryBytes) throw entryTooLarge(name, uncompressedSize, limits);
+  if (uncompressedSize > RATIO_FLOOR_BYTES && uncompressedSize / Math.max(compressedSize, 1) > limits.maxRatio) {
+    const shown = printableName(name);
+    const ratio = Math.round(uncompressedSize / Math.max(compressedSize, 1));
+    throw new BundleError(
+      'zip_ratio_exceeded',
+      `Entry "${shown}" inflates ${ratio} times its compressed size, over the limit of ${limits.maxRatio}.`,
+      { entry: shown },
+    );
+  }
+}
+
+/**
+ * The refusal of an entry that inflates past the per-entry limit.
+ *
+ * @param name - The entry's decoded name.
+ * @param bytes - What it inflates to (declared, or read).
+ * @param limits - The limits in force.
+ * @returns BundleError zip_entry_too_large
+ */
+export function entryTooLarge(name: string, bytes: number, limits: ZipLimits): BundleError {
+  const shown = printableName(name);
+  return new BundleError(
+    'zip_entry_too_large',
+    `Entry "${shown}" inflates to ${bytes} bytes, over the limit of ${limits.maxEntryBytes}.`,
+    { entry: shown },
+  );
+}
+
+/**
+ * The refusal of entries that inflate past the total limit.
+ *
+ * @param name - The entry that took the total past it.
+ * @param limits - The limits in force.
+ * @returns BundleError zip_too_large
+ */
+export function entriesTooLarge(name: string, limits: ZipLimits): BundleError {
+  return new BundleError(
+    'zip_too_large',
+    `The entries inflate to more than ${limits.maxBytes} bytes in total (the limit).`,
+    {
+      entry: printableName(name),
+    },
+  );
 }

@@ -7,15 +7,7 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  BundleError,
-  DEFAULT_TRANSACTION_SIZE,
-  DEFAULT_ZIP_LIMITS,
-  ImportInterruptedError,
-  type ImportProgress,
-  type ImportResult,
-  type ZipLimits,
-} from '../../evidence/index';
+import { BundleError, DEFAULT_ZIP_LIMITS, type ZipLimits } from '../../evidence/index';
 import { LedgerError } from '../../ledger/index';
 import { MAX_POOL_SIZE } from '../../core/worker-pool';
 import { CliError } from '../cli-error';
@@ -25,6 +17,12 @@ import { describeFsError } from '../read-input';
 import { integerOption, openCliWorkspace } from './ledger';
 import { describeError } from '../../operations/errors';
 import { importEvidence } from '../../operations/evidence';
+import {
+  DEFAULT_TRANSACTION_SIZE,
+  ImportInterruptedError,
+  type ImportProgressEvent,
+  type ImportResult,
+} from '../../operations/import';
 
 export const importSpec: CommandSpec = {
   name: 'import',
@@ -143,7 +141,7 @@ export function rateText(perSecond: number, secondsLeft: number | null): string 
   return perSecond > 0 ? `${perSecond.toLocaleString('en-US')}/s${left}` : '';
 }
 
-function progressText(event: ImportProgress): [number, string] {
+function progressText(event: ImportProgressEvent): [number, string] {
   switch (event.phase) {
     case 'hashing':
       return [0, 'hashing the zip'];

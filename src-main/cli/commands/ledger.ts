@@ -6,18 +6,12 @@
  * receipt filter options.
  */
 import {
-  checkAuditChain,
-  findReceiptsByDocumentId,
-  getReceipt,
   LedgerError,
-  ledgerStats,
-  listReceipts,
   MAX_PAGE_SIZE,
   RECEIPT_SORT_COLUMNS,
   RECEIPT_STATUSES,
   resolveDataDirectory,
   TRUST_STATUSES,
-  type Ledger,
   type ListReceiptsQuery,
   type ReceiptFilters,
   type ReceiptSortColumn,
@@ -25,7 +19,9 @@ import {
 } from '../../ledger/index';
 import type { ReportStatus, TrustStatus } from '../../../src-shared/verify/report';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
-import { describeError } from '../../operations/errors';
+import { describeError, OperationError } from '../../operations/errors';
+import { TrustError } from '../../trust';
+import { checkAuditLog, findReceipt, ledgerCounts, listReceiptPage } from '../../operations/ledger-views';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
 import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
@@ -38,12 +34,6 @@ import {
   type ParsedArguments,
 } from '../arguments';
 import { paint, writeLine, type Terminal } from '../terminal';
-
-/** The data directory and its ledger, open. */
-export interface CliLedger {
-  dataDirectory: string;
-  ledger: Ledger;
-}
 
 /**
  * Open the ledger of the data directory (created when missing).
@@ -72,7 +62,7 @@ export async function withCliWorkspace<T>(command: string, run: (workspace: Work
   } catch (error) {
     const { envelope, kind } = describeError(error);
     if (kind === 'internal') throw error;
-    const refusal = error instanceof Error && (error.name === 'TrustError' || error.name === 'OperationError');
+    const refusal = error instanceof TrustError || error instanceof OperationError;
     throw new CliError(
       refusal
         ? `${command}: ${envelope.message} (${envelope.code}); nothing changed`
@@ -81,12 +71,6 @@ export async function withCliWorkspace<T>(command: string, run: (workspace: Work
   } finally {
     workspace.close();
   }
-}
-
-/** Opens the data folder's ledger for a command (errors as one line, exit 2). */
-export function openCliLedger(command: string): CliLedger {
-  const workspace = openCliWorkspace(command);
-  return { dataDirectory: workspace.dataDirectory, ledger: workspace.ledger };
 }
 
 /** The filter options shared by `export` and `ledger list`. */
@@ -263,19 +247,19 @@ export async function runLedger(argv: readonly string[], terminal: Terminal): Pr
     case 'list': {
       const parsed = parseCommandArguments(listSpec, rest);
       const query = listQuery(parsed);
-      return withLedger('ledger list', (ledger) => list(parsed, query, ledger, terminal));
+      return withLedger('ledger list', (workspace) => list(parsed, query, workspace, terminal));
     }
     case 'show': {
       const parsed = parseCommandArguments(showSpec, rest);
-      return withLedger('ledger show', (ledger) => show(parsed, ledger, terminal));
+      return withLedger('ledger show', (workspace) => show(parsed, workspace, terminal));
     }
     case 'stats': {
       const parsed = parseCommandArguments(statsSpec, rest);
-      return withLedger('ledger stats', (ledger) => stats(parsed, ledger, terminal));
+      return withLedger('ledger stats', (workspace) => stats(parsed, workspace, terminal));
     }
     case 'check': {
       const parsed = parseCommandArguments(checkSpec, rest);
-      return withLedger('ledger check', (ledger) => check(parsed, ledger, terminal));
+      return withLedger('ledger check', (workspace) => check(parsed, workspace, terminal));
     }
     case undefined:
       throw new CliError('ledger: name a subcommand: list, show, stats or check. See: evroom ledger --help');
@@ -287,15 +271,15 @@ export async function runLedger(argv: readonly string[], terminal: Terminal): Pr
   }
 }
 
-async function withLedger(command: string, run: (ledger: Ledger) => number): Promise<number> {
-  const { ledger } = openCliLedger(command);
+async function withLedger(command: string, run: (workspace: Workspace) => number): Promise<number> {
+  const workspace = openCliWorkspace(command);
   try {
-    return run(ledger);
+    return run(workspace);
   } catch (error) {
     if (error instanceof LedgerError) throw new CliError(`${command}: ${error.message}`);
     throw error;
   } finally {
-    ledger.close();
+    workspace.close();
   }
 }
 
@@ -324,10 +308,10 @@ function listQuery(parsed: ParsedArguments): ListReceiptsQuery {
   return { filters, sort, limit, ...(after === undefined ? {} : { after }) };
 }
 
-function list(parsed: ParsedArguments, query: ListReceiptsQuery, ledger: Ledger, terminal: Terminal): number {
+function list(parsed: ParsedArguments, query: ListReceiptsQuery, workspace: Workspace, terminal: Terminal): number {
   let page;
   try {
-    page = listReceipts(ledger.readable, query);
+    page = listReceiptPage(workspace, query);
   } catch (error) {
     if (error instanceof LedgerError && error.code === 'bad_cursor') {
       throw new CliError('ledger list: --after is not a cursor of this listing (same filters and sort) or is damaged');
@@ -364,25 +348,18 @@ function list(parsed: ParsedArguments, query: ListReceiptsQuery, ledger: Ledger,
   return 0;
 }
 
-function show(parsed: ParsedArguments, ledger: Ledger, terminal: Terminal): number {
+function show(parsed: ParsedArguments, workspace: Workspace, terminal: Terminal): number {
   const [reference, ...extra] = parsed.positionals;
   if (reference === undefined) throw new CliError('ledger show: name a receipt: its row id, SHA-256 or receipt id');
   if (extra.length > 0) throw new CliError(`ledger show: name one receipt, not ${parsed.positionals.length}`);
-  let record;
-  if (/^\d+$/.test(reference) && Number.isSafeInteger(Number(reference)) && Number(reference) > 0) {
-    record = getReceipt(ledger.readable, Number(reference));
-  } else if (/^[0-9a-f]{64}$/.test(reference)) {
-    record = getReceipt(ledger.readable, reference);
-  } else {
-    const matches = findReceiptsByDocumentId(ledger.readable, reference);
-    if (matches.length > 1) {
-      throw new CliError(
-        `ledger show: ${matches.length} stored receipts have the id ${reference} (rows ${matches.map((row) => row.id).join(', ')}); name one by row id`,
-      );
-    }
-    record = matches[0] === undefined ? undefined : getReceipt(ledger.readable, matches[0].id);
+  const found = findReceipt(workspace, reference);
+  if (found.kind === 'ambiguous') {
+    throw new CliError(
+      `ledger show: ${found.rows.length} stored receipts have the id ${reference} (rows ${found.rows.join(', ')}); name one by row id`,
+    );
   }
-  if (record === undefined) throw new CliError(`ledger show: no receipt ${reference} in the ledger`);
+  if (found.kind === 'none') throw new CliError(`ledger show: no receipt ${reference} in the ledger`);
+  const record = found.receipt;
   const text = Buffer.from(record.raw).toString('utf8');
   if (flag(parsed, 'json')) {
     const { raw: _raw, report, sources, ...summary } = record;
@@ -408,9 +385,9 @@ function show(parsed: ParsedArguments, ledger: Ledger, terminal: Terminal): numb
   return 0;
 }
 
-function stats(parsed: ParsedArguments, ledger: Ledger, terminal: Terminal): number {
+function stats(parsed: ParsedArguments, workspace: Workspace, terminal: Terminal): number {
   noPositionals('ledger stats', parsed);
-  const counts = ledgerStats(ledger.readable);
+  const { file, counts } = ledgerCounts(workspace);
   if (flag(parsed, 'json')) {
     writeLine(terminal.out, JSON.stringify(counts));
     return 0;
@@ -420,7 +397,7 @@ function stats(parsed: ParsedArguments, ledger: Ledger, terminal: Terminal): num
       .filter(([, count]) => count !== undefined && count > 0)
       .map(([name, count]) => `${name} ${count}`)
       .join(', ') || '-';
-  writeLine(terminal.out, `Ledger: ${ledger.file}`);
+  writeLine(terminal.out, `Ledger: ${file}`);
   writeLine(terminal.out, `  receipts      ${counts.receipts}`);
   writeLine(terminal.out, `    by status   ${byGroup(counts.byStatus)}`);
   writeLine(terminal.out, `    by trust    ${byGroup(counts.byTrust)}`);
@@ -435,9 +412,9 @@ function stats(parsed: ParsedArguments, ledger: Ledger, terminal: Terminal): num
   return 0;
 }
 
-function check(parsed: ParsedArguments, ledger: Ledger, terminal: Terminal): number {
+function check(parsed: ParsedArguments, workspace: Workspace, terminal: Terminal): number {
   noPositionals('ledger check', parsed);
-  const result = checkAuditChain(ledger.readable);
+  const result = checkAuditLog(workspace);
   if (flag(parsed, 'json')) {
     writeLine(terminal.out, JSON.stringify(result));
   } else if (result.ok) {

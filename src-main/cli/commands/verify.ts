@@ -3,21 +3,15 @@
  */
 import { availableParallelism } from 'node:os';
 import { userDataDirectory } from '../../ledger';
-import { verifyReport } from '../../operations/verify';
+import { verifyMany, type VerifyOutcome } from '../../operations/verify-many';
 import { nodeCrypto, readTrustStore } from '../../operations/workspace';
-import {
-  createVerifyPool,
-  MAX_POOL_SIZE,
-  VerifyWorkerUnavailableError,
-  type ReportResult,
-  type VerifyPool,
-} from '../../core/worker-pool';
+import { MAX_POOL_SIZE } from '../../core/worker-pool';
 import type { Report } from '../../../src-shared/verify/report';
 import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile } from '../../../src-shared/verify/key-file';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../../src-shared/verify/context';
 import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
-import { readDocumentFileSync, readDocumentInput, readTextFile } from '../read-input';
+import { readDocumentInput, readTextFile } from '../read-input';
 import { paint, writeLine, type Terminal } from '../terminal';
 import { flag, optionValues, parseCommandArguments, type CommandSpec } from '../arguments';
 import { integerOption } from './ledger';
@@ -114,7 +108,7 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
   let failed = 0;
 
   /** The lines for one input, in input order. */
-  function render(index: number, input: string, outcome: Outcome): { out: string; err: string } {
+  function render(index: number, input: string, outcome: VerifyOutcome): { out: string; err: string } {
     if ('error' in outcome) {
       exitCode = 2;
       failed += 1;
@@ -143,79 +137,30 @@ export async function runVerify(argv: readonly string[], terminal: Terminal): Pr
   }
 
   // Standard input is read first (it can be named once); every other input is a file.
-  const stdinIndex = positionals.indexOf('-');
-  const stdinOutcome = stdinIndex < 0 ? undefined : await readOutcome(() => readDocumentInput('-'));
-  function verifyHere(input: string): Outcome {
-    if (input === '-') {
-      const read = stdinOutcome as { bytes: Uint8Array } | { error: string };
-      return 'error' in read ? read : { report: verifyReport(read.bytes, context) };
-    }
-    let bytes: Uint8Array;
-    try {
-      bytes = readDocumentFileSync(input);
-    } catch (error) {
-      if (error instanceof CliError) return { error: error.message };
-      throw error;
-    }
-    return { report: verifyReport(bytes, context) };
-  }
-
-  // Over many inputs, jobs - 1 worker threads read and verify files beside this thread (see
-  // verifyInOrder); a few inputs are verified here alone: starting a worker costs more.
-  const pool =
-    jobs > 1 && positionals.length >= POOL_MIN_INPUTS
-      ? createVerifyPool({
-          pinned: context.pinned,
-          advertised: context.advertised,
-          secrets: context.secrets,
-          now: context.now,
-          size: jobs - 1,
-        })
-      : undefined;
-  try {
-    await verifyInOrder(positionals, verifyHere, pool, stdinIndex, (start, outcomes) => {
+  const stdin = positionals.includes('-') ? await readOutcome(() => readDocumentInput('-')) : undefined;
+  await verifyMany(positionals, {
+    context,
+    jobs,
+    ...(stdin === undefined ? {} : { stdin }),
+    emit: (start, outcomes) => {
       let out = '';
       let err = '';
       for (let offset = 0; offset < outcomes.length; offset += 1) {
-        const lines = render(start + offset, positionals[start + offset] as string, outcomes[offset] as Outcome);
+        const lines = render(start + offset, positionals[start + offset] as string, outcomes[offset] as VerifyOutcome);
         out += lines.out;
         err += lines.err;
       }
       // One write per run of answers: a write per line costs more than verifying a receipt.
       if (err) terminal.err.write(err);
       if (out) terminal.out.write(out);
-    });
-  } finally {
-    await pool?.close();
-  }
+    },
+  });
   if (!json && positionals.length > 1) {
     writeLine(terminal.out);
     writeLine(terminal.out, `${positionals.length} inputs: ${passed} passed, ${failed} did not`);
   }
   return exitCode;
 }
-
-/** Inputs from this many on are verified on worker threads too (when --jobs is above 1). */
-const POOL_MIN_INPUTS = 256;
-/** Inputs this thread verifies between two writes when it works alone. */
-const CHUNK_ALONE = 64;
-/**
- * Inputs this thread verifies between two turns of the event loop when workers work beside it:
- * few, so that it soon takes in the workers' answers, writes them and gives the workers more.
- */
-const CHUNK_BESIDE_WORKERS = 8;
-/** Most files per worker batch: enough to make a message cheap beside the work. */
-const WORKER_BATCH = 32;
-/** Fewest files per worker batch, near the end of the inputs. */
-const WORKER_BATCH_MIN = 4;
-/** Batches in flight per worker: a worker always has the next batch while its answer travels. */
-const WORKER_DEPTH = 4;
-
-/**
- * What became of one input: its report (verified here), its report as JSON with its statuses
- * (verified by a worker), or why it could not be read.
- */
-type Outcome = { report: Report } | ReportResult | { error: string };
 
 async function readOutcome(read: () => Promise<Uint8Array>): Promise<{ bytes: Uint8Array } | { error: string }> {
   try {
@@ -224,116 +169,6 @@ async function readOutcome(read: () => Promise<Uint8Array>): Promise<{ bytes: Ui
     if (error instanceof CliError) return { error: error.message };
     throw error;
   }
-}
-
-/**
- * Verifies every input and hands the outcomes to `emit` in input order, each run of answers as
- * soon as everything before it has been emitted.
- *
- * Without a pool this thread reads and verifies the inputs in chunks. With one, the workers are
- * kept busy first: each has up to WORKER_DEPTH batches of paths in flight (it reads the files
- * itself), batches shrinking near the end so that the threads finish together; meanwhile this
- * thread verifies the next few inputs itself, then turns back to the event loop to take in
- * answers, write what is ready and refill the workers. Standard input (`stdinIndex`) is never
- * sent to a worker. A batch whose worker stopped (it is replaced) is verified on this thread, as
- * are the inputs met while no worker runs; a worker's failure on a batch (a defect, not a bad
- * file) stops everything and is thrown.
- */
-async function verifyInOrder(
-  inputs: readonly string[],
-  verifyHere: (input: string) => Outcome,
-  pool: VerifyPool | undefined,
-  stdinIndex: number,
-  emit: (start: number, outcomes: Outcome[]) => void,
-): Promise<void> {
-  const count = inputs.length;
-  if (pool === undefined) {
-    for (let start = 0; start < count; start += CHUNK_ALONE) {
-      emit(start, inputs.slice(start, start + CHUNK_ALONE).map(verifyHere));
-    }
-    return;
-  }
-  const threads = pool.size + 1;
-  /** Answers not yet emitted, by the index of their first input. */
-  const ready = new Map<number, Outcome[]>();
-  let written = 0;
-  let next = 0;
-  let inFlight = 0;
-  let failure: { error: unknown } | undefined;
-  let wake: (() => void) | undefined;
-
-  function flush(): void {
-    let answers = ready.get(written);
-    while (answers !== undefined) {
-      ready.delete(written);
-      emit(written, answers);
-      written += answers.length;
-      answers = ready.get(written);
-    }
-  }
-  function refill(): void {
-    while (
-      failure === undefined &&
-      (pool as VerifyPool).available &&
-      inFlight < (pool as VerifyPool).size * WORKER_DEPTH &&
-      next < count &&
-      next !== stdinIndex
-    ) {
-      const start = next;
-      const share = Math.ceil((count - start) / (threads * WORKER_DEPTH));
-      let end = Math.min(count, start + Math.min(WORKER_BATCH, Math.max(WORKER_BATCH_MIN, share)));
-      if (stdinIndex > start && stdinIndex < end) end = stdinIndex;
-      next = end;
-      inFlight += 1;
-      (pool as VerifyPool).reportFiles(inputs.slice(start, end)).then(
-        (results) => {
-          inFlight -= 1;
-          ready.set(start, results);
-          try {
-            flush();
-            refill();
-          } catch (error) {
-            // A failed write (or a defect in rendering) stops the run as it would on this thread.
-            failure ??= { error };
-          }
-          wake?.();
-        },
-        (error: unknown) => {
-          inFlight -= 1;
-          try {
-            // The worker stopped with this batch: nothing of it was answered, so it is verified
-            // here (the pool replaces the worker and takes the next batches).
-            if (!(error instanceof VerifyWorkerUnavailableError) || error.reason === 'closed') throw error;
-            ready.set(start, inputs.slice(start, end).map(verifyHere));
-            flush();
-            refill();
-          } catch (thrown) {
-            failure ??= { error: thrown };
-          }
-          wake?.();
-        },
-      );
-    }
-  }
-
-  while (failure === undefined && (next < count || inFlight > 0)) {
-    refill();
-    if (next < count) {
-      const start = next;
-      const end = Math.min(count, start + CHUNK_BESIDE_WORKERS);
-      next = end;
-      ready.set(start, inputs.slice(start, end).map(verifyHere));
-      flush();
-      await new Promise((resolve) => setImmediate(resolve));
-    } else {
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      wake = undefined;
-    }
-  }
-  if (failure !== undefined) throw failure.error;
-  flush();
 }
 
 /** The data folder's trust store, read-only (never created by verify). */

@@ -7,10 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPortableProvider, utf8Encode } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
 import { getBundle, ledgerFileIn, ledgerStats, openLedger, type Ledger } from '../ledger';
-import { BundleError } from './errors';
-import { hashFile, ImportCancelledError, importBundle } from './import-bundle';
-import { maxZipFileBytes, resolveZipLimits } from './limits';
-import { bundleParts, keyEntryFor, zipBundle } from './test-support';
+import { BundleError } from '../evidence/errors';
+import { hashFile, ImportCancelledError, importBundle } from './import';
+import { maxZipFileBytes, resolveZipLimits } from '../evidence/limits';
+import { bundleParts, keyEntryFor, zipBundle } from '../evidence/test-support';
 
 // Cancelling an import stops it at a batch boundary and keeps what was stored, like a crash;
 // importing again finishes it. The stored counts are the import's own counts.

@@ -2,14 +2,15 @@
  * One zip entry's stored bytes made into its data, with every check of PROTOCOL section 9 that
  * needs the data: inflated with an output cap, its size against the one declared, its CRC-32.
  *
- * Kept apart from zip-reader.ts (which finds the stored bytes in the file) so that the work can
- * run on any thread: the import hands batches of stored bytes to its verification workers
+ * Kept apart from src-main/evidence/zip-reader.ts (which finds the stored bytes in the file),
+ * here in core beneath both the zip reader and the verification worker, so that the work can
+ * run on any thread and the worker never reaches up into the zip library: the import hands batches of stored bytes to its verification workers
  * (src-main/core/verify-worker.ts), which inflate, check and hash them there, and the main
  * thread only reads the file and writes the ledger. Both paths call the one function below, so
  * the errors and their messages are the same wherever an entry is read.
  */
 import { crc32, inflateRawSync } from 'node:zlib';
-import { BundleError, printableName } from './errors';
+import { BundleError, printableName } from '../../src-shared/evidence/errors';
 
 /** What the checks need to know of an entry (a subset of zip-reader's ZipEntry). */
 export interface EntryShape {

@@ -8,8 +8,8 @@ import { signEnvelope } from '../../src-shared/formats/envelope';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { listAdvertisedKeys, openLedger, type Ledger } from '../ledger/index';
 import { createTrustStore } from '../trust/index';
-import { importBundle } from './import-bundle';
-import { bundleParts, keyEntryFor, zipBundle } from './test-support';
+import { importBundle } from './import';
+import { bundleParts, keyEntryFor, zipBundle } from '../evidence/test-support';
 
 // The keys a bundle ships, against the trust store, on a real ledger and real zips: one key id
 // names one key (PROTOCOL section 0), and a key pinned for some roles is trusted in those only.

@@ -1,6 +1,6 @@
 /**
  * Stored bundle JSON (the import's signature check, counts, findings and manifest) as the
- * contract's typed shapes, read once at the door.
+ * contract's typed shapes, read once (operations/ledger-views.ts and the app API's bundle detail).
  *
  * The ledger keeps these as JSON text written by the import (src-main/evidence). A bundle
  * imported by an older or newer version may lack a member or carry one this version does not

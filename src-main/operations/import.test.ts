@@ -21,15 +21,22 @@ import {
   type Ledger,
 } from '../ledger/index';
 import { createTrustStore } from '../trust/index';
-import { BundleError } from './errors';
+import { BundleError } from '../evidence/errors';
 import {
   ImportInterruptedError,
   importBundle,
   type FindingCode,
   type ImportOptions,
   type ImportResult,
-} from './import-bundle';
-import { bundleParts, buildZip, keyEntryFor, zipBundle, type BundleParts, type RawZipEntry } from './test-support';
+} from './import';
+import {
+  bundleParts,
+  buildZip,
+  keyEntryFor,
+  zipBundle,
+  type BundleParts,
+  type RawZipEntry,
+} from '../evidence/test-support';
 
 const crypto = createNodeCryptoProvider();
 const issuerSeed = new Uint8Array(32).fill(21);

@@ -11,9 +11,9 @@ import type { JsonValue } from '../../src-shared/json/types';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { getReceipt, listAnchors, openLedger, type NewAnchor } from '../ledger/index';
 import { BundleReceiptDigests, linkAnchorsToReceipts } from './anchor-links';
-import { serializeAnchorsFile } from './anchors-file';
-import { importBundle } from './import-bundle';
-import { bundleParts, keyEntryFor, zipBundle } from './test-support';
+import { serializeAnchorsFile } from '../evidence/anchors-file';
+import { importBundle } from './import';
+import { bundleParts, keyEntryFor, zipBundle } from '../evidence/test-support';
 
 const crypto = createNodeCryptoProvider();
 const issuerSeed = new Uint8Array(32).fill(31);

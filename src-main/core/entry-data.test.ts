@@ -1,7 +1,7 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { entryData } from './entry-data';
-import { BundleError } from './errors';
+import { BundleError } from '../../src-shared/evidence/errors';
 
 const text = Buffer.from('{"receipt":"a receipt of some length to be compressed, compressed, compressed"}');
 const deflated = deflateRawSync(text);

@@ -1,0 +1,329 @@
+/**
+ * One bundle checker: the same good and hostile bundles go through the import (yauzl, the
+ * verification workers, the ledger) and through the browser reference verifier's checker
+ * (jszip and src-shared/evidence/check-bundle.ts, exactly as the page's worker calls them), and
+ * both must say the same: the same refusal (code, words, entry, pointer), or the same findings
+ * (code, path, words), counts and manifest signature status.
+ *
+ * Left out, because one side cannot express them: anchors files (the page does not read their
+ * records), receipt file names (the page does not compare them with receipt ids), exact
+ * duplicate names (jszip keeps one entry per name) and zip damage each reader describes in its
+ * own words.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { utf8Encode } from '../../src-shared/crypto';
+import type { Finding } from '../../src-shared/api/vocabulary';
+import { signClassical } from '../../src-shared/formats/classical';
+import { issueProfileReceipt } from '../../src-shared/formats/profile';
+import { createVerifyContext } from '../../src-shared/verify/context';
+// eslint-disable-next-line import/no-restricted-paths -- the page's own bundle reader, run beside the import: only this test may
+import { checkBundleZip } from '../../src-renderer/verifier/read-bundle';
+import { createNodeCryptoProvider } from '../core/node-crypto-provider';
+import { BundleError } from '../evidence/errors';
+import type { ZipLimits } from '../evidence/limits';
+import { serializeManifestSignature, signManifest } from '../evidence/manifest';
+import {
+  buildZip,
+  bundleParts,
+  keyEntryFor,
+  zipBundle,
+  type BundleParts,
+  type RawZipEntry,
+} from '../evidence/test-support';
+import { openLedger } from '../ledger/index';
+import { importBundle } from './import';
+
+const crypto = createNodeCryptoProvider();
+const issuerSeed = new Uint8Array(32).fill(41);
+const ISSUER = 'did:svc:acme:k1';
+const signerSeed = new Uint8Array(32).fill(42);
+const SIGNER = 'did:svc:acme:bundles';
+const signer = { seed: signerSeed, keyId: SIGNER };
+const NOW = new Date('2026-11-20T12:00:00Z');
+
+function standardReceipt(index: number): { stem: string; bytes: Uint8Array } {
+  const receipt = issueProfileReceipt(
+    'standard',
+    {
+      agent_did: 'did:web:agent.example.com',
+      content: { sha256: createHash('sha256').update(`content ${index}`).digest('hex'), type: 'application/json' },
+      smsh: { sealed: false, declaration: 'none' },
+      hktn_context: { reputation_tier: 'gold' },
+    },
+    issuerSeed,
+    ISSUER,
+    crypto,
+    { now: new Date(Date.UTC(2026, 10, 1, 12, 0, index)) },
+  );
+  return { stem: (receipt.receipt as { id: string }).id, bytes: utf8Encode(JSON.stringify(receipt)) };
+}
+
+const receipts = Array.from({ length: 4 }, (_, index) => standardReceipt(index));
+const keys = [keyEntryFor(ISSUER, issuerSeed, crypto), keyEntryFor(SIGNER, signerSeed, crypto)];
+
+function parts(): BundleParts {
+  const made = bundleParts(receipts, { keyId: SIGNER, keys });
+  made.manifest.counts = { receipts: receipts.length + 1 };
+  // A classical receipt has no id of its own: any file name is fine for it.
+  made.files.set(
+    'receipts/classical-1.json',
+    utf8Encode(signClassical({ sequence: 1, amount: '2.50' }, issuerSeed, crypto)),
+  );
+  return made;
+}
+
+/** What a checker said of a bundle, in a form both can give. */
+type Verdict =
+  | { refused: { code: string; message: string; entry?: string; path?: string } }
+  | {
+      findings: Finding[];
+      totalFindings: number;
+      counts: { receipts: number; byStatus: unknown; byTrust: unknown; advertisedKeys: number };
+      signature: string | undefined;
+    };
+
+/** Findings in one order: the two checkers list them as they meet them, and they meet them in another order. */
+function sorted(findings: readonly Finding[]): Finding[] {
+  return [...findings].sort((a, b) =>
+    `${a.code}\u0000${a.path}\u0000${a.message}`.localeCompare(`${b.code}\u0000${b.path}\u0000${b.message}`),
+  );
+}
+
+describe('the import and the browser reference verifier check bundles alike', () => {
+  let directory: string;
+  let counter = 0;
+
+  beforeAll(() => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-checkers-'));
+  });
+  afterAll(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+  async function throughImport(zip: Uint8Array, limits: Partial<ZipLimits>): Promise<Verdict> {
+    counter += 1;
+    const file = path.join(directory, `bundle-${counter}.zip`);
+    fs.writeFileSync(file, zip);
+    const ledger = openLedger(path.join(directory, `ledger-${counter}.sqlite`));
+    try {
+      const result = await importBundle(ledger, file, { workers: 1, now: NOW, limits });
+      return {
+        findings: sorted(result.findings),
+        totalFindings: result.totalFindings,
+        counts: {
+          receipts: result.counts.receipts,
+          byStatus: result.counts.byStatus,
+          byTrust: result.counts.byTrust,
+          advertisedKeys: result.counts.advertisedKeys,
+        },
+        signature: result.signature.status,
+      };
+    } catch (error) {
+      if (!(error instanceof BundleError)) throw error;
+      return {
+        refused: {
+          code: error.code,
+          message: error.message,
+          ...(error.entry === undefined ? {} : { entry: error.entry }),
+          ...(error.path === undefined ? {} : { path: error.path }),
+        },
+      };
+    } finally {
+      ledger.close();
+    }
+  }
+
+  async function throughPage(zip: Uint8Array, limits: Partial<ZipLimits>): Promise<Verdict> {
+    const context = createVerifyContext(crypto, { pinned: [], advertised: [], secrets: [], now: NOW });
+    const check = await checkBundleZip(new Uint8Array(zip), context, { limits });
+    if (check.status === 'refused') return { refused: check.refusal as NonNullable<typeof check.refusal> };
+    return {
+      findings: sorted(check.findings),
+      totalFindings: check.totalFindings,
+      counts: {
+        receipts: check.counts.receipts,
+        byStatus: check.counts.byStatus,
+        byTrust: check.counts.byTrust,
+        advertisedKeys: check.counts.advertisedKeys,
+      },
+      signature: check.signature?.status,
+    };
+  }
+
+  async function same(zip: Uint8Array, limits: Partial<ZipLimits> = {}): Promise<Verdict> {
+    const imported = await throughImport(zip, limits);
+    const paged = await throughPage(zip, limits);
+    expect(paged).toEqual(imported);
+    return imported;
+  }
+
+  function findingCodes(verdict: Verdict): string[] {
+    if ('refused' in verdict) throw new Error(`refused: ${verdict.refused.code}`);
+    return verdict.findings.map((finding) => finding.code);
+  }
+
+  function refusalCode(verdict: Verdict): string {
+    if (!('refused' in verdict)) throw new Error('not refused');
+    return verdict.refused.code;
+  }
+
+  it('a clean bundle', async () => {
+    const verdict = await same(zipBundle(parts(), signer, crypto));
+    expect(findingCodes(verdict)).toEqual([]);
+    expect(verdict).toMatchObject({ signature: 'valid', counts: { receipts: 5, byStatus: { PASS: 5 } } });
+  });
+
+  it('an altered, a missing and an extra file, and a file outside the layout', async () => {
+    const bundle = parts();
+    const listed = new Map(bundle.files);
+    // The manifest lists other bytes for the classical receipt than the zip holds.
+    listed.set('receipts/classical-1.json', utf8Encode('{"listed": "other bytes"}'));
+    bundle.omitted.add(`receipts/${receipts[0]!.stem}.json`);
+    const unlisted = standardReceipt(9);
+    bundle.unlisted.set(`receipts/${unlisted.stem}.json`, unlisted.bytes);
+    bundle.unlisted.set('notes.txt', utf8Encode('hello'));
+    const verdict = await same(zipBundle(bundle, signer, crypto, { listed }));
+    expect(findingCodes(verdict).sort()).toEqual(
+      ['file_extra', 'file_extra', 'file_mismatch', 'file_missing', 'unexpected_file'].sort(),
+    );
+  });
+
+  it('a directory outside the layout', async () => {
+    const verdict = await same(zipBundle(parts(), signer, crypto, { extra: [{ name: 'stray/' }] }));
+    expect(findingCodes(verdict)).toEqual(['unexpected_file']);
+  });
+
+  it('receipts that do not verify', async () => {
+    const bundle = parts();
+    const [first] = receipts;
+    const tampered = utf8Encode(new TextDecoder().decode(first!.bytes).replace('gold', 'silver'));
+    bundle.files.set(`receipts/${first!.stem}.json`, tampered);
+    bundle.files.set('receipts/classical-1.json', utf8Encode('{"not": "a receipt"}'));
+    const verdict = await same(zipBundle(bundle, signer, crypto));
+    expect(findingCodes(verdict)).toEqual(['receipt_not_pass', 'receipt_not_pass']);
+  });
+
+  it('a receipt file named neither by its id nor its SHA-256', async () => {
+    const bundle = parts();
+    const [first] = receipts;
+    bundle.files.delete(`receipts/${first!.stem}.json`);
+    bundle.files.set('receipts/renamed.json', first!.bytes);
+    const verdict = await same(zipBundle(bundle, signer, crypto));
+    expect(findingCodes(verdict)).toEqual(['receipt_name_mismatch']);
+  });
+
+  it('manifest.sig missing, malformed, over other bytes, by another key', async () => {
+    expect(findingCodes(await same(zipBundle(parts(), signer, crypto, { signature: false })))).toEqual([
+      'manifest_signature_missing',
+    ]);
+    expect(findingCodes(await same(zipBundle(parts(), signer, crypto, { signature: '{"key_id": 1' })))).toEqual([
+      'manifest_signature_malformed',
+    ]);
+    const otherBytes = serializeManifestSignature(signManifest(utf8Encode('{}'), signerSeed, SIGNER, crypto));
+    expect(findingCodes(await same(zipBundle(parts(), signer, crypto, { signature: otherBytes })))).toEqual([
+      'manifest_signature_mismatch',
+    ]);
+    const otherKey = { seed: new Uint8Array(32).fill(43), keyId: 'did:svc:acme:other' };
+    const byOther = await same(zipBundle(parts(), otherKey, crypto));
+    expect(findingCodes(byOther)).toContain('manifest_key_mismatch');
+  });
+
+  it('counts that disagree with the list', async () => {
+    const bundle = parts();
+    bundle.manifest.counts = { receipts: 7 };
+    expect(findingCodes(await same(zipBundle(bundle, signer, crypto)))).toEqual(['count_mismatch']);
+  });
+
+  it('a keys file that cannot be used: not JSON, one key_id twice, not UTF-8', async () => {
+    const notJson = parts();
+    notJson.files.set('keys/service-keys.json', utf8Encode('{"keys": ['));
+    expect(findingCodes(await same(zipBundle(notJson, signer, crypto)))).toContain('keys_invalid');
+
+    const twice = parts();
+    const other = keyEntryFor(ISSUER, new Uint8Array(32).fill(44), crypto);
+    const text = new TextDecoder().decode(twice.files.get('keys/service-keys.json'));
+    const parsed = JSON.parse(text) as { keys: unknown[] };
+    const [otherJson] = (
+      JSON.parse(
+        new TextDecoder().decode(bundleParts([], { keyId: SIGNER, keys: [other] }).files.get('keys/service-keys.json')),
+      ) as { keys: unknown[] }
+    ).keys;
+    parsed.keys.push(otherJson);
+    twice.files.set('keys/service-keys.json', utf8Encode(JSON.stringify(parsed)));
+    expect(findingCodes(await same(zipBundle(twice, signer, crypto)))).toContain('keys_invalid');
+
+    // A label with a byte that is not UTF-8: JSON text is UTF-8 (RFC 8259), so the file is unusable.
+    const notUtf8 = parts();
+    const keysText = new TextDecoder().decode(notUtf8.files.get('keys/service-keys.json'));
+    const labelled = (JSON.parse(keysText) as { keys: Record<string, unknown>[] }).keys.map((key) => ({
+      ...key,
+      label: 'LABEL',
+    }));
+    const bytes = Buffer.from(JSON.stringify({ keys: labelled }), 'utf8');
+    const at = bytes.indexOf('LABEL');
+    bytes[at] = 0xff;
+    notUtf8.files.set('keys/service-keys.json', bytes);
+    const verdict = await same(zipBundle(notUtf8, signer, crypto));
+    expect(findingCodes(verdict)).toContain('keys_invalid');
+    expect(verdict).toMatchObject({ counts: { advertisedKeys: 0 } });
+  });
+
+  describe('refusals', () => {
+    const hostile: [string, RawZipEntry, string][] = [
+      ['a ".." segment', { name: '../evil.json', data: utf8Encode('{}') }, 'zip_path_traversal'],
+      ['an absolute path', { name: '/etc/evil.json', data: utf8Encode('{}') }, 'zip_path_absolute'],
+      ['a drive letter', { name: 'C:/evil.json', data: utf8Encode('{}') }, 'zip_path_drive'],
+      ['a backslash', { name: 'receipts\\evil.json', data: utf8Encode('{}') }, 'zip_path_backslash'],
+      ['a control character', { name: 'receipts/e\u0001vil.json', data: utf8Encode('{}') }, 'zip_path_control'],
+      ['an empty segment', { name: 'receipts//evil.json', data: utf8Encode('{}') }, 'zip_path_invalid'],
+      [
+        'a symbolic link',
+        { name: 'receipts/link.json', data: utf8Encode('/etc/passwd'), externalAttributes: (0o120777 << 16) >>> 0 },
+        'zip_symlink',
+      ],
+    ];
+    for (const [what, entry, code] of hostile) {
+      it(`an entry name with ${what}`, async () => {
+        expect(refusalCode(await same(zipBundle(parts(), signer, crypto, { extra: [entry] })))).toBe(code);
+      });
+    }
+
+    it('names that are one after case folding', async () => {
+      const extra = [
+        { name: 'receipts/Same.json', data: utf8Encode('{}') },
+        { name: 'receipts/same.json', data: utf8Encode('{}') },
+      ];
+      expect(refusalCode(await same(zipBundle(parts(), signer, crypto, { extra })))).toBe('zip_duplicate_name');
+    });
+
+    it('no manifest, a manifest that is not JSON, another bundle format', async () => {
+      const files = [...parts().files].map(([name, data]) => ({ name, data }));
+      expect(refusalCode(await same(buildZip(files)))).toBe('manifest_missing');
+      expect(refusalCode(await same(zipBundle(parts(), signer, crypto, { manifestText: '{"bundle_format":' })))).toBe(
+        'manifest_invalid',
+      );
+      const other = JSON.stringify({
+        bundle_format: 'evroom.evidence/2',
+        tenant_id: 'acme',
+        generated_at: '2026-11-01T12:00:00.000Z',
+        key_id: SIGNER,
+        files: [],
+        counts: {},
+      });
+      expect(refusalCode(await same(zipBundle(parts(), signer, crypto, { manifestText: other })))).toBe(
+        'manifest_unsupported_format',
+      );
+    });
+
+    it('more entries, a larger entry or more bytes than the limits', async () => {
+      const zip = zipBundle(parts(), signer, crypto);
+      expect(refusalCode(await same(zip, { maxEntries: 3 }))).toBe('zip_too_many_entries');
+      expect(refusalCode(await same(zip, { maxEntryBytes: 200 }))).toBe('zip_entry_too_large');
+      expect(refusalCode(await same(zip, { maxBytes: 2000 }))).toBe('zip_too_large');
+      const bomb = { name: 'receipts/bomb.json', data: new Uint8Array(64 * 1024).fill(0x20) };
+      expect(refusalCode(await same(zipBundle(parts(), signer, crypto, { extra: [bomb] })))).toBe('zip_ratio_exceeded');
+    });
+  });
+});
