@@ -180,3 +180,26 @@ export function formatHelp(spec: CommandSpec): string {
   if (spec.examples?.length) lines.push('', 'Examples:', ...spec.examples.map((line) => `  ${line}`));
   return lines.join('\n');
 }
+
+/**
+ * Parse a positive integer option.
+ *
+ * Here, not beside the ledger commands, so that `evroom verify` loads no ledger view (and
+ * through it no chain client) to read its --jobs.
+ *
+ * @throws CliError (exit 2) unless the value is an integer in [min, max]
+ */
+export function integerOption(
+  command: string,
+  parsed: ParsedArguments,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const value = optionValue(parsed, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min || Number(value) > max) {
+    throw new CliError(`${command}: --${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+  }
+  return Number(value);
+}

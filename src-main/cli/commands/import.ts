@@ -11,10 +11,17 @@ import { BundleError, DEFAULT_ZIP_LIMITS, type ZipLimits } from '../../evidence/
 import { LedgerError } from '../../ledger/index';
 import { MAX_POOL_SIZE } from '../../core/worker-pool';
 import { CliError } from '../cli-error';
-import { flag, optionValue, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
+import {
+  flag,
+  integerOption,
+  optionValue,
+  parseCommandArguments,
+  type CommandSpec,
+  type ParsedArguments,
+} from '../arguments';
 import { paint, writeLine, type Terminal } from '../terminal';
 import { describeFsError } from '../read-input';
-import { integerOption, openCliWorkspace } from './ledger';
+import { openCliWorkspace } from './ledger';
 import { describeError } from '../../operations/errors';
 import { importEvidence } from '../../operations/evidence';
 import {

@@ -27,6 +27,7 @@ import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
 import {
   flag,
+  integerOption,
   optionValue,
   parseCommandArguments,
   type CommandSpec,
@@ -149,26 +150,6 @@ export function readFilters(command: string, parsed: ParsedArguments): ReceiptFi
     filters.text = text;
   }
   return filters;
-}
-
-/**
- * Parse a positive integer option.
- *
- * @throws CliError (exit 2) unless the value is an integer in [min, max]
- */
-export function integerOption(
-  command: string,
-  parsed: ParsedArguments,
-  name: string,
-  min: number,
-  max: number,
-): number | undefined {
-  const value = optionValue(parsed, name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < min || Number(value) > max) {
-    throw new CliError(`${command}: --${name} must be a whole number from ${min} to ${max}, got "${value}"`);
-  }
-  return Number(value);
 }
 
 export const ledgerSpec: CommandSpec = {

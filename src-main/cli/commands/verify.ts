@@ -13,8 +13,7 @@ import { CliError } from '../cli-error';
 import { formatReportHuman } from '../format-report';
 import { readDocumentInput, readTextFile } from '../read-input';
 import { paint, writeLine, type Terminal } from '../terminal';
-import { flag, optionValues, parseCommandArguments, type CommandSpec } from '../arguments';
-import { integerOption } from './ledger';
+import { flag, integerOption, optionValues, parseCommandArguments, type CommandSpec } from '../arguments';
 
 export const verifySpec: CommandSpec = {
   name: 'verify',
