@@ -10,7 +10,6 @@
  * duplicate names (jszip keeps one entry per name) and zip damage each reader describes in its
  * own words.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +17,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utf8Encode } from '../../src-shared/crypto';
 import type { Finding } from '../../src-shared/api/vocabulary';
 import { signClassical } from '../../src-shared/formats/classical';
-import { issueProfileReceipt } from '../../src-shared/formats/profile';
 import { createVerifyContext } from '../../src-shared/verify/context';
 // eslint-disable-next-line import/no-restricted-paths -- the page's own bundle reader, run beside the import: only this test may
 import { checkBundleZip } from '../../src-renderer/verifier/read-bundle';
@@ -36,6 +34,7 @@ import {
 } from '../evidence/test-support';
 import { openLedger } from '../ledger/index';
 import { importBundle } from './import';
+import { standardReceiptFile } from './import-test-support';
 
 const crypto = createNodeCryptoProvider();
 const issuerSeed = new Uint8Array(32).fill(41);
@@ -46,20 +45,7 @@ const signer = { seed: signerSeed, keyId: SIGNER };
 const NOW = new Date('2026-11-20T12:00:00Z');
 
 function standardReceipt(index: number): { stem: string; bytes: Uint8Array } {
-  const receipt = issueProfileReceipt(
-    'standard',
-    {
-      agent_did: 'did:web:agent.example.com',
-      content: { sha256: createHash('sha256').update(`content ${index}`).digest('hex'), type: 'application/json' },
-      smsh: { sealed: false, declaration: 'none' },
-      hktn_context: { reputation_tier: 'gold' },
-    },
-    issuerSeed,
-    ISSUER,
-    crypto,
-    { now: new Date(Date.UTC(2026, 10, 1, 12, 0, index)) },
-  );
-  return { stem: (receipt.receipt as { id: string }).id, bytes: utf8Encode(JSON.stringify(receipt)) };
+  return standardReceiptFile(index, issuerSeed, ISSUER, crypto);
 }
 
 const receipts = Array.from({ length: 4 }, (_, index) => standardReceipt(index));

@@ -5,7 +5,6 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { utf8Encode } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
-import { issueProfileReceipt } from '../../src-shared/formats/profile';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import {
   checkAuditChain,
@@ -29,6 +28,7 @@ import {
   type ImportOptions,
   type ImportResult,
 } from './import';
+import { standardReceiptFile } from './import-test-support';
 import {
   bundleParts,
   buildZip,
@@ -47,20 +47,7 @@ const signer = { seed: signerSeed, keyId: SIGNER };
 const BATCH = '2026-11-01T12:00Z';
 
 function standardReceipt(index: number): { stem: string; bytes: Uint8Array } {
-  const receipt = issueProfileReceipt(
-    'standard',
-    {
-      agent_did: 'did:web:agent.example.com',
-      content: { sha256: createHash('sha256').update(`content ${index}`).digest('hex'), type: 'application/json' },
-      smsh: { sealed: false, declaration: 'none' },
-      hktn_context: { reputation_tier: 'gold' },
-    },
-    issuerSeed,
-    ISSUER,
-    crypto,
-    { now: new Date(Date.UTC(2026, 10, 1, 12, 0, index)) },
-  );
-  return { stem: (receipt.receipt as { id: string }).id, bytes: utf8Encode(JSON.stringify(receipt)) };
+  return standardReceiptFile(index, issuerSeed, ISSUER, crypto);
 }
 
 const receipts = Array.from({ length: 12 }, (_, index) => standardReceipt(index));
