@@ -16,11 +16,11 @@ const publicKey = crypto.ed25519PublicKey(seed);
 // A data folder of its own, so a trust store on the machine running the tests cannot leak in.
 const HOME = mkdtempSync(join(tmpdir(), 'evroom-cli-home-'));
 
-function evroom(args: string[], input?: string) {
+function evroom(args: string[], input?: string, env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [BIN, ...args], {
     input,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, EVROOM_HOME: HOME },
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, EVROOM_HOME: HOME, ...env },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -198,6 +198,15 @@ describe('evroom verify', () => {
     expect(parallel.stderr.trim().split('\n')).toEqual(
       inputs.filter((_, index) => index % 50 === 7).map((input) => `evroom: ${input}: no such file`),
     );
+    // Every worker thread ends as the first request reaches it (a crash): the pool replaces them,
+    // and the batches they held and the inputs met while none runs are verified on this thread,
+    // so the output is still every line, in order, the same as with one thread.
+    const crashing = evroom(['verify', '--json', '--jobs', '3', '--trust', trust, ...inputs], undefined, {
+      EVROOM_FAILPOINTS: 'verify-worker.request=exit-thread',
+    });
+    expect(crashing.code).toBe(2);
+    expect(crashing.stdout).toBe(serial.stdout);
+    expect(crashing.stderr).toBe(serial.stderr);
   });
 
   it('keeps the input order over many files whatever thread verified them: PASS, INVALID, MISMATCH, MALFORMED, unreadable and standard input mixed', () => {

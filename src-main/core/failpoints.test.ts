@@ -26,7 +26,7 @@ describe('failpoints', () => {
     ]);
     expect(parseFailpoints('').size).toBe(0);
     expect(Object.keys(FAILPOINTS)).toContain('anchor.after-broadcast');
-    expect(Object.keys(FAILPOINT_ACTIONS)).toEqual(['kill', 'throw-type-error']);
+    expect(Object.keys(FAILPOINT_ACTIONS)).toEqual(['kill', 'throw-type-error', 'exit-thread']);
   });
 
   it('refuses an unknown failpoint or action, naming the known ones', () => {

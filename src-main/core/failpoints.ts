@@ -10,6 +10,8 @@
  * have checked, at the first failpoint reached. The value is parsed once per distinct value.
  */
 
+import { isMainThread } from 'node:worker_threads';
+
 /** The named failpoints and where each one is. */
 export const FAILPOINTS = {
   'anchor.after-record':
@@ -17,6 +19,8 @@ export const FAILPOINTS = {
   'anchor.after-broadcast':
     'the anchor engine, right after broadcasting a batch’s transaction, before marking it posted',
   'operations.verify': 'the verify operation (src-main/operations/verify.ts), before the document is verified',
+  'verify-worker.request':
+    'a verification worker thread (src-main/core/verify-worker.ts), as a request arrives, before any of it is answered',
 } as const;
 
 /** A failpoint's name. */
@@ -26,6 +30,8 @@ export type FailpointName = keyof typeof FAILPOINTS;
 export const FAILPOINT_ACTIONS = {
   kill: 'the process kills itself with SIGKILL (no cleanup of any kind)',
   'throw-type-error': 'throws a TypeError whose message starts with "failpoint NAME:" (a stand-in for a defect)',
+  'exit-thread':
+    'a worker thread ends at once, as a crashed worker would (on the main thread it is `kill`: the process dies)',
 } as const;
 
 /** A failpoint's action. */
@@ -104,7 +110,8 @@ export function failpoint(name: FailpointName): void {
   const actions = activeFailpoints(process.env);
   if (actions === undefined) return;
   const action = actions.get(name);
-  if (action === 'kill') process.kill(process.pid, 'SIGKILL');
+  if (action === 'kill' || (action === 'exit-thread' && isMainThread)) process.kill(process.pid, 'SIGKILL');
+  else if (action === 'exit-thread') process.exit(1);
   else if (action === 'throw-type-error')
     throw new TypeError(`failpoint ${name}: a TypeError thrown on purpose (${FAILPOINTS_VARIABLE})`);
 }

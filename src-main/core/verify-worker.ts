@@ -9,6 +9,7 @@
  */
 import { hash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
+import { failpoint } from './failpoints';
 import type { VerifyContext } from '../../src-shared/verify/context';
 import { createVerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from './node-crypto-provider';
@@ -156,6 +157,7 @@ function startWorker(port: NonNullable<typeof parentPort>, data: VerifyWorkerDat
     }
   };
   port.on('message', (request: VerifyRequest) => {
+    failpoint('verify-worker.request');
     let response: VerifyResponse;
     let transfer: ArrayBuffer[] = [];
     try {
