@@ -11,10 +11,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { renderReportHtml, type SignedReport } from '../../src-shared/formats/report';
+import { REPORT_FORMS, type ReportFormName } from '../../src-shared/api/contract';
 
-/** The forms a report is written in. */
-export const REPORT_FORMS = ['json', 'html', 'pdf'] as const;
-export type ReportForm = (typeof REPORT_FORMS)[number];
+/** The forms a report is written in (the app API contract's list). */
+export { REPORT_FORMS };
+export type ReportForm = ReportFormName;
 
 /**
  * The form a file name asks for, by its extension.

@@ -401,8 +401,8 @@ export const MAX_UPLOAD_B64 = 350 * 1024 * 1024;
 /** The forms a report is written in. */
 export const REPORT_FORMS = ['json', 'html', 'pdf'] as const;
 export type ReportFormName = (typeof REPORT_FORMS)[number];
-/** A report id: rpt_ and a ULID. */
-export const REPORT_ID_PATTERN = /^rpt_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+/** A report id: rpt_ and a ULID (the report format's own rule). */
+export { REPORT_ID_PATTERN } from '../formats/report/model';
 
 /** A report kept in the data folder, as listed. */
 export interface ReportSummary {
