@@ -68,7 +68,9 @@ describe('an internal fault behind every door', () => {
     const plain = run(false);
     expect(plain.status).toBe(2);
     expect(plain.stdout).toBe('');
-    expect(plain.stderr).toMatch(/^evroom: internal error \(ref [0-9a-f]{16}\) \(internal\)\n$/);
+    expect(plain.stderr).toMatch(
+      /^evroom: internal error \(ref [0-9a-f]{16}\) \(internal\)\nevroom: this is a fault of evroom, not of your input; EVROOM_DEBUG=1 shows its details \(report them with the ref\)\n$/,
+    );
     expect(plain.stderr).not.toContain(DEFECT_TEXT);
 
     const debug = run(true);

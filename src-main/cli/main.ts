@@ -238,6 +238,11 @@ export async function runCli(argv: readonly string[], terminal: Terminal = proce
     const { envelope, internal } = describeError(error);
     writeLine(terminal.err, `evroom: ${envelope.message} (${envelope.code})`);
     if (internal !== undefined && process.env.EVROOM_DEBUG) writeLine(terminal.err, internalLogLine(internal));
+    else if (internal !== undefined)
+      writeLine(
+        terminal.err,
+        'evroom: this is a fault of evroom, not of your input; EVROOM_DEBUG=1 shows its details (report them with the ref)',
+      );
     return 2;
   }
 }
