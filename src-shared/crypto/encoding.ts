@@ -6,16 +6,20 @@
  * TypeError for a value of the wrong type and RangeError for malformed text; they never return
  * partial results. Free of Buffer so the module runs in any JavaScript engine.
  *
- * base64, base64url and base58btc are @scure/base's (audited, by noble's author; its decoders
- * refuse padding errors, characters outside the alphabet, whitespace and non-zero unused bits);
- * this module checks the argument types and says in its own words what is wrong with a text
- * they refuse. @scure/base works on arrays of digits: right for keys, signatures, digests and
- * DIDs (2 to 17 µs each), not for megabytes (a 16 MiB field took 2.9 s and 650 MB). Texts over
- * {@link BULK_CHARACTERS} characters and byte arrays over {@link BULK_BYTES} bytes (a sealed
- * document's ciphertext, a bundle sent over IPC, a report) keep the table-driven codec below,
+ * Decoding base64, base64url and base58btc text, which comes from outside, is @scure/base's
+ * (audited, by noble's author; its decoders refuse padding errors, characters outside the
+ * alphabet, whitespace and non-zero unused bits); this module checks the argument types and says
+ * in its own words what is wrong with a text they refuse. @scure/base works on arrays of digits:
+ * right for keys, signatures, digests and DIDs (2 to 17 µs each), not for megabytes (a 16 MiB
+ * field took 2.9 s and 650 MB), so texts over {@link BULK_CHARACTERS} characters (a sealed
+ * document's ciphertext, a bundle sent over IPC, a report) keep the table-driven decoder below,
  * 5 to 15 ms a MiB (bench/encoding.ts, figures in bench/README.md); the two agree
- * (encoding.test.ts runs the same hostile texts through both). Hex stays table driven:
- * lowerHexDecode is on the verification hot path.
+ * (encoding.test.ts runs the same hostile texts through both).
+ *
+ * Encoding our own bytes to base64 and base64url stays table driven at every size: it is on the
+ * service's issuing path, where @scure/base's encoder cost about 4 µs of the HTTP thread's time
+ * per receipt (bench/service.ts, a CPU profile of the emit row), and an encoder has no input to
+ * refuse. Hex stays table driven too: lowerHexDecode is on the verification hot path.
  */
 
 import { base58, base64, base64urlnopad } from '@scure/base';
@@ -32,8 +36,6 @@ const INVALID = 255;
 const CHARACTER_CHUNK = 8192;
 /** Longer base64 and base64url texts are decoded by the table-driven codec, shorter ones by @scure/base. */
 export const BULK_CHARACTERS = 64 * 1024;
-/** Longer byte arrays are encoded to base64 and base64url by the table-driven codec, shorter ones by @scure/base. */
-export const BULK_BYTES = 48 * 1024;
 
 /** The two-character lowercase hex spelling of every byte value. */
 const HEX_BY_BYTE: readonly string[] = Array.from(
@@ -228,7 +230,7 @@ export function isHex64(text: unknown): text is string {
   return typeof text === 'string' && /^[0-9a-f]{64}$/.test(text);
 }
 
-/** The table-driven encoder, for byte arrays over {@link BULK_BYTES}. */
+/** The table-driven encoder (every size; see the module's note). */
 function base64Encode(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): string {
   const whole = bytes.length - (bytes.length % 3);
   const rest = bytes.length - whole;
@@ -336,7 +338,7 @@ function base64Refusal(name: string, text: string, digits: number, alphabet: str
  */
 export function b64uEncode(bytes: Uint8Array): string {
   assertBytes(bytes, 'b64uEncode: bytes');
-  return bytes.length > BULK_BYTES ? base64Encode(bytes, B64U_CODES, false) : base64urlnopad.encode(bytes);
+  return base64Encode(bytes, B64U_CODES, false);
 }
 
 /**
@@ -370,7 +372,7 @@ export function b64uDecode(text: string): Uint8Array {
  */
 export function b64Encode(bytes: Uint8Array): string {
   assertBytes(bytes, 'b64Encode: bytes');
-  return bytes.length > BULK_BYTES ? base64Encode(bytes, B64_CODES, true) : base64.encode(bytes);
+  return base64Encode(bytes, B64_CODES, true);
 }
 
 /**
