@@ -7,7 +7,6 @@
  * declares none); anything else is refused before the route runs, with a detail per parameter
  * named `?name` (docs/service.md, "Errors").
  */
-import type { FastifyRequest } from 'fastify';
 import type { ErrorDetail } from '../../src-shared/api/error-envelope';
 
 /** Where the parser leaves what it found wrong (a symbol: schema validation sees string keys only). */
@@ -15,7 +14,10 @@ const PROBLEMS = Symbol('query problems');
 
 type ParsedQuery = Record<string, string> & { [PROBLEMS]?: ErrorDetail[] };
 
+/** A name or value percent-decoded (`+` is a space); undefined when it is not valid UTF-8. */
 function decode(text: string): string | undefined {
+  // Most names and values need no decoding (`profile=standard`): no new string, no try.
+  if (!/[%+]/.test(text)) return text;
   try {
     return decodeURIComponent(text.replaceAll('+', ' '));
   } catch {
@@ -32,26 +34,31 @@ function decode(text: string): string | undefined {
  */
 export function parseQuery(text: string): Record<string, string> {
   const query: ParsedQuery = Object.create(null) as ParsedQuery;
-  const problems: ErrorDetail[] = [];
-  const repeated = new Set<string>();
-  for (const pair of text.split('&')) {
-    if (pair === '') continue;
-    const equals = pair.indexOf('=');
-    const rawName = equals === -1 ? pair : pair.slice(0, equals);
-    const name = decode(rawName);
-    const value = decode(equals === -1 ? '' : pair.slice(equals + 1));
-    if (name === undefined || value === undefined) {
-      problems.push({ path: `?${name ?? rawName}`, message: 'is not valid percent-encoded UTF-8' });
-      continue;
+  let problems: ErrorDetail[] | undefined;
+  let repeated: Set<string> | undefined;
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('&', start);
+    if (end === -1) end = text.length;
+    if (end > start) {
+      const equals = text.indexOf('=', start);
+      const split = equals !== -1 && equals < end;
+      const rawName = text.slice(start, split ? equals : end);
+      const name = decode(rawName);
+      const value = split ? decode(text.slice(equals + 1, end)) : '';
+      if (name === undefined || value === undefined) {
+        (problems ??= []).push({ path: `?${name ?? rawName}`, message: 'is not valid percent-encoded UTF-8' });
+      } else if (Object.hasOwn(query, name)) {
+        repeated ??= new Set();
+        if (!repeated.has(name)) (problems ??= []).push({ path: `?${name}`, message: 'is given more than once' });
+        repeated.add(name);
+      } else {
+        query[name] = value;
+      }
     }
-    if (Object.hasOwn(query, name)) {
-      if (!repeated.has(name)) problems.push({ path: `?${name}`, message: 'is given more than once' });
-      repeated.add(name);
-      continue;
-    }
-    query[name] = value;
+    start = end + 1;
   }
-  if (problems.length > 0) query[PROBLEMS] = problems;
+  if (problems !== undefined) query[PROBLEMS] = problems;
   return query;
 }
 
@@ -59,21 +66,18 @@ export function parseQuery(text: string): Record<string, string> {
  * What is wrong with a request's query for its route: parameters it does not declare, names
  * given twice, bad encoding; each with its `?name`.
  *
- * @param request - A request of a route (not the not-found handler).
+ * @param query - The request's query, as {@link parseQuery} made it.
+ * @param declared - The parameters the route's querystring schema declares.
  * @returns The problems, in the order of the query; none when it is fine.
  */
-export function queryProblems(request: FastifyRequest): ErrorDetail[] {
-  const query = request.query as ParsedQuery;
-  const names = Object.keys(query);
-  const parsed = query[PROBLEMS];
-  // Most requests have no query: nothing to look up (routeOptions is built on each read).
-  if (names.length === 0 && parsed === undefined) return [];
-  const problems = [...(parsed ?? [])];
-  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
-  const declared = schema?.properties ?? {};
-  for (const name of names) {
+export function queryProblems(query: unknown, declared: Readonly<Record<string, unknown>>): ErrorDetail[] {
+  const parsed = query as ParsedQuery;
+  const problems = parsed[PROBLEMS];
+  let unknown: ErrorDetail[] | undefined;
+  for (const name in parsed) {
     if (!Object.hasOwn(declared, name))
-      problems.push({ path: `?${name}`, message: 'is not a parameter this route takes' });
+      (unknown ??= []).push({ path: `?${name}`, message: 'is not a parameter this route takes' });
   }
-  return problems;
+  if (unknown === undefined) return problems ?? [];
+  return problems === undefined ? unknown : [...problems, ...unknown];
 }

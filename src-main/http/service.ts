@@ -12,7 +12,12 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type preValidationHookHandler,
+} from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Ajv from 'ajv';
@@ -230,20 +235,27 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     done();
   });
   // The query, strictly: a parameter the route does not declare, or one given twice, is a 400.
-  app.addHook('preValidation', (request, _reply, done) => {
-    const problems = request.is404 ? [] : queryProblems(request);
-    if (problems.length === 0) {
-      done();
-      return;
-    }
-    done(
-      new HttpError(
-        400,
-        'invalid_request',
-        `The query does not fit the route: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}.`,
-        { details: problems },
-      ),
-    );
+  // Each route gets its own check with the names it declares, read once here (a request's
+  // routeOptions is built anew on every read); the not-found handler is no route and has none.
+  app.addHook('onRoute', (route) => {
+    const declared = (route.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
+    const check: preValidationHookHandler = (request, _reply, done) => {
+      const problems = queryProblems(request.query, declared ?? {});
+      if (problems.length === 0) {
+        done();
+        return;
+      }
+      done(
+        new HttpError(
+          400,
+          'invalid_request',
+          `The query does not fit the route: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}.`,
+          { details: problems },
+        ),
+      );
+    };
+    const own = route.preValidation;
+    route.preValidation = own === undefined ? check : [check, ...(Array.isArray(own) ? own : [own])];
   });
   app.addHook('onResponse', (request, reply, done) => {
     recent.push({
