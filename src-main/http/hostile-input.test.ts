@@ -276,6 +276,47 @@ describe('a service that is closing', () => {
   });
 });
 
+describe('a request whose body stops arriving', () => {
+  it('is answered 408 in PROTOCOL 10 shape once its time is up, logs no internal fault, and lets the service close', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-stalled-'));
+    const stalledWorkspace = openWorkspace(folder);
+    const log: string[] = [];
+    try {
+      const { active, listed } = loadServiceKeys(stalledWorkspace);
+      const stalled = await buildService({
+        workspace: stalledWorkspace,
+        signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed },
+        requestTimeoutMs: 400,
+        logStream: { write: (line: string) => log.push(line) } as unknown as NodeJS.WritableStream,
+      });
+      const address = new URL(await stalled.app.listen({ host: '127.0.0.1', port: 0 }));
+      const socket = net.connect(Number(address.port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      const ended = new Promise((resolve) => socket.once('close', resolve));
+      // No API key needed: the body is read before any route runs, and this one never ends.
+      socket.write(
+        'POST /v1/rubric/select HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"in',
+      );
+      const started = Date.now();
+      await ended;
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const parsed = parseRaw(answer);
+      expect(parsed.status).toBe(408);
+      expectProtocolError(parsed.body, 'request_timeout');
+      const closedAt = Date.now();
+      await stalled.close();
+      expect(Date.now() - closedAt).toBeLessThan(2_000);
+      expect(log.join('')).not.toContain('internal error');
+    } finally {
+      stalledWorkspace.close();
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('query strings', () => {
   it('refuses array syntax and unknown parameters, naming them', async () => {
     const array = await call('POST', '/v1/receipt/emit?profile[]=nano', { body: EMIT });

@@ -98,6 +98,12 @@ export interface ServiceOptions {
    * the same either way; with N workers the HTTP thread verifies one request in 4 × N itself.
    */
   verifyThreads?: number;
+  /**
+   * How long a request may take to arrive whole, headers and body, in ms; then 408
+   * `request_timeout` and the connection closes (default {@link REQUEST_TIMEOUT_MS}). A client
+   * that stops sending can neither hold a connection for ever nor keep the service from closing.
+   */
+  requestTimeoutMs?: number;
 }
 
 /** The built service, with what the app's Service view shows. */
@@ -157,6 +163,9 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
+/** How long a request may take to arrive whole by default: 30 s (1 MiB at about 35 KB/s). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 /**
  * Builds the service (not yet listening).
  *
@@ -166,6 +175,10 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 export async function buildService(options: ServiceOptions): Promise<Service> {
   const now = options.now ?? (() => new Date());
   const verifyThreads = options.verifyThreads ?? 0;
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs < 1) {
+    throw new RangeError('buildService: requestTimeoutMs must be a whole number of milliseconds from 1');
+  }
   if (!Number.isSafeInteger(verifyThreads) || verifyThreads < 0 || verifyThreads > MAX_POOL_SIZE) {
     throw new RangeError(`buildService: verifyThreads must be a whole number from 0 to ${MAX_POOL_SIZE}`);
   }
@@ -181,6 +194,15 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
             },
           },
     bodyLimit: MAX_BODY_BYTES,
+    requestTimeout: requestTimeoutMs,
+    // Node checks for requests past their time every this often (its default is 30 s, which
+    // would let a stalled request run to twice the limit); its headers limit may not exceed the
+    // request's, or requests in their body are never timed out.
+    http: {
+      connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(requestTimeoutMs / 2))),
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+    },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
     // A request that arrives while the service closes is 503, in PROTOCOL 10's shape (below).
     return503OnClosing: false,
