@@ -215,6 +215,28 @@ describe('local web mode', () => {
     expect(calls.length).toBe(before);
   });
 
+  it('takes the Bearer scheme in any case (RFC 9110), and refuses another scheme or a wrong token', async () => {
+    const before = calls.length;
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      const answer = await request(server.port, {
+        path: '/api/settings.get',
+        headers: { ...auth, authorization: `${scheme} ${TOKEN}` },
+        body: '{}',
+      });
+      expect(answer.status, scheme).toBe(200);
+    }
+    expect(calls.length).toBe(before + 3);
+    for (const authorization of [`Basic ${TOKEN}`, `Bearer  ${TOKEN}`, `Bearer ${TOKEN}x`, TOKEN, 'bearer']) {
+      const answer = await request(server.port, {
+        path: '/api/settings.get',
+        headers: { ...auth, authorization },
+        body: '{}',
+      });
+      expect(answer.status, authorization).toBe(401);
+    }
+    expect(calls.length).toBe(before + 3);
+  });
+
   it('answers a request target that is not a path (GET //[) with 400 in the error envelope, with the security headers', async () => {
     const before = calls.length;
     for (const [method, target] of [

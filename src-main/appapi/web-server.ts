@@ -186,7 +186,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     );
   }
   const token = options.token ?? randomBytes(32).toString('base64url');
-  const tokenBytes = Buffer.from(`Bearer ${token}`);
+  const tokenBytes = Buffer.from(token);
   let port = options.port;
   const security = Object.entries(securityHeaders(policy));
   /** The decoded method name of each /api and /upload request, checked before its body is read. */
@@ -263,8 +263,11 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`)
       throw new WebError(403, 'forbidden', 'app API calls come from the app’s own pages only');
-    const authorization = Buffer.from(request.headers.authorization ?? '');
-    if (authorization.length !== tokenBytes.length || !timingSafeEqual(authorization, tokenBytes))
+    // `Bearer TOKEN`, the scheme's name in any case (RFC 9110 section 11.1), the token compared
+    // in constant time.
+    const header = request.headers.authorization ?? '';
+    const presented = Buffer.from(/^bearer /i.test(header) ? header.slice(7) : '');
+    if (presented.length !== tokenBytes.length || !timingSafeEqual(presented, tokenBytes))
       throw new WebError(401, 'unauthorized', 'missing or wrong session token; open the URL the app printed');
     if (request.method !== 'POST') throw new WebError(405, 'method_not_allowed', 'app API calls are POST');
     const type = request.headers['content-type'];

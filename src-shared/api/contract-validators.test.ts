@@ -239,3 +239,24 @@ describe('the contract methods validated by their TypeBox schema', () => {
     expect(refusal('settings.set', { chain: { network: 'base' } }).path).toBe('/chain/network');
   });
 });
+
+describe('verify', () => {
+  it('takes a name of at most 512 characters without control or bidirectional formatting characters', () => {
+    expect(APP_API.verify({ text: '{}', name: 'receipt.json' })).toEqual({
+      text: '{}',
+      save: false,
+      name: 'receipt.json',
+    });
+    for (const name of ['evil\u001b[31mRED', 'a\r\nFAKE LINE', 'bell\u0007', 'csi\u009b', 'gnp\u202eexe', 'x\u2028y']) {
+      let refused: unknown;
+      try {
+        APP_API.verify({ text: '{}', name });
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused, JSON.stringify(name)).toBeInstanceOf(ApiInputError);
+      expect((refused as ApiInputError).path).toBe('/name');
+    }
+    expect(() => APP_API.verify({ text: '{}', name: 'n'.repeat(513) })).toThrow(ApiInputError);
+  });
+});

@@ -56,7 +56,6 @@ import {
 import { KEY_ALGORITHMS, REPORT_STATUSES, TRUST_STATUSES } from './vocabulary';
 
 const MAX_TEXT = 512;
-const MAX_PATH = 4096;
 
 function filtersInput(value: unknown): ReceiptFilters {
   const source = objectInput(value, ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle'], 'filters');
@@ -187,7 +186,13 @@ export const APP_API: Validators = {
       text: stringField(source, 'text', MAX_VERIFY_TEXT),
       save: optionalBoolean(source, 'save') ?? false,
     };
-    put(result, 'name', optionalString(source, 'name', MAX_PATH));
+    // The name is shown in the app and printed by `evroom ledger show`: like an upload's, no
+    // control characters (a terminal would obey them), and at most MAX_TEXT characters.
+    const name = optionalString(source, 'name', MAX_TEXT);
+    // eslint-disable-next-line no-control-regex -- control characters are what is refused
+    if (name !== undefined && /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(name))
+      throw new ApiInputError('name must not hold control or bidirectional formatting characters', '/name');
+    put(result, 'name', name);
     return result;
   },
   'imports.start': (input) => {
