@@ -6,23 +6,18 @@
  * TypeError for a value of the wrong type and RangeError for malformed text; they never return
  * partial results. Free of Buffer so the module runs in any JavaScript engine.
  *
- * Decoding base64, base64url and base58btc text, which comes from outside, is @scure/base's
- * (audited, by noble's author; its decoders refuse padding errors, characters outside the
- * alphabet, whitespace and non-zero unused bits); this module checks the argument types and says
- * in its own words what is wrong with a text they refuse. @scure/base works on arrays of digits:
- * right for keys, signatures, digests and DIDs (2 to 17 µs each), not for megabytes (a 16 MiB
- * field took 2.9 s and 650 MB), so texts over {@link BULK_CHARACTERS} characters (a sealed
- * document's ciphertext, a bundle sent over IPC, a report) keep the table-driven decoder below,
- * 5 to 15 ms a MiB (bench/encoding.ts, figures in bench/README.md); the two agree
- * (encoding.test.ts runs the same hostile texts through both).
- *
- * Encoding our own bytes to base64 and base64url stays table driven at every size: it is on the
- * service's issuing path, where @scure/base's encoder cost about 4 µs of the HTTP thread's time
- * per receipt (bench/service.ts, a CPU profile of the emit row), and an encoder has no input to
- * refuse. Hex stays table driven too: lowerHexDecode is on the verification hot path.
+ * base58btc (did:key identifiers) is @scure/base's (audited, by noble's author). base64 and
+ * base64url stay table driven, both ways and at every size: they are on the verification and
+ * issuing hot paths, where @scure/base's digit arrays cost the service's verify route about a
+ * tenth of its CPU (keys, signatures, did:keys decoded per request; a CPU profile of
+ * bench/service.ts) and its emit route about 4 µs a receipt, and megabytes took seconds (a
+ * 16 MiB field: 2.9 s and 650 MB). @scure/base is the reference they are held to:
+ * encoding.test.ts feeds both the same valid and hostile texts and expects the same bytes and
+ * the same refusals (padding errors, characters outside the alphabet, whitespace, non-zero
+ * unused bits). Hex stays table driven too: lowerHexDecode is on the verification hot path.
  */
 
-import { base58, base64, base64urlnopad } from '@scure/base';
+import { base58 } from '@scure/base';
 import { assertBytes, assertString } from './assert';
 
 const HEX_DIGITS = '0123456789abcdef';
@@ -34,8 +29,6 @@ const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvw
 const INVALID = 255;
 /** Characters per String.fromCharCode call; well below every engine's argument limit. */
 const CHARACTER_CHUNK = 8192;
-/** Longer base64 and base64url texts are decoded by the table-driven codec, shorter ones by @scure/base. */
-export const BULK_CHARACTERS = 64 * 1024;
 
 /** The two-character lowercase hex spelling of every byte value. */
 const HEX_BY_BYTE: readonly string[] = Array.from(
@@ -257,7 +250,7 @@ function base64Encode(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): st
   return codesToString(codes);
 }
 
-/** The table-driven decoder, for texts over {@link BULK_CHARACTERS}: decodes unpadded base64 digits `text[0, length)`; checks characters and unused bits. */
+/** The table-driven decoder: decodes unpadded base64 digits `text[0, length)`; checks characters and unused bits. */
 function base64DecodeDigits(text: string, length: number, table: Uint8Array, name: string): Uint8Array {
   if (length % 4 === 1) {
     throw new RangeError(`${name}: invalid length ${length} (a length of 4n+1 encodes no whole byte)`);
@@ -305,31 +298,6 @@ function firstInvalid(table: Uint8Array, text: string, from: number): number {
 }
 
 /**
- * Why @scure/base refused a base64 or base64url text, in the words of the old decoders: the
- * length, then the first character outside the alphabet, then the unused trailing bits.
- *
- * @param name - the decoder, for the message
- * @param text - the refused text
- * @param digits - how many leading characters are digits (the rest is padding already checked)
- * @param alphabet - the 64 digits
- */
-function base64Refusal(name: string, text: string, digits: number, alphabet: string): RangeError {
-  if (digits % 4 === 1) {
-    return new RangeError(`${name}: invalid length ${digits} (a length of 4n+1 encodes no whole byte)`);
-  }
-  for (let index = 0; index < digits; index++) {
-    if (!alphabet.includes(text.charAt(index))) return invalidCharacter(name, text, index);
-  }
-  // Canonical form: the bits below the last whole byte must be zero, otherwise several texts
-  // would decode to the same bytes.
-  const last = alphabet.indexOf(text.charAt(digits - 1));
-  if (digits % 4 === 2 ? (last & 15) !== 0 : digits % 4 === 3 && (last & 3) !== 0) {
-    return new RangeError(`${name}: non-canonical encoding (unused trailing bits are not zero)`);
-  }
-  return new RangeError(`${name}: not canonical base64`);
-}
-
-/**
  * Unpadded base64url (RFC 4648 section 5) of a byte array.
  *
  * @param bytes - the bytes to encode
@@ -355,12 +323,7 @@ export function b64uEncode(bytes: Uint8Array): string {
  */
 export function b64uDecode(text: string): Uint8Array {
   assertString(text, 'b64uDecode: text');
-  if (text.length > BULK_CHARACTERS) return base64DecodeDigits(text, text.length, B64U_VALUE, 'b64uDecode');
-  try {
-    return base64urlnopad.decode(text);
-  } catch {
-    throw base64Refusal('b64uDecode', text, text.length, B64U_ALPHABET);
-  }
+  return base64DecodeDigits(text, text.length, B64U_VALUE, 'b64uDecode');
 }
 
 /**
@@ -397,12 +360,7 @@ export function b64Decode(text: string): Uint8Array {
   if (digits > 0 && text.charCodeAt(digits - 1) === EQUALS_SIGN) digits--;
   // A third '=' (or a lone '=' group) leaves 4n+1 digits; any '=' left inside the digits is an
   // invalid character.
-  if (text.length > BULK_CHARACTERS) return base64DecodeDigits(text, digits, B64_VALUE, 'b64Decode');
-  try {
-    return base64.decode(text);
-  } catch {
-    throw base64Refusal('b64Decode', text, digits, B64_ALPHABET);
-  }
+  return base64DecodeDigits(text, digits, B64_VALUE, 'b64Decode');
 }
 
 /**
