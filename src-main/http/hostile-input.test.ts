@@ -180,7 +180,7 @@ describe('inputs that fit a route but not what lies beneath it', () => {
   });
 
   it('issues a standard receipt of the longest members the route takes within its budget', async () => {
-    // Only nano receipts are measured before signing: this is why a standard one need not be.
+    // The route's bounds keep a standard receipt within its 3072 bytes: none is refused for size.
     const widest = '\u0001'.repeat(64); // six bytes each as JCS
     const answer = await call('POST', '/v1/receipt/emit?profile=standard', {
       body: {

@@ -11,10 +11,8 @@ import { jcs } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
 import {
   issueProfileReceipt,
-  NANO_BYTE_BUDGET,
   ProfileBudgetError,
   ProfileFieldsError,
-  profileReceiptByteLength,
   type ProfileFieldsByName,
 } from '../../src-shared/formats/profile';
 import { issueWearable, WearableInputError, type WearableCallerFields } from '../../src-shared/formats/wearable';
@@ -376,10 +374,15 @@ export function issueProfile(
 ): Promise<Issued> {
   let document: JsonObject;
   try {
-    const fields = profileFields(profile, request, workspace.crypto);
-    if (profile === 'nano')
-      checkNanoBudget(fields as ProfileFieldsByName['nano'], signer, workspace.crypto, options.now);
-    document = issueProfileReceipt(profile, fields, signer.seed, signer.key_id, workspace.crypto, { now: options.now });
+    // The signer checks the fields and the profile's byte budget; refusedRequest words its refusal.
+    document = issueProfileReceipt(
+      profile,
+      profileFields(profile, request, workspace.crypto),
+      signer.seed,
+      signer.key_id,
+      workspace.crypto,
+      { now: options.now },
+    );
   } catch (error) {
     throw refusedRequest(profile, request, error);
   }
@@ -421,39 +424,6 @@ function refusedRequest(profile: EmitProfile, request: EmitRequest, error: unkno
     });
   }
   return error;
-}
-
-const MEASURING_ID = `rcp_${'0'.repeat(26)}`;
-
-/**
- * Refuses a nano request whose receipt would outgrow the nano budget (600 bytes, signature
- * included; PROTOCOL section 3) before anything is signed, naming the request's members that
- * make it grow: agent_did and content_type (up to 256 and 128 characters) can. A standard
- * receipt cannot outgrow its 3072 bytes within the emit body's bounds (the longest one is
- * tested), and pq has no budget, so only nano requests pay for the measure (about 15 µs).
- *
- * @throws OperationError invalid_request with a detail on /agent_did and /content_type
- */
-function checkNanoBudget(
-  fields: ProfileFieldsByName['nano'],
-  signer: IssuingKey,
-  crypto: Workspace['crypto'],
-  now: Date,
-): void {
-  // Any id measures the same: every receipt id is 30 characters.
-  const size = profileReceiptByteLength('nano', fields, signer.key_id, crypto, { now, id: MEASURING_ID });
-  if (size <= NANO_BYTE_BUDGET) return;
-  throw new OperationError(
-    'invalid_input',
-    'invalid_request',
-    `A nano receipt is at most ${NANO_BYTE_BUDGET} bytes, and agent_did and content_type make this one ${size - NANO_BYTE_BUDGET} bytes longer: shorten them, or ask for profile standard.`,
-    {
-      details: ['/agent_did', '/content_type'].map((path) => ({
-        path,
-        message: `makes the nano receipt longer than its ${NANO_BYTE_BUDGET} bytes`,
-      })),
-    },
-  );
 }
 
 /**

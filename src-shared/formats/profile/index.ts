@@ -35,7 +35,6 @@ export {
   issueProfileReceipt,
   ProfileBudgetError,
   ProfileFieldsError,
-  profileReceiptByteLength,
 } from './sign';
 export type {
   LegacyIssueOptions,

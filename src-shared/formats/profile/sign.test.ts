@@ -5,12 +5,11 @@ import {
   DEFAULT_VERIFY_URI,
   issueLegacyReceipt,
   issueProfileReceipt,
-  profileReceiptByteLength,
   type NanoFields,
   type StandardFields,
 } from './sign';
 import { receiptIdTime } from './receipt-id';
-import { NANO_BYTE_BUDGET, profileByteLength, profileDigest } from './verify';
+import { NANO_BYTE_BUDGET, profileDigest } from './verify';
 
 const crypto = createPortableProvider();
 const seed = new Uint8Array(32).fill(9);
@@ -109,24 +108,6 @@ describe('issueProfileReceipt', () => {
     expect(() =>
       issueProfileReceipt('standard', standard, seed, KEY_ID, crypto, { now: new Date('+010000-01-01T00:00:00Z') }),
     ).toThrow(TypeError);
-  });
-});
-
-describe('profileReceiptByteLength', () => {
-  it('is the size of the receipt the same fields make, before anything is signed', () => {
-    for (const [profile, fields] of [
-      ['nano', nano],
-      ['standard', standard],
-    ] as const) {
-      const issued = issueProfileReceipt(profile, fields, seed, KEY_ID, crypto, { now: NOW });
-      expect(profileReceiptByteLength(profile, fields, KEY_ID, crypto, { now: NOW }), profile).toBe(
-        profileByteLength(issued),
-      );
-    }
-    // Over the nano budget it measures what the signer would refuse, without throwing.
-    const long: NanoFields = { ...nano, a: `did:web:${'a'.repeat(248)}`, t: `text/${'p'.repeat(123)}` };
-    expect(() => issueProfileReceipt('nano', long, seed, KEY_ID, crypto, { now: NOW })).toThrow(RangeError);
-    expect(profileReceiptByteLength('nano', long, KEY_ID, crypto, { now: NOW })).toBeGreaterThan(NANO_BYTE_BUDGET);
   });
 });
 

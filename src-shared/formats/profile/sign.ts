@@ -166,33 +166,6 @@ export function issueProfileReceipt<P extends ProfileName>(
 }
 
 /**
- * The size a profile receipt issued from these fields would have: the UTF-8 bytes of its JCS
- * form, signature included (every Ed25519 signature is 86 characters, so its value does not
- * matter). Lets an issuer check a receipt against its byte budget before it signs.
- *
- * @param profile - `nano`, `standard` or `pq`.
- * @param fields - The profile's own fields.
- * @param keyId - The signing key's id.
- * @param crypto - The crypto provider (randomness for the id when `options.id` is not given).
- * @param options - Instant, id and verify route, as {@link issueProfileReceipt} takes them.
- * @returns The byte count {@link PROFILE_BYTE_BUDGETS} limits.
- * @throws TypeError as {@link issueProfileReceipt} does for its arguments (not for the schema).
- */
-export function profileReceiptByteLength<P extends ProfileName>(
-  profile: P,
-  fields: ProfileFieldsByName[P],
-  keyId: string,
-  crypto: CryptoProvider,
-  options: ProfileIssueOptions = {},
-): number {
-  if (!PROFILE_NAMES.includes(profile))
-    throw new TypeError(`Unknown receipt profile ${JSON.stringify(String(profile))}`);
-  const unsigned = buildUnsigned(profile, fields as unknown as JsonObject, keyId, crypto, options, undefined, true);
-  const { verify_uri: verifyUri = null, ...head } = unsigned['receipt'] as JsonObject;
-  return profileByteLength({ ...unsigned, receipt: { ...head, sig_b64u: 'A'.repeat(86), verify_uri: verifyUri } });
-}
-
-/**
  * Issue a legacy receipt: a standard or pq receipt with `proof_tier` in place of
  * `receipt_profile`, as older issuers emitted.
  *
