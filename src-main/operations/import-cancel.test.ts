@@ -8,7 +8,8 @@ import { createPortableProvider, utf8Encode } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
 import { getBundle, ledgerFileIn, ledgerStats, openLedger, type Ledger } from '../ledger';
 import { BundleError } from '../evidence/errors';
-import { hashFile, ImportCancelledError, importBundle } from './import';
+import { hashFile } from '../evidence/hash-file';
+import { ImportCancelledError, importBundle } from './import';
 import { maxZipFileBytes, resolveZipLimits } from '../evidence/limits';
 import { bundleParts, keyEntryFor, zipBundle } from '../evidence/test-support';
 

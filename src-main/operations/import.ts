@@ -82,7 +82,6 @@ import {
 
 // The zip reader throws it too, so it is defined beside BundleError; exported here as before.
 export { ImportCancelledError } from '../evidence/errors';
-export { hashFile, type HashFileOptions } from '../evidence/hash-file';
 export { MAX_LISTED_FINDINGS };
 
 /**
