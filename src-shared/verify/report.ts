@@ -20,6 +20,10 @@ export type ReportFormat =
   | 'sealed'
   | `typed/${string}`
   | 'typed-pq'
+  | 'sigr-chain-pq'
+  | 'hahs'
+  | 'smsh-stamp'
+  | 'spectral'
   | 'anchor'
   | 'report'
   | 'unknown';
