@@ -51,6 +51,9 @@ describe('detectFormat', () => {
   it('names the known formats', () => {
     expect(knownFormatNames()).toEqual([
       'sealed',
+      'hahs',
+      'smsh-stamp',
+      'spectral',
       'wearable/r2.0.0',
       'countersigner',
       'classical',

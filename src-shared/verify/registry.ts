@@ -3,8 +3,12 @@
  *
  * Rows are in the order people see the formats (`evroom sign`'s list, the samples' folders);
  * each row also gives the format's place in detection, where more specific shapes come first:
- * a sealed wrapper before anything it could contain, the countersigner record before the
- * classical receipt, the typed-pq envelope before the typed contract. The first module whose
+ * a sealed wrapper before anything it could contain; the ecosystem's formats that name
+ * themselves by a member's value (HAHS `protocol`, SMSH-Stamp `v`, Spectral `signature_algo`
+ * beside its three signature members) before the formats recognized by member names alone (a
+ * HAHS `receipt_id` or a Spectral payload member must not make a document wearable or classical);
+ * the countersigner record before the classical receipt, the typed-pq envelope before the typed
+ * contract. The first module whose
  * `detect` recognizes a document verifies it. Adding a format is one row below plus its folder.
  *
  * The tables are built on first use rather than at module load, so an import cycle through a
@@ -14,9 +18,12 @@
 import { classicalFormat } from '../formats/classical';
 import { countersignerFormat } from '../formats/countersigner';
 import { envelopeFormat } from '../formats/envelope';
+import { hahsFormat } from '../formats/hahs';
 import { profileFormat } from '../formats/profile';
 import { reportFormat } from '../formats/report';
 import { sealedFormat } from '../formats/sealed';
+import { smshStampFormat } from '../formats/smsh-stamp';
+import { spectralFormat } from '../formats/spectral';
 import { typedFormat } from '../formats/typed';
 import { typedPqFormat } from '../formats/typed-pq';
 import { wearableFormat } from '../formats/wearable';
@@ -31,15 +38,18 @@ export interface RegistryRow {
 
 function rows(): readonly RegistryRow[] {
   return [
-    { module: classicalFormat, detection: 4 },
-    { module: countersignerFormat, detection: 3 },
+    { module: classicalFormat, detection: 7 },
+    { module: countersignerFormat, detection: 6 },
     { module: sealedFormat, detection: 1 },
-    { module: envelopeFormat, detection: 5 },
-    { module: wearableFormat, detection: 2 },
-    { module: profileFormat, detection: 6 },
-    { module: typedFormat, detection: 8 },
-    { module: typedPqFormat, detection: 7 },
-    { module: reportFormat, detection: 9 },
+    { module: envelopeFormat, detection: 8 },
+    { module: wearableFormat, detection: 5 },
+    { module: profileFormat, detection: 9 },
+    { module: typedFormat, detection: 11 },
+    { module: typedPqFormat, detection: 10 },
+    { module: reportFormat, detection: 12 },
+    { module: hahsFormat, detection: 2 },
+    { module: smshStampFormat, detection: 3 },
+    { module: spectralFormat, detection: 4 },
   ];
 }
 
