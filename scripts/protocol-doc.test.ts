@@ -22,6 +22,10 @@ describe('docs/protocol.md worked examples', () => {
       'profile/pq',
       'typed/authority.delegation',
       'typed-pq',
+      'hahs',
+      'smsh-stamp',
+      'spectral',
+      'spectral',
     ]);
   });
 

@@ -7,13 +7,16 @@
  * them (to refresh the docs after a deliberate change).
  */
 import { pathToFileURL } from 'node:url';
-import { createPortableProvider, hexEncode, utf8Encode } from '../src-shared/crypto';
+import { b64uEncode, createPortableProvider, hexEncode, utf8Encode } from '../src-shared/crypto';
 import type { CryptoProvider } from '../src-shared/crypto/provider';
 import { signClassical } from '../src-shared/formats/classical';
 import { signCountersigner } from '../src-shared/formats/countersigner';
 import { signEnvelope } from '../src-shared/formats/envelope';
 import { profileWorkedExamples } from '../src-shared/formats/profile/examples';
 import { sealDocument } from '../src-shared/formats/sealed';
+import { signHahs } from '../src-shared/formats/hahs';
+import { signSmshStamp } from '../src-shared/formats/smsh-stamp';
+import { signSpectral } from '../src-shared/formats/spectral';
 import { typedWorkedExample } from '../src-shared/formats/typed';
 import { typedPqWorkedExample } from '../src-shared/formats/typed-pq/examples';
 import { wearableWorkedExample } from '../src-shared/formats/wearable/example';
@@ -118,7 +121,65 @@ export function workedExamples(crypto: CryptoProvider = createPortableProvider()
       { label: 'digest', value: typedPq.digest },
     ],
   });
+  examples.push(...ecosystemExamples(crypto));
   return examples;
+}
+
+/** The worked examples of docs/protocol.md section 12a: HAHS, SMSH-Stamp and Spectral. */
+function ecosystemExamples(crypto: CryptoProvider): WorkedExample[] {
+  const hahs = JSON.stringify(
+    signHahs(
+      {
+        protocol: 'hahs/1',
+        receipt_id: 'TGT-0123456789abcdef',
+        symbol: 'SIU-GPT4O-1K',
+        units: 42,
+        amount_usd: '12.50',
+        recipient: 'did:hive:agent-7',
+        issued_at: '2026-06-01T12:00:00Z',
+        tier: 'pro',
+        hahs_anchor: 'base:#19284733',
+        issuer_verified: true,
+      },
+      seed(0x61),
+      crypto,
+    ),
+  );
+  const hahsValue = JSON.parse(hahs) as { canonical_sha256: string; issuer_pubkey: string };
+  const smsh = JSON.stringify(
+    signSmshStamp(
+      {
+        v: 'smsh-stamp/1',
+        alg: 'ed25519',
+        kid: 'example-key-001',
+        stamped_at: '2026-06-01T12:00:00Z',
+        subject: { kind: 'tool-call', model: 'example-model', input_hash: 'aW5wdXQ', output_hash: 'b3V0cHV0' },
+        council: { round: 'R4', score: 8, of: 10 },
+        lineage: null,
+      },
+      seed(0x62),
+      crypto,
+    ),
+  );
+  const payload = {
+    receipt_id: 'rcpt_example_0001',
+    amount: 12.5,
+    meta: { z: 'last', '10': 'ten', '2': 'two' },
+    issued_at: '2026-06-01T12:00:00.000Z',
+  };
+  const spectral = JSON.stringify(signSpectral(payload, seed(0x63), crypto));
+  const canonical = JSON.stringify(signSpectral(payload, seed(0x63), crypto, 'ed25519-canonical'));
+  return [
+    withSignedContent('hahs', hahs, crypto, [
+      { label: 'canonical_sha256', value: hahsValue.canonical_sha256 },
+      { label: 'issuer_pubkey', value: hahsValue.issuer_pubkey },
+    ]),
+    withSignedContent('smsh-stamp', smsh, crypto, [
+      { label: 'public key (b64u)', value: b64uEncode(crypto.ed25519PublicKey(seed(0x62))) },
+    ]),
+    withSignedContent('spectral', spectral, crypto),
+    withSignedContent('spectral', canonical, crypto),
+  ];
 }
 
 function main(): void {
