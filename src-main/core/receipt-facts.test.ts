@@ -87,6 +87,18 @@ describe('verifyReceiptBytes', () => {
         'did:key:z6MkgAnvkP45uNxwCKeNdt6wrYkEjpYX4f7Nrd8MQqFL8Fbn',
       ],
       'typed-pq/valid.json': [null, null, 'did:svc:evroom:example-pq1'],
+      // HAHS and Spectral receipts embed their key (filed under its did:key); an SMSH stamp names its kid.
+      'hahs/valid.json': [
+        'TGT-00000000000000a1',
+        Date.parse(SAMPLES_NOW),
+        'did:key:z6MkjJRuJtMxfTErK55eWeV7FQLLxpsvzSUQ3AC6DmdNPFja',
+      ],
+      'smsh-stamp/valid.json': [null, Date.parse(SAMPLES_NOW), 'did:svc:evroom:samples:smsh-stamp'],
+      'spectral/valid.json': [
+        'rcpt_sample_0001',
+        Date.parse(SAMPLES_NOW),
+        'did:key:z6Mkg49NtQR2LyYRDCQFK4w1VVHqhypZSSRo7HsyuN7SV7v5',
+      ],
     };
     for (const [file, [receiptId, issuedAt, issuer]] of Object.entries(expected)) {
       expect([file, facts(sample(file))]).toEqual([

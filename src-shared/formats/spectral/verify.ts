@@ -161,7 +161,7 @@ export function verifySpectral(input: FormatInput): Report {
   const digest = hexEncode(ctx.crypto.sha256(bytes));
   const form =
     algo === 'ed25519'
-      ? 'the payload as JSON.stringify writes it in the document’s member order'
+      ? 'the payload as JSON.stringify writes it after JSON.parse (document order, array-index names first)'
       : 'the payload with its names sorted at every depth';
   if (digest === claimed) {
     builder.pass('signed_payload_sha256', `signed_payload_sha256 equals SHA-256 of ${form}.`);
