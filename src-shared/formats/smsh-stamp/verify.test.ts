@@ -57,6 +57,7 @@ describe('SMSH-Stamp v1', () => {
     const cases: [string, JsonObject][] = [
       ['unknown_property', { ...document, extra: 1 }],
       ['invalid_key_id', { ...document, kid: 'test key' }],
+      ['invalid_key_id', { ...document, kid: 'k'.repeat(257) }],
       ['invalid_value', { ...document, subject: { kind: 'dance', input_hash: 'a', output_hash: 'b' } }],
       ['invalid_value', { ...document, lineage: { parent_receipts: [], depth: -1 } }],
       ['invalid_signature_encoding', { ...document, sig: `${String(document['sig'])}==` }],
@@ -69,6 +70,13 @@ describe('SMSH-Stamp v1', () => {
         expect.arrayContaining([code]),
       ]);
     }
+  });
+
+  it('takes a kid of any DID method, up to 512 characters', () => {
+    const document = JSON.parse(fixture) as JsonObject;
+    const kid = `did:hive:${'k'.repeat(400)}`;
+    const report = verify(JSON.stringify({ ...document, kid }), { advertised: [{ ...FIXTURE_KEY, key_id: kid }] });
+    expect([report.status, report.trust.key_id]).toEqual(['INVALID', kid]);
   });
 
   it('names another version or algorithm as unsupported', () => {

@@ -48,11 +48,12 @@ const KINDS: readonly string[] = ['llm-call', 'tool-call', 'data-emit', 'model-o
 const ROUNDS: readonly string[] = ['R3', 'R4', 'R5', 'R6', 'ad-hoc'];
 
 /**
- * An opaque key id as PROTOCOL section 0 allows it: 1-256 printable ASCII characters without
- * spaces (a DID of any method is one). The project-wide rule lives in verify/keys.ts; this
- * format needs the opaque ids its producer uses (`test-key-001`) whatever that rule says.
+ * A key id as PROTOCOL section 0 allows it: 1-256 printable ASCII characters without spaces, or
+ * a DID of any method (up to 512 characters, the project's longest key id). The project-wide
+ * rule lives in verify/keys.ts; this format needs the opaque ids its producer uses
+ * (`test-key-001`) whatever that rule says.
  */
-const OPAQUE_KEY_ID = /^[\x21-\x7e]{1,256}$/;
+const KEY_ID = /^(?:[\x21-\x7e]{1,256}|did:[a-z0-9]+:[\x21-\x7e]{1,500})$/;
 
 /**
  * Recognize an SMSH stamp: `v` is a string beginning `smsh-stamp/` (any version, so that another
@@ -197,8 +198,10 @@ export function verifySmshStamp(input: FormatInput): Report {
     problems.push(problem('invalid_value', '/alg', '"alg" must be "ed25519".'));
   }
   const kid = document['kid'];
-  if (kid !== undefined && !(typeof kid === 'string' && OPAQUE_KEY_ID.test(kid))) {
-    problems.push(problem('invalid_key_id', '/kid', '"kid" must be 1-256 printable ASCII characters without spaces.'));
+  if (kid !== undefined && !(typeof kid === 'string' && KEY_ID.test(kid))) {
+    problems.push(
+      problem('invalid_key_id', '/kid', '"kid" must be a DID or 1-256 printable ASCII characters without spaces.'),
+    );
   }
   if (document['stamped_at'] !== undefined && !isNonEmptyString(document['stamped_at'])) {
     problems.push(problem('invalid_value', '/stamped_at', '"stamped_at" must be a non-empty string.'));
