@@ -15,6 +15,16 @@ describe('detectFormat', () => {
     ['envelope', { v: 'svc-receipt-v1' }, 'envelope/svc-receipt-v1'],
     ['sealed: false is not sealed', { sealed: false, enc: 'A256GCM' }, 'unknown'],
     ['another envelope version', { v: 'svc-receipt-v2' }, 'unknown'],
+    ['HAHS, by its protocol', { protocol: 'hahs/1' }, 'hahs'],
+    ['another HAHS version', { protocol: 'hahs/2' }, 'hahs'],
+    ['SMSH-Stamp, by its v', { v: 'smsh-stamp/1' }, 'smsh-stamp'],
+    [
+      'Spectral, by signature_algo beside its members',
+      { signature_algo: 'ed25519', signature: '', public_key: '', signed_payload_sha256: '' },
+      'spectral',
+    ],
+    ['signature_algo alone', { signature_algo: 'ed25519', signature: '' }, 'unknown'],
+    ['a protocol that is not HAHS', { protocol: 'hive/1' }, 'unknown'],
     ['an array', [{ v: 'svc-receipt-v1' }], 'unknown'],
     ['null', null, 'unknown'],
     ['a string', 'classical', 'unknown'],
@@ -28,6 +38,21 @@ describe('detectFormat', () => {
     expect(detectFormat(fromPlain({ signed_over: '', countersignature: '', signed_payload: {}, signature: '' }))).toBe(
       'countersigner',
     );
+    // The ecosystem's formats name themselves by a member's value, so they come before the
+    // formats recognized by member names alone.
+    expect(detectFormat(fromPlain({ protocol: 'hahs/1', signed_payload: {}, signature: '' }))).toBe('hahs');
+    expect(detectFormat(fromPlain({ protocol: 'hahs/1', receipt_id: 'r_ppr.wearable_1' }))).toBe('hahs');
+    expect(
+      detectFormat(
+        fromPlain({
+          signed_payload: {},
+          signature: '',
+          public_key: '',
+          signed_payload_sha256: '',
+          signature_algo: 'x',
+        }),
+      ),
+    ).toBe('spectral');
   });
 
   it('uses the table it is given, so a new format is one row', () => {
