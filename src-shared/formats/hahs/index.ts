@@ -13,6 +13,7 @@ import { detectHahs, verifyHahs } from './verify';
 export {
   HAHS_ANCHOR_NOTE,
   HAHS_CHECKS,
+  HAHS_ISSUER_VERIFIED_NOTE,
   HAHS_PROTOCOL,
   detectHahs,
   hahsBody,

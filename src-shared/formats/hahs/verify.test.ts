@@ -9,7 +9,7 @@ import { signedContent } from '../../verify/signed-content';
 import { verifyDocument } from '../../verify/verify';
 import { hahsFacts } from './facts';
 import { signHahs } from './sign';
-import { HAHS_ANCHOR_NOTE } from './verify';
+import { HAHS_ANCHOR_NOTE, HAHS_ISSUER_VERIFIED_NOTE } from './verify';
 
 const crypto = createPortableProvider();
 const NOW = new Date('2026-11-25T20:00:00.000Z');
@@ -29,7 +29,8 @@ describe('HAHS receipts', () => {
     const anchor = report.checks.find((check) => check.id === 'anchor');
     expect(anchor?.status).toBe('unchecked');
     expect(anchor?.detail).toContain('"base:#19284733"');
-    expect(report.notes).toContain(HAHS_ANCHOR_NOTE);
+    expect(report.notes).toEqual([HAHS_ISSUER_VERIFIED_NOTE, HAHS_ANCHOR_NOTE]);
+    expect(verify(corpus('free-valid.json')).notes).toEqual([]);
     expect(verify(corpus('free-valid.json')).checks.map((check) => check.id)).not.toContain('anchor');
   });
 

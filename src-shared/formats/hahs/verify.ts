@@ -15,6 +15,8 @@
  *   key is embedded, so trust is `unpinned` unless a pinned entry holds the same bytes.
  * - Encodings are strict (unpadded, canonical b64u); another scheme prefix than `ed25519:` is
  *   UNSUPPORTED, naming it, as is a `protocol` other than `hahs/1`.
+ * - `issuer_verified: true` is the issuer's own claim: a note says so; trust still comes only from
+ *   pinned keys.
  * - `hahs_anchor` is a reference to a public-chain anchor (e.g. `base:#19284733`) that this
  *   verifier cannot resolve: check `anchor` is `unchecked` with the reference, and a note says so.
  */
@@ -43,6 +45,10 @@ const HAHS_ANCHORED_CHECKS: readonly string[] = Object.freeze([...HAHS_CHECKS, '
 /** The note every anchored receipt's report carries. */
 export const HAHS_ANCHOR_NOTE =
   'hahs_anchor names a public-chain anchor this verifier cannot resolve offline; it is shown as a reference, not verified.';
+
+/** The note of a receipt that says `issuer_verified: true`. */
+export const HAHS_ISSUER_VERIFIED_NOTE =
+  'issuer_verified is the issuer’s own signed claim; only a pinned key makes the issuer trusted here.';
 
 /**
  * Recognize a HAHS receipt: `protocol` is a string beginning `hahs/` (any version, so that another
@@ -205,6 +211,8 @@ export function verifyHahs(input: FormatInput): Report {
     );
   }
   builder.setTrust(resolved.trust);
+  const issuerVerified = member('issuer_verified');
+  if (issuerVerified?.type === 'boolean' && issuerVerified.value) builder.note(HAHS_ISSUER_VERIFIED_NOTE);
   if (anchorNode?.type === 'string') {
     builder.unchecked(
       'anchor',
