@@ -57,6 +57,7 @@ describe('the format registry', () => {
       'classical',
       'envelope/svc-receipt-v1',
       'profile',
+      'sigr-chain-pq',
       'typed-pq',
       'typed',
       'report',

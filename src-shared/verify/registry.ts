@@ -4,7 +4,7 @@
  * Rows are in the order people see the formats (`evroom sign`'s list, the samples' folders);
  * each row also gives the format's place in detection, where more specific shapes come first:
  * a sealed wrapper before anything it could contain, the countersigner record before the
- * classical receipt, the typed-pq envelope before the typed contract. The first module whose
+ * classical receipt, the SiGR chain receipt and the typed-pq envelope before the typed contract. The first module whose
  * `detect` recognizes a document verifies it. Adding a format is one row below plus its folder.
  *
  * The tables are built on first use rather than at module load, so an import cycle through a
@@ -17,6 +17,7 @@ import { envelopeFormat } from '../formats/envelope';
 import { profileFormat } from '../formats/profile';
 import { reportFormat } from '../formats/report';
 import { sealedFormat } from '../formats/sealed';
+import { sigrChainFormat } from '../formats/sigr-chain-pq';
 import { typedFormat } from '../formats/typed';
 import { typedPqFormat } from '../formats/typed-pq';
 import { wearableFormat } from '../formats/wearable';
@@ -39,6 +40,7 @@ function rows(): readonly RegistryRow[] {
     { module: profileFormat, detection: 6 },
     { module: typedFormat, detection: 8 },
     { module: typedPqFormat, detection: 7 },
+    { module: sigrChainFormat, detection: 6.5 },
     { module: reportFormat, detection: 9 },
   ];
 }
