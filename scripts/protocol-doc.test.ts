@@ -22,6 +22,7 @@ describe('docs/protocol.md worked examples', () => {
       'profile/pq',
       'typed/authority.delegation',
       'typed-pq',
+      'sigr-chain-pq',
     ]);
   });
 

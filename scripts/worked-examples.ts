@@ -15,6 +15,7 @@ import { signEnvelope } from '../src-shared/formats/envelope';
 import { profileWorkedExamples } from '../src-shared/formats/profile/examples';
 import { sealDocument } from '../src-shared/formats/sealed';
 import { typedWorkedExample } from '../src-shared/formats/typed';
+import { sigrChainWorkedExample } from '../src-shared/formats/sigr-chain-pq';
 import { typedPqWorkedExample } from '../src-shared/formats/typed-pq/examples';
 import { wearableWorkedExample } from '../src-shared/formats/wearable/example';
 import { signedContent } from '../src-shared/verify/signed-content';
@@ -116,6 +117,23 @@ export function workedExamples(crypto: CryptoProvider = createPortableProvider()
       ...typedPq.fragmentTexts.map((text, index) => ({ label: `JCS(fragment ${index + 1})`, value: text })),
       ...typedPq.fragmentDigests.map((digest, index) => ({ label: `h_${index + 1}`, value: digest })),
       { label: 'digest', value: typedPq.digest },
+    ],
+  });
+
+  const sigr = sigrChainWorkedExample(crypto);
+  examples.push({
+    format: 'sigr-chain-pq',
+    document: JSON.stringify(sigr.document),
+    values: [
+      ...Object.entries(sigr.commits).map(([stepId, commit]) => ({
+        label: `commit_digest of ${stepId}`,
+        value: commit,
+      })),
+      { label: 'JCS(record of s4)', value: sigr.mergeRecord },
+      { label: 'parent_commit_root of s4', value: sigr.mergeParentRoot },
+      { label: 'causal_root', value: sigr.causalRoot },
+      { label: 'SHA-256(JCS(base))', value: sigr.baseDigest },
+      { label: 'payload_digest', value: sigr.payloadDigest },
     ],
   });
   return examples;

@@ -3,11 +3,21 @@
  * tool calls, their merge and a final answer (fan-out and fan-in), as the producer's own tests
  * model an agent run.
  */
-import { utf8Encode, hexEncode } from '../../crypto';
+import { hexEncode, utf8Encode } from '../../crypto';
+import type { CryptoProvider } from '../../crypto/provider';
 import { jcs } from '../../json';
 import type { JsonValue } from '../../json/types';
-import { ioDigest, type SigrSuite } from './chain';
-import type { SigrRun } from './sign';
+import type { JsonObject } from '../../verify/fields';
+import {
+  baseCanonical,
+  committedRecord,
+  ioDigest,
+  sigrSuite,
+  type SigrBase,
+  type SigrStepRecord,
+  type SigrSuite,
+} from './chain';
+import { signSigrChain, type SigrRun } from './sign';
 
 /** The example run's steps with their inputs and outputs (only their digests are sealed). */
 export const SIGR_EXAMPLE_STEPS: readonly {
@@ -48,5 +58,55 @@ export function sigrChainExampleRun(suite: SigrSuite): SigrRun {
       parents: [...step.parents],
       io_digest: ioDigest(digest(step.input), digest(step.output), suite),
     })),
+  };
+}
+
+/** The documentation's worked example: the example run sealed, and the values a reader recomputes. */
+export interface SigrChainWorkedExample {
+  /** `{envelope}` (the signature is hedged, so it differs each time; nothing quoted depends on it). */
+  document: JsonObject;
+  /** JCS of step s4's committed record (the merge: two parents). */
+  mergeRecord: string;
+  /** Each step's commit_digest, by step_id. */
+  commits: Record<string, string>;
+  /** Step s4's parent_commit_root. */
+  mergeParentRoot: string;
+  causalRoot: string;
+  /** SHA-256(JCS(base)). */
+  baseDigest: string;
+  payloadDigest: string;
+}
+
+/** The seed byte of the worked example's ML-DSA-65 key. */
+export const SIGR_EXAMPLE_SEED_BYTE = 0x52;
+/** The worked example's issuing instant. */
+export const SIGR_EXAMPLE_ISSUED_AT = '2026-06-01T12:00:00.000Z';
+
+/**
+ * The worked example of docs/protocol.md section 12a: the example run sealed with SHA-256 under
+ * the ML-DSA-65 key of seed 32 × 0x52.
+ *
+ * @param crypto - The crypto provider.
+ * @returns The receipt and its recomputable values.
+ */
+export function sigrChainWorkedExample(crypto: CryptoProvider): SigrChainWorkedExample {
+  const suite = sigrSuite('sha-256', crypto);
+  if (suite === undefined) throw new Error('SHA-256 is always a SiGR suite');
+  const key = crypto.mldsa65KeyGen(new Uint8Array(32).fill(SIGR_EXAMPLE_SEED_BYTE));
+  const document = signSigrChain(sigrChainExampleRun(suite), key.secretKey, key.publicKey, crypto, {
+    issuedAt: SIGR_EXAMPLE_ISSUED_AT,
+  });
+  key.secretKey.fill(0);
+  const envelope = document['envelope'] as JsonObject;
+  const steps = envelope['steps'] as unknown as (SigrStepRecord & { commit_digest: string })[];
+  const merge = steps.find((step) => step.step_id === 's4') as SigrStepRecord;
+  return {
+    document,
+    mergeRecord: jcs(committedRecord(merge)),
+    commits: Object.fromEntries(steps.map((step) => [step.step_id, step.commit_digest])),
+    mergeParentRoot: merge.parent_commit_root,
+    causalRoot: envelope['causal_root'] as string,
+    baseDigest: hexEncode(suite.hash(utf8Encode(baseCanonical(envelope as unknown as SigrBase)))),
+    payloadDigest: envelope['payload_digest'] as string,
   };
 }

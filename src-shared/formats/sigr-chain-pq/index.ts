@@ -26,7 +26,16 @@ export {
   stepCommitDigest,
 } from './chain';
 export type { SigrBase, SigrStepRecord, SigrSuite } from './chain';
-export { SIGR_EXAMPLE_AGENT_REF, SIGR_EXAMPLE_RUN_ID, SIGR_EXAMPLE_STEPS, sigrChainExampleRun } from './example';
+export {
+  SIGR_EXAMPLE_AGENT_REF,
+  SIGR_EXAMPLE_ISSUED_AT,
+  SIGR_EXAMPLE_RUN_ID,
+  SIGR_EXAMPLE_SEED_BYTE,
+  SIGR_EXAMPLE_STEPS,
+  sigrChainExampleRun,
+  sigrChainWorkedExample,
+} from './example';
+export type { SigrChainWorkedExample } from './example';
 export { detectSigrChain, sigrChainChecks, verifySigrChain } from './verify';
 export { signSigrChain } from './sign';
 export type { SigrRun, SigrRunStep, SigrSignOptions } from './sign';
