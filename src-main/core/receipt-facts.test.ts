@@ -87,6 +87,8 @@ describe('verifyReceiptBytes', () => {
         'did:key:z6MkgAnvkP45uNxwCKeNdt6wrYkEjpYX4f7Nrd8MQqFL8Fbn',
       ],
       'typed-pq/valid.json': [null, null, 'did:svc:evroom:example-pq1'],
+      // A SiGR chain receipt names no key (its ML-DSA-65 key is inline): filed under its run_id.
+      'sigr-chain/valid.json': ['run-example-1', Date.parse(SAMPLES_NOW), null],
     };
     for (const [file, [receiptId, issuedAt, issuer]] of Object.entries(expected)) {
       expect([file, facts(sample(file))]).toEqual([
