@@ -26,6 +26,7 @@ describe('docs/protocol.md worked examples', () => {
       'smsh-stamp',
       'spectral',
       'spectral',
+      'sigr-chain-pq',
     ]);
   });
 

@@ -18,6 +18,7 @@ import { signHahs } from '../src-shared/formats/hahs';
 import { signSmshStamp } from '../src-shared/formats/smsh-stamp';
 import { signSpectral } from '../src-shared/formats/spectral';
 import { typedWorkedExample } from '../src-shared/formats/typed';
+import { sigrChainWorkedExample } from '../src-shared/formats/sigr-chain-pq';
 import { typedPqWorkedExample } from '../src-shared/formats/typed-pq/examples';
 import { wearableWorkedExample } from '../src-shared/formats/wearable/example';
 import { signedContent } from '../src-shared/verify/signed-content';
@@ -122,6 +123,23 @@ export function workedExamples(crypto: CryptoProvider = createPortableProvider()
     ],
   });
   examples.push(...ecosystemExamples(crypto));
+
+  const sigr = sigrChainWorkedExample(crypto);
+  examples.push({
+    format: 'sigr-chain-pq',
+    document: JSON.stringify(sigr.document),
+    values: [
+      ...Object.entries(sigr.commits).map(([stepId, commit]) => ({
+        label: `commit_digest of ${stepId}`,
+        value: commit,
+      })),
+      { label: 'JCS(record of s4)', value: sigr.mergeRecord },
+      { label: 'parent_commit_root of s4', value: sigr.mergeParentRoot },
+      { label: 'causal_root', value: sigr.causalRoot },
+      { label: 'SHA-256(JCS(base))', value: sigr.baseDigest },
+      { label: 'payload_digest', value: sigr.payloadDigest },
+    ],
+  });
   return examples;
 }
 

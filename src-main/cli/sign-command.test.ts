@@ -74,6 +74,7 @@ const EXPECTED_FORMAT: Record<string, string> = {
   typed: 'typed/proof.demand',
   'typed-sigr': 'typed/sigr.chain',
   'typed-pq': 'typed-pq',
+  'sigr-chain': 'sigr-chain-pq',
 };
 
 describe('evroom sign', () => {
@@ -98,7 +99,11 @@ describe('evroom sign', () => {
 
   function signArgs(format: string, inputName: string, extra: string[] = []): string[] {
     const keyName =
-      format === 'typed-pq' ? 'pq' : format === 'envelope' || format === 'wearable' ? 'service' : 'issuer';
+      format === 'typed-pq' || format === 'sigr-chain'
+        ? 'pq'
+        : format === 'envelope' || format === 'wearable'
+          ? 'service'
+          : 'issuer';
     return ['sign', format, '--key', key[keyName] ?? '', input[inputName] ?? '', ...extra];
   }
 
@@ -179,6 +184,13 @@ describe('evroom sign', () => {
       body: { links: [{ statement_sha256: sha('one') }, { statement_sha256: sha('two') }] },
     });
     writeInput('typed-pq', { fragments: [{ kind: 'request', input: 'Hello' }, 'text', 42] });
+    writeInput('sigr-chain', {
+      run_id: 'run-1',
+      steps: [
+        { step_id: 'plan', kind: 'plan', seq: 0, parents: [], input: { goal: 'answer' } },
+        { step_id: 'final', kind: 'final', seq: 1, parents: ['plan'], output: { answer: 42 } },
+      ],
+    });
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

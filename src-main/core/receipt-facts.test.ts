@@ -99,6 +99,8 @@ describe('verifyReceiptBytes', () => {
         Date.parse(SAMPLES_NOW),
         'did:key:z6Mkg49NtQR2LyYRDCQFK4w1VVHqhypZSSRo7HsyuN7SV7v5',
       ],
+      // A SiGR chain receipt names no key (its ML-DSA-65 key is inline): filed under its run_id.
+      'sigr-chain/valid.json': ['run-example-1', Date.parse(SAMPLES_NOW), null],
     };
     for (const [file, [receiptId, issuedAt, issuer]] of Object.entries(expected)) {
       expect([file, facts(sample(file))]).toEqual([

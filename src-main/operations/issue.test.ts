@@ -120,6 +120,23 @@ function requests(): [IssueRequest, string][] {
       },
       'typed-pq',
     ],
+    [
+      {
+        format: 'sigr-chain',
+        fields: JSON.stringify({
+          run_id: 'run-1',
+          hash_suite: 'sha-384',
+          steps: [
+            { step_id: 'a', kind: 'plan', seq: 0, parents: [], input: 'goal' },
+            { step_id: 'b', kind: 'tool_call', seq: 1, parents: ['a'], output: { r: 1 } },
+            { step_id: 'c', kind: 'final', seq: 2, parents: ['a', 'b'] },
+          ],
+        }),
+        signers: { issuer: mldsa },
+        issuedAt: '2026-06-01T12:00:00.000Z',
+      },
+      'sigr-chain-pq',
+    ],
   ];
 }
 

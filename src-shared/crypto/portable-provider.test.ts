@@ -172,6 +172,22 @@ describe('portable provider: hashes', () => {
     );
   });
 
+  it('SHA-384: FIPS 180-2 examples', () => {
+    expect(hexEncode(provider.sha384(utf8Encode('abc')))).toBe(
+      'cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7',
+    );
+    expect(
+      hexEncode(
+        provider.sha384(
+          utf8Encode(
+            'abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu',
+          ),
+        ),
+      ),
+    ).toBe('09330c33f71147e83d192fc782cd1b4753111b173b3b05d22fa08086e3b0f712fcc7c71a557e2db966c3e9fa91746039');
+    expect(() => provider.sha384('abc' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+
   it('BLAKE3 matches the official vectors (hash mode, first 32 bytes)', () => {
     const file = readVectors<Blake3File>('blake3-test_vectors.json');
     expect(file.cases).toHaveLength(35);

@@ -69,6 +69,7 @@ describe('the format registry', () => {
       'classical',
       'envelope/svc-receipt-v1',
       'profile',
+      'sigr-chain-pq',
       'typed-pq',
       'typed',
       'report',

@@ -7,8 +7,8 @@
  * themselves by a member's value (HAHS `protocol`, SMSH-Stamp `v`, Spectral `signature_algo`
  * beside its three signature members) before the formats recognized by member names alone (a
  * HAHS `receipt_id` or a Spectral payload member must not make a document wearable or classical);
- * the countersigner record before the classical receipt, the typed-pq envelope before the typed
- * contract. The first module whose
+ * the countersigner record before the classical receipt, the SiGR chain receipt and the typed-pq envelope before the
+ * typed contract. The first module whose
  * `detect` recognizes a document verifies it. Adding a format is one row below plus its folder.
  *
  * The tables are built on first use rather than at module load, so an import cycle through a
@@ -24,6 +24,7 @@ import { reportFormat } from '../formats/report';
 import { sealedFormat } from '../formats/sealed';
 import { smshStampFormat } from '../formats/smsh-stamp';
 import { spectralFormat } from '../formats/spectral';
+import { sigrChainFormat } from '../formats/sigr-chain-pq';
 import { typedFormat } from '../formats/typed';
 import { typedPqFormat } from '../formats/typed-pq';
 import { wearableFormat } from '../formats/wearable';
@@ -50,6 +51,7 @@ function rows(): readonly RegistryRow[] {
     { module: hahsFormat, detection: 2 },
     { module: smshStampFormat, detection: 3 },
     { module: spectralFormat, detection: 4 },
+    { module: sigrChainFormat, detection: 9.5 },
   ];
 }
 
