@@ -162,6 +162,19 @@ describe.each(providers)('$name provider', (provider) => {
     expect(() => provider.sha256('abc' as unknown as Uint8Array)).toThrow(TypeError);
   });
 
+  it('SHA-384: FIPS 180-2 examples', () => {
+    expect(hexEncode(provider.sha384(utf8Encode('abc')))).toBe(
+      'cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7',
+    );
+    expect(hexEncode(provider.sha384(new Uint8Array(0)))).toBe(
+      '38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b',
+    );
+    expect(hexEncode(provider.sha384(new Uint8Array(1_000_000).fill(0x61)))).toBe(
+      '9d0e1809716474cb086e834e310a4a1ced149e9c00f248527972cec5704c2a5b07b8b3dc38ecc4ebae97ddd87f3d8985',
+    );
+    expect(() => provider.sha384('abc' as unknown as Uint8Array)).toThrow(TypeError);
+  });
+
   it('BLAKE3: all 35 official vectors (hash mode, first 32 bytes)', () => {
     const file = readVectors<{ cases: { input_len: number; hash: string }[] }>('blake3-test_vectors.json');
     expect(file.cases).toHaveLength(35);
@@ -266,6 +279,7 @@ describe('node and portable providers agree', () => {
         expect(node.ed25519Verify(signature, message, publicKey)).toBe(true);
         expect(portable.ed25519Verify(signature, message, publicKey)).toBe(true);
         expect(node.sha256(message)).toEqual(portable.sha256(message));
+        expect(node.sha384(message)).toEqual(portable.sha384(message));
       }),
       { numRuns: 40 },
     );

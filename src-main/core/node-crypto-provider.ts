@@ -108,6 +108,7 @@ export function createNodeCryptoProvider(options: NodeCryptoProviderOptions = {}
     ed25519Sign: nodeEd25519Sign,
     ed25519PublicKey: nodeEd25519PublicKey,
     sha256: nodeSha256,
+    sha384: nodeSha384,
     blake3: portable.blake3,
     mldsa65Verify: portable.mldsa65Verify,
     mldsa65Sign: portable.mldsa65Sign,
@@ -215,6 +216,11 @@ function nodeEd25519PublicKey(secretSeed: Uint8Array): Uint8Array {
 function nodeSha256(data: Uint8Array): Uint8Array {
   assertBytes(data, 'sha256: data');
   return plainBytes(hash('sha256', data, 'buffer'));
+}
+
+function nodeSha384(data: Uint8Array): Uint8Array {
+  assertBytes(data, 'sha384: data');
+  return plainBytes(hash('sha384', data, 'buffer'));
 }
 
 function nodeAes256gcmDecrypt(

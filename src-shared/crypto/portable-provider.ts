@@ -9,7 +9,7 @@
 import { gcm } from '@noble/ciphers/aes.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { blake3 } from '@noble/hashes/blake3.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256, sha384 } from '@noble/hashes/sha2.js';
 import { randomBytes as nobleRandomBytes } from '@noble/hashes/utils.js';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
 
@@ -67,6 +67,7 @@ export function createPortableProvider(): CryptoProvider {
     ed25519Sign: portableEd25519Sign,
     ed25519PublicKey: portableEd25519PublicKey,
     sha256: portableSha256,
+    sha384: portableSha384,
     blake3: portableBlake3,
     mldsa65Verify: portableMldsa65Verify,
     mldsa65Sign: portableMldsa65Sign,
@@ -91,6 +92,11 @@ function portableEd25519PublicKey(secretSeed: Uint8Array): Uint8Array {
 function portableSha256(data: Uint8Array): Uint8Array {
   assertBytes(data, 'sha256: data');
   return sha256(data);
+}
+
+function portableSha384(data: Uint8Array): Uint8Array {
+  assertBytes(data, 'sha384: data');
+  return sha384(data);
 }
 
 function portableBlake3(data: Uint8Array): Uint8Array {

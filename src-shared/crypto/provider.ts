@@ -31,6 +31,8 @@ export interface CryptoProvider {
 
   /** SHA-256 digest (32 bytes). */
   sha256(data: Uint8Array): Uint8Array;
+  /** SHA-384 digest (48 bytes); the typed post-quantum attestation's long-life hash suite. */
+  sha384(data: Uint8Array): Uint8Array;
   /** BLAKE3 hash, default 32-byte output. */
   blake3(data: Uint8Array): Uint8Array;
 
