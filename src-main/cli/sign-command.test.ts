@@ -178,7 +178,12 @@ describe('evroom sign', () => {
       contract_type: 'sigr.chain',
       body: { links: [{ statement_sha256: sha('one') }, { statement_sha256: sha('two') }] },
     });
-    writeInput('typed-pq', { fragments: [{ kind: 'request', input: 'Hello' }, 'text', 42] });
+    writeInput('typed-pq', {
+      fragments: [
+        { text: 'Hello', type: 'reasoning' },
+        { text: 'Final answer: hello.', type: 'final' },
+      ],
+    });
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

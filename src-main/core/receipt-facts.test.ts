@@ -86,7 +86,11 @@ describe('verifyReceiptBytes', () => {
         Date.parse('2026-01-01T09:00:00.000Z'),
         'did:key:z6MkgAnvkP45uNxwCKeNdt6wrYkEjpYX4f7Nrd8MQqFL8Fbn',
       ],
-      'typed-pq/valid.json': [null, null, 'did:svc:evroom:example-pq1'],
+      'typed-pq/valid.json': [
+        (JSON.parse(sample('typed-pq/valid.json')) as { envelope: { payload_digest: string } }).envelope.payload_digest,
+        Date.parse('2026-05-01T12:00:00.000Z'),
+        null,
+      ],
     };
     for (const [file, [receiptId, issuedAt, issuer]] of Object.entries(expected)) {
       expect([file, facts(sample(file))]).toEqual([
