@@ -11,7 +11,7 @@
  * bytes, with `base = {object, version, sig_scheme, public_key}`; ML-DSA-65 (FIPS 204, pure, empty
  * context) signs the raw payload digest bytes.
  *
- * Decisions (docs/protocol.md section 7 says them for users):
+ * Decisions (docs/protocol.md section 12 says them for users):
  * - Versions: `1.0.0-typed-pq` (the signer's base key) and `2.0.0-qpuf` (its QPuF key: the same
  *   bytes, plus an unsigned `trust` block) are verified. Any other version of `afir.attestation`
  *   is UNSUPPORTED naming it, before the schema: never MALFORMED, never PASS. So are another
