@@ -741,20 +741,22 @@ function checkFragments(builder: ReportBuilder, parts: Parts, hash: TypedPqHash,
       );
       return;
     }
-    if (item.text_hash === emptyText) {
+    const empty = item.text_hash === emptyText;
+    if (empty) {
       builder.note(
         `Fragment ${name}: text_hash is the digest of empty text. The signer hashed no text for it, so whatever the caller meant to attest (for example a SPIRE mint's values) is not bound by this attestation.`,
       );
     }
+    const emptyDetail = empty ? ' Its text_hash is the digest of empty text: no content of it is bound.' : '';
     if (fragment.attested) {
       builder.pass(
         checkId,
-        `Fragment ${name} (${fragment.fragment_type}, attested): its input hashes to canon_digest.`,
+        `Fragment ${name} (${fragment.fragment_type}, attested): its input hashes to canon_digest.${emptyDetail}`,
       );
     } else {
       builder.unchecked(
         checkId,
-        `Fragment ${name} (${fragment.fragment_type}) is not attested: its input matches canon_digest, but the signature does not cover it.`,
+        `Fragment ${name} (${fragment.fragment_type}) is not attested: its input matches canon_digest, but the signature does not cover it.${emptyDetail}`,
       );
     }
   });
@@ -765,7 +767,7 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, binding: Bin
   if (ctx.crypto.mldsa65Verify(binding.signature, binding.payload, binding.publicKey)) {
     builder.pass(
       'signature',
-      `The ML-DSA-65 signature over the payload_digest bytes verifies under the inline public_key (${describeKey(key)}).`,
+      `The ML-DSA-65 signature over the payload_digest bytes verifies under the inline public_key: ${describeKey(key)}.`,
     );
     // Trust is judged only for a signature over consistent content (PROTOCOL section 1).
     const status = builder.currentStatus();
