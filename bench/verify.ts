@@ -170,17 +170,19 @@ function formatRows(
   const crypto = createNodeCryptoProvider();
   const context = exampleContext(crypto);
   const examples = workedExamples(crypto).filter((example) => example.format in FORMAT_COST);
-  // Raw ML-DSA-65: the typed-pq example's signature over its digest, through noble directly.
+  // Raw ML-DSA-65: the typed-pq example's signature over its payload digest, through noble directly.
   const typedPq = examples.find((example) => example.format === 'typed-pq');
   const rows: Measurement[] = [];
   let rawMlDsaWork: (operations: number) => () => void = () => () => undefined;
   if (typedPq) {
     const envelope = (
-      JSON.parse(typedPq.document) as { envelope: { public_key: string; signature: string; digest: string } }
+      JSON.parse(typedPq.document) as {
+        envelope: { public_key: string; envelope_signature: string; payload_digest: string };
+      }
     ).envelope;
     const publicKey = b64Decode(envelope.public_key);
-    const signature = b64Decode(envelope.signature);
-    const digest = hexDecode(envelope.digest);
+    const signature = b64Decode(envelope.envelope_signature);
+    const digest = hexDecode(envelope.payload_digest);
     rawMlDsaWork = (operations) => () => {
       for (let index = 0; index < operations; index += 1)
         if (!ml_dsa65.verify(signature, digest, publicKey)) throw new Error('ML-DSA vector failed');

@@ -118,8 +118,11 @@ export function workedExamples(crypto: CryptoProvider = createPortableProvider()
     document: JSON.stringify(typedPq.document),
     values: [
       ...typedPq.fragmentTexts.map((text, index) => ({ label: `JCS(fragment ${index + 1})`, value: text })),
-      ...typedPq.fragmentDigests.map((digest, index) => ({ label: `h_${index + 1}`, value: digest })),
-      { label: 'digest', value: typedPq.digest },
+      ...typedPq.fragmentDigests.map((digest, index) => ({ label: `d_${index + 1}`, value: digest })),
+      { label: 'agg_root', value: typedPq.aggRoot },
+      { label: 'H(base)', value: typedPq.baseDigest },
+      { label: 'policy_digest', value: typedPq.policyDigest },
+      { label: 'payload_digest', value: typedPq.payloadDigest },
     ],
   });
   examples.push(...ecosystemExamples(crypto));

@@ -183,7 +183,12 @@ describe('evroom sign', () => {
       contract_type: 'sigr.chain',
       body: { links: [{ statement_sha256: sha('one') }, { statement_sha256: sha('two') }] },
     });
-    writeInput('typed-pq', { fragments: [{ kind: 'request', input: 'Hello' }, 'text', 42] });
+    writeInput('typed-pq', {
+      fragments: [
+        { text: 'Hello', type: 'reasoning' },
+        { text: 'Final answer: hello.', type: 'final' },
+      ],
+    });
     writeInput('sigr-chain', {
       run_id: 'run-1',
       steps: [

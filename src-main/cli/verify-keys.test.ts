@@ -19,7 +19,11 @@ const crypto = createPortableProvider();
 const signer = crypto.mldsa65KeyGen(new Uint8Array(32).fill(0x71));
 const other = crypto.mldsa65KeyGen(new Uint8Array(32).fill(0x72));
 const KEY_ID = 'did:svc:test:pq-cli';
-const FRAGMENTS = [{ kind: 'request', n: 1 }, 'text'];
+const FRAGMENTS = [
+  { text: 'request', type: 'reasoning' },
+  { text: 'answer', type: 'final' },
+];
+const SIGN_OPTIONS = { issuedAt: '2026-06-01T00:00:00.000Z' };
 
 let dir: string;
 
@@ -50,43 +54,47 @@ afterAll(() => {
 });
 
 describe('evroom verify: one key resolution', () => {
-  it('a typed-pq document embedding another key than its key_id names is INVALID with --keys and with --trust', () => {
-    const signed = signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, KEY_ID, crypto);
-    (signed['envelope'] as Record<string, unknown>)['public_key'] = b64Encode(other.publicKey);
-    const document = file('mismatch.json', JSON.stringify(signed));
-    const keys = keyFile('pq-keys.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
-    const given = evroom(['verify', '--json', '--no-trust-store', '--keys', keys, document]);
-    const pinned = evroom(['verify', '--json', '--no-trust-store', '--trust', keys, document]);
-    for (const result of [given, pinned]) {
-      expect(result.code, result.stderr).toBe(1);
-      const report = JSON.parse(result.stdout) as Report;
-      expect(report.status).toBe('INVALID');
-      expect(report.errors.map((error) => error.code)).toEqual(['key_mismatch']);
+  it('a typed-pq attestation names no key: a pinned key matches its inline key by bytes, and only then', () => {
+    const document = file(
+      'inline.json',
+      JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, crypto, SIGN_OPTIONS)),
+    );
+    const same = keyFile('pq-same.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
+    const another = keyFile('pq-other.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: other.publicKey }]);
+    const trusted = evroom(['verify', '--json', '--no-trust-store', '--trust', same, document]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(JSON.parse(trusted.stdout) as Report).toMatchObject({
+      status: 'PASS',
+      trust: { status: 'trusted', key_id: KEY_ID },
+    });
+    for (const [option, keys] of [
+      ['--trust', another],
+      ['--keys', same],
+    ] as const) {
+      const result = evroom(['verify', '--json', '--no-trust-store', option, keys, document]);
+      expect(result.code, `${option} ${result.stderr}`).toBe(0);
+      expect((JSON.parse(result.stdout) as Report).trust.status, option).toBe('unpinned');
     }
-    // Before: PASS trusted with --trust (the embedded key silently ignored).
-    expect((JSON.parse(pinned.stdout) as Report).trust.status).toBe('trusted');
   });
 
-  it('a key_id naming an Ed25519 key beside an embedded ML-DSA-65 key is INVALID both ways', () => {
-    const edId = 'did:svc:test:ed-cli';
-    const document = file(
-      'ed-named.json',
-      JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, edId, crypto)),
-    );
-    const keys = keyFile('ed-keys.json', [
-      { key_id: edId, algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(new Uint8Array(32).fill(3)) },
-    ]);
+  it('an inline key swapped for another is MISMATCH, whatever key is pinned', () => {
+    const signed = signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, crypto, SIGN_OPTIONS);
+    (signed['envelope'] as Record<string, unknown>)['public_key'] = b64Encode(other.publicKey);
+    const document = file('swapped.json', JSON.stringify(signed));
+    const keys = keyFile('pq-keys.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
     for (const option of ['--keys', '--trust']) {
       const result = evroom(['verify', '--json', '--no-trust-store', option, keys, document]);
       expect(result.code, `${option} ${result.stderr}`).toBe(1);
-      expect((JSON.parse(result.stdout) as Report).status, option).toBe('INVALID');
+      const report = JSON.parse(result.stdout) as Report;
+      expect([report.status, report.trust.status], option).toEqual(['MISMATCH', 'not_applicable']);
+      expect(report.errors.map((error) => error.code)).toContain('payload_digest_mismatch');
     }
   });
 
   it('refuses two key files that define one key id differently, as one file with a duplicate is (exit 2)', () => {
     const document = file(
       'valid.json',
-      JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, KEY_ID, crypto)),
+      JSON.stringify(signTypedPq(FRAGMENTS, signer.secretKey, signer.publicKey, crypto, SIGN_OPTIONS)),
     );
     const first = keyFile('first.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: signer.publicKey }]);
     const second = keyFile('second.json', [{ key_id: KEY_ID, algorithm: 'ML-DSA-65', public_key: other.publicKey }]);

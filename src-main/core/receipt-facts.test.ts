@@ -86,7 +86,11 @@ describe('verifyReceiptBytes', () => {
         Date.parse('2026-01-01T09:00:00.000Z'),
         'did:key:z6MkgAnvkP45uNxwCKeNdt6wrYkEjpYX4f7Nrd8MQqFL8Fbn',
       ],
-      'typed-pq/valid.json': [null, null, 'did:svc:evroom:example-pq1'],
+      'typed-pq/valid.json': [
+        (JSON.parse(sample('typed-pq/valid.json')) as { envelope: { payload_digest: string } }).envelope.payload_digest,
+        Date.parse('2026-05-01T12:00:00.000Z'),
+        null,
+      ],
       // HAHS and Spectral receipts embed their key (filed under its did:key); an SMSH stamp names its kid.
       'hahs/valid.json': [
         'TGT-00000000000000a1',

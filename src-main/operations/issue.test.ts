@@ -115,7 +115,13 @@ function requests(): [IssueRequest, string][] {
     [
       {
         format: 'typed-pq',
-        fields: JSON.stringify({ fragments: [{ kind: 'request' }, 'text', 42] }),
+        fields: JSON.stringify({
+          fragments: [
+            { text: 'request', type: 'reasoning' },
+            { text: 'answer', type: 'final' },
+          ],
+          agg_mode: 'merkle',
+        }),
         signers: { issuer: mldsa },
       },
       'typed-pq',

@@ -185,6 +185,12 @@ describe('portable provider: hashes', () => {
         ),
       ),
     ).toBe('09330c33f71147e83d192fc782cd1b4753111b173b3b05d22fa08086e3b0f712fcc7c71a557e2db966c3e9fa91746039');
+    expect(hexEncode(provider.sha384(new Uint8Array(0)))).toBe(
+      '38b060a751ac96384cd9327eb1b1e36a21fdb71114be07434c0cc7bf63f6e1da274edebfe76f65fbd51ad2f14898b95b',
+    );
+    expect(hexEncode(provider.sha384(new Uint8Array(1_000_000).fill(0x61)))).toBe(
+      '9d0e1809716474cb086e834e310a4a1ced149e9c00f248527972cec5704c2a5b07b8b3dc38ecc4ebae97ddd87f3d8985',
+    );
     expect(() => provider.sha384('abc' as unknown as Uint8Array)).toThrow(TypeError);
   });
 

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createPortableProvider } from '../../crypto';
 import { catalogueModules } from '../../verify/registry';
@@ -28,10 +30,26 @@ function sampleText(file: string): string {
 describe('typedPqFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
     expect(typedPqFacts(parseJsonTree(sampleText('typed-pq/valid.json')))).toEqual({
-      receipt_id: null,
-      issued_at: null,
-      issuer_key_id: 'did:svc:evroom:example-pq1',
+      receipt_id: (JSON.parse(sampleText('typed-pq/valid.json')) as { envelope: { payload_digest: string } }).envelope
+        .payload_digest,
+      issued_at: Date.parse('2026-05-01T12:00:00.000Z'),
+      issuer_key_id: null,
     });
+  });
+
+  it('reads a bare envelope and a producer sign answer the same way', () => {
+    const answer = readFileSync(
+      fileURLToPath(new URL('../../../test-vectors/typed-pq/linear-sign-answer-valid.json', import.meta.url)),
+      'utf8',
+    );
+    const envelope = (JSON.parse(answer) as { envelope: { payload_digest: string; issued_at: string } }).envelope;
+    const expected = {
+      receipt_id: envelope.payload_digest,
+      issued_at: Date.parse(envelope.issued_at),
+      issuer_key_id: null,
+    };
+    expect(typedPqFacts(parseJsonTree(answer))).toEqual(expected);
+    expect(typedPqFacts(parseJsonTree(JSON.stringify(envelope)))).toEqual(expected);
   });
 
   it('says nothing of a document of another shape', () => {

@@ -1,6 +1,6 @@
 /**
- * Typed post-quantum envelopes (PROTOCOL section 7, 1.0.0-typed-pq): recognition, verification,
- * signing and the documentation's worked example.
+ * Typed post-quantum attestations (PROTOCOL section 7, the typed signer's afir.attestation):
+ * recognition, verification, signing and the documentation's worked example.
  */
 import type { FormatModule } from '../../verify/format-module';
 import { detectTypedPq, verifyTypedPq } from './verify';
@@ -11,20 +11,31 @@ import { typedPqSignedContent } from './signed-content';
 
 export {
   MAX_TYPED_PQ_FRAGMENTS,
-  TYPED_PQ_AGGREGATION,
+  TYPED_PQ_AGG_MODES,
+  TYPED_PQ_HASH_SUITES,
   TYPED_PQ_LENGTHS,
   TYPED_PQ_OBJECT,
   TYPED_PQ_SCHEME,
   TYPED_PQ_VERSION,
+  TYPED_PQ_VERSIONS,
+  aggregateRoot,
   detectTypedPq,
-  fragmentDigest,
-  linearDigest,
+  fragmentCanonDigest,
+  payloadDigest,
+  policyDigest,
   typedPqChecks,
+  typedPqHash,
   verifyTypedPq,
 } from './verify';
+export type { TypedPqAggMode, TypedPqFragmentInput, TypedPqHash, TypedPqHashSuite } from './verify';
 export { signTypedPq } from './sign';
-export type { TypedPqSignOptions } from './sign';
-export { TYPED_PQ_EXAMPLE_FRAGMENTS, TYPED_PQ_EXAMPLE_KEY_ID, typedPqWorkedExample } from './examples';
+export type { TypedPqFragmentSource, TypedPqSignOptions } from './sign';
+export {
+  TYPED_PQ_EXAMPLE_FRAGMENTS,
+  TYPED_PQ_EXAMPLE_KEY_ID,
+  TYPED_PQ_EXAMPLE_SIGN_TYPES,
+  typedPqWorkedExample,
+} from './examples';
 export type { TypedPqWorkedExample } from './examples';
 export { issueTypedPq, typedPqIssuer } from './issue';
 export { typedPqFacts } from './facts';

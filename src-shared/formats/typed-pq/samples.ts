@@ -1,11 +1,10 @@
 /**
- * Typed-pq samples: the docs' three fragments signed with ML-DSA-65, and tampered, forged,
- * malformed and unsupported envelopes. The kit's provider signs ML-DSA-65 deterministically.
+ * Typed-pq samples: the docs' three fragments attested with ML-DSA-65, and tampered, forged,
+ * malformed and unsupported attestations. The kit's provider signs ML-DSA-65 deterministically.
  */
-import type { JsonValue } from '../../json/types';
 import type { JsonObject } from '../../verify/fields';
-import { edited, sampleMember, sampleSeed, type SampleKit } from '../../verify/sample-kit';
-import { TYPED_PQ_EXAMPLE_FRAGMENTS, TYPED_PQ_EXAMPLE_KEY_ID } from './examples';
+import { type SampleKit, edited, sampleMember, sampleSeed } from '../../verify/sample-kit';
+import { TYPED_PQ_EXAMPLE_FRAGMENTS, TYPED_PQ_EXAMPLE_KEY_ID, TYPED_PQ_EXAMPLE_SIGN_TYPES } from './examples';
 import { signTypedPq } from './sign';
 
 /** The seed byte of the typed-pq forger's ML-DSA-65 key (in no key file). */
@@ -26,37 +25,44 @@ export function typedPqSamples(kit: SampleKit): void {
     public_key: publicKey,
     label: 'Sample key: typed-pq issuer (ML-DSA-65)',
   });
-  const fragments = TYPED_PQ_EXAMPLE_FRAGMENTS.map((fragment) => JSON.parse(JSON.stringify(fragment)) as JsonValue);
-  const valid = signTypedPq(fragments, secretKey, publicKey, TYPED_PQ_EXAMPLE_KEY_ID, crypto);
-  const forgedEnvelope = signTypedPq(fragments, forger.secretKey, forger.publicKey, TYPED_PQ_EXAMPLE_KEY_ID, crypto);
+  const options = {
+    signTypes: TYPED_PQ_EXAMPLE_SIGN_TYPES,
+    policyId: 'refund-policy-v1',
+    issuedAt: '2026-05-01T12:00:00.000Z',
+  };
+  const valid = signTypedPq(TYPED_PQ_EXAMPLE_FRAGMENTS, secretKey, publicKey, crypto, options);
+  const forgedDocument = signTypedPq(TYPED_PQ_EXAMPLE_FRAGMENTS, forger.secretKey, forger.publicKey, crypto, options);
   secretKey.fill(0);
   forger.secretKey.fill(0);
   const envelope = (copy: JsonObject): JsonObject => sampleMember(copy, 'envelope');
+  const input = (copy: JsonObject, index: number): JsonObject =>
+    (copy['fragments'] as JsonObject[])[index] as JsonObject;
   kit.add(
     'typed-pq/valid.json',
     'typed-pq',
     'PASS',
     'trusted',
-    "The docs' three fragments signed with ML-DSA-65, public key embedded.",
+    "The docs' three fragments attested with ML-DSA-65 (two attested, one not), public key inline.",
     valid,
   );
   kit.add(
     'typed-pq/tampered.json',
     'typed-pq',
     'MISMATCH',
-    'trusted',
-    "Fragment 2's retention was changed; its digest no longer matches fragment_digests[2].",
-    edited(valid, (copy) => (((copy['fragments'] as JsonObject[])[2] as JsonObject)['retention_days'] = 30)),
+    'not_applicable',
+    "The final answer's text_hash was changed; its digest no longer matches its canon_digest.",
+    edited(valid, (copy) => (input(copy, 2)['text_hash'] = '0'.repeat(64))),
   );
   kit.add(
     'typed-pq/forged.json',
     'typed-pq',
     'INVALID',
-    'trusted',
-    'The signature was made by another ML-DSA-65 key than the embedded one.',
+    'not_applicable',
+    'The signature was made by another ML-DSA-65 key than the inline one.',
     edited(
       valid,
-      (copy) => (envelope(copy)['signature'] = sampleMember(forgedEnvelope, 'envelope')['signature'] ?? null),
+      (copy) =>
+        (envelope(copy)['envelope_signature'] = sampleMember(forgedDocument, 'envelope')['envelope_signature'] ?? null),
     ),
   );
   kit.add(
@@ -64,15 +70,15 @@ export function typedPqSamples(kit: SampleKit): void {
     'typed-pq',
     'MALFORMED',
     'not_applicable',
-    'The envelope carries a member the format does not have.',
-    edited(valid, (copy) => (envelope(copy)['note'] = 'added')),
+    'fragment_count is a string.',
+    edited(valid, (copy) => (envelope(copy)['fragment_count'] = 'three')),
   );
   kit.add(
     'typed-pq/unsupported.json',
     'typed-pq',
     'UNSUPPORTED',
     'not_applicable',
-    'aggregation names "merkle"; only "linear" is executed.',
-    edited(valid, (copy) => (envelope(copy)['aggregation'] = 'merkle')),
+    'agg_mode names "xor-fold"; only linear and merkle are executed.',
+    edited(valid, (copy) => (envelope(copy)['agg_mode'] = 'xor-fold')),
   );
 }

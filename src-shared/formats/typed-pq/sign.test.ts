@@ -1,82 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { b64Decode, concatBytes, createPortableProvider, hexEncode, utf8Encode } from '../../crypto';
-import type { JsonValue } from '../../json/types';
+import { b64Decode, concatBytes, createPortableProvider, hexDecode, hexEncode, utf8Encode } from '../../crypto';
+import { createVerifyContext } from '../../verify/context';
 import type { JsonObject } from '../../verify/fields';
-import { signTypedPq } from './sign';
+import { verifyDocument } from '../../verify/verify';
+import { signTypedPq, type TypedPqFragmentSource } from './sign';
 
 const crypto = createPortableProvider();
 const keys = crypto.mldsa65KeyGen(new Uint8Array(32).fill(0x81));
 const other = crypto.mldsa65KeyGen(new Uint8Array(32).fill(0x82));
-const KEY_ID = 'did:svc:test:pq-signer';
+const ISSUED_AT = '2026-05-01T12:00:00.000Z';
+const SOURCES: TypedPqFragmentSource[] = [
+  { text: 'Plan the lookup.', type: 'decomposition' },
+  { text: 'According to the policy, 30 days.', type: 'retrieval' },
+  { text: 'Final answer: allowed.', type: 'final', id: 'answer' },
+];
+const sha = (text: string): Uint8Array => crypto.sha256(utf8Encode(text));
+const producerDocument = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../../../test-vectors/typed-pq/linear-valid.json', import.meta.url)), 'utf8'),
+) as { envelope: JsonObject };
 
 describe('signTypedPq', () => {
-  it('writes h_i = SHA-256(JCS(fragment_i)) and digest = SHA-256(h_1 || ... || h_n) over raw bytes', () => {
-    const fragments: JsonValue[] = [{ b: 2, a: 1 }, 'x', 1.5];
-    const document = signTypedPq(fragments, keys.secretKey, keys.publicKey, KEY_ID, crypto);
+  it('computes every digest as PROTOCOL section 7 says, by hand, and signs the payload bytes', () => {
+    const document = signTypedPq(SOURCES, keys.secretKey, keys.publicKey, crypto, {
+      signTypes: ['decomposition', 'final'],
+      policyId: 'p1',
+      issuedAt: ISSUED_AT,
+    });
     const envelope = document['envelope'] as JsonObject;
-    const expected = ['{"a":1,"b":2}', '"x"', '1.5'].map((text) => crypto.sha256(utf8Encode(text)));
-    expect(envelope['fragment_digests']).toEqual(expected.map(hexEncode));
-    expect(envelope['digest']).toBe(hexEncode(crypto.sha256(concatBytes(...expected))));
-    expect(
-      crypto.mldsa65Verify(
-        b64Decode(envelope['signature'] as string),
-        crypto.sha256(concatBytes(...expected)),
-        keys.publicKey,
-      ),
-    ).toBe(true);
-    expect(document['fragments']).toEqual(fragments);
-  });
-
-  it('writes the envelope members in PROTOCOL order; embedKey: false leaves the public key out', () => {
-    const withKey = signTypedPq([1], keys.secretKey, keys.publicKey, KEY_ID, crypto);
-    expect(Object.keys(withKey['envelope'] as JsonObject)).toEqual([
-      'object',
-      'version',
-      'sig_scheme',
-      'key_id',
-      'public_key',
-      'aggregation',
-      'fragment_digests',
-      'digest',
-      'signature',
+    const texts = [
+      `{"fragment_id":"f1","fragment_type":"decomposition","index":0,"text_hash":"${hexEncode(sha('Plan the lookup.'))}"}`,
+      `{"fragment_id":"f2","fragment_type":"retrieval","index":1,"text_hash":"${hexEncode(sha('According to the policy, 30 days.'))}"}`,
+      `{"fragment_id":"answer","fragment_type":"final","index":2,"text_hash":"${hexEncode(sha('Final answer: allowed.'))}"}`,
+    ];
+    const digests = texts.map((text) => hexEncode(sha(text)));
+    expect((envelope['fragments'] as JsonObject[]).map((fragment) => fragment['canon_digest'])).toEqual(digests);
+    expect((envelope['fragments'] as JsonObject[]).map((fragment) => fragment['attested'])).toEqual([
+      true,
+      false,
+      true,
     ]);
-    expect(b64Decode((withKey['envelope'] as JsonObject)['public_key'] as string)).toEqual(keys.publicKey);
-    const without = signTypedPq([1], keys.secretKey, keys.publicKey, KEY_ID, crypto, { embedKey: false });
-    expect(without['envelope']).not.toHaveProperty('public_key');
+    const attested = [digests[0] as string, digests[2] as string].sort();
+    const root = crypto.sha256(hexDecode(attested.join('')));
+    expect(envelope['agg_root']).toBe(hexEncode(root));
+    expect(envelope['merkle_root']).toBe(hexEncode(root));
+    const policy = sha('{"absence_bound":0,"sign_types":["decomposition","final"]}');
+    expect(envelope['policy_digest']).toBe(hexEncode(policy));
+    const base = sha(
+      `{"object":"afir.attestation","public_key":"${envelope['public_key'] as string}","sig_scheme":"ml-dsa-65","version":"1.0.0-typed-pq"}`,
+    );
+    const payload = crypto.sha256(concatBytes(base, root, policy));
+    expect(envelope['payload_digest']).toBe(hexEncode(payload));
+    expect(crypto.mldsa65Verify(b64Decode(envelope['envelope_signature'] as string), payload, keys.publicKey)).toBe(
+      true,
+    );
+    expect(envelope).toMatchObject({ fragment_count: 3, attested: 2, policy_id: 'p1', issued_at: ISSUED_AT });
+    expect(document['fragments']).toEqual(
+      texts.map((text) => JSON.parse(text) as JsonObject).map((input) => ({ ...input })),
+    );
   });
 
-  it('is hedged: two signatures of the same fragments differ, the digests do not', () => {
-    const first = signTypedPq([1], keys.secretKey, keys.publicKey, KEY_ID, crypto)['envelope'] as JsonObject;
-    const second = signTypedPq([1], keys.secretKey, keys.publicKey, KEY_ID, crypto)['envelope'] as JsonObject;
-    expect(first['digest']).toBe(second['digest']);
-    expect(first['signature']).not.toBe(second['signature']);
+  it("writes the producer's envelope members in the producer's order (less its patent_pending)", () => {
+    const document = signTypedPq(SOURCES, keys.secretKey, keys.publicKey, crypto, { issuedAt: ISSUED_AT });
+    const producerKeys = Object.keys(producerDocument.envelope).filter((name) => name !== 'patent_pending');
+    expect(Object.keys(document['envelope'] as JsonObject)).toEqual(producerKeys);
+    expect(Object.keys(document)).toEqual(['envelope', 'fragments']);
   });
 
-  it('does not share the caller fragments', () => {
-    const fragment = { a: [1] };
-    const document = signTypedPq([fragment], keys.secretKey, keys.publicKey, KEY_ID, crypto);
-    fragment.a.push(2);
-    expect(document['fragments']).toEqual([{ a: [1] }]);
+  it('defaults: every type attested, linear, sha-256 (no hash_suite written), policy_id default', () => {
+    const envelope = signTypedPq(SOURCES, keys.secretKey, keys.publicKey, crypto, { issuedAt: ISSUED_AT })[
+      'envelope'
+    ] as JsonObject;
+    expect(envelope).toMatchObject({ agg_mode: 'linear', attested: 3, policy_id: 'default' });
+    expect(Object.hasOwn(envelope, 'hash_suite')).toBe(false);
   });
 
-  it('refuses a public key that is not the secret key partner, and bad arguments', () => {
-    expect(() => signTypedPq([1], keys.secretKey, other.publicKey, KEY_ID, crypto)).toThrow(/does not verify/);
-    expect(() => signTypedPq([], keys.secretKey, keys.publicKey, KEY_ID, crypto)).toThrow(RangeError);
+  it.each([
+    ['merkle', 'sha-256', false],
+    ['merkle', 'sha-384', true],
+    ['linear', 'sha-384', false],
+    ['linear', 'sha-256', true],
+  ] as const)('%s %s temporal=%s verifies PASS', (aggMode, hashSuite, temporal) => {
+    const document = signTypedPq(SOURCES, keys.secretKey, keys.publicKey, crypto, {
+      aggMode,
+      hashSuite,
+      issuedAt: ISSUED_AT,
+      ...(temporal ? { temporal: { object: 'hive.temporal.proof', tier1_capture: { wall_unix_ms: 1 } } } : {}),
+    });
+    const envelope = document['envelope'] as JsonObject;
+    expect((envelope['payload_digest'] as string).length).toBe(hashSuite === 'sha-384' ? 96 : 64);
+    expect(envelope['hash_suite']).toBe(hashSuite === 'sha-384' ? 'sha-384' : undefined);
+    const report = verifyDocument(JSON.stringify(document), createVerifyContext(crypto));
+    expect(report.status, JSON.stringify(report.errors)).toBe('PASS');
+    expect(report.checks.some((check) => check.id === 'temporal')).toBe(temporal);
+  });
+
+  it('refuses bad input before signing', () => {
+    const sign = (sources: unknown, options: unknown = { issuedAt: ISSUED_AT }, publicKey = keys.publicKey) =>
+      signTypedPq(sources as TypedPqFragmentSource[], keys.secretKey, publicKey, crypto, options as never);
+    expect(() => sign([])).toThrow(RangeError);
+    expect(() => sign('x')).toThrow(TypeError);
+    expect(() => sign([{ text: 1, type: 'final' }])).toThrow(TypeError);
+    expect(() => sign([{ text: 'a', type: '' }])).toThrow(TypeError);
     expect(() =>
-      signTypedPq(
-        Array.from({ length: 1025 }, () => 1),
-        keys.secretKey,
-        keys.publicKey,
-        KEY_ID,
-        crypto,
-      ),
+      sign([
+        { text: 'a', type: 'final', id: 'x' },
+        { text: 'b', type: 'final', id: 'x' },
+      ]),
     ).toThrow(RangeError);
-    expect(() => signTypedPq({} as JsonValue[], keys.secretKey, keys.publicKey, KEY_ID, crypto)).toThrow(TypeError);
-    expect(() =>
-      signTypedPq([undefined as unknown as JsonValue], keys.secretKey, keys.publicKey, KEY_ID, crypto),
-    ).toThrow(TypeError);
-    expect(() => signTypedPq([1], keys.secretKey, keys.publicKey.subarray(1), KEY_ID, crypto)).toThrow(RangeError);
-    expect(() => signTypedPq([1], keys.secretKey.subarray(1), keys.publicKey, KEY_ID, crypto)).toThrow(RangeError);
-    expect(() => signTypedPq([1], keys.secretKey, keys.publicKey, 'pq-key', crypto)).toThrow(TypeError);
+    expect(() => sign(SOURCES, {})).toThrow(TypeError);
+    expect(() => sign(SOURCES, { issuedAt: ISSUED_AT, aggMode: 'xor' })).toThrow(RangeError);
+    expect(() => sign(SOURCES, { issuedAt: ISSUED_AT, hashSuite: 'sha-512' })).toThrow(RangeError);
+    expect(() => sign(SOURCES, undefined, other.publicKey)).toThrow(/does not verify/);
+    expect(() => sign(SOURCES, undefined, new Uint8Array(10))).toThrow(RangeError);
   });
 });

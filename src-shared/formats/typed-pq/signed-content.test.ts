@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createPortableProvider } from '../../crypto';
+import { createPortableProvider, hexDecode, hexEncode } from '../../crypto';
 import { catalogueModules } from '../../verify/registry';
 import { createSampleKit, type SampleSet } from '../../verify/sample-kit';
 import { typedPqFormat as MODULE } from '.';
@@ -35,10 +37,32 @@ describe('typedPqSignedContent', () => {
     const format = MODULE.detect(tree) ?? 'unknown';
     expect(MODULE.owns(format)).toBe(true);
     const contents = typedPqSignedContent({ format, tree, value, crypto });
-    const [content] = contents;
-    expect(contents).toHaveLength(1);
-    expect(content?.text).toBe(
-      (JSON.parse(text) as { envelope: { fragment_digests: string[] } }).envelope.fragment_digests.join(''),
+    expect(contents.map((content) => content.encoding)).toEqual(['utf8', 'hex']);
+    const envelope = (JSON.parse(text) as { envelope: Record<string, string> }).envelope;
+    const [base, preimage] = contents;
+    expect(base?.text).toBe(
+      `{"object":"afir.attestation","public_key":"${envelope['public_key']}","sig_scheme":"ml-dsa-65","version":"1.0.0-typed-pq"}`,
     );
+    expect(preimage?.text).toBe(
+      base?.sha256 + (envelope['agg_root'] as string) + (envelope['policy_digest'] as string),
+    );
+    // For the SHA-256 suite, the preimage's SHA-256 is the signed payload_digest.
+    expect(preimage?.sha256).toBe(envelope['payload_digest']);
+  });
+
+  it('adds the temporal slot, and hashes with the suite named', () => {
+    const text = readFileSync(
+      fileURLToPath(new URL('../../../test-vectors/typed-pq/sha384-temporal-merkle-valid.json', import.meta.url)),
+      'utf8',
+    );
+    const tree = parseJsonTree(text);
+    const value = toPlain(tree);
+    if (!isJsonObject(value)) throw new Error('not an object');
+    const [, preimage] = typedPqSignedContent({ format: 'typed-pq', tree, value, crypto });
+    expect(preimage?.label).toContain('H(temporal)');
+    expect(preimage?.text.length).toBe(4 * 96);
+    const envelope = (JSON.parse(text) as { envelope: Record<string, string> }).envelope;
+    expect(hexEncode(crypto.sha384(hexDecode(preimage?.text ?? '')))).toBe(envelope['payload_digest']);
+    expect(typedPqSignedContent({ format: 'typed-pq', tree, value: { envelope: {} }, crypto })).toEqual([]);
   });
 });
