@@ -97,7 +97,7 @@ export const signSpec: CommandSpec = {
     ...formatHelpLines(),
     '',
     '--issued-at applies to envelope, wearable (whole seconds: its ts is Unix seconds), the profile',
-    'formats and typed; without it they are issued now.',
+    'formats, typed and countersigner (its countersigner_time); without it they are issued now.',
     '',
     "The key id written is the key file's unless --key-id names another. Every key is Ed25519",
     'except for typed-pq. Keys that sign a document are verified with their public key files:',

@@ -82,9 +82,9 @@ export function issueCountersigner(input: IssueInput): IssuedDocument {
 export const countersignerIssuer: FormatIssuer = {
   name: 'countersigner',
   help: [
-    '{record, operator_signature, operator_signature_scheme?, log_leaves?}: the countersign answer for the record',
-    'log_leaves: the leaves of the log before this entry (default none: seq 1 after the genesis leaf)',
-    'countersigner_time is the issuing instant in Unix seconds',
+    '{record, operator_signature, operator_signature_scheme?, log_leaves?}; writes the',
+    "countersign answer; log_leaves (the log's earlier leaves) give seq and prev_leaf",
+    '(none: entry 1 after the genesis leaf)',
   ],
   keyAlgorithm: 'Ed25519',
   keyId: false,
