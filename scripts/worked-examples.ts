@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { b64uEncode, createPortableProvider, hexEncode, utf8Encode } from '../src-shared/crypto';
 import type { CryptoProvider } from '../src-shared/crypto/provider';
 import { signClassical } from '../src-shared/formats/classical';
-import { signCountersigner } from '../src-shared/formats/countersigner';
+import { countersignerWorkedExample } from '../src-shared/formats/countersigner/examples';
 import { signEnvelope } from '../src-shared/formats/envelope';
 import { profileWorkedExamples } from '../src-shared/formats/profile/examples';
 import { sealDocument } from '../src-shared/formats/sealed';
@@ -59,19 +59,8 @@ export function workedExamples(crypto: CryptoProvider = createPortableProvider()
   );
   examples.push(withSignedContent('classical', classical, crypto));
 
-  const countersigner = JSON.stringify(
-    signCountersigner('{"receipt":"rcp_01KT1GW6G0040G2081040G2081","status":"issued"}', seed(0x22), crypto, {
-      others: [seed(0xa1), seed(0xa2), seed(0xa3)],
-      leafIndex: 2,
-    }),
-  );
-  const countersignerValue = JSON.parse(countersigner) as { signed_over: string; root: string };
-  examples.push(
-    withSignedContent('countersigner', countersigner, crypto, [
-      { label: 'signed_over (BLAKE3)', value: countersignerValue.signed_over },
-      { label: 'root', value: countersignerValue.root },
-    ]),
-  );
+  const countersigner = countersignerWorkedExample(crypto);
+  examples.push(withSignedContent('countersigner', countersigner.document, crypto, countersigner.values));
 
   const sealed = JSON.stringify(
     sealDocument(classical, { key_id: 'secret-2026-01', key: seed(0x33) }, crypto, {

@@ -138,7 +138,11 @@ describe('evroom sign', () => {
     );
 
     writeInput('classical', '{"sequence":3,"amount":1.50,"memo":"coffee"}');
-    writeInput('countersigner', { receipt: 'r-1', sha256: sha('r-1') });
+    writeInput('countersigner', {
+      record: { receipt: 'r-1', sha256: sha('r-1') },
+      operator_signature: sha('operator signature'),
+      operator_signature_scheme: 'ml-dsa-65',
+    });
     writeInput('envelope', {
       receipt_id: 'rcp_01JD0000000000000000000000',
       request: { hash: `sha256:${sha('request')}`, purpose: 'audit' },

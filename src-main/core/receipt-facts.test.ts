@@ -58,10 +58,15 @@ describe('verifyReceiptBytes', () => {
       issuer_key_id: 'did:svc:test:service',
     });
     const expected: Record<string, [string | null, number | null, string | null]> = {
-      // Classical and countersigner documents have no id or instant (docs/protocol.md, "Ledger
-      // facts"); their issuer is the embedded key's did:key.
+      // Classical and countersigner documents have no id (docs/protocol.md, "Ledger facts"); a
+      // countersigner entry's instant is its countersigner_time (entry 2 of the sample log is
+      // countersigned 1.25 s after the samples' instant); their issuer is the embedded key's did:key.
       'classical/valid.json': [null, null, 'did:key:z6MktULudTtAsAhRegYPiZ6631RV3viv12qd4GQF8z1xB22S'],
-      'countersigner/valid.json': [null, null, 'did:key:z6Mkgd9vC5PoQn4fiePDTQAsha3eT6LgF6tUPzf28iwXLgde'],
+      'countersigner/valid.json': [
+        null,
+        Date.parse(SAMPLES_NOW) + 1250,
+        'did:key:z6Mkgd9vC5PoQn4fiePDTQAsha3eT6LgF6tUPzf28iwXLgde',
+      ],
       // Without its secret a sealed document says nothing and verifies with no key.
       'sealed/valid.json': [null, null, null],
       'envelope/valid.json': [

@@ -54,7 +54,14 @@ function requests(): [IssueRequest, string][] {
   const classicalText = '{"sequence":3,"amount":1.50,"memo":"coffee"}';
   return [
     [{ format: 'classical', fields: classicalText, signers: { issuer } }, 'classical'],
-    [{ format: 'countersigner', fields: JSON.stringify({ receipt: 'r-1' }), signers: { issuer } }, 'countersigner'],
+    [
+      {
+        format: 'countersigner',
+        fields: JSON.stringify({ record: { receipt: 'r-1' }, operator_signature: 'operator signature' }),
+        signers: { issuer },
+      },
+      'countersigner',
+    ],
     [
       {
         format: 'sealed',
@@ -359,8 +366,11 @@ describe('issueDocument', () => {
 describe('readIssueFields and issueFormats', () => {
   it('keeps number spellings where a format signs them as written, and refuses them where JCS would round', () => {
     expect(readIssueFields('classical', '{"n":12345678901234567890}').tree.type).toBe('object');
-    expect(readIssueFields('countersigner', '{"n":1.50}').value).toEqual({ n: 1.5 });
-    expect(() => readIssueFields('countersigner', '12345678901234567890')).toThrow(/cannot be signed exactly/);
+    // The countersigner hashes records by Python's rules, where a 20-digit integer is exact.
+    const record = readIssueFields('countersigner', '{"record":{"n":12345678901234567890,"m":1.50}}');
+    expect(record.text).toContain('12345678901234567890');
+    expect(record.tree.type).toBe('object');
+    expect(() => readIssueFields('envelope', '{"n":12345678901234567890}')).toThrow(/cannot be signed exactly/);
   });
 
   it('lists the same issuers as the registry', () => {

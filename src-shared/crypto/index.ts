@@ -35,13 +35,5 @@ export {
   utf8Length,
 } from './encoding';
 export { didKeyFromEd25519, ed25519FromDidKey } from './did-key';
-export {
-  anchorFold,
-  anchorTree,
-  rfc9162InclusionPath,
-  rfc9162LeafHash,
-  rfc9162NodeHash,
-  rfc9162Root,
-  rfc9162RootFromInclusionPath,
-} from './merkle';
+export { anchorFold, anchorTree } from './merkle';
 export type { HashFunction } from './merkle';

@@ -6,10 +6,11 @@
  * samples for the CLI and benchmarks. Everything is deterministic: fixed seeds, fixed IVs and a
  * fixed clock.
  */
-import { b64uEncode, didKeyFromEd25519, hexEncode } from '../crypto';
+import { b64uEncode, didKeyFromEd25519 } from '../crypto';
 import type { CryptoProvider } from '../crypto/provider';
 import { signClassical } from '../formats/classical/sign';
-import { signCountersigner } from '../formats/countersigner/sign';
+import { countersign, inclusionAnswer, type CountersignedEntry } from '../formats/countersigner/sign';
+import { fromPlain } from '../json';
 import { signEnvelope } from '../formats/envelope/sign';
 import { sealDocument } from '../formats/sealed/sign';
 import { createVerifyContext, type KeyEntry, type SecretEntry, type VerifyContext } from './context';
@@ -204,16 +205,27 @@ function classicalCases(crypto: CryptoProvider): ConformanceCase[] {
 
 function countersignerCases(crypto: CryptoProvider): ConformanceCase[] {
   const seed = testSeed(3);
-  const others = [1, 2, 3, 4].map((byte) => crypto.blake3(Uint8Array.of(byte)));
-  const record = signCountersigner('{"receipt":"r-1","sha256":"00"}', seed, crypto, { others, leafIndex: 2 });
-  const valid = JSON.stringify(record);
+  const log: CountersignedEntry[] = [];
+  for (const n of [1, 2, 3, 4, 5]) {
+    log.push(
+      countersign(
+        { record: fromPlain({ receipt: `r-${n}`, sha256: '00' }), operator_signature: `operator signature ${n}` },
+        seed,
+        crypto,
+        { time: 1_780_000_000.25 + n, previousLeaves: log.map((entry) => entry.leaf) },
+      ),
+    );
+  }
+  const valid = inclusionAnswer(log, 3, crypto);
+  const third = log[2];
+  if (third === undefined) throw new Error('the countersigner log is short');
   const pinned = pinnedBySeed(crypto, 'did:svc:test:countersigner', seed);
-  const modified = (change: (doc: JsonObject) => void): string => {
-    const copy = JSON.parse(valid) as JsonObject;
-    change(copy);
-    return JSON.stringify(copy);
+  const other = countersign({ record: fromPlain({}), operator_signature: 'x' }, testSeed(4), crypto, { time: 1 });
+  const changed = (from: string, to: string): string => {
+    const text = valid.replace(from, to);
+    if (text === valid) throw new Error(`conformance edit found nothing to replace: ${from}`);
+    return text;
   };
-  const other = signCountersigner('{"receipt":"r-1","sha256":"00"}', testSeed(4), crypto);
   const expect = (status: ReportStatus, trust: TrustStatus, code?: string, path?: string): ConformanceExpectation =>
     outcome('countersigner', status, trust, code, path);
   return [
@@ -236,44 +248,50 @@ function countersignerCases(crypto: CryptoProvider): ConformanceCase[] {
       expect: expect('PASS', 'revoked'),
     },
     {
-      name: 'countersigner: tampered canonical text',
-      input: modified((doc) => (doc['signed_over_canonical'] = '{"receipt":"r-2","sha256":"00"}')),
+      name: 'countersigner: valid countersign answer of the first entry',
+      input: log[0]?.answer ?? '',
       ctx: context(crypto),
-      expect: expect('MISMATCH', 'unpinned', 'digest_mismatch', '/signed_over'),
+      expect: expect('PASS', 'unpinned'),
+    },
+    {
+      name: 'countersigner: signed_over edited, canonical text as signed',
+      input: changed('"operator_signature_scheme":"unstated"', '"operator_signature_scheme":"ml-dsa-65"'),
+      ctx: context(crypto),
+      expect: expect('MISMATCH', 'unpinned', 'canonical_mismatch', '/signed_over_canonical'),
+    },
+    {
+      name: 'countersigner: leaf does not recompute',
+      input: changed(`"leaf":"${third.leaf}"`, `"leaf":"${'0'.repeat(64)}"`),
+      ctx: context(crypto),
+      expect: expect('MISMATCH', 'unpinned', 'leaf_mismatch', '/signed_over/leaf'),
     },
     {
       name: 'countersigner: forged countersignature',
-      input: modified((doc) => (doc['countersignature'] = other['countersignature'] ?? null)),
+      input: changed(third.countersignature, other.countersignature),
       ctx: context(crypto),
       expect: expect('INVALID', 'unpinned', 'signature_invalid', '/countersignature'),
     },
     {
       name: 'countersigner: root does not match the fold',
-      input: modified((doc) => (doc['root'] = hexEncode(crypto.blake3(Uint8Array.of(9))))),
+      input: changed(`"root":"${(JSON.parse(valid) as { root: string }).root}"`, `"root":"${'0'.repeat(64)}"`),
       ctx: context(crypto),
       expect: expect('MISMATCH', 'unpinned', 'merkle_root_mismatch', '/root'),
     },
     {
-      name: 'countersigner: leaf moved to another index',
-      input: modified((doc) => (doc['leaf_index'] = 3)),
+      name: 'countersigner: audit path side flipped',
+      input: changed('[["right",', '[["left",'),
       ctx: context(crypto),
       expect: expect('MISMATCH', 'unpinned', 'merkle_root_mismatch', '/root'),
-    },
-    {
-      name: 'countersigner: path of the wrong length',
-      input: modified((doc) => (doc['path'] = (doc['path'] as string[]).slice(1))),
-      ctx: context(crypto),
-      expect: expect('MISMATCH', 'unpinned', 'inclusion_path_invalid', '/path'),
     },
     {
       name: 'countersigner: duplicate member name',
-      input: valid.replace('"root":', '"tree_size":1,"root":'),
+      input: changed('"root":', '"seq":3,"root":'),
       ctx: context(crypto),
-      expect: outcome('unknown', 'MALFORMED', 'not_applicable', 'duplicate_name', '/tree_size'),
+      expect: outcome('unknown', 'MALFORMED', 'not_applicable', 'duplicate_name', '/seq'),
     },
     {
       name: 'countersigner: missing public key',
-      input: modified((doc) => delete doc['countersigner_public_key_b64']),
+      input: changed(`"countersigner_public_key_b64":"${third.publicKey}",`, ''),
       ctx: context(crypto),
       expect: expect('MALFORMED', 'not_applicable', 'missing_property', '/countersigner_public_key_b64'),
     },

@@ -10,7 +10,8 @@ describe('detectFormat', () => {
   it.each<[string, JsonValue, string]>([
     ['classical', { signed_payload: {}, signature: '', public_key_hex: '' }, 'classical'],
     ['classical without its key', { signed_payload: {}, signature: '' }, 'classical'],
-    ['countersigner', { signed_over: '', countersignature: '' }, 'countersigner'],
+    ['countersigner', { signed_over: { leaf: '' }, countersignature: '' }, 'countersigner'],
+    ['a digest signed_over is not a countersigner record', { signed_over: '', countersignature: '' }, 'unknown'],
     ['sealed', { sealed: true, enc: 'A256GCM' }, 'sealed'],
     ['envelope', { v: 'svc-receipt-v1' }, 'envelope/svc-receipt-v1'],
     ['sealed: false is not sealed', { sealed: false, enc: 'A256GCM' }, 'unknown'],
@@ -41,9 +42,9 @@ describe('detectFormat', () => {
 
   it('asks rows in order: a sealed wrapper wins over what it sits beside', () => {
     expect(detectFormat(fromPlain({ sealed: true, enc: 'A256GCM', signed_payload: {}, signature: '' }))).toBe('sealed');
-    expect(detectFormat(fromPlain({ signed_over: '', countersignature: '', signed_payload: {}, signature: '' }))).toBe(
-      'countersigner',
-    );
+    expect(
+      detectFormat(fromPlain({ signed_over: { leaf: '' }, countersignature: '', signed_payload: {}, signature: '' })),
+    ).toBe('countersigner');
     // The ecosystem's formats name themselves by a member's value, so they come before the
     // formats recognized by member names alone.
     expect(detectFormat(fromPlain({ protocol: 'hahs/1', signed_payload: {}, signature: '' }))).toBe('hahs');

@@ -127,6 +127,19 @@ describe('ReportBuilder', () => {
     expect(builder.build().status).toBe('INDETERMINATE');
   });
 
+  it('notSupplied lists a check unavailable without changing the status', () => {
+    const builder = new ReportBuilder('countersigner', ['signature', 'record_digest']);
+    builder.pass('signature');
+    builder.notSupplied('record_digest', 'no record');
+    const report = builder.build();
+    expect(report.status).toBe('PASS');
+    expect(report.checks).toContainEqual({ id: 'record_digest', status: 'unavailable', detail: 'no record' });
+    // It never hides a failure recorded for the same check.
+    builder.fail('MISMATCH', 'record_digest', 'differs');
+    builder.notSupplied('record_digest', 'no record');
+    expect(builder.build().checks).toContainEqual({ id: 'record_digest', status: 'fail', detail: 'differs' });
+  });
+
   it('defaults trust to not_applicable and copies the trust it is given', () => {
     const builder = new ReportBuilder('classical');
     builder.pass('signature');

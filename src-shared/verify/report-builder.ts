@@ -165,6 +165,19 @@ export class ReportBuilder {
   }
 
   /**
+   * Record a check listed `unavailable` whose input is an optional part the document does not
+   * carry (a countersigner record's record or audit path, PROTOCOL section 5); unlike
+   * {@link ReportBuilder.unavailable} it does not change the status, since nothing the document
+   * claims is left unverified.
+   *
+   * @param id - The check id.
+   * @param detail - What is missing and where it would come from.
+   */
+  notSupplied(id: string, detail: string): this {
+    return this.record(id, 'unavailable', detail);
+  }
+
+  /**
    * Record a check that was deliberately not performed; it does not change the status.
    *
    * Used for properties a format cannot show offline (e.g. a log's checkpoint freshness) and for

@@ -68,6 +68,12 @@ describe('verifyDocument', () => {
     const member = fc.oneof(
       fc.jsonValue({ maxDepth: 2 }),
       fc.constantFrom('', 'A256GCM', 'svc-receipt-v1', 'Ed25519', true, 0, 'did:svc:a'),
+      // A countersigner's signed_over, so its verifier is reached too.
+      fc.dictionary(
+        fc.constantFrom('seq', 'record_digest', 'operator_signature_digest', 'countersigner_time', 'prev_leaf', 'leaf'),
+        fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constantFrom(1, 1.5, '0'.repeat(64))),
+        { maxKeys: 7 },
+      ),
     );
     const names = [
       'signed_payload',
@@ -81,9 +87,11 @@ describe('verifyDocument', () => {
       'countersignature',
       'countersigner_public_key_b64',
       'root',
-      'leaf_index',
-      'tree_size',
-      'path',
+      'audit_path',
+      'log_root_after',
+      'seq',
+      'countersigned',
+      'record',
       'sealed',
       'enc',
       'key_id',

@@ -4,6 +4,7 @@ import { catalogueModules } from '../../verify/registry';
 import { createSampleKit, type SampleSet } from '../../verify/sample-kit';
 import { countersignerFormat as MODULE } from '.';
 import { parseJsonTree } from '../../json';
+import { SAMPLES_NOW } from '../../verify/sample-kit';
 import { countersignerFacts } from './facts';
 
 const crypto = createPortableProvider();
@@ -29,9 +30,19 @@ describe('countersignerFacts', () => {
   it('reads what the valid sample says of itself, from its tree', () => {
     expect(countersignerFacts(parseJsonTree(sampleText('countersigner/valid.json')))).toEqual({
       receipt_id: null,
-      issued_at: null,
+      // Entry 2 of the sample log is countersigned 1.25 s after the samples' instant.
+      issued_at: Date.parse(SAMPLES_NOW) + 1250,
       issuer_key_id: 'did:key:z6Mkgd9vC5PoQn4fiePDTQAsha3eT6LgF6tUPzf28iwXLgde',
     });
+  });
+
+  it('keeps countersigner_time to the millisecond and refuses implausible instants', () => {
+    const at = (time: string): number | null =>
+      countersignerFacts(parseJsonTree(`{"signed_over":{"countersigner_time":${time}}}`)).issued_at;
+    expect(at('1795636507.5692775')).toBe(1_795_636_507_569);
+    expect(at('1795640000')).toBe(1_795_640_000_000);
+    expect(at('12')).toBeNull();
+    expect(at('"soon"' as string)).toBeNull();
   });
 
   it('says nothing of a document of another shape', () => {

@@ -1,5 +1,5 @@
 /**
- * Countersigner records (PROTOCOL section 5): recognition, verification and signing.
+ * Countersigner records (PROTOCOL section 5): recognition, verification and countersigning.
  */
 import type { FormatModule } from '../../verify/format-module';
 import { detectCountersigner, verifyCountersigner } from './verify';
@@ -11,12 +11,18 @@ import { countersignerSignedContent } from './signed-content';
 export {
   COUNTERSIGNER_CHECKS,
   COUNTERSIGNER_NOTE,
+  COUNTERSIGNER_OPTIONAL_INPUTS,
   MAX_PATH_LENGTH,
+  countersignerShape,
   detectCountersigner,
+  rebuildSignedOverCanonical,
   verifyCountersigner,
 } from './verify';
-export { signCountersigner } from './sign';
-export type { CountersignOptions } from './sign';
+export type { CountersignerShape } from './verify';
+export { countersign, inclusionAnswer, verifyRequest } from './sign';
+export type { CountersignOptions, CountersignRequest, CountersignedEntry } from './sign';
+export { auditPath, foldAuditPath, genesisLeaf, leafHash, logRoot, nodeHash, taggedHash } from './log';
+export type { AuditStep, CountersignerTag, LeafParts } from './log';
 export { countersignerIssuer, issueCountersigner } from './issue';
 export { countersignerFacts } from './facts';
 export { countersignerSamples } from './samples';

@@ -39,4 +39,15 @@ describe('countersignerSignedContent', () => {
     expect(contents).toHaveLength(1);
     expect(content?.text).toBe(JSON.parse(text).signed_over_canonical);
   });
+
+  it('rebuilds the signed text of a verify request that leaves it out', () => {
+    const text = sampleText('countersigner/valid-verify-request.json');
+    const tree = parseJsonTree(text);
+    const value = toPlain(tree);
+    if (!isJsonObject(value)) throw new Error('not an object');
+    expect(value['signed_over_canonical']).toBeUndefined();
+    const [content] = countersignerSignedContent({ format: 'countersigner', tree, value, crypto });
+    expect(content?.label).toBe('canonical text of signed_over');
+    expect(content?.text).toMatch(/^\{"countersigner_time":1780315202\.5,"leaf":"[0-9a-f]{64}",/);
+  });
 });

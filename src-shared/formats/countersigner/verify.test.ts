@@ -1,118 +1,247 @@
 import { describe, expect, it } from 'vitest';
-import { b64Encode, concatBytes, createPortableProvider, hexEncode, utf8Encode } from '../../crypto';
+import { createPortableProvider } from '../../crypto';
+import { fromPlain, parseJsonTree } from '../../json';
 import { createVerifyContext } from '../../verify/context';
 import { verifyDocument } from '../../verify/verify';
-import { signCountersigner } from './sign';
-import { COUNTERSIGNER_NOTE } from './verify';
+import { countersign, inclusionAnswer, verifyRequest, type CountersignedEntry } from './sign';
+import { COUNTERSIGNER_NOTE, detectCountersigner } from './verify';
 
 const crypto = createPortableProvider();
 const ctx = createVerifyContext(crypto, { now: new Date('2026-06-01T00:00:00Z') });
 const seed = new Uint8Array(32).fill(3);
-const canonical = '{"receipt":"r-1"}';
+const records = [1, 2, 3].map((n) => fromPlain({ receipt: `r-${n}`, amount: 12.5, holder: 'Zoë' }));
+const log: CountersignedEntry[] = [];
+for (const record of records) {
+  log.push(
+    countersign(
+      { record, operator_signature: 'x'.repeat(1000), operator_signature_scheme: 'ml-dsa-65' },
+      seed,
+      crypto,
+      {
+        time: 1_780_000_000.5 + log.length,
+        previousLeaves: log.map((entry) => entry.leaf),
+      },
+    ),
+  );
+}
+const [first, second] = log as [CountersignedEntry, CountersignedEntry, CountersignedEntry];
+const inclusion = inclusionAnswer(log, 2, crypto);
 
-function edit(doc: object, change: (copy: Record<string, unknown>) => void): string {
-  const copy = JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
-  change(copy);
-  return JSON.stringify(copy);
+function checks(text: string): [string, string][] {
+  return verifyDocument(text, ctx).checks.map((check) => [check.id, check.status]);
 }
 
+function errorsOf(text: string): [string, string][] {
+  return verifyDocument(text, ctx).errors.map((error) => [error.code, error.path]);
+}
+
+describe('countersigner detection', () => {
+  it.each<[string, string, boolean]>([
+    ['a countersign answer', first.answer, true],
+    ['a verify request', verifyRequest(second), true],
+    ['signed_over with a leaf beside a key', '{"signed_over":{"leaf":""},"countersigner_public_key_b64":""}', true],
+    ['the old guessed layout (signed_over as a digest)', '{"signed_over":"00","countersignature":""}', false],
+    ['signed_over without the countersigner members', '{"signed_over":{"a":1},"countersignature":""}', false],
+    ['a countersignature alone', '{"countersignature":"x"}', false],
+    ['signed_over alone', '{"signed_over":{"leaf":"x","record_digest":"y"}}', false],
+  ])('%s', (_name, text, detected) => {
+    expect(detectCountersigner(parseJsonTree(text))).toBe(detected ? 'countersigner' : undefined);
+  });
+});
+
 describe('countersigner verification', () => {
-  it('always lists freshness and consistency as unchecked, with the independence note', () => {
-    const report = verifyDocument(JSON.stringify(signCountersigner(canonical, seed, crypto)), ctx);
+  it('lists every check; absent record and path are unavailable without changing the status', () => {
+    const report = verifyDocument(second.answer, ctx);
     expect(report.status).toBe('PASS');
     expect(report.checks.map((check) => [check.id, check.status])).toEqual([
       ['schema', 'pass'],
-      ['signed_over', 'pass'],
+      ['signed_over_canonical', 'pass'],
+      ['seq', 'pass'],
+      ['leaf', 'pass'],
+      ['prev_leaf', 'unavailable'],
       ['countersignature', 'pass'],
-      ['inclusion', 'pass'],
+      ['record_digest', 'unavailable'],
+      ['inclusion', 'unavailable'],
       ['checkpoint_freshness', 'unchecked'],
       ['log_consistency', 'unchecked'],
     ]);
     expect(report.notes).toEqual([COUNTERSIGNER_NOTE]);
-    const broken = verifyDocument('{"signed_over":1,"countersignature":2}', ctx);
+    const broken = verifyDocument('{"signed_over":{"leaf":1},"countersignature":2}', ctx);
     expect(broken.status).toBe('MALFORMED');
     expect(broken.notes).toEqual([COUNTERSIGNER_NOTE]);
-    expect(broken.checks.filter((check) => check.status === 'unchecked').map((check) => check.id)).toContain(
-      'log_consistency',
+    expect(broken.checks.find((check) => check.id === 'log_consistency')?.status).toBe('unchecked');
+  });
+
+  it('checks record, path, genesis and log_root_after when they are there', () => {
+    const full = verifyRequest(second, { record: records[1], inclusion });
+    expect(verifyDocument(full, ctx).status).toBe('PASS');
+    expect(checks(full)).toContainEqual(['record_digest', 'pass']);
+    expect(checks(full)).toContainEqual(['inclusion', 'pass']);
+    expect(checks(first.answer)).toContainEqual(['prev_leaf', 'pass']);
+    expect(checks(first.answer)).toContainEqual(['inclusion', 'pass']);
+    // The record as written elsewhere (1.50, \u escapes, other member order) is the same record to Python.
+    const respelled = full
+      .replace('"amount":12.5', '"amount":1.250E1')
+      .replace('"holder":"Zoë"', '"holder":"Zo\\u00eb"');
+    expect(respelled).not.toBe(full);
+    expect(verifyDocument(respelled, ctx).status).toBe('PASS');
+    expect(errorsOf(full.replace('"receipt":"r-2"', '"receipt":"r-3"'))).toEqual([['digest_mismatch', '/record']]);
+  });
+
+  it('signs the exact bytes of signed_over_canonical, which must be the canonical text of signed_over', () => {
+    const spaced = inclusion.replace(
+      '"signed_over_canonical":"{\\"countersigner_time\\":',
+      '"signed_over_canonical":"{\\"countersigner_time\\": ',
     );
+    expect(spaced).not.toBe(inclusion);
+    expect(verifyDocument(spaced, ctx).status).toBe('MISMATCH');
+    expect(errorsOf(spaced)).toContainEqual(['canonical_mismatch', '/signed_over_canonical']);
+    expect(errorsOf(spaced)).toContainEqual(['signature_invalid', '/countersignature']);
   });
 
-  it('folds RFC 9162 BLAKE3 trees of many shapes', () => {
-    for (const size of [1, 2, 3, 5, 8, 13]) {
-      for (const index of [0, Math.floor(size / 2), size - 1]) {
-        const others = Array.from({ length: size - 1 }, (_, i) => crypto.blake3(Uint8Array.of(i)));
-        const record = signCountersigner(canonical, seed, crypto, { others, leafIndex: index });
-        expect(record['tree_size']).toBe(size);
-        expect(verifyDocument(JSON.stringify(record), ctx).status, `${index} of ${size}`).toBe('PASS');
-      }
-    }
+  it('rebuilds a float time by Python rules: an integral float keeps its .0, an integer does not', () => {
+    const integral = countersign({ record: records[0] ?? fromPlain({}), operator_signature: 's' }, seed, crypto, {
+      time: 1_780_000_000,
+    });
+    const request = verifyRequest(integral);
+    expect(request).toContain('"countersigner_time":1780000000.0');
+    expect(verifyDocument(request, ctx).status).toBe('PASS');
+    expect(verifyDocument(request.replace('1780000000.0', '1.78e9'), ctx).status).toBe('PASS');
+    // As an integer Python writes 1780000000: another text, so neither the leaf nor the signature holds.
+    expect(verifyDocument(request.replace('1780000000.0', '1780000000'), ctx).status).toBe('MISMATCH');
   });
 
-  it('hashes the 32 raw digest bytes as the leaf, as RFC 9162 with BLAKE3', () => {
-    // A one-leaf tree's root is the leaf hash itself: BLAKE3(0x00 || digest bytes).
-    const record = signCountersigner(canonical, seed, crypto);
-    const digest = crypto.blake3(utf8Encode(canonical));
-    expect(record['signed_over']).toBe(hexEncode(digest));
-    expect(record['root']).toBe(hexEncode(crypto.blake3(concatBytes(Uint8Array.of(0), digest))));
-    expect(record['path']).toEqual([]);
-    // The hex text as the leaf would be a different tree: refused.
-    const textLeaf = hexEncode(crypto.blake3(concatBytes(Uint8Array.of(0), utf8Encode(hexEncode(digest)))));
-    expect(
-      verifyDocument(
-        edit(record, (copy) => (copy['root'] = textLeaf)),
-        ctx,
-      ).status,
-    ).toBe('MISMATCH');
-  });
-
-  it('the countersignature covers the canonical text, not the digest', () => {
-    const record = signCountersigner(canonical, seed, crypto);
-    const overDigest = b64Encode(crypto.ed25519Sign(crypto.blake3(utf8Encode(canonical)), seed));
-    const report = verifyDocument(
-      edit(record, (copy) => (copy['countersignature'] = overDigest)),
-      ctx,
+  it('takes a whole log entry as signed_over only with the same countersignature', () => {
+    const entry = JSON.parse(verifyRequest(second)) as Record<string, Record<string, unknown>>;
+    const signedOver = entry['signed_over'] ?? {};
+    signedOver['countersignature'] = second.countersignature;
+    expect(verifyDocument(JSON.stringify(entry), ctx).status).toBe('PASS');
+    signedOver['countersignature'] = first.countersignature;
+    expect(errorsOf(JSON.stringify(entry))).toContainEqual([
+      'countersignature_mismatch',
+      '/signed_over/countersignature',
+    ]);
+    // Only the verify request takes it: an answer's signed_over is closed.
+    const answer = second.answer.replace(
+      '"signed_over":{',
+      `"signed_over":{"countersignature":"${second.countersignature}",`,
     );
-    expect(report.status).toBe('INVALID');
+    expect(errorsOf(answer)).toContainEqual(['unknown_property', '/signed_over/countersignature']);
   });
 
-  it.each<[string, (copy: Record<string, unknown>) => void, string, string]>([
-    ['leaf_index outside the tree', (copy) => (copy['leaf_index'] = 1), 'invalid_leaf_index', '/leaf_index'],
-    ['fractional leaf_index', (copy) => (copy['leaf_index'] = 0.5), 'invalid_integer', '/leaf_index'],
-    ['negative tree_size', (copy) => (copy['tree_size'] = -1), 'invalid_integer', '/tree_size'],
-    ['uppercase root', (copy) => (copy['root'] = (copy['root'] as string).toUpperCase()), 'invalid_digest', '/root'],
-    ['path not an array', (copy) => (copy['path'] = 'x'), 'invalid_type', '/path'],
-    ['bad path element', (copy) => (copy['path'] = ['zz']), 'invalid_digest', '/path/0'],
+  it('notes an independence claim without relying on it', () => {
+    const claimed = second.answer.replace('"independent":false', '"independent":true');
+    const report = verifyDocument(claimed, ctx);
+    expect(report.status).toBe('PASS');
+    expect(report.notes).toHaveLength(2);
+  });
+
+  it.each<[string, (text: string) => string, string, string]>([
+    ['seq 0', (text) => text.replace('"seq":2', '"seq":0'), 'invalid_integer', '/seq'],
+    ['seq 2.0', (text) => text.replace('"seq":2}', '"seq":2.0}'), 'invalid_integer', '/signed_over/seq'],
+    [
+      'countersigned false',
+      (text) => text.replace('"countersigned":true', '"countersigned":false'),
+      'invalid_value',
+      '/countersigned',
+    ],
+    [
+      'uppercase leaf',
+      (text) => text.replace(/"leaf":"([0-9a-f]{64})"/, (_m, hex: string) => `"leaf":"${hex.toUpperCase()}"`),
+      'invalid_digest',
+      '/signed_over/leaf',
+    ],
+    [
+      'time as a string',
+      (text) => text.replace(/"countersigner_time":([0-9.]+)/, '"countersigner_time":"$1"'),
+      'invalid_type',
+      '/signed_over/countersigner_time',
+    ],
+    [
+      'an unknown member',
+      (text) => text.replace('"countersigned":true', '"countersigned":true,"extra":1'),
+      'unknown_property',
+      '/extra',
+    ],
+    [
+      'an unknown signed_over member',
+      (text) => text.replace('"signed_over":{', '"signed_over":{"extra":1,'),
+      'unknown_property',
+      '/signed_over/extra',
+    ],
     [
       'unpadded countersignature',
-      (copy) => (copy['countersignature'] = (copy['countersignature'] as string).replace(/=+$/, '')),
+      (text) => text.replace(/==","countersignature_scheme/, '","countersignature_scheme'),
       'invalid_signature_encoding',
       '/countersignature',
     ],
     [
-      'canonical not a string',
-      (copy) => (copy['signed_over_canonical'] = {}),
-      'invalid_type',
-      '/signed_over_canonical',
+      'a short key',
+      (text) => text.replace(/"countersigner_public_key_b64":"[^"]+"/, '"countersigner_public_key_b64":"AAAA"'),
+      'invalid_public_key',
+      '/countersigner_public_key_b64',
     ],
-    ['extra member', (copy) => (copy['checkpoint'] = 'x'), 'unknown_property', '/checkpoint'],
   ])('%s is MALFORMED', (_name, change, code, path) => {
-    const report = verifyDocument(edit(signCountersigner(canonical, seed, crypto), change), ctx);
-    expect(report.status).toBe('MALFORMED');
-    expect(report.errors.map((error) => [error.code, error.path])).toContainEqual([code, path]);
+    const text = change(second.answer);
+    expect(text).not.toBe(second.answer);
+    expect(verifyDocument(text, ctx).status).toBe('MALFORMED');
+    expect(errorsOf(text)).toContainEqual([code, path]);
   });
 
-  it('a leaf_index spelled 1.0 is MALFORMED even though it equals 1', () => {
-    const text = JSON.stringify(signCountersigner(canonical, seed, crypto, { others: [new Uint8Array(32)] }));
-    expect(verifyDocument(text, ctx).status).toBe('PASS');
-    const report = verifyDocument(text.replace('"leaf_index":1', '"leaf_index":1.0'), ctx);
-    expect(report.errors.map((error) => error.code)).toContain('invalid_integer');
+  it.each<[string, string, string, string]>([
+    [
+      'a path step with another side',
+      '"audit_path":[["up","' + '0'.repeat(64) + '"]]',
+      'invalid_path_step',
+      '/audit_path/0',
+    ],
+    [
+      'a path too long',
+      `"audit_path":${JSON.stringify(Array(65).fill(['left', '0'.repeat(64)]))}`,
+      'path_too_long',
+      '/audit_path',
+    ],
+    ['a path not an array', '"audit_path":"x"', 'invalid_type', '/audit_path'],
+  ])('an inclusion answer with %s is MALFORMED', (_name, member, code, pointer) => {
+    const path = `"audit_path":${JSON.stringify((JSON.parse(inclusion) as { audit_path: unknown }).audit_path)}`;
+    const text = inclusion.replace(path, member);
+    expect(text).not.toBe(inclusion);
+    expect(errorsOf(text)).toContainEqual([code, pointer]);
   });
 
-  it('refuses a path longer than any tree needs', () => {
-    const report = verifyDocument(
-      edit(signCountersigner(canonical, seed, crypto), (copy) => (copy['path'] = Array(65).fill('00'.repeat(32)))),
-      ctx,
-    );
-    expect(report.errors.map((error) => error.code)).toContain('path_too_long');
+  it('wants audit_path and root together in a verify request, and a record that is an object', () => {
+    const request = JSON.parse(verifyRequest(second, { inclusion })) as Record<string, unknown>;
+    delete request['root'];
+    expect(errorsOf(JSON.stringify(request))).toContainEqual(['missing_property', '/root']);
+    const withRecord = JSON.parse(verifyRequest(second)) as Record<string, unknown>;
+    withRecord['record'] = 'r-2';
+    expect(errorsOf(JSON.stringify(withRecord))).toContainEqual(['invalid_type', '/record']);
+  });
+
+  it('is UNSUPPORTED for another countersignature scheme, INDETERMINATE without a key', () => {
+    expect(
+      verifyDocument(
+        second.answer.replace('"countersignature_scheme":"Ed25519"', '"countersignature_scheme":"ed25519"'),
+        ctx,
+      ).status,
+    ).toBe('UNSUPPORTED');
+    const request = JSON.parse(verifyRequest(second)) as Record<string, unknown>;
+    delete request['countersigner_public_key_b64'];
+    const report = verifyDocument(JSON.stringify(request), ctx);
+    expect([report.status, report.trust.status]).toEqual(['INDETERMINATE', 'not_applicable']);
+  });
+
+  it('is trusted only when the embedded key is pinned by its bytes', () => {
+    const pinned = createVerifyContext(crypto, {
+      now: new Date('2026-06-01T00:00:00Z'),
+      pinned: [{ key_id: 'hive-countersigner', algorithm: 'Ed25519', public_key: crypto.ed25519PublicKey(seed) }],
+    });
+    const report = verifyDocument(second.answer, pinned);
+    expect([report.status, report.trust.status, report.trust.key_id]).toEqual([
+      'PASS',
+      'trusted',
+      'hive-countersigner',
+    ]);
+    expect(verifyDocument(second.answer, ctx).trust.status).toBe('unpinned');
   });
 });
