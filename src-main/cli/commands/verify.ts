@@ -37,7 +37,7 @@ export const verifySpec: CommandSpec = {
       type: 'string',
       multiple: true,
       value: 'FILE',
-      help: 'a trust store file: keys you pinned (may be repeated)',
+      help: 'a trust store file: keys you pinned',
     },
     secret: { type: 'string', multiple: true, value: 'FILE', help: 'AES-256-GCM secrets for sealed documents' },
     'require-trusted': { type: 'boolean', help: 'exit 1 unless every signing key is pinned and trusted' },
