@@ -14,6 +14,10 @@
  *                "error": "a-code-the-report-must-contain", "note": "one line" } ] }
  * ```
  *
+ * A case's `status`, `trust`, `format` and `error` are what every door must report for the
+ * document verified with `keys` given as `evroom verify --keys` gives them (keys that check
+ * signatures and confer no trust) and nothing pinned; without `keys`, with no key at all.
+ *
  * Every manifest is read strictly: a member this module does not know, a missing or misplaced
  * file, an unknown format, status, trust or verdict, a document of the folder that no case
  * names: each is a {@link CorpusError} listing every problem found, so a runner fails with the
