@@ -109,7 +109,10 @@ describe('loadCorpus', () => {
     expect(() => loadCorpus(join(root, 'absent'))).toThrow(/cannot be read/);
     expect(problems()).toEqual(['no format folder with a cases.json']);
     mkdirSync(join(root, 'classical'));
-    expect(problems()).toEqual(['classical/: no cases.json; every format folder has one']);
+    expect(problems()).toEqual(['classical/: no cases.json, and no README.md saying what the folder holds instead']);
+    // A folder of other test data says so in its README, and is no format folder: still no case.
+    writeFileSync(join(root, 'classical', 'README.md'), 'Key files for the key-file tests.');
+    expect(problems()).toEqual(['no format folder with a cases.json']);
   });
 
   it('refuses unknown members, missing members, bad values and a folder name that disagrees', () => {
@@ -175,7 +178,27 @@ describe('loadCorpus', () => {
     expect(found).toContain('/cases/3/keys: "absent-keys.json" is not a file of the folder');
     expect(found).toContain('/cases/5: classical/valid.json is listed twice');
     expect(found).toContain('classical/forgotten.json: a JSON file that no case of cases.json names');
-    expect(found).not.toContain('README.md');
+    expect(found).not.toContain('notes/README.md');
+    // A case with problems still names its file, which is not reported again as unnamed.
+    expect(found).not.toContain('classical/absent.json');
+  });
+
+  it('accepts a JSON file no case names when the README says what it is, and skips a documented data folder', () => {
+    folder(
+      'classical',
+      { format_dir: 'classical', producer: PRODUCER, cases: [validCase({ keys: undefined })] },
+      {
+        'valid.json': '{}',
+        'canonical-forms.json': '{}',
+        'README.md': '`canonical-forms.json`: the producer canonical forms, for the format tests.',
+      },
+    );
+    mkdirSync(join(root, 'key-files'));
+    writeFileSync(join(root, 'key-files', 'README.md'), 'Key files as the producers publish them.');
+    writeFileSync(join(root, 'key-files', 'pubkey.json'), '{}');
+    const corpus = loadCorpus(root);
+    expect(corpus.cases.map((entry) => entry.id)).toEqual(['classical/valid.json']);
+    expect(corpus.skipped).toEqual(['key-files']);
   });
 
   it('refuses a manifest that is not strict JSON', () => {

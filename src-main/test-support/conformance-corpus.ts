@@ -20,7 +20,8 @@
  *
  * Every manifest is read strictly: a member this module does not know, a missing or misplaced
  * file, an unknown format, status, trust or verdict, a document of the folder that no case
- * names: each is a {@link CorpusError} listing every problem found, so a runner fails with the
+ * names (unless the folder's README.md names it: a fixture the format's own tests read), a
+ * folder with neither cases.json nor a README.md: each is a {@link CorpusError} listing every problem found, so a runner fails with the
  * reason rather than checking less than the corpus holds. A corpus with no case at all is an
  * error too: a runner that passes on an empty corpus could not fail.
  *
@@ -51,6 +52,9 @@ export const CORPUS_DIRECTORY_VARIABLE = 'EVROOM_TEST_VECTORS_DIR';
 
 /** The manifest's name in each format folder. */
 export const CASES_NAME = 'cases.json';
+
+/** The README of each folder: it names every file that is not a case's document or key file. */
+export const README_NAME = 'README.md';
 
 /** What the producer's own verifier said of a document. */
 export const PRODUCER_VERDICTS = ['valid', 'invalid', 'not-checked'] as const;
@@ -111,6 +115,8 @@ export interface Corpus {
   root: string;
   manifests: CorpusManifest[];
   cases: CorpusCase[];
+  /** Folders without a cases.json whose README says what they hold (no case is read from them). */
+  skipped: string[];
 }
 
 /** A corpus that cannot be used, with every problem found. */
@@ -162,26 +168,25 @@ export function loadCorpus(root: string = corpusRoot()): Corpus {
     throw new CorpusError(root, [`the folder cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`]);
   }
   const manifests: CorpusManifest[] = [];
+  const skipped: string[] = [];
   for (const folder of folders) {
     const directory = join(root, folder);
-    let exists = false;
-    try {
-      exists = statSync(join(directory, CASES_NAME)).isFile();
-    } catch {
-      exists = false;
-    }
+    const exists = isFile(join(directory, CASES_NAME));
     if (!exists) {
-      problems.push(`${folder}/: no ${CASES_NAME}; every format folder has one`);
+      // A folder of other test data (key files, say) is no format folder: its README says so.
+      if (!isFile(join(directory, README_NAME)))
+        problems.push(`${folder}/: no ${CASES_NAME}, and no ${README_NAME} saying what the folder holds instead`);
+      else skipped.push(folder);
       continue;
     }
     const manifest = readManifest(folder, directory, problems);
     if (manifest !== undefined) manifests.push(manifest);
   }
   const cases = manifests.flatMap((manifest) => manifest.cases);
-  if (folders.length === 0) problems.push(`no format folder with a ${CASES_NAME}`);
+  if (folders.length === skipped.length) problems.push(`no format folder with a ${CASES_NAME}`);
   else if (cases.length === 0 && problems.length === 0) problems.push('no case in any cases.json');
   if (problems.length > 0) throw new CorpusError(root, problems);
-  return { root, manifests, cases };
+  return { root, manifests, cases, skipped };
 }
 
 /**
@@ -260,6 +265,13 @@ function readManifest(folder: string, directory: string, problems: string[]): Co
   const named = new Set<string>();
   const ids = new Set<string>();
   list.forEach((item, index) => {
+    // A case with problems still names its files: they are not reported as unnamed too.
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+      for (const member of ['file', 'keys']) {
+        const value = (item as Record<string, JsonValue>)[member];
+        if (typeof value === 'string') named.add(value);
+      }
+    }
     const entry = readCase(item, `${where} /cases/${index}`, folder, directory, problems);
     if (entry === undefined) return;
     if (ids.has(entry.id)) problems.push(`${where} /cases/${index}: ${entry.id} is listed twice`);
@@ -268,10 +280,14 @@ function readManifest(folder: string, directory: string, problems: string[]): Co
     if (entry.keys !== undefined) named.add(entry.keys.name);
     cases.push(entry);
   });
-  // Every document of the folder is a case (or a key file of one): none is left unchecked.
+  // Every document of the folder is a case (or a key file of one), so none is left unchecked;
+  // another JSON file (a fixture a format's own tests read) is named in the README, which says why.
+  const readme = isFile(join(directory, README_NAME)) ? readFileSync(join(directory, README_NAME), 'utf8') : '';
   for (const file of jsonFiles(directory)) {
-    if (file !== CASES_NAME && !named.has(file))
-      problems.push(`${folder}/${file}: a JSON file that no case of ${CASES_NAME} names (as "file" or "keys")`);
+    if (file !== CASES_NAME && !named.has(file) && !readme.includes(file))
+      problems.push(
+        `${folder}/${file}: a JSON file that no case of ${CASES_NAME} names (as "file" or "keys") and ${README_NAME} does not mention`,
+      );
   }
   if (problems.length > before) return undefined;
   return {
@@ -396,6 +412,14 @@ function objectOf(
   for (const name of required)
     if (!Object.hasOwn(object, name)) problems.push(`${where}: required member ${JSON.stringify(name)} is missing`);
   return object;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function isKnownFormat(format: string): boolean {
