@@ -106,7 +106,7 @@ describe('loadCorpus', () => {
   });
 
   it('refuses a missing folder and an empty corpus: a runner cannot pass on nothing', () => {
-    expect(() => loadCorpus(join(root, 'absent'))).toThrow(/cannot be read/);
+    expect(() => loadCorpus(join(root, 'absent'))).toThrow(/there is no such folder: the conformance corpus/);
     expect(problems()).toEqual(['no format folder with a cases.json']);
     mkdirSync(join(root, 'classical'));
     expect(problems()).toEqual(['classical/: no cases.json, and no README.md saying what the folder holds instead']);

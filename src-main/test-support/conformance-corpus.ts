@@ -165,7 +165,12 @@ export function loadCorpus(root: string = corpusRoot()): Corpus {
       .map((entry) => entry.name)
       .sort();
   } catch (error) {
-    throw new CorpusError(root, [`the folder cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`]);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CorpusError(root, [
+      code === 'ENOENT'
+        ? `there is no such folder: the conformance corpus (test-vectors/<format folder>/cases.json) is missing; every door's runner needs it (or ${CORPUS_DIRECTORY_VARIABLE} naming a corpus folder)`
+        : `the folder cannot be read (${code ?? String(error)})`,
+    ]);
   }
   const manifests: CorpusManifest[] = [];
   const skipped: string[] = [];
