@@ -21,6 +21,12 @@
  *
  * Full mode is 1,000,000 mutations over child processes (one per core by default); `--quick` is
  * 10,000 (bench/fuzz.quick.test.ts runs it in every CI run).
+ *
+ * A format joins by its registry row alone: its samples come through `buildSamples` and its
+ * signed bytes through its module's `signedContent`, whether or not it has issuers. The run says
+ * which formats it fuzzed, with how many valid samples, and which format of the registry it did
+ * not (one with no valid sample): the quick test holds that list, so a format whose valid samples
+ * go missing is not left out in silence.
  */
 import { fork } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -33,6 +39,7 @@ import type { KeyEntry, SignerRole, VerifyContext } from '../src-shared/verify/c
 import { createVerifyContext } from '../src-shared/verify/context';
 import type { Report } from '../src-shared/verify/report';
 import { signedContent } from '../src-shared/verify/signed-content';
+import { catalogueModules } from '../src-shared/verify/registry';
 import { verifyDocument } from '../src-shared/verify/verify';
 import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
 import { buildSamples, SAMPLES_NOW } from '../src-main/operations/samples';
@@ -602,6 +609,25 @@ function merge(into: Summary, from: Summary): void {
   into.findings.push(...from.findings);
 }
 
+/**
+ * Which formats of the registry have valid samples to mutate (by module name, with how many),
+ * and which have none.
+ */
+function coverage(): { fuzzed: [string, number][]; left: string[] } {
+  const counts = new Map<string, number>();
+  for (const sample of buildSamples().files) {
+    if (sample.expected_status !== 'PASS') continue;
+    const module = catalogueModules().find((candidate) => candidate.owns(sample.format));
+    if (module === undefined) throw new Error(`fuzz: the valid sample ${sample.file} is of no registered format`);
+    counts.set(module.name, (counts.get(module.name) ?? 0) + 1);
+  }
+  const names = catalogueModules().map((module) => module.name);
+  return {
+    fuzzed: names.filter((name) => counts.has(name)).map((name) => [name, counts.get(name) as number]),
+    left: names.filter((name) => !counts.has(name)),
+  };
+}
+
 // --- command line ---------------------------------------------------------------------------
 
 interface Options {
@@ -681,6 +707,11 @@ async function main(): Promise<number> {
     return 0;
   }
   console.log(`fuzz: seed ${options.seed}`);
+  if (options.only === undefined) {
+    const { fuzzed, left } = coverage();
+    console.log(`formats: ${fuzzed.map(([name, count]) => `${name} (${count} valid)`).join(', ')}`);
+    console.log(`formats without a valid sample, not fuzzed: ${left.length === 0 ? 'none' : left.join(', ')}`);
+  }
   if (options.only !== undefined) {
     const data = setup();
     const { base, bytes, operations } = mutant(data.bases, data.pool, options.seed, options.only);

@@ -40,6 +40,9 @@ describe('evroom verifier', () => {
     // Nothing outside the file: no script or stylesheet by URL.
     const markup = html.replace(/(<(script|style)\b[^>]*>)[\s\S]*?<\/\2>/g, '$1</$2>');
     expect(markup).not.toMatch(/<script\b[^>]*\bsrc=|<link\b[^>]*\bhref=/);
+    // Built for production even from this test runner (NODE_ENV=test), when it was built here:
+    // React's development JSX runtime is not in the page, and code calling it would not render.
+    expect(html).not.toContain('jsxDEV');
   }, 120_000);
 
   it('refuses to replace a file without --force, and replaces it with --force', () => {

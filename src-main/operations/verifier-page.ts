@@ -65,6 +65,12 @@ async function buildPage(sourceRoot: string): Promise<void> {
   const vite = (await import(/* @vite-ignore */ viteModule)) as {
     build(config: { configFile: string; logLevel: string }): Promise<unknown>;
   };
+  // Vite and React choose the production JSX runtime only when NODE_ENV is `production`; built
+  // from a test runner (NODE_ENV=test) the page's code would call React's development runtime,
+  // which the bundled production React lacks, and the page would not render. `npm run build`
+  // builds for production; so does this, whatever the caller's NODE_ENV.
+  const nodeEnv = process.env['NODE_ENV'];
+  process.env['NODE_ENV'] = 'production';
   try {
     await vite.build({ configFile: join(sourceRoot, 'verifier.vite.config.ts'), logLevel: 'error' });
   } catch (error) {
@@ -74,6 +80,9 @@ async function buildPage(sourceRoot: string): Promise<void> {
       `The verifier page could not be built: ${(error as Error).message}`,
       { cause: error },
     );
+  } finally {
+    if (nodeEnv === undefined) delete process.env['NODE_ENV'];
+    else process.env['NODE_ENV'] = nodeEnv;
   }
 }
 
