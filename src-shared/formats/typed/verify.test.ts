@@ -346,7 +346,9 @@ describe('typed contract envelope', () => {
       '/issued_at',
     ],
     ['issuer not a DID', (contract) => (contract['issuer'] = 'Acme Corp'), 'pattern_mismatch', '/issuer'],
-    ['key_id not a key id', (contract) => (contract['key_id'] = 'k1'), 'pattern_mismatch', '/key_id'],
+    ['key_id with a space', (contract) => (contract['key_id'] = 'k 1'), 'pattern_mismatch', '/key_id'],
+    ['key_id did: with an empty method', (contract) => (contract['key_id'] = 'did::k1'), 'pattern_mismatch', '/key_id'],
+    ['key_id of 257 characters', (contract) => (contract['key_id'] = 'k'.repeat(257)), 'too_long', '/key_id'],
     [
       'a did:key that does not decode',
       (contract) => (contract['key_id'] = 'did:key:z6Mk1'),
