@@ -332,7 +332,7 @@ export function PinForm({
             placeholder="did:svc:acme:k1"
             onChange={(event) => update('key_id', event.currentTarget.value)}
           />,
-          'did:svc:…, did:web:… or did:key:z6Mk… (a did:key fills in its public key).',
+          'Any DID (did:web:…, did:hive:…, did:key:z6Mk…, which fills in its public key) or a name such as test-key-001.',
         )}
         {field(
           'algorithm',
