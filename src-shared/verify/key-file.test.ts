@@ -129,6 +129,12 @@ describe('parseKeyFile', () => {
     ['key_id not a string', keyFile({ ...good, key_id: 7 }), 'invalid_key_id', '/keys/0/key_id'],
     ['private key in an entry', keyFile({ ...good, private_key: pk }), 'private_key', '/keys/0/private_key'],
     ['private key beside the list', JSON.stringify({ keys: [good], secretKey: pk }), 'private_key', '/secretKey'],
+    [
+      'an evroom private key file',
+      JSON.stringify({ key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: pk, seed: pk }),
+      'private_key',
+      '/seed',
+    ],
     ['bad algorithm', keyFile({ ...good, algorithm: 'ed25519' }), 'invalid_algorithm', '/keys/0/algorithm'],
     ['short key', keyFile({ ...good, public_key: pk.slice(0, 40) }), 'invalid_public_key', '/keys/0/public_key'],
     ['padded key', keyFile({ ...good, public_key: `${pk}=` }), 'invalid_public_key', '/keys/0/public_key'],
