@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { b64uEncode, createPortableProvider, didKeyFromEd25519 } from '../crypto';
-import type { KeyEntry } from './context';
+import { createVerifyContext, type KeyEntry } from './context';
+import { findEmbeddedKey } from './keys';
 import { parseJsonTree } from '../json';
 import {
   checkKeySources,
@@ -425,5 +426,25 @@ describe('the typed signer /pubkey answer as a key file', () => {
     // A JWK with its private member d.
     const jwk = { kty: 'OKP', crv: 'Ed25519', x: pair.pubKeyB64u, d: pair.privKeyB64u };
     expect(failure(() => parseKeyFile(JSON.stringify(jwk)))).toMatchObject({ code: 'private_key', path: '/d' });
+  });
+});
+
+describe('the /pubkey answer pinned makes the same signer inline key trusted (matched by its bytes)', () => {
+  const read = (name: string): string =>
+    readFileSync(fileURLToPath(new URL(`../../test-vectors/key-files/${name}`, import.meta.url)), 'utf8');
+
+  it('resolves the sign answer embedded ML-DSA-65 key to the pinned did:hive:typed-demo', () => {
+    const pinned = parseKeyFile(read('typed-signer-pubkey.json')).map((entry) => ({
+      ...entry,
+      status: 'pinned' as const,
+    }));
+    const answer = JSON.parse(read('typed-signer-sign-answer.json')) as { envelope: { public_key: string } };
+    const inline = Uint8Array.from(Buffer.from(answer.envelope.public_key, 'base64'));
+    const now = new Date('2026-11-25T00:00:00Z');
+    const trusted = findEmbeddedKey(inline, 'ML-DSA-65', createVerifyContext(crypto, { now, pinned }));
+    expect(trusted).toMatchObject({ source: 'pinned', key_id: 'did:hive:typed-demo', trust: { status: 'trusted' } });
+    const given = findEmbeddedKey(inline, 'ML-DSA-65', createVerifyContext(crypto, { now, advertised: pinned }));
+    expect(given).toMatchObject({ source: 'document', trust: { status: 'unpinned' } });
+    expect(given.key_id).toBeUndefined();
   });
 });
