@@ -56,10 +56,15 @@ const KEY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'label', 'not_before',
 /**
  * Parse a key file.
  *
- * Rules beyond the shape: key ids are unique within the file; a did:key id must encode the very
- * public key of its entry; `not_before` must not be after `not_after`; `use`, as /v1/keys lists
- * it, may be present as an array of strings and is ignored, and so may a top-level `note`
- * string (the listing's "listing confers no trust"). Unknown members are refused.
+ * Rules beyond the shape: key ids follow PROTOCOL section 0 ({@link keyIdProblem}: any DID or
+ * an opaque id of 1-256 printable ASCII characters without spaces) and are unique within the
+ * file; a did:key id must encode the very public key of its entry; `not_before` must not be after
+ * `not_after`; `use`, as /v1/keys lists it, may be present as an array of strings and is ignored,
+ * and so may a top-level `note` string (the listing's "listing confers no trust"). Unknown
+ * members are refused. A file without `keys` but with `issuer` is one key as a producer answers
+ * it (the typed signer's `GET /pubkey`; its descriptive members are ignored, its two key
+ * encodings must agree). A file with a private key member, in either shape, is refused
+ * (`private_key`).
  *
  * @param text - The file's text.
  * @param options - See {@link KeyFileOptions}.
