@@ -306,6 +306,24 @@ describe('key ids in key files (PROTOCOL section 0)', () => {
     expect(parseKeyFile(text, { advertised: true }).map((entry) => entry.key_id)).toEqual(ids);
   });
 
+  it('reads a /v1/keys answer that lists opaque and did:hive ids', () => {
+    const listing = JSON.stringify({
+      keys: ['test-key-001', 'did:hive:typed-demo'].map((key_id) => ({
+        key_id,
+        algorithm: 'Ed25519',
+        public_key: pk,
+        use: ['sign'],
+        status: 'active',
+        not_before: '2026-01-01T00:00:00Z',
+      })),
+      note: 'listing confers no trust',
+    });
+    expect(parseKeyFile(listing, { advertised: true }).map((entry) => entry.key_id)).toEqual([
+      'test-key-001',
+      'did:hive:typed-demo',
+    ]);
+  });
+
   it('says what is wrong with a refused id without repeating its characters', () => {
     const spaced = failure(() => parseKeyFile(keyFile({ key_id: 'test key', algorithm: 'Ed25519', public_key: pk })));
     expect(spaced.message).toMatch(/must not contain spaces \(character 5 is a space\)/);
