@@ -58,6 +58,7 @@ export const KEY_ID_RULE =
 
 /** W3C DID syntax (DID Core 3.1): `did:` method-name `:` method-specific-id. */
 const DID_SYNTAX = 'did:[a-z0-9]+:(?:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*:)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+';
+const DID_PATTERN = new RegExp(`^${DID_SYNTAX}$`);
 
 /**
  * The shape of a key id (PROTOCOL section 0), also the `pattern` of every published schema's key
@@ -97,6 +98,11 @@ export const ISSUER_KEY_ID_RULE =
  */
 export function keyIdProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return `A key id must be a string, not ${value === null ? 'null' : typeof value}.`;
+  // The common case, on every verification's path: one pattern test (and a did:key decoding,
+  // cached); the reasons below are worked out only for an id that fails.
+  if (value.length <= MAX_KEY_ID_LENGTH && KEY_ID_PATTERN.test(value)) {
+    return value.startsWith('did:key:') ? didProblem(value) : undefined;
+  }
   if (value.length === 0) return 'A key id must not be empty.';
   for (let index = 0; index < value.length; index += 1) {
     const code = value.charCodeAt(index);
@@ -126,7 +132,7 @@ function didProblem(value: string): string | undefined {
   if (!value.includes(':', 4)) return `The DID has no method-specific id (${syntax}).`;
   const rest = value.slice(5 + method.length);
   if (rest.length === 0) return `The DID's method-specific id is empty (${syntax}).`;
-  if (!new RegExp(`^${DID_SYNTAX}$`).test(value)) {
+  if (!DID_PATTERN.test(value)) {
     return (
       "The DID's method-specific id holds letters, digits, '.', '-', '_', ':' and %XX escapes only, " +
       `and does not end with ':' (${syntax}).`
