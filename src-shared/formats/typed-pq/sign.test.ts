@@ -77,6 +77,6 @@ describe('signTypedPq', () => {
     ).toThrow(TypeError);
     expect(() => signTypedPq([1], keys.secretKey, keys.publicKey.subarray(1), KEY_ID, crypto)).toThrow(RangeError);
     expect(() => signTypedPq([1], keys.secretKey.subarray(1), keys.publicKey, KEY_ID, crypto)).toThrow(RangeError);
-    expect(() => signTypedPq([1], keys.secretKey, keys.publicKey, 'pq-key', crypto)).toThrow(TypeError);
+    expect(() => signTypedPq([1], keys.secretKey, keys.publicKey, 'pq key', crypto)).toThrow(TypeError);
   });
 });
