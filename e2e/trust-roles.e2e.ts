@@ -60,4 +60,28 @@ describe('trust store roles', () => {
     expect(store.pinned).toEqual([expect.objectContaining({ key_id: KEY_ID, roles: ['requester', 'service'] })]);
     expect(failures).toEqual([]);
   });
+  it('pins a key under a did:hive id from the form, after refusing an id with a space with its reason', async () => {
+    const hive = 'did:hive:typed-demo-e2e';
+    await page.getByRole('link', { name: 'Trust store' }).click();
+    await page.getByRole('heading', { name: 'Trust store' }).waitFor();
+    const keyId = page.getByLabel('Key id');
+    await keyId.fill('did:hive:typed demo');
+    await page.getByLabel('Public key (base64url)').fill(PUBLIC_KEY);
+    await page.getByLabel('Label (optional)').focus();
+    await page.locator('#pin-key_id-error').getByText('must not contain spaces (character 15 is a space)').waitFor();
+    await keyId.fill('did::typed-demo');
+    await page.locator('#pin-key_id-error').getByText("The DID's method is empty").waitFor();
+    await keyId.fill(hive);
+    await page.getByLabel('Label (optional)').fill('Typed signer (e2e)');
+    await page.locator('#pin-key_id-error').waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Pin key…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Pin key' }).click();
+    await page.getByTestId('trust-done').waitFor();
+    await page.locator(`[data-testid="pinned-table"] tr[data-key-id="${hive}"]`).waitFor();
+    const store = await callApi<{ pinned: { key_id: string; label?: string }[] }>(app, 'trust.list');
+    expect(store.pinned).toContainEqual(expect.objectContaining({ key_id: hive, label: 'Typed signer (e2e)' }));
+    expect(failures).toEqual([]);
+  });
 });

@@ -204,4 +204,67 @@ describe('every door re-judges stored trust the same way', () => {
       await web.close();
     }
   }, 60_000);
+
+  it('pins under any DID method or an opaque id through IPC and HTTP, and refuses a bad id alike, changing nothing', async () => {
+    const home = path.join(directory, 'home-ids');
+    const seeded = openWorkspace(home);
+    await importEvidence(seeded, bundle);
+    seeded.close();
+    const api = createAppApi({ mode: 'electron', dataDirectory: home });
+    const web = await startLocalWebMode({
+      dataDirectory: path.join(directory, 'home-ids-web'),
+      rendererDirectory,
+      port: 0,
+    });
+    const token = /#token=([A-Za-z0-9_-]+)/.exec(web.url)?.[1] ?? '';
+    const overHttp = async (method: string, input: unknown): Promise<AppApiAnswer> => {
+      const response = await fetch(`http://127.0.0.1:${web.port}/api/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(input),
+      });
+      return (await response.json()) as AppApiAnswer;
+    };
+    try {
+      const refusals: [string, RegExp][] = [
+        ['acme key', /must not contain spaces/],
+        ['acme\u0007', /U\+0007, a control character/],
+        ['k'.repeat(257), /at most 256 characters; this one has 257/],
+        ['', /must not be empty/],
+        ['did::acme', /method is empty/],
+        ['did:hive:', /method-specific id is empty/],
+      ];
+      for (const [keyId, reason] of refusals) {
+        const input = { key_id: keyId, algorithm: 'Ed25519', public_key: publicKey };
+        const ipc = await api.answer('trust.pin', input);
+        expect(ipc, JSON.stringify(keyId)).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+        expect(ipc.ok ? '' : ipc.error.message, JSON.stringify(keyId)).toMatch(reason);
+        expect(ipc.ok ? [] : ipc.error.details).toEqual([{ path: '/key_id', message: expect.any(String) }]);
+        expect(await overHttp('trust.pin', input)).toEqual(ipc);
+      }
+      expect(byTrust(home)).toEqual({ unpinned: RECEIPTS });
+      expect(await api.answer('trust.list', {})).toMatchObject({ ok: true, result: { pinned: [] } });
+
+      // The same issuer key pinned under a did:hive id: its receipts are re-judged trusted.
+      const pinned = await api.answer('trust.pin', {
+        key_id: 'did:hive:acme-issuer',
+        algorithm: 'Ed25519',
+        public_key: publicKey,
+      });
+      expect(pinned).toMatchObject({ ok: true, result: { key_id: 'did:hive:acme-issuer' } });
+      expect(byTrust(home)).toEqual({ trusted: RECEIPTS });
+      // An opaque id over HTTP, on another data folder.
+      const opaque = await overHttp('trust.pin', {
+        key_id: 'test-key-001',
+        algorithm: 'Ed25519',
+        public_key: publicKey,
+        label: 'Test key',
+      });
+      expect(opaque).toMatchObject({ ok: true, result: { key_id: 'test-key-001', label: 'Test key' } });
+      expect(await overHttp('trust.unpin', { key_id: 'test-key-001' })).toMatchObject({ ok: true });
+    } finally {
+      api.close();
+      await web.close();
+    }
+  }, 60_000);
 });

@@ -134,7 +134,14 @@ describe('evroom keys new', () => {
       ['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--name', '../up'],
       "keys new: --name '../up' is not a file base name",
     ],
-    [['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--key-id', 'acme'], 'keys new: "acme" is not a key id'],
+    [
+      ['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--key-id', 'acme'],
+      'keys new: "acme" is not an issuing key id',
+    ],
+    [
+      ['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--key-id', 'did:hive:typed-demo'],
+      'keys new: "did:hive:typed-demo" is not an issuing key id',
+    ],
     [['keys', 'new', '--alg', 'ed25519', '--out', 'x', '--seed', 'y'], 'keys: unknown option --seed'],
   ])('refuses %j with one line and exit 2, writing nothing', async (args, message) => {
     const result = await evroom(args.map((arg) => (arg === 'x' ? join(dir, 'never') : arg)));

@@ -122,6 +122,17 @@ describe('evroom report', () => {
     expect(verifyJson(home, path.join(directory, 'count2.json')).report.status).toBe('MISMATCH');
   });
 
+  it('a signer key id with a space is MALFORMED, said at /signer/key_id', () => {
+    const spaced = JSON.parse(JSON.stringify(report)) as SignedReport & { signer: { key_id: string } };
+    spaced.signer.key_id = 'auditor key';
+    fs.writeFileSync(path.join(directory, 'spaced.json'), JSON.stringify(spaced));
+    const { report: verification } = verifyJson(home, path.join(directory, 'spaced.json'));
+    expect(verification.status).toBe('MALFORMED');
+    expect(verification.errors).toContainEqual(
+      expect.objectContaining({ path: '/signer/key_id', message: expect.stringContaining('must not contain spaces') }),
+    );
+  });
+
   it('refuses an HTML page whose embedded JSON or visible table changed by one byte', () => {
     const html = fs.readFileSync(path.join(directory, 'r.html'), 'utf8');
     const start = html.indexOf('id="evroom-report">') + 'id="evroom-report">'.length;

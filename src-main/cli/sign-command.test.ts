@@ -390,6 +390,11 @@ describe('evroom sign', () => {
       "sign nano: --issued-at 'yesterday' is not a timestamp",
     ],
     [
+      'a key id of another method than this workstation issues under',
+      () => [...signArgs('nano', 'nano'), '--key-id', 'did:hive:typed-demo'],
+      'sign nano: --key-id "did:hive:typed-demo" cannot name an issuing key (did:svc:<id>, did:web:<host>[:path] or an Ed25519 did:key)',
+    ],
+    [
       'a key id of another key',
       () => [...signArgs('nano', 'nano'), '--key-id', 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'],
       /is the did:key of another key/,

@@ -88,7 +88,20 @@ describe('evroom trust', () => {
     expect(evroom(home, ['trust', 'pin', '--key-id', KEY_A, '--public-key', publicA]).code).toBe(0);
     const before = { list: listing(home), audit: auditCount(home) };
     const cases: [string[], RegExp][] = [
-      [['trust', 'pin', '--key-id', 'acme', '--public-key', publicA], /invalid_key_id/],
+      [
+        ['trust', 'pin', '--key-id', 'acme key', '--public-key', publicA],
+        /must not contain spaces[^\n]*invalid_key_id/,
+      ],
+      [['trust', 'pin', '--key-id', 'did::acme', '--public-key', publicA], /method is empty[^\n]*invalid_key_id/],
+      [
+        ['trust', 'pin', '--key-id', 'k'.repeat(257), '--public-key', publicA],
+        /at most 256 characters; this one has 257[^\n]*invalid_key_id/,
+      ],
+      [
+        ['trust', 'pin', '--key-id', 'k\u0007', '--public-key', publicA],
+        /U\+0007, a control character[^\n]*invalid_key_id/,
+      ],
+      [['trust', 'pin', '--key-id', '', '--public-key', publicA], /key-id|invalid_key_id/],
       [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', 'AAAA'], /--public-key must be 32 bytes/],
       [['trust', 'pin', '--key-id', 'did:svc:x', '--public-key', publicA, '--algorithm', 'RSA'], /--algorithm must be/],
       [

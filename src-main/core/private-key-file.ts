@@ -52,7 +52,7 @@ import type { JsonValue } from '../../src-shared/json/types';
 import type { KeyAlgorithm, KeyEntry } from '../../src-shared/verify/context';
 import { decodeB64uField, describeType, isJsonObject, quote, type JsonObject } from '../../src-shared/verify/fields';
 import { MAX_LABEL_LENGTH } from '../../src-shared/verify/key-file';
-import { isKeyId, KEY_ALGORITHMS, PUBLIC_KEY_LENGTH } from '../../src-shared/verify/keys';
+import { ISSUER_KEY_ID_RULE, isIssuerKeyId, KEY_ALGORITHMS, PUBLIC_KEY_LENGTH } from '../../src-shared/verify/keys';
 import { isTimestamp } from '../../src-shared/verify/timestamp';
 
 /** The version marker of the private key file format this code reads and writes. */
@@ -184,8 +184,10 @@ export function createPrivateKey(
     throw new TypeError('createdAt must be a valid Date');
   }
   if (keyId !== undefined) {
-    if (!isKeyId(keyId)) {
-      throw new TypeError(`${quote(String(keyId))} is not a key id: use did:svc:<id> or did:web:<host>[:path]`);
+    if (!isIssuerKeyId(keyId)) {
+      throw new TypeError(
+        `${quote(String(keyId))} is not an issuing key id: use did:svc:<id> or did:web:<host>[:path]`,
+      );
     }
     if (keyId.startsWith('did:key:')) {
       throw new TypeError('A did:key id is derived from the key itself; leave out the key id to get one');
@@ -309,12 +311,8 @@ export function parsePrivateKeyFile(text: string, crypto: CryptoProvider): Priva
   }
   const keyAlgorithm = algorithm as KeyAlgorithm;
   const keyId = root['key_id'];
-  if (!isKeyId(keyId)) {
-    throw formatError(
-      'invalid_key_id',
-      '/key_id',
-      '"key_id" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key.',
-    );
+  if (typeof keyId !== 'string' || !isIssuerKeyId(keyId)) {
+    throw formatError('invalid_key_id', '/key_id', `"key_id" cannot name an issuing key. ${ISSUER_KEY_ID_RULE}`);
   }
   if (keyAlgorithm === 'ML-DSA-65' && keyId.startsWith('did:key:')) {
     throw formatError(

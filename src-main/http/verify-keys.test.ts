@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { b64uEncode } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
+import { standardReceiptFile } from '../operations/import-test-support';
 import { loadServiceKeys } from '../operations/service-keys';
 import { pinKey } from '../operations/trust';
 import { openWorkspace, type Workspace } from '../operations/workspace';
@@ -108,5 +109,23 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
       status: 'unpinned',
       detail: expect.stringContaining(`pinned for requester only`),
     });
+  });
+  it('takes keys named by any DID method or opaque ids, and one key as the typed signer answers /pubkey', async () => {
+    const opaque = standardReceiptFile(1, seedB, 'test-key-001', node);
+    const sent = JSON.parse(new TextDecoder().decode(opaque.bytes)) as unknown;
+    const asFile = await verify({ document: sent, keys: keyFile('test-key-001', publicB) });
+    expect(asFile.status).toBe(200);
+    expect(asFile.json).toMatchObject({ status: 'PASS', trust: { status: 'unpinned', key_id: 'test-key-001' } });
+    const answer = {
+      issuer: 'test-key-001',
+      algorithm: 'ed25519',
+      publicKey_b64: Buffer.from(publicB).toString('base64'),
+    };
+    const asAnswer = await verify({ document: sent, keys: answer });
+    expect(asAnswer.status).toBe(200);
+    expect(asAnswer.json).toMatchObject({ status: 'PASS', trust: { key_id: 'test-key-001' } });
+    const spaced = await verify({ document: sent, keys: keyFile('test key-001', publicB) });
+    expect(spaced.status).toBe(400);
+    expect(JSON.stringify(spaced.json)).toContain('must not contain spaces (character 5 is a space)');
   });
 });

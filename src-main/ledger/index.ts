@@ -72,6 +72,7 @@ export {
 export {
   KEY_ALGORITHMS,
   KEY_STATUSES,
+  MAX_KEY_ID_LENGTH,
   PUBLIC_KEY_LENGTHS,
   countKeys,
   deleteTrustedKey,

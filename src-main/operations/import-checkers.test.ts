@@ -161,6 +161,39 @@ describe('the import and the browser reference verifier check bundles alike', ()
     expect(verdict).toMatchObject({ signature: 'valid', counts: { receipts: 5, byStatus: { PASS: 5 } } });
   });
 
+  it('a bundle whose keys name a did:hive signer and an opaque issuer id (PROTOCOL section 0)', async () => {
+    const opaque = 'test-key-001';
+    const hive = 'did:hive:acme-bundles';
+    const issued = Array.from({ length: 2 }, (_, index) => standardReceiptFile(index, issuerSeed, opaque, crypto));
+    const bundle = bundleParts(issued, {
+      keyId: hive,
+      keys: [keyEntryFor(opaque, issuerSeed, crypto), keyEntryFor(hive, signerSeed, crypto)],
+    });
+    const verdict = await same(zipBundle(bundle, { seed: signerSeed, keyId: hive }, crypto));
+    expect(findingCodes(verdict)).toEqual([]);
+    expect(verdict).toMatchObject({
+      signature: 'valid',
+      counts: { receipts: 2, byStatus: { PASS: 2 }, advertisedKeys: 2 },
+    });
+
+    // The same bundle whose keys file names an id with a space: both checkers say so alike.
+    const spaced = bundleParts(issued, {
+      keyId: hive,
+      keys: [keyEntryFor(hive, signerSeed, crypto)],
+    });
+    const keysName = [...spaced.files.keys()].find((name) => name.startsWith('keys/')) as string;
+    const text = new TextDecoder().decode(spaced.files.get(keysName));
+    spaced.files.set(keysName, utf8Encode(text.replace(hive, 'did:hive:acme bundles')));
+    const refused = await same(zipBundle(spaced, { seed: signerSeed, keyId: hive }, crypto));
+    expect(findingCodes(refused)).toEqual([
+      'keys_invalid',
+      'manifest_signature_unavailable',
+      'receipt_not_pass',
+      'receipt_not_pass',
+    ]);
+    expect(JSON.stringify(refused)).toContain('must not contain spaces (character 14 is a space)');
+  });
+
   it('an altered, a missing and an extra file, and a file outside the layout', async () => {
     const bundle = parts();
     const listed = new Map(bundle.files);

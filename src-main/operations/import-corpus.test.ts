@@ -47,6 +47,8 @@ function instantWritten(text: string, millis: number): boolean {
   return (
     text.includes(iso.slice(0, 19)) ||
     new RegExp(`(^|[^0-9])(${seconds}|${millis})([^0-9]|$)`).test(text) ||
+    // Seconds written as any JSON number spelling (a countersigner's 1.7956365573234835e+09).
+    [...text.matchAll(/-?\d+(?:\.\d+)?[eE][+-]?\d+/g)].some((match) => Math.floor(Number(match[0])) === seconds) ||
     // An instant written with an offset: compare every RFC 3339 instant of the document.
     [...text.matchAll(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g)].some(
       (match) => Math.floor(Date.parse(match[0]) / 1000) === seconds,

@@ -27,7 +27,7 @@ import type { JsonNode } from '../../src-shared/json/types';
 import type { KeyEntry, SecretEntry, VerifyContext } from '../../src-shared/verify/context';
 import type { FormatIssuer, IssueFields, IssueInput, IssueKey } from '../../src-shared/verify/format-module';
 import { IssueInputError } from '../../src-shared/verify/issue-error';
-import { isKeyId } from '../../src-shared/verify/keys';
+import { ISSUER_KEY_ID_RULE, isIssuerKeyId } from '../../src-shared/verify/keys';
 import { formatIssuers } from '../../src-shared/verify/registry';
 import type { Report } from '../../src-shared/verify/report';
 import { isTimestamp } from '../../src-shared/verify/timestamp';
@@ -271,11 +271,11 @@ function checkSigners(
 
 function effectiveKeyId(key: IssueKey, override: string | undefined): string {
   if (override === undefined) return key.key_id;
-  if (!isKeyId(override)) {
+  if (!isIssuerKeyId(override)) {
     throw new OperationError(
       'invalid_input',
       'invalid_key_id',
-      `'${override}' is not a key id (did:svc:<id>, did:web:<host>[:path] or did:key)`,
+      `${JSON.stringify(override.slice(0, 80))} cannot name an issuing key. ${ISSUER_KEY_ID_RULE}`,
       {
         facts: { key_id: override },
       },

@@ -199,10 +199,14 @@ describe('TrustStore.pin', () => {
     const { ledger, trust } = setup();
     const base = { key_id: K1, algorithm: 'Ed25519' as const, public_key: ED_A };
     const cases: [string, object][] = [
-      ['invalid_key_id', { key_id: 'svc:evroom:k1' }],
+      ['invalid_key_id', { key_id: 'svc evroom k1' }],
+      ['invalid_key_id', { key_id: '' }],
+      ['invalid_key_id', { key_id: 'k1\u0000' }],
       ['invalid_key_id', { key_id: 'did:svc:' }],
+      ['invalid_key_id', { key_id: 'did::evroom' }],
       ['invalid_key_id', { key_id: 'did:key:z6MkNOTAKEY' }],
       ['invalid_key_id', { key_id: `did:svc:${'x'.repeat(600)}` }],
+      ['invalid_key_id', { key_id: 'k'.repeat(257) }],
       ['invalid_algorithm', { algorithm: 'RSA' }],
       ['invalid_algorithm', { algorithm: 'ed25519' }],
       ['invalid_public_key', { public_key: ED_A.subarray(0, 31) }],

@@ -15,7 +15,6 @@ import { b64uEncode, equalBytes } from '../../src-shared/crypto';
 import type { AdvertisedKeyOf } from '../../src-shared/api/vocabulary';
 import type { KeyAlgorithm, KeyEntry, SignerRole } from '../../src-shared/verify/context';
 import { KeyFileError, parseKeyFile, serializeKeyFile } from '../../src-shared/verify/key-file';
-import { MAX_KEY_ID_LENGTH } from '../../src-shared/verify/keys';
 import {
   appendAudit,
   deleteTrustedKey,
@@ -23,6 +22,7 @@ import {
   insertAdvertisedKey,
   insertTrustedKey,
   listAdvertisedKeys,
+  MAX_KEY_ID_LENGTH as LEDGER_MAX_KEY_ID_LENGTH,
   listTrustedKeys,
   updateTrustedKey,
   type KeyRecord,
@@ -336,8 +336,9 @@ export function createTrustStore(ledger: Ledger, options: { now?: () => number }
 
   function get(keyId: string): TrustedKey | undefined {
     if (typeof keyId !== 'string') throw new TypeError('key_id must be a string');
-    // No key id of another length can have been stored.
-    if (keyId.length === 0 || keyId.length > MAX_KEY_ID_LENGTH) return undefined;
+    // No key id of another length can have been stored (the ledger's bound, wider than today's
+    // key id rule: rows pinned under an earlier rule are still found, revoked and unpinned).
+    if (keyId.length === 0 || keyId.length > LEDGER_MAX_KEY_ID_LENGTH) return undefined;
     const record = getTrustedKey(ledger.readable, keyId);
     return record === undefined ? undefined : toTrustedKey(record);
   }

@@ -29,10 +29,24 @@ describe('trust input checks', () => {
       'did:web:acme.example',
       'did:web:acme.example:keys:1',
       didKeyFromEd25519(key),
+      'did:foo:x',
+      'did:hive:typed-demo',
+      'test-key-001',
+      'k'.repeat(256),
     ]) {
       expect(checkKeyId(id)).toBe(id);
     }
-    for (const id of ['', 'did:svc:', 'did:foo:x', 'did:web:', 'did:key:z6Mk0OIl', 'did:svc:a b']) {
+    for (const id of [
+      '',
+      'did:svc:',
+      'did::x',
+      'did:web:',
+      'did:key:z6Mk0OIl',
+      'did:svc:a b',
+      'test key',
+      'k\t1',
+      'k'.repeat(257),
+    ]) {
       expect(codeOf(() => checkKeyId(id))).toBe('invalid_key_id');
     }
     expect(() => checkKeyId(5)).toThrow(TypeError);

@@ -8,7 +8,7 @@ import { KEY_ALGORITHMS, type ApiKeyAlgorithm, type AppApiParams, type PinnedKey
 import { ed25519FromDidKey } from '../../src-shared/crypto/did-key';
 import { b64uDecode, b64uEncode } from '../../src-shared/crypto/encoding';
 import { SIGNER_ROLES, type SignerRole } from '../../src-shared/verify/context';
-import { isKeyId, PUBLIC_KEY_LENGTH } from '../../src-shared/verify/keys';
+import { isKeyId, keyIdProblem, PUBLIC_KEY_LENGTH } from '../../src-shared/verify/keys';
 import { api, errorMessage } from '../api';
 import { Button, Code, ConfirmDialog } from './ui';
 
@@ -82,10 +82,12 @@ function hasControlCharacter(value: string): boolean {
 export function validateDraft(draft: PinDraft): FieldErrors {
   const errors: FieldErrors = {};
   const keyId = draft.key_id.trim();
-  if (keyId === '') errors.key_id = 'Enter the key id, e.g. did:svc:acme:k1, did:web:example.com or did:key:z6Mk…';
-  else if (!isKeyId(keyId))
+  const keyIdError = keyId === '' ? undefined : keyIdProblem(keyId);
+  if (keyId === '')
     errors.key_id =
-      'Not a key id: expected did:svc:<id>, did:web:<host>[:path] or a decodable did:key (at most 512 characters).';
+      'Enter the key id: any DID (did:web:example.com, did:hive:typed-demo, did:key:z6Mk…) or a name such as test-key-001.';
+  else if (keyIdError !== undefined)
+    errors.key_id = `${keyIdError} A key id is any DID or 1 to 256 printable ASCII characters without spaces.`;
   if (!(KEY_ALGORITHMS as readonly string[]).includes(draft.algorithm))
     errors.algorithm = `Choose ${KEY_ALGORITHMS.join(' or ')}.`;
   const publicKey = normalisePublicKey(draft.public_key);
@@ -330,7 +332,7 @@ export function PinForm({
             placeholder="did:svc:acme:k1"
             onChange={(event) => update('key_id', event.currentTarget.value)}
           />,
-          'did:svc:…, did:web:… or did:key:z6Mk… (a did:key fills in its public key).',
+          'Any DID (did:web:…, did:hive:…, did:key:z6Mk…, which fills in its public key) or a name such as test-key-001.',
         )}
         {field(
           'algorithm',

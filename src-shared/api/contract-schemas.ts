@@ -39,7 +39,11 @@ const tenantId = Type.String({ minLength: 1, maxLength: 64, pattern: TENANT_ID_P
 const cursor = Type.String({ minLength: 1, maxLength: 2048 });
 /** A page's size. */
 const pageSize = Type.Integer({ minimum: 1, maximum: 500 });
-/** A key id as the trust store names it. */
+/**
+ * A key id as the trust store names it, to look an entry up (revoke, unpin): only bounded, since
+ * entries pinned under an earlier, longer rule must stay reachable. A new pin is checked against
+ * PROTOCOL section 0's rule (`keyIdProblem`) by the `trust.pin` validator.
+ */
 const keyId = Type.String({ minLength: 1, maxLength: 2048 });
 
 /** Methods that take nothing: `{}`, or no input at all. */

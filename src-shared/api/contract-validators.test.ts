@@ -260,3 +260,35 @@ describe('verify', () => {
     expect(() => APP_API.verify({ text: '{}', name: 'n'.repeat(513) })).toThrow(ApiInputError);
   });
 });
+
+describe('trust.pin key ids (PROTOCOL section 0)', () => {
+  const pin = (key_id: unknown) =>
+    APP_API['trust.pin']({ key_id, algorithm: 'Ed25519', public_key: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' });
+
+  it('takes any DID and opaque ids of 1 to 256 printable ASCII characters', () => {
+    for (const id of ['did:hive:typed-demo', 'did:hive:abc123', 'test-key-001', 'did:svc:acme:k1', 'k'.repeat(256)]) {
+      expect(pin(id).key_id).toBe(id);
+    }
+  });
+
+  it('refuses a bad id with its reason at /key_id', () => {
+    const cases: [unknown, RegExp][] = [
+      ['test key', /must not contain spaces/],
+      ['test\u0000key', /U\+0000, a control character/],
+      ['k'.repeat(257), /at most 256 characters; this one has 257/],
+      ['', /must not be empty/],
+      ['did::x', /method is empty/],
+    ];
+    for (const [id, reason] of cases) {
+      let thrown: unknown;
+      try {
+        pin(id);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, String(id)).toBeInstanceOf(ApiInputError);
+      expect((thrown as ApiInputError).message).toMatch(reason);
+      expect((thrown as ApiInputError).path).toBe('/key_id');
+    }
+  });
+});

@@ -13,6 +13,7 @@
  * where null and '' clear the RPC, an upload whose data must be base64url).
  */
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
+import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
 import { chainSettingsInput } from './anchor-contract';
 import {
   MAX_UPLOAD_B64,
@@ -215,8 +216,13 @@ export const APP_API: Validators = {
       'not_after',
       'roles',
     ]);
+    const keyId = stringField(source, 'key_id', 2048, 0);
+    // PROTOCOL section 0's one rule (any DID, or 1-256 printable ASCII without spaces), so a pin
+    // is refused here with the same words whichever door it came through.
+    const problem = keyIdProblem(keyId);
+    if (problem !== undefined) throw new ApiInputError(`key_id is not a key id: ${problem} ${KEY_ID_RULE}`, '/key_id');
     const result: AppApiParams['trust.pin'] = {
-      key_id: stringField(source, 'key_id', 2048),
+      key_id: keyId,
       algorithm: oneOf(source, 'algorithm', KEY_ALGORITHMS),
       public_key: stringField(source, 'public_key', 4096),
     };

@@ -70,7 +70,7 @@ describe('parseManifest / serializeManifest', () => {
     ['unknown member', withChange((value) => (value.extra = 1)), '/extra'],
     ['missing member', withChange((value) => delete value.counts), '/counts'],
     ['bad timestamp', withChange((value) => (value.generated_at = '2026-11-01 12:00')), '/generated_at'],
-    ['bad key id', withChange((value) => (value.key_id = 'acme')), '/key_id'],
+    ['bad key id', withChange((value) => (value.key_id = 'ac me')), '/key_id'],
     ['empty tenant', withChange((value) => (value.tenant_id = '')), '/tenant_id'],
     ['files not an array', withChange((value) => (value.files = {})), '/files'],
     [

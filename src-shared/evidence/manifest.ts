@@ -29,7 +29,7 @@ import { JsonParseError, parseJsonBytes } from '../json';
 import type { JsonNode, JsonObjectNode } from '../json/types';
 import type { VerifyContext } from '../verify/context';
 import { decodeB64uField, isPlainNonNegativeInteger } from '../verify/fields';
-import { findKeyById, isKeyId } from '../verify/keys';
+import { findKeyById, isKeyId, keyIdProblem } from '../verify/keys';
 import type { TrustResult } from '../verify/report';
 import { isTimestamp } from '../verify/timestamp';
 import { BundleError, printableName } from './errors';
@@ -191,7 +191,8 @@ export function parseManifest(bytes: Uint8Array): Manifest {
   const generatedAt = stringMember(top.get('generated_at'), '/generated_at');
   if (!isTimestamp(generatedAt)) throw invalid('/generated_at', 'must be a timestamp YYYY-MM-DDThh:mm:ss[.fff]Z.');
   const keyId = stringMember(top.get('key_id'), '/key_id');
-  if (!isKeyId(keyId)) throw invalid('/key_id', 'must be a key id: did:svc:<id>, did:web:<host>[:path] or a did:key.');
+  const keyIdError = keyIdProblem(keyId);
+  if (keyIdError !== undefined) throw invalid('/key_id', `is not a key id: ${keyIdError}`);
   const filesNode = top.get('files') as JsonNode;
   if (filesNode.type !== 'array') throw invalid('/files', 'expected an array.');
   const files: ManifestFile[] = [];

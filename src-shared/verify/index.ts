@@ -27,14 +27,18 @@ export { ReportBuilder, checkStatusOf, singleErrorReport, strongerStatus } from 
 export type { ErrorInput, FailureStatus } from './report-builder';
 export {
   KEY_ALGORITHMS,
+  ISSUER_KEY_ID_PATTERN,
   KEY_ID_PATTERN,
+  KEY_ID_RULE,
   MAX_KEY_ID_LENGTH,
   PUBLIC_KEY_LENGTH,
   describeKey,
   ed25519KeyEntry,
   findEmbeddedKey,
   findKeyById,
+  isIssuerKeyId,
   isKeyId,
+  keyIdProblem,
   pinnedTrust,
 } from './keys';
 export type { KeySource, ResolvedKey } from './keys';

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { b64uEncode, createPortableProvider, didKeyFromEd25519 } from '../crypto';
-import type { KeyEntry } from './context';
+import { createVerifyContext, type KeyEntry } from './context';
+import { findEmbeddedKey } from './keys';
 import { parseJsonTree } from '../json';
 import {
   checkKeySources,
@@ -112,13 +115,27 @@ describe('parseKeyFile', () => {
     ['not JSON', '{"keys":[', 'unexpected_end', '/keys/0'],
     ['not an object', '[]', 'invalid_type', ''],
     ['no keys', '{}', 'missing_property', '/keys'],
+    ['a bare public key', '{"pubKeyB64u":"x"}', 'missing_property', '/keys'],
     ['keys not an array', '{"keys":{}}', 'invalid_type', '/keys'],
     ['unknown top-level member', '{"keys":[],"extra":1}', 'unknown_property', '/extra'],
     ['note not a string', '{"keys":[],"note":1}', 'invalid_type', '/note'],
     ['entry not an object', '{"keys":[1]}', 'invalid_type', '/keys/0'],
     ['missing key_id', keyFile({ algorithm: 'Ed25519', public_key: pk }), 'missing_property', '/keys/0/key_id'],
     ['unknown entry member', keyFile({ ...good, colour: 'red' }), 'unknown_property', '/keys/0/colour'],
-    ['bad key_id', keyFile({ ...good, key_id: 'key-1' }), 'invalid_key_id', '/keys/0/key_id'],
+    ['key_id with a space', keyFile({ ...good, key_id: 'key 1' }), 'invalid_key_id', '/keys/0/key_id'],
+    ['key_id with a control character', keyFile({ ...good, key_id: 'key\u00071' }), 'invalid_key_id', '/keys/0/key_id'],
+    ['key_id of 257 characters', keyFile({ ...good, key_id: 'k'.repeat(257) }), 'invalid_key_id', '/keys/0/key_id'],
+    ['empty key_id', keyFile({ ...good, key_id: '' }), 'invalid_key_id', '/keys/0/key_id'],
+    ['did: with an empty method', keyFile({ ...good, key_id: 'did::abc' }), 'invalid_key_id', '/keys/0/key_id'],
+    ['key_id not a string', keyFile({ ...good, key_id: 7 }), 'invalid_key_id', '/keys/0/key_id'],
+    ['private key in an entry', keyFile({ ...good, private_key: pk }), 'private_key', '/keys/0/private_key'],
+    ['private key beside the list', JSON.stringify({ keys: [good], secretKey: pk }), 'private_key', '/secretKey'],
+    [
+      'an evroom private key file',
+      JSON.stringify({ key_id: 'did:svc:a', algorithm: 'Ed25519', public_key: pk, seed: pk }),
+      'private_key',
+      '/seed',
+    ],
     ['bad algorithm', keyFile({ ...good, algorithm: 'ed25519' }), 'invalid_algorithm', '/keys/0/algorithm'],
     ['short key', keyFile({ ...good, public_key: pk.slice(0, 40) }), 'invalid_public_key', '/keys/0/public_key'],
     ['padded key', keyFile({ ...good, public_key: `${pk}=` }), 'invalid_public_key', '/keys/0/public_key'],
@@ -278,5 +295,174 @@ describe('key file roles', () => {
         expect.objectContaining({ code: 'invalid_roles', path }),
       );
     }
+  });
+});
+
+describe('key ids in key files (PROTOCOL section 0)', () => {
+  it('accepts any DID method and opaque ids, keeping them exactly', () => {
+    const ids = ['did:hive:typed-demo', 'did:hive:abc123', 'test-key-001', 'did:web:example.com', 'k'.repeat(256)];
+    const text = keyFile(...ids.map((key_id) => ({ key_id, algorithm: 'Ed25519', public_key: pk })));
+    expect(parseKeyFile(text).map((entry) => entry.key_id)).toEqual(ids);
+    expect(parseKeyFile(text, { advertised: true }).map((entry) => entry.key_id)).toEqual(ids);
+  });
+
+  it('reads a /v1/keys answer that lists opaque and did:hive ids', () => {
+    const listing = JSON.stringify({
+      keys: ['test-key-001', 'did:hive:typed-demo'].map((key_id) => ({
+        key_id,
+        algorithm: 'Ed25519',
+        public_key: pk,
+        use: ['sign'],
+        status: 'active',
+        not_before: '2026-01-01T00:00:00Z',
+      })),
+      note: 'listing confers no trust',
+    });
+    expect(parseKeyFile(listing, { advertised: true }).map((entry) => entry.key_id)).toEqual([
+      'test-key-001',
+      'did:hive:typed-demo',
+    ]);
+  });
+
+  it('says what is wrong with a refused id without repeating its characters', () => {
+    const spaced = failure(() => parseKeyFile(keyFile({ key_id: 'test key', algorithm: 'Ed25519', public_key: pk })));
+    expect(spaced.message).toMatch(/must not contain spaces \(character 5 is a space\)/);
+    const control = failure(() =>
+      parseKeyFile(keyFile({ key_id: 'a\u001b[2Jb', algorithm: 'Ed25519', public_key: pk })),
+    );
+    expect(control.message).toMatch(/character 2 is U\+001B, a control character/);
+    expect(control.message).not.toContain('\u001b');
+    const long = failure(() =>
+      parseKeyFile(keyFile({ key_id: 'k'.repeat(257), algorithm: 'Ed25519', public_key: pk })),
+    );
+    expect(long.message).toMatch(/at most 256 characters; this one has 257/);
+    const method = failure(() => parseKeyFile(keyFile({ key_id: 'did::x', algorithm: 'Ed25519', public_key: pk })));
+    expect(method.message).toMatch(/method is empty/);
+  });
+});
+
+describe('the typed signer /pubkey answer as a key file', () => {
+  const answerText = readFileSync(
+    fileURLToPath(new URL('../../test-vectors/key-files/typed-signer-pubkey.json', import.meta.url)),
+    'utf8',
+  );
+  const answer = JSON.parse(answerText) as Record<string, unknown>;
+  const keyBytes = Uint8Array.from(Buffer.from(answer['publicKey_b64'] as string, 'base64'));
+
+  it('reads the producer answer as one ML-DSA-65 key named by its issuer', () => {
+    for (const advertised of [false, true]) {
+      expect(parseKeyFile(answerText, { advertised })).toEqual([
+        { key_id: 'did:hive:typed-demo', algorithm: 'ML-DSA-65', public_key: keyBytes },
+      ]);
+    }
+    expect(keyBytes.length).toBe(1952);
+    // A parsed tree (an HTTP request's keys member) gives the same key.
+    expect(parseKeyFileTree(parseJsonTree(answerText))).toEqual(parseKeyFile(answerText));
+  });
+
+  it('takes either encoding alone and the producer algorithm spellings', () => {
+    const { publicKey_hex: hex, ...b64Only } = answer;
+    const { publicKey_b64: _b64, ...hexOnly } = answer;
+    expect(parseKeyFile(JSON.stringify(b64Only))[0]?.public_key).toEqual(keyBytes);
+    expect(parseKeyFile(JSON.stringify(hexOnly))[0]?.public_key).toEqual(keyBytes);
+    expect(
+      parseKeyFile(JSON.stringify({ ...hexOnly, publicKey_hex: String(hex).toUpperCase() }))[0]?.public_key,
+    ).toEqual(keyBytes);
+    for (const spelling of ['ml-dsa-65', 'ML_DSA_65', 'MLDSA65']) {
+      expect(parseKeyFile(JSON.stringify({ ...answer, algorithm: spelling }))[0]?.algorithm).toBe('ML-DSA-65');
+    }
+    const ed = {
+      issuer: 'test-key-001',
+      algorithm: 'ed25519',
+      publicKey_b64: Buffer.from(publicKey).toString('base64'),
+    };
+    expect(parseKeyFile(JSON.stringify(ed))).toEqual([
+      { key_id: 'test-key-001', algorithm: 'Ed25519', public_key: publicKey },
+    ]);
+  });
+
+  it('refuses an answer whose two encodings name different keys, and every other flaw, with its path', () => {
+    const other = Uint8Array.from(keyBytes);
+    other[100] = (other[100] ?? 0) ^ 1;
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      [
+        'b64 and hex disagree',
+        { ...answer, publicKey_hex: Buffer.from(other).toString('hex') },
+        'public_key_disagreement',
+        '/publicKey_hex',
+      ],
+      ['issuer with a space', { ...answer, issuer: 'did:hive:typed demo' }, 'invalid_key_id', '/issuer'],
+      ['issuer empty', { ...answer, issuer: '' }, 'invalid_key_id', '/issuer'],
+      ['issuer did: with empty method', { ...answer, issuer: 'did::typed-demo' }, 'invalid_key_id', '/issuer'],
+      ['unknown algorithm', { ...answer, algorithm: 'SLH-DSA' }, 'invalid_algorithm', '/algorithm'],
+      ['no algorithm', { ...answer, algorithm: undefined }, 'missing_property', '/algorithm'],
+      [
+        'no key',
+        { ...answer, publicKey_b64: undefined, publicKey_hex: undefined },
+        'missing_property',
+        '/publicKey_b64',
+      ],
+      [
+        'b64 unpadded',
+        { ...answer, publicKey_b64: String(answer['publicKey_b64']).replace(/=+$/, '') },
+        'invalid_public_key',
+        '/publicKey_b64',
+      ],
+      [
+        'b64 too short',
+        { ...answer, publicKey_b64: Buffer.from(keyBytes.slice(0, 32)).toString('base64') },
+        'invalid_public_key',
+        '/publicKey_b64',
+      ],
+      ['hex not hex', { ...answer, publicKey_hex: 'zz'.repeat(1952) }, 'invalid_public_key', '/publicKey_hex'],
+      ['Ed25519 length', { ...answer, algorithm: 'Ed25519' }, 'invalid_public_key', '/publicKey_b64'],
+      ['wrong byte count', { ...answer, publicKey_bytes: 1953 }, 'invalid_public_key', '/publicKey_bytes'],
+      ['a private key beside it', { ...answer, secretKey_b64: 'AAAA' }, 'private_key', '/secretKey_b64'],
+      ['a seed beside it', { ...answer, seed_hex: '00'.repeat(32) }, 'private_key', '/seed_hex'],
+    ];
+    for (const [name, value, code, path] of cases) {
+      const error = failure(() => parseKeyFile(JSON.stringify(value)));
+      expect({ name, code: error.code, path: error.path }).toEqual({ name, code, path });
+    }
+    expect(
+      failure(() => parseKeyFile(JSON.stringify({ ...answer, publicKey_hex: Buffer.from(other).toString('hex') })))
+        .message,
+    ).toMatch(/different keys/);
+  });
+
+  it('refuses a key pair file such as smsh-stamp-verifier test_keypair.json, naming the member, never the value', () => {
+    const seed = new Uint8Array(32).fill(7);
+    const pair = {
+      privKeyB64u: b64uEncode(seed),
+      pubKeyB64u: b64uEncode(crypto.ed25519PublicKey(seed)),
+      note: 'Generated test keypair',
+    };
+    const error = failure(() => parseKeyFile(JSON.stringify(pair)));
+    expect(error).toMatchObject({ code: 'private_key', path: '/privKeyB64u' });
+    expect(error.message).toMatch(/holds a private key \(member "privKeyB64u"\)/);
+    expect(error.message).not.toContain(pair.privKeyB64u);
+    // A JWK with its private member d.
+    const jwk = { kty: 'OKP', crv: 'Ed25519', x: pair.pubKeyB64u, d: pair.privKeyB64u };
+    expect(failure(() => parseKeyFile(JSON.stringify(jwk)))).toMatchObject({ code: 'private_key', path: '/d' });
+  });
+});
+
+describe('the /pubkey answer pinned makes the same signer inline key trusted (matched by its bytes)', () => {
+  const read = (name: string): string =>
+    readFileSync(fileURLToPath(new URL(`../../test-vectors/key-files/${name}`, import.meta.url)), 'utf8');
+
+  it('resolves the sign answer embedded ML-DSA-65 key to the pinned did:hive:typed-demo', () => {
+    const pinned = parseKeyFile(read('typed-signer-pubkey.json')).map((entry) => ({
+      ...entry,
+      status: 'pinned' as const,
+    }));
+    const answer = JSON.parse(read('typed-signer-sign-answer.json')) as { envelope: { public_key: string } };
+    const inline = Uint8Array.from(Buffer.from(answer.envelope.public_key, 'base64'));
+    const now = new Date('2026-11-25T00:00:00Z');
+    const trusted = findEmbeddedKey(inline, 'ML-DSA-65', createVerifyContext(crypto, { now, pinned }));
+    expect(trusted).toMatchObject({ source: 'pinned', key_id: 'did:hive:typed-demo', trust: { status: 'trusted' } });
+    const given = findEmbeddedKey(inline, 'ML-DSA-65', createVerifyContext(crypto, { now, advertised: pinned }));
+    expect(given).toMatchObject({ source: 'document', trust: { status: 'unpinned' } });
+    expect(given.key_id).toBeUndefined();
   });
 });

@@ -3,19 +3,21 @@
  *
  * Key file: `{"keys": [{"key_id", "algorithm", "public_key", "label"?, "not_before"?,
  * "not_after"?, "status"?, "roles"?}]}`. The same shape is a `--keys` input, the /v1/keys answer, a
- * bundle's keys/service-keys.json and a trust-store export. Secret file:
- * `{"secrets": [{"key_id", "key"}]}`.
+ * bundle's keys/service-keys.json and a trust-store export. A key file may also be one key as a
+ * producer answers it: the typed signer's `GET /pubkey`, `{issuer, algorithm, publicKey_b64,
+ * publicKey_hex, ...}` (PROTOCOL section 0). A file that carries a private key is refused, whatever
+ * its shape. Secret file: `{"secrets": [{"key_id", "key"}]}`.
  *
  * Both are parsed strictly (duplicate names, comments and the like are refused) and every field is
  * validated; the first problem is thrown as a {@link KeyFileError} naming its JSON Pointer.
  */
 import { DomainError } from '../api/domain-error';
-import { b64uEncode, ed25519FromDidKey, equalBytes } from '../crypto';
+import { b64uEncode, ed25519FromDidKey, equalBytes, hexDecode } from '../crypto';
 import { JsonParseError, parseJsonTree, pointerAppend, toPlain } from '../json';
 import type { JsonNode, JsonValue } from '../json/types';
 import { SIGNER_ROLES, type KeyAlgorithm, type KeyEntry, type SecretEntry, type SignerRole } from './context';
-import { decodeB64uField, describeType, isJsonObject, quote, type JsonObject } from './fields';
-import { isKeyId, KEY_ALGORITHMS, MAX_KEY_ID_LENGTH, PUBLIC_KEY_LENGTH } from './keys';
+import { decodeB64Field, decodeB64uField, describeType, isJsonObject, quote, type JsonObject } from './fields';
+import { KEY_ALGORITHMS, KEY_ID_RULE, keyIdProblem, PUBLIC_KEY_LENGTH } from './keys';
 import { isTimestamp, timestampToMillis } from './timestamp';
 
 /** A key or secret file that cannot be used, with where and why. */
@@ -54,10 +56,15 @@ const KEY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'label', 'not_before',
 /**
  * Parse a key file.
  *
- * Rules beyond the shape: key ids are unique within the file; a did:key id must encode the very
- * public key of its entry; `not_before` must not be after `not_after`; `use`, as /v1/keys lists
- * it, may be present as an array of strings and is ignored, and so may a top-level `note`
- * string (the listing's "listing confers no trust"). Unknown members are refused.
+ * Rules beyond the shape: key ids follow PROTOCOL section 0 ({@link keyIdProblem}: any DID or
+ * an opaque id of 1-256 printable ASCII characters without spaces) and are unique within the
+ * file; a did:key id must encode the very public key of its entry; `not_before` must not be after
+ * `not_after`; `use`, as /v1/keys lists it, may be present as an array of strings and is ignored,
+ * and so may a top-level `note` string (the listing's "listing confers no trust"). Unknown
+ * members are refused. A file without `keys` but with `issuer` is one key as a producer answers
+ * it (the typed signer's `GET /pubkey`; its descriptive members are ignored, its two key
+ * encodings must agree). A file with a private key member, in either shape, is refused
+ * (`private_key`).
  *
  * @param text - The file's text.
  * @param options - See {@link KeyFileOptions}.
@@ -87,6 +94,17 @@ export function parseKeyFileTree(node: JsonNode, options: KeyFileOptions = {}): 
 }
 
 function keyEntriesOf(root: JsonValue, options: KeyFileOptions): KeyEntry[] {
+  refusePrivateKeys(root);
+  if (isJsonObject(root) && !Object.hasOwn(root, 'keys') && Object.hasOwn(root, 'issuer'))
+    return [keyAnswerEntry(root)];
+  if (isJsonObject(root) && !Object.hasOwn(root, 'keys')) {
+    throw new KeyFileError(
+      'missing_property',
+      '/keys',
+      'Required member "keys" is missing: a key file is {"keys": [...]}, or one key as a producer answers it ' +
+        '({"issuer", "algorithm", "publicKey_b64" or "publicKey_hex"}, the typed signer\'s GET /pubkey).',
+    );
+  }
   const list = topLevelList(root, 'keys', ['note']);
   if (Object.hasOwn(root as JsonObject, 'note') && typeof (root as JsonObject)['note'] !== 'string') {
     throw new KeyFileError(
@@ -108,6 +126,138 @@ function keyEntriesOf(root: JsonValue, options: KeyFileOptions): KeyEntry[] {
     seen.add(entry.key_id);
     return entry;
   });
+}
+
+/**
+ * Member names that hold a private key in the shapes people save keys in (`privKeyB64u`,
+ * `private_key`, `secretKey`, `seed_hex`, `sk`...), compared without case, `_` or `-`.
+ */
+const PRIVATE_MEMBER = /priv|secret|seed|^sk(?:b64u?|hex)?$/;
+
+/**
+ * Refuse a file that carries a private key, at the top level or in a `keys` entry: a key file
+ * holds public keys only, and a private key passed where one is expected must not be used (nor
+ * quietly dropped, leaving the user to believe the file was fine). A JWK's private member `d` counts
+ * too. The message names the member, never its value.
+ */
+function refusePrivateKeys(root: JsonValue): void {
+  const objects: [JsonObject, string][] = [];
+  if (isJsonObject(root)) {
+    objects.push([root, '']);
+    const keys = root['keys'];
+    if (Array.isArray(keys)) {
+      for (const [index, item] of keys.entries()) if (isJsonObject(item)) objects.push([item, `/keys/${index}`]);
+    }
+  }
+  for (const [object, path] of objects) {
+    for (const name of Object.keys(object)) {
+      const plain = name.toLowerCase().replace(/[-_]/g, '');
+      if (PRIVATE_MEMBER.test(plain) || (name === 'd' && Object.hasOwn(object, 'kty'))) {
+        throw new KeyFileError(
+          'private_key',
+          pointerAppend(path, name),
+          `This file holds a private key (member ${quote(name)}); a key file lists public keys only. ` +
+            'Nothing was read from it: keep the private key secret and give a file with its public key alone.',
+        );
+      }
+    }
+  }
+}
+
+/** Producers' spellings of the algorithms, compared without case, `-` or `_`. */
+const ANSWER_ALGORITHMS: Readonly<Record<string, KeyAlgorithm>> = { ed25519: 'Ed25519', mldsa65: 'ML-DSA-65' };
+
+/**
+ * One key as a producer answers it (the typed signer's `GET /pubkey`): `issuer` is the key id,
+ * `algorithm` in the producer's spelling (`ML-DSA-65`, `ml-dsa-65`, `Ed25519`), the key as standard
+ * padded base64 `publicKey_b64` and/or hex `publicKey_hex` (both, if given, must be the same key),
+ * and `publicKey_bytes`, when present, its length. Other members (`spec`, `signature_bytes`,
+ * `note`...) describe the producer and bind nothing; they are ignored.
+ */
+function keyAnswerEntry(root: JsonObject): KeyEntry {
+  const keyId = root['issuer'];
+  const idProblem = keyIdProblem(keyId);
+  if (idProblem !== undefined) {
+    throw new KeyFileError('invalid_key_id', '/issuer', `"issuer" is not a key id: ${idProblem} ${KEY_ID_RULE}`);
+  }
+  const issuer = keyId as string;
+  const spelled = root['algorithm'];
+  if (spelled === undefined) {
+    throw new KeyFileError('missing_property', '/algorithm', 'Required member "algorithm" is missing.');
+  }
+  const algorithm =
+    typeof spelled === 'string' ? ANSWER_ALGORITHMS[spelled.toLowerCase().replace(/[-_]/g, '')] : undefined;
+  if (algorithm === undefined) {
+    throw new KeyFileError(
+      'invalid_algorithm',
+      '/algorithm',
+      `"algorithm" must name ${KEY_ALGORITHMS.join(' or ')} (in any case, with or without hyphens).`,
+    );
+  }
+  const length = PUBLIC_KEY_LENGTH[algorithm];
+  const b64 = root['publicKey_b64'];
+  const hex = root['publicKey_hex'];
+  if (b64 === undefined && hex === undefined) {
+    throw new KeyFileError(
+      'missing_property',
+      '/publicKey_b64',
+      'The key is missing: give "publicKey_b64" (standard base64) or "publicKey_hex".',
+    );
+  }
+  let fromB64: Uint8Array | undefined;
+  if (b64 !== undefined) {
+    fromB64 = decodeB64Field(b64, length);
+    if (fromB64 === undefined) {
+      throw new KeyFileError(
+        'invalid_public_key',
+        '/publicKey_b64',
+        `"publicKey_b64" must be ${length} bytes (${algorithm}) as standard padded base64.`,
+      );
+    }
+  }
+  let fromHex: Uint8Array | undefined;
+  if (hex !== undefined) {
+    fromHex = typeof hex === 'string' && hex.length === 2 * length ? safeHex(hex) : undefined;
+    if (fromHex === undefined) {
+      throw new KeyFileError(
+        'invalid_public_key',
+        '/publicKey_hex',
+        `"publicKey_hex" must be ${length} bytes (${algorithm}) as ${2 * length} hex digits.`,
+      );
+    }
+  }
+  if (fromB64 !== undefined && fromHex !== undefined && !equalBytes(fromB64, fromHex)) {
+    throw new KeyFileError(
+      'public_key_disagreement',
+      '/publicKey_hex',
+      '"publicKey_b64" and "publicKey_hex" are different keys; one answer names one key, so neither is used.',
+    );
+  }
+  const publicKey = (fromB64 ?? fromHex) as Uint8Array;
+  const stated = root['publicKey_bytes'];
+  if (stated !== undefined && stated !== length) {
+    throw new KeyFileError(
+      'invalid_public_key',
+      '/publicKey_bytes',
+      `"publicKey_bytes" must be ${length}, the length of an ${algorithm} public key.`,
+    );
+  }
+  if (issuer.startsWith('did:key:') && (algorithm !== 'Ed25519' || !equalBytes(ed25519FromDidKey(issuer), publicKey))) {
+    throw new KeyFileError(
+      'did_key_mismatch',
+      fromB64 !== undefined ? '/publicKey_b64' : '/publicKey_hex',
+      "A did:key id names its own Ed25519 public key; the answer's key must be that key.",
+    );
+  }
+  return { key_id: issuer, algorithm, public_key: publicKey };
+}
+
+function safeHex(text: string): Uint8Array | undefined {
+  try {
+    return hexDecode(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** One source of key entries, named for messages (a file, `the trust store`, `--keys`). */
@@ -239,15 +389,11 @@ export function serializeKeyFile(entries: readonly KeyEntry[]): string {
 function parseKeyEntry(item: JsonValue, path: string, advertised: boolean): KeyEntry {
   const object = expectObject(item, path);
   checkMembers(object, path, ['key_id', 'algorithm', 'public_key'], KEY_MEMBERS);
-  const keyId = object['key_id'];
-  if (!isKeyId(keyId)) {
-    throw new KeyFileError(
-      'invalid_key_id',
-      `${path}/key_id`,
-      '"key_id" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key ' +
-        `(at most ${MAX_KEY_ID_LENGTH} characters).`,
-    );
+  const idProblem = keyIdProblem(object['key_id']);
+  if (idProblem !== undefined) {
+    throw new KeyFileError('invalid_key_id', `${path}/key_id`, `"key_id" is not a key id: ${idProblem} ${KEY_ID_RULE}`);
   }
+  const keyId = object['key_id'] as string;
   const algorithm = object['algorithm'];
   if (typeof algorithm !== 'string' || !(KEY_ALGORITHMS as readonly string[]).includes(algorithm)) {
     throw new KeyFileError(

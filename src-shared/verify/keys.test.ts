@@ -1,7 +1,21 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { WEARABLE_KEY_ID_PATTERN } from '../formats/wearable/sign';
 import { createPortableProvider, didKeyFromEd25519 } from '../crypto';
 import { createVerifyContext, type KeyEntry } from './context';
-import { describeKey, ed25519KeyEntry, findEmbeddedKey, findKeyById, isKeyId, pinnedTrust } from './keys';
+import {
+  describeKey,
+  ed25519KeyEntry,
+  findEmbeddedKey,
+  findKeyById,
+  isIssuerKeyId,
+  isKeyId,
+  KEY_ID_PATTERN,
+  keyIdProblem,
+  MAX_KEY_ID_LENGTH,
+  pinnedTrust,
+} from './keys';
 
 const crypto = createPortableProvider();
 const now = new Date('2026-06-01T00:00:00.000Z');
@@ -15,37 +29,84 @@ function entry(keyId: string, publicKey: Uint8Array, extra: Partial<KeyEntry> = 
 }
 
 describe('key ids', () => {
-  it('accepts did:svc, did:web and decodable did:key', () => {
+  it('accepts any DID (W3C syntax), a decodable did:key and opaque ids of printable ASCII', () => {
     for (const id of [
       'did:svc:evroom:k1',
       'did:svc:a',
       'did:web:example.com',
       'did:web:example.com%3A8443:keys:k1',
       didKeyFromEd25519(keyA),
+      'did:hive:typed-demo',
+      'did:hive:abc123',
+      'did:example:123',
+      'did:ion:EiD_x-1.y',
+      'did:a1:b%2Fc',
+      'test-key-001',
+      'k1',
+      'a',
+      'tenant/2026#key-1',
+      '!~',
+      'a'.repeat(256),
+      `did:hive:${'x'.repeat(247)}`,
     ]) {
+      expect(keyIdProblem(id), id).toBeUndefined();
       expect(isKeyId(id), id).toBe(true);
     }
   });
 
-  it('refuses other schemes, empty parts and undecodable did:key', () => {
+  it('refuses each bad id with its own reason', () => {
     const did = didKeyFromEd25519(keyA);
-    for (const id of [
-      'did:svc:',
-      'did:svc:a b',
-      'did:example:123',
-      'did:web:',
-      'did:web:exa_mple.com',
-      'did:web:.com',
-      'did:key:z6Mk',
-      `${did.slice(0, -1)}0`,
-      `${did}1`,
-      'DID:svc:a',
-      `did:svc:${'a'.repeat(600)}`,
-      '',
-    ]) {
-      expect(isKeyId(id), id).toBe(false);
+    const cases: [unknown, RegExp][] = [
+      ['', /must not be empty/],
+      ['test key', /must not contain spaces \(character 5 is a space\)/],
+      [' lead', /spaces \(character 1/],
+      ['tab\there', /character 4 is U\+0009, a control character/],
+      ['nul\u0000', /U\+0000, a control character/],
+      ['del\u007f', /U\+007F, a control character/],
+      ['c1\u0085', /U\+0085, a control character/],
+      ['café', /U\+00E9, not ASCII/],
+      ['rtl\u202eevil', /U\+202E, not ASCII/],
+      ['a'.repeat(257), /at most 256 characters; this one has 257/],
+      [`did:hive:${'x'.repeat(248)}`, /at most 256 characters/],
+      ['did:', /method is empty/],
+      ['did::x', /method is empty/],
+      ['did:Hive:x', /method is lowercase letters and digits/],
+      ['did:hi-ve:x', /method is lowercase letters and digits/],
+      ['did:hive', /no method-specific id/],
+      ['did:hive:', /method-specific id is empty/],
+      ['did:hive:a:', /does not end with ':'/],
+      ['did:hive:a/b', /method-specific id holds letters/],
+      ['did:web:exa%2', /method-specific id holds letters/],
+      ['DID:svc:a', /lowercase "did:"/],
+      ['Did:hive:x', /lowercase "did:"/],
+      ['did:key:z6Mk', /did:key must encode an Ed25519 public key/],
+      [`${did.slice(0, -1)}0`, /did:key must encode/],
+      [`${did}1`, /did:key must encode/],
+      [42, /must be a string, not number/],
+      [null, /must be a string, not null/],
+    ];
+    for (const [id, reason] of cases) {
+      expect(keyIdProblem(id), String(id)).toMatch(reason);
+      expect(isKeyId(id), String(id)).toBe(false);
     }
-    expect(isKeyId(42)).toBe(false);
+  });
+
+  it('KEY_ID_PATTERN is the rule without its length and did:key decoding', () => {
+    for (const id of ['did:hive:typed-demo', 'test-key-001', 'did:key:z6Mk', 'a'.repeat(300)]) {
+      expect(KEY_ID_PATTERN.test(id), id).toBe(true);
+    }
+    for (const id of ['', 'a b', 'did:', 'did:hive:', 'DID:x:y', 'tab\t', 'é']) {
+      expect(KEY_ID_PATTERN.test(id), id).toBe(false);
+    }
+  });
+
+  it('issuing key ids stay did:svc, did:web or an Ed25519 did:key', () => {
+    for (const id of ['did:svc:evroom:k1', 'did:web:example.com%3A8443:keys:k1', didKeyFromEd25519(keyA)]) {
+      expect(isIssuerKeyId(id), id).toBe(true);
+    }
+    for (const id of ['did:hive:typed-demo', 'test-key-001', 'did:web:example.com:~me', 'did:key:z6Mk', '']) {
+      expect(isIssuerKeyId(id), id).toBe(false);
+    }
   });
 });
 
@@ -198,7 +259,8 @@ describe('ed25519KeyEntry', () => {
       public_key: keyA,
       label: 'A',
     });
-    expect(() => ed25519KeyEntry(crypto, 'nope', seedA)).toThrow(TypeError);
+    expect(() => ed25519KeyEntry(crypto, 'no pe', seedA)).toThrow(TypeError);
+    expect(ed25519KeyEntry(crypto, 'test-key-001', seedA).key_id).toBe('test-key-001');
   });
 });
 
@@ -225,5 +287,32 @@ describe('pinned roles', () => {
   it('keeps revoked and expired: they say more than a role', () => {
     const revoked = createVerifyContext(crypto, { now, pinned: [{ ...entry, status: 'revoked' }] });
     expect(findKeyById(entry.key_id, revoked)?.trust.status).toBe('revoked');
+  });
+});
+
+describe('the published schemas say the same key id rule', () => {
+  it('every key id pattern is KEY_ID_PATTERN within MAX_KEY_ID_LENGTH, except the wearable receipt (the spec fixes it)', () => {
+    const folder = fileURLToPath(new URL('../../resources/schemas/', import.meta.url));
+    const found: string[] = [];
+    const visit = (node: unknown, file: string, name: string): void => {
+      if (Array.isArray(node)) node.forEach((item) => visit(item, file, name));
+      if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
+      const object = node as Record<string, unknown>;
+      if (/^(?:key_id|k|signer_key_id|keyId)$/.test(name) && typeof object['pattern'] === 'string') {
+        found.push(`${file}#${name}`);
+        if (file.startsWith('wearable-')) {
+          expect(object['pattern'], file).toBe(WEARABLE_KEY_ID_PATTERN.source);
+        } else {
+          expect(object['pattern'], `${file} ${name}`).toBe(KEY_ID_PATTERN.source);
+          expect(object['maxLength'], `${file} ${name}`).toBe(MAX_KEY_ID_LENGTH);
+        }
+      }
+      for (const [key, value] of Object.entries(object)) visit(value, file, key);
+    };
+    for (const file of readdirSync(folder).filter((name) => name.endsWith('.schema.json'))) {
+      visit(JSON.parse(readFileSync(`${folder}${file}`, 'utf8')) as unknown, file, '');
+    }
+    expect(found.length).toBeGreaterThanOrEqual(7);
+    expect(found.some((where) => where.startsWith('wearable-'))).toBe(true);
   });
 });

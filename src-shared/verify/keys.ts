@@ -48,27 +48,122 @@ export const PUBLIC_KEY_LENGTH: Readonly<Record<KeyAlgorithm, number>> = {
 /** The algorithms a key entry may name. */
 export const KEY_ALGORITHMS: readonly KeyAlgorithm[] = ['Ed25519', 'ML-DSA-65'];
 
-/** The longest key id accepted; DIDs in practice are far shorter. */
-export const MAX_KEY_ID_LENGTH = 512;
+/** The longest key id accepted (PROTOCOL section 0), DID or opaque. */
+export const MAX_KEY_ID_LENGTH = 256;
+
+/** What a key id may be, in one sentence for error messages. */
+export const KEY_ID_RULE =
+  'A key id is a DID (did:<method>:<method-specific-id>, W3C DID syntax; a did:key must encode an Ed25519 key) ' +
+  `or an opaque id of printable ASCII characters without spaces, 1 to ${MAX_KEY_ID_LENGTH} characters in all.`;
+
+/** W3C DID syntax (DID Core 3.1): `did:` method-name `:` method-specific-id. */
+const DID_SYNTAX = 'did:[a-z0-9]+:(?:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*:)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+';
+const DID_PATTERN = new RegExp(`^${DID_SYNTAX}$`);
 
 /**
- * The shape of a key id (PROTOCOL section 0): `did:svc:<id>`, `did:web:<host>[:path]` or
- * `did:key:z6Mk...`. A did:key must also decode ({@link isKeyId} checks that).
+ * The shape of a key id (PROTOCOL section 0), also the `pattern` of every published schema's key
+ * id other than the wearable receipt's: a DID in W3C syntax, or an opaque id of printable ASCII
+ * (`!` to `~`, so no space and no control character) that does not begin with `did:` in any case
+ * (a DID-looking id must be a DID). The length, 1 to {@link MAX_KEY_ID_LENGTH}, and that a did:key
+ * decodes are checked by {@link keyIdProblem}, not by this pattern.
  */
-export const KEY_ID_PATTERN =
-  /^did:(?:svc:[A-Za-z0-9._-]+(?::[A-Za-z0-9._-]+)*|web:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?:%3A\d{1,5})?(?::[A-Za-z0-9._~%-]+)*|key:z6Mk[1-9A-HJ-NP-Za-km-z]+)$/;
+export const KEY_ID_PATTERN = new RegExp(`^(?:${DID_SYNTAX}|(?![Dd][Ii][Dd]:)[!-~]+)$`);
 
 /**
- * Whether a value is a well-formed key id.
+ * The key ids of documents this project issues (PROTOCOL section 0): `did:svc:<id>`,
+ * `did:web:<host>[:path]` or `did:key:z6Mk...`. Narrower than {@link KEY_ID_PATTERN}, which every
+ * verifier, key file and trust store accepts; `evroom sign` and the service's own keys use this.
+ */
+export const ISSUER_KEY_ID_PATTERN =
+  /^did:(?:svc:[A-Za-z0-9._-]+(?::[A-Za-z0-9._-]+)*|web:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?:%3A\d{1,5})?(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*|key:z6Mk[1-9A-HJ-NP-Za-km-z]+)$/;
+
+/** What an issuing key id may be, in one sentence for error messages. */
+export const ISSUER_KEY_ID_RULE =
+  'Documents this project issues name their key did:svc:<id>, did:web:<host>[:path] or an Ed25519 did:key ' +
+  `(at most ${MAX_KEY_ID_LENGTH} characters).`;
+
+/**
+ * Why a value is not a key id (PROTOCOL section 0), or undefined when it is one.
+ *
+ * The one rule of key ids for key files, `--keys`, the trust store, pins made in the app, evidence
+ * bundles and every document format except the wearable receipt (whose schema keeps the spec's
+ * svc/web/key pattern). Only did:key is decoded to a key; every other id is a name to look up.
+ * The reason never repeats the id's characters (a control character would reach a terminal);
+ * it names the offending position and code point instead.
  *
  * @param value - Anything.
- * @returns True for a string of at most {@link MAX_KEY_ID_LENGTH} characters that matches
- *   {@link KEY_ID_PATTERN} and, for did:key, decodes to an Ed25519 public key.
+ * @returns One sentence saying what is wrong, or undefined for a well-formed key id.
+ * @example keyIdProblem('did:hive:typed-demo') // undefined
+ * @example keyIdProblem('test key') // 'A key id must not contain spaces (character 5 is a space).'
+ */
+export function keyIdProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return `A key id must be a string, not ${value === null ? 'null' : typeof value}.`;
+  // The common case, on every verification's path: one pattern test (and a did:key decoding,
+  // cached); the reasons below are worked out only for an id that fails.
+  if (value.length <= MAX_KEY_ID_LENGTH && KEY_ID_PATTERN.test(value)) {
+    return value.startsWith('did:key:') ? didProblem(value) : undefined;
+  }
+  if (value.length === 0) return 'A key id must not be empty.';
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code === 0x20) return `A key id must not contain spaces (character ${index + 1} is a space).`;
+    if (code < 0x21 || code > 0x7e) {
+      const kind = code < 0x20 || code === 0x7f || (code >= 0x80 && code <= 0x9f) ? 'a control character' : 'not ASCII';
+      return (
+        `A key id holds printable ASCII characters only; character ${index + 1} is ` +
+        `U+${code.toString(16).toUpperCase().padStart(4, '0')}, ${kind}.`
+      );
+    }
+  }
+  if (value.length > MAX_KEY_ID_LENGTH) {
+    return `A key id is at most ${MAX_KEY_ID_LENGTH} characters; this one has ${value.length}.`;
+  }
+  if (/^did:/i.test(value)) return didProblem(value);
+  return undefined;
+}
+
+/** Why an id that begins with `did:` (in any case) is not a DID, or undefined. */
+function didProblem(value: string): string | undefined {
+  if (!value.startsWith('did:')) return 'A DID begins with lowercase "did:"; this id begins with another case of it.';
+  const method = value.slice(4, value.includes(':', 4) ? value.indexOf(':', 4) : value.length);
+  const syntax = 'W3C DID syntax is did:<method>:<method-specific-id>';
+  if (method.length === 0) return `The DID's method is empty (${syntax}).`;
+  if (!/^[a-z0-9]+$/.test(method)) return `The DID's method is lowercase letters and digits only (${syntax}).`;
+  if (!value.includes(':', 4)) return `The DID has no method-specific id (${syntax}).`;
+  const rest = value.slice(5 + method.length);
+  if (rest.length === 0) return `The DID's method-specific id is empty (${syntax}).`;
+  if (!DID_PATTERN.test(value)) {
+    return (
+      "The DID's method-specific id holds letters, digits, '.', '-', '_', ':' and %XX escapes only, " +
+      `and does not end with ':' (${syntax}).`
+    );
+  }
+  if (method === 'key' && decodeDidKey(value) === undefined) {
+    return 'A did:key must encode an Ed25519 public key (multibase z, multicodec 0xed01 and 32 bytes); this one does not.';
+  }
+  return undefined;
+}
+
+/**
+ * Whether a value is a well-formed key id (see {@link keyIdProblem}).
+ *
+ * @param value - Anything.
+ * @returns True for a key id: a DID in W3C syntax (a did:key decodable to an Ed25519 key) or an
+ *   opaque id of 1 to {@link MAX_KEY_ID_LENGTH} printable ASCII characters without spaces.
  */
 export function isKeyId(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length > MAX_KEY_ID_LENGTH || !KEY_ID_PATTERN.test(value)) return false;
-  if (value.startsWith('did:key:')) return decodeDidKey(value) !== undefined;
-  return true;
+  return keyIdProblem(value) === undefined;
+}
+
+/**
+ * Whether a value is a key id of the kind this project issues under ({@link ISSUER_KEY_ID_PATTERN}).
+ *
+ * @param value - Anything.
+ * @returns True for did:svc, did:web or a decodable Ed25519 did:key of at most
+ *   {@link MAX_KEY_ID_LENGTH} characters.
+ */
+export function isIssuerKeyId(value: unknown): boolean {
+  return isKeyId(value) && ISSUER_KEY_ID_PATTERN.test(value);
 }
 
 /**

@@ -288,7 +288,7 @@ function cliMessage(error: OperationError, { label, inputName, secretFile }: Wor
     case 'inexact_number':
       return `${label}: ${inputName} at ${path || '/'}: ${error.message}`;
     case 'invalid_key_id':
-      return `${label}: --key-id '${String(details['key_id'])}' is not a key id (did:svc:<id>, did:web:<host>[:path] or did:key)`;
+      return `${label}: --key-id ${JSON.stringify(String(details['key_id']).slice(0, 80))} cannot name an issuing key (did:svc:<id>, did:web:<host>[:path] or an Ed25519 did:key)`;
     case 'did_key_algorithm':
       return `${label}: --key-id cannot be a did:key for an ${String(details['algorithm'])} key (did:key names Ed25519 keys only)`;
     case 'did_key_other_key':

@@ -54,6 +54,7 @@ export const trustSpec: CommandSpec = {
   examples: [
     'evroom trust pin --key-id did:svc:acme:k1 --public-key 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo --label "Acme service key"',
     'evroom trust revoke did:svc:acme:k1 --reason "key leaked"',
+    'evroom trust pin --from-file pubkey.json --label "Typed signer"',
     'evroom trust export --out my-keys.json',
   ],
 };
@@ -66,11 +67,17 @@ const pinSpec: CommandSpec = {
   description: [
     'The public key is unpadded base64url. With --from-file the key comes from a key file: the only',
     'key in it, or the one --key-id names. --label, --not-before, --not-after and --roles override the file.',
+    "A producer's one-key answer is a key file too (the typed signer's GET /pubkey: issuer, algorithm,",
+    'publicKey_b64/publicKey_hex). A file that holds a private key is refused.',
     `With --roles the key is trusted only for those roles (${SIGNER_ROLES.join(', ')}); used in another`,
     'role its signature is not "trusted". Without it (and without "roles" in the file), every role.',
   ],
   options: {
-    'key-id': { type: 'string', value: 'ID', help: 'did:svc:…, did:web:… or did:key:…' },
+    'key-id': {
+      type: 'string',
+      value: 'ID',
+      help: 'any DID (did:web:…, did:hive:…, did:key:…) or a name such as test-key-001',
+    },
     'public-key': { type: 'string', value: 'B64U', help: 'the public key, unpadded base64url' },
     algorithm: { type: 'string', value: 'ALG', help: `${KEY_ALGORITHMS.join(' or ')} (default Ed25519)` },
     label: { type: 'string', value: 'TEXT', help: 'a name for the key, shown with its reports' },

@@ -18,7 +18,9 @@ describe('signEnvelope', () => {
 
   it('refuses a bad envelope, key id or seed', () => {
     expect(() => signEnvelope([] as never, {}, crypto)).toThrow(TypeError);
-    expect(() => signEnvelope({ v: 'svc-receipt-v1' }, { service: { key_id: 'k', seed } }, crypto)).toThrow(TypeError);
+    expect(() => signEnvelope({ v: 'svc-receipt-v1' }, { service: { key_id: 'k 1', seed } }, crypto)).toThrow(
+      TypeError,
+    );
     expect(() =>
       signEnvelope({ v: 'svc-receipt-v1' }, { service: { key_id: 'did:svc:s', seed: new Uint8Array(3) } }, crypto),
     ).toThrow(RangeError);

@@ -34,6 +34,21 @@ describe('svc-receipt-v1 envelope verification', () => {
     expect(signatures['service']?.sig_b64u).toBe(b64uEncode(crypto.ed25519Sign(digest, seeds.service)));
   });
 
+  it('signers named by any DID method or opaque ids verify as did:svc ones do (PROTOCOL section 0)', () => {
+    const named = {
+      requester: { key_id: 'did:hive:requester-1', seed: seeds.requester },
+      operator: { key_id: 'test-key-001', seed: seeds.operator },
+      service: { key_id: 'did:example:123', seed: seeds.service },
+    };
+    const keys = Object.values(named).map((signer) => ed25519KeyEntry(crypto, signer.key_id, signer.seed));
+    const report = verifyDocument(
+      JSON.stringify(signEnvelope(fields, named, crypto)),
+      createVerifyContext(crypto, { now, advertised: keys, pinned: [keys[2]!] }),
+    );
+    expect(report.status).toBe('PASS');
+    expect(report.trust).toMatchObject({ status: 'trusted', key_id: 'did:example:123' });
+  });
+
   it('a signature over the JCS text instead of its digest is INVALID', () => {
     const envelope = signEnvelope(fields, signers, crypto);
     const signatures = envelope['signatures'] as Record<string, { key_id: string; sig_b64u: string }>;
@@ -127,7 +142,7 @@ describe('svc-receipt-v1 envelope verification', () => {
     ],
     [
       'bad key id',
-      { v: 'svc-receipt-v1', signatures: { service: { key_id: 'k1', sig_b64u: b64uEncode(new Uint8Array(64)) } } },
+      { v: 'svc-receipt-v1', signatures: { service: { key_id: 'k 1', sig_b64u: b64uEncode(new Uint8Array(64)) } } },
       'invalid_key_id',
       '/signatures/service/key_id',
     ],

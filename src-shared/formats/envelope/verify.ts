@@ -47,7 +47,7 @@ import {
   problem,
 } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
-import { isKeyId, type ResolvedKey } from '../../verify/keys';
+import { isKeyId, keyIdProblem, type ResolvedKey } from '../../verify/keys';
 import type { Report, ReportError, TrustResult } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
 import { checkKeyedSignature, unresolvedTrust } from '../../verify/signature';
@@ -306,14 +306,9 @@ function readSignatures(value: JsonObject, problems: ReportError[]): Map<Envelop
     }
     problems.push(...memberProblems(entry, path, ['key_id', 'sig_b64u']));
     const keyId = entry['key_id'];
-    if (Object.hasOwn(entry, 'key_id') && !isKeyId(keyId)) {
-      problems.push(
-        problem(
-          'invalid_key_id',
-          `${path}/key_id`,
-          '"key_id" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key.',
-        ),
-      );
+    const keyIdError = Object.hasOwn(entry, 'key_id') ? keyIdProblem(keyId) : undefined;
+    if (keyIdError !== undefined) {
+      problems.push(problem('invalid_key_id', `${path}/key_id`, `"key_id" is not a key id: ${keyIdError}`));
     }
     const signature = decodeB64uField(entry['sig_b64u'], 64);
     if (Object.hasOwn(entry, 'sig_b64u') && signature === undefined) {

@@ -99,7 +99,7 @@ describe('issueProfileReceipt', () => {
   it('refuses bad arguments with TypeError or RangeError', () => {
     expect(() => issueProfileReceipt('gold' as 'nano', nano, seed, KEY_ID, crypto)).toThrow(TypeError);
     expect(() => issueProfileReceipt('nano', null as unknown as NanoFields, seed, KEY_ID, crypto)).toThrow(TypeError);
-    expect(() => issueProfileReceipt('nano', nano, seed, 'key-1', crypto)).toThrow(TypeError);
+    expect(() => issueProfileReceipt('nano', nano, seed, 'key 1', crypto)).toThrow(TypeError);
     expect(() => issueProfileReceipt('nano', nano, new Uint8Array(31), KEY_ID, crypto)).toThrow(RangeError);
     expect(() => issueProfileReceipt('nano', nano, seed, KEY_ID, crypto, { now: new Date(Number.NaN) })).toThrow(
       TypeError,

@@ -48,7 +48,7 @@ import {
   quote,
 } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
-import { isKeyId } from '../../verify/keys';
+import { isKeyId, keyIdProblem } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
 import { schemaErrorsToReport, type SchemaValidator } from '../../verify/schema-errors';
@@ -307,15 +307,11 @@ export function verifyProfile(input: FormatInput): Report {
 function semanticProblems(document: JsonObject, keyIdName: string): ReportError[] {
   const problems: ReportError[] = [];
   const receipt = document['receipt'];
-  // The schema checks a did:key's shape; only decoding shows it holds an Ed25519 key.
-  if (isJsonObject(receipt) && !isKeyId(receipt[keyIdName])) {
-    problems.push(
-      problem(
-        'invalid_key_id',
-        `/receipt/${keyIdName}`,
-        `"${keyIdName}" must be did:svc:<id>, did:web:<host>[:path] or a decodable did:key.`,
-      ),
-    );
+  // The schema checks a key id's shape (PROTOCOL section 0); only decoding shows a did:key holds
+  // an Ed25519 key.
+  const keyIdError = isJsonObject(receipt) ? keyIdProblem(receipt[keyIdName]) : undefined;
+  if (keyIdError !== undefined) {
+    problems.push(problem('invalid_key_id', `/receipt/${keyIdName}`, `"${keyIdName}" is not a key id: ${keyIdError}`));
   }
   if (Object.hasOwn(document, 'issued_at') && !isTimestamp(document['issued_at'])) {
     problems.push(

@@ -11,6 +11,7 @@ import { hexEncode, utf8Encode } from '../../crypto';
 import { jcs } from '../../json';
 import type { JsonNode, JsonValue } from '../../json/types';
 import { isJsonObject, memberProblems, objectMember, problem, type JsonObject } from '../../verify/fields';
+import { keyIdProblem } from '../../verify/keys';
 import { SIGNER_ROLES } from '../../verify/context';
 import type { FormatInput } from '../../verify/format-module';
 import { STATUS_PRECEDENCE, TRUST_STATUSES, type Report, type ReportError } from '../../verify/report';
@@ -170,6 +171,11 @@ function schemaProblems(document: JsonObject): ReportError[] {
   const signer = document.signer;
   if (!isJsonObject(signer) || typeof signer.key_id !== 'string' || signer.key_id.length === 0)
     add('/signer', '"signer" must be {key_id}.');
+  else {
+    // PROTOCOL section 0's one rule: any DID or an opaque id of printable ASCII without spaces.
+    const keyIdError = keyIdProblem(signer.key_id);
+    if (keyIdError !== undefined) add('/signer/key_id', `"key_id" is not a key id: ${keyIdError}`);
+  }
   if (!Array.isArray(document.receipts)) add('/receipts', '"receipts" must be a list.');
   else {
     document.receipts.forEach((row, index) => {

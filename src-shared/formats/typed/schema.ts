@@ -18,7 +18,7 @@ import { validate as validateDemand } from '../../schemas/typed-proof-demand.gen
 import { validate as validateTransition } from '../../schemas/typed-proof-transition.generated';
 import { validate as validateSigr } from '../../schemas/typed-sigr-chain.generated';
 import { decodeB64uField, describeType, isJsonObject, problem, type JsonObject } from '../../verify/fields';
-import { KEY_ID_PATTERN, MAX_KEY_ID_LENGTH, isKeyId } from '../../verify/keys';
+import { KEY_ID_PATTERN, MAX_KEY_ID_LENGTH, keyIdProblem } from '../../verify/keys';
 import type { ReportError } from '../../verify/report';
 import { schemaErrorsToReport, type SchemaValidator } from '../../verify/schema-errors';
 import { isTimestamp } from '../../verify/timestamp';
@@ -213,14 +213,9 @@ function signatureProblems(signature: JsonValue | undefined, path: string): Repo
 }
 
 function keyIdProblems(keyId: JsonValue | undefined, path: string): ReportError[] {
-  // Only a did:key can pass the schema's pattern and still fail: its key must decode.
-  if (typeof keyId !== 'string' || keyId.length > MAX_KEY_ID_LENGTH || !KEY_ID_PATTERN.test(keyId) || isKeyId(keyId))
-    return [];
-  return [
-    problem(
-      'invalid_key_id',
-      path,
-      'The did:key does not decode to an Ed25519 public key (multicodec 0xed01 + 32 bytes).',
-    ),
-  ];
+  // What passes the schema's pattern and length and still is not a key id: a did:key that does
+  // not decode to an Ed25519 key (keyIdProblem says so).
+  if (typeof keyId !== 'string' || keyId.length > MAX_KEY_ID_LENGTH || !KEY_ID_PATTERN.test(keyId)) return [];
+  const reason = keyIdProblem(keyId);
+  return reason === undefined ? [] : [problem('invalid_key_id', path, reason)];
 }

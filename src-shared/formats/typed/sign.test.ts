@@ -46,7 +46,7 @@ describe('signTypedContract', () => {
     expect(() => signTypedContract({ ...fields, body: [] as unknown as JsonObject }, seed, keyId, crypto)).toThrow(
       TypeError,
     );
-    expect(() => signTypedContract(fields, seed, 'k1', crypto)).toThrow(TypeError);
+    expect(() => signTypedContract(fields, seed, 'k 1', crypto)).toThrow(TypeError);
     expect(() => signTypedContract(fields, new Uint8Array(31), keyId, crypto)).toThrow(RangeError);
     expect(() => signTypedContract(fields, 'seed' as unknown as Uint8Array, keyId, crypto)).toThrow(TypeError);
   });
@@ -72,7 +72,7 @@ describe('sigr link signers', () => {
     expect(() => buildSigrChain('x' as unknown as string[], signers, crypto)).toThrow(TypeError);
     expect(() => buildSigrChain(['AB'.repeat(32)], signers.slice(0, 1), crypto)).toThrow(RangeError);
     const fieldsOf = { signer_key_id: 'did:svc:s1', prev_sha256: SIGR_GENESIS_PREV, statement_sha256: statements[0]! };
-    expect(() => signSigrLink({ ...fieldsOf, signer_key_id: 'nobody' }, seed, crypto)).toThrow(TypeError);
+    expect(() => signSigrLink({ ...fieldsOf, signer_key_id: 'no body' }, seed, crypto)).toThrow(TypeError);
     expect(() => signSigrLink({ ...fieldsOf, prev_sha256: '00' }, seed, crypto)).toThrow(RangeError);
     expect(() => signSigrLink(fieldsOf, new Uint8Array(8), crypto)).toThrow(RangeError);
   });

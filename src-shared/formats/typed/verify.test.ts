@@ -321,6 +321,16 @@ describe.each(TYPED_CONTRACT_TYPES.map((type) => [type, FIXTURES[type]] as const
 describe('typed contract envelope', () => {
   const valid = contractOf('proof.demand', FIXTURES['proof.demand'].body());
 
+  it('names its key by any DID method or an opaque id (PROTOCOL section 0)', () => {
+    for (const key of ['did:hive:typed-demo', 'test-key-001']) {
+      const contract = contractOf('proof.demand', FIXTURES['proof.demand'].body(), { key });
+      const given = createVerifyContext(crypto, { now, advertised: [ed25519KeyEntry(crypto, key, seed)] });
+      expect(verify(contract, given)).toMatchObject({ status: 'PASS', trust: { status: 'unpinned', key_id: key } });
+      // No key known for the name: INDETERMINATE, not MALFORMED.
+      expect(verify(contract).status).toBe('INDETERMINATE');
+    }
+  });
+
   it('is recognized by contract_type, schema and body; an unknown contract_type is MALFORMED as typed/unknown', () => {
     expect(detectTypedContract(fromPlain(valid))).toBe('typed/proof.demand');
     expect(detectTypedContract(fromPlain({ contract_type: 'x', schema: 'r1.0.0' }))).toBeUndefined();
@@ -346,7 +356,9 @@ describe('typed contract envelope', () => {
       '/issued_at',
     ],
     ['issuer not a DID', (contract) => (contract['issuer'] = 'Acme Corp'), 'pattern_mismatch', '/issuer'],
-    ['key_id not a key id', (contract) => (contract['key_id'] = 'k1'), 'pattern_mismatch', '/key_id'],
+    ['key_id with a space', (contract) => (contract['key_id'] = 'k 1'), 'pattern_mismatch', '/key_id'],
+    ['key_id did: with an empty method', (contract) => (contract['key_id'] = 'did::k1'), 'pattern_mismatch', '/key_id'],
+    ['key_id of 257 characters', (contract) => (contract['key_id'] = 'k'.repeat(257)), 'too_long', '/key_id'],
     [
       'a did:key that does not decode',
       (contract) => (contract['key_id'] = 'did:key:z6Mk1'),
