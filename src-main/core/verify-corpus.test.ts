@@ -59,6 +59,19 @@ describe('the conformance corpus through the library, on both crypto providers',
     expect(corpus?.manifests.every((manifest) => manifest.cases.length > 0)).toBe(true);
   });
 
+  it('holds, for each producer, a valid document, a content change and a signature change', () => {
+    // A content change is MISMATCH, or INVALID where the format binds content only by the
+    // signature; a signature change is INVALID.
+    for (const manifest of corpus?.manifests ?? []) {
+      const statuses = new Set(manifest.cases.map((entry) => entry.status));
+      expect([manifest.formatDir, statuses.has('PASS'), statuses.has('INVALID')]).toEqual([
+        manifest.formatDir,
+        true,
+        true,
+      ]);
+    }
+  });
+
   it.each(cases.map((entry) => [entry.id, entry] as const))('%s', (_id, entry) => {
     const viaNode = verifyWith(entry, node);
     expectCase(viaNode, entry, 'node provider');

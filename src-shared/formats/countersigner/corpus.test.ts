@@ -6,7 +6,7 @@ import { verifyDocument } from '../../verify/verify';
 
 // Documents the real producer (srotzin/hive-countersigner, run in a scratch folder with fresh
 // keys) made, and tampered copies; test-vectors/countersigner/README.md says how. The node
-// provider runs the same cases in src-main/core/countersigner-corpus.test.ts.
+// provider runs the same cases in src-main/core/verify-corpus.test.ts (every corpus, both providers).
 interface CorpusCase {
   file: string;
   format: string;

@@ -6,7 +6,7 @@ import { createVerifyContext } from '../../verify/context';
 import { verifyDocument } from '../../verify/verify';
 
 // The SiGR chain corpus (test-vectors/sigr-chain/): documents the typed signer's own code made,
-// labelled by its own verifier (see the folder's README). src-main/core/sigr-chain-corpus.test.ts
+// labelled by its own verifier (see the folder's README). src-main/core/verify-corpus.test.ts
 // runs the same cases on the node provider.
 interface CorpusCase {
   file: string;

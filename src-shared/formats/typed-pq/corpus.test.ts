@@ -8,7 +8,7 @@ import { corpusKeys, type TypedPqCorpus } from './corpus';
 
 // Documents the typed signer (srotzin/hive-typed-signer) made with fresh keys, each label
 // confirmed by its own verifier (test-vectors/typed-pq/README.md); the node provider runs the
-// same corpus in src-main/core/typed-pq-corpus.test.ts.
+// same corpus in src-main/core/verify-corpus.test.ts.
 const dir = fileURLToPath(new URL('../../../test-vectors/typed-pq/', import.meta.url));
 const read = (file: string): string => readFileSync(dir + file, 'utf8');
 const corpus = JSON.parse(read('cases.json')) as TypedPqCorpus;
