@@ -300,6 +300,14 @@ describe('the real producers’ documents in the app', () => {
       'typed-pq: Typed post-quantum attestation (afir.attestation)',
     );
     expect(await typedRow.getByTestId('issued-unsigned').count()).toBe(1);
+    // The time and its mark fit the column: nothing clipped.
+    expect(
+      await typedRow.locator('.col-issued').evaluate((cell) => {
+        const box = cell as unknown as { scrollWidth: number; clientWidth: number };
+        return box.scrollWidth <= box.clientWidth;
+      }),
+    ).toBe(true);
+    expect(await typedRow.locator('.col-issued').getAttribute('title')).toContain('does not sign its issue time');
     expect(await counterRow.locator('.receipts-format').getAttribute('title')).toBe(
       'countersigner: Countersigner record',
     );

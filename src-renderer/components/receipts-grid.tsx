@@ -136,7 +136,7 @@ const ReceiptGridRow = memo(function ReceiptGridRow({
         {formatInstant(row.issued_at)}
         {row.issued_at !== null && describeFormat(row.format)?.issuedAtUnsigned && (
           <span className="muted" data-testid="issued-unsigned">
-            <span aria-hidden="true"> (unsigned)</span>
+            <span aria-hidden="true">*</span>
             <span className="visually-hidden">, not signed</span>
           </span>
         )}
