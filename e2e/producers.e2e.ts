@@ -321,7 +321,11 @@ describe('the real producers’ documents in the app', () => {
     await page.getByRole('heading', { name: 'Trust store', level: 1 }).waitFor();
     await page.locator('#pin-key_id').fill(PIN_ID);
     await page.locator('#pin-algorithm').selectOption('ML-DSA-65');
-    await page.locator('#pin-public_key').fill(TYPED_KEY.public_key);
+    // Pasted as the typed signer publishes it (standard base64, as in the envelope): the form
+    // takes it as the same bytes.
+    const published = Buffer.from(TYPED_KEY.public_key, 'base64url').toString('base64');
+    expect(published).toContain('/');
+    await page.locator('#pin-public_key').fill(published);
     await page.locator('#pin-label').fill('Typed signer, demo key');
     await page.getByRole('button', { name: 'Pin key…' }).click();
     const dialog = page.getByRole('dialog');
