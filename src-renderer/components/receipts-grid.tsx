@@ -19,6 +19,7 @@ import {
   type MouseEvent,
 } from 'react';
 import type { ReceiptRow, ReceiptSortColumn } from '../../src-shared/api/contract';
+import { describeFormat } from './format-names';
 import { StatusBadge, TrustBadge } from './status';
 import { formatInstant } from './ui';
 import { hrefFor } from '../router';
@@ -40,6 +41,12 @@ interface Column {
 }
 
 /** The columns, in order; every one sorts. */
+/** A format cell's tooltip: its id and, when known, what people call it. */
+function formatTitle(format: string): string {
+  const label = describeFormat(format)?.label;
+  return label ? `${format}: ${label}` : format;
+}
+
 const COLUMNS: readonly Column[] = [
   { label: 'Status', sort: 'status', className: 'col-status' },
   { label: 'Trust', sort: 'trust', className: 'col-trust' },
@@ -89,7 +96,7 @@ const ReceiptGridRow = memo(function ReceiptGridRow({
         <TrustBadge trust={row.trust} />
       </div>
       <div role="gridcell" className="receipts-cell col-format receipts-raised">
-        <span className="receipts-format" title={row.format}>
+        <span className="receipts-format" title={formatTitle(row.format)}>
           {row.format}
         </span>
       </div>
@@ -117,8 +124,22 @@ const ReceiptGridRow = memo(function ReceiptGridRow({
       <div role="gridcell" className="receipts-cell col-issuer receipts-raised">
         {row.issuer_key_id !== null ? <MiddleTruncated text={row.issuer_key_id} /> : <span className="muted">—</span>}
       </div>
-      <div role="gridcell" className="receipts-cell col-issued receipts-time">
+      <div
+        role="gridcell"
+        className="receipts-cell col-issued receipts-time"
+        title={
+          row.issued_at !== null && describeFormat(row.format)?.issuedAtUnsigned
+            ? 'As the document states it: this format does not sign its issue time'
+            : undefined
+        }
+      >
         {formatInstant(row.issued_at)}
+        {row.issued_at !== null && describeFormat(row.format)?.issuedAtUnsigned && (
+          <span className="muted" data-testid="issued-unsigned">
+            <span aria-hidden="true">*</span>
+            <span className="visually-hidden">, not signed</span>
+          </span>
+        )}
       </div>
       <div role="gridcell" className="receipts-cell col-imported receipts-time">
         {formatInstant(row.imported_at)}

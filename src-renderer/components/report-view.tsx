@@ -8,12 +8,14 @@
  */
 import type {
   Check,
+  CheckStatus,
   Report,
   ReportError,
   ReportStatus,
   TrustResult,
   TrustStatus,
 } from '../../src-shared/verify/report';
+import { describeFormat } from './format-names';
 import { CheckBadge, StatusBadge, TrustBadge, statusMeaning, trustMeaning } from './status';
 import './report-view.css';
 
@@ -46,6 +48,24 @@ const TRUST_READING: Record<TrustStatus, string> = {
  */
 export function reportReading(status: ReportStatus, trust: TrustStatus): string {
   return `${STATUS_READING[status]}, ${TRUST_READING[trust]}`;
+}
+
+/** The order check results are counted in: passed, failed, then what was not decided. */
+const CHECK_ORDER: readonly CheckStatus[] = ['pass', 'fail', 'unsupported', 'unavailable', 'unchecked'];
+
+/**
+ * Counts a report's checks by result, so a PASS with checks left unchecked says how many and
+ * which kind rather than "not passed".
+ *
+ * @param checks - The report's checks.
+ * @returns e.g. "19 checks: 15 pass, 4 unchecked" (or "1 check: 1 pass").
+ */
+export function checkSummary(checks: readonly Check[]): string {
+  if (checks.length === 0) return 'no checks';
+  const counts = new Map<CheckStatus, number>();
+  for (const check of checks) counts.set(check.status, (counts.get(check.status) ?? 0) + 1);
+  const parts = CHECK_ORDER.filter((status) => counts.has(status)).map((status) => `${counts.get(status)} ${status}`);
+  return `${checks.length} ${checks.length === 1 ? 'check' : 'checks'}: ${parts.join(', ')}`;
 }
 
 function ChecksTable({ checks }: { checks: Check[] }) {
@@ -118,7 +138,7 @@ function TrustFacts({ trust }: { trust: TrustResult }) {
  */
 export function ReportView({ report, level = 2 }: { report: Report; level?: 2 | 3 | 4 }) {
   const Heading = `h${Math.min(level + 1, 6)}` as 'h3' | 'h4' | 'h5';
-  const failedChecks = report.checks.filter((check) => check.status !== 'pass').length;
+  const formatLabel = describeFormat(report.format)?.label;
   return (
     <div className="report" data-report-status={report.status} data-report-trust={report.trust.status}>
       <div className="report-heading">
@@ -128,10 +148,10 @@ export function ReportView({ report, level = 2 }: { report: Report; level?: 2 | 
         <p className="report-meta">
           <span className="muted">Format </span>
           <code className="code report-format">{report.format}</code>
-          <span className="muted">
+          {formatLabel && <span className="report-format-label"> — {formatLabel}</span>}
+          <span className="muted" data-testid={level === 2 ? 'report-check-summary' : undefined}>
             {' · '}
-            {report.checks.length} {report.checks.length === 1 ? 'check' : 'checks'}
-            {failedChecks > 0 ? `, ${failedChecks} not passed` : ''}
+            {checkSummary(report.checks)}
           </span>
         </p>
       </div>

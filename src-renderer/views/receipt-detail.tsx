@@ -12,6 +12,7 @@ import { api, errorMessage } from '../api';
 import { ApiCallError } from '../transport';
 import { hrefFor } from '../router';
 import { Code, ErrorNotice, Fields, Loading, Page, Panel, formatInstant } from '../components/ui';
+import { describeFormat } from '../components/format-names';
 import { ReportView } from '../components/report-view';
 import { AnchorPanel, AnchorStateBadge } from '../components/anchor-panel';
 import { DecodedFields, DocumentText, parseDocument } from '../components/receipts-decoded';
@@ -91,13 +92,15 @@ function SignedBytes({ signed }: { signed: SignedContent[] }) {
 
 function Detail({ receipt }: { receipt: ReceiptDetail }) {
   const parsed = useMemo(() => parseDocument(receipt.raw), [receipt.raw]);
+  const format = describeFormat(receipt.format);
   const back = listHref();
   return (
     <Page
       title={receipt.receipt_id ?? `Receipt ${receipt.id}`}
       subtitle={
         <>
-          <span className="code">{receipt.format}</span> · ledger entry {receipt.id}
+          <span className="code">{receipt.format}</span>
+          {format && ` · ${format.label}`} · ledger entry {receipt.id}
         </>
       }
       actions={
@@ -122,7 +125,13 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
                   <span className="muted">none in the document</span>
                 ),
               ],
-              ['Format', <Code key="format">{receipt.format}</Code>],
+              [
+                'Format',
+                <>
+                  <Code>{receipt.format}</Code>
+                  {format && <span className="muted"> · {format.label}</span>}
+                </>,
+              ],
               [
                 'Issuer key id',
                 receipt.issuer_key_id !== null ? (
@@ -137,7 +146,15 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
               [
                 'Issued at',
                 receipt.issued_at !== null ? (
-                  formatInstant(receipt.issued_at)
+                  <>
+                    {formatInstant(receipt.issued_at)}
+                    {format?.issuedAtUnsigned && (
+                      <span className="muted" data-testid="issued-at-unsigned">
+                        {' '}
+                        · as the document states it; not signed
+                      </span>
+                    )}
+                  </>
                 ) : (
                   <span className="muted">the document does not say</span>
                 ),
