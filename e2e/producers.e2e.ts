@@ -43,7 +43,7 @@ const TYPED_KEY = (
  * The id the key is pinned under. A typed-PQ envelope names no key id: its inline key is matched
  * to a pinned key by its bytes, so the id given when pinning is the one the report then shows.
  */
-const PIN_ID = 'did:svc:hive-typed-signer';
+const PIN_ID = 'did:hive:typed-demo';
 
 /** The little of the DOM these tests read (the e2e project compiles without the DOM library). */
 interface DomElement {
@@ -357,12 +357,8 @@ describe('the real producers’ documents in the app', () => {
     expect(failures).toEqual([]);
   });
 
-  // Known gap (src-main/operations/reevaluate-trust.ts): a pin re-judges the stored receipts
-  // found by issuer key id (or an Ed25519 key's did:key); a typed-PQ attestation names no key id,
-  // so its ledger row has none and keeps the trust it was saved with. This test fails until the
-  // ledger re-judges such receipts; then `it.fails` turns red and must become `it` (and the
-  // sentence about it in docs/user-guide.md's typed-PQ section goes).
-  it.fails('re-judges the stored attestation when its key is pinned', async () => {
+  // The ledger finds stored attestations by the pinned key's bytes (they name no key id).
+  it('re-judges the stored attestation when its key is pinned', async () => {
     await page.evaluate(`window.location.hash = '#/receipts/${typedReceipt}'`);
     await page.reload();
     const report = page.locator('.report').first();

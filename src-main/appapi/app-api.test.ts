@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppApiResults } from '../../src-shared/api/contract';
-import { b64uEncode, createPortableProvider } from '../../src-shared/crypto';
+import { b64Decode, b64uEncode, createPortableProvider } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
 import { issueProfile } from '../operations/service-issue';
 import { loadServiceKeys } from '../operations/service-keys';
@@ -109,6 +109,31 @@ describe('app API', () => {
     expect((await row())?.trust).toBe('unpinned');
     const audit = await call('trust.audit', {});
     expect(audit.map((entry) => entry.action)).toEqual(['unpin', 'revoke', 'pin']);
+  });
+
+  it('re-judges stored documents that carry their ML-DSA-65 key inline and name no key id', async () => {
+    // Real producer documents (test-vectors/): a typed-PQ attestation and a SiGR chain, each
+    // signed by its own inline key; only the pinned key's documents change.
+    const vectors = (path: string) => readFileSync(new URL(`../../test-vectors/${path}`, import.meta.url), 'utf8');
+    const attestation = vectors('typed-pq/linear-valid.json');
+    const chain = vectors('sigr-chain/linear-valid.json');
+    const typed = (await call('verify', { text: attestation, save: true })).saved?.id;
+    const sigr = (await call('verify', { text: chain, save: true })).saved?.id;
+    const trustOf = async (id: number | undefined) =>
+      (await call('receipts.list', {})).rows.find((candidate) => candidate.id === id)?.trust;
+    expect([await trustOf(typed), await trustOf(sigr)]).toEqual(['unpinned', 'unpinned']);
+    const inline = (JSON.parse(attestation) as { envelope: { public_key: string } }).envelope.public_key;
+    await call('trust.pin', {
+      key_id: 'did:hive:typed-demo',
+      algorithm: 'ML-DSA-65',
+      public_key: b64uEncode(b64Decode(inline)),
+      label: 'Typed signer',
+    });
+    expect([await trustOf(typed), await trustOf(sigr)]).toEqual(['trusted', 'unpinned']);
+    await call('trust.revoke', { key_id: 'did:hive:typed-demo', reason: 'test' });
+    expect(await trustOf(typed)).toBe('revoked');
+    await call('trust.unpin', { key_id: 'did:hive:typed-demo' });
+    expect(await trustOf(typed)).toBe('unpinned');
   });
 
   it('pins a key for roles: validated at the door, listed with them, and stored receipts judged by them', async () => {
