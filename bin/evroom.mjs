@@ -56,4 +56,12 @@ if (runCli === undefined) {
   register();
   ({ runCli } = await import('../src-main/cli/main.ts'));
 }
+// A reader that goes away (`evroom ledger list | head`) ends the command quietly, with the exit
+// status of a command a closed pipe stops (128 + SIGPIPE), rather than with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(141);
+  });
+}
 process.exitCode = await runCli(process.argv.slice(2));

@@ -326,4 +326,15 @@ describe('evroom verify', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
   });
+
+  it('stops quietly when the reader of its output goes away (`| head`), with no stack trace', () => {
+    // Enough output to fill the pipe after the reader has gone.
+    const files = Array.from({ length: 400 }, () => JSON.stringify(valid)).join(' ');
+    const result = spawnSync('sh', ['-c', `"${process.execPath}" "${BIN}" verify ${files} | head -c 100 > /dev/null`], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', EVROOM_HOME: HOME },
+    });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
 });

@@ -38,7 +38,7 @@ export const reportSpec: CommandSpec = {
       type: 'string',
       multiple: true,
       value: 'FILE',
-      help: 'a file to write: .json, .html or .pdf (required; may be repeated)',
+      help: 'a file to write: .json, .html or .pdf (required)',
     },
     force: { type: 'boolean', help: 'replace files that exist' },
     json: { type: 'boolean', help: 'print one JSON object with the result' },
