@@ -141,6 +141,10 @@ const FORMAT_COST: Record<string, { signatures: number; primitive: 'Ed25519' | '
   'profile/pq': { signatures: 1, primitive: 'Ed25519' },
   'typed/authority.delegation': { signatures: 1, primitive: 'Ed25519' },
   'typed-pq': { signatures: 1, primitive: 'ML-DSA-65' },
+  'sigr-chain-pq': { signatures: 1, primitive: 'ML-DSA-65' },
+  hahs: { signatures: 1, primitive: 'Ed25519' },
+  'smsh-stamp': { signatures: 1, primitive: 'Ed25519' },
+  spectral: { signatures: 1, primitive: 'Ed25519' },
 };
 
 /** The keys and secrets the worked examples need (the seeds scripts/worked-examples.ts uses). */
@@ -155,6 +159,7 @@ function exampleContext(crypto: VerifyContext['crypto']): VerifyContext {
       ed25519KeyEntry(crypto, 'did:svc:example:service', seed(0x57)),
       ed25519KeyEntry(crypto, 'did:svc:evroom:wearable-example', seed(0x53)),
       ed25519KeyEntry(crypto, 'did:svc:evroom:example-k1', seed(0x53)),
+      ed25519KeyEntry(crypto, 'example-key-001', seed(0x62)),
     ],
     secrets: [{ key_id: 'secret-2026-01', key: seed(0x33) }],
     now: new Date(),
