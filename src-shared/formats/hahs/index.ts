@@ -20,7 +20,6 @@ export {
   hahsCanonicalText,
   verifyHahs,
 } from './verify';
-export { compareCodePoints, pythonCanonical, pythonFloatRepr, pythonNumber } from './canonical';
 export { signHahs } from './sign';
 export { hahsFacts, schemedKeyId } from './facts';
 export { hahsSamples } from './samples';
