@@ -25,6 +25,7 @@ export {
   policyDigest,
   typedPqChecks,
   typedPqHash,
+  typedPqSuiteName,
   verifyTypedPq,
 } from './verify';
 export type { TypedPqAggMode, TypedPqFragmentInput, TypedPqHash, TypedPqHashSuite } from './verify';

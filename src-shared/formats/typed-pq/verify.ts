@@ -102,6 +102,19 @@ export interface TypedPqHash {
 }
 
 /**
+ * The hash suite an envelope names, read as the typed signer's verifier reads it: absent means
+ * `sha-256`, and the name is lowercased before it is matched (its signer writes it lowercase).
+ *
+ * @param envelope - The envelope.
+ * @returns The lowercased name (one of {@link TYPED_PQ_HASH_SUITES} or another), or undefined
+ *   when `hash_suite` is not a string.
+ */
+export function typedPqSuiteName(envelope: JsonObject): string | undefined {
+  const named = Object.hasOwn(envelope, 'hash_suite') ? envelope['hash_suite'] : 'sha-256';
+  return typeof named === 'string' ? named.toLowerCase() : undefined;
+}
+
+/**
  * The hash function of a suite.
  *
  * @param suite - `sha-256` or `sha-384`.
@@ -442,19 +455,25 @@ function checkAlgorithms(
       problem('unsupported_scheme', pointer(bare, '/sig_scheme'), `Unsupported sig_scheme ${quote(scheme)}.`),
     );
   }
-  const suite = Object.hasOwn(envelope, 'hash_suite') ? (envelope['hash_suite'] as string) : 'sha-256';
+  // The schema made hash_suite a string when present.
+  const named = Object.hasOwn(envelope, 'hash_suite') ? (envelope['hash_suite'] as string) : undefined;
+  const suite = typedPqSuiteName(envelope) ?? '';
   const knownSuite = (TYPED_PQ_HASH_SUITES as readonly string[]).includes(suite);
   if (knownSuite) {
     builder.pass(
       'hash_suite',
-      Object.hasOwn(envelope, 'hash_suite') ? `hash_suite ${suite}.` : 'No hash_suite: SHA-256, the default.',
+      named === undefined
+        ? 'No hash_suite: SHA-256, the default.'
+        : named === suite
+          ? `hash_suite ${suite}.`
+          : `hash_suite ${quote(named)}: ${suite} (the name is read case-insensitively, as the typed signer reads it).`,
     );
   } else {
     ok = false;
     builder.unsupported(
       'hash_suite',
-      `hash_suite ${quote(suite)} is not supported; verified: ${TYPED_PQ_HASH_SUITES.join(', ')}.`,
-      problem('unsupported_hash_suite', pointer(bare, '/hash_suite'), `Unsupported hash_suite ${quote(suite)}.`),
+      `hash_suite ${quote(named ?? '')} is not supported; verified: ${TYPED_PQ_HASH_SUITES.join(', ')}.`,
+      problem('unsupported_hash_suite', pointer(bare, '/hash_suite'), `Unsupported hash_suite ${quote(named ?? '')}.`),
     );
   }
   const mode = envelope['agg_mode'] as string;
