@@ -42,7 +42,7 @@
  *   `unknown`, UNSUPPORTED, error `unsupported_format` naming the object. `sigr.chain.receipt` is
  *   not recognized here: it has a format of its own.
  */
-import { concatBytes, equalBytes, hexDecode, hexEncode, utf8Encode } from '../../crypto';
+import { MLDSA65_LENGTHS, concatBytes, equalBytes, hexDecode, hexEncode, utf8Encode } from '../../crypto';
 import type { CryptoProvider } from '../../crypto/provider';
 import { jcs } from '../../json';
 import type { JsonNode } from '../../json/types';
@@ -78,8 +78,6 @@ export const TYPED_PQ_AGG_MODES = Object.freeze(['linear', 'merkle'] as const);
 export const TYPED_PQ_HASH_SUITES = Object.freeze(['sha-256', 'sha-384'] as const);
 /** The most fragments one envelope may carry; bounds the work a document can ask for. */
 export const MAX_TYPED_PQ_FRAGMENTS = 1024;
-/** ML-DSA-65 byte lengths (FIPS 204 table 2); the signature is 4412 base64 characters. */
-export const TYPED_PQ_LENGTHS = Object.freeze({ signature: 3309, publicKey: 1952 });
 
 /** An aggregation mode. */
 export type TypedPqAggMode = (typeof TYPED_PQ_AGG_MODES)[number];
@@ -505,8 +503,8 @@ function checkBindings(
   bare: boolean,
 ): Binding | undefined {
   const { envelope, fragments, inputs, inputsName } = parts;
-  const publicKey = decodeB64Field(envelope['public_key'], TYPED_PQ_LENGTHS.publicKey);
-  const signature = decodeB64Field(envelope['envelope_signature'], TYPED_PQ_LENGTHS.signature);
+  const publicKey = decodeB64Field(envelope['public_key'], MLDSA65_LENGTHS.publicKey);
+  const signature = decodeB64Field(envelope['envelope_signature'], MLDSA65_LENGTHS.signature);
   const encodingProblems = [];
   if (publicKey === undefined) {
     encodingProblems.push(
