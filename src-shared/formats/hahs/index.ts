@@ -22,7 +22,7 @@ export {
 } from './verify';
 export { signHahs } from './sign';
 export { hahsFacts, schemedKeyId } from './facts';
-export { hahsSamples } from './samples';
+export { HAHS_EXAMPLE_BODY, hahsSamples } from './samples';
 export { hahsSignedContent } from './signed-content';
 
 /** The HAHS format's entry in the format registry. */
