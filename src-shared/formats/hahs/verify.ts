@@ -27,9 +27,9 @@ import { pythonJsonDumps } from '../../json/python-dumps';
 import type { JsonNode, JsonObjectNode } from '../../json/types';
 import { problem, quote } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
-import { findEmbeddedKey } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
+import { checkEmbeddedEd25519 } from '../../verify/signature';
 
 /** The protocol this verifier executes. */
 export const HAHS_PROTOCOL = 'hahs/1';
@@ -200,19 +200,14 @@ export function verifyHahs(input: FormatInput): Report {
       problem('digest_mismatch', '/canonical_sha256', `The body's SHA-256 is ${b64uEncode(digest)}.`),
     );
   }
-  const resolved = findEmbeddedKey(key.bytes, 'Ed25519', ctx);
-  const name = resolved.key_id ?? 'the embedded issuer_pubkey';
-  if (ctx.crypto.ed25519Verify(signature.bytes, digest, key.bytes)) {
-    builder.pass('signature', `The Ed25519 signature over the 32-byte digest verifies under ${name}.`);
-  } else {
-    builder.fail(
-      'INVALID',
-      'signature',
-      `The Ed25519 signature over the 32-byte digest does not verify under ${name}.`,
-      problem('signature_invalid', '/signature', 'The signature does not verify over the canonical body digest.'),
-    );
-  }
-  builder.setTrust(resolved.trust);
+  checkEmbeddedEd25519(builder, ctx, {
+    publicKey: key.bytes,
+    signature: signature.bytes,
+    message: digest,
+    over: 'the 32-byte digest',
+    problemOver: 'the canonical body digest',
+    keyName: 'the embedded issuer_pubkey',
+  });
   const issuerVerified = member('issuer_verified');
   if (issuerVerified?.type === 'boolean' && issuerVerified.value) builder.note(HAHS_ISSUER_VERIFIED_NOTE);
   if (anchorNode?.type === 'string') {
