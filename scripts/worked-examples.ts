@@ -14,7 +14,7 @@ import { countersignerWorkedExample } from '../src-shared/formats/countersigner/
 import { signEnvelope } from '../src-shared/formats/envelope';
 import { profileWorkedExamples } from '../src-shared/formats/profile/examples';
 import { sealDocument } from '../src-shared/formats/sealed';
-import { signHahs } from '../src-shared/formats/hahs';
+import { HAHS_EXAMPLE_BODY, signHahs } from '../src-shared/formats/hahs';
 import { signSmshStamp } from '../src-shared/formats/smsh-stamp';
 import { signSpectral } from '../src-shared/formats/spectral';
 import { typedWorkedExample } from '../src-shared/formats/typed';
@@ -137,24 +137,7 @@ export function workedExamples(crypto: CryptoProvider = createPortableProvider()
 
 /** The worked examples of docs/protocol.md section 12a: HAHS, SMSH-Stamp and Spectral. */
 function ecosystemExamples(crypto: CryptoProvider): WorkedExample[] {
-  const hahs = JSON.stringify(
-    signHahs(
-      {
-        protocol: 'hahs/1',
-        receipt_id: 'TGT-0123456789abcdef',
-        symbol: 'SIU-GPT4O-1K',
-        units: 42,
-        amount_usd: '12.50',
-        recipient: 'did:hive:agent-7',
-        issued_at: '2026-06-01T12:00:00Z',
-        tier: 'pro',
-        hahs_anchor: 'base:#19284733',
-        issuer_verified: true,
-      },
-      seed(0x61),
-      crypto,
-    ),
-  );
+  const hahs = JSON.stringify(signHahs({ ...HAHS_EXAMPLE_BODY }, seed(0x61), crypto));
   const hahsValue = JSON.parse(hahs) as { canonical_sha256: string; issuer_pubkey: string };
   const smsh = JSON.stringify(
     signSmshStamp(

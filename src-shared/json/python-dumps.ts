@@ -9,10 +9,11 @@
  * - numbers as Python reads and writes them: a lexeme without fraction or exponent is an integer
  *   of any size, written in its digits (`-0` becomes `0`); any other is the double nearest to
  *   it, written as Python's `repr` of that float (`1.5`, `100.0`, `1e-05`, `1e+16`, `-0.0`);
- * - with `ensureAscii` (Python's default) every character outside U+0020-U+007E is escaped as
- *   `\uXXXX` in lowercase hex (characters above U+FFFF as their surrogate pair); without it only
- *   quote, backslash and controls below U+0020 are; the short escapes are `\" \\ \n \r \t \b \f`
- *   and `/` is never escaped.
+ * - with `ensureAscii` (Python's default; the countersigner's text) every character outside
+ *   U+0020-U+007E is escaped as `\uXXXX` in lowercase hex (characters above U+FFFF as their
+ *   surrogate pair); without it (`ensure_ascii=False`; HAHS's text) only quote, backslash and
+ *   controls below U+0020 are; the short escapes are `\" \\ \n \r \t \b \f` and `/` is never
+ *   escaped.
  */
 import { MAX_JSON_DEPTH } from './types';
 import type { JsonNode } from './types';

@@ -3,7 +3,7 @@ import { createPortableProvider } from '../crypto';
 import { fromPlain, toPlain } from '../json';
 import type { IssueInput } from './format-module';
 import { IssueInputError } from './issue-error';
-import { checkMembers, copyObject, fieldsObject, issuerKey, publicEntry } from './issue-fields';
+import { checkMembers, copyObject, fieldsObject, issuerKey, publicEntry, withMldsa65SecretKey } from './issue-fields';
 
 const crypto = createPortableProvider();
 const seed = new Uint8Array(32).fill(1);
@@ -64,6 +64,27 @@ describe('issuer helpers', () => {
       label: 'Test',
     });
     expect(entry.public_key).not.toBe(key.public_key);
+  });
+
+  it('expand an ML-DSA-65 seed for one use and wipe the secret key after, also when the use throws', () => {
+    const pq = crypto.mldsa65KeyGen(seed);
+    const pqKey = { key_id: 'did:svc:test:pq', algorithm: 'ML-DSA-65' as const, seed, public_key: pq.publicKey };
+    let seen: Uint8Array | undefined;
+    const signature = withMldsa65SecretKey(input({}), pqKey, (secretKey) => {
+      seen = secretKey;
+      expect(secretKey).toEqual(pq.secretKey);
+      return crypto.mldsa65Sign(new Uint8Array([1]), secretKey);
+    });
+    expect(crypto.mldsa65Verify(signature, new Uint8Array([1]), pq.publicKey)).toBe(true);
+    expect(seen?.every((byte) => byte === 0)).toBe(true);
+    expect(() =>
+      withMldsa65SecretKey(input({}), pqKey, (secretKey) => {
+        seen = secretKey;
+        throw new RangeError('refused');
+      }),
+    ).toThrow('refused');
+    expect(seen?.length).toBe(4032);
+    expect(seen?.every((byte) => byte === 0)).toBe(true);
   });
 
   it('copy a member named __proto__ as an own member', () => {

@@ -73,6 +73,24 @@ export function issuerKey(input: IssueInput): { key: IssueKey; keyId: string } {
 }
 
 /**
+ * Use an ML-DSA-65 issuing key's secret key: key files hold the key generation seed, so the
+ * secret key is expanded for this one use and wiped afterwards, whatever `use` does.
+ *
+ * @param input - The issuer's input (for its crypto provider).
+ * @param key - The ML-DSA-65 key.
+ * @param use - What to do with the 4032-byte secret key; it must not keep it.
+ * @returns What `use` returns.
+ */
+export function withMldsa65SecretKey<T>(input: IssueInput, key: IssueKey, use: (secretKey: Uint8Array) => T): T {
+  const secretKey = input.crypto.mldsa65KeyGen(key.seed).secretKey;
+  try {
+    return use(secretKey);
+  } finally {
+    secretKey.fill(0);
+  }
+}
+
+/**
  * The public half of a signing key, as the verifier's key entry.
  *
  * @param key - The key.

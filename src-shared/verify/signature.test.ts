@@ -5,7 +5,7 @@ import { createVerifyContext, type KeyEntry } from './context';
 import type { JsonObject } from './fields';
 import { ed25519KeyEntry } from './keys';
 import { ReportBuilder } from './report-builder';
-import { checkKeyedSignature, checkRuleD1, ruleD1Payload, signRuleD1 } from './signature';
+import { checkEmbeddedEd25519, checkKeyedSignature, checkRuleD1, ruleD1Payload, signRuleD1 } from './signature';
 
 const crypto = createPortableProvider();
 const now = new Date('2026-06-01T00:00:00Z');
@@ -117,5 +117,43 @@ describe('checkKeyedSignature', () => {
     const report = builder.build();
     expect(report.status).toBe('INVALID');
     expect(report.errors[0]).toMatchObject({ code: 'key_algorithm_mismatch', path: '/key_id' });
+  });
+});
+
+describe('an Ed25519 signature under an embedded key', () => {
+  const publicKey = crypto.ed25519PublicKey(seed);
+  const message = utf8Encode('signed bytes');
+  const words = { over: 'the bytes', problemOver: 'the signed bytes', keyName: 'the embedded key' };
+
+  function run(signature: Uint8Array, context = createVerifyContext(crypto, { now })) {
+    const builder = new ReportBuilder('hahs', ['signature']);
+    const key = checkEmbeddedEd25519(builder, context, { publicKey, signature, message, ...words });
+    return { report: builder.build(), key };
+  }
+
+  it('passes under the key it carries, unpinned, or trusted when a pinned entry holds its bytes', () => {
+    const signature = crypto.ed25519Sign(message, seed);
+    const { report, key } = run(signature);
+    expect(report.status).toBe('PASS');
+    expect(report.checks[0]?.detail).toBe(`The Ed25519 signature over the bytes verifies under ${key.key_id}.`);
+    expect(report.trust.status).toBe('unpinned');
+    const pinned: KeyEntry = { ...(advertised[0] as KeyEntry), status: 'pinned' };
+    expect(run(signature, createVerifyContext(crypto, { now, pinned: [pinned] })).report.trust).toMatchObject({
+      status: 'trusted',
+      key_id: keyId,
+    });
+  });
+
+  it('a signature that does not verify is INVALID at /signature, with the trust of the key', () => {
+    const { report } = run(crypto.ed25519Sign(utf8Encode('other bytes'), seed));
+    expect(report.status).toBe('INVALID');
+    expect(report.errors).toEqual([
+      expect.objectContaining({
+        code: 'signature_invalid',
+        path: '/signature',
+        message: 'The signature does not verify over the signed bytes.',
+      }),
+    ]);
+    expect(report.trust.status).toBe('unpinned');
   });
 });

@@ -12,7 +12,7 @@ import type { CryptoProvider } from '../crypto/provider';
 import { jcs } from '../json';
 import type { KeyAlgorithm, SignerRole, VerifyContext } from './context';
 import { decodeB64uField, decodeHexField, isJsonObject, problem, quote, type JsonObject } from './fields';
-import { describeKey, findKeyById, type ResolvedKey } from './keys';
+import { describeKey, findEmbeddedKey, findKeyById, type ResolvedKey } from './keys';
 import type { TrustResult } from './report';
 import type { ReportBuilder } from './report-builder';
 
@@ -90,6 +90,53 @@ export function checkKeyedSignature(
     );
   }
   return key;
+}
+
+/** What {@link checkEmbeddedEd25519} needs to know about one signature. */
+export interface EmbeddedEd25519Signature {
+  /** The 32-byte public key the document carries. */
+  publicKey: Uint8Array;
+  /** The 64-byte signature. */
+  signature: Uint8Array;
+  /** The exact signed message. */
+  message: Uint8Array;
+  /** What the message is, for the check's detail, e.g. `the 32-byte digest`. */
+  over: string;
+  /** What the message is, for the error's message, e.g. `the canonical body digest`. */
+  problemOver: string;
+  /** How to name the key when it resolves to no key id, e.g. `the embedded public_key`. */
+  keyName: string;
+}
+
+/**
+ * Verify an Ed25519 signature under the key the document itself carries, recording the check
+ * `signature` (a failing signature is INVALID at `/signature`) and setting the report's trust to
+ * the key's: `unpinned` unless a pinned entry holds the same bytes.
+ *
+ * @param builder - The report builder to record into.
+ * @param ctx - The verification context.
+ * @param input - The key, signature and message, and the words the report uses for them.
+ * @returns The resolved key.
+ */
+export function checkEmbeddedEd25519(
+  builder: ReportBuilder,
+  ctx: VerifyContext,
+  input: EmbeddedEd25519Signature,
+): ResolvedKey {
+  const resolved = findEmbeddedKey(input.publicKey, 'Ed25519', ctx);
+  const name = resolved.key_id ?? input.keyName;
+  if (ctx.crypto.ed25519Verify(input.signature, input.message, input.publicKey)) {
+    builder.pass('signature', `The Ed25519 signature over ${input.over} verifies under ${name}.`);
+  } else {
+    builder.fail(
+      'INVALID',
+      'signature',
+      `The Ed25519 signature over ${input.over} does not verify under ${name}.`,
+      problem('signature_invalid', '/signature', `The signature does not verify over ${input.problemOver}.`),
+    );
+  }
+  builder.setTrust(resolved.trust);
+  return resolved;
 }
 
 /**

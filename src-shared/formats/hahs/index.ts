@@ -20,10 +20,9 @@ export {
   hahsCanonicalText,
   verifyHahs,
 } from './verify';
-export { compareCodePoints, pythonCanonical, pythonFloatRepr, pythonNumber } from './canonical';
 export { signHahs } from './sign';
 export { hahsFacts, schemedKeyId } from './facts';
-export { hahsSamples } from './samples';
+export { HAHS_EXAMPLE_BODY, hahsSamples } from './samples';
 export { hahsSignedContent } from './signed-content';
 
 /** The HAHS format's entry in the format registry. */

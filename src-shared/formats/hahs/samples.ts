@@ -2,7 +2,26 @@
  * HAHS samples: an anchored paid-tier receipt, and tampered, forged, malformed and unsupported ones.
  */
 import { FORGER_SEED_BYTE, edited, sampleEd25519Key, sampleSeed, type SampleKit } from '../../verify/sample-kit';
+import type { JsonObject } from '../../verify/fields';
 import { signHahs } from './sign';
+
+/**
+ * The body of the HAHS example receipt (docs/protocol.md section 12a): a paid-tier receipt with an
+ * anchor reference, in the producer's member order. The samples sign it under another
+ * `receipt_id`.
+ */
+export const HAHS_EXAMPLE_BODY: Readonly<JsonObject> = Object.freeze({
+  protocol: 'hahs/1',
+  receipt_id: 'TGT-0123456789abcdef',
+  symbol: 'SIU-GPT4O-1K',
+  units: 42,
+  amount_usd: '12.50',
+  recipient: 'did:hive:agent-7',
+  issued_at: '2026-06-01T12:00:00Z',
+  tier: 'pro',
+  hahs_anchor: 'base:#19284733',
+  issuer_verified: true,
+});
 
 /**
  * Add the HAHS samples and the issuer's key (pinned by its bytes, the receipts embed it).
@@ -13,18 +32,7 @@ export function hahsSamples(kit: SampleKit): void {
   const { crypto } = kit;
   const seed = sampleSeed(0x31);
   kit.addKey(sampleEd25519Key(crypto, 'did:svc:evroom:samples:hahs', seed, 'HAHS issuer'));
-  const body = {
-    protocol: 'hahs/1',
-    receipt_id: 'TGT-00000000000000a1',
-    symbol: 'SIU-GPT4O-1K',
-    units: 42,
-    amount_usd: '12.50',
-    recipient: 'did:hive:agent-7',
-    issued_at: '2026-06-01T12:00:00Z',
-    tier: 'pro',
-    hahs_anchor: 'base:#19284733',
-    issuer_verified: true,
-  };
+  const body = { ...HAHS_EXAMPLE_BODY, receipt_id: 'TGT-00000000000000a1' };
   const valid = signHahs(body, seed, crypto);
   const forged = signHahs(body, sampleSeed(FORGER_SEED_BYTE), crypto);
   kit.add(

@@ -5,9 +5,8 @@
 import { b64uEncode, utf8Encode } from '../../crypto';
 import type { CryptoProvider } from '../../crypto/provider';
 import { fromPlain } from '../../json';
-import type { JsonObjectNode } from '../../json/types';
+import { pythonJsonDumps } from '../../json/python-dumps';
 import type { JsonObject } from '../../verify/fields';
-import { pythonCanonical } from './canonical';
 
 /**
  * Sign a HAHS body: append `canonical_sha256`, `issuer_pubkey` and `signature`.
@@ -21,7 +20,7 @@ import { pythonCanonical } from './canonical';
 export function signHahs(body: JsonObject, seed: Uint8Array, crypto: CryptoProvider): JsonObject {
   const node = fromPlain(body);
   if (node.type !== 'object') throw new TypeError('A HAHS body must be a JSON object');
-  const digest = crypto.sha256(utf8Encode(pythonCanonical(node as JsonObjectNode)));
+  const digest = crypto.sha256(utf8Encode(pythonJsonDumps(node, { ensureAscii: false })));
   return {
     ...body,
     canonical_sha256: b64uEncode(digest),

@@ -7,9 +7,11 @@
  * signature adds: `canonical_sha256`, `issuer_pubkey` and `signature`.
  *
  * Decisions (Rule D1 under other names):
- * - P is the body (every member but those three) in the producer's canonical text
- *   ({@link pythonCanonical}); `canonical_sha256` is b64u of SHA-256(UTF-8 of P): a different
- *   digest is MISMATCH.
+ * - P is the body (every member but those three) in the producer's canonical text, Python's
+ *   `json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
+ *   ({@link pythonJsonDumps} without `ensureAscii`: names sorted by code point, integer lexemes
+ *   exact, other numbers as Python's float repr); `canonical_sha256` is b64u of SHA-256(UTF-8 of
+ *   P): a different digest is MISMATCH.
  * - `signature` is `ed25519:` + b64u of an Ed25519 signature over the 32 raw digest bytes, by the
  *   key in `issuer_pubkey` (`ed25519:` + b64u of 32 bytes): a failing signature is INVALID. The
  *   key is embedded, so trust is `unpinned` unless a pinned entry holds the same bytes.
@@ -21,13 +23,13 @@
  *   verifier cannot resolve: check `anchor` is `unchecked` with the reference, and a note says so.
  */
 import { b64uDecode, b64uEncode, equalBytes, utf8Encode } from '../../crypto';
+import { pythonJsonDumps } from '../../json/python-dumps';
 import type { JsonNode, JsonObjectNode } from '../../json/types';
 import { problem, quote } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
-import { findEmbeddedKey } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
-import { pythonCanonical } from './canonical';
+import { checkEmbeddedEd25519 } from '../../verify/signature';
 
 /** The protocol this verifier executes. */
 export const HAHS_PROTOCOL = 'hahs/1';
@@ -81,7 +83,7 @@ export function hahsBody(node: JsonObjectNode): JsonObjectNode {
  * @returns P; `canonical_sha256` is b64u(SHA-256(UTF-8 of P)).
  */
 export function hahsCanonicalText(node: JsonObjectNode): string {
-  return pythonCanonical(hahsBody(node));
+  return pythonJsonDumps(hahsBody(node), { ensureAscii: false });
 }
 
 /** A `scheme:b64u` member decoded, or the problem with it. */
@@ -198,19 +200,14 @@ export function verifyHahs(input: FormatInput): Report {
       problem('digest_mismatch', '/canonical_sha256', `The body's SHA-256 is ${b64uEncode(digest)}.`),
     );
   }
-  const resolved = findEmbeddedKey(key.bytes, 'Ed25519', ctx);
-  const name = resolved.key_id ?? 'the embedded issuer_pubkey';
-  if (ctx.crypto.ed25519Verify(signature.bytes, digest, key.bytes)) {
-    builder.pass('signature', `The Ed25519 signature over the 32-byte digest verifies under ${name}.`);
-  } else {
-    builder.fail(
-      'INVALID',
-      'signature',
-      `The Ed25519 signature over the 32-byte digest does not verify under ${name}.`,
-      problem('signature_invalid', '/signature', 'The signature does not verify over the canonical body digest.'),
-    );
-  }
-  builder.setTrust(resolved.trust);
+  checkEmbeddedEd25519(builder, ctx, {
+    publicKey: key.bytes,
+    signature: signature.bytes,
+    message: digest,
+    over: 'the 32-byte digest',
+    problemOver: 'the canonical body digest',
+    keyName: 'the embedded issuer_pubkey',
+  });
   const issuerVerified = member('issuer_verified');
   if (issuerVerified?.type === 'boolean' && issuerVerified.value) builder.note(HAHS_ISSUER_VERIFIED_NOTE);
   if (anchorNode?.type === 'string') {

@@ -7,7 +7,7 @@ import type { JsonValue } from '../../json/types';
 import { isJsonObject, type JsonObject } from '../../verify/fields';
 import type { FormatIssuer, IssueInput, IssuedDocument } from '../../verify/format-module';
 import { IssueInputError } from '../../verify/issue-error';
-import { checkMembers, fieldsObject, issuerKey, publicEntry } from '../../verify/issue-fields';
+import { checkMembers, fieldsObject, issuerKey, publicEntry, withMldsa65SecretKey } from '../../verify/issue-fields';
 import { formatJsonDocument } from '../../verify/json-document';
 import { MAX_SIGR_STEPS, SIGR_STEP_KINDS, ioDigest, sigrSuite, type SigrSuite } from './chain';
 import { signSigrChain, type SigrRunStep } from './sign';
@@ -47,23 +47,21 @@ export function issueSigrChain(input: IssueInput): IssuedDocument {
   }
   const runSteps = steps.map((step, index) => runStep(step, pointerAppend('/steps', String(index)), suite));
   const issuedAt = input.issuedAt ?? input.now.toISOString();
-  // The key file holds the key generation seed; the secret key is expanded for this one use.
-  const secretKey = input.crypto.mldsa65KeyGen(key.seed).secretKey;
-  try {
-    const document = signSigrChain(
-      { run_id: runId, agent_ref: agentRef, steps: runSteps },
-      secretKey,
-      key.public_key,
-      input.crypto,
-      { hashSuite: suite.name, issuedAt },
-    );
-    return { text: formatJsonDocument(document), keys: [publicEntry(key)], secrets: [] };
-  } catch (error) {
-    if (error instanceof RangeError) throw new IssueInputError('invalid_run', '/steps', error.message);
-    throw error;
-  } finally {
-    secretKey.fill(0);
-  }
+  const document = withMldsa65SecretKey(input, key, (secretKey) => {
+    try {
+      return signSigrChain(
+        { run_id: runId, agent_ref: agentRef, steps: runSteps },
+        secretKey,
+        key.public_key,
+        input.crypto,
+        { hashSuite: suite.name, issuedAt },
+      );
+    } catch (error) {
+      if (error instanceof RangeError) throw new IssueInputError('invalid_run', '/steps', error.message);
+      throw error;
+    }
+  });
+  return { text: formatJsonDocument(document), keys: [publicEntry(key)], secrets: [] };
 }
 
 function runStep(step: JsonValue, path: string, suite: SigrSuite): SigrRunStep {

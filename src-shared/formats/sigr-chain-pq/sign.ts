@@ -2,7 +2,7 @@
  * SiGR chain receipt signer: seals an agent run as the typed signer does (PROTOCOL section 14),
  * with ML-DSA-65, for `evroom sign sigr-chain`, the samples and the tests.
  */
-import { assertBytes, b64Encode, hexEncode } from '../../crypto';
+import { MLDSA65_LENGTHS, assertBytes, b64Encode, hexEncode } from '../../crypto';
 import type { CryptoProvider } from '../../crypto/provider';
 import type { JsonObject } from '../../verify/fields';
 import { isTimestamp } from '../../verify/timestamp';
@@ -77,7 +77,7 @@ export function signSigrChain(
   if (typeof run.run_id !== 'string' || run.run_id === '') throw new TypeError('run_id must be a non-empty string');
   if (typeof run.agent_ref !== 'string') throw new TypeError('agent_ref must be a string');
   assertBytes(mldsaSecretKey, 'signSigrChain: mldsaSecretKey');
-  assertBytes(publicKey, 'signSigrChain: publicKey', 1952);
+  assertBytes(publicKey, 'signSigrChain: publicKey', MLDSA65_LENGTHS.publicKey);
   if (!isTimestamp(options.issuedAt)) throw new RangeError('issuedAt must be a TS');
   const suite = sigrSuite(options.hashSuite ?? 'sha-256', crypto);
   if (suite === undefined) throw new RangeError(`Unknown hash suite ${String(options.hashSuite)}`);

@@ -36,7 +36,7 @@
  * - Key: the public key is inline and the receipt names no key id. It verifies the signature;
  *   trust is `trusted` only when a pinned ML-DSA-65 entry holds the same bytes, else `unpinned`.
  */
-import { hexEncode } from '../../crypto';
+import { MLDSA65_LENGTHS, hexEncode } from '../../crypto';
 import type { JsonNode, JsonValue } from '../../json/types';
 import type { VerifyContext } from '../../verify/context';
 import {
@@ -71,8 +71,6 @@ import {
   stepCommitDigest,
 } from './chain';
 
-/** ML-DSA-65 byte lengths (FIPS 204). */
-const MLDSA65 = Object.freeze({ signature: 3309, publicKey: 1952 });
 /** The 32-bit range of `seq` (the producer writes `seq | 0`). */
 const SEQ_MIN = -(2 ** 31);
 const SEQ_MAX = 2 ** 31 - 1;
@@ -301,7 +299,7 @@ function readReceipt(value: JsonValue, problems: ReportError[], ctx: VerifyConte
   const known = scheme === SIGR_CHAIN_SCHEME;
   let publicKey: Uint8Array | undefined;
   if (Object.hasOwn(envelope, 'public_key')) {
-    publicKey = decodeB64Field(publicKeyText, known ? MLDSA65.publicKey : undefined);
+    publicKey = decodeB64Field(publicKeyText, known ? MLDSA65_LENGTHS.publicKey : undefined);
     if (publicKey === undefined) {
       problems.push(
         problem(
@@ -316,7 +314,7 @@ function readReceipt(value: JsonValue, problems: ReportError[], ctx: VerifyConte
   }
   let signature: Uint8Array | undefined;
   if (Object.hasOwn(envelope, 'envelope_signature')) {
-    signature = decodeB64Field(envelope['envelope_signature'], known ? MLDSA65.signature : undefined);
+    signature = decodeB64Field(envelope['envelope_signature'], known ? MLDSA65_LENGTHS.signature : undefined);
     if (signature === undefined) {
       problems.push(
         problem(

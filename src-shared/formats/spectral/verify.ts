@@ -22,9 +22,9 @@ import { b64Decode, b64Encode, equalBytes, hexEncode, utf8Encode } from '../../c
 import type { JsonNode, JsonObjectNode } from '../../json/types';
 import { problem, quote } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
-import { findEmbeddedKey } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
+import { checkEmbeddedEd25519 } from '../../verify/signature';
 import { spectralSignedBytes, type SpectralAlgorithm } from './serialize';
 
 /** The algorithms this verifier executes. */
@@ -173,18 +173,14 @@ export function verifySpectral(input: FormatInput): Report {
       problem('digest_mismatch', '/signed_payload_sha256', `The payload's SHA-256 is ${digest}.`),
     );
   }
-  const resolved = findEmbeddedKey(publicKey, 'Ed25519', ctx);
-  const name = resolved.key_id ?? 'the embedded public_key';
-  if (ctx.crypto.ed25519Verify(signature, bytes, publicKey)) {
-    builder.pass('signature', `The Ed25519 signature over the payload bytes verifies under ${name}.`);
-  } else {
-    builder.fail(
-      'INVALID',
-      'signature',
-      `The Ed25519 signature over the payload bytes does not verify under ${name}.`,
-      problem('signature_invalid', '/signature', 'The signature does not verify over the payload bytes.'),
-    );
-  }
+  checkEmbeddedEd25519(builder, ctx, {
+    publicKey,
+    signature,
+    message: bytes,
+    over: 'the payload bytes',
+    problemOver: 'the payload bytes',
+    keyName: 'the embedded public_key',
+  });
   if (signed.unsigned.length === 0) {
     builder.pass('coverage', 'Every payload member is in the signed bytes.');
   } else {
@@ -196,6 +192,5 @@ export function verifySpectral(input: FormatInput): Report {
       ),
     );
   }
-  builder.setTrust(resolved.trust);
   return builder.build();
 }

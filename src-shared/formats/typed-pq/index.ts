@@ -13,7 +13,6 @@ export {
   MAX_TYPED_PQ_FRAGMENTS,
   TYPED_PQ_AGG_MODES,
   TYPED_PQ_HASH_SUITES,
-  TYPED_PQ_LENGTHS,
   TYPED_PQ_OBJECT,
   TYPED_PQ_SCHEME,
   TYPED_PQ_VERSION,
@@ -25,6 +24,7 @@ export {
   policyDigest,
   typedPqChecks,
   typedPqHash,
+  typedPqSuiteName,
   verifyTypedPq,
 } from './verify';
 export type { TypedPqAggMode, TypedPqFragmentInput, TypedPqHash, TypedPqHashSuite } from './verify';

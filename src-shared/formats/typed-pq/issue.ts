@@ -9,7 +9,7 @@
 import { isJsonObject, quote } from '../../verify/fields';
 import type { FormatIssuer, IssueInput, IssuedDocument } from '../../verify/format-module';
 import { IssueInputError } from '../../verify/issue-error';
-import { checkMembers, fieldsObject, issuerKey, publicEntry } from '../../verify/issue-fields';
+import { checkMembers, fieldsObject, issuerKey, publicEntry, withMldsa65SecretKey } from '../../verify/issue-fields';
 import { formatJsonDocument } from '../../verify/json-document';
 import { type TypedPqFragmentSource, signTypedPq } from './sign';
 import {
@@ -94,21 +94,17 @@ export function issueTypedPq(input: IssueInput): IssuedDocument {
   if (temporal !== undefined && !isJsonObject(temporal)) {
     throw new IssueInputError('not_an_object', '/temporal', 'must be an object');
   }
-  // The key file holds the key generation seed; the secret key is expanded for this one use.
-  const secretKey = input.crypto.mldsa65KeyGen(key.seed).secretKey;
-  try {
-    const document = signTypedPq(sources, secretKey, key.public_key, input.crypto, {
+  const document = withMldsa65SecretKey(input, key, (secretKey) =>
+    signTypedPq(sources, secretKey, key.public_key, input.crypto, {
       ...(signTypes === undefined ? {} : { signTypes: signTypes as string[] }),
       ...(policyId === undefined ? {} : { policyId }),
       aggMode: oneOf<TypedPqAggMode>(fields['agg_mode'], TYPED_PQ_AGG_MODES, '/agg_mode') ?? 'linear',
       hashSuite: oneOf<TypedPqHashSuite>(fields['hash_suite'], TYPED_PQ_HASH_SUITES, '/hash_suite') ?? 'sha-256',
       ...(temporal === undefined ? {} : { temporal }),
       issuedAt: input.issuedAt ?? input.now.toISOString(),
-    });
-    return { text: formatJsonDocument(document), keys: [publicEntry(key, keyId)], secrets: [] };
-  } finally {
-    secretKey.fill(0);
-  }
+    }),
+  );
+  return { text: formatJsonDocument(document), keys: [publicEntry(key, keyId)], secrets: [] };
 }
 
 /** `evroom sign typed-pq`. */

@@ -2,14 +2,13 @@
  * Typed-pq attestation signer: makes `afir.attestation` documents (version 1.0.0-typed-pq) with
  * ML-DSA-65, in the typed signer's layout, for `evroom sign`, samples, tests and benchmarks.
  */
-import { assertBytes, b64Encode, hexEncode, utf8Encode } from '../../crypto';
+import { MLDSA65_LENGTHS, assertBytes, b64Encode, hexEncode, utf8Encode } from '../../crypto';
 import type { CryptoProvider } from '../../crypto/provider';
 import type { JsonObject } from '../../verify/fields';
 import {
   MAX_TYPED_PQ_FRAGMENTS,
   TYPED_PQ_AGG_MODES,
   TYPED_PQ_HASH_SUITES,
-  TYPED_PQ_LENGTHS,
   TYPED_PQ_OBJECT,
   TYPED_PQ_SCHEME,
   TYPED_PQ_VERSION,
@@ -82,7 +81,7 @@ export function signTypedPq(
     );
   }
   assertBytes(mldsaSecretKey, 'signTypedPq: mldsaSecretKey');
-  assertBytes(publicKey, 'signTypedPq: publicKey', TYPED_PQ_LENGTHS.publicKey);
+  assertBytes(publicKey, 'signTypedPq: publicKey', MLDSA65_LENGTHS.publicKey);
   if (typeof crypto !== 'object' || crypto === null) throw new TypeError('signTypedPq needs a CryptoProvider');
   if (typeof options !== 'object' || options === null || typeof options.issuedAt !== 'string') {
     throw new TypeError('signTypedPq needs options with issuedAt');

@@ -5,7 +5,7 @@ import { createPortableProvider, hexDecode, hexEncode } from '../../crypto';
 import { catalogueModules } from '../../verify/registry';
 import { createSampleKit, type SampleSet } from '../../verify/sample-kit';
 import { typedPqFormat as MODULE } from '.';
-import { isJsonObject } from '../../verify/fields';
+import { isJsonObject, type JsonObject } from '../../verify/fields';
 import { parseJsonTree, toPlain } from '../../json';
 import { typedPqSignedContent } from './signed-content';
 
@@ -64,5 +64,9 @@ describe('typedPqSignedContent', () => {
     const envelope = (JSON.parse(text) as { envelope: Record<string, string> }).envelope;
     expect(hexEncode(crypto.sha384(hexDecode(preimage?.text ?? '')))).toBe(envelope['payload_digest']);
     expect(typedPqSignedContent({ format: 'typed-pq', tree, value: { envelope: {} }, crypto })).toEqual([]);
+    // The suite's name is read case-insensitively, as the verifier and the typed signer read it.
+    const upper: JsonObject = { envelope: { ...(value['envelope'] as JsonObject), hash_suite: 'SHA-384' } };
+    const [, upperPreimage] = typedPqSignedContent({ format: 'typed-pq', tree, value: upper, crypto });
+    expect(upperPreimage?.text).toBe(preimage?.text);
   });
 });

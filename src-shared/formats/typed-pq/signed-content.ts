@@ -8,7 +8,7 @@ import { jcs } from '../../json';
 import { isJsonObject, type JsonObject } from '../../verify/fields';
 import type { SignedContentInput } from '../../verify/format-module';
 import { type SignedBytes, utf8SignedBytes } from '../../verify/signed-bytes';
-import { type TypedPqHashSuite, TYPED_PQ_HASH_SUITES, typedPqHash } from './verify';
+import { type TypedPqHashSuite, TYPED_PQ_HASH_SUITES, typedPqHash, typedPqSuiteName } from './verify';
 
 const HEX = /^(?:[0-9a-f]{64}|[0-9a-f]{96})$/;
 
@@ -21,7 +21,7 @@ const HEX = /^(?:[0-9a-f]{64}|[0-9a-f]{96})$/;
 export function typedPqSignedContent(input: SignedContentInput): SignedBytes[] {
   const { crypto, value } = input;
   const envelope: JsonObject = isJsonObject(value['envelope']) ? value['envelope'] : value;
-  const suite = (envelope['hash_suite'] ?? 'sha-256') as TypedPqHashSuite;
+  const suite = typedPqSuiteName(envelope) as TypedPqHashSuite;
   if (!TYPED_PQ_HASH_SUITES.includes(suite)) return [];
   const names = ['object', 'version', 'sig_scheme', 'public_key'] as const;
   if (names.some((name) => typeof envelope[name] !== 'string')) return [];

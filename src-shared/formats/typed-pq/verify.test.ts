@@ -104,6 +104,27 @@ describe('typed-pq verification', () => {
     }
   });
 
+  it('reads hash_suite case-insensitively, as the typed signer does (hash_suite is not signed)', () => {
+    const sha384 = signTypedPq([{ text: 'a', type: 'final' }], signer.secretKey, signer.publicKey, crypto, {
+      hashSuite: 'sha-384',
+      issuedAt: NOW.toISOString(),
+    });
+    for (const name of ['SHA-384', 'Sha-384']) {
+      const upper = JSON.parse(JSON.stringify(sha384)) as { envelope: JsonObject };
+      upper.envelope['hash_suite'] = name;
+      const report = verify(upper);
+      expect(report.status, name).toBe('PASS');
+      expect(report.checks.find((check) => check.id === 'hash_suite')?.detail).toContain('sha-384');
+    }
+    const upper256 = edit((copy) => (copy.envelope['hash_suite'] = 'SHA-256'));
+    expect(verify(upper256).status).toBe('PASS');
+    // Lowercased SHA-384 over SHA-256 digests is still the wrong length, as for the producer.
+    expect(codes(verify(edit((copy) => (copy.envelope['hash_suite'] = 'SHA-384'))))).toContainEqual([
+      'digest_length_mismatch',
+      expect.any(String),
+    ]);
+  });
+
   it('shape problems are MALFORMED with their paths', () => {
     const cases: [string, (copy: { envelope: JsonObject; fragments: JsonObject[] } & JsonObject) => void, string][] = [
       ['missing payload_digest', (copy) => delete copy.envelope['payload_digest'], 'missing_property'],

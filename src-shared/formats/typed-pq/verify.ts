@@ -42,7 +42,7 @@
  *   `unknown`, UNSUPPORTED, error `unsupported_format` naming the object. `sigr.chain.receipt` is
  *   not recognized here: it has a format of its own.
  */
-import { concatBytes, equalBytes, hexDecode, hexEncode, utf8Encode } from '../../crypto';
+import { MLDSA65_LENGTHS, concatBytes, equalBytes, hexDecode, hexEncode, utf8Encode } from '../../crypto';
 import type { CryptoProvider } from '../../crypto/provider';
 import { jcs } from '../../json';
 import type { JsonNode } from '../../json/types';
@@ -78,8 +78,6 @@ export const TYPED_PQ_AGG_MODES = Object.freeze(['linear', 'merkle'] as const);
 export const TYPED_PQ_HASH_SUITES = Object.freeze(['sha-256', 'sha-384'] as const);
 /** The most fragments one envelope may carry; bounds the work a document can ask for. */
 export const MAX_TYPED_PQ_FRAGMENTS = 1024;
-/** ML-DSA-65 byte lengths (FIPS 204 table 2); the signature is 4412 base64 characters. */
-export const TYPED_PQ_LENGTHS = Object.freeze({ signature: 3309, publicKey: 1952 });
 
 /** An aggregation mode. */
 export type TypedPqAggMode = (typeof TYPED_PQ_AGG_MODES)[number];
@@ -99,6 +97,19 @@ export interface TypedPqHash {
   (data: Uint8Array): Uint8Array;
   /** 32 or 48. */
   readonly length: number;
+}
+
+/**
+ * The hash suite an envelope names, read as the typed signer's verifier reads it: absent means
+ * `sha-256`, and the name is lowercased before it is matched (its signer writes it lowercase).
+ *
+ * @param envelope - The envelope.
+ * @returns The lowercased name (one of {@link TYPED_PQ_HASH_SUITES} or another), or undefined
+ *   when `hash_suite` is not a string.
+ */
+export function typedPqSuiteName(envelope: JsonObject): string | undefined {
+  const named = Object.hasOwn(envelope, 'hash_suite') ? envelope['hash_suite'] : 'sha-256';
+  return typeof named === 'string' ? named.toLowerCase() : undefined;
 }
 
 /**
@@ -442,19 +453,25 @@ function checkAlgorithms(
       problem('unsupported_scheme', pointer(bare, '/sig_scheme'), `Unsupported sig_scheme ${quote(scheme)}.`),
     );
   }
-  const suite = Object.hasOwn(envelope, 'hash_suite') ? (envelope['hash_suite'] as string) : 'sha-256';
+  // The schema made hash_suite a string when present.
+  const named = Object.hasOwn(envelope, 'hash_suite') ? (envelope['hash_suite'] as string) : undefined;
+  const suite = typedPqSuiteName(envelope) ?? '';
   const knownSuite = (TYPED_PQ_HASH_SUITES as readonly string[]).includes(suite);
   if (knownSuite) {
     builder.pass(
       'hash_suite',
-      Object.hasOwn(envelope, 'hash_suite') ? `hash_suite ${suite}.` : 'No hash_suite: SHA-256, the default.',
+      named === undefined
+        ? 'No hash_suite: SHA-256, the default.'
+        : named === suite
+          ? `hash_suite ${suite}.`
+          : `hash_suite ${quote(named)}: ${suite} (the name is read case-insensitively, as the typed signer reads it).`,
     );
   } else {
     ok = false;
     builder.unsupported(
       'hash_suite',
-      `hash_suite ${quote(suite)} is not supported; verified: ${TYPED_PQ_HASH_SUITES.join(', ')}.`,
-      problem('unsupported_hash_suite', pointer(bare, '/hash_suite'), `Unsupported hash_suite ${quote(suite)}.`),
+      `hash_suite ${quote(named ?? '')} is not supported; verified: ${TYPED_PQ_HASH_SUITES.join(', ')}.`,
+      problem('unsupported_hash_suite', pointer(bare, '/hash_suite'), `Unsupported hash_suite ${quote(named ?? '')}.`),
     );
   }
   const mode = envelope['agg_mode'] as string;
@@ -486,8 +503,8 @@ function checkBindings(
   bare: boolean,
 ): Binding | undefined {
   const { envelope, fragments, inputs, inputsName } = parts;
-  const publicKey = decodeB64Field(envelope['public_key'], TYPED_PQ_LENGTHS.publicKey);
-  const signature = decodeB64Field(envelope['envelope_signature'], TYPED_PQ_LENGTHS.signature);
+  const publicKey = decodeB64Field(envelope['public_key'], MLDSA65_LENGTHS.publicKey);
+  const signature = decodeB64Field(envelope['envelope_signature'], MLDSA65_LENGTHS.signature);
   const encodingProblems = [];
   if (publicKey === undefined) {
     encodingProblems.push(
