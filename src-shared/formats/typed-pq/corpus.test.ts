@@ -4,7 +4,26 @@ import { describe, expect, it } from 'vitest';
 import { b64Decode, createPortableProvider } from '../../crypto';
 import { createVerifyContext } from '../../verify/context';
 import { verifyDocument } from '../../verify/verify';
-import { corpusKeys, type TypedPqCorpus } from './corpus';
+import { parseKeyFile } from '../../verify/key-file';
+
+/** One case of cases.json. */
+interface TypedPqCorpusCase {
+  file: string;
+  format: string;
+  status: string;
+  trust?: string;
+  keys?: string;
+  producer_verdict: 'valid' | 'invalid' | 'not-checked';
+  error?: string;
+  note: string;
+}
+
+/** cases.json. */
+interface TypedPqCorpus {
+  format_dir: string;
+  producer: { repo: string; commit: string; paths: string[] };
+  cases: TypedPqCorpusCase[];
+}
 
 // Documents the typed signer (srotzin/hive-typed-signer) made with fresh keys, each label
 // confirmed by its own verifier (test-vectors/typed-pq/README.md); the node provider runs the
@@ -25,7 +44,9 @@ describe('typed-pq corpus from the real producer (portable provider)', () => {
   it.each(corpus.cases.map((entry) => [`${entry.file}${entry.keys ? ` + ${entry.keys}` : ''}`, entry] as const))(
     '%s',
     (_name, entry) => {
-      const ctx = createVerifyContext(crypto, { advertised: entry.keys ? corpusKeys(read(entry.keys)) : [] });
+      const ctx = createVerifyContext(crypto, {
+        advertised: entry.keys ? parseKeyFile(read(entry.keys), { advertised: true }) : [],
+      });
       const report = verifyDocument(read(entry.file), ctx);
       expect(report.format).toBe(entry.format);
       expect(report.status, JSON.stringify(report.errors)).toBe(entry.status);
