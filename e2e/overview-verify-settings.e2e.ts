@@ -138,7 +138,7 @@ describe('overview, verify and settings', () => {
     await notice.waitFor();
     expect(await notice.textContent()).toContain('Saved to the ledger as receipt #1');
     await notice.getByRole('link', { name: 'receipt #1' }).click();
-    await page.waitForFunction("window.location.hash === '#/receipts/1'");
+    await page.waitForURL((url) => url.hash === '#/receipts/1');
 
     // The same document chosen as a file is verified at once and is already stored.
     await page.goBack();
@@ -190,7 +190,7 @@ describe('overview, verify and settings', () => {
       '#/receipts?format=classical',
     );
     await passLink.click();
-    await page.waitForFunction("window.location.hash === '#/receipts?status=PASS'");
+    await page.waitForURL((url) => url.hash === '#/receipts?status=PASS');
     expect(failures).toEqual([]);
   });
 
@@ -213,12 +213,12 @@ describe('overview, verify and settings', () => {
     await page.getByText(/^Saved at /).waitFor();
 
     await page.getByLabel(/^Dark/).check();
-    await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
+    await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached' });
     await page.getByText('Theme saved.').waitFor();
 
     await page.reload();
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
-    await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
+    await page.locator('html[data-theme="dark"]').waitFor({ state: 'attached' });
     expect(await page.getByLabel(/^Dark/).isChecked()).toBe(true);
     expect(await page.getByLabel('Maximum entries').inputValue()).toBe('5,000');
     expect(await page.getByLabel('Maximum total size').inputValue()).toBe('1,048,576');

@@ -171,7 +171,7 @@ describe('the real producers’ documents in the app', () => {
     typedReceipt = Number(/#(\d+)/.exec((await link.textContent()) ?? '')?.[1]);
     expect(typedReceipt).toBeGreaterThan(0);
     await link.click();
-    await page.waitForFunction(`window.location.hash === '#/receipts/${typedReceipt}'`);
+    await page.waitForURL((url) => url.hash === `#/receipts/${typedReceipt}`);
     await page.getByRole('heading', { name: 'Verification' }).waitFor();
     const report = page.locator('.report').first();
     await report.locator('[data-status="PASS"]').waitFor();
@@ -250,7 +250,7 @@ describe('the real producers’ documents in the app', () => {
     counterReceipt = Number(/#(\d+)/.exec((await link.textContent()) ?? '')?.[1]);
     expect(counterReceipt).not.toBe(typedReceipt);
     await link.click();
-    await page.waitForFunction(`window.location.hash === '#/receipts/${counterReceipt}'`);
+    await page.waitForURL((url) => url.hash === `#/receipts/${counterReceipt}`);
     await page.getByRole('heading', { name: 'Verification' }).waitFor();
     await page.locator('.report').first().locator('[data-status="PASS"]').waitFor();
     const detail = await callApi<ReceiptDetail>(app, 'receipts.get', { id: counterReceipt });
