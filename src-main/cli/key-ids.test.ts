@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -115,6 +116,13 @@ describe('evroom and key ids of any DID method or opaque ids', () => {
     const human = evroom(home, ['trust', 'list']);
     expect(human.stdout).toContain('did:hive:typed-demo');
     expect(human.stdout).toContain('test-key-001');
+    // The 2,603-character ML-DSA-65 key is shown by its ends, size and SHA-256, not whole.
+    expect(human.stdout).not.toContain(answerKey);
+    expect(human.stdout).toContain(
+      `${answerKey.slice(0, 24)}…${answerKey.slice(-8)} (1952 bytes, SHA-256 ${createHash('sha256')
+        .update(Buffer.from(answerKey, 'base64url'))
+        .digest('hex')})`,
+    );
 
     const verified = evroom(home, ['verify', '--json', byOpaque]);
     expect(verified.code, verified.stderr).toBe(0);

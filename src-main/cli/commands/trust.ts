@@ -5,6 +5,7 @@
  * its audit row, and changes nothing when it refuses. Every bad argument is a specific error
  * with exit 2.
  */
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { b64uEncode } from '../../../src-shared/crypto';
@@ -367,6 +368,20 @@ function advertisedJson(key: AdvertisedKey): Record<string, unknown> {
   return { ...key, public_key: b64uEncode(key.public_key) };
 }
 
+/** Longest key shown whole (an Ed25519 key is 43 characters of base64url). */
+const WHOLE_KEY_CHARS = 64;
+
+/**
+ * A public key as the list shows it: whole when short; an ML-DSA-65 key (2,603 characters) as
+ * its two ends, its size and its SHA-256, which `--json` and `trust export` give whole.
+ */
+function shownKey(publicKey: Uint8Array): string {
+  const text = b64uEncode(publicKey);
+  if (text.length <= WHOLE_KEY_CHARS) return text;
+  const digest = createHash('sha256').update(publicKey).digest('hex');
+  return `${text.slice(0, 24)}…${text.slice(-8)} (${publicKey.length} bytes, SHA-256 ${digest})`;
+}
+
 function list(trust: TrustStore, json: boolean, terminal: Terminal): number {
   const trusted = trust.list();
   const advertised = trust.listAdvertised();
@@ -384,7 +399,7 @@ function list(trust: TrustStore, json: boolean, terminal: Terminal): number {
       key.status === 'revoked' ? paint(terminal.color, 'red', 'revoked') : paint(terminal.color, 'green', 'pinned ');
     const reason = key.revocation_reason === undefined ? '' : ` (${key.revocation_reason})`;
     writeLine(terminal.out, `  ${status}  ${describe(key)}${reason}`);
-    writeLine(terminal.out, `           ${paint(terminal.color, 'dim', b64uEncode(key.public_key))}`);
+    writeLine(terminal.out, `           ${paint(terminal.color, 'dim', shownKey(key.public_key))}`);
   }
   writeLine(terminal.out);
   writeLine(
