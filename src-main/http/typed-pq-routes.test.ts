@@ -4,19 +4,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { b64Decode, b64uEncode } from '../../src-shared/crypto';
-import type { TypedPqCorpus } from '../../src-shared/formats/typed-pq/corpus';
 import { loadServiceKeys } from '../operations/service-keys';
 import { pinKey } from '../operations/trust';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { buildService, type Service } from './service';
 
-// The real producer's typed-pq corpus (test-vectors/typed-pq) through the service's verify
-// routes over real HTTP on 127.0.0.1: the general route and the typed alias POST /verify, which
-// takes the request the typed signer's own /verify takes.
+// The typed alias POST /verify over real HTTP on 127.0.0.1, with the real producer's documents
+// (test-vectors/typed-pq): the request the typed signer's own /verify takes, a pinned key, and
+// what it refuses. Every corpus case goes through both verify routes in verify-corpus.test.ts.
 const dir = fileURLToPath(new URL('../../test-vectors/typed-pq/', import.meta.url));
 const read = (file: string): string => fs.readFileSync(dir + file, 'utf8');
-const corpus = JSON.parse(read('cases.json')) as TypedPqCorpus;
-const cases = corpus.cases.filter((entry) => entry.keys === undefined);
 
 describe.each([0, 1])('typed-pq over the verify routes (verify threads: %i)', (verifyThreads) => {
   let directory: string;
@@ -55,18 +52,6 @@ describe.each([0, 1])('typed-pq over the verify routes (verify threads: %i)', (v
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   }
 
-  it.each(cases.map((entry) => [entry.file, entry] as const))('%s', async (_file, entry) => {
-    for (const route of ['/v1/receipt/verify', '/verify']) {
-      const answer = await post(route, read(entry.file));
-      expect(answer.status, route).toBe(200);
-      expect(answer.json, route).toMatchObject({ format: entry.format, status: entry.status });
-      if (entry.trust !== undefined) expect((answer.json['trust'] as { status: string }).status).toBe(entry.trust);
-      if (entry.error !== undefined) {
-        expect((answer.json['errors'] as { code: string }[]).map((error) => error.code)).toContain(entry.error);
-      }
-    }
-  });
-
   it("takes the typed signer's own verify request: {envelope, fragments} made of a sign answer's fragments_canon", async () => {
     const answer = JSON.parse(read('merkle-sign-answer-valid.json')) as { envelope: unknown; fragments_canon: unknown };
     const request = JSON.stringify({ envelope: answer.envelope, fragments: answer.fragments_canon });
@@ -81,12 +66,11 @@ describe.each([0, 1])('typed-pq over the verify routes (verify threads: %i)', (v
   it('a pinned key with the inline key bytes makes the answer trusted', async () => {
     const document = read('linear-valid.json');
     const publicKey = b64Decode((JSON.parse(document) as { envelope: { public_key: string } }).envelope.public_key);
-    // The issuer's own id (did:hive:...) is a key id only once any DID method is; any id does here.
-    pinKey(workspace, { key_id: 'did:svc:test:typed-demo', algorithm: 'ML-DSA-65', public_key: publicKey });
+    pinKey(workspace, { key_id: 'did:hive:typed-demo', algorithm: 'ML-DSA-65', public_key: publicKey });
     for (const route of ['/v1/receipt/verify', '/verify']) {
       expect((await post(route, document)).json, route).toMatchObject({
         status: 'PASS',
-        trust: { status: 'trusted', key_id: 'did:svc:test:typed-demo' },
+        trust: { status: 'trusted', key_id: 'did:hive:typed-demo' },
       });
     }
     expect(b64uEncode(publicKey)).toBe(

@@ -5,7 +5,25 @@ import { b64Decode, createPortableProvider } from '../../crypto';
 import { createVerifyContext } from '../../verify/context';
 import { verifyDocument } from '../../verify/verify';
 import { parseKeyFile } from '../../verify/key-file';
-import type { TypedPqCorpus } from './corpus';
+
+/** One case of cases.json. */
+interface TypedPqCorpusCase {
+  file: string;
+  format: string;
+  status: string;
+  trust?: string;
+  keys?: string;
+  producer_verdict: 'valid' | 'invalid' | 'not-checked';
+  error?: string;
+  note: string;
+}
+
+/** cases.json. */
+interface TypedPqCorpus {
+  format_dir: string;
+  producer: { repo: string; commit: string; paths: string[] };
+  cases: TypedPqCorpusCase[];
+}
 
 // Documents the typed signer (srotzin/hive-typed-signer) made with fresh keys, each label
 // confirmed by its own verifier (test-vectors/typed-pq/README.md); the node provider runs the
