@@ -49,6 +49,41 @@ describe('countersigner detection', () => {
   });
 });
 
+describe("the countersigner's briefing receipt", () => {
+  // The shape of srotzin/hive-countersigner briefing.py (commit 23b22cf) /briefing/issue answer:
+  // the countersign answer nested under countersignature, beside the record it signs.
+  const answer = JSON.parse(first.answer) as Record<string, unknown>;
+  const briefing = JSON.stringify({
+    receipt_id: 'r_brf_1780000000_0123456789abcdef',
+    signed_body: { receipt_type: 'briefing.action', schema: 'r1.0.0', action_text: 'Ship it.' },
+    signed_body_canonical: '{"action_text":"Ship it.","receipt_type":"briefing.action","schema":"r1.0.0"}',
+    operator_signature: { scheme: 'ml-dsa-65', signature: 'x'.repeat(4412), post_quantum: true },
+    countersignature: {
+      signed_over: answer['signed_over'],
+      signed_over_canonical: answer['signed_over_canonical'],
+      countersignature: answer['countersignature'],
+      countersignature_scheme: 'Ed25519',
+      countersigner_public_key_b64: answer['countersigner_public_key_b64'],
+      log_root_after: answer['log_root_after'],
+      independent: false,
+    },
+    verify_url: 'https://example.invalid/briefing/check?id=r_brf_1780000000_0123456789abcdef',
+  });
+
+  it('is UNSUPPORTED with its name, never MALFORMED and never PASS', () => {
+    expect(detectCountersigner(parseJsonTree(briefing))).toBe('unknown');
+    const report = verifyDocument(briefing, ctx);
+    expect([report.format, report.status]).toEqual(['unknown', 'UNSUPPORTED']);
+    expect(report.errors).toEqual([expect.objectContaining({ code: 'unsupported_format', path: '/countersignature' })]);
+    expect(report.checks[0]?.detail).toContain('briefing receipt');
+  });
+
+  it('is only that shape: a countersignature object without signed_body is not taken for one', () => {
+    const bare = JSON.stringify({ countersignature: JSON.parse(briefing).countersignature as unknown });
+    expect(detectCountersigner(parseJsonTree(bare))).toBeUndefined();
+  });
+});
+
 describe('countersigner verification', () => {
   it('lists every check; absent record and path are unavailable without changing the status', () => {
     const report = verifyDocument(second.answer, ctx);

@@ -144,6 +144,35 @@ const SHAPE_NAMES: Readonly<Record<CountersignerShape, string>> = {
 };
 
 /**
+ * Whether a document is the countersigner's briefing receipt (its `briefing.py`): a countersign
+ * answer nested under `countersignature`, beside the `signed_body` it records and the operator's
+ * ML-DSA-65 `operator_signature`. None of the three shapes PROTOCOL 5 accepts, so it is reported
+ * UNSUPPORTED with its name (PROTOCOL 14), never MALFORMED and never PASS.
+ *
+ * @param node - Any parsed document.
+ * @returns True when `countersignature` is an object holding an object `signed_over`, beside
+ *   `signed_body`.
+ */
+export function isBriefingReceipt(node: JsonNode): boolean {
+  const nested = objectMember(node, 'countersignature');
+  return (
+    nested?.type === 'object' &&
+    objectMember(nested, 'signed_over')?.type === 'object' &&
+    objectMember(node, 'signed_body') !== undefined
+  );
+}
+
+function briefingReport(): Report {
+  return new ReportBuilder('unknown', ['format'])
+    .unsupported(
+      'format',
+      'A briefing receipt of the countersigner (srotzin/hive-countersigner, briefing.py): a countersign answer nested under countersignature beside signed_body and an ML-DSA-65 operator_signature. It is not one of the countersigner shapes this verifier checks, so nothing of it was verified.',
+      problem('unsupported_format', '/countersignature', 'Unsupported format: countersigner briefing receipt.'),
+    )
+    .build();
+}
+
+/**
  * Recognize a countersigner document by its content: a `signed_over` object carrying the
  * countersigner's `leaf` or `record_digest`, beside a `countersignature`, a
  * `countersigner_public_key_b64` or `countersigned`.
@@ -151,7 +180,8 @@ const SHAPE_NAMES: Readonly<Record<CountersignerShape, string>> = {
  * @param node - Any parsed document.
  * @returns `countersigner` or undefined.
  */
-export function detectCountersigner(node: JsonNode): 'countersigner' | undefined {
+export function detectCountersigner(node: JsonNode): 'countersigner' | 'unknown' | undefined {
+  if (isBriefingReceipt(node)) return 'unknown';
   const signedOver = objectMember(node, 'signed_over');
   if (signedOver?.type !== 'object') return undefined;
   if (objectMember(signedOver, 'leaf') === undefined && objectMember(signedOver, 'record_digest') === undefined) {
@@ -215,6 +245,7 @@ interface Parsed {
  * @returns The report; format `countersigner`.
  */
 export function verifyCountersigner(input: FormatInput): Report {
+  if (input.format === 'unknown') return briefingReport();
   const builder = new ReportBuilder('countersigner', COUNTERSIGNER_CHECKS);
   builder.note(COUNTERSIGNER_NOTE);
   builder.unchecked(
