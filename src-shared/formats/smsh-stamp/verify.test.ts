@@ -72,11 +72,13 @@ describe('SMSH-Stamp v1', () => {
     }
   });
 
-  it('takes a kid of any DID method, up to 512 characters', () => {
+  it('takes a kid of any DID method under the one key id rule (PROTOCOL 0: at most 256 characters)', () => {
     const document = JSON.parse(fixture) as JsonObject;
-    const kid = `did:hive:${'k'.repeat(400)}`;
+    const kid = `did:hive:${'k'.repeat(247)}`;
     const report = verify(JSON.stringify({ ...document, kid }), { advertised: [{ ...FIXTURE_KEY, key_id: kid }] });
     expect([report.status, report.trust.key_id]).toEqual(['INVALID', kid]);
+    const long = verify(JSON.stringify({ ...document, kid: `did:hive:${'k'.repeat(248)}` }));
+    expect([long.status, long.errors.map((error) => error.code)]).toEqual(['MALFORMED', ['invalid_key_id']]);
   });
 
   it('names another version or algorithm as unsupported', () => {

@@ -14,8 +14,9 @@
  *   `sig`: every other member, nested members the producer's verifier does not know included (it
  *   drops them before checking, so a member added after signing still verifies there; here the
  *   signature then fails, INVALID).
- * - `kid` is an opaque key id (1-256 printable ASCII characters without spaces, or any DID); the
- *   key comes from the trust store or `--keys`. No key: INDETERMINATE.
+ * - `kid` is a key id under the project's one rule (verify/keys.ts: any DID or an opaque id, 1-256
+ *   printable ASCII characters); the key comes from the trust store or `--keys`. No key:
+ *   INDETERMINATE.
  * - `v` other than `smsh-stamp/1`, or `alg` other than `ed25519`: UNSUPPORTED, naming it.
  * - `stamped_at` is shown, not judged: the report's status is cryptographic only (the producer's
  *   verifier also refuses stamps dated over 5 minutes ahead).
@@ -33,6 +34,7 @@ import {
   type JsonObject,
 } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
+import { keyIdProblem } from '../../verify/keys';
 import type { Report, ReportError } from '../../verify/report';
 import { ReportBuilder } from '../../verify/report-builder';
 import { checkKeyedSignature, unresolvedTrust } from '../../verify/signature';
@@ -46,14 +48,6 @@ export const SMSH_CHECKS: readonly string[] = Object.freeze(['version', 'schema'
 const TOP_LEVEL = ['v', 'alg', 'kid', 'stamped_at', 'subject', 'council', 'lineage', 'sig'] as const;
 const KINDS: readonly string[] = ['llm-call', 'tool-call', 'data-emit', 'model-output', 'agent-step'];
 const ROUNDS: readonly string[] = ['R3', 'R4', 'R5', 'R6', 'ad-hoc'];
-
-/**
- * A key id as PROTOCOL section 0 allows it: 1-256 printable ASCII characters without spaces, or
- * a DID of any method (up to 512 characters, the project's longest key id). The project-wide
- * rule lives in verify/keys.ts; this format needs the opaque ids its producer uses
- * (`test-key-001`) whatever that rule says.
- */
-const KEY_ID = /^(?:[\x21-\x7e]{1,256}|did:[a-z0-9]+:[\x21-\x7e]{1,500})$/;
 
 /**
  * Recognize an SMSH stamp: `v` is a string beginning `smsh-stamp/` (any version, so that another
@@ -198,11 +192,8 @@ export function verifySmshStamp(input: FormatInput): Report {
     problems.push(problem('invalid_value', '/alg', '"alg" must be "ed25519".'));
   }
   const kid = document['kid'];
-  if (kid !== undefined && !(typeof kid === 'string' && KEY_ID.test(kid))) {
-    problems.push(
-      problem('invalid_key_id', '/kid', '"kid" must be a DID or 1-256 printable ASCII characters without spaces.'),
-    );
-  }
+  const kidProblem = kid === undefined ? undefined : keyIdProblem(kid);
+  if (kidProblem !== undefined) problems.push(problem('invalid_key_id', '/kid', `"kid": ${kidProblem}`));
   if (document['stamped_at'] !== undefined && !isNonEmptyString(document['stamped_at'])) {
     problems.push(problem('invalid_value', '/stamped_at', '"stamped_at" must be a non-empty string.'));
   }
