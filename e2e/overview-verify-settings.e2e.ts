@@ -110,8 +110,15 @@ describe('overview, verify and settings', () => {
     await report.locator('[data-status="MISMATCH"]').waitFor();
     expect(await report.getAttribute('data-report-status')).toBe('MISMATCH');
     expect(await page.getByTestId('report-reading').textContent()).toBe(
-      'Not valid: the document disagrees with itself, issuer unknown',
+      'Not valid: the document disagrees with itself, not signed by the key it names',
     );
+    // PROTOCOL 1: the key it names did not sign what is here: unattributed, never green.
+    expect(await report.getAttribute('data-report-trust')).toBe('unattributed');
+    const badge = report.locator('[data-trust="unattributed"]');
+    expect(await badge.count()).toBe(1);
+    expect(await badge.textContent()).toContain('unattributed');
+    expect(await badge.getAttribute('class')).toContain('badge-bad');
+    expect(await report.locator('[data-trust="trusted"]').count()).toBe(0);
     expect(
       await report.locator('[data-check="raw_payload"] [data-check-status]').getAttribute('data-check-status'),
     ).toBe('fail');

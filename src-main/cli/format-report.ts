@@ -31,6 +31,7 @@ const TRUST_TEXT: Record<TrustStatus, string> = {
   unpinned: 'unpinned (issuer unknown: the key is not in your trust store)',
   revoked: 'revoked (the pinned key was revoked)',
   expired: 'expired (outside the pinned key’s validity window)',
+  unattributed: 'unattributed (the key named did not sign what is here)',
   not_applicable: 'not applicable (nothing was signed)',
 };
 
@@ -57,11 +58,19 @@ export function formatReportHuman(report: Report, input: string, color: boolean,
   if (indent === '') lines.push(paint(color, 'bold', input));
   lines.push(`${indent}  status   ${status}  ${paint(color, 'dim', STATUS_MEANING[report.status])}`);
   lines.push(`${indent}  format   ${report.format}`);
-  const trustParts = [TRUST_TEXT[report.trust.status]];
+  const trustParts =
+    report.trust.status === 'unattributed'
+      ? [
+          report.trust.claimed_key_id === undefined
+            ? 'unattributed: the document names a key, but that key did not sign what is here'
+            : `unattributed: the document names ${report.trust.claimed_key_id}, but that key did not sign what is here`,
+        ]
+      : [TRUST_TEXT[report.trust.status]];
   if (report.trust.key_id) trustParts.push(`key ${report.trust.key_id}`);
   if (report.trust.label) trustParts.push(`“${report.trust.label}”`);
   lines.push(`${indent}  trust    ${trustParts.join('; ')}`);
-  if (report.trust.detail) lines.push(`${indent}           ${paint(color, 'dim', report.trust.detail)}`);
+  if (report.trust.detail && report.trust.status !== 'unattributed')
+    lines.push(`${indent}           ${paint(color, 'dim', report.trust.detail)}`);
   if (report.checks.length > 0) {
     lines.push(`${indent}  checks`);
     const width = Math.max(...report.checks.map((check) => check.id.length));

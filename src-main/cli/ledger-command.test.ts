@@ -63,6 +63,20 @@ describe('evroom ledger', () => {
     expect(human.stdout).toMatch(/receipts\s+8/);
   });
 
+  it('files the altered receipt as unattributed: counted apart, listed by --trust unattributed (PROTOCOL 1)', () => {
+    const stats = JSON.parse(evroom(home, ['ledger', 'stats', '--json']).stdout) as {
+      byTrust: Record<string, number>;
+    };
+    expect(stats.byTrust).toEqual({ unpinned: 7, unattributed: 1 });
+    const listed = JSON.parse(evroom(home, ['ledger', 'list', '--json', '--trust', 'unattributed']).stdout) as {
+      rows: (Row & { trust: string })[];
+    };
+    expect(listed.rows.map((row) => [row.status, row.trust])).toEqual([['MISMATCH', 'unattributed']]);
+    const help = evroom(home, ['ledger', 'list', '--trust', 'nonsense']);
+    expect(help.code).toBe(2);
+    expect(help.stderr).toContain('unattributed');
+  });
+
   it('list pages with --limit and --after, filters, and shows a receipt by row id, hash or error', () => {
     const first = evroom(home, ['ledger', 'list', '--json', '--limit', '5', '--sort', 'imported_at', '--asc']);
     expect(first.code).toBe(0);

@@ -6,8 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { b64Encode, createPortableProvider } from '../../src-shared/crypto';
 import { signTypedPq } from '../../src-shared/formats/typed-pq/sign';
+import { signClassical } from '../../src-shared/formats/classical/sign';
 import type { KeyEntry } from '../../src-shared/verify/context';
 import { serializeKeyFile } from '../../src-shared/verify/key-file';
+import { ed25519KeyEntry } from '../../src-shared/verify/keys';
 import type { Report } from '../../src-shared/verify/report';
 
 // One key resolution through the CLI as a user runs it: the same document and the same keys give
@@ -86,7 +88,7 @@ describe('evroom verify: one key resolution', () => {
       const result = evroom(['verify', '--json', '--no-trust-store', option, keys, document]);
       expect(result.code, `${option} ${result.stderr}`).toBe(1);
       const report = JSON.parse(result.stdout) as Report;
-      expect([report.status, report.trust.status], option).toEqual(['MISMATCH', 'not_applicable']);
+      expect([report.status, report.trust.status], option).toEqual(['MISMATCH', 'unattributed']);
       expect(report.errors.map((error) => error.code)).toContain('payload_digest_mismatch');
     }
   });
@@ -122,5 +124,32 @@ describe('evroom verify: one key resolution', () => {
     // The same key given twice is no conflict.
     const agreeing = evroom(['verify', '--no-trust-store', '--keys', first, '--trust', same, document]);
     expect(agreeing.code, agreeing.stderr).toBe(0);
+  });
+});
+
+describe('evroom verify: a tampered document naming a pinned key (PROTOCOL section 1)', () => {
+  it('is unattributed, says so plainly, and fails --require-trusted', () => {
+    const seed = new Uint8Array(32).fill(0x73);
+    const valid = signClassical({ receipt_id: 'r-1', sequence: 7, amount: '12.00' }, seed, crypto);
+    const tampered = file('tampered-classical.json', valid.replace('"amount":"12.00"', '"amount":"99.00"'));
+    const pinned = keyFile('pinned.json', [ed25519KeyEntry(crypto, 'did:svc:test:cli-pinned', seed)]);
+    const good = evroom(['verify', '--json', '--no-trust-store', '--trust', pinned, file('valid.json', valid)]);
+    expect((JSON.parse(good.stdout) as Report).trust.status, good.stderr).toBe('trusted');
+
+    const json = evroom(['verify', '--json', '--no-trust-store', '--trust', pinned, tampered]);
+    const report = JSON.parse(json.stdout) as Report;
+    expect([report.status, report.trust.status, report.trust.claimed_key_id]).toEqual([
+      'MISMATCH',
+      'unattributed',
+      'did:svc:test:cli-pinned',
+    ]);
+    const human = evroom(['verify', '--no-trust-store', '--trust', pinned, tampered]);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain(
+      'unattributed: the document names did:svc:test:cli-pinned, but that key did not sign what is here',
+    );
+    expect(human.stdout).not.toMatch(/trust\s+trusted/);
+    const strict = evroom(['verify', '--require-trusted', '--no-trust-store', '--trust', pinned, tampered]);
+    expect(strict.code).toBe(1);
   });
 });

@@ -20,6 +20,7 @@ describe('format verifiers with the node:crypto provider', () => {
       expect(report.errors.map((error) => error.code)).toContain(entry.expect.error.code);
     }
     if (entry.expect.innerStatus !== undefined) expect(report.inner?.status).toBe(entry.expect.innerStatus);
+    if (entry.expect.claimedKeyId !== undefined) expect(report.trust.claimed_key_id).toBe(entry.expect.claimedKeyId);
   });
 
   it('gives reports identical to the portable provider on every case', () => {

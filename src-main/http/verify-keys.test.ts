@@ -110,6 +110,23 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
       detail: expect.stringContaining(`pinned for requester only`),
     });
   });
+  it('answers unattributed, never trusted, for a tampered document naming a pinned key (PROTOCOL 1)', async () => {
+    const pinnedKey = 'did:svc:acme:pinned-c';
+    const seedC = new Uint8Array(32).fill(83);
+    const text = signClassical({ sequence: 3, amount: '12.00' }, seedC, node);
+    pinKey(workspace, { key_id: pinnedKey, algorithm: 'Ed25519', public_key: node.ed25519PublicKey(seedC) });
+    expect((await verify(JSON.parse(text) as unknown)).json.trust).toMatchObject({ status: 'trusted' });
+    const tampered = JSON.parse(text.replace('"amount":"12.00"', '"amount":"99.00"')) as unknown;
+    const answer = await verify(tampered);
+    expect(answer.status).toBe(200);
+    expect(answer.json.status).toBe('MISMATCH');
+    expect(answer.json.trust).toEqual({
+      status: 'unattributed',
+      claimed_key_id: pinnedKey,
+      detail: `The document names ${pinnedKey}, but that key did not sign what is here.`,
+    });
+  });
+
   it('takes keys named by any DID method or opaque ids, and one key as the typed signer answers /pubkey', async () => {
     const opaque = standardReceiptFile(1, seedB, 'test-key-001', node);
     const sent = JSON.parse(new TextDecoder().decode(opaque.bytes)) as unknown;

@@ -241,5 +241,6 @@ export const TRUST_OPTIONS: readonly { value: TrustStatus; label: string }[] = [
   { value: 'unpinned', label: 'unpinned' },
   { value: 'revoked', label: 'revoked' },
   { value: 'expired', label: 'expired' },
+  { value: 'unattributed', label: 'unattributed' },
   { value: 'not_applicable', label: 'not applicable' },
 ];

@@ -36,6 +36,7 @@ const TRUST_READING: Record<TrustStatus, string> = {
   unpinned: 'issuer unknown',
   revoked: 'signed by a key that was revoked',
   expired: 'signed outside the pinned key’s validity window',
+  unattributed: 'not signed by the key it names',
   not_applicable: 'no signing key to judge',
 };
 
@@ -124,6 +125,12 @@ function TrustFacts({ trust }: { trust: TrustResult }) {
           <span className="muted">Key </span>
           <code className="code">{trust.key_id}</code>
           {trust.label && <span className="report-key-label"> · {trust.label}</span>}
+        </p>
+      )}
+      {trust.claimed_key_id && (
+        <p className="report-key">
+          <span className="muted">Named key (did not sign what is here) </span>
+          <code className="code">{trust.claimed_key_id}</code>
         </p>
       )}
     </>

@@ -30,6 +30,12 @@ const TRUST: Record<TrustStatus, { icon: ReactNode; tone: string; label: string;
   },
   revoked: { icon: '⊘', tone: 'bad', label: 'revoked', meaning: 'the pinned key was revoked' },
   expired: { icon: '⌛', tone: 'warn', label: 'expired', meaning: 'outside the pinned key’s validity window' },
+  unattributed: {
+    icon: '⚠',
+    tone: 'bad',
+    label: 'unattributed',
+    meaning: 'the document names a key, but that key did not sign what is here',
+  },
   not_applicable: { icon: '–', tone: 'neutral', label: 'not applicable', meaning: 'nothing was signed' },
 };
 

@@ -37,6 +37,7 @@ const TRUST_TONE: Record<TrustStatus, string> = {
   unpinned: 'neutral',
   revoked: 'bad',
   expired: 'warn',
+  unattributed: 'bad',
   not_applicable: 'neutral',
 };
 

@@ -34,6 +34,8 @@ describe('conformance cases with the portable provider', () => {
         expect(codes.map((error) => error.path)).toContain(entry.expect.error.path);
     }
     if (entry.expect.innerStatus !== undefined) expect(report.inner?.status).toBe(entry.expect.innerStatus);
+    if (entry.expect.claimedKeyId !== undefined) expect(report.trust.claimed_key_id).toBe(entry.expect.claimedKeyId);
+    if (report.trust.status === 'unattributed') expect(report.trust.key_id).toBeUndefined();
     // PASS never hides a failing or missing check. The one exception is PROTOCOL 5's: a countersigner
     // record's optional inputs (the record, the audit path, the previous entry) are listed
     // `unavailable` when absent, and the document still PASSes on what it carries.

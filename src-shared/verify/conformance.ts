@@ -27,6 +27,8 @@ export interface ConformanceExpectation {
   error?: { code: string; path?: string };
   /** The inner report's status (sealed documents). */
   innerStatus?: ReportStatus;
+  /** For `unattributed` trust: the key the document names, which did not sign it. */
+  claimedKeyId?: string;
 }
 
 /** One document, the context to verify it in, and what the report must say. */
@@ -150,25 +152,43 @@ function classicalCases(crypto: CryptoProvider): ConformanceCase[] {
       name: 'classical: a respelled number breaks the signature',
       input: lexemes.replace('1.50', '1.5'),
       ctx: context(crypto),
-      expect: outcome('classical', 'INVALID', 'unpinned', 'signature_invalid', '/signature'),
+      expect: outcome('classical', 'INVALID', 'unattributed', 'signature_invalid', '/signature'),
     },
     {
       name: 'classical: tampered payload disagrees with raw_payload',
       input: modified((doc) => ((doc['signed_payload'] as JsonObject)['amount'] = '99.00')),
       ctx: context(crypto),
-      expect: outcome('classical', 'MISMATCH', 'unpinned', 'raw_payload_mismatch', '/raw_payload'),
+      expect: outcome('classical', 'MISMATCH', 'unattributed', 'raw_payload_mismatch', '/raw_payload'),
     },
     {
       name: 'classical: top-level sequence disagrees',
       input: modified((doc) => (doc['sequence'] = 8)),
       ctx: context(crypto),
-      expect: outcome('classical', 'MISMATCH', 'unpinned', 'sequence_mismatch', '/sequence'),
+      expect: outcome('classical', 'MISMATCH', 'unattributed', 'sequence_mismatch', '/sequence'),
     },
     {
       name: 'classical: forged signature',
       input: modified((doc) => (doc['signature'] = otherSignature['signature'] ?? null)),
       ctx: context(crypto),
-      expect: outcome('classical', 'INVALID', 'unpinned', 'signature_invalid', '/signature'),
+      expect: outcome('classical', 'INVALID', 'unattributed', 'signature_invalid', '/signature'),
+    },
+    {
+      name: 'classical: tampered payload naming a pinned key is unattributed, never trusted',
+      input: modified((doc) => ((doc['signed_payload'] as JsonObject)['amount'] = '99.00')),
+      ctx: context(crypto, { pinned: [pinned] }),
+      expect: {
+        ...outcome('classical', 'MISMATCH', 'unattributed', 'raw_payload_mismatch', '/raw_payload'),
+        claimedKeyId: pinned.key_id,
+      },
+    },
+    {
+      name: 'classical: forged signature under a pinned key is unattributed, never trusted',
+      input: modified((doc) => (doc['signature'] = otherSignature['signature'] ?? null)),
+      ctx: context(crypto, { pinned: [pinned] }),
+      expect: {
+        ...outcome('classical', 'INVALID', 'unattributed', 'signature_invalid', '/signature'),
+        claimedKeyId: pinned.key_id,
+      },
     },
     {
       name: 'classical: duplicate member name',
@@ -257,31 +277,31 @@ function countersignerCases(crypto: CryptoProvider): ConformanceCase[] {
       name: 'countersigner: signed_over edited, canonical text as signed',
       input: changed('"operator_signature_scheme":"unstated"', '"operator_signature_scheme":"ml-dsa-65"'),
       ctx: context(crypto),
-      expect: expect('MISMATCH', 'unpinned', 'canonical_mismatch', '/signed_over_canonical'),
+      expect: expect('MISMATCH', 'unattributed', 'canonical_mismatch', '/signed_over_canonical'),
     },
     {
       name: 'countersigner: leaf does not recompute',
       input: changed(`"leaf":"${third.leaf}"`, `"leaf":"${'0'.repeat(64)}"`),
       ctx: context(crypto),
-      expect: expect('MISMATCH', 'unpinned', 'leaf_mismatch', '/signed_over/leaf'),
+      expect: expect('MISMATCH', 'unattributed', 'leaf_mismatch', '/signed_over/leaf'),
     },
     {
       name: 'countersigner: forged countersignature',
       input: changed(third.countersignature, other.countersignature),
       ctx: context(crypto),
-      expect: expect('INVALID', 'unpinned', 'signature_invalid', '/countersignature'),
+      expect: expect('INVALID', 'unattributed', 'signature_invalid', '/countersignature'),
     },
     {
       name: 'countersigner: root does not match the fold',
       input: changed(`"root":"${(JSON.parse(valid) as { root: string }).root}"`, `"root":"${'0'.repeat(64)}"`),
       ctx: context(crypto),
-      expect: expect('MISMATCH', 'unpinned', 'merkle_root_mismatch', '/root'),
+      expect: expect('MISMATCH', 'unattributed', 'merkle_root_mismatch', '/root'),
     },
     {
       name: 'countersigner: audit path side flipped',
       input: changed('[["right",', '[["left",'),
       ctx: context(crypto),
-      expect: expect('MISMATCH', 'unpinned', 'merkle_root_mismatch', '/root'),
+      expect: expect('MISMATCH', 'unattributed', 'merkle_root_mismatch', '/root'),
     },
     {
       name: 'countersigner: duplicate member name',
@@ -376,7 +396,7 @@ function sealedCases(crypto: CryptoProvider): ConformanceCase[] {
       name: 'sealed: tampered inner document',
       input: seal(tamperedInner),
       ctx: withSecret(),
-      expect: sealedExpect('MISMATCH', 'unpinned', undefined, 'MISMATCH'),
+      expect: sealedExpect('MISMATCH', 'unattributed', undefined, 'MISMATCH'),
     },
     {
       name: 'sealed: unsupported enc',
@@ -489,7 +509,7 @@ function envelopeCases(crypto: CryptoProvider): ConformanceCase[] {
       name: 'envelope: tampered field',
       input: modified((doc) => ((doc['response'] as JsonObject)['sealed'] = true)),
       ctx: context(crypto, keys),
-      expect: expect('MISMATCH', 'unpinned', 'content_mismatch', ''),
+      expect: expect('MISMATCH', 'unattributed', 'content_mismatch', ''),
     },
     {
       name: 'envelope: forged service signature',
@@ -498,7 +518,7 @@ function envelopeCases(crypto: CryptoProvider): ConformanceCase[] {
           ((doc['signatures'] as JsonObject)['service'] = (forged['signatures'] as JsonObject)['service'] ?? null),
       ),
       ctx: context(crypto, keys),
-      expect: expect('INVALID', 'unpinned', 'signature_invalid', '/signatures/service/sig_b64u'),
+      expect: expect('INVALID', 'unattributed', 'signature_invalid', '/signatures/service/sig_b64u'),
     },
     {
       name: 'envelope: key registered with another algorithm',
@@ -509,7 +529,7 @@ function envelopeCases(crypto: CryptoProvider): ConformanceCase[] {
           { key_id: signers.service.key_id, algorithm: 'ML-DSA-65', public_key: new Uint8Array(1952) },
         ],
       }),
-      expect: expect('INVALID', 'unpinned', 'key_algorithm_mismatch', '/signatures/service/key_id'),
+      expect: expect('INVALID', 'unattributed', 'key_algorithm_mismatch', '/signatures/service/key_id'),
     },
     {
       name: 'envelope: duplicate member name',

@@ -41,7 +41,7 @@ export const STATUS_PRECEDENCE = [
 export type ReportStatus = (typeof STATUS_PRECEDENCE)[number];
 
 /** Every trust judgement a report can carry (PROTOCOL section 1), in the order views list them. */
-export const TRUST_STATUSES = ['trusted', 'unpinned', 'revoked', 'expired', 'not_applicable'] as const;
+export const TRUST_STATUSES = ['trusted', 'unpinned', 'revoked', 'expired', 'unattributed', 'not_applicable'] as const;
 export type TrustStatus = (typeof TRUST_STATUSES)[number];
 
 export interface TrustResult {
@@ -50,6 +50,11 @@ export interface TrustResult {
   key_id?: string;
   /** The label the user gave the pinned key. */
   label?: string;
+  /**
+   * For `unattributed` trust only: the key the document names (or the did:key of the key it
+   * embeds), which did not sign what is here. Never the signer's key id, never counted as one.
+   */
+  claimed_key_id?: string;
   /** Why the trust is what it is, in one sentence for people. */
   detail?: string;
 }
@@ -92,6 +97,37 @@ export interface Report {
  * (the verification workers) guarantee the fields are the report's own; the ledger stores the
  * text as is.
  */
+/** The report statuses under which a named key did not sign what is here (PROTOCOL section 1). */
+export const UNATTRIBUTED_STATUSES: readonly ReportStatus[] = ['MISMATCH', 'INVALID'];
+
+/**
+ * The trust a report carries once its status is known (PROTOCOL section 1): trust is judged only
+ * for a signature that verifies over the content present. A MISMATCH or INVALID report whose
+ * document names or embeds a key is `unattributed`, with that key kept as `claimed_key_id`; any
+ * other report keeps its trust.
+ *
+ * @param status - The report's status.
+ * @param trust - The trust the format judged.
+ * @param claimedKeyId - The key the document names (from the format's facts), if any.
+ * @returns The trust the report must carry.
+ * @example attributedTrust('MISMATCH', { status: 'trusted', key_id: 'k1' }).status // 'unattributed'
+ */
+export function attributedTrust(status: ReportStatus, trust: TrustResult, claimedKeyId?: string | null): TrustResult {
+  if (!UNATTRIBUTED_STATUSES.includes(status)) return trust;
+  if (trust.status === 'unattributed') return trust;
+  const claimed = trust.key_id ?? claimedKeyId ?? undefined;
+  if (claimed === undefined && trust.status === 'not_applicable') return trust;
+  const result: TrustResult = {
+    status: 'unattributed',
+    detail:
+      claimed === undefined
+        ? 'The document names a key, but that key did not sign what is here.'
+        : `The document names ${claimed}, but that key did not sign what is here.`,
+  };
+  if (claimed !== undefined) result.claimed_key_id = claimed;
+  return result;
+}
+
 export interface SerializedReport {
   /** JSON text of the Report. */
   json: string;

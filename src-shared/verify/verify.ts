@@ -20,7 +20,7 @@ import type { JsonNode, JsonValue } from '../json/types';
 import type { VerifyContext } from './context';
 import { detectModule, knownFormatNames } from './detect';
 import type { FormatInput } from './format-module';
-import type { Report, ReportFormat } from './report';
+import { attributedTrust, UNATTRIBUTED_STATUSES, type Report, type ReportFormat } from './report';
 import { singleErrorReport } from './report-builder';
 
 /** The most sealed layers opened around one document; each layer is a decryption and a parse. */
@@ -106,11 +106,39 @@ function verifyTree(tree: JsonNode, ctx: VerifyContext, depth: number, canonical
       });
     }
     format = detection.format;
-    return detection.module.verify(new Input(format, tree, ctx, depth, canonical));
+    const report = detection.module.verify(new Input(format, tree, ctx, depth, canonical));
+    return withAttributedTrust(report, () => detection.module.facts(tree).issuer_key_id);
   } catch (error) {
     return internalReport(format, error);
   }
 }
+
+/**
+ * The one rule every format's report follows (PROTOCOL section 1): a MISMATCH or INVALID report
+ * is never trusted, unpinned, revoked or expired; when the document names or embeds a key it is
+ * `unattributed` with that key as `claimed_key_id`. A sealed report's inner report went through
+ * here first; the outer report (status raised from the inner one) gets the same answer.
+ */
+function withAttributedTrust(report: Report, claimed: () => string | null): Report {
+  if (!UNATTRIBUTED_STATUSES.includes(report.status)) return report;
+  let claimedKeyId: string | null = null;
+  try {
+    claimedKeyId = report.trust.key_id === undefined ? claimed() : null;
+  } catch {
+    claimedKeyId = null;
+  }
+  const trust = attributedTrust(report.status, report.trust, claimedKeyId);
+  if (trust === report.trust) return report;
+  // Check details name a key with the trust it would have had (describeKey in keys.ts); for a
+  // key that did not sign what is here that judgement does not hold, so it is not repeated.
+  const checks = report.checks.map((check) =>
+    check.detail === undefined ? check : { ...check, detail: check.detail.replace(KEY_TRUST_PHRASE, ')') },
+  );
+  return { ...report, trust, checks };
+}
+
+/** The `, trust X)` ending of describeKey's phrase. */
+const KEY_TRUST_PHRASE = /, trust (?:trusted|unpinned|revoked|expired)\)/g;
 
 /**
  * A FormatInput whose methods live on the prototype: no closures made per document. The plain

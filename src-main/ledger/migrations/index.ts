@@ -8,6 +8,7 @@ import { serviceMigration } from './0003-service';
 import { anchorEngineMigration } from './0004-anchor-engine';
 import { anchorChecksMigration } from './0005-anchor-checks';
 import { keyRolesMigration } from './0006-key-roles';
+import { unattributedTrustMigration } from './0007-unattributed-trust';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   anchorEngineMigration,
   anchorChecksMigration,
   keyRolesMigration,
+  unattributedTrustMigration,
 ];

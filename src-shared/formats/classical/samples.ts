@@ -32,7 +32,7 @@ export function classicalSamples(kit: SampleKit): void {
     'classical/tampered.json',
     'classical',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'The amount in signed_payload was changed to 99.50 after signing; raw_payload still holds the signed text.',
     replaced(valid, '"amount":12.50,"currency"', '"amount":99.50,"currency"'),
   );
@@ -40,7 +40,7 @@ export function classicalSamples(kit: SampleKit): void {
     'classical/forged.json',
     'classical',
     'INVALID',
-    'trusted',
+    'unattributed',
     'The signature was made by another key than the one the receipt names.',
     replaced(valid, String(genuine['signature']), String(forger['signature'])),
   );

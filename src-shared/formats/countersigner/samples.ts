@@ -82,7 +82,7 @@ export function countersignerSamples(kit: SampleKit): void {
     'countersigner/tampered.json',
     'countersigner',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'signed_over.operator_signature_scheme was changed; signed_over_canonical is no longer its canonical text.',
     replaced(valid, '"operator_signature_scheme":"ml-dsa-65"', '"operator_signature_scheme":"ed25519"'),
   );
@@ -90,7 +90,7 @@ export function countersignerSamples(kit: SampleKit): void {
     'countersigner/forged.json',
     'countersigner',
     'INVALID',
-    'trusted',
+    'unattributed',
     'The countersignature was made by another key than the embedded one.',
     replaced(valid, second.countersignature, forger.countersignature),
   );

@@ -58,7 +58,7 @@ export function envelopeSamples(kit: SampleKit): void {
     'envelope/tampered.json',
     'envelope/svc-receipt-v1',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     "response.sealed was changed after signing; no role's signature covers the content any more.",
     edited(valid, (copy) => (sampleMember(copy, 'response')['sealed'] = true)),
   );
@@ -66,7 +66,7 @@ export function envelopeSamples(kit: SampleKit): void {
     'envelope/forged.json',
     'envelope/svc-receipt-v1',
     'INVALID',
-    'trusted',
+    'unattributed',
     'The service signature was made by another key than the service key it names.',
     edited(valid, (copy) => (sampleMember(sampleMember(copy, 'signatures'), 'service')['sig_b64u'] = forgedService)),
   );

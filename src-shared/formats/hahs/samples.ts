@@ -47,7 +47,7 @@ export function hahsSamples(kit: SampleKit): void {
     'hahs/tampered.json',
     'hahs',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'amount_usd was changed after signing; canonical_sha256 no longer matches the body.',
     edited(valid, (copy) => (copy['amount_usd'] = '99.00')),
   );
@@ -55,7 +55,7 @@ export function hahsSamples(kit: SampleKit): void {
     'hahs/forged.json',
     'hahs',
     'INVALID',
-    'trusted',
+    'unattributed',
     'The signature was made by another key than the embedded issuer_pubkey.',
     edited(valid, (copy) => (copy['signature'] = forged['signature'] ?? null)),
   );

@@ -127,7 +127,7 @@ export function profileSamples(kit: SampleKit): void {
       `${folder}/tampered.json`,
       format,
       'INVALID',
-      'trusted',
+      'unattributed',
       'A field was changed after signing; a profile receipt has no digest member, so the signature check is what fails.',
       edited(valid, tamper),
     );
@@ -135,7 +135,7 @@ export function profileSamples(kit: SampleKit): void {
       `${folder}/forged.json`,
       format,
       'INVALID',
-      'trusted',
+      'unattributed',
       'The signature was made by another key than the key the receipt names.',
       edited(valid, (copy) => (sampleMember(copy, 'receipt')['sig_b64u'] = forge(valid))),
     );

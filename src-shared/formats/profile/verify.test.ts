@@ -157,7 +157,9 @@ describe.each(variants)('$name receipts', (variant) => {
   it('a forged signature (another key, same key id) is INVALID', () => {
     const report = verify(variant.make(otherSeed));
     expect(report.status).toBe('INVALID');
-    expect(report.trust.status).toBe('trusted');
+    // PROTOCOL 1: the pinned key it names did not sign it, so it is never `trusted`.
+    expect(report.trust).toMatchObject({ status: 'unattributed', claimed_key_id: KEY_ID });
+    expect(report.trust.key_id).toBeUndefined();
   });
 
   it('a duplicate member name is MALFORMED with its path', () => {

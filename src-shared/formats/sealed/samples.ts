@@ -47,7 +47,7 @@ export function sealedSamples(kit: SampleKit): void {
     'sealed/tampered-inside.json',
     'sealed',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'Opens correctly, but the document inside is classical/tampered.json.',
     seal(inner('tampered')),
   );
@@ -55,7 +55,7 @@ export function sealedSamples(kit: SampleKit): void {
     'sealed/forged.json',
     'sealed',
     'INVALID',
-    'trusted',
+    'unattributed',
     'Opens correctly, but the document inside is classical/forged.json.',
     seal(inner('forged')),
   );

@@ -68,7 +68,7 @@ export function sigrChainSamples(kit: SampleKit): void {
     'sigr-chain/tampered.json',
     'sigr-chain-pq',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     "The second tool call's io_digest was changed; its commit_digest no longer matches its record.",
     edited(valid, (copy) => (step(copy, 2)['io_digest'] = 'f'.repeat(64))),
   );
@@ -76,7 +76,7 @@ export function sigrChainSamples(kit: SampleKit): void {
     'sigr-chain/forged.json',
     'sigr-chain-pq',
     'INVALID',
-    'trusted',
+    'unattributed',
     'The signature was made by another ML-DSA-65 key than the inline one.',
     edited(valid, (copy) => (envelope(copy)['envelope_signature'] = forgedSignature)),
   );

@@ -112,7 +112,7 @@ describe('verifySigrChain', () => {
     const flipped = copy();
     const signature = envelope(flipped)['envelope_signature'] as string;
     envelope(flipped)['envelope_signature'] = (signature.startsWith('A') ? 'B' : 'A') + signature.slice(1);
-    expect(verify(flipped)).toMatchObject({ status: 'INVALID', trust: { status: 'unpinned' } });
+    expect(verify(flipped)).toMatchObject({ status: 'INVALID', trust: { status: 'unattributed' } });
     // Another key's signature, and another key swapped in with the payload redone.
     const forged = signSigrChain(sigrChainExampleRun(suite), other.secretKey, other.publicKey, crypto, {
       issuedAt: ISSUED_AT,

@@ -38,7 +38,7 @@ export function smshStampSamples(kit: SampleKit): void {
     'smsh-stamp/tampered.json',
     'smsh-stamp',
     'INVALID',
-    'trusted',
+    'unattributed',
     'council.score was changed after signing; the signature binds the content, so it no longer verifies.',
     edited(valid, (copy) => (sampleMember(copy, 'council')['score'] = 10)),
   );
@@ -46,7 +46,7 @@ export function smshStampSamples(kit: SampleKit): void {
     'smsh-stamp/forged.json',
     'smsh-stamp',
     'INVALID',
-    'trusted',
+    'unattributed',
     'sig was made by another key than the one kid names.',
     edited(valid, (copy) => (copy['sig'] = forged['sig'] ?? null)),
   );

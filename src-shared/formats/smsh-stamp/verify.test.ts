@@ -76,7 +76,7 @@ describe('SMSH-Stamp v1', () => {
     const document = JSON.parse(fixture) as JsonObject;
     const kid = `did:hive:${'k'.repeat(247)}`;
     const report = verify(JSON.stringify({ ...document, kid }), { advertised: [{ ...FIXTURE_KEY, key_id: kid }] });
-    expect([report.status, report.trust.key_id]).toEqual(['INVALID', kid]);
+    expect([report.status, report.trust.status, report.trust.claimed_key_id]).toEqual(['INVALID', 'unattributed', kid]);
     const long = verify(JSON.stringify({ ...document, kid: `did:hive:${'k'.repeat(248)}` }));
     expect([long.status, long.errors.map((error) => error.code)]).toEqual(['MALFORMED', ['invalid_key_id']]);
   });

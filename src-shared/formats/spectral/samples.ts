@@ -46,7 +46,7 @@ export function spectralSamples(kit: SampleKit): void {
     'spectral/tampered.json',
     'spectral',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'amount was changed after signing; signed_payload_sha256 no longer matches the payload.',
     edited(valid, (copy) => (copy['amount'] = 125)),
   );
@@ -54,7 +54,7 @@ export function spectralSamples(kit: SampleKit): void {
     'spectral/forged.json',
     'spectral',
     'INVALID',
-    'trusted',
+    'unattributed',
     'The signature was made by another key than the embedded public_key.',
     edited(valid, (copy) => (copy['signature'] = forged['signature'] ?? null)),
   );

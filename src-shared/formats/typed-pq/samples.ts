@@ -49,7 +49,7 @@ export function typedPqSamples(kit: SampleKit): void {
     'typed-pq/tampered.json',
     'typed-pq',
     'MISMATCH',
-    'not_applicable',
+    'unattributed',
     "The final answer's text_hash was changed; its digest no longer matches its canon_digest.",
     edited(valid, (copy) => (input(copy, 2)['text_hash'] = '0'.repeat(64))),
   );
@@ -57,7 +57,7 @@ export function typedPqSamples(kit: SampleKit): void {
     'typed-pq/forged.json',
     'typed-pq',
     'INVALID',
-    'not_applicable',
+    'unattributed',
     'The signature was made by another ML-DSA-65 key than the inline one.',
     edited(
       valid,

@@ -786,9 +786,10 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, binding: Bin
       'signature',
       `The ML-DSA-65 signature over the payload_digest bytes verifies under the inline public_key: ${describeKey(key)}.`,
     );
-    // Trust is judged only for a signature over consistent content (PROTOCOL section 1).
-    const status = builder.currentStatus();
-    if (status === 'PASS' || status === 'INDETERMINATE') builder.setTrust(key.trust);
+    // Trust is judged only for a signature over consistent content (PROTOCOL section 1): on a
+    // MISMATCH the one rule of verify.ts turns this into `unattributed` (the inline key did not
+    // sign what is here).
+    builder.setTrust(key.trust);
   } else {
     builder.fail(
       'INVALID',
@@ -800,6 +801,8 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, binding: Bin
         'The signature does not verify over payload_digest.',
       ),
     );
+    // The document embeds this key but it did not sign: verify.ts makes this `unattributed`.
+    builder.setTrust(key.trust);
   }
 }
 

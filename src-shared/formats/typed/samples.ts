@@ -134,7 +134,7 @@ export function typedSamples(kit: SampleKit): void {
     'typed/rule-broken.json',
     'typed/proof.demand',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'A correctly signed proof demand due before it was issued: its semantic rule fails.',
     sign('proof.demand', 'proof-demand-0002', { ...demand, due_by: '2026-05-01T12:00:00.000Z' }),
   );
@@ -142,7 +142,7 @@ export function typedSamples(kit: SampleKit): void {
     'typed/tampered.json',
     'typed/authority.delegation',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'A scope was added after signing; payload_sha256 no longer matches.',
     edited(
       valid,
@@ -153,7 +153,7 @@ export function typedSamples(kit: SampleKit): void {
     'typed/forged.json',
     'typed/authority.delegation',
     'INVALID',
-    'trusted',
+    'unattributed',
     'The signature was made by another key than the key the contract names.',
     edited(
       valid,

@@ -73,7 +73,7 @@ export function wearableSamples(kit: SampleKit): void {
     'wearable/device-signature-invalid.json',
     'wearable/r2.0.0',
     'INVALID',
-    'trusted',
+    'unattributed',
     'Issued faithfully, but the device signed another value than the one sent; the device signature fails.',
     issue({}, { value: 150 }),
   );
@@ -81,7 +81,7 @@ export function wearableSamples(kit: SampleKit): void {
     'wearable/tampered.json',
     'wearable/r2.0.0',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'The value was changed from 72 to 150 after issuance; digest, signatures and derived fields disagree.',
     edited(valid, (copy) => (body(copy)['value'] = 150)),
   );
@@ -89,7 +89,7 @@ export function wearableSamples(kit: SampleKit): void {
     'wearable/derived-mismatch.json',
     'wearable/r2.0.0',
     'MISMATCH',
-    'trusted',
+    'unattributed',
     'Re-signed by the service with sequence_relation "gap" where the fields give "contiguous".',
     signRuleD1(
       edited(valid, (copy) => (body(copy)['sequence_relation'] = 'gap')),
@@ -101,7 +101,7 @@ export function wearableSamples(kit: SampleKit): void {
     'wearable/forged.json',
     'wearable/r2.0.0',
     'INVALID',
-    'trusted',
+    'unattributed',
     'The service signature was made by another key than the service key it names.',
     edited(valid, (copy) => (copy['sig_b64u'] = forgedSignature)),
   );
