@@ -159,9 +159,17 @@ describe('checkManifestSignature', () => {
     ).toBe('unsupported');
     const wrongSeed = new Uint8Array(32).fill(10);
     const forged = serializeManifestSignature(signManifest(manifestBytes, wrongSeed, KEY_ID, crypto));
+    // PROTOCOL 1: a signature that fails is unattributed, even under a pinned key.
     expect(checkManifestSignature(manifestBytes, utf8Encode(forged), advertised)).toMatchObject({
       status: 'invalid',
-      trust: { status: 'unpinned' },
+      trust: { status: 'unattributed', claimed_key_id: KEY_ID },
+    });
+    const pinned = createVerifyContext(crypto, { pinned: advertised.advertised });
+    expect(checkManifestSignature(manifestBytes, utf8Encode(signatureText), pinned).trust.status).toBe('trusted');
+    expect(checkManifestSignature(manifestBytes, utf8Encode(forged), pinned).trust).toEqual({
+      status: 'unattributed',
+      claimed_key_id: KEY_ID,
+      detail: `The document names ${KEY_ID}, but that key did not sign what is here.`,
     });
   });
 });

@@ -30,7 +30,7 @@ import type { JsonNode, JsonObjectNode } from '../json/types';
 import type { VerifyContext } from '../verify/context';
 import { decodeB64uField, isPlainNonNegativeInteger } from '../verify/fields';
 import { findKeyById, isKeyId, keyIdProblem } from '../verify/keys';
-import type { TrustResult } from '../verify/report';
+import { attributedTrust, type TrustResult } from '../verify/report';
 import { isTimestamp } from '../verify/timestamp';
 import { BundleError, printableName } from './errors';
 import { checkEntryName, foldEntryName } from './entry-names';
@@ -414,7 +414,9 @@ export function checkManifestSignature(
   return {
     status: valid ? 'valid' : 'invalid',
     key_id: keyId,
-    trust: key.trust,
+    // Trust is judged only for a signature that verifies (PROTOCOL 1): a manifest signature that
+    // fails is unattributed, whatever the key it names is to the trust store.
+    trust: valid ? key.trust : attributedTrust('INVALID', { status: key.trust.status, key_id: keyId }),
     manifest_sha256: manifestSha256,
     detail: valid
       ? `The manifest signature verifies under ${keyId} (${key.source}, trust ${key.trust.status}).`
