@@ -168,6 +168,22 @@ describe('delegation chains', () => {
     expect(report.checks.find((check) => check.id === 'parent[1]')?.detail).toContain('(trust trusted)');
   });
 
+  it("a failing parent under a pinned key is named as its claimed key, never with that key's trust", () => {
+    const pinned = { ...ed25519KeyEntry(crypto, signers.root.key_id, signers.root.seed), status: 'pinned' as const };
+    const root = structuredClone(chain.parents[1]!);
+    root['sig_b64u'] = (root['sig_b64u'] as string).startsWith('A')
+      ? `B${(root['sig_b64u'] as string).slice(1)}`
+      : `A${(root['sig_b64u'] as string).slice(1)}`;
+    const report = verifyTypedContract(
+      chain.contract,
+      { parents: [chain.parents[0]!, root] },
+      { ...ctx, pinned: [pinned] },
+    );
+    const detail = report.checks.find((check) => check.id === 'parent[1]')?.detail ?? '';
+    expect(detail).toContain(`names key ${signers.root.key_id}, which did not sign it (unattributed)`);
+    expect(detail).not.toContain('trusted');
+  });
+
   it('a link that names a parent is never PASS without it', () => {
     const alone = verifyDocument(JSON.stringify(chain.contract), ctx);
     expect(alone.status).toBe('INDETERMINATE');

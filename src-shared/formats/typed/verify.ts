@@ -47,7 +47,7 @@ import {
   quote,
 } from '../../verify/fields';
 import type { FormatInput } from '../../verify/format-module';
-import type { Report, ReportError, ReportFormat } from '../../verify/report';
+import { attributedTrust, type Report, type ReportError, type ReportFormat } from '../../verify/report';
 import { ReportBuilder, checkStatusOf, singleErrorReport } from '../../verify/report-builder';
 import { checkRuleD1 } from '../../verify/signature';
 import {
@@ -240,8 +240,17 @@ function verifyChain(
       isJsonObject(link) && typeof link['contract_id'] === 'string'
         ? quote(link['contract_id'])
         : 'without a contract_id';
+    // Trust is judged only for a signature that verifies (PROTOCOL 1): a failing parent names
+    // its key as claimed, never with that key's trust.
+    const trust = attributedTrust(report.status, report.trust);
     const keyPhrase =
-      report.trust.key_id === undefined ? '' : `, key ${report.trust.key_id} (trust ${report.trust.status})`;
+      trust.status === 'unattributed'
+        ? trust.claimed_key_id === undefined
+          ? ''
+          : `, names key ${trust.claimed_key_id}, which did not sign it (unattributed)`
+        : trust.key_id === undefined
+          ? ''
+          : `, key ${trust.key_id} (trust ${trust.status})`;
     summarize(merged, `parent[${index}]`, report, `Parent ${index} ${contractId}: ${report.status}${keyPhrase}.`);
     absorb(merged, report, `parent[${index}].`, `/parents/${index}`);
   });
