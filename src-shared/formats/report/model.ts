@@ -160,6 +160,7 @@ export const REPORT_ID_PATTERN = /^rpt_[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 export const CLAIM_LIMITS: readonly string[] = Object.freeze([
   'PASS is a cryptographic result only: the signature and every integrity binding checked out. Trust is judged separately.',
   'A receipt whose issuer key is unpinned is cryptographically valid but its issuer is not authenticated: nobody vouched for that key.',
+  'A receipt whose status is MISMATCH or INVALID is unattributed: the key it names did not sign what is there, so it is counted under no issuer, trusted or not.',
   'The countersigner is operated by the service, not independently: a countersignature shows consistency with the supplied root, not checkpoint freshness or log consistency.',
   'A wearable receipt proves the provenance of a measurement (which device key signed which values), not the identity of the wearer nor clinical validity.',
   'Anchoring steps 2 and 3 (the transaction and its block on the chain) were not checked: this report was made offline; an anchor state only says what the ledger recorded.',
