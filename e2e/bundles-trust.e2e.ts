@@ -120,7 +120,9 @@ describe('bundles and trust store', () => {
     expect(await page.getByTestId('count-files').textContent()).toBe(String(32 + 3));
     expect(await page.locator('[data-status-count="PASS"]').textContent()).toBe('30');
     expect(await page.locator('[data-status-count="INVALID"]').textContent()).toBe('2');
-    expect(await page.locator('[data-trust-count="unpinned"]').textContent()).toBe('32');
+    // The two altered receipts are unattributed (PROTOCOL 1): their key did not sign what is there.
+    expect(await page.locator('[data-trust-count="unpinned"]').textContent()).toBe('30');
+    expect(await page.locator('[data-trust-count="unattributed"]').textContent()).toBe('2');
     // Valid signature by an unpinned signer: said apart, not a finding.
     const unpinned = page.getByTestId('signer-unpinned');
     expect(await unpinned.textContent()).toContain('Signature valid, signer not in your trust store');
@@ -202,7 +204,9 @@ describe('bundles and trust store', () => {
     const issuer = sample.issuer;
     const total = await receiptCount(app, { issuer: issuer.key_id });
     expect(total).toBe(LARGE_RECEIPTS + 32);
-    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unpinned' })).toBe(total);
+    // The sample bundle's two altered receipts name this key but it did not sign them: unattributed.
+    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unattributed' })).toBe(2);
+    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unpinned' })).toBe(total - 2);
     const [first] = (
       await callApi<{ rows: { id: number; trust: string; status: string }[] }>(app, 'receipts.list', {
         filters: { issuer: issuer.key_id, status: 'PASS' },
@@ -249,7 +253,8 @@ describe('bundles and trust store', () => {
     expect(await pinnedRow.textContent()).toContain('Acme receipts service, 2026 key');
 
     // The app re-evaluated the stored receipts.
-    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'trusted' })).toBe(total);
+    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'trusted' })).toBe(total - 2);
+    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unattributed' })).toBe(2);
     const detail = await callApi<{ trust: string; status: string }>(app, 'receipts.get', { id: first!.id });
     expect(detail.trust).toBe('trusted');
     expect(detail.status).toBe('PASS');
@@ -279,14 +284,16 @@ describe('bundles and trust store', () => {
     await revokeDialog.getByRole('button', { name: 'Revoke key' }).click();
     await pinnedRow.locator('[data-trust="revoked"]').waitFor();
     expect(await pinnedRow.textContent()).toContain('key rotated after an incident');
-    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'revoked' })).toBe(total);
+    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'revoked' })).toBe(total - 2);
 
     await pinnedRow.getByRole('button', { name: 'Unpin…' }).click();
     const unpinDialog = page.getByRole('dialog');
     expect(await unpinDialog.textContent()).toContain('will show trust ‘unpinned’ instead of ‘revoked’');
     await unpinDialog.getByRole('button', { name: 'Unpin key' }).click();
     await page.getByText('No pinned keys yet').waitFor();
-    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unpinned' })).toBe(total);
+    // The sample bundle's two altered receipts name this key but it did not sign them: unattributed.
+    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unattributed' })).toBe(2);
+    expect(await receiptCount(app, { issuer: issuer.key_id, trust: 'unpinned' })).toBe(total - 2);
     const actions = await page
       .locator('[data-testid="audit-table"] tbody tr')
       .evaluateAll((rows) =>

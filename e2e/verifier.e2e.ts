@@ -172,7 +172,8 @@ describe('the browser reference verifier from file://', () => {
     })()`);
     await settled(page, 1);
     expect(await attributes(page, '[data-testid="result"]', ['data-file', 'data-status', 'data-trust'])).toEqual([
-      ['dropped.json', 'MISMATCH', 'unpinned'],
+      // Unattributed (PROTOCOL 1): the key the document names did not sign what is there.
+      ['dropped.json', 'MISMATCH', 'unattributed'],
     ]);
     await page.close();
   });
