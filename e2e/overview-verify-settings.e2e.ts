@@ -123,6 +123,15 @@ describe('overview, verify and settings', () => {
       await report.locator('[data-check="raw_payload"] [data-check-status]').getAttribute('data-check-status'),
     ).toBe('fail');
     await page.getByText('/raw_payload', { exact: true }).waitFor();
+    // The trust card names the claimed did:key: its lines wrap inside the card.
+    expect(
+      await page.evaluate(
+        `Array.from(document.querySelectorAll('.report-verdict')).every((card) => {
+          const box = card.getBoundingClientRect();
+          return Array.from(card.querySelectorAll('*')).every((child) => child.getBoundingClientRect().right <= box.right + 0.5);
+        })`,
+      ),
+    ).toBe(true);
     await page.screenshot({ path: screenshot('verify.png') });
 
     await pasteAndVerify(page, VALID, 'shortcut');
