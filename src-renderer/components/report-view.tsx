@@ -143,8 +143,19 @@ function TrustFacts({ trust }: { trust: TrustResult }) {
  * @param report - The report from the main process.
  * @param level - The heading level of its sections (2 at the top, 3 when nested).
  */
-export function ReportView({ report, level = 2 }: { report: Report; level?: 2 | 3 | 4 }) {
+export function ReportView({
+  report,
+  level = 2,
+  subject,
+}: {
+  report: Report;
+  level?: 2 | 3 | 4;
+  /** What the report is about (a file name), when several reports share a page: it names the sections. */
+  subject?: string;
+}) {
   const Heading = `h${Math.min(level + 1, 6)}` as 'h3' | 'h4' | 'h5';
+  // Sections are named regions; two reports on one page keep their names apart by subject.
+  const regionName = (title: string): string => (subject ? `${title} of ${subject}` : title);
   const formatLabel = describeFormat(report.format)?.label;
   return (
     <div className="report" data-report-status={report.status} data-report-trust={report.trust.status}>
@@ -175,13 +186,13 @@ export function ReportView({ report, level = 2 }: { report: Report; level?: 2 | 
         </div>
       </div>
 
-      <section className="report-section" aria-label="Checks">
+      <section className="report-section" aria-label={regionName('Checks')}>
         <Heading className="report-section-title">Checks</Heading>
         <ChecksTable checks={report.checks} />
       </section>
 
       {report.errors.length > 0 && (
-        <section className="report-section" aria-label="Errors">
+        <section className="report-section" aria-label={regionName('Errors')}>
           <Heading className="report-section-title">
             Errors <span className="report-count">{report.errors.length}</span>
           </Heading>
@@ -190,7 +201,7 @@ export function ReportView({ report, level = 2 }: { report: Report; level?: 2 | 
       )}
 
       {report.notes.length > 0 && (
-        <section className="report-section" aria-label="Notes">
+        <section className="report-section" aria-label={regionName('Notes')}>
           <Heading className="report-section-title">Notes</Heading>
           <ul className="report-notes">
             {report.notes.map((note, index) => (
@@ -201,12 +212,16 @@ export function ReportView({ report, level = 2 }: { report: Report; level?: 2 | 
       )}
 
       {report.inner && (
-        <section className="report-section report-inner" aria-label="Decrypted document">
+        <section className="report-section report-inner" aria-label={regionName('Decrypted document')}>
           <Heading className="report-section-title">Decrypted document</Heading>
           <p className="muted report-inner-intro">
             The sealed document decrypted to this one; its report decides the outer status and trust.
           </p>
-          <ReportView report={report.inner} level={level === 2 ? 3 : 4} />
+          <ReportView
+            report={report.inner}
+            level={level === 2 ? 3 : 4}
+            subject={subject ? `the decrypted ${subject}` : 'the decrypted document'}
+          />
         </section>
       )}
     </div>

@@ -126,7 +126,7 @@ function BundleReceipt({ receipt }: { receipt: BundleReceiptReport }) {
         <code className="code">{receipt.path}</code>
       </summary>
       {/* Rendered when opened: a bundle may hold hundreds of reports. */}
-      {open && <ReportView report={receipt.report} level={3} />}
+      {open && <ReportView report={receipt.report} level={3} subject={receipt.path} />}
     </details>
   );
 }
@@ -275,7 +275,7 @@ function ResultView({ result }: { result: Result }) {
           Could not be read: {result.message}
         </p>
       )}
-      {result.state === 'document' && result.report && <ReportView report={result.report} />}
+      {result.state === 'document' && result.report && <ReportView report={result.report} subject={result.name} />}
       {result.state === 'bundle' && result.bundle && <BundleView result={result.bundle} />}
     </article>
   );
