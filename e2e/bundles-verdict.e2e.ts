@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { axeAcrossWidths } from './a11y';
+import { axeAcrossWidths, axeViolations, describeFindings } from './a11y';
 import { callApi, REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
 import { buildSignedBundle } from './fixtures';
 
@@ -266,5 +266,29 @@ describe('bundle verdict at a glance', () => {
     expect(await axeAcrossWidths(page, 'bundles list')).toEqual([]);
     await screenshot(page, 'bundles.png');
     expect(failures).toEqual([]);
+  });
+
+  it('the banner and badges are axe-clean in the dark theme too', async () => {
+    const dark = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+    try {
+      await dark.goto(app.url);
+      await dark.locator('html[data-theme="dark"]').waitFor({ state: 'attached' });
+      const messages: string[] = [];
+      for (const [hash, ready] of [
+        [`#/bundles/${tamperedId}`, '[data-testid="bundle-verdict"][data-verdict="altered"]'],
+        [`#/bundles/${cleanId}`, '[data-testid="bundle-verdict"][data-verdict="intact"]'],
+        ['#/bundles', '[data-testid="bundle-table"] [data-verdict="altered"]'],
+      ] as const) {
+        await dark.evaluate((target) => {
+          (globalThis as unknown as PageGlobals).location.hash = target;
+        }, hash);
+        await dark.locator(ready).waitFor();
+        const findings = await axeViolations(dark);
+        if (findings.length > 0) messages.push(describeFindings(`${hash} (dark)`, findings));
+      }
+      expect(messages).toEqual([]);
+    } finally {
+      await dark.close();
+    }
   });
 });

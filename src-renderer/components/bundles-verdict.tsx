@@ -4,7 +4,7 @@
  * (src-main/operations/bundle-views.ts) and arrives typed; here it gets its colour and icon,
  * never colour alone.
  */
-import type { MouseEvent } from 'react';
+import { Fragment, type MouseEvent } from 'react';
 import type { BundleVerdict } from '../../src-shared/api/contract';
 import { hrefFor } from '../router';
 import { formatCount } from './ui';
@@ -137,10 +137,10 @@ export function FindingsBadge({ verdict, total }: { verdict: BundleVerdict; tota
       {kinds.length > 0 && (
         <span className="findings-kinds muted">
           {kinds.map((kind, index) => (
-            <span key={kind} className="nowrap">
+            <Fragment key={kind}>
               {index > 0 && ' · '}
-              {kind}
-            </span>
+              <span className="nowrap">{kind}</span>
+            </Fragment>
           ))}
         </span>
       )}
