@@ -268,6 +268,52 @@ describe('bundle verdict at a glance', () => {
     expect(failures).toEqual([]);
   });
 
+  it('unsigned and signature-invalid bundles get their own verdict, never "intact"', async () => {
+    // The clean bundle without manifest.sig, and with a manifest changed after signing.
+    const unsignedZip = await JSZip.loadAsync(readFileSync(clean));
+    unsignedZip.remove('manifest.sig');
+    const unsignedFile = join(work, 'acme-evidence-unsigned.zip');
+    writeFileSync(unsignedFile, await unsignedZip.generateAsync({ type: 'nodebuffer' }));
+    const forgedZip = await JSZip.loadAsync(readFileSync(clean));
+    const manifest = await forgedZip.file('manifest.json')!.async('string');
+    const forged = manifest.replace('"acme-corp"', '"acme-corp-forged"');
+    expect(forged).not.toBe(manifest);
+    forgedZip.file('manifest.json', forged);
+    const forgedFile = join(work, 'acme-evidence-forged-manifest.zip');
+    writeFileSync(forgedFile, await forgedZip.generateAsync({ type: 'nodebuffer' }));
+
+    const cases = [
+      {
+        file: unsignedFile,
+        kind: 'unsigned',
+        tone: 'warn',
+        headline: 'Unsigned: the bundle has no manifest.sig; the files match the manifest',
+        label: '–Unsigned',
+      },
+      {
+        file: forgedFile,
+        kind: 'signature_invalid',
+        tone: 'bad',
+        headline: 'Not verified: manifest.sig names another manifest; the files match the manifest',
+        label: '✗Signature invalid',
+      },
+    ];
+    for (const expected of cases) {
+      const id = await importThroughUi(expected.file, expected.file.slice(work.length + 1));
+      const banner = page.getByTestId('bundle-verdict');
+      expect(await page.locator('section.page > :nth-child(2)').getAttribute('data-testid')).toBe('bundle-verdict');
+      expect(await banner.getAttribute('data-verdict')).toBe(expected.kind);
+      expect(await banner.getAttribute('data-tone')).toBe(expected.tone);
+      expect(await banner.getByRole('heading', { level: 2 }).textContent()).toBe(expected.headline);
+      expect(await page.locator('body').innerText()).not.toMatch(/intact/i);
+      expect(await axeAcrossWidths(page, `bundle detail (${expected.kind})`)).toEqual([]);
+      await page.getByRole('link', { name: 'All bundles' }).click();
+      const badge = page.locator(`[data-testid="bundle-table"] tr[data-bundle-id="${id}"] [data-verdict]`);
+      expect(await badge.textContent()).toBe(expected.label);
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('the banner and badges are axe-clean in the dark theme too', async () => {
     const dark = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
     try {
