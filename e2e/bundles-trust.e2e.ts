@@ -123,9 +123,16 @@ describe('bundles and trust store', () => {
     // The two altered receipts are unattributed (PROTOCOL 1): their key did not sign what is there.
     expect(await page.locator('[data-trust-count="unpinned"]').textContent()).toBe('30');
     expect(await page.locator('[data-trust-count="unattributed"]').textContent()).toBe('2');
-    // Valid signature by an unpinned signer: said apart, not a finding.
+    // Every file matches the signed manifest, but two receipts were signed in already broken:
+    // the verdict says both, first (e2e/bundles-verdict.e2e.ts covers the verdicts in full).
+    const verdict = page.getByTestId('bundle-verdict');
+    expect(await verdict.getAttribute('data-verdict')).toBe('receipts_not_pass');
+    expect(await verdict.getByRole('heading', { level: 2 }).textContent()).toBe('Files intact; 2 receipts not PASS');
+    // Valid signature by an unpinned signer: said apart, not a finding; it covers the manifest,
+    // and does not by itself make the bundle intact.
     const unpinned = page.getByTestId('signer-unpinned');
     expect(await unpinned.textContent()).toContain('Signature valid, signer not in your trust store');
+    expect(await unpinned.textContent()).toContain('the signature covers the manifest');
     expect(await unpinned.getByRole('link', { name: 'Open the trust store' }).getAttribute('href')).toBe('#/trust');
     expect(await page.locator('[data-signature="valid"]').first().isVisible()).toBe(true);
     const notPass = page.locator('[data-finding-group="not-pass"] tbody tr');
@@ -134,7 +141,7 @@ describe('bundles and trust store', () => {
     expect(await page.locator('[data-finding-group]').count()).toBe(1);
     const receiptsLink = page.getByRole('link', { name: 'Show receipts from this bundle' }).first();
     expect(await receiptsLink.getAttribute('href')).toMatch(/^#\/receipts\?bundle=\d+$/);
-    await screenshot(page, 'bundle-detail.png');
+    // bundle-detail.png and bundles.png are taken by e2e/bundles-verdict.e2e.ts (a tampered bundle).
 
     // The list: both bundles, linking to their details.
     await page.getByRole('link', { name: 'All bundles' }).click();
@@ -145,7 +152,8 @@ describe('bundles and trust store', () => {
     expect(await sampleRow.textContent()).toContain('acme-corp');
     expect(await sampleRow.locator('[data-signature="valid"]').isVisible()).toBe(true);
     expect(await sampleRow.locator('[data-trust="unpinned"]').isVisible()).toBe(true);
-    await screenshot(page, 'bundles.png');
+    expect(await sampleRow.locator('[data-verdict]').textContent()).toBe('✗Receipts not PASS');
+    expect(await sampleRow.locator('[data-findings-count]').textContent()).toBe('⚑2 findings');
 
     // Re-importing the large zip goes through every receipt again. Leaving the page and coming
     // back shows the same import; then cancel it and see an outcome (cancelled, or finished

@@ -36,6 +36,7 @@ export {
   TRUST_STATUSES,
   countReceipts,
   findReceiptsByDocumentId,
+  findSourcedReceiptsByName,
   getReceipt,
   insertReceipts,
   listReceipts,

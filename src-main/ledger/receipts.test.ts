@@ -6,6 +6,7 @@ import {
   buildListReceiptsQuery,
   countReceipts,
   findReceiptsByDocumentId,
+  findSourcedReceiptsByName,
   getReceipt,
   insertReceipts,
   listReceipts,
@@ -194,6 +195,31 @@ describe('insertReceipts', () => {
       makeReceipt('d3', { receipt_id: 'rcp_other' }),
     ]);
     expect(findReceiptsByDocumentId(ledger.readable, 'rcp_same').map((row) => row.id)).toEqual([1, 2]);
+  });
+
+  it('finds the receipts of one source a file name names, by document id or SHA-256', () => {
+    const ledger = temporary();
+    const bundle = { kind: 'bundle' as const, ref: '7' };
+    insertReceipts(ledger.writable, [
+      // The same document id from another bundle: not this bundle's.
+      { ...makeReceipt('elsewhere', { receipt_id: 'rcp_a' }), source: { kind: 'bundle', ref: '6' } },
+      { ...makeReceipt('a', { receipt_id: 'rcp_a' }), source: bundle },
+      { ...makeReceipt('no-id', { receipt_id: null }), source: bundle },
+      { ...makeReceipt('twin-1', { receipt_id: 'rcp_twin' }), source: bundle },
+      { ...makeReceipt('twin-2', { receipt_id: 'rcp_twin' }), source: bundle },
+    ]);
+    expect(findSourcedReceiptsByName(ledger.readable, bundle, 'rcp_a')).toEqual([2]);
+    expect(findSourcedReceiptsByName(ledger.readable, { kind: 'bundle', ref: '6' }, 'rcp_a')).toEqual([1]);
+    expect(findSourcedReceiptsByName(ledger.readable, bundle, sha256Hex('no-id'))).toEqual([3]);
+    // Two receipts of the bundle carry the name: ambiguous, both given.
+    expect(findSourcedReceiptsByName(ledger.readable, bundle, 'rcp_twin')).toEqual([4, 5]);
+    expect(findSourcedReceiptsByName(ledger.readable, bundle, 'rcp_none')).toEqual([]);
+    // Names no receipt can carry match none instead of throwing.
+    expect(findSourcedReceiptsByName(ledger.readable, bundle, '')).toEqual([]);
+    expect(findSourcedReceiptsByName(ledger.readable, bundle, 'x'.repeat(513))).toEqual([]);
+    expect(() => findSourcedReceiptsByName(ledger.readable, { kind: 'nope' as 'bundle', ref: '7' }, 'rcp_a')).toThrow(
+      RangeError,
+    );
   });
 });
 

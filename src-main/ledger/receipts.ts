@@ -466,6 +466,31 @@ export function findReceiptsByDocumentId(database: ReadableDB, receiptId: string
 }
 
 /**
+ * The stored receipts recorded from one source (e.g. one bundle) that a file name names: their
+ * document id or their SHA-256 is `name` (a bundle names each receipt file so, PROTOCOL
+ * section 9). Used to link a bundle's finding about `receipts/<name>.json` to the receipt the
+ * import stored from that file.
+ *
+ * @param database - any handle
+ * @param source - the source, e.g. `{ kind: 'bundle', ref: '3' }`
+ * @param name - the file's stem; a name no receipt can carry (empty, too long) matches none
+ * @returns row ids in row order, at most two (two mean the name is ambiguous)
+ * @throws TypeError / RangeError for a bad source or a name that is not a string
+ */
+export function findSourcedReceiptsByName(database: ReadableDB, source: ReceiptSource, name: string): number[] {
+  const checked = checkSource(source);
+  if (typeof name !== 'string') throw new TypeError('name must be a string');
+  if (name.length === 0 || name.length > MAX_RECEIPT_ID_LENGTH) return [];
+  return queryAll<{ id: number }>(
+    database,
+    sql`SELECT r.id FROM receipts AS r
+        WHERE (r.receipt_id_order = ${name} OR r.receipt_sha256 = ${name})
+          AND r.id IN (SELECT receipt FROM receipt_sources WHERE kind = ${checked.kind} AND ref = ${checked.ref})
+        ORDER BY r.id LIMIT 2`,
+  ).map((row) => row.id);
+}
+
+/**
  * What separates words: anything but letters, digits and `_-:./@+`, which the index keeps
  * inside words so identifiers stay whole (the `tokenchars` of receipts_fts list the same).
  */

@@ -7,9 +7,16 @@
  * know, so every reader checks each member and falls back to "not recorded" instead of
  * throwing; the renderer then trusts the types it is given.
  */
-import type { BundleCounts, BundleFinding, BundleManifest, BundleSignature } from '../../src-shared/api/contract';
+import type {
+  BundleCounts,
+  BundleFinding,
+  BundleManifest,
+  BundleSignature,
+  BundleVerdict,
+} from '../../src-shared/api/contract';
 import {
   REPORT_STATUSES,
+  type BundleStatus,
   SIGNATURE_CHECK_STATUSES,
   TRUST_STATUSES,
   type ReportStatus,
@@ -130,4 +137,180 @@ export function readManifest(manifestJson: string): BundleManifest | undefined {
     fileCount: Array.isArray(source.files) ? source.files.length : undefined,
     declaredCounts: countEntries(source.counts),
   };
+}
+
+/** Codes that are manifest.sig's own findings: said by the signature's verdict, not counted again. */
+const SIGNATURE_FINDING_PREFIX = 'manifest_signature_';
+
+/** `1 changed, 1 missing, 1 extra, 2 receipts not PASS, 1 other finding`: only the kinds present. */
+function findingParts(counts: Pick<BundleVerdict, 'changed' | 'missing' | 'extra' | 'receiptsNotPass' | 'other'>) {
+  const parts: string[] = [];
+  if (counts.changed > 0) parts.push(`${counts.changed.toLocaleString('en-US')} changed`);
+  if (counts.missing > 0) parts.push(`${counts.missing.toLocaleString('en-US')} missing`);
+  if (counts.extra > 0) parts.push(`${counts.extra.toLocaleString('en-US')} extra`);
+  if (counts.receiptsNotPass > 0)
+    parts.push(
+      `${counts.receiptsNotPass.toLocaleString('en-US')} ${counts.receiptsNotPass === 1 ? 'receipt' : 'receipts'} not PASS`,
+    );
+  if (counts.other > 0)
+    parts.push(`${counts.other.toLocaleString('en-US')} other ${counts.other === 1 ? 'finding' : 'findings'}`);
+  return parts;
+}
+
+/** Who signed, and what that says (trust is a separate fact from validity). */
+function signerSentence(signature: BundleSignature): string {
+  const key = signature.keyId ?? 'the key named in manifest.sig';
+  switch (signature.trust) {
+    case 'trusted':
+      return `Signed by ${key}, a key you pinned.`;
+    case 'revoked':
+      return `Signed by ${key}, a key you revoked: do not rely on it.`;
+    case 'expired':
+      return `Signed by ${key}, a key outside its validity period in your trust store.`;
+    case 'unpinned':
+      return `Signed by ${key}, a key you have not pinned: this says nothing about who made the bundle.`;
+    default:
+      return `Signed by ${key}.`;
+  }
+}
+
+/** What a signature that does not verify is, in words. */
+const BROKEN_SIGNATURE: Partial<Record<string, string>> = {
+  invalid: 'manifest.sig does not verify',
+  mismatch: 'manifest.sig names another manifest',
+  malformed: 'manifest.sig is malformed',
+};
+
+/**
+ * A bundle's verdict: what its page and its row in the list say first.
+ *
+ * "Intact" is said only when the signature verifies and no file differs from the signed
+ * manifest (none changed, missing or extra). The counts come from the import's counts by code,
+ * so they are whole even when only the first findings are listed.
+ *
+ * @param status - The import's status (`partial`: no verdict yet).
+ * @param signature - The stored manifest.sig check, or undefined when none was stored.
+ * @param counts - The stored counts.
+ * @returns The verdict.
+ */
+export function bundleVerdict(
+  status: BundleStatus,
+  signature: BundleSignature | undefined,
+  counts: BundleCounts,
+): BundleVerdict {
+  const byCode = new Map(counts.findingsByCode);
+  const amount = (code: string): number => byCode.get(code) ?? 0;
+  const tally = {
+    changed: amount('file_mismatch'),
+    missing: amount('file_missing'),
+    extra: amount('file_extra'),
+    receiptsNotPass: amount('receipt_not_pass'),
+    other: 0,
+  };
+  for (const [code, value] of counts.findingsByCode) {
+    if (['file_mismatch', 'file_missing', 'file_extra', 'receipt_not_pass'].includes(code)) continue;
+    if (code.startsWith(SIGNATURE_FINDING_PREFIX)) continue;
+    tally.other += value;
+  }
+  const parts = findingParts(tally);
+  const listed = parts.join(', ');
+  const fileFindings = tally.changed + tally.missing + tally.extra;
+  const verdict = (
+    kind: BundleVerdict['kind'],
+    tone: BundleVerdict['tone'],
+    label: string,
+    headline: string,
+    detail: string,
+  ): BundleVerdict => ({ kind, tone, label, headline, detail, ...tally });
+
+  if (status === 'partial') {
+    return verdict(
+      'unfinished',
+      'warn',
+      'Unfinished',
+      'Import unfinished: no verdict until it completes',
+      `The import stopped part-way, so not every file was compared with the manifest${parts.length > 0 ? ` (found so far: ${listed})` : ''}. Import the same zip again to finish it.`,
+    );
+  }
+  if (signature === undefined || counts.findingsTotal === undefined) {
+    return verdict(
+      'not_recorded',
+      'warn',
+      'No verdict',
+      'No verdict: the checks of this import were not recorded',
+      'Import the same zip again to check it file by file.',
+    );
+  }
+  /** The three cases every signature that proves nothing shares. */
+  const unprovenFiles = (lead: string): string =>
+    fileFindings > 0
+      ? `${lead}, and files differ from the manifest: ${listed}`
+      : parts.length > 0
+        ? `${lead}; the files match the manifest; ${listed}`
+        : `${lead}; the files match the manifest`;
+  const broken = BROKEN_SIGNATURE[signature.status];
+  if (broken !== undefined) {
+    return verdict(
+      'signature_invalid',
+      'bad',
+      'Signature invalid',
+      unprovenFiles(`Not verified: ${broken}`),
+      'The manifest is not shown to be as its signer made it, so comparing the files with it proves nothing about them. The receipts were still verified one by one.',
+    );
+  }
+  if (signature.status === 'missing') {
+    return verdict(
+      'unsigned',
+      parts.length > 0 ? 'bad' : 'warn',
+      'Unsigned',
+      unprovenFiles('Unsigned: the bundle has no manifest.sig'),
+      'Anyone can write an unsigned manifest, so comparing the files with it shows only that the zip agrees with itself. The receipts were still verified one by one.',
+    );
+  }
+  if (signature.status !== 'valid') {
+    const why = signature.status === 'unavailable' ? 'no key for the signer' : 'an unsupported algorithm';
+    return verdict(
+      'signature_unchecked',
+      parts.length > 0 ? 'bad' : 'warn',
+      'Signature not checked',
+      unprovenFiles(`Signature not checked (${why})`),
+      'Until the signature is checked, comparing the files with the manifest shows only that the zip agrees with itself. The receipts were still verified one by one.',
+    );
+  }
+  const signer = signerSentence(signature);
+  const signerDoubtful = signature.trust === 'revoked' || signature.trust === 'expired';
+  if (fileFindings > 0) {
+    return verdict(
+      'altered',
+      'bad',
+      'Altered',
+      `Altered after signing: ${listed}`,
+      `manifest.sig verifies, so the manifest is as its signer made it; the files listed below differ from it. ${signer}`,
+    );
+  }
+  if (tally.receiptsNotPass > 0) {
+    return verdict(
+      'receipts_not_pass',
+      'bad',
+      'Receipts not PASS',
+      `Files intact; ${listed}`,
+      `Every file matches the signed manifest, but receipts inside did not verify PASS: a receipt can be signed into a bundle already broken. ${signer}`,
+    );
+  }
+  if (tally.other > 0) {
+    return verdict(
+      'intact',
+      'warn',
+      'Intact',
+      `Intact: every file matches the signed manifest; ${listed}`,
+      `manifest.sig verifies and every file has the size and SHA-256 the manifest lists; every receipt verified PASS. ${signer}`,
+    );
+  }
+  return verdict(
+    'intact',
+    signerDoubtful ? 'warn' : 'good',
+    'Intact',
+    'Intact: every file matches the signed manifest, and every receipt verified PASS',
+    `manifest.sig verifies and every file has the size and SHA-256 the manifest lists. ${signer}`,
+  );
 }

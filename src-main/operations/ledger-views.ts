@@ -17,10 +17,12 @@ import type { JsonValue } from '../../src-shared/json';
 import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
 import { utf8Decode } from '../../src-shared/crypto';
 import { signedContent } from '../../src-shared/verify/signed-content';
+import { classifyBundlePath, pathStem } from '../../src-shared/evidence/bundle-layout';
 import {
   checkAuditChain,
   countReceipts,
   findReceiptsByDocumentId,
+  findSourcedReceiptsByName,
   getBundle,
   getReceipt,
   ledgerStats,
@@ -37,7 +39,7 @@ import {
   type ReceiptSummary,
 } from '../ledger';
 import { receiptAnchor } from './anchors';
-import { readCounts, readFindings, readManifest, readSignature } from './bundle-views';
+import { bundleVerdict, readCounts, readFindings, readManifest, readSignature } from './bundle-views';
 import type { Workspace } from './workspace';
 
 /** The statuses a receipt needs attention for, besides a revoked signer (the overview's list). */
@@ -70,6 +72,8 @@ export function toReceiptRow(summary: ReceiptSummary): ReceiptRow {
  * @returns The summary.
  */
 export function toBundleSummary(summary: StoredBundleSummary): BundleSummary {
+  const signature = readSignature(summary.signature);
+  const counts = readCounts(summary.counts);
   return {
     id: summary.id,
     bundle_sha256: summary.bundle_sha256,
@@ -78,8 +82,9 @@ export function toBundleSummary(summary: StoredBundleSummary): BundleSummary {
     generated_at: summary.generated_at,
     imported_at: summary.imported_at,
     status: summary.status,
-    signature: readSignature(summary.signature),
-    counts: readCounts(summary.counts),
+    signature,
+    counts,
+    verdict: bundleVerdict(summary.status, signature, counts),
   };
 }
 
@@ -212,8 +217,12 @@ export function bundleSummaries(workspace: Pick<Workspace, 'ledger'>, limit: num
   return listBundles(workspace.ledger.readable, { limit }).rows.map(toBundleSummary);
 }
 
+/** Findings whose file cannot have become a stored receipt of the bundle. */
+const NO_RECEIPT_CODES = new Set(['file_missing']);
+
 /**
- * One imported bundle with its manifest and findings.
+ * One imported bundle with its manifest and findings; a finding about a receipt file links to
+ * the receipt stored from it (see {@link BundleFinding.receiptRowId}).
  *
  * @param workspace - The open workspace (only its ledger is read).
  * @param id - The bundle's row id.
@@ -225,7 +234,15 @@ export function bundleDetail(workspace: Pick<Workspace, 'ledger'>, id: number): 
   return {
     ...toBundleSummary(bundle),
     manifest: readManifest(bundle.manifest_json),
-    findings: readFindings(bundle.findings),
+    findings: readFindings(bundle.findings).map((finding) => {
+      if (NO_RECEIPT_CODES.has(finding.code) || classifyBundlePath(finding.path) !== 'receipt') return finding;
+      const rows = findSourcedReceiptsByName(
+        workspace.ledger.readable,
+        { kind: 'bundle', ref: String(bundle.id) },
+        pathStem(finding.path),
+      );
+      return rows.length === 1 ? { ...finding, receiptRowId: rows[0] } : finding;
+    }),
   };
 }
 

@@ -2,7 +2,7 @@
  * Bundles: import an evidence bundle, list every bundle in the ledger, and show one bundle's
  * manifest, signature (and, apart from it, the signer's trust), counts and findings.
  */
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import type {
   BundleCounts,
   BundleDetail,
@@ -12,7 +12,7 @@ import type {
   ImportProgress,
 } from '../../src-shared/api/contract';
 import { useApi } from '../api';
-import { hrefFor, navigate } from '../router';
+import { hrefFor, navigate, useRoute } from '../router';
 import {
   Code,
   EmptyState,
@@ -33,6 +33,13 @@ import {
   groupFindings,
   signatureStyle,
 } from '../components/bundles-shapes';
+import {
+  FINDINGS_TARGET_ID,
+  FindingsBadge,
+  VerdictBadge,
+  VerdictBanner,
+  focusFindings,
+} from '../components/bundles-verdict';
 import './bundles.css';
 
 /** Imports finished in this window, by bundle id: the detail page says what just happened. */
@@ -128,14 +135,12 @@ function BundleList() {
                   <th scope="col">File</th>
                   <th scope="col">Tenant</th>
                   <th scope="col">Generated · imported (UTC)</th>
-                  <th scope="col">Import</th>
+                  <th scope="col">Verdict</th>
                   <th scope="col">Signature · signer</th>
                   <th scope="col" className="numeric">
                     Receipts
                   </th>
-                  <th scope="col" className="numeric">
-                    Findings
-                  </th>
+                  <th scope="col">Findings</th>
                 </tr>
               </thead>
               <tbody>
@@ -173,7 +178,7 @@ function BundleRow({ bundle }: { bundle: BundleSummary }) {
         </span>
       </td>
       <td>
-        <BundleStatusBadge status={bundle.status} />
+        <VerdictBadge verdict={bundle.verdict} />
       </td>
       <td>
         <SignatureWithTrust signature={signature} />
@@ -184,14 +189,8 @@ function BundleRow({ bundle }: { bundle: BundleSummary }) {
           <span className="muted bundle-new">{formatCount(counts.receiptsNew)} new</span>
         )}
       </td>
-      <td className="numeric">
-        {counts.findingsTotal === undefined ? (
-          '—'
-        ) : counts.findingsTotal === 0 ? (
-          <span className="muted">none</span>
-        ) : (
-          <strong>{formatCount(counts.findingsTotal)}</strong>
-        )}
+      <td>
+        <FindingsBadge verdict={bundle.verdict} total={counts.findingsTotal} />
       </td>
     </tr>
   );
@@ -224,6 +223,11 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
   const { manifest, signature, counts, findings } = bundle;
   const recent = justImported.get(bundle.id);
   const receiptsHref = hrefFor(['receipts'], { bundle: String(bundle.id) });
+  // `#/bundles/ID?at=findings` (the banner's link, opened in a new tab or bookmarked) opens at the findings.
+  const at = useRoute().query.get('at');
+  useEffect(() => {
+    if (at === 'findings') focusFindings();
+  }, [at, bundle.id]);
   return (
     <Page
       title={bundle.file_name ?? `Bundle ${bundle.id}`}
@@ -244,6 +248,7 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
         </>
       }
     >
+      <VerdictBanner verdict={bundle.verdict} bundleId={bundle.id} findingsTotal={counts.findingsTotal} />
       {recent && <JustImportedNotice progress={recent} />}
       {bundle.status === 'partial' && (
         <div className="notice notice-warn" role="status">
@@ -283,12 +288,14 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
         <SignaturePanel signature={signature} />
       </div>
       <CountsPanel counts={counts} bundleId={bundle.id} />
-      <FindingsPanel
-        findings={findings}
-        counts={counts}
-        receiptsHref={receiptsHref}
-        complete={bundle.status === 'complete'}
-      />
+      <div id={FINDINGS_TARGET_ID} tabIndex={-1} className="findings-target">
+        <FindingsPanel
+          findings={findings}
+          counts={counts}
+          receiptsHref={receiptsHref}
+          complete={bundle.status === 'complete'}
+        />
+      </div>
     </Page>
   );
 }
@@ -323,9 +330,10 @@ function SignerTrustNotice({ signature }: { signature: BundleSignature | undefin
       <div className="notice notice-info" role="status" data-testid="signer-unpinned">
         <p className="notice-title">Signature valid, signer not in your trust store</p>
         <p>
-          The manifest verifies with the key <Code>{signature.keyId ?? 'named in manifest.sig'}</Code>, so the bundle is
-          intact as that key signed it. You have not pinned that key, so this says nothing about who made the bundle.
-          This is not a finding; pin the key only if you know it belongs to the sender.
+          The manifest verifies with the key <Code>{signature.keyId ?? 'named in manifest.sig'}</Code>: the signature
+          covers the manifest, and the files are compared with it below. You have not pinned that key, so this says
+          nothing about who made the bundle. This is not a finding; pin the key only if you know it belongs to the
+          sender.
         </p>
         <p className="notice-hint">{trustLink}</p>
       </div>
@@ -512,6 +520,7 @@ function FindingsPanel({
                     <th scope="col">File</th>
                     <th scope="col">Kind</th>
                     <th scope="col">What is wrong</th>
+                    <th scope="col">Evidence</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -526,6 +535,9 @@ function FindingsPanel({
                       </td>
                       <td className="nowrap">{findingWords(finding.code)}</td>
                       <td>{finding.message}</td>
+                      <td className="nowrap">
+                        <FindingEvidence finding={finding} />
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -536,4 +548,21 @@ function FindingsPanel({
       )}
     </Panel>
   );
+}
+
+/** Where a finding's evidence is: the receipt stored from its file, or why there is none to open. */
+function FindingEvidence({ finding }: { finding: BundleFinding }) {
+  if (finding.receiptRowId !== undefined) {
+    return (
+      <a
+        href={hrefFor(['receipts', finding.receiptRowId])}
+        title={`The receipt the import stored from ${finding.path}`}
+        data-finding-receipt={finding.receiptRowId}
+      >
+        Open receipt {finding.receiptRowId}
+      </a>
+    );
+  }
+  if (finding.code === 'file_missing') return <span className="muted">not in the zip</span>;
+  return <span className="muted">no stored receipt</span>;
 }

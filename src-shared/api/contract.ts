@@ -185,6 +185,56 @@ export interface BundleFinding {
   code: FindingCode | (string & {});
   path: string;
   message: string;
+  /**
+   * The row id of the receipt the ledger stored from this finding's file (`#/receipts/ID`),
+   * when the file is a receipt of the bundle and exactly one stored receipt of this bundle is
+   * named by it (its document id or SHA-256); undefined otherwise (a missing file, a key or
+   * anchor file, a name that matches none or several).
+   */
+  receiptRowId?: number;
+}
+
+/**
+ * A bundle's verdict, the first thing its page and its row in the list say.
+ *
+ * `altered`: the signature verifies and files differ from the signed manifest (changed,
+ * missing or extra); `receipts_not_pass`: every file matches the signed manifest but receipts
+ * did not verify PASS; `intact`: every file matches the signed manifest; `unsigned`: no
+ * manifest.sig; `signature_invalid`: manifest.sig does not verify (invalid, mismatch,
+ * malformed); `signature_unchecked`: no key, or an unsupported algorithm; `unfinished`: the
+ * import stopped part-way; `not_recorded`: the import's checks were not stored.
+ */
+export type BundleVerdictKind =
+  | 'intact'
+  | 'altered'
+  | 'receipts_not_pass'
+  | 'unsigned'
+  | 'signature_invalid'
+  | 'signature_unchecked'
+  | 'unfinished'
+  | 'not_recorded';
+
+/** A bundle's verdict in words and counts (operations/bundle-views.ts decides it). */
+export interface BundleVerdict {
+  kind: BundleVerdictKind;
+  /** `good` only for an intact bundle with no finding at all and a signer neither revoked nor expired. */
+  tone: 'good' | 'warn' | 'bad';
+  /** A word or two for a badge: "Altered", "Intact", "Unsigned"… */
+  label: string;
+  /** The banner's headline, e.g. "Altered after signing: 1 changed, 1 missing, 1 extra, 2 receipts not PASS". */
+  headline: string;
+  /** What the verdict rests on: what the signature covers and who signed. */
+  detail: string;
+  /** Files whose size or SHA-256 differ from the manifest (`file_mismatch`). */
+  changed: number;
+  /** Files the manifest lists and the zip lacks (`file_missing`). */
+  missing: number;
+  /** Files the zip has and the manifest does not list (`file_extra`). */
+  extra: number;
+  /** Receipts whose report is not PASS (`receipt_not_pass`). */
+  receiptsNotPass: number;
+  /** Other findings (declared counts, key and anchor files, names, layout); manifest.sig's own are the signature's verdict. */
+  other: number;
 }
 
 /** The manifest fields the detail view shows. */
@@ -208,6 +258,8 @@ export interface BundleSummary {
   /** undefined when nothing usable was stored (an import that never got that far). */
   signature: BundleSignature | undefined;
   counts: BundleCounts;
+  /** What to say first about the bundle. */
+  verdict: BundleVerdict;
 }
 
 export interface BundleDetail extends BundleSummary {
