@@ -296,7 +296,7 @@ describe('receipts: copy, export, report from these filters', () => {
     for (const [name, value] of [
       ['Copy the receipt id', FORMULA_ID],
       ['Copy the document SHA-256', detail.receipt_sha256],
-      ['Copy the issuer key id', FIXTURE_ISSUER_KEY_ID],
+      ["Copy the id of the issuer's key", FIXTURE_ISSUER_KEY_ID],
     ] as const) {
       await clearClipboard(page);
       await page.getByRole('button', { name, exact: true }).click();
@@ -312,7 +312,7 @@ describe('receipts: copy, export, report from these filters', () => {
     await row.waitFor();
     await row.getByRole('button', { name: 'Copy the public key of Acme receipts' }).click();
     await expect.poll(() => clipboard(page)).toBe(bundle.issuer.public_key);
-    await row.getByRole('button', { name: 'Copy the key id of Acme receipts' }).click();
+    await row.getByRole('button', { name: 'Copy the id of key Acme receipts' }).click();
     await expect.poll(() => clipboard(page)).toBe(FIXTURE_ISSUER_KEY_ID);
     // The shortened public key keeps its whole value for screen readers and on hover.
     expect(await row.locator('.key-bytes [title]').getAttribute('title')).toBe(bundle.issuer.public_key);

@@ -12,7 +12,8 @@ import './copyable-value.css';
  * A value and its copy button.
  *
  * @param value - The whole value (what is copied).
- * @param what - What it is, for the button's name: "Copy the receipt id".
+ * @param what - What it is, for the button's name: "Copy the receipt id". Avoid the words of a form
+ *   field's label on the same page ("key id"): a label lookup would find the button too.
  * @param short - A shortened form to show instead of the whole value.
  * @param testId - A data-testid for the wrapper.
  * @param className - More classes for the wrapper.

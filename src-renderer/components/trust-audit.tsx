@@ -128,7 +128,7 @@ export function AuditTable({ entries }: { entries: readonly AuditEntry[] }) {
                 {auditActionWords(entry.action)}
               </td>
               <td className="key-cell">
-                <CopyableValue value={entry.subject} what="the key id" />
+                <CopyableValue value={entry.subject} what="the id of this key" />
               </td>
               <td>
                 <Details details={entry.details} />

@@ -137,7 +137,11 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
                 'Issuer key id',
                 receipt.issuer_key_id !== null ? (
                   <>
-                    <CopyableValue value={receipt.issuer_key_id} what="the issuer key id" testId="copy-issuer-key-id" />
+                    <CopyableValue
+                      value={receipt.issuer_key_id}
+                      what="the id of the issuer's key"
+                      testId="copy-issuer-key-id"
+                    />
                     {receipt.report.trust.label && <span className="muted"> · {receipt.report.trust.label}</span>}
                   </>
                 ) : (

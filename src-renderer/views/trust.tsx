@@ -162,7 +162,10 @@ export function TrustView() {
                   <tr key={key.key_id} data-key-id={key.key_id}>
                     <td className="key-cell">
                       {key.label && <span className="key-label">{key.label}</span>}
-                      <CopyableValue value={key.key_id} what={`the key id${key.label ? ` of ${key.label}` : ''}`} />
+                      <CopyableValue
+                        value={key.key_id}
+                        what={key.label ? `the id of key ${key.label}` : 'the id of this key'}
+                      />
                       <span className="key-bytes muted">
                         {key.algorithm} · key{' '}
                         <CopyableValue
@@ -412,7 +415,7 @@ function AdvertisedRow({
   return (
     <tr data-key-id={advertised.key_id} data-contradicts={advertised.contradictsTrustStore ? 'true' : undefined}>
       <td className="key-cell">
-        <CopyableValue value={advertised.key_id} what="the advertised key id" />
+        <CopyableValue value={advertised.key_id} what="the id of this advertised key" />
         <span className="key-bytes muted">
           key{' '}
           <CopyableValue
