@@ -63,7 +63,7 @@ function viewFor(path: string[], query: URLSearchParams): ReactNode {
     case 'trust':
       return <TrustView />;
     case 'reports':
-      return <ReportsView />;
+      return <ReportsView query={query} />;
     case 'service':
       return <ServiceView />;
     case 'settings':

@@ -41,6 +41,7 @@ import {
   receiptAnchorDetail,
 } from '../operations/anchors';
 import { loadSamples } from '../operations/load-samples';
+import { receiptExportChunk } from '../operations/receipts-export';
 import {
   createReport,
   diffReports,
@@ -295,6 +296,14 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     'receipts.count': (input) => ({
       count: countMatchingReceipts(workspace(), toLedgerFilters(input.filters)),
     }),
+
+    'receipts.export': (input) =>
+      receiptExportChunk(workspace(), input.form, {
+        filters: toLedgerFilters(input.filters),
+        ...(input.sort ? { sort: { column: input.sort, direction: input.direction ?? 'desc' } } : {}),
+        ...(input.after ? { after: input.after } : {}),
+        ...(input.limit ? { limit: input.limit } : {}),
+      }),
 
     'receipts.get': (input) => {
       const detail = receiptDetail(workspace(), input.id);

@@ -16,8 +16,9 @@ import type {
 import { api, errorMessage } from '../api';
 import { hrefFor } from '../router';
 import { copyText } from './receipts-shared';
+import { CopyableValue } from './copyable-value';
 import { CheckBadge } from './status';
-import { Button, Code, Fields, formatInstant } from './ui';
+import { Button, Fields, formatInstant } from './ui';
 import './anchor-panel.css';
 
 const STATE: Record<ReceiptAnchorState, { icon: string; tone: string; label: string; meaning: string }> = {
@@ -278,7 +279,7 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
           </h4>
           <Fields
             rows={[
-              ['Anchor URN', <Code key="urn">{detail.svc_anchor}</Code>],
+              ['Anchor URN', <CopyableValue key="urn" value={detail.svc_anchor} what="the anchor URN" />],
               ['Network', detail.network ?? <span className="muted">pending</span>],
               [
                 'Block',

@@ -13,6 +13,7 @@ import {
   useCallback,
   useEffect,
   useLayoutEffect,
+  useId,
   useRef,
   useState,
   type KeyboardEvent,
@@ -23,7 +24,7 @@ import { describeFormat } from './format-names';
 import { StatusBadge, TrustBadge } from './status';
 import { formatInstant } from './ui';
 import { hrefFor } from '../router';
-import { MiddleTruncated } from './receipts-shared';
+import { MiddleTruncated, copyText } from './receipts-shared';
 
 /** One row's height in pixels; the CSS uses the same number (receipts.css, --receipts-row). */
 export const ROW_HEIGHT = 40;
@@ -186,6 +187,10 @@ export function ReceiptsGrid({
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(600);
   const pointerFocus = useRef(false);
+  const [copyStatus, setCopyStatus] = useState('');
+  const keysHintId = useId();
+  // A copy's word belongs to the row it was said of.
+  useEffect(() => setCopyStatus(''), [selected]);
 
   useLayoutEffect(() => {
     const element = container.current;
@@ -233,6 +238,21 @@ export function ReceiptsGrid({
 
   function onKeyDown(event: KeyboardEvent<HTMLDivElement>): void {
     if (event.target !== event.currentTarget) return;
+    // C, or Ctrl/Cmd+C with no text selected, copies the selected row's whole id: the grid is
+    // one tab stop, so its cells hold no copy buttons of their own.
+    const copyKey =
+      event.key.toLowerCase() === 'c' &&
+      !event.altKey &&
+      !event.shiftKey &&
+      (event.ctrlKey || event.metaKey ? (window.getSelection()?.toString() ?? '') === '' : true);
+    if (copyKey) {
+      const row = rows[selected];
+      if (row) {
+        event.preventDefault();
+        copyRowId(row);
+      }
+      return;
+    }
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const current = selected < 0 ? -1 : selected;
     switch (event.key) {
@@ -270,80 +290,100 @@ export function ReceiptsGrid({
   // The active descendant must exist in the DOM even when scrolled away from.
   if (selected >= 0 && selected < rows.length && (selected < first || selected > last)) rendered.push(selected);
 
+  function copyRowId(row: ReceiptRow): void {
+    const [value, what] =
+      row.receipt_id !== null
+        ? [row.receipt_id, 'receipt id']
+        : [row.receipt_sha256, 'document SHA-256 (it has no id)'];
+    void copyText(value).then((copied) =>
+      setCopyStatus(copied ? `Copied the ${what} ${value}` : 'Could not copy: open the receipt and copy its id there'),
+    );
+  }
+
   const activeRow = selected >= 0 ? rows[selected] : undefined;
   return (
-    <div
-      ref={container}
-      className="receipts-grid"
-      role="grid"
-      aria-label={label}
-      aria-rowcount={total !== undefined ? total + 1 : -1}
-      aria-colcount={COLUMNS.length}
-      aria-activedescendant={activeRow ? rowDomId(activeRow) : undefined}
-      aria-multiselectable={false}
-      aria-readonly
-      tabIndex={0}
-      data-testid="receipts-grid"
-      onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
-      onKeyDown={onKeyDown}
-      onMouseDown={() => {
-        pointerFocus.current = true;
-      }}
-      onFocus={(event) => {
-        if (event.target !== event.currentTarget) return;
-        // Arriving by keyboard selects the first row so the arrows have a starting point; a
-        // click selects the row clicked instead.
-        if (!pointerFocus.current && selected < 0 && rows.length > 0) onSelect(0);
-        pointerFocus.current = false;
-      }}
-      onBlur={() => {
-        pointerFocus.current = false;
-      }}
-    >
-      <div role="rowgroup" className="receipts-head">
-        <div role="row" className="receipts-header-row" aria-rowindex={1}>
-          {COLUMNS.map((column) => {
-            const active = column.sort === sort;
-            return (
-              <div
-                key={column.sort}
-                role="columnheader"
-                className={`receipts-cell receipts-header-cell ${column.className}`}
-                aria-sort={active ? (direction === 'asc' ? 'ascending' : 'descending') : 'none'}
-              >
-                <button
-                  type="button"
-                  className={`receipts-sort${active ? ' receipts-sort-active' : ''}`}
-                  onClick={() => onSort(column.sort)}
-                  title={`Sort by ${column.label.toLowerCase()}${active ? (direction === 'asc' ? ' (now ascending; click for descending)' : ' (now descending; click for ascending)') : ''}`}
-                  data-sort-column={column.sort}
+    <>
+      <div
+        ref={container}
+        className="receipts-grid"
+        role="grid"
+        aria-label={label}
+        aria-rowcount={total !== undefined ? total + 1 : -1}
+        aria-colcount={COLUMNS.length}
+        aria-activedescendant={activeRow ? rowDomId(activeRow) : undefined}
+        aria-multiselectable={false}
+        aria-readonly
+        aria-describedby={keysHintId}
+        aria-keyshortcuts="Enter C"
+        tabIndex={0}
+        data-testid="receipts-grid"
+        onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
+        onKeyDown={onKeyDown}
+        onMouseDown={() => {
+          pointerFocus.current = true;
+        }}
+        onFocus={(event) => {
+          if (event.target !== event.currentTarget) return;
+          // Arriving by keyboard selects the first row so the arrows have a starting point; a
+          // click selects the row clicked instead.
+          if (!pointerFocus.current && selected < 0 && rows.length > 0) onSelect(0);
+          pointerFocus.current = false;
+        }}
+        onBlur={() => {
+          pointerFocus.current = false;
+        }}
+      >
+        <div role="rowgroup" className="receipts-head">
+          <div role="row" className="receipts-header-row" aria-rowindex={1}>
+            {COLUMNS.map((column) => {
+              const active = column.sort === sort;
+              return (
+                <div
+                  key={column.sort}
+                  role="columnheader"
+                  className={`receipts-cell receipts-header-cell ${column.className}`}
+                  aria-sort={active ? (direction === 'asc' ? 'ascending' : 'descending') : 'none'}
                 >
-                  {column.label}
-                  <span aria-hidden="true" className="receipts-sort-arrow">
-                    {active ? (direction === 'asc' ? '▲' : '▼') : '↕'}
-                  </span>
-                </button>
-              </div>
+                  <button
+                    type="button"
+                    className={`receipts-sort${active ? ' receipts-sort-active' : ''}`}
+                    onClick={() => onSort(column.sort)}
+                    title={`Sort by ${column.label.toLowerCase()}${active ? (direction === 'asc' ? ' (now ascending; click for descending)' : ' (now descending; click for ascending)') : ''}`}
+                    data-sort-column={column.sort}
+                  >
+                    {column.label}
+                    <span aria-hidden="true" className="receipts-sort-arrow">
+                      {active ? (direction === 'asc' ? '▲' : '▼') : '↕'}
+                    </span>
+                  </button>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+        <div role="rowgroup" className="receipts-body" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
+          {rendered.map((index) => {
+            const row = rows[index];
+            if (!row) return null;
+            return (
+              <ReceiptGridRow
+                key={row.id}
+                row={row}
+                index={index}
+                selected={index === selected}
+                onSelect={selectByPointer}
+                onOpen={onOpen}
+              />
             );
           })}
         </div>
       </div>
-      <div role="rowgroup" className="receipts-body" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
-        {rendered.map((index) => {
-          const row = rows[index];
-          if (!row) return null;
-          return (
-            <ReceiptGridRow
-              key={row.id}
-              row={row}
-              index={index}
-              selected={index === selected}
-              onSelect={selectByPointer}
-              onOpen={onOpen}
-            />
-          );
-        })}
-      </div>
-    </div>
+      <p id={keysHintId} className="visually-hidden">
+        Arrow keys move between receipts, Enter opens the selected one, C copies its whole id.
+      </p>
+      <p className="receipts-copy-status" role="status" data-testid="receipts-copy-status">
+        {copyStatus}
+      </p>
+    </>
   );
 }

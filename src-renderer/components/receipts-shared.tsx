@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'react';
 import { RECEIPT_SORT_COLUMNS, type ReceiptFilters, type ReceiptSortColumn } from '../../src-shared/api/contract';
 import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
 import { hrefFor } from '../router';
+import './copyable-value.css';
 
 /** The sessionStorage key of the receipts list's last query string. */
 const LAST_QUERY_KEY = 'evroom.receipts.query';

@@ -5,6 +5,7 @@
 import type { ReactNode } from 'react';
 import type { AuditEntry } from '../../src-shared/api/contract';
 import { Code, EmptyState, formatInstant } from './ui';
+import { CopyableValue } from './copyable-value';
 
 const ACTION_WORDS: Record<string, { icon: string; words: string }> = {
   pin: { icon: '✓', words: 'pinned' },
@@ -77,7 +78,17 @@ function Details({ details }: { details: unknown }): ReactNode {
         return (
           <div key={name}>
             <dt>{name === 'public_key_sha256' ? 'key SHA-256' : name.replace(/_/g, ' ')}</dt>
-            <dd>{SHORTENED.has(name) && text.length > 20 ? <Code>{`${text.slice(0, 16)}…`}</Code> : text}</dd>
+            <dd>
+              {SHORTENED.has(name) && text.length > 20 ? (
+                <CopyableValue
+                  value={text}
+                  short={`${text.slice(0, 16)}…`}
+                  what={name === 'public_key_sha256' ? 'the key SHA-256' : `the ${name.replace(/_/g, ' ')}`}
+                />
+              ) : (
+                text
+              )}
+            </dd>
           </div>
         );
       })}
@@ -117,7 +128,7 @@ export function AuditTable({ entries }: { entries: readonly AuditEntry[] }) {
                 {auditActionWords(entry.action)}
               </td>
               <td className="key-cell">
-                <Code>{entry.subject}</Code>
+                <CopyableValue value={entry.subject} what="the id of this key" />
               </td>
               <td>
                 <Details details={entry.details} />

@@ -12,6 +12,7 @@ import { api, errorMessage, useApi } from '../api';
 import { hrefFor, navigate } from '../router';
 import { AnchorPanel, AnchorStateBadge, HashChip, anchorStateLabel } from '../components/anchor-panel';
 import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
+import { CopyableValue } from '../components/copyable-value';
 import './anchors.css';
 
 const BATCH_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/;
@@ -239,9 +240,12 @@ function AnchorRecords({ state, batch }: { state: AnchorState | undefined; batch
                     >
                       Anchor {row.id}
                     </a>
-                    <span className="muted anchor-suffix code" title={row.svc_anchor}>
-                      …{row.svc_anchor.slice(-16)}
-                    </span>
+                    <CopyableValue
+                      value={row.svc_anchor}
+                      short={`…${row.svc_anchor.slice(-16)}`}
+                      what={`the URN of anchor ${row.id}`}
+                      className="muted anchor-suffix"
+                    />
                   </td>
                   <td>
                     <AnchorStateBadge state={row.state} />
@@ -296,7 +300,7 @@ function AnchorDetailPage({ id }: { id: number }) {
   return (
     <Page
       title={`Anchor ${id}`}
-      subtitle={detail ? <span className="code">{detail.svc_anchor}</span> : undefined}
+      subtitle={detail ? <CopyableValue value={detail.svc_anchor} what="the anchor URN" /> : undefined}
       actions={back}
     >
       {loaded.error && (

@@ -17,6 +17,7 @@ import { ReportView } from '../components/report-view';
 import { AnchorPanel, AnchorStateBadge } from '../components/anchor-panel';
 import { DecodedFields, DocumentText, parseDocument } from '../components/receipts-decoded';
 import { CopyButton, listHref } from '../components/receipts-shared';
+import { CopyableValue } from '../components/copyable-value';
 import './receipt-detail.css';
 
 type LoadState =
@@ -120,7 +121,7 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
               [
                 'Receipt id',
                 receipt.receipt_id !== null ? (
-                  <Code>{receipt.receipt_id}</Code>
+                  <CopyableValue value={receipt.receipt_id} what="the receipt id" testId="copy-receipt-id" />
                 ) : (
                   <span className="muted">none in the document</span>
                 ),
@@ -136,7 +137,11 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
                 'Issuer key id',
                 receipt.issuer_key_id !== null ? (
                   <>
-                    <Code>{receipt.issuer_key_id}</Code>
+                    <CopyableValue
+                      value={receipt.issuer_key_id}
+                      what="the id of the issuer's key"
+                      testId="copy-issuer-key-id"
+                    />
                     {receipt.report.trust.label && <span className="muted"> · {receipt.report.trust.label}</span>}
                   </>
                 ) : (
@@ -164,7 +169,12 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
                 <span key="sha" title="SHA-256 of the document's canonical (JCS) form: its identity in the ledger">
                   Document SHA-256
                 </span>,
-                <Code key="sha-value">{receipt.receipt_sha256}</Code>,
+                <CopyableValue
+                  key="sha-value"
+                  value={receipt.receipt_sha256}
+                  what="the document SHA-256"
+                  testId="copy-receipt-sha256"
+                />,
               ],
               ['Ledger entry', String(receipt.id)],
             ]}

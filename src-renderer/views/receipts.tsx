@@ -14,6 +14,7 @@ import { hrefFor, navigate } from '../router';
 import { EmptyState, ErrorNotice, Loading, Page, formatCount } from '../components/ui';
 import { ReceiptsFilters, type FilterValues } from '../components/receipts-filters';
 import { ReceiptsGrid } from '../components/receipts-grid';
+import { ReceiptsExport } from '../components/receipts-export';
 import {
   FILTER_PARAMETERS,
   lastOpened,
@@ -229,6 +230,16 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
     <div className="receipts-layout">
       <Page
         title="Receipts"
+        actions={
+          <ReceiptsExport
+            query={current}
+            filters={filters}
+            sort={sort}
+            direction={direction}
+            total={shownTotal}
+            disabled={problem}
+          />
+        }
         subtitle={
           <span data-testid="receipts-count" aria-live="polite">
             {subtitle}
@@ -335,7 +346,7 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
                 </span>
                 <span className="receipts-keys" aria-hidden="true">
                   <kbd>↑</kbd> <kbd>↓</kbd> move · <kbd>PgUp</kbd> <kbd>PgDn</kbd> page · <kbd>Home</kbd> <kbd>End</kbd>{' '}
-                  · <kbd>Enter</kbd> opens · middle-click opens in a new tab
+                  · <kbd>Enter</kbd> opens · <kbd>C</kbd> copies the id · middle-click opens in a new tab
                 </span>
               </p>
             </>

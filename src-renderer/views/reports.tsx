@@ -28,6 +28,52 @@ function toTimestamp(value: string): string | undefined {
   return Number.isFinite(millis) ? new Date(millis).toISOString() : undefined;
 }
 
+/** A TS as a datetime-local field shows it (UTC, to the millisecond), or '' when not a TS. */
+function toFieldValue(timestamp: string | null): string {
+  if (!timestamp) return '';
+  const millis = Date.parse(timestamp);
+  return Number.isFinite(millis) ? new Date(millis).toISOString().slice(0, 23) : '';
+}
+
+/** The report form's first values, from the address (`Report from these filters` in Receipts). */
+interface ScopeFromList {
+  status: string;
+  trust: string;
+  format: string;
+  issuer: string;
+  text: string;
+  from: string;
+  to: string;
+  /** Whether the address came from the receipts list. */
+  fromList: boolean;
+  /** Filters of the list the report's scope cannot carry, with their values. */
+  notCarried: [string, string][];
+}
+
+function scopeFromQuery(query: URLSearchParams): ScopeFromList {
+  const value = (name: string): string => query.get(name)?.trim() ?? '';
+  const notCarried: [string, string][] = [];
+  for (const [name, text] of query) if (name.startsWith('not_') && text) notCarried.push([name.slice(4), text]);
+  return {
+    status: (REPORT_STATUSES as readonly string[]).includes(value('status')) ? value('status') : '',
+    trust: (TRUST_STATUSES as readonly string[]).includes(value('trust')) ? value('trust') : '',
+    format: value('format'),
+    issuer: value('issuer'),
+    text: value('text'),
+    from: toFieldValue(value('from')),
+    to: toFieldValue(value('to')),
+    fromList: query.get('from_list') === '1',
+    notCarried,
+  };
+}
+
+/** Why a filter of the receipts list is not part of a report's scope. */
+function notCarriedReason(name: string): string {
+  return name === 'bundle'
+    ? 'a report’s scope cannot select receipts by the bundle they came from, so the report covers the matching receipts from every source'
+    : 'a report’s scope has no such filter, so the report covers the matching receipts whatever its value';
+}
+
 /** Offers bytes as a download (web mode; the desktop shell shows its save dialog). */
 function download(name: string, mime: string, data: string): void {
   // A copy into a fresh ArrayBuffer: Blob takes no view of a possibly shared buffer.
@@ -49,12 +95,14 @@ function scopeText(report: ReportSummary): string {
   return parts.join(', ');
 }
 
-function MakeReport({ onMade }: { onMade: (id: string) => void }) {
-  const [status, setStatus] = useState('');
-  const [trust, setTrust] = useState('');
-  const [format, setFormat] = useState('');
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
+function MakeReport({ onMade, initial }: { onMade: (id: string) => void; initial: ScopeFromList }) {
+  const [status, setStatus] = useState(initial.status);
+  const [trust, setTrust] = useState(initial.trust);
+  const [format, setFormat] = useState(initial.format);
+  const [issuer, setIssuer] = useState(initial.issuer);
+  const [text, setText] = useState(initial.text);
+  const [from, setFrom] = useState(initial.from);
+  const [to, setTo] = useState(initial.to);
   const [asOf, setAsOf] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -64,6 +112,8 @@ function MakeReport({ onMade }: { onMade: (id: string) => void }) {
     if (status) filters.status = status as ReceiptFilters['status'];
     if (trust) filters.trust = trust as ReceiptFilters['trust'];
     if (format.trim()) filters.format = format.trim();
+    if (issuer.trim()) filters.issuer = issuer.trim();
+    if (text.trim()) filters.text = text.trim();
     const fromTs = toTimestamp(from);
     const toTs = toTimestamp(to);
     if (fromTs) filters.from = fromTs;
@@ -84,6 +134,21 @@ function MakeReport({ onMade }: { onMade: (id: string) => void }) {
   };
   return (
     <Panel title="Make a report">
+      {initial.fromList && (
+        <div className="notice notice-info reports-from-list" data-testid="report-scope-from-list">
+          <p className="notice-title">Scope filled in from the receipts list</p>
+          <p>Check it, then make the report: it covers the receipts these fields select, as the list showed them.</p>
+          {initial.notCarried.length > 0 && (
+            <ul data-testid="report-scope-not-carried">
+              {initial.notCarried.map(([name, value]) => (
+                <li key={name}>
+                  Not carried: {name} <span className="mono">{value}</span>: {notCarriedReason(name)}.
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
       <form className="reports-form" onSubmit={submit} aria-label="Report scope">
         <label>
           Status
@@ -113,12 +178,32 @@ function MakeReport({ onMade }: { onMade: (id: string) => void }) {
           />
         </label>
         <label>
-          Issued from
-          <input type="date" value={from} onChange={(event) => setFrom(event.target.value)} />
+          Issuer key id
+          <input
+            value={issuer}
+            onChange={(event) => setIssuer(event.target.value)}
+            placeholder="exact key id"
+            maxLength={2048}
+            spellCheck={false}
+          />
         </label>
         <label>
-          Issued before
-          <input type="date" value={to} onChange={(event) => setTo(event.target.value)} />
+          Words
+          <input
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+            placeholder="id, key id or hash start"
+            maxLength={512}
+            spellCheck={false}
+          />
+        </label>
+        <label>
+          Issued from (UTC)
+          <input type="datetime-local" step="0.001" value={from} onChange={(event) => setFrom(event.target.value)} />
+        </label>
+        <label>
+          Issued before (UTC)
+          <input type="datetime-local" step="0.001" value={to} onChange={(event) => setTo(event.target.value)} />
         </label>
         <label>
           Trust as of (UTC)
@@ -174,7 +259,13 @@ function DiffResult({ diff }: { diff: ReportDiffView }) {
   );
 }
 
-export function ReportsView() {
+/**
+ * The reports view.
+ *
+ * @param query - The route's query: a scope to fill in (`Report from these filters` in Receipts).
+ */
+export function ReportsView({ query = new URLSearchParams() }: { query?: URLSearchParams }) {
+  const queryText = query.toString();
   const [made, setMade] = useState<string | undefined>(undefined);
   const list = useApi('reports.list', undefined, made ?? '');
   const [preview, setPreview] = useState<{ id: string; html: string } | undefined>(undefined);
@@ -201,6 +292,8 @@ export function ReportsView() {
     <Page title="Reports" subtitle="Signed audit reports anyone can check with evroom verify">
       <div className="reports-sections">
         <MakeReport
+          key={queryText}
+          initial={scopeFromQuery(query)}
           onMade={(id) => {
             setMade(id);
             open(id);

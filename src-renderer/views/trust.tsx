@@ -22,6 +22,7 @@ import {
 import { TrustBadge, trustMeaning } from '../components/status';
 import { PinForm, type PinFormHandle } from '../components/trust-pin-form';
 import { AuditTable } from '../components/trust-audit';
+import { CopyableValue } from '../components/copyable-value';
 import './trust.css';
 
 type PendingChange = { kind: 'revoke'; key: PinnedKey } | { kind: 'unpin'; key: PinnedKey };
@@ -161,9 +162,17 @@ export function TrustView() {
                   <tr key={key.key_id} data-key-id={key.key_id}>
                     <td className="key-cell">
                       {key.label && <span className="key-label">{key.label}</span>}
-                      <Code>{key.key_id}</Code>
-                      <span className="key-bytes muted" title={key.public_key}>
-                        {key.algorithm} · key {key.public_key.slice(0, 12)}…
+                      <CopyableValue
+                        value={key.key_id}
+                        what={key.label ? `the id of key ${key.label}` : 'the id of this key'}
+                      />
+                      <span className="key-bytes muted">
+                        {key.algorithm} · key{' '}
+                        <CopyableValue
+                          value={key.public_key}
+                          short={`${key.public_key.slice(0, 12)}…`}
+                          what={`the public key${key.label ? ` of ${key.label}` : ''}`}
+                        />
                       </span>
                       <span className="key-roles muted" title="Used in another role, its signatures are not trusted">
                         {key.roles ? `roles: ${key.roles.join(', ')} only` : 'roles: every role'}
@@ -406,9 +415,14 @@ function AdvertisedRow({
   return (
     <tr data-key-id={advertised.key_id} data-contradicts={advertised.contradictsTrustStore ? 'true' : undefined}>
       <td className="key-cell">
-        <Code>{advertised.key_id}</Code>
-        <span className="key-bytes muted" title={advertised.public_key}>
-          key {advertised.public_key.slice(0, 12)}…
+        <CopyableValue value={advertised.key_id} what="the id of this advertised key" />
+        <span className="key-bytes muted">
+          key{' '}
+          <CopyableValue
+            value={advertised.public_key}
+            short={`${advertised.public_key.slice(0, 12)}…`}
+            what="the advertised public key"
+          />
         </span>
       </td>
       <td className="nowrap">{advertised.algorithm}</td>

@@ -240,6 +240,18 @@ describe('the contract methods validated by their TypeBox schema', () => {
   });
 });
 
+describe('receipts.export', () => {
+  it('takes a form, the list filters and order, a cursor and a page of at most 1,000 rows', () => {
+    expect(
+      APP_API['receipts.export']({ form: 'csv', filters: { status: 'PASS' }, sort: 'issued_at', limit: 1000 }),
+    ).toEqual({ form: 'csv', filters: { status: 'PASS' }, sort: 'issued_at', limit: 1000 });
+    expect(refusal('receipts.export', { form: 'xlsx' }).message).toBe('form must be one of csv, json');
+    expect(refusal('receipts.export', {}).message).toBe('form must be one of csv, json');
+    expect(refusal('receipts.export', { form: 'json', limit: 1001 }).message).toMatch(/^limit /);
+    expect(refusal('receipts.export', { form: 'json', filters: { nope: 1 } }).path).toBe('/filters/nope');
+  });
+});
+
 describe('verify', () => {
   it('takes a name of at most 512 characters without control or bidirectional formatting characters', () => {
     expect(APP_API.verify({ text: '{}', name: 'receipt.json' })).toEqual({

@@ -18,6 +18,7 @@ import { chainSettingsInput } from './anchor-contract';
 import {
   MAX_UPLOAD_B64,
   MAX_VERIFY_TEXT,
+  RECEIPT_EXPORT_FORMS,
   RECEIPT_SORT_COLUMNS,
   THEMES,
   type AppApiMethod,
@@ -181,6 +182,19 @@ export const APP_API: Validators = {
     return result;
   },
   'receipts.count': (input) => ({ filters: filtersInput(objectInput(input, ['filters']).filters) }),
+  'receipts.export': (input) => {
+    const source = objectInput(input, ['form', 'filters', 'sort', 'direction', 'after', 'limit']);
+    const result: AppApiParams['receipts.export'] = {
+      form: oneOf(source, 'form', RECEIPT_EXPORT_FORMS),
+      filters: filtersInput(source.filters),
+    };
+    put(result, 'sort', optionalOneOf(source, 'sort', RECEIPT_SORT_COLUMNS));
+    put(result, 'direction', optionalOneOf(source, 'direction', ['asc', 'desc'] as const));
+    put(result, 'after', optionalString(source, 'after', 2048));
+    // The ledger's own page cap: one call never holds more than this many rows.
+    put(result, 'limit', optionalInteger(source, 'limit', 1, 1000));
+    return result;
+  },
   verify: (input) => {
     const source = objectInput(input, ['text', 'save', 'name']);
     const result: AppApiParams['verify'] = {

@@ -108,6 +108,21 @@ export interface ReceiptRow {
   trust: TrustStatus;
 }
 
+/** The forms the receipts list is exported in (`receipts.export`). */
+export const RECEIPT_EXPORT_FORMS = ['csv', 'json'] as const;
+/** One of RECEIPT_EXPORT_FORMS. */
+export type ReceiptExportForm = (typeof RECEIPT_EXPORT_FORMS)[number];
+
+/** One page of an export of the receipts list (`receipts.export`). */
+export interface ReceiptExportChunk {
+  /** This page's text; the pages of one export, joined in order, are one CSV or JSON document. */
+  text: string;
+  /** Rows in this page. */
+  rows: number;
+  /** Pass as `after` for the next page; null when this page closed the document. */
+  nextCursor: string | null;
+}
+
 export interface ReceiptPage {
   rows: ReceiptRow[];
   nextCursor: string | null;
@@ -521,6 +536,18 @@ export interface AppApiParams extends AnchorApiParams {
     limit?: number;
   };
   'receipts.count': { filters?: ReceiptFilters };
+  /**
+   * One page of the filtered list as CSV or JSON (src-shared/api/receipts-export.ts): call again
+   * with `after` = the answer's `nextCursor` until it is null, and join the texts in order.
+   */
+  'receipts.export': {
+    form: ReceiptExportForm;
+    filters?: ReceiptFilters;
+    sort?: ReceiptSortColumn;
+    direction?: 'asc' | 'desc';
+    after?: string;
+    limit?: number;
+  };
   'receipts.get': Static<typeof IdInputSchema>;
   verify: { text: string; save?: boolean; name?: string };
   'bundles.list': undefined;
@@ -581,6 +608,7 @@ export interface AppApiResults extends AnchorApiResults {
   overview: Overview;
   'receipts.list': ReceiptPage;
   'receipts.count': { count: number };
+  'receipts.export': ReceiptExportChunk;
   'receipts.get': ReceiptDetail;
   verify: VerifyResult;
   'bundles.list': BundleSummary[];

@@ -35,6 +35,9 @@ import {
   type ParsedArguments,
 } from '../arguments';
 import { paint, writeLine, type Terminal } from '../terminal';
+import { receiptExportChunks } from '../../operations/receipts-export';
+import { RECEIPT_EXPORT_COLUMNS, type ReceiptExportForm } from '../../../src-shared/api/receipts-export';
+import type { Writable } from 'node:stream';
 
 /**
  * Open the ledger of the data directory (created when missing).
@@ -176,10 +179,15 @@ export const ledgerSpec: CommandSpec = {
 const listSpec: CommandSpec = {
   name: 'ledger list',
   summary: 'List stored receipts, one page at a time',
-  usage: 'evroom ledger list [filters] [--sort COLUMN] [--asc] [--limit N] [--after CURSOR] [--json]',
+  usage:
+    'evroom ledger list [filters] [--sort COLUMN] [--asc] [--limit N] [--after CURSOR] [--json | --csv | --all --json]',
   description: [
     'Rows are newest first by issue time unless --sort says otherwise. A last line gives the',
     'cursor of the next page.',
+    '--csv writes every receipt the filters select (not one page) as CSV (RFC 4180), and',
+    '--all --json as one JSON array, with the columns of the app’s "Export CSV" and "Export JSON":',
+    `${RECEIPT_EXPORT_COLUMNS.join(', ')}. A CSV cell that starts with = + - @, tab or CR`,
+    'is written with a leading apostrophe so a spreadsheet does not run it as a formula.',
   ],
   options: {
     ...FILTER_OPTIONS,
@@ -187,8 +195,14 @@ const listSpec: CommandSpec = {
     asc: { type: 'boolean', help: 'ascending order (default descending)' },
     limit: { type: 'string', value: 'N', help: `rows per page, 1 to ${MAX_PAGE_SIZE} (default 50)` },
     after: { type: 'string', value: 'CURSOR', help: 'continue after the page that printed this cursor' },
-    json: { type: 'boolean', help: 'print {rows, nextCursor} as one JSON object' },
+    json: { type: 'boolean', help: 'print {rows, nextCursor} as one JSON object (with --all: every row, as an array)' },
+    csv: { type: 'boolean', help: 'every matching receipt as CSV, page after page (not with --limit or --after)' },
+    all: { type: 'boolean', help: 'with --json: every matching receipt as one JSON array of the CSV’s columns' },
   },
+  examples: [
+    'evroom ledger list --status INVALID --csv > invalid.csv',
+    'evroom ledger list --trust unpinned --all --json > unpinned.json',
+  ],
 };
 
 const showSpec: CommandSpec = {
@@ -228,6 +242,8 @@ export async function runLedger(argv: readonly string[], terminal: Terminal): Pr
     case 'list': {
       const parsed = parseCommandArguments(listSpec, rest);
       const query = listQuery(parsed);
+      const form = exportForm(parsed);
+      if (form !== undefined) return withExport(form, query, terminal);
       return withLedger('ledger list', (workspace) => list(parsed, query, workspace, terminal));
     }
     case 'show': {
@@ -287,6 +303,55 @@ function listQuery(parsed: ParsedArguments): ListReceiptsQuery {
     direction: flag(parsed, 'asc') ? ('asc' as const) : ('desc' as const),
   };
   return { filters, sort, limit, ...(after === undefined ? {} : { after }) };
+}
+
+/** The export form `--csv` or `--all --json` asks for, or undefined for one page. */
+function exportForm(parsed: ParsedArguments): ReceiptExportForm | undefined {
+  const csv = flag(parsed, 'csv');
+  const all = flag(parsed, 'all');
+  const json = flag(parsed, 'json');
+  if (!csv && !all) return undefined;
+  if (csv && json) throw new CliError('ledger list: choose --csv or --json, not both');
+  if (all && !csv && !json) throw new CliError('ledger list: --all writes JSON: add --json (or use --csv)');
+  for (const name of ['limit', 'after'] as const) {
+    if (optionValue(parsed, name) !== undefined)
+      throw new CliError(`ledger list: --${name} pages one screen; ${csv ? '--csv' : '--all'} writes every row`);
+  }
+  return csv ? 'csv' : 'json';
+}
+
+/** Writes text, waiting while the stream's buffer is full, so a million rows never pile up in memory. */
+async function writeChunk(stream: Writable, text: string): Promise<void> {
+  if (text === '' || stream.write(text)) return;
+  await new Promise<void>((resolve, reject) => {
+    const done = (error?: Error): void => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      if (error) reject(error);
+      else resolve();
+    };
+    stream.on('drain', done);
+    stream.on('error', done);
+  });
+}
+
+/** `ledger list --csv` / `--all --json`: every matching row, a page at a time. */
+async function withExport(form: ReceiptExportForm, query: ListReceiptsQuery, terminal: Terminal): Promise<number> {
+  const workspace = openCliWorkspace('ledger list');
+  try {
+    const { filters, sort } = query;
+    for (const chunk of receiptExportChunks(workspace, form, {
+      ...(filters ? { filters } : {}),
+      ...(sort ? { sort } : {}),
+    }))
+      await writeChunk(terminal.out, chunk.text);
+    return 0;
+  } catch (error) {
+    if (error instanceof LedgerError) throw new CliError(`ledger list: ${error.message}`);
+    throw error;
+  } finally {
+    workspace.close();
+  }
 }
 
 function list(parsed: ParsedArguments, query: ListReceiptsQuery, workspace: Workspace, terminal: Terminal): number {
