@@ -460,6 +460,19 @@ describe('app API', () => {
       // No secret in any message.
       expect(answer.error.message).not.toContain(b64uEncode(secret.key));
     }
+    // A trust file pins for one verification only: the ledger judges trust by its trust store.
+    const pinnedForSave = await api.answer('verify', {
+      text: sealed,
+      save: true,
+      secrets: { name: 'secrets.json', text: secretsText },
+      trust: { name: 'keys.json', text: keysText },
+    });
+    expect(pinnedForSave).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: [{ path: '/trust' }] },
+    });
+    expect((await call('overview')).receipts).toBe(0);
+
     // One key id, one key: a key file that gives a pinned key id another key is refused.
     const pinnedId = samples.keys[0]!.key_id;
     await call('trust.pin', {

@@ -296,6 +296,13 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     const open = workspace();
     // Every file is read before anything is verified: a file that cannot be used changes nothing.
     const extras = verifyExtras(files, workspaceVerifyContext(open).pinned);
+    // The ledger judges trust by its own trust store, which a file pinned for one verification
+    // must not bypass: a saved report with trust from such a file would count in every view.
+    if (save && files.trust !== undefined)
+      throw new ApiInputError(
+        'a trust file pins keys for this verification only, and the ledger judges trust by its trust store: save without it (pin the key in the Trust store to trust it in the ledger)',
+        '/trust',
+      );
     const bytes = textBytes(text);
     const facts = verifyBytes(bytes, workspaceVerifyContext(open, extras));
     if (!save) return { report: facts.report };
