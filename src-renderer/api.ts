@@ -3,7 +3,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AppApiArguments, AppApiMethod, AppApiResults } from '../src-shared/api/contract';
-import { createClient } from './transport';
+import { createClient, onNoSession } from './transport';
 
 const created = createClient();
 
@@ -13,6 +13,16 @@ export const api = created.client;
 export const transportKind = created.transport;
 /** In local web mode, sends a file's raw bytes to a method that takes uploads; undefined in Electron. */
 export const uploadFile = created.upload;
+
+/**
+ * Whether this tab has no session with the app (web mode: neither the token nor the session
+ * cookie); false until a call finds out.
+ */
+export function useNoSession(): boolean {
+  const [none, setNone] = useState(false);
+  useEffect(() => onNoSession(() => setNone(true)), []);
+  return none;
+}
 
 /** Calls a method by name with an input (for the hook and generic callers). */
 export function callApi<M extends AppApiMethod>(method: M, ...input: AppApiArguments<M>): Promise<AppApiResults[M]> {

@@ -3,8 +3,9 @@
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import type { Theme } from '../src-shared/api/contract';
-import { api, transportKind } from './api';
+import { api, transportKind, useNoSession } from './api';
 import { hrefFor, useRoute } from './router';
+import { ApiCallError } from './transport';
 import { OverviewView } from './views/overview';
 import { ReceiptsView } from './views/receipts';
 import { ReceiptDetailView } from './views/receipt-detail';
@@ -15,7 +16,7 @@ import { SettingsView } from './views/settings';
 import { ReportsView } from './views/reports';
 import { ServiceView } from './views/service';
 import { AnchorsView } from './views/anchors';
-import { ErrorNotice } from './components/ui';
+import { ErrorNotice, Page } from './components/ui';
 import { ShieldIcon } from './components/icons';
 
 const NAVIGATION: { path: string; label: string; icon: ReactNode }[] = [
@@ -79,13 +80,44 @@ function viewFor(path: string[], query: URLSearchParams): ReactNode {
   }
 }
 
+/**
+ * What a web-mode tab without a session shows in place of its view: what happened and what to
+ * do, not the view's own error (a filter of Receipts is not the problem).
+ */
+function NoSessionNotice() {
+  return (
+    <Page title="No session with the app">
+      <div className="notice notice-error" role="alert" data-testid="no-session">
+        <p className="notice-title">
+          <span aria-hidden="true">⚠ </span>This tab has no session with the app: open the address the app printed (
+          <code>evroom app --web</code>) in this browser.
+        </p>
+        <p>
+          That address ends in <code>#token=…</code>. Once a tab has opened it, every tab of this browser shares the
+          session (new tabs, middle-clicked links, bookmarked filters) until the app stops; then reload this tab.
+        </p>
+        <p className="notice-hint">
+          An address from an earlier run of the app no longer works: the app makes a new one each time it starts.
+          Nothing in your data has changed.
+        </p>
+      </div>
+    </Page>
+  );
+}
+
 export function App() {
   const route = useRoute();
+  const noSession = useNoSession();
   const [connection, setConnection] = useState<string | null>(null);
   useEffect(() => {
     api.info().then(
       (info) => setConnection(`v${info.version} · ${transportKind === 'ipc' ? 'desktop' : 'local web mode'}`),
-      (reason: unknown) => setConnection(`not connected: ${reason instanceof Error ? reason.message : String(reason)}`),
+      (reason: unknown) =>
+        setConnection(
+          reason instanceof ApiCallError && reason.code === 'unauthorized'
+            ? 'not connected: no session'
+            : `not connected: ${reason instanceof Error ? reason.message : String(reason)}`,
+        ),
     );
     api['settings.get']().then(
       (settings) => applyTheme(settings.theme),
@@ -124,7 +156,7 @@ export function App() {
         </p>
       </nav>
       <main id="main" className="main" tabIndex={-1}>
-        {viewFor(route.path, route.query)}
+        {noSession ? <NoSessionNotice /> : viewFor(route.path, route.query)}
       </main>
     </div>
   );

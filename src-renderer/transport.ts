@@ -2,8 +2,16 @@
  * The renderer's one transport to the app API.
  *
  * In Electron the preload exposes `window.evroom.invoke`; in local web mode calls go to
- * /api/<method> with the session token the server put in the URL fragment. The renderer picks
- * one at start and never knows more.
+ * /api/<method> with the session cookie. The renderer picks one at start and never knows more.
+ *
+ * Web mode's session: the address the app prints carries a token in its fragment
+ * (`#token=...`). A page that opens with it takes the token out of the address bar at once (so it
+ * is neither bookmarked nor kept in history) and trades it at POST /session for an HttpOnly,
+ * SameSite=Strict cookie, which every tab of the same browser then sends: a new tab, a
+ * middle-clicked link or a bookmarked filter works without the token. The token is kept nowhere
+ * else (not in storage, where a script could read it). A call the server answers 401 means this
+ * tab has no session (no cookie, or one of an earlier run): the shell then says so in place of the
+ * view ({@link onNoSession}).
  *
  * Files are the one exception to "JSON in, JSON out": in web mode a bundle is sent as its raw
  * bytes to /upload/<method> (the browser streams the File; the server streams it to a temporary
@@ -47,59 +55,97 @@ function unwrap(answer: unknown): unknown {
   });
 }
 
-function readToken(): string | null {
-  const match = /(?:^|[#&])token=([A-Za-z0-9_-]+)/.exec(window.location.hash);
-  if (match?.[1]) {
-    sessionStorage.setItem('evroom.token', match[1]);
-    // Keep the token out of the visible URL and of history entries.
-    history.replaceState(null, '', window.location.pathname + window.location.search);
-    return match[1];
-  }
-  return sessionStorage.getItem('evroom.token');
+/**
+ * The token in the page's address, taken out of it (the route before or after it stays), or
+ * undefined when the address has none.
+ */
+function takeToken(): string | undefined {
+  const hash = window.location.hash;
+  const match = /([#&?])token=([A-Za-z0-9_-]+)/.exec(hash);
+  if (!match?.[2]) return undefined;
+  // Keep the separator before the token, drop the one after it.
+  const before = hash.slice(0, match.index + 1);
+  const after = hash.slice(match.index + match[0].length).replace(/^&/, '');
+  const rest = (before + after).replace(/[?&]$/, '').replace(/^#$/, '');
+  history.replaceState(history.state, '', window.location.pathname + window.location.search + rest);
+  return match[2];
 }
 
-function httpInvoke(token: string | null): PreloadBridge['invoke'] {
+const noSessionListeners = new Set<() => void>();
+let noSession = false;
+
+/**
+ * Calls `listener` when a call finds that this tab has no session with the app (web mode only;
+ * at once when one already has).
+ *
+ * @returns A function that stops listening.
+ */
+export function onNoSession(listener: () => void): () => void {
+  noSessionListeners.add(listener);
+  if (noSession) listener();
+  return () => noSessionListeners.delete(listener);
+}
+
+/** Reads an answer's JSON; a 401 `unauthorized` tells the listeners this tab has no session. */
+async function readAnswer(response: Response): Promise<unknown> {
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    throw new ApiCallError({
+      code: 'transport_error',
+      message: `The app answered HTTP ${response.status} without a JSON body.`,
+      details: [],
+    });
+  }
+  const error = (body as Partial<{ error: ErrorEnvelope }> | null)?.error;
+  if (response.status === 401 && error?.code === 'unauthorized' && !noSession) {
+    noSession = true;
+    for (const listener of noSessionListeners) listener();
+  }
+  return body;
+}
+
+/** Trades the token for the session cookie; resolves either way (a failure shows as no session). */
+async function startSession(token: string | undefined): Promise<void> {
+  if (token === undefined) return;
+  try {
+    await readAnswer(
+      await fetch('/session', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: '{}',
+      }),
+    );
+  } catch {
+    // The calls that follow meet the missing session and say so.
+  }
+}
+
+function httpInvoke(session: Promise<void>): PreloadBridge['invoke'] {
   return async (method, input) => {
+    await session;
     const response = await fetch(`/api/${encodeURIComponent(method)}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token ?? ''}` },
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify(input ?? {}),
     });
-    let body: unknown;
-    try {
-      body = await response.json();
-    } catch {
-      throw new ApiCallError({
-        code: 'transport_error',
-        message: `The app answered HTTP ${response.status} without a JSON body.`,
-        details: [],
-      });
-    }
-    return unwrap(body);
+    return unwrap(await readAnswer(response));
   };
 }
 
 /** Sends a file's raw bytes to a method that takes uploads; answers what the method answers. */
 export type UploadFile = (method: 'imports.start', file: Blob, name: string) => Promise<ImportProgress>;
 
-function httpUpload(token: string | null): UploadFile {
+function httpUpload(session: Promise<void>): UploadFile {
   return async (method, file, name) => {
+    await session;
     const response = await fetch(`/upload/${encodeURIComponent(method)}?name=${encodeURIComponent(name)}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/octet-stream', authorization: `Bearer ${token ?? ''}` },
+      headers: { 'content-type': 'application/octet-stream' },
       body: file,
     });
-    let body: unknown;
-    try {
-      body = await response.json();
-    } catch {
-      throw new ApiCallError({
-        code: 'transport_error',
-        message: `The app answered HTTP ${response.status} without a JSON body.`,
-        details: [],
-      });
-    }
-    return unwrap(body) as ImportProgress;
+    return unwrap(await readAnswer(response)) as ImportProgress;
   };
 }
 
@@ -109,14 +155,14 @@ function httpUpload(token: string | null): UploadFile {
  */
 export function createClient(): { client: AppApiClient; transport: 'ipc' | 'http'; upload: UploadFile | undefined } {
   const bridge = window.evroom;
-  const token = bridge ? null : readToken();
+  const session = bridge ? Promise.resolve() : startSession(takeToken());
   const invoke = bridge
     ? async (method: string, input: unknown) => unwrap(await bridge.invoke(method, input))
-    : httpInvoke(token);
+    : httpInvoke(session);
   const client = new Proxy({} as AppApiClient, {
     get(_target, method: string) {
       return (input?: unknown) => invoke(method, input);
     },
   });
-  return { client, transport: bridge ? 'ipc' : 'http', upload: bridge ? undefined : httpUpload(token) };
+  return { client, transport: bridge ? 'ipc' : 'http', upload: bridge ? undefined : httpUpload(session) };
 }

@@ -2,9 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppApiResults } from '../../src-shared/api/contract';
+import { MAX_VERIFY_KEY_FILE_TEXT, type AppApiResults } from '../../src-shared/api/contract';
 import { b64Decode, b64uEncode, createPortableProvider } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
+import { buildSamples, sampleOutputs } from '../operations/samples';
 import { issueProfile } from '../operations/service-issue';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
@@ -387,5 +388,119 @@ describe('app API', () => {
     } finally {
       service.close();
     }
+  });
+
+  it('opens a sealed document with a secrets file given for the call, and refuses a file it cannot use, naming it, changing nothing', async () => {
+    const samples = buildSamples();
+    const sealed = samples.files.find((file) => file.file === 'sealed/valid.json')!.text;
+    const outputs = sampleOutputs(samples);
+    const secretsText = outputs.find((output) => output.file === 'secrets.json')!.text;
+    const keysText = outputs.find((output) => output.file === 'keys.json')!.text;
+    const secret = samples.secrets[0]!;
+
+    // Without the secret: not opened, and the report says which secret it needs.
+    const closed = await call('verify', { text: sealed });
+    expect(closed.report.status).toBe('INDETERMINATE');
+    expect(closed.report.inner).toBeUndefined();
+    expect(JSON.stringify(closed.report)).toContain('secret_unavailable');
+
+    // With it: decrypted and the inner document verified; with the trust file, trusted.
+    const opened = await call('verify', {
+      text: sealed,
+      secrets: { name: 'secrets.json', text: secretsText },
+      trust: { name: 'keys.json', text: keysText },
+    });
+    expect(opened.report.status).toBe('PASS');
+    expect(opened.report.inner?.format).toBe('classical');
+    expect(opened.report.trust.status).toBe('trusted');
+    const advertised = await call('verify', {
+      text: sealed,
+      secrets: { name: 's.json', text: secretsText },
+      keys: { name: 'k.json', text: keysText },
+    });
+    expect(advertised.report.trust.status).not.toBe('trusted');
+
+    // Another secret under the same id: the specific error of the sealed format.
+    const wrongKey = JSON.stringify({
+      secrets: [{ key_id: secret.key_id, key: b64uEncode(new Uint8Array(32).fill(7)) }],
+    });
+    const wrong = await call('verify', { text: sealed, secrets: { name: 'wrong.json', text: wrongKey } });
+    expect(wrong.report.status).not.toBe('PASS');
+    expect(JSON.stringify(wrong.report)).toContain('authentication failed');
+
+    // Files that cannot be used: a specific error naming the file and the place, and with save
+    // nothing is stored.
+    const bad: [string, unknown, RegExp][] = [
+      [
+        'secrets',
+        { name: 'short.json', text: JSON.stringify({ secrets: [{ key_id: 'x', key: 'AAAA' }] }) },
+        /^secrets file “short\.json” at \/secrets\/0\/key: "key" must be 32 bytes/,
+      ],
+      ['secrets', { name: 'broken.json', text: '{"secrets": [' }, /^secrets file “broken\.json”.*Not strict JSON/],
+      [
+        'keys',
+        { name: 'keys.json', text: '{"keys": [{"key_id": "did:svc:a"}]}' },
+        /^key file “keys\.json” at \/keys\/0/,
+      ],
+      ['trust', { name: 'secrets.json', text: secretsText }, /^trust file “secrets\.json”/],
+      ['secrets', { name: 'a.json', text: 42 }, /^secrets\.text must be the file's text/],
+      ['secrets', { name: '', text: secretsText }, /^secrets\.name must be the file's name/],
+      ['secrets', { name: 'a\u001b.json', text: secretsText }, /control/],
+      ['secrets', { name: 'a.json', text: secretsText, extra: 1 }, /unknown member "extra"/],
+      ['secrets', 'secrets.json', /^secrets must be an object/],
+      ['secrets', { name: 'big.json', text: ' '.repeat(MAX_VERIFY_KEY_FILE_TEXT + 1) }, /larger than/],
+    ];
+    for (const [kind, file, message] of bad) {
+      const answer = await api.answer('verify', { text: sealed, save: true, [kind]: file });
+      expect(answer.ok, String(message)).toBe(false);
+      if (answer.ok) continue;
+      expect(answer.error.code).toBe('invalid_request');
+      expect(answer.error.message).toMatch(message);
+      expect(answer.error.details[0]?.path).toMatch(new RegExp(`^/${kind}`));
+      // No secret in any message.
+      expect(answer.error.message).not.toContain(b64uEncode(secret.key));
+    }
+    // A trust file pins for one verification only: the ledger judges trust by its trust store.
+    const pinnedForSave = await api.answer('verify', {
+      text: sealed,
+      save: true,
+      secrets: { name: 'secrets.json', text: secretsText },
+      trust: { name: 'keys.json', text: keysText },
+    });
+    expect(pinnedForSave).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: [{ path: '/trust' }] },
+    });
+    expect((await call('overview')).receipts).toBe(0);
+
+    // One key id, one key: a key file that gives a pinned key id another key is refused.
+    const pinnedId = samples.keys[0]!.key_id;
+    await call('trust.pin', {
+      key_id: pinnedId,
+      algorithm: 'Ed25519',
+      public_key: b64uEncode(crypto.ed25519PublicKey(new Uint8Array(32).fill(3))),
+    });
+    const conflict = await api.answer('verify', {
+      text: sealed,
+      save: true,
+      keys: { name: 'keys.json', text: keysText },
+    });
+    expect(conflict).toMatchObject({
+      ok: false,
+      error: {
+        code: 'invalid_request',
+        message: expect.stringContaining('names different keys in the trust store and in the key file “keys.json”'),
+      },
+    });
+    expect((await call('overview')).receipts).toBe(0);
+
+    // Saved with the secret, the ledger keeps the opened report.
+    const saved = await call('verify', {
+      text: sealed,
+      save: true,
+      secrets: { name: 'secrets.json', text: secretsText },
+    });
+    expect(saved.saved).toMatchObject({ created: true });
+    expect((await call('receipts.get', { id: saved.saved?.id })).status).toBe('PASS');
   });
 });

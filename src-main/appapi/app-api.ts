@@ -27,10 +27,13 @@ import {
   type ServiceStatus,
   type Settings,
   type TenantView,
+  type VerifyFileInput,
 } from '../../src-shared/api/contract';
 import { APP_API, isAppApiMethod } from '../../src-shared/api/contract-validators';
 import { b64uDecode, b64uEncode } from '../../src-shared/crypto';
 import { pinnedTrust } from '../../src-shared/verify/keys';
+import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile } from '../../src-shared/verify/key-file';
+import type { KeyEntry } from '../../src-shared/verify/context';
 import { describeError, internalLogLine, OperationError } from '../operations/errors';
 import { exportEvidence } from '../operations/evidence';
 import {
@@ -60,7 +63,7 @@ import {
 } from '../operations/service-admin';
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, textBytes, verifyBytes } from '../operations/verify';
-import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
+import { openWorkspace, workspaceVerifyContext, type VerifyExtras, type Workspace } from '../operations/workspace';
 import { type ReceiptFilters as LedgerFilters, type ApiKeyRecord, type TenantRecord } from '../ledger';
 import type { TrustedKey } from '../trust';
 import { APP_VERSION } from '../version';
@@ -206,6 +209,53 @@ function toServiceStatus(service: ServiceControl): ServiceStatus {
   };
 }
 
+/** The key, trust and secrets files a `verify` call may carry. */
+type VerifyFiles = { keys?: VerifyFileInput; trust?: VerifyFileInput; secrets?: VerifyFileInput };
+
+/** How each file is named in messages, as `evroom verify` names them. */
+const VERIFY_FILE_KINDS = { keys: 'key file', trust: 'trust file', secrets: 'secrets file' } as const;
+
+/**
+ * Parses the files given to one `verify` call with the parsers `evroom verify --keys/--trust/
+ * --secret` uses, and holds them to its rule: one key id, one key, across the data folder's trust
+ * store and the files (PROTOCOL section 0). Trust file entries without a status count as pinned.
+ * Nothing is kept: the entries live for this call only, and no message quotes a secret.
+ *
+ * @throws ApiInputError naming the file, the JSON Pointer of the problem and what is wrong.
+ */
+function verifyExtras(files: VerifyFiles, store: readonly KeyEntry[]): VerifyExtras {
+  function parsed<T>(kind: keyof VerifyFiles, parse: (text: string) => T[]): T[] {
+    const file = files[kind];
+    if (file === undefined) return [];
+    try {
+      return parse(file.text);
+    } catch (error) {
+      if (!(error instanceof KeyFileError)) throw error;
+      const where = error.path ? ` at ${error.path}` : '';
+      throw new ApiInputError(
+        `${VERIFY_FILE_KINDS[kind]} “${file.name}”${where}: ${error.message} Nothing was verified.`,
+        `/${kind}/text`,
+      );
+    }
+  }
+  const trust = parsed('trust', (text) =>
+    parseKeyFile(text).map((entry) => ({ ...entry, status: entry.status ?? ('pinned' as const) })),
+  );
+  const advertised = parsed('keys', (text) => parseKeyFile(text, { advertised: true }));
+  const secrets = parsed('secrets', parseSecretsFile);
+  try {
+    checkKeySources([
+      { name: 'the trust store', entries: [...store] },
+      { name: `the trust file “${files.trust?.name ?? ''}”`, entries: trust },
+      { name: `the key file “${files.keys?.name ?? ''}”`, entries: advertised },
+    ]);
+  } catch (error) {
+    if (error instanceof KeyFileError) throw new ApiInputError(`${error.message} Nothing was verified.`);
+    throw error;
+  }
+  return { pinned: trust, advertised, secrets };
+}
+
 /**
  * Creates the dispatcher: validates the method name and the input, then runs the method.
  *
@@ -238,10 +288,24 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     );
   }
 
-  async function verifyText(text: string, save: boolean, name: string | undefined): Promise<AppApiResults['verify']> {
-    const bytes = textBytes(text);
+  async function verifyText(
+    text: string,
+    save: boolean,
+    name: string | undefined,
+    files: VerifyFiles = {},
+  ): Promise<AppApiResults['verify']> {
     const open = workspace();
-    const facts = verifyBytes(bytes, workspaceVerifyContext(open));
+    // Every file is read before anything is verified: a file that cannot be used changes nothing.
+    const extras = verifyExtras(files, workspaceVerifyContext(open).pinned);
+    // The ledger judges trust by its own trust store, which a file pinned for one verification
+    // must not bypass: a saved report with trust from such a file would count in every view.
+    if (save && files.trust !== undefined)
+      throw new ApiInputError(
+        'a trust file pins keys for this verification only, and the ledger judges trust by its trust store: save without it (pin the key in the Trust store to trust it in the ledger)',
+        '/trust',
+      );
+    const bytes = textBytes(text);
+    const facts = verifyBytes(bytes, workspaceVerifyContext(open, extras));
     if (!save) return { report: facts.report };
     const [saved] = saveVerified(open, [{ bytes, facts, source: { kind: 'paste', ref: name ?? 'pasted in the app' } }]);
     return { report: facts.report, ...(saved ? { saved } : {}) };
@@ -311,7 +375,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return detail;
     },
 
-    verify: (input) => verifyText(input.text, input.save ?? false, input.name),
+    verify: (input) => verifyText(input.text, input.save ?? false, input.name, input),
 
     'bundles.list': () => bundleSummaries(workspace(), 1000),
 

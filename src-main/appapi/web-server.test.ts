@@ -4,7 +4,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_API_BODY_BYTES, startWebServer, type RunningWebServer } from './web-server';
+import {
+  MAX_API_BODY_BYTES,
+  SESSION_PATH,
+  secretsMatch,
+  sessionCookieName,
+  startWebServer,
+  type RunningWebServer,
+} from './web-server';
 
 // Local web mode's HTTP door over real HTTP on 127.0.0.1, with a stand-in app API that
 // answers every method (what is tested here is what reaches it, and what does not).
@@ -537,6 +544,226 @@ describe('local web mode', () => {
       const answer = await get(urlPath);
       expect(answer.status, urlPath).not.toBe(200);
       expect(answer.body, urlPath).not.toContain('outside the renderer folder');
+    }
+  });
+});
+
+describe('local web mode: the session cookie shared by the tabs of one browser', () => {
+  let directory: string;
+  let server: RunningWebServer;
+  const calls: string[] = [];
+
+  async function start(port = 0): Promise<RunningWebServer> {
+    return startWebServer({
+      rendererDirectory: directory,
+      port,
+      token: TOKEN,
+      contentSecurityPolicy: POLICY,
+      log: () => undefined,
+      api: async (method) => {
+        calls.push(method);
+        return { method };
+      },
+      uploads: {
+        'imports.start': async (_file, name, cleanup) => {
+          cleanup();
+          return { jobId: 'job-1', name };
+        },
+      },
+    });
+  }
+
+  beforeAll(async () => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-web-session-'));
+    fs.writeFileSync(path.join(directory, 'index.html'), '<!doctype html><title>probe</title>');
+    server = await start();
+  });
+  afterAll(async () => {
+    await server.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
+
+  const json = { 'content-type': 'application/json' };
+  function own(port: number): Record<string, string> {
+    return { origin: `http://127.0.0.1:${port}` };
+  }
+
+  /** Trades the token for the cookie; answers the Set-Cookie line and the `name=value` pair. */
+  async function exchange(running: RunningWebServer): Promise<{ line: string; pair: string; value: string }> {
+    const answer = await request(running.port, {
+      path: SESSION_PATH,
+      headers: { ...json, ...own(running.port), authorization: `Bearer ${TOKEN}` },
+      body: '{}',
+    });
+    expect(answer.status, answer.body).toBe(200);
+    const line = ([answer.headers['set-cookie']].flat()[0] ?? '') as string;
+    const pair = line.split(';')[0] ?? '';
+    return { line, pair, value: pair.slice(pair.indexOf('=') + 1) };
+  }
+
+  it('trades the token for an HttpOnly, SameSite=Strict cookie on Path=/, of the browser session, that is not the token', async () => {
+    const { line, pair, value } = await exchange(server);
+    const attributes = line
+      .split(';')
+      .slice(1)
+      .map((part) => part.trim().toLowerCase());
+    expect(pair.startsWith(`${sessionCookieName(server.port)}=`)).toBe(true);
+    expect(attributes).toContain('httponly');
+    expect(attributes).toContain('samesite=strict');
+    expect(attributes).toContain('path=/');
+    // A session cookie: it ends with the browser session; no lifetime of its own.
+    expect(attributes.some((part) => part.startsWith('max-age') || part.startsWith('expires'))).toBe(false);
+    expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(value).not.toContain(TOKEN);
+    // Each exchange gives the one secret of this process.
+    expect((await exchange(server)).value).toBe(value);
+  });
+
+  it('answers /api and /upload with the cookie alone, from the app’s own origin', async () => {
+    const { pair } = await exchange(server);
+    const before = calls.length;
+    const answer = await request(server.port, {
+      path: '/api/settings.get',
+      headers: { ...json, ...own(server.port), cookie: `other=1; ${pair}` },
+      body: '{}',
+    });
+    expect(answer.status, answer.body).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ ok: true, result: { method: 'settings.get' } });
+    expect(calls.length).toBe(before + 1);
+    const localhost = await request(server.port, {
+      path: '/api/info',
+      headers: {
+        ...json,
+        host: `localhost:${server.port}`,
+        origin: `http://localhost:${server.port}`,
+        cookie: pair,
+      },
+      body: '{}',
+    });
+    expect(localhost.status).toBe(200);
+    const uploaded = await request(server.port, {
+      path: '/upload/imports.start?name=a.zip',
+      headers: { 'content-type': 'application/octet-stream', ...own(server.port), cookie: pair },
+      body: Buffer.from('PK'),
+    });
+    expect(uploaded.status, uploaded.body).toBe(200);
+  });
+
+  it('refuses the cookie from another origin, without an Origin, to another Host, and as anything but a JSON POST', async () => {
+    const { pair } = await exchange(server);
+    const before = calls.length;
+    const foreign = await request(server.port, {
+      headers: { ...json, origin: 'https://evil.example', cookie: pair },
+      body: '{}',
+    });
+    expect(foreign.status).toBe(403);
+    expect(JSON.parse(foreign.body)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    // Another port of 127.0.0.1 is another origin (a cookie is sent to every port).
+    const otherPort = await request(server.port, {
+      headers: { ...json, origin: `http://127.0.0.1:${server.port + 1}`, cookie: pair },
+      body: '{}',
+    });
+    expect(otherPort.status).toBe(403);
+    const noOrigin = await request(server.port, { headers: { ...json, cookie: pair }, body: '{}' });
+    expect(noOrigin.status).toBe(403);
+    expect(JSON.parse(noOrigin.body).error.message).toMatch(/Origin/);
+    const rebound = await request(server.port, {
+      headers: { ...json, ...own(server.port), host: `evil.example:${server.port}`, cookie: pair },
+      body: '{}',
+    });
+    expect(rebound.status).toBe(403);
+    const form = await request(server.port, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...own(server.port), cookie: pair },
+      body: 'a=1',
+    });
+    expect(form.status).toBe(415);
+    const get = await request(server.port, { method: 'GET', headers: { ...own(server.port), cookie: pair } });
+    expect(get.status).toBe(405);
+    const upload = await request(server.port, {
+      path: '/upload/imports.start?name=a.zip',
+      headers: { 'content-type': 'application/octet-stream', cookie: pair },
+      body: Buffer.from('PK'),
+    });
+    expect(upload.status).toBe(403);
+    expect(calls.length).toBe(before);
+  });
+
+  it('refuses a cookie the exchange did not give: a guess of the right length, the token itself, another port’s name, none', async () => {
+    const { value } = await exchange(server);
+    const name = sessionCookieName(server.port);
+    const guess = `${value.slice(0, -1)}${value.endsWith('A') ? 'B' : 'A'}`;
+    const before = calls.length;
+    for (const cookie of [
+      `${name}=${guess}`,
+      `${name}=${TOKEN}`,
+      `${name}=`,
+      `${name}=${value}x`,
+      `${sessionCookieName(server.port + 1)}=${value}`,
+      '',
+    ]) {
+      const answer = await request(server.port, { headers: { ...json, ...own(server.port), cookie }, body: '{}' });
+      expect(answer.status, cookie).toBe(401);
+      expect(JSON.parse(answer.body).error).toMatchObject({ code: 'unauthorized' });
+      expect(JSON.parse(answer.body).error.message).toContain('This tab has no session with the app');
+    }
+    // A wrong token is not rescued by a good cookie: what the request says it is, is checked.
+    const wrongToken = await request(server.port, {
+      headers: { ...json, ...own(server.port), authorization: 'Bearer wrong', cookie: `${name}=${value}` },
+      body: '{}',
+    });
+    expect(wrongToken.status).toBe(401);
+    expect(calls.length).toBe(before);
+  });
+
+  it('gives the cookie only for the token, with the Origin and Host checks, as a JSON POST without input', async () => {
+    const { pair } = await exchange(server);
+    const refusals: [Record<string, string>, string, number][] = [
+      [{ ...json, ...own(server.port), cookie: pair }, '{}', 401],
+      [{ ...json, ...own(server.port), authorization: 'Bearer wrong-token-0123456789' }, '{}', 401],
+      [{ ...json, origin: 'https://evil.example', authorization: `Bearer ${TOKEN}` }, '{}', 403],
+      [{ ...json, host: `evil.example:${server.port}`, authorization: `Bearer ${TOKEN}` }, '{}', 403],
+      [{ 'content-type': 'text/plain', ...own(server.port), authorization: `Bearer ${TOKEN}` }, '{}', 415],
+      [{ ...json, ...own(server.port), authorization: `Bearer ${TOKEN}` }, '{"a":1}', 400],
+    ];
+    for (const [headers, body, status] of refusals) {
+      const answer = await request(server.port, { path: SESSION_PATH, headers, body });
+      expect(answer.status, JSON.stringify(headers)).toBe(status);
+      expect(answer.headers['set-cookie']).toBeUndefined();
+    }
+    const get = await request(server.port, {
+      method: 'GET',
+      path: SESSION_PATH,
+      headers: { ...own(server.port), authorization: `Bearer ${TOKEN}` },
+    });
+    expect(get.status).toBe(405);
+    expect(get.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('compares secrets in constant time over SHA-256 digests, whatever their lengths', () => {
+    expect(secretsMatch('abc', 'abc')).toBe(true);
+    expect(secretsMatch('abd', 'abc')).toBe(false);
+    expect(secretsMatch('abcd', 'abc')).toBe(false);
+    expect(secretsMatch('', 'abc')).toBe(false);
+    expect(secretsMatch('', '')).toBe(false);
+    expect(() => secretsMatch(undefined as unknown as string, 'abc')).toThrow(TypeError);
+  });
+
+  it('ends every session when the app restarts: a new process has a new secret on the same port', async () => {
+    const first = await start();
+    const port = first.port;
+    const { pair, value } = await exchange(first);
+    const ok = await request(port, { headers: { ...json, ...own(port), cookie: pair }, body: '{}' });
+    expect(ok.status).toBe(200);
+    await first.close();
+    const second = await start(port);
+    try {
+      expect(second.port).toBe(port);
+      const stale = await request(port, { headers: { ...json, ...own(port), cookie: pair }, body: '{}' });
+      expect(stale.status).toBe(401);
+      expect(JSON.parse(stale.body).error.message).toContain('open the address the app printed');
+      expect((await exchange(second)).value).not.toBe(value);
+    } finally {
+      await second.close();
     }
   });
 });

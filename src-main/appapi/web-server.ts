@@ -4,7 +4,8 @@
  *
  * The same renderer that runs in the Electron window is served to any browser. Static files are
  * public code; every /api call needs the random session token, which reaches the page only in
- * the URL fragment (never sent to the server in a request line or logged). The Host header is
+ * the URL fragment (never sent to the server in a request line or logged), or the session cookie
+ * the page gets for it. The Host header is
  * checked so a DNS-rebinding page cannot talk to the server, and every response carries the
  * Content-Security-Policy the shell gives (the Electron window's) and the other security headers.
  * API bodies are `application/json` (any letter case), read up to their limit and parsed by the
@@ -14,9 +15,18 @@
  * the raw bytes, with the same Origin, token and size checks as /api, streams them to a
  * temporary file (0600, in a 0700 folder of its own) and hands the file's path to the upload
  * handler, which removes it when done. Memory stays flat whatever the file's size.
+ *
+ * Tabs of one browser share a session: the page that opens with `#token=...` trades it once, at
+ * `POST /session` (the bearer token, with the Host and Origin checks), for an HttpOnly,
+ * SameSite=Strict cookie on Path=/ holding a separate random session secret of this process (never
+ * the token). Afterwards /api and /upload take that cookie in place of the token, from a page of
+ * the app's own origin only: the Origin header must be present and ours, the call a POST with a
+ * JSON (or, for /upload, a raw-bytes) media type, so no other site can make one (CSRF). Both
+ * secrets are compared in constant time; both die with the process, so a restart ends every
+ * session. docs/security.md says the same for users.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -70,6 +80,48 @@ const MAX_UPLOAD_NAME = 512;
  * `%`) is not a path of ours and is refused before routing.
  */
 const REQUEST_PATH = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+
+/** The path where a page trades the session token for the session cookie. */
+export const SESSION_PATH = '/session';
+
+/**
+ * The name of the session cookie of the server on `port`. Cookies are not kept apart by port, so
+ * two apps on 127.0.0.1 (another data folder, another port) each have their own name.
+ */
+export function sessionCookieName(port: number): string {
+  return `evroom_session_${port}`;
+}
+
+/**
+ * Whether a presented secret equals the expected one, in time that depends on neither's content
+ * nor length: both are hashed with SHA-256 and the digests compared with timingSafeEqual.
+ *
+ * @param presented - What the request carried (any length; empty never matches).
+ * @param expected - The secret.
+ */
+export function secretsMatch(presented: string, expected: string): boolean {
+  if (typeof presented !== 'string' || typeof expected !== 'string')
+    throw new TypeError('secretsMatch expects two strings');
+  const left = createHash('sha256').update(presented).digest();
+  const right = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(left, right) && presented.length > 0;
+}
+
+/** The values of every cookie named `name` in a Cookie header (a name may come more than once). */
+function cookieValues(header: string | undefined, name: string): string[] {
+  if (header === undefined) return [];
+  const values: string[] = [];
+  for (const part of header.split(';')) {
+    const equals = part.indexOf('=');
+    if (equals === -1) continue;
+    if (part.slice(0, equals).trim() === name) values.push(part.slice(equals + 1).trim());
+  }
+  return values;
+}
+
+/** What a page without a session (no token, no cookie, or one of an earlier run) is told. */
+export const NO_SESSION_MESSAGE =
+  'This tab has no session with the app: open the address the app printed (evroom app --web) in this browser';
 
 /** A handler for app API calls: method name and validated-later input in, JSON out. */
 export type ApiHandler = (method: string, input: unknown) => Promise<unknown>;
@@ -186,7 +238,8 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     );
   }
   const token = options.token ?? randomBytes(32).toString('base64url');
-  const tokenBytes = Buffer.from(token);
+  // The cookie's value: its own secret, so the token never sits in the browser's cookie jar.
+  const sessionSecret = randomBytes(32).toString('base64url');
   let port = options.port;
   const security = Object.entries(securityHeaders(policy));
   /** The decoded method name of each /api and /upload request, checked before its body is read. */
@@ -252,7 +305,13 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     const host = request.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`)
       throw new WebError(403, 'forbidden', 'requests must be addressed to 127.0.0.1');
-    const door = path.startsWith('/api/') ? 'api' : path.startsWith('/upload/') ? 'upload' : undefined;
+    const door = path.startsWith('/api/')
+      ? 'api'
+      : path.startsWith('/upload/')
+        ? 'upload'
+        : path === SESSION_PATH
+          ? 'session'
+          : undefined;
     if (door === undefined) {
       if (request.method !== 'GET' && request.method !== 'HEAD')
         throw new WebError(405, 'method_not_allowed', 'only GET is served here');
@@ -263,16 +322,29 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     const origin = request.headers.origin;
     if (origin !== undefined && origin !== `http://127.0.0.1:${port}` && origin !== `http://localhost:${port}`)
       throw new WebError(403, 'forbidden', 'app API calls come from the app’s own pages only');
-    // `Bearer TOKEN`, the scheme's name in any case (RFC 9110 section 11.1), the token compared
-    // in constant time.
-    const header = request.headers.authorization ?? '';
-    const presented = Buffer.from(/^bearer /i.test(header) ? header.slice(7) : '');
-    if (presented.length !== tokenBytes.length || !timingSafeEqual(presented, tokenBytes))
-      throw new WebError(401, 'unauthorized', 'missing or wrong session token; open the URL the app printed');
+    // `Bearer TOKEN`, the scheme's name in any case (RFC 9110 section 11.1), compared in constant
+    // time. Without one, the session cookie, from a page that says it is ours (a cookie rides on
+    // any request the browser sends; the Origin header tells the app's own pages apart). The
+    // session itself is had only for the token.
+    const header = request.headers.authorization;
+    if (header !== undefined || door === 'session') {
+      if (!secretsMatch(/^bearer /i.test(header ?? '') ? (header ?? '').slice(7) : '', token))
+        throw new WebError(401, 'unauthorized', `${NO_SESSION_MESSAGE}.`);
+    } else {
+      const cookies = cookieValues(request.headers.cookie, sessionCookieName(port));
+      if (!cookies.some((value) => secretsMatch(value, sessionSecret)))
+        throw new WebError(401, 'unauthorized', `${NO_SESSION_MESSAGE}.`);
+      if (origin === undefined)
+        throw new WebError(
+          403,
+          'forbidden',
+          'a call with the session cookie must come from the app’s own page (Origin)',
+        );
+    }
     if (request.method !== 'POST') throw new WebError(405, 'method_not_allowed', 'app API calls are POST');
     const type = request.headers['content-type'];
-    const limit = door === 'api' ? maxApiBodyBytes : maxUploadBytes;
-    if (door === 'api' && !isJsonMediaType(type))
+    const limit = door === 'upload' ? maxUploadBytes : maxApiBodyBytes;
+    if (door !== 'upload' && !isJsonMediaType(type))
       throw new WebError(415, 'unsupported_media_type', 'app API bodies are application/json');
     if (door === 'upload' && !UPLOAD_TYPES.has((type ?? '').split(';')[0]?.trim().toLowerCase() ?? ''))
       throw new WebError(
@@ -286,8 +358,9 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
       throw new WebError(
         413,
         'payload_too_large',
-        door === 'api' ? `the body exceeds ${limit} bytes` : `the upload exceeds ${limit} bytes`,
+        door === 'upload' ? `the upload exceeds ${limit} bytes` : `the body exceeds ${limit} bytes`,
       );
+    if (door === 'session') return;
     try {
       methodOf.set(request, decodeURIComponent(path.slice(door === 'api' ? '/api/'.length : '/upload/'.length)));
     } catch {
@@ -303,6 +376,18 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     addJsonBodyParser(scope, {
       bodyLimit: maxApiBodyBytes,
       read: (bytes) => (isBlank(bytes) ? undefined : parseJsonBody(bytes)),
+    });
+    // The token for the cookie. No Max-Age: the cookie ends with the browser session, and its
+    // secret with this process. Not Secure: the page is http://127.0.0.1, which never leaves the
+    // machine.
+    scope.post(SESSION_PATH, async (request, reply) => {
+      const body = request.body;
+      const empty =
+        body === undefined ||
+        (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+      if (!empty) throw new WebError(400, 'invalid_request', 'the session request takes no input');
+      reply.header('set-cookie', `${sessionCookieName(port)}=${sessionSecret}; HttpOnly; SameSite=Strict; Path=/`);
+      return send(request, reply, 200, { ok: true, result: { session: 'cookie' } });
     });
     scope.all('/api/*', async (request, reply) => {
       const method = methodOf.get(request) ?? '';

@@ -10,6 +10,7 @@ import { api, errorMessage } from '../api';
 import { hrefFor } from '../router';
 import { Button, ErrorNotice, Loading, Page, Panel, formatCount } from '../components/ui';
 import { ReportView } from '../components/report-view';
+import { filesForCall, rememberedFiles, VerifyFiles, type ChosenFiles } from '../components/verify-files';
 import './verify.css';
 
 /** Where the document being verified came from. */
@@ -99,6 +100,9 @@ export function VerifyView() {
   const [saving, setSaving] = useState(false);
   const [saveError, setSaveError] = useState<string | undefined>(undefined);
   const [dragging, setDragging] = useState(false);
+  const [files, setFiles] = useState<ChosenFiles>(rememberedFiles);
+  const filesRef = useRef(files);
+  filesRef.current = files;
   const latest = useRef(0);
   const fileInput = useRef<HTMLInputElement>(null);
 
@@ -121,7 +125,7 @@ export function VerifyView() {
     setSaveError(undefined);
     setBusy(true);
     try {
-      const answer = await api.verify({ text: next.text });
+      const answer = await api.verify({ text: next.text, ...filesForCall(filesRef.current) });
       if (request === latest.current) setResult(answer);
     } catch (reason) {
       if (request === latest.current)
@@ -179,14 +183,31 @@ export function VerifyView() {
     setSaving(true);
     setSaveError(undefined);
     try {
-      const answer = await api.verify({ text: source.text, save: true, ...(source.name ? { name: source.name } : {}) });
+      const answer = await api.verify({
+        text: source.text,
+        save: true,
+        ...(source.name ? { name: source.name } : {}),
+        // The ledger judges trust by its own trust store: a trust file is for this window only.
+        ...filesForCall({ ...files, trust: undefined }),
+      });
       setResult(answer);
     } catch (reason) {
       setSaveError(errorMessage(reason));
     } finally {
       setSaving(false);
     }
-  }, [source]);
+  }, [source, files]);
+
+  // A document on screen is verified again with the files as they now are (a secrets file chosen
+  // after a sealed document opens it; forgotten files close it again).
+  const changeFiles = useCallback(
+    (next: ChosenFiles) => {
+      filesRef.current = next;
+      setFiles(next);
+      if (source) void run(source);
+    },
+    [source, run],
+  );
 
   const onDrop = (event: DragEvent<HTMLDivElement>): void => {
     event.preventDefault();
@@ -280,6 +301,8 @@ export function VerifyView() {
               </span>
             </div>
           </div>
+
+          <VerifyFiles files={files} onChange={changeFiles} />
         </Panel>
 
         <section className="panel verify-result" aria-labelledby="verify-report-heading">

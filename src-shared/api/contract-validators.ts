@@ -17,6 +17,7 @@ import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
 import { chainSettingsInput } from './anchor-contract';
 import {
   MAX_UPLOAD_B64,
+  MAX_VERIFY_KEY_FILE_TEXT,
   MAX_VERIFY_TEXT,
   RECEIPT_EXPORT_FORMS,
   RECEIPT_SORT_COLUMNS,
@@ -25,6 +26,7 @@ import {
   type AppApiParams,
   type Limits,
   type ReceiptFilters,
+  type VerifyFileInput,
 } from './contract';
 import {
   AnchorsBatchesSchema,
@@ -58,6 +60,34 @@ import {
 import { KEY_ALGORITHMS, REPORT_STATUSES, TRUST_STATUSES } from './vocabulary';
 
 const MAX_TEXT = 512;
+
+/** A name to show, refused when it holds control or bidirectional formatting characters. */
+function displayName(name: string | undefined, path: string, what: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (name !== undefined && /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(name))
+    throw new ApiInputError(`${what} must not hold control or bidirectional formatting characters`, path);
+  return name;
+}
+
+/** A key, trust or secrets file given to `verify`: its name and its text (parsed by the handler). */
+function verifyFileInput(value: unknown, kind: 'keys' | 'trust' | 'secrets'): VerifyFileInput | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ApiInputError(`${kind} must be an object {name, text}`, `/${kind}`);
+  const source = objectInput(value, ['name', 'text'], kind);
+  const named = source['name'];
+  if (typeof named !== 'string' || named.length === 0 || named.length > MAX_TEXT)
+    throw new ApiInputError(`${kind}.name must be the file's name, 1 to ${MAX_TEXT} characters`, `/${kind}/name`);
+  const name = displayName(named, `/${kind}/name`, `${kind}.name`) ?? named;
+  const text = source['text'];
+  if (typeof text !== 'string') throw new ApiInputError(`${kind}.text must be the file's text`, `/${kind}/text`);
+  if (text.length > MAX_VERIFY_KEY_FILE_TEXT)
+    throw new ApiInputError(
+      `${kind} file “${name}” is larger than ${MAX_VERIFY_KEY_FILE_TEXT} characters; key, trust and secrets files are small`,
+      `/${kind}/text`,
+    );
+  return { name, text };
+}
 
 function filtersInput(value: unknown): ReceiptFilters {
   const source = objectInput(value, ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle'], 'filters');
@@ -196,18 +226,15 @@ export const APP_API: Validators = {
     return result;
   },
   verify: (input) => {
-    const source = objectInput(input, ['text', 'save', 'name']);
+    const source = objectInput(input, ['text', 'save', 'name', 'keys', 'trust', 'secrets']);
     const result: AppApiParams['verify'] = {
       text: stringField(source, 'text', MAX_VERIFY_TEXT),
       save: optionalBoolean(source, 'save') ?? false,
     };
     // The name is shown in the app and printed by `evroom ledger show`: like an upload's, no
     // control characters (a terminal would obey them), and at most MAX_TEXT characters.
-    const name = optionalString(source, 'name', MAX_TEXT);
-    // eslint-disable-next-line no-control-regex -- control characters are what is refused
-    if (name !== undefined && /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(name))
-      throw new ApiInputError('name must not hold control or bidirectional formatting characters', '/name');
-    put(result, 'name', name);
+    put(result, 'name', displayName(optionalString(source, 'name', MAX_TEXT), '/name', 'name'));
+    for (const kind of ['keys', 'trust', 'secrets'] as const) put(result, kind, verifyFileInput(source[kind], kind));
     return result;
   },
   'imports.start': (input) => {

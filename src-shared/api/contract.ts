@@ -462,6 +462,18 @@ export interface IssuedApiKey {
 
 /** The largest document `verify` takes (PROTOCOL section 10 caps bodies at 1 MiB; a pasted file may be larger). */
 export const MAX_VERIFY_TEXT = 16 * 1024 * 1024;
+/** The largest key, trust or secrets file `verify` takes (the CLI's files are this small too). */
+export const MAX_VERIFY_KEY_FILE_TEXT = 1024 * 1024;
+
+/**
+ * A key, trust or secrets file chosen in Verify, as the renderer read it: the file's name (for
+ * messages; no control characters) and its text. The app keeps it for nothing but this call.
+ */
+export interface VerifyFileInput {
+  name: string;
+  text: string;
+}
+
 /** The largest bundle uploaded through the API in web mode, as base64url text (about 256 MiB of zip). */
 export const MAX_UPLOAD_B64 = 350 * 1024 * 1024;
 
@@ -549,7 +561,21 @@ export interface AppApiParams extends AnchorApiParams {
     limit?: number;
   };
   'receipts.get': Static<typeof IdInputSchema>;
-  verify: { text: string; save?: boolean; name?: string };
+  /**
+   * Verifies one document, with optional files for this call only, as `evroom verify` takes them:
+   * `keys` (public keys that verify but confer no trust, `--keys`), `trust` (keys pinned for this
+   * call, `--trust`) and `secrets` (AES-256-GCM secrets that open sealed documents, `--secret`).
+   * They are parsed by the CLI's parsers; a file that cannot be used is refused, naming it, and
+   * nothing is verified or saved.
+   */
+  verify: {
+    text: string;
+    save?: boolean;
+    name?: string;
+    keys?: VerifyFileInput;
+    trust?: VerifyFileInput;
+    secrets?: VerifyFileInput;
+  };
   'bundles.list': undefined;
   'bundles.get': Static<typeof IdInputSchema>;
   /**
