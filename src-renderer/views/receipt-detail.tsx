@@ -17,6 +17,7 @@ import { ReportView } from '../components/report-view';
 import { AnchorPanel, AnchorStateBadge } from '../components/anchor-panel';
 import { DecodedFields, DocumentText, parseDocument } from '../components/receipts-decoded';
 import { CopyButton, listHref } from '../components/receipts-shared';
+import { PinThisKey } from '../components/pin-this-key';
 import './receipt-detail.css';
 
 type LoadState =
@@ -111,6 +112,7 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
     >
       <Panel title="Verification">
         <ReportView report={receipt.report} />
+        <PinThisKey receipt={receipt} />
       </Panel>
 
       <div className="grid grid-2 detail-grid">
