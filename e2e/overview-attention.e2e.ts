@@ -206,6 +206,16 @@ describe('overview: the pass rate and what needs attention', () => {
     expect(await note.textContent()).toContain('advertised for it');
     await expect(page.getByLabel('Key id').inputValue()).resolves.toBe(issuer);
     await expect(page.getByLabel('Public key (base64url)').inputValue()).resolves.toBe(bundle.issuer.public_key);
+
+    // A key the ledger holds no bytes for: only its id is filled in, and the note says what to supply.
+    await page.evaluate(() => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash =
+        '#/trust?pin=did%3Aweb%3Aunknown.example';
+    });
+    await page.getByTestId('pin-request').getByText('The ledger does not hold this key’s public key').waitFor();
+    await expect(page.getByLabel('Key id').inputValue()).resolves.toBe('did:web:unknown.example');
+    await expect(page.getByLabel('Public key (base64url)').inputValue()).resolves.toBe('');
+    expect((await callApi<{ pinned: unknown[] }>(app, 'trust.list')).pinned).toHaveLength(1);
     expect(failures).toEqual([]);
   });
 

@@ -113,8 +113,15 @@ function prefillFor(
       note: (
         <>
           Filled in for <Code>{keyId}</Code>
-          {from} with the public key {sources.join(', ')} advertised for it. Whoever made a bundle can put any key in
-          it: compare these bytes with the key file its owner published before you confirm.
+          {from} with the public key{' '}
+          {sources.map((source, index) => (
+            <span key={source}>
+              {index > 0 && ', '}
+              <SourceText source={source} />
+            </span>
+          ))}{' '}
+          advertised for it. Whoever made a bundle can put any key in it: compare these bytes with the key file its
+          owner published before you confirm.
         </>
       ),
     };
