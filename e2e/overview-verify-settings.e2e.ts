@@ -196,7 +196,19 @@ describe('overview, verify and settings', () => {
     const receiptsStat = page.locator('.overview-stat').first();
     expect(await receiptsStat.locator('.stat').textContent()).toBe('1');
     expect(await receiptsStat.locator('.stat-label').textContent()).toBe('receipt');
-    await page.getByText('Nothing needs attention').waitFor();
+    // The receipt passed, but its signing key is not pinned: that needs attention (saying "Nothing
+    // needs attention" here was the defect of issue 25).
+    await page.getByTestId('unpinned-issuers').waitFor();
+    expect(await page.getByText('Nothing needs attention').count()).toBe(0);
+    expect(
+      await page
+        .getByTestId('unpinned-issuers')
+        .getByRole('link', { name: /^Pin this key… did:key:/ })
+        .count(),
+    ).toBe(1);
+    expect(await page.getByTestId('pass-rate').locator('.overview-stat-detail').textContent()).toBe(
+      '100 % · 1 of 1 passed',
+    );
     const passLink = page.getByRole('link', { name: 'PASS: 1 receipt. Show them.' });
     expect(await passLink.locator('.overview-breakdown-count').textContent()).toBe('1');
     expect(await page.getByRole('link', { name: 'trust unpinned: 1 receipt. Show them.' }).getAttribute('href')).toBe(

@@ -122,7 +122,7 @@ export {
   type AuditEntry,
   type KnownAuditAction,
 } from './audit-log';
-export { ledgerStats, type LedgerStats } from './stats';
+export { ledgerStats, unpinnedIssuers, type IssuerCount, type LedgerStats, type UnpinnedIssuers } from './stats';
 export {
   consumeQuota,
   findApiKey,

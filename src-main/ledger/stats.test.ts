@@ -4,7 +4,7 @@ import { insertBundle } from './bundles';
 import { insertAdvertisedKey, insertTrustedKey } from './keys';
 import type { Ledger } from './open-ledger';
 import { insertReceipts } from './receipts';
-import { ledgerStats } from './stats';
+import { ledgerStats, unpinnedIssuers } from './stats';
 import { makeReceipt, makeTemporaryLedger, sha256Hex } from './test-support';
 
 const cleanups: (() => void)[] = [];
@@ -62,5 +62,42 @@ describe('ledgerStats', () => {
       anchors: 0,
       auditEntries: 1,
     });
+  });
+});
+
+describe('unpinnedIssuers', () => {
+  it('groups the unpinned receipts by signing key, the most first, and counts every such key', () => {
+    const ledger = temporary();
+    insertReceipts(ledger.writable, [
+      makeReceipt('a1', { trust: 'unpinned', key_id: 'did:svc:a' }),
+      makeReceipt('b1', { trust: 'unpinned', key_id: 'did:svc:b' }),
+      makeReceipt('b2', { trust: 'unpinned', key_id: 'did:svc:b' }),
+      makeReceipt('c1', { trust: 'unpinned', key_id: 'did:svc:c' }),
+      makeReceipt('n1', { trust: 'unpinned' }),
+      // Not unpinned: a trusted key, and a document whose named key did not sign it.
+      makeReceipt('t1', { trust: 'trusted', key_id: 'did:svc:t' }),
+      makeReceipt('u1', { status: 'MISMATCH', trust: 'unattributed', key_id: 'did:svc:u' }),
+    ]);
+    expect(unpinnedIssuers(ledger.readable, 10)).toEqual({
+      issuers: [
+        { issuer_key_id: 'did:svc:b', receipts: 2 },
+        { issuer_key_id: null, receipts: 1 },
+        { issuer_key_id: 'did:svc:a', receipts: 1 },
+        { issuer_key_id: 'did:svc:c', receipts: 1 },
+      ],
+      total: 4,
+    });
+    expect(unpinnedIssuers(ledger.readable, 2)).toEqual({
+      issuers: [
+        { issuer_key_id: 'did:svc:b', receipts: 2 },
+        { issuer_key_id: null, receipts: 1 },
+      ],
+      total: 4,
+    });
+  });
+
+  it('is empty on a new ledger and refuses a bad limit', () => {
+    expect(unpinnedIssuers(temporary().readable, 10)).toEqual({ issuers: [], total: 0 });
+    expect(() => unpinnedIssuers(temporary().readable, 0)).toThrow(RangeError);
   });
 });

@@ -34,6 +34,11 @@ describe('ledger views', () => {
     return utf8Encode(JSON.stringify(signed));
   }
 
+  /** The issuer key id the ledger stored for a receipt. */
+  function detailKeyId(id: number): string | null {
+    return receiptDetail(workspace, id)?.issuer_key_id ?? null;
+  }
+
   beforeEach(() => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-views-'));
     workspace = openWorkspace(directory);
@@ -77,6 +82,11 @@ describe('ledger views', () => {
       byFormat: [{ value: 'classical', count: 2 }],
     });
     expect(view.attention.map((row) => row.id)).toEqual([bad]);
+    // The valid receipt's key is not pinned: it needs attention; the altered one's named key did
+    // not sign it (unattributed) and is not listed as an issuer.
+    expect(detailKeyId(id)).toMatch(/^did:key:/);
+    expect(view.unpinnedIssuers).toEqual([{ issuer_key_id: detailKeyId(id), receipts: 1 }]);
+    expect(view.unpinnedIssuerCount).toBe(1);
     const detail = receiptDetail(workspace, id);
     expect(detail).toMatchObject({
       id,

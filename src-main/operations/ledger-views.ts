@@ -5,13 +5,14 @@
  * The doors (the app API over IPC and web mode, the CLI's `ledger` commands) call these and only
  * render the answer; none of them reads ledger handles itself.
  */
-import type {
-  AuditEntry,
-  BundleDetail,
-  BundleSummary,
-  Overview,
-  ReceiptDetail,
-  ReceiptRow,
+import {
+  OVERVIEW_UNPINNED_ISSUERS,
+  type AuditEntry,
+  type BundleDetail,
+  type BundleSummary,
+  type Overview,
+  type ReceiptDetail,
+  type ReceiptRow,
 } from '../../src-shared/api/contract';
 import type { JsonValue } from '../../src-shared/json';
 import { TRUST_AUDIT_ACTIONS } from '../../src-shared/api/vocabulary';
@@ -29,6 +30,7 @@ import {
   listAuditEntries,
   listBundles,
   listReceipts,
+  unpinnedIssuers,
   type AuditChainCheck,
   type BundleSummary as StoredBundleSummary,
   type LedgerStats,
@@ -42,7 +44,10 @@ import { receiptAnchor } from './anchors';
 import { bundleVerdict, readCounts, readFindings, readManifest, readSignature } from './bundle-views';
 import type { Workspace } from './workspace';
 
-/** The statuses a receipt needs attention for, besides a revoked signer (the overview's list). */
+/** The trust judgements a receipt needs attention for whatever its status: a revoked or expired signer. */
+const ATTENTION_TRUSTS = ['revoked', 'expired'] as const;
+
+/** The statuses a receipt needs attention for, besides a revoked or expired signer (the overview's list). */
 const ATTENTION_STATUSES = ['MISMATCH', 'INVALID', 'AUTH_FAILED', 'MALFORMED', 'UNSUPPORTED', 'INDETERMINATE'] as const;
 
 /**
@@ -90,7 +95,8 @@ export function toBundleSummary(summary: StoredBundleSummary): BundleSummary {
 
 /**
  * The overview: counts by format, status and trust, the pinned keys, the five latest imports,
- * and up to ten receipts needing attention (not PASS, or signed by a revoked key; newest first).
+ * up to ten receipts needing attention (not PASS, or signed by a revoked or expired key; newest
+ * first), and the signing keys that verify but are not pinned (the most receipts first).
  *
  * @param workspace - The open workspace.
  * @returns The overview.
@@ -99,13 +105,16 @@ export function overview(workspace: Workspace): Overview {
   const { ledger, trust } = workspace;
   const stats = ledgerStats(ledger.readable);
   const attention = [
-    ...listReceipts(ledger.readable, { filters: { trust: 'revoked' }, limit: 5 }).rows,
+    ...ATTENTION_TRUSTS.flatMap(
+      (judged) => listReceipts(ledger.readable, { filters: { trust: judged }, limit: 5 }).rows,
+    ),
     ...ATTENTION_STATUSES.flatMap((status) => listReceipts(ledger.readable, { filters: { status }, limit: 5 }).rows),
   ]
     .sort((a, b) => b.imported_at - a.imported_at || b.id - a.id)
     .filter((row, index, rows) => rows.findIndex((other) => other.id === row.id) === index)
     .slice(0, 10)
     .map(toReceiptRow);
+  const unpinned = unpinnedIssuers(ledger.readable, OVERVIEW_UNPINNED_ISSUERS);
   return {
     receipts: stats.receipts,
     byFormat: Object.entries(stats.byFormat)
@@ -117,6 +126,8 @@ export function overview(workspace: Workspace): Overview {
     pinnedKeys: trust.list().filter((key) => key.status === 'pinned').length,
     recentImports: listBundles(ledger.readable, { limit: 5 }).rows.map(toBundleSummary),
     attention,
+    unpinnedIssuers: unpinned.issuers,
+    unpinnedIssuerCount: unpinned.total,
   };
 }
 

@@ -181,15 +181,19 @@ export interface PinFormHandle {
  *
  * @param onPinned - called with the pinned key after the API accepted it
  * @param advertisedConflict - tells whether a key id is advertised with other bytes than given
+ * @param intro - shown at the top of the form
  * @param ref - receives {@link PinFormHandle}
  */
 export function PinForm({
   onPinned,
   advertisedConflict,
+  intro,
   ref,
 }: {
   onPinned: (key: PinnedKey) => void;
   advertisedConflict?: (keyId: string, publicKey: string) => string | undefined;
+  /** Shown at the top of the form, e.g. where a prefilled key came from and what is left to supply. */
+  intro?: ReactNode;
   ref?: Ref<PinFormHandle>;
 }) {
   const [draft, setDraft] = useState<PinDraft>(EMPTY_DRAFT);
@@ -319,6 +323,7 @@ export function PinForm({
         submit();
       }}
     >
+      {intro}
       <div className="pin-grid">
         {field(
           'key_id',

@@ -15,10 +15,12 @@ import {
   type Overview,
   type ReceiptRow,
 } from '../../src-shared/api/contract';
+import { formatShare } from '../../src-shared/numbers/share';
 import { api, errorMessage, useApi } from '../api';
 import { hrefFor } from '../router';
 import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
+import { CopyButton } from '../components/receipts-shared';
 import './overview.css';
 
 /** The tone of each status's bar, matching its badge (the badge's word and icon carry the meaning). */
@@ -219,14 +221,37 @@ function BreakdownRow({
   );
 }
 
-function Stat({ label, value, href, detail }: { label: string; value: number; href: string; detail?: string }) {
+function Stat({
+  label,
+  value,
+  href,
+  detail,
+  testId,
+}: {
+  label: string;
+  value: number;
+  href: string;
+  detail?: string;
+  testId?: string;
+}) {
   return (
-    <a className="panel overview-stat" href={href}>
+    <a className="panel overview-stat" href={href} data-testid={testId}>
       <p className="stat">{formatCount(value)}</p>
       <p className="stat-label">{label}</p>
       {detail && <p className="overview-stat-detail">{detail}</p>}
     </a>
   );
+}
+
+/**
+ * The pass rate in words: the share (never rounded onto 100 % or 0 %) and the exact counts, e.g.
+ * "99.86 % · 20,013 of 20,041 passed; 28 did not pass".
+ */
+function passRate(passed: number, total: number): string | undefined {
+  const share = formatShare(passed, total);
+  if (share === undefined) return undefined;
+  const failed = total - passed;
+  return `${share} · ${formatCount(passed)} of ${formatCount(total)} passed${failed > 0 ? `; ${formatCount(failed)} did not pass` : ''}`;
 }
 
 function Dashboard({ overview }: { overview: Overview }) {
@@ -250,7 +275,8 @@ function Dashboard({ overview }: { overview: Overview }) {
           label="passed every check"
           value={passed}
           href={hrefFor(['receipts'], { status: 'PASS' })}
-          detail={total > 0 ? `${Math.round((passed / total) * 100)}% of receipts` : undefined}
+          detail={passRate(passed, total)}
+          testId="pass-rate"
         />
         <Stat
           label={overview.bundles === 1 ? 'bundle imported' : 'bundles imported'}
@@ -267,6 +293,10 @@ function Dashboard({ overview }: { overview: Overview }) {
           detail={`${formatCount(trusted)} ${trusted === 1 ? 'receipt' : 'receipts'} from trusted issuers`}
         />
       </div>
+
+      <Panel title="Needs attention" className="overview-attention-panel">
+        <Attention overview={overview} />
+      </Panel>
 
       <div className="grid grid-3">
         <Panel title="By status">
@@ -308,9 +338,6 @@ function Dashboard({ overview }: { overview: Overview }) {
         </Panel>
       </div>
 
-      <Panel title="Needs attention">
-        <Attention rows={overview.attention} />
-      </Panel>
       <Panel title="Recent imports">
         <RecentImports bundles={overview.recentImports} total={overview.bundles} />
       </Panel>
@@ -355,16 +382,13 @@ function FormatBreakdown({ formats, total }: { formats: FormatCount[]; total: nu
   );
 }
 
-function Attention({ rows }: { rows: ReceiptRow[] }) {
-  if (rows.length === 0) {
-    return (
-      <p className="muted overview-none">
-        Nothing needs attention: every receipt passed its checks and no signing key is revoked or expired.
-      </p>
-    );
-  }
+/** The receipts that did not pass, or whose signer is revoked or expired, newest first. */
+function AttentionReceipts({ rows }: { rows: ReceiptRow[] }) {
   return (
-    <>
+    <section className="overview-attention-group" aria-labelledby="attention-receipts">
+      <h3 className="overview-attention-heading" id="attention-receipts">
+        Receipts to look at
+      </h3>
       <p className="muted overview-table-intro">
         Receipts that did not pass, or whose signing key is revoked or expired; newest first.
       </p>
@@ -402,6 +426,129 @@ function Attention({ rows }: { rows: ReceiptRow[] }) {
           </tbody>
         </table>
       </div>
+    </section>
+  );
+}
+
+function receiptsWord(count: number): string {
+  return `${formatCount(count)} ${count === 1 ? 'receipt' : 'receipts'}`;
+}
+
+/**
+ * The signing keys whose signatures verify but that are not pinned: each with its receipts and
+ * "Pin this key…", which opens the Trust store's pin form filled in (the user still confirms).
+ */
+function UnpinnedIssuers({ overview }: { overview: Overview }) {
+  const { unpinnedIssuers: issuers, unpinnedIssuerCount: count } = overview;
+  const receipts = overview.byTrust.unpinned ?? 0;
+  const more = count - issuers.length;
+  return (
+    <section className="overview-attention-group" aria-labelledby="attention-unpinned" data-testid="unpinned-issuers">
+      <h3 className="overview-attention-heading" id="attention-unpinned">
+        Signing keys you have not pinned ({formatCount(count)})
+      </h3>
+      <p className="muted overview-table-intro">
+        Their signatures verify, but the keys are not in your trust store, so{' '}
+        <a href={hrefFor(['receipts'], { trust: 'unpinned' })}>{receiptsWord(receipts)}</a> show trust ‘unpinned’:
+        genuine, from a signer you have not vouched for. Pin a key only after checking it with its owner.
+      </p>
+      <div className="overview-table-wrap">
+        <table className="table overview-issuers">
+          <thead>
+            <tr>
+              <th scope="col">Signing key</th>
+              <th scope="col">Receipts</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {issuers.map((issuer) =>
+              issuer.issuer_key_id === null ? (
+                <tr key="" data-issuer="">
+                  <td className="overview-issuer-key">
+                    <span className="muted">keys without an id</span>
+                  </td>
+                  <td className="overview-issuer-count">{receiptsWord(issuer.receipts)}</td>
+                  <td className="overview-issuer-action muted">
+                    Open one of the <a href={hrefFor(['receipts'], { trust: 'unpinned' })}>unpinned receipts</a> to see
+                    its key.
+                  </td>
+                </tr>
+              ) : (
+                <tr key={issuer.issuer_key_id} data-issuer={issuer.issuer_key_id}>
+                  <td className="overview-issuer-key">
+                    <code className="code">{issuer.issuer_key_id}</code>{' '}
+                    <CopyButton text={issuer.issuer_key_id} label="Copy" what={`the key id ${issuer.issuer_key_id}`} />
+                  </td>
+                  <td className="overview-issuer-count">
+                    <a
+                      href={hrefFor(['receipts'], { issuer: issuer.issuer_key_id, trust: 'unpinned' })}
+                      aria-label={`${receiptsWord(issuer.receipts)} signed by ${issuer.issuer_key_id}. Show them.`}
+                    >
+                      {receiptsWord(issuer.receipts)}
+                    </a>
+                  </td>
+                  <td className="overview-issuer-action">
+                    <a
+                      className="button button-secondary"
+                      href={hrefFor(['trust'], { pin: issuer.issuer_key_id })}
+                      aria-label={`Pin this key… ${issuer.issuer_key_id}`}
+                    >
+                      Pin this key…
+                    </a>
+                  </td>
+                </tr>
+              ),
+            )}
+          </tbody>
+        </table>
+      </div>
+      {more > 0 && (
+        <p className="overview-more">
+          and {formatCount(more)} more {more === 1 ? 'key' : 'keys'}:{' '}
+          <a href={hrefFor(['receipts'], { trust: 'unpinned' })}>all {receiptsWord(receipts)} with trust unpinned</a>
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** Documents whose named key did not sign them (PROTOCOL 1): nothing to pin, said why. */
+function Unattributed({ count }: { count: number }) {
+  return (
+    <section className="overview-attention-group" aria-labelledby="attention-unattributed" data-testid="unattributed">
+      <h3 className="overview-attention-heading" id="attention-unattributed">
+        Documents not signed by the key they name ({formatCount(count)})
+      </h3>
+      <p className="muted overview-table-intro">
+        <a href={hrefFor(['receipts'], { trust: 'unattributed' })}>
+          {formatCount(count)} {count === 1 ? 'document is' : 'documents are'} ‘unattributed’
+        </a>
+        : each names a signing key, but that key did not sign what is there (altered after signing, or a wrong
+        signature). They count for no issuer, and there is no key to pin for them.
+      </p>
+    </section>
+  );
+}
+
+function Attention({ overview }: { overview: Overview }) {
+  const rows = overview.attention;
+  const unattributed = overview.byTrust.unattributed ?? 0;
+  if (rows.length === 0 && overview.unpinnedIssuerCount === 0 && unattributed === 0) {
+    return (
+      <p className="muted overview-none">
+        Nothing needs attention: every receipt passed its checks, every signing key is pinned, and none is revoked or
+        expired.
+      </p>
+    );
+  }
+  return (
+    <>
+      {overview.unpinnedIssuerCount > 0 && <UnpinnedIssuers overview={overview} />}
+      {unattributed > 0 && <Unattributed count={unattributed} />}
+      {rows.length > 0 && <AttentionReceipts rows={rows} />}
     </>
   );
 }

@@ -18,6 +18,7 @@ import { AnchorPanel, AnchorStateBadge } from '../components/anchor-panel';
 import { DecodedFields, DocumentText, parseDocument } from '../components/receipts-decoded';
 import { CopyButton, listHref } from '../components/receipts-shared';
 import { CopyableValue } from '../components/copyable-value';
+import { PinThisKey } from '../components/pin-this-key';
 import './receipt-detail.css';
 
 type LoadState =
@@ -112,6 +113,7 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
     >
       <Panel title="Verification">
         <ReportView report={receipt.report} />
+        <PinThisKey receipt={receipt} />
       </Panel>
 
       <div className="grid grid-2 detail-grid">

@@ -3,10 +3,10 @@
  * bundles advertised (listed apart: listing confers no trust), the pin form, and the audit log
  * of every trust decision. Pin, revoke and unpin each ask for confirmation saying what changes.
  */
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { AdvertisedKey, PinnedKey } from '../../src-shared/api/contract';
 import { api, errorMessage, useApi } from '../api';
-import { hrefFor } from '../router';
+import { hrefFor, navigate, useRoute } from '../router';
 import {
   Button,
   Code,
@@ -20,7 +20,7 @@ import {
   formatInstant,
 } from '../components/ui';
 import { TrustBadge, trustMeaning } from '../components/status';
-import { PinForm, type PinFormHandle } from '../components/trust-pin-form';
+import { PinForm, type PinDraft, type PinFormHandle } from '../components/trust-pin-form';
 import { AuditTable } from '../components/trust-audit';
 import { CopyableValue } from '../components/copyable-value';
 import './trust.css';
@@ -51,21 +51,127 @@ function SourceText({ source }: { source: string }) {
   );
 }
 
+/** A pin asked for by a link (`#/trust?pin=KEY&receipt=ID`): the key id, and the receipt it came from. */
+interface PinRequest {
+  keyId: string;
+  receipt: number | undefined;
+}
+
+function pinRequestOf(query: URLSearchParams): PinRequest | undefined {
+  const keyId = query.get('pin')?.trim();
+  if (!keyId) return undefined;
+  const receipt = Number(query.get('receipt'));
+  return { keyId, receipt: Number.isSafeInteger(receipt) && receipt > 0 ? receipt : undefined };
+}
+
+/**
+ * What the form is filled with for a requested key, from what the ledger knows of it: a did:key
+ * names its own bytes (the form derives them); a key that bundles advertised under this id with
+ * one set of bytes gives those bytes; otherwise only the id, and the words say what to supply.
+ */
+function prefillFor(
+  request: PinRequest,
+  store: { pinned: readonly PinnedKey[]; advertised: readonly AdvertisedKey[] },
+): { draft: Partial<PinDraft>; note: ReactNode } {
+  const { keyId } = request;
+  const from = request.receipt !== undefined && (
+    <>
+      {' '}
+      (from <a href={hrefFor(['receipts', request.receipt])}>receipt {request.receipt}</a>)
+    </>
+  );
+  const pinned = store.pinned.find((key) => key.key_id === keyId);
+  if (pinned) {
+    return {
+      draft: {},
+      note: (
+        <>
+          <Code>{keyId}</Code>
+          {from} is already in your trust store (effective status ‘{pinned.effective}’): see Pinned keys above.
+        </>
+      ),
+    };
+  }
+  if (keyId.startsWith('did:key:')) {
+    return {
+      draft: { key_id: keyId, algorithm: 'Ed25519' },
+      note: (
+        <>
+          Filled in for <Code>{keyId}</Code>
+          {from}: a did:key names its own public key, so the bytes below are exactly the key that signed. Pinning still
+          says you trust its owner: check the key id with them before you confirm.
+        </>
+      ),
+    };
+  }
+  const offers = new Map<string, AdvertisedKey>();
+  for (const key of store.advertised) if (key.key_id === keyId) offers.set(`${key.algorithm}\n${key.public_key}`, key);
+  const [only, ...others] = [...offers.values()];
+  if (only && others.length === 0) {
+    const sources = [...new Set(store.advertised.filter((key) => key.key_id === keyId).map((key) => key.source))];
+    return {
+      draft: { key_id: keyId, algorithm: only.algorithm, public_key: only.public_key },
+      note: (
+        <>
+          Filled in for <Code>{keyId}</Code>
+          {from} with the public key{' '}
+          {sources.map((source, index) => (
+            <span key={source}>
+              {index > 0 && ', '}
+              <SourceText source={source} />
+            </span>
+          ))}{' '}
+          advertised for it. Whoever made a bundle can put any key in it: compare these bytes with the key file its
+          owner published before you confirm.
+        </>
+      ),
+    };
+  }
+  return {
+    draft: { key_id: keyId },
+    note: (
+      <>
+        Filled in the key id <Code>{keyId}</Code>
+        {from}.{' '}
+        {only
+          ? 'Bundles advertised different public keys under this id, so none is filled in: '
+          : 'The ledger does not hold this key’s public key: '}
+        paste it below from the key file its owner published (base64url; 32 bytes for Ed25519, 1,952 for ML-DSA-65).
+      </>
+    ),
+  };
+}
+
 /** The Trust store page. */
 export function TrustView() {
   const store = useApi('trust.list', undefined);
   const audit = useApi('trust.audit', { limit: 200 });
   const formRef = useRef<PinFormHandle>(null);
+  const route = useRoute();
+  const request = pinRequestOf(route.query);
+  const requestKey = request ? `${request.keyId}\n${request.receipt ?? ''}` : undefined;
+  const [pinNote, setPinNote] = useState<{ request: PinRequest; note: ReactNode } | undefined>(undefined);
+  const applied = useRef<string | undefined>(undefined);
   const [pending, setPending] = useState<PendingChange | undefined>(undefined);
   const [reason, setReason] = useState('');
   const [changeError, setChangeError] = useState<string | undefined>(undefined);
-  const [done, setDone] = useState<string | undefined>(undefined);
+  const [done, setDone] = useState<ReactNode>(undefined);
   const [working, setWorking] = useState(false);
 
   const reload = (): void => {
     store.reload();
     audit.reload();
   };
+
+  // "Pin this key…" (Overview, receipt detail) opens this page with the key asked for: fill the
+  // form once the store is known. The user still reviews, labels and confirms: nothing is pinned here.
+  useEffect(() => {
+    if (!request || !requestKey || !store.data || applied.current === requestKey) return;
+    applied.current = requestKey;
+    const { draft, note } = prefillFor(request, store.data);
+    setPinNote({ request, note });
+    if (draft.key_id) formRef.current?.prefill(draft);
+  }, [request, requestKey, store.data]);
 
   const pinned = store.data?.pinned ?? [];
   const advertised = store.data?.advertised ?? [];
@@ -297,8 +403,28 @@ export function TrustView() {
         <PinForm
           ref={formRef}
           advertisedConflict={advertisedConflict}
+          intro={
+            pinNote && (
+              <div className="notice notice-info pin-request" role="status" data-testid="pin-request">
+                <p>{pinNote.note}</p>
+              </div>
+            )
+          }
           onPinned={(key) => {
-            setDone(`Pinned ${keyName(key)}. Receipts it signed now show trust ‘${key.effective}’.`);
+            const receipt = pinNote?.request.receipt;
+            setDone(
+              <>
+                Pinned {keyName(key)}. Receipts it signed now show trust ‘{key.effective}’.
+                {receipt !== undefined && (
+                  <>
+                    {' '}
+                    <a href={hrefFor(['receipts', receipt])}>Back to receipt {receipt}</a>.
+                  </>
+                )}
+              </>,
+            );
+            setPinNote(undefined);
+            if (request) navigate(['trust'], undefined, true);
             reload();
           }}
         />

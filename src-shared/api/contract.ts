@@ -293,7 +293,18 @@ export interface Overview {
   recentImports: BundleSummary[];
   /** Receipts needing attention: not PASS, or signed by a revoked or expired key (newest first). */
   attention: ReceiptRow[];
+  /**
+   * Signing keys whose signatures verify but that are not pinned (trust `unpinned`), the most
+   * receipts first; at most {@link OVERVIEW_UNPINNED_ISSUERS}. `issuer_key_id` is null for
+   * receipts whose key has no id.
+   */
+  unpinnedIssuers: { issuer_key_id: string | null; receipts: number }[];
+  /** How many distinct unpinned issuers there are in all (may exceed the list). */
+  unpinnedIssuerCount: number;
 }
+
+/** How many unpinned issuers the overview lists by name. */
+export const OVERVIEW_UNPINNED_ISSUERS = 10;
 
 export interface VerifyResult {
   report: Report;
