@@ -12,9 +12,20 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { b64uDecode } from '../src-shared/crypto';
+import { b64uDecode, b64uEncode } from '../src-shared/crypto';
 import { axeAcrossWidths } from './a11y';
+import { buildSignedBundle } from './fixtures';
 import { callApi, REPO_ROOT, launchBrowser, startWebApp, type RunningApp } from './harness';
+
+async function importBundle(app: RunningApp, bytes: Uint8Array, name: string): Promise<void> {
+  // Web mode takes the zip's bytes (base64url), as the browser uploads them.
+  const job = await callApi<{ jobId: string }>(app, 'imports.start', { name, data: b64uEncode(bytes) });
+  for (let attempt = 0; attempt < 600; attempt += 1) {
+    const progress = await callApi<{ state: string }>(app, 'imports.progress', { jobId: job.jobId });
+    if (progress.state !== 'running') return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 const REPORT_PICTURES = join(REPO_ROOT, 'docs', 'reports');
 const VIEWPORT = { width: 1280, height: 800 };
@@ -101,12 +112,15 @@ describe('reports that hand over', () => {
     await expect.poll(async () => rows.count()).toBe(3);
     await page
       .frameLocator('iframe[title="Report preview"]')
-      .getByText(/^EMPTY: no receipts in scope\./)
+      .getByText(/EMPTY: no receipts in scope\./)
       .waitFor();
     await page.close();
   }, 180_000);
 
   it('shows the verdict summary at the top of the report page in Chromium, axe-clean', async () => {
+    // A bundle altered after signing, imported under its file name.
+    const bundle = await buildSignedBundle({ out: join(scratch, 'tampered-evidence.zip'), receipts: 6, tampered: 2 });
+    await importBundle(app, bundle.bytes, 'tampered-evidence.zip');
     const made = await callApi<{ report_id: string }>(app, 'reports.create', {});
     const html = await callApi<{ data: string }>(app, 'reports.get', { report_id: made.report_id, form: 'html' });
     const file = join(scratch, 'report.html');
@@ -130,9 +144,11 @@ describe('reports that hand over', () => {
     expect(lines).toMatch(/by trust.*\d+ unattributed/);
     expect(lines).toMatch(/anchoring \(as recorded\)/);
     // Bundles are named by their file, never by a bare hash prefix.
-    const bundles = (await verdict.locator('dd').nth(3).textContent()) ?? '';
-    expect(bundles).toMatch(/\.zip (altered|intact)/);
-    expect(await page.locator('#findings td').first().textContent()).toMatch(/\.zip$|\(file name unknown\)$/);
+    expect(await verdict.locator('dd').nth(3).textContent()).toBe(
+      '1 altered · 0 unverified · 0 intact: tampered-evidence.zip altered (2 findings)',
+    );
+    expect(await page.locator('#findings tbody td').first().textContent()).toBe('tampered-evidence.zip');
+    expect(await page.locator('#inputs tbody td').nth(1).textContent()).toBe('altered');
     await page.screenshot({ path: join(REPORT_PICTURES, 'report-verdict.png') });
     expect(await axeAcrossWidths(page, 'report page')).toEqual([]);
     await page.close();

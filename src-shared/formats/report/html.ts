@@ -119,7 +119,7 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
   yield `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="evroom-payload-sha256" content="${escapeHtml(report.payload_sha256)}">`;
   yield `<title>Audit report ${escapeHtml(report.report_id)}</title><style>${REPORT_STYLE}</style></head><body>\n`;
   yield `<header><h1>Audit report</h1><p class="sub">${escapeHtml(report.report_id)} · generated ${escapeHtml(report.generated_at)} by ${escapeHtml(report.generator.name)} ${escapeHtml(report.generator.version)} · ${total} receipt${total === 1 ? '' : 's'}</p>`;
-  yield `<p class="hash">payload_sha256 ${escapeHtml(report.payload_sha256)}</p></header>\n`;
+  yield `<p class="hash">payload_sha256 ${escapeHtml(report.payload_sha256)}</p></header>\n<main>\n`;
   yield verdictSection(report);
   yield `<section id="scope"><h2>${sectionTitle('scope')}</h2>${definitionList([
     ...(filters.length === 0
@@ -180,7 +180,7 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
     ['signed by', report.signer.key_id],
     ['payload_sha256', report.payload_sha256],
     ['sig_b64u', report.sig_b64u],
-  ])}<p class="sub">Check this file with <code>evroom verify</code>: it verifies the signed JSON embedded below and that this page was generated from it.</p></section>\n`;
+  ])}<p class="sub">Check this file with <code>evroom verify</code>: it verifies the signed JSON embedded below and that this page was generated from it.</p></section>\n</main>\n`;
   yield `${OPEN_TAG}${json === undefined ? embeddedJsonText(report) : json.replace(/</g, '\\u003c')}${CLOSE_TAG}\n`;
   yield `<footer>Evidence Room audit report · ${escapeHtml(report.report_id)}</footer></body></html>\n`;
 }
