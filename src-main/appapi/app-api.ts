@@ -480,6 +480,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       const made = await createReport(workspace(), {
         filters,
         ...(input.as_of === undefined ? {} : { asOf: input.as_of }),
+        allowEmpty: input.allow_empty === true,
       });
       return {
         report_id: made.report_id,

@@ -40,6 +40,25 @@ describe('app API: reports', () => {
     const diff = await call('reports.diff', { old_report: all.report_id, new_report: passing.report_id });
     expect(diff.removed).toHaveLength(all.receipts - passing.receipts);
     expect(diff.added).toEqual([]);
+    // The scopes differ: the diff says so first.
+    expect(diff.scope_warning).toBe(
+      'Warning: the two reports cover different scopes (old: no filters; new: status PASS): receipts added or removed may come from the different filters, not from changes in the ledger.',
+    );
+    const same = await call('reports.diff', { old_report: all.report_id, new_report: all.report_id });
+    expect(same.scope_warning).toBeNull();
+  });
+
+  it('refuses a scope with no receipts unless allow_empty, and marks that report EMPTY', async () => {
+    await expect(api('reports.create', { filters: { format: 'no-such-format' } })).rejects.toMatchObject({
+      code: 'empty_report',
+      message: expect.stringContaining("No receipt is in the report's scope (format no-such-format)"),
+    });
+    expect(await call('reports.list')).toEqual([]);
+    await expect(api('reports.create', { allow_empty: 'yes' })).rejects.toMatchObject({ code: 'invalid_request' });
+    const empty = await call('reports.create', { filters: { format: 'no-such-format' }, allow_empty: true });
+    expect(empty.receipts).toBe(0);
+    const html = await call('reports.get', { report_id: empty.report_id, form: 'html' });
+    expect(new TextDecoder().decode(b64uDecode(html.data))).toContain('EMPTY: no receipts in scope.');
   });
 
   it('refuses bad input with the envelope and keeps nothing', async () => {

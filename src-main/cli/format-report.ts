@@ -56,6 +56,20 @@ export function formatReportHuman(report: Report, input: string, color: boolean,
   const lines: string[] = [];
   const status = paint(color, STATUS_COLOUR[report.status], paint(color, 'bold', report.status));
   if (indent === '') lines.push(paint(color, 'bold', input));
+  // A PDF is checked through the signed report it carries: say first whether it carries one.
+  const attachment = report.checks.find((check) => check.id === 'pdf_attachment');
+  if (attachment !== undefined) {
+    const missing = report.errors.some((error) => error.code === 'embedded_report_missing');
+    lines.push(
+      `${indent}  ${
+        attachment.status === 'pass'
+          ? `PDF carries a signed report: ${status}`
+          : missing
+            ? paint(color, 'red', 'PDF has no embedded signed report')
+            : paint(color, 'red', 'PDF cannot be read for an embedded signed report')
+      }`,
+    );
+  }
   lines.push(`${indent}  status   ${status}  ${paint(color, 'dim', STATUS_MEANING[report.status])}`);
   lines.push(`${indent}  format   ${report.format}`);
   const trustParts =

@@ -8,6 +8,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { looksLikePdf } from './pdf-attachment';
 
 /**
  * Documents above this size are refused. No receipt comes near it (PROTOCOL section 10 caps
@@ -84,8 +85,8 @@ export function readDocumentFile(name: string): Uint8Array {
 }
 
 /**
- * Refuses what cannot be a document: no bytes, or bytes that do not open like JSON and are not
- * UTF-8 text without NUL.
+ * Refuses what cannot be a document: no bytes, or bytes that do not open like JSON or a PDF
+ * (`%PDF-`) and are not UTF-8 text without NUL.
  *
  * @param bytes - The input's bytes.
  * @param label - How the input is named in the message (a path, or "standard input").
@@ -93,7 +94,8 @@ export function readDocumentFile(name: string): Uint8Array {
  */
 export function checkDocumentBytes(bytes: Uint8Array, label: string): void {
   if (bytes.length === 0) throw new DocumentReadError(`${label}: is empty; expected a JSON document`);
-  if (!opensLikeJson(bytes) && (bytes.includes(0) || !isUtf8(bytes))) {
+  // A PDF is binary: it is read for the signed report it may carry (an audit report's PDF).
+  if (!opensLikeJson(bytes) && !looksLikePdf(bytes) && (bytes.includes(0) || !isUtf8(bytes))) {
     throw new DocumentReadError(`${label}: is a binary file, not a JSON document`);
   }
 }

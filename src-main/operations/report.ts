@@ -84,6 +84,21 @@ export interface MakeReportOptions {
   asOf?: string;
   /** The report's instant (default now). */
   now?: Date;
+  /**
+   * Make the report even when no receipt is in scope; it is marked `EMPTY: no receipts in scope`
+   * at the top of every form. Without it such a report is refused (empty_report).
+   */
+  allowEmpty?: boolean;
+}
+
+/** The scope's filters in words, for messages: `status PASS, from 2026-11-01T00:00:00.000Z`. */
+export function scopeWords(scope: ReportScope): string {
+  const filters = Object.entries(scope.filters)
+    .sort(([left], [right]) => (left < right ? -1 : 1))
+    .map(([name, value]) => `${name} ${String(value)}`);
+  const parts = filters.length === 0 ? ['no filters'] : filters;
+  if (scope.as_of !== undefined) parts.push(`as of ${scope.as_of}`);
+  return parts.join(', ');
 }
 
 function instantText(millis: number): string {
@@ -405,6 +420,14 @@ export function makeReport(
   rows.sort((left, right) =>
     left.receipt_sha256 < right.receipt_sha256 ? -1 : left.receipt_sha256 > right.receipt_sha256 ? 1 : 0,
   );
+  if (rows.length === 0 && options.allowEmpty !== true) {
+    // A report of nothing reads like a clean bill: refused unless asked for (then marked EMPTY).
+    throw new OperationError(
+      'refused',
+      'empty_report',
+      `No receipt is in the report's scope (${scopeWords(scopeOf(filters, options.asOf))}): no report was made. Widen the filters, or ask for an empty report, which is marked "EMPTY: no receipts in scope".`,
+    );
+  }
   const { bundles, findings } = reportBundles(workspace, filters);
   const snapshotSha256 = trustSnapshotSha256(keys as unknown as JsonValue[], (data) => workspace.crypto.sha256(data));
   const rowsText = receiptsJcs(rows);
@@ -684,6 +707,11 @@ export interface ReportChange {
 export interface ReportDiff {
   old_report: string;
   new_report: string;
+  /**
+   * Set when the two reports' filters differ (period, status, trust, format, issuer, text): then
+   * receipts added or removed may come from the scopes, not from the ledger. Null when alike.
+   */
+  scope_warning: string | null;
   added: string[];
   removed: string[];
   changed: ReportChange[];
@@ -760,7 +788,27 @@ export function diffReports(workspace: Workspace, older: SignedReport, newer: Si
         });
     }
   }
-  return { old_report: older.report_id, new_report: newer.report_id, added, removed, changed };
+  return {
+    old_report: older.report_id,
+    new_report: newer.report_id,
+    scope_warning: scopeWarning(older, newer),
+    added,
+    removed,
+    changed,
+  };
+}
+
+/**
+ * The warning a diff carries when the two reports' filters differ, or null.
+ *
+ * @param older - The earlier report.
+ * @param newer - The later report.
+ * @returns One sentence naming both scopes, or null when their filters are the same.
+ */
+export function scopeWarning(older: SignedReport, newer: SignedReport): string | null {
+  if (jcs(older.scope.filters as JsonValue) === jcs(newer.scope.filters as JsonValue)) return null;
+  const words = (report: SignedReport): string => scopeWords({ filters: report.scope.filters });
+  return `Warning: the two reports cover different scopes (old: ${words(older)}; new: ${words(newer)}): receipts added or removed may come from the different filters, not from changes in the ledger.`;
 }
 
 export type { ReportForm };

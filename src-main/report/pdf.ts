@@ -5,24 +5,46 @@
  * The same sections as the HTML page, on A4 landscape. Fonts are DejaVu Sans and DejaVu Sans
  * Mono from resources/fonts, embedded as subsets, so the file shows the same on any reader.
  * Every page carries the report id, its payload_sha256 and its page number in the footer. The
- * receipts table is one monospaced line per receipt and continues across pages under a repeated
+ * verdict summary comes first. The receipts table is two monospaced lines per receipt (no text in
+ * the PDF is smaller than {@link MIN_FONT_SIZE} pt) and continues across pages under a repeated
  * header; pdfkit writes each page out when the next begins, so memory holds one page.
+ *
+ * The signed JSON form rides along as an attached file (the `EmbeddedFiles` name tree, with
+ * `/AFRelationship /Source`: the pages are rendered from it), named `<report_id>.json`, so
+ * `evroom verify report.pdf` checks the report the PDF carries. The document's dates are the
+ * report's `generated_at`, so the PDF is a function of the signed JSON alone.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import PDFDocument from 'pdfkit';
 import {
+  bundleLabel,
+  bundleVerdict,
   countDimensions,
   REPORT_SECTIONS,
+  reportVerdict,
   type ReportCounts,
   type SignedReport,
+  type VerdictTone,
 } from '../../src-shared/formats/report';
 
 const MARGIN = 36;
 const FOOTER_HEIGHT = 20;
-const ROW_FONT_SIZE = 6.4;
-const ROW_HEIGHT = 8.6;
+/** The smallest font size the PDF uses, in points (tables included). */
+export const MIN_FONT_SIZE = 8;
+const ROW_FONT_SIZE = MIN_FONT_SIZE;
+const ROW_HEIGHT = 10;
+const TONE_COLOUR: Record<VerdictTone, string> = {
+  pass: '#1a7f37',
+  warn: '#9a6700',
+  fail: '#cf222e',
+  empty: '#9a6700',
+};
+/** The name of the attached signed JSON: `<report_id>.json`. */
+export function attachedReportName(report: Pick<SignedReport, 'report_id'>): string {
+  return `${report.report_id}.json`;
+}
 const FONT_FILES = { sans: 'DejaVuSans.ttf', mono: 'DejaVuSansMono.ttf' } as const;
 
 let fontFolder: string | undefined;
@@ -93,6 +115,7 @@ function sectionTitle(id: (typeof REPORT_SECTIONS)[number][0]): string {
   return REPORT_SECTIONS.find(([name]) => name === id)?.[1] ?? id;
 }
 
+/** A text cut to `width` characters with an ellipsis, padded to it. */
 function fit(text: string | null | undefined, width: number): string {
   const value = text ?? '–';
   return value.length > width ? `${value.slice(0, width - 1)}…` : value.padEnd(width);
@@ -102,11 +125,15 @@ function fit(text: string | null | undefined, width: number): string {
  * Writes a report as PDF into a stream, which is ended when the document is complete.
  *
  * @param report - The signed report.
+ * @param json - Its JSON form's text (JCS and a newline): attached to the PDF as it is.
  * @param out - Where to write.
  * @returns When the whole document has been handed to `out`.
  */
-export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream): Promise<void> {
+export function writeReportPdf(report: SignedReport, json: string, out: NodeJS.WritableStream): Promise<void> {
+  if (typeof json !== 'string' || json.length === 0)
+    throw new TypeError('writeReportPdf expects the report’s JSON text');
   const fonts = fontsFolder();
+  const generatedAt = new Date(report.generated_at);
   const doc = new PDFDocument({
     size: 'A4',
     layout: 'landscape',
@@ -117,6 +144,7 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
       Author: report.signer.key_id,
       Subject: `payload_sha256 ${report.payload_sha256}`,
       Creator: `${report.generator.name} ${report.generator.version}`,
+      CreationDate: generatedAt,
     },
   });
   const done = new Promise<void>((resolve, reject) => {
@@ -124,6 +152,15 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
     doc.on('error', reject);
   });
   doc.pipe(out);
+  // pdfkit 0.20 takes `relationship` (its typings do not list it yet).
+  doc.file(Buffer.from(json, 'utf8'), {
+    name: attachedReportName(report),
+    type: 'application/json',
+    relationship: 'Source',
+    description: `The signed audit report ${report.report_id} (evroom.report/1) these pages show; check it with evroom verify`,
+    creationDate: generatedAt,
+    modifiedDate: generatedAt,
+  } as PDFKit.Mixins.PDFAttachmentOptions);
   doc.registerFont('sans', path.join(fonts, FONT_FILES.sans));
   doc.registerFont('mono', path.join(fonts, FONT_FILES.mono));
   // pdfkit keeps the current font in a private member; it is the embedded font's own object.
@@ -136,11 +173,11 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
     const { x, y } = doc;
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.font('mono').fontSize(7).fillColor('#57606a');
+    doc.font('mono').fontSize(MIN_FONT_SIZE).fillColor('#57606a');
     doc.text(
       `Audit report ${report.report_id} · payload_sha256 ${report.payload_sha256} · page ${pageNumber}`,
       MARGIN,
-      doc.page.height - MARGIN - 6,
+      doc.page.height - MARGIN - 4,
       {
         lineBreak: false,
       },
@@ -171,9 +208,14 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
     doc.font('sans').fontSize(9).fillColor('#57606a').text(`${name}: `, MARGIN, doc.y, { continued: true, width });
     doc.fillColor('#1b1f24').text(value);
   };
-  const monoLine = (line: string, size = ROW_FONT_SIZE): void => {
+  const monoLine = (line: string, colour = '#1b1f24'): void => {
     ensure(ROW_HEIGHT);
-    doc.font('mono').fontSize(size).text(line, MARGIN, doc.y, { lineBreak: false, height: ROW_HEIGHT });
+    doc
+      .font('mono')
+      .fontSize(ROW_FONT_SIZE)
+      .fillColor(colour)
+      .text(line, MARGIN, doc.y, { lineBreak: false, height: ROW_HEIGHT });
+    doc.fillColor('#1b1f24');
     doc.y += ROW_HEIGHT;
   };
   const paragraph = (text: string, size = 9): void => {
@@ -185,7 +227,38 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
   paragraph(
     `${report.report_id} · generated ${report.generated_at} by ${report.generator.name} ${report.generator.version} · ${report.receipts.length} receipts`,
   );
-  doc.font('mono').fontSize(8).text(`payload_sha256 ${report.payload_sha256}`, MARGIN, doc.y);
+  doc.font('mono').fontSize(MIN_FONT_SIZE).text(`payload_sha256 ${report.payload_sha256}`, MARGIN, doc.y);
+
+  // The verdict summary: a framed block, its colour bar and icon beside the words.
+  heading('verdict');
+  const verdict = reportVerdict(report);
+  const colour = TONE_COLOUR[verdict.tone];
+  const top = doc.y;
+  doc
+    .font('sans')
+    .fontSize(12)
+    .fillColor(colour)
+    .text(`${verdict.icon} `, MARGIN + 14, top + 6, { continued: true, width: width - 24 });
+  doc.fillColor('#1b1f24').text(verdict.headline);
+  doc.moveDown(0.2);
+  for (const [name, value] of verdict.lines) {
+    doc
+      .font('sans')
+      .fontSize(9)
+      .fillColor('#57606a')
+      .text(`${name}: `, MARGIN + 14, doc.y, { continued: true, width: width - 24 });
+    doc.fillColor('#1b1f24').text(value);
+  }
+  const bottom = doc.y + 6;
+  doc
+    .rect(MARGIN, top, width, bottom - top)
+    .lineWidth(1.5)
+    .strokeColor(colour)
+    .stroke();
+  doc.rect(MARGIN, top, 6, bottom - top).fill(colour);
+  doc.lineWidth(1).fillColor('#1b1f24');
+  doc.x = MARGIN;
+  doc.y = bottom;
 
   heading('scope');
   const filters = Object.entries(report.scope.filters).sort(([left], [right]) => (left < right ? -1 : 1));
@@ -202,27 +275,33 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
   field('sha256', report.trust_snapshot.sha256);
   if (report.trust_snapshot.keys.length === 0) paragraph('The trust store held no keys: no receipt can be trusted.');
   else {
-    monoLine(
-      `${fit('key id', 70)} ${fit('status', 8)} ${fit('label', 30)} ${fit('not before', 24)} ${fit('not after', 24)}`,
-    );
+    monoLine(`${fit('status', 8)} key id`);
+    monoLine(`${fit('', 8)} label · validity · roles`, '#57606a');
     for (const key of report.trust_snapshot.keys) {
+      monoLine(`${fit(key.status, 8)} ${key.key_id}`);
       monoLine(
-        `${fit(key.key_id, 70)} ${fit(key.status, 8)} ${fit(key.label, 30)} ${fit(key.not_before, 24)} ${fit(key.not_after, 24)}`,
+        `${fit('', 8)} ${key.label ?? '(no label)'} · from ${key.not_before ?? '–'} to ${key.not_after ?? '–'}${key.roles !== undefined ? ` · pinned for: ${key.roles.join(', ')}` : ''}`,
+        '#57606a',
       );
-      if (key.roles !== undefined) monoLine(`  pinned for: ${key.roles.join(', ')}`);
     }
   }
 
   heading('inputs');
   if (report.inputs.bundles.length === 0) paragraph('No bundle: the receipts were verified one by one.');
   else {
-    monoLine(
-      `${fit('file', 30)} ${fit('manifest sha256', 64)} ${fit('manifest signer', 50)} ${fit('signature', 11)} findings`,
-    );
-    for (const bundle of report.inputs.bundles)
+    monoLine(`${fit('verdict', 10)} ${fit('findings', 8)} file`);
+    monoLine(`${fit('', 10)} manifest sha256 · manifest signer · signature`, '#57606a');
+    for (const bundle of report.inputs.bundles) {
+      const bundleState = bundleVerdict(bundle);
       monoLine(
-        `${fit(bundle.file, 30)} ${fit(bundle.manifest_sha256, 64)} ${fit(bundle.signer_key_id, 50)} ${fit(bundle.signature_status, 11)} ${bundle.findings}`,
+        `${fit(bundleState, 10)} ${fit(String(bundle.findings), 8)} ${bundleLabel(bundle)}`,
+        bundleState === 'intact' ? '#1b1f24' : TONE_COLOUR.fail,
       );
+      monoLine(
+        `${fit('', 10)} ${bundle.manifest_sha256} · ${bundle.signer_key_id ?? '(no signer)'} · ${bundle.signature_status}`,
+        '#57606a',
+      );
+    }
   }
 
   heading('counts');
@@ -230,20 +309,33 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
 
   heading('findings');
   if (report.findings.length === 0) paragraph('No findings.');
+  const bundleNames = new Map(report.inputs.bundles.map((bundle) => [bundle.bundle_sha256, bundleLabel(bundle)]));
   for (const finding of report.findings)
-    paragraph(`${finding.bundle_sha256.slice(0, 12)} ${finding.code} ${finding.path}: ${finding.message}`, 8);
+    paragraph(
+      `${bundleNames.get(finding.bundle_sha256) ?? bundleLabel({ file: null, bundle_sha256: finding.bundle_sha256 })} · ${finding.code} ${finding.path}: ${finding.message}`,
+      MIN_FONT_SIZE,
+    );
 
   heading('receipts');
-  const header = `${fit('receipt sha256', 64)} ${fit('receipt id', 30)} ${fit('format', 24)} ${fit('status', 13)} ${fit('trust', 14)} ${fit('anchor', 8)} issued at`;
-  monoLine(header);
+  // Two lines per receipt: what is judged on the first, what names it on the second (grey).
+  const header = `${fit('receipt sha256', 64)} ${fit('status', 13)} ${fit('trust', 14)} ${fit('anchor', 8)} issued at`;
+  const subheader = `${fit('', 2)}receipt id · format`;
+  if (report.receipts.length === 0) paragraph('No receipts: nothing was in this report’s scope.');
+  else {
+    monoLine(header);
+    monoLine(subheader, '#57606a');
+  }
   for (const row of report.receipts) {
-    if (doc.y + ROW_HEIGHT > bottomLimit()) {
+    if (doc.y + 2 * ROW_HEIGHT > bottomLimit()) {
       doc.addPage();
       monoLine(header);
+      monoLine(subheader, '#57606a');
     }
     monoLine(
-      `${row.receipt_sha256} ${fit(row.receipt_id, 30)} ${fit(row.format, 24)} ${fit(row.status, 13)} ${fit(row.trust, 14)} ${fit(row.anchor_state, 8)} ${row.issued_at ?? '–'}`,
+      `${row.receipt_sha256} ${fit(row.status, 13)} ${fit(row.trust, 14)} ${fit(row.anchor_state, 8)} ${row.issued_at ?? '–'}`,
+      row.status === 'PASS' ? '#1b1f24' : TONE_COLOUR.fail,
     );
+    monoLine(`${fit('', 2)}${row.receipt_id ?? '(no receipt id)'} · ${row.format}`, '#57606a');
   }
 
   heading('limits');
@@ -254,7 +346,7 @@ export function writeReportPdf(report: SignedReport, out: NodeJS.WritableStream)
   field('payload_sha256', report.payload_sha256);
   field('sig_b64u', report.sig_b64u);
   paragraph(
-    'The signed JSON form of this report verifies with `evroom verify`; this PDF shows the same report and carries its payload_sha256 on every page.',
+    `This PDF carries the signed JSON form of this report as the attached file ${attachedReportName(report)}: \`evroom verify\` on this PDF checks it. The pages show the same report and carry its payload_sha256 on every page.`,
   );
   doc.end();
   return done;
@@ -280,7 +372,7 @@ function drawCounts(
       const y = top + 14 + index * 12;
       doc
         .font('sans')
-        .fontSize(7.5)
+        .fontSize(MIN_FONT_SIZE)
         .fillColor('#1b1f24')
         .text(name.length > 22 ? `${name.slice(0, 21)}…` : name, left, y, { lineBreak: false });
       const barWidth = Math.round((count / max) * (columnWidth - 140));

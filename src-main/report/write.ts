@@ -74,7 +74,7 @@ export async function writeReportForm(
       } else {
         await (
           await pdfWriter()
-        )(report, out);
+        )(report, json, out);
       }
       await closed;
     }
@@ -103,7 +103,7 @@ export async function renderReportBytes(report: SignedReport, json: string, form
   const ended = once(sink, 'end');
   await (
     await pdfWriter()
-  )(report, sink);
+  )(report, json, sink);
   await ended;
   return new Uint8Array(Buffer.concat(chunks));
 }

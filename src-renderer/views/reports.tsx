@@ -104,6 +104,7 @@ function MakeReport({ onMade, initial }: { onMade: (id: string) => void; initial
   const [from, setFrom] = useState(initial.from);
   const [to, setTo] = useState(initial.to);
   const [asOf, setAsOf] = useState('');
+  const [allowEmpty, setAllowEmpty] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const submit = (event: FormEvent): void => {
@@ -121,7 +122,11 @@ function MakeReport({ onMade, initial }: { onMade: (id: string) => void; initial
     const asOfTs = toTimestamp(asOf);
     setBusy(true);
     setError(undefined);
-    api['reports.create']({ filters, ...(asOfTs ? { as_of: asOfTs } : {}) }).then(
+    api['reports.create']({
+      filters,
+      ...(asOfTs ? { as_of: asOfTs } : {}),
+      ...(allowEmpty ? { allow_empty: true } : {}),
+    }).then(
       (made) => {
         setBusy(false);
         onMade(made.report_id);
@@ -209,6 +214,10 @@ function MakeReport({ onMade, initial }: { onMade: (id: string) => void; initial
           Trust as of (UTC)
           <input type="datetime-local" step="1" value={asOf} onChange={(event) => setAsOf(event.target.value)} />
         </label>
+        <label className="reports-check">
+          <input type="checkbox" checked={allowEmpty} onChange={(event) => setAllowEmpty(event.target.checked)} />
+          Allow an empty report (marked EMPTY)
+        </label>
         <div className="reports-form-actions">
           <Button type="submit" variant="primary" disabled={busy}>
             {busy ? 'Making…' : 'Make report'}
@@ -217,7 +226,7 @@ function MakeReport({ onMade, initial }: { onMade: (id: string) => void; initial
       </form>
       <p className="reports-hint">
         The report is signed by this workstation’s auditor key and kept in the data folder. Leave “as of” empty to judge
-        trust now.
+        trust now. A scope with no receipts is refused unless you allow an empty report.
       </p>
       {error ? <ErrorNotice title="The report was not made" message={error} /> : null}
     </Panel>
@@ -227,6 +236,12 @@ function MakeReport({ onMade, initial }: { onMade: (id: string) => void; initial
 function DiffResult({ diff }: { diff: ReportDiffView }) {
   return (
     <div className="reports-diff" data-testid="report-diff">
+      {diff.scope_warning ? (
+        <p className="reports-scope-warning" role="alert" data-testid="report-diff-warning">
+          <span aria-hidden="true">⚠ </span>
+          {diff.scope_warning}
+        </p>
+      ) : null}
       <p>
         <strong>{formatCount(diff.added.length)}</strong> added · <strong>{formatCount(diff.removed.length)}</strong>{' '}
         removed · <strong>{formatCount(diff.changed.length)}</strong> changed
@@ -283,6 +298,19 @@ export function ReportsView({ query = new URLSearchParams() }: { query?: URLSear
   const save = (id: string, form: ReportFormName): void => {
     api['reports.get']({ report_id: id, form }).then((file) => download(file.name, file.mime, file.data), fail);
   };
+  // Why Compare cannot run yet, said beside the button (and as its description), or undefined.
+  const compareBlocked =
+    list.data !== undefined && list.data.length < 2
+      ? 'Make a second report to compare two.'
+      : !older && !newer
+        ? 'Select two reports to compare: an old one and a new one in the columns old and new.'
+        : !older
+          ? 'Select the old report in the column old.'
+          : !newer
+            ? 'Select the new report in the column new.'
+            : older === newer
+              ? 'Select two different reports: old and new are the same.'
+              : undefined;
   const compare = (): void => {
     if (!older || !newer) return;
     setDiff(undefined);
@@ -358,9 +386,21 @@ export function ReportsView({ query = new URLSearchParams() }: { query?: URLSear
                 </tbody>
               </table>
               <div className="reports-compare">
-                <Button onClick={compare} disabled={!older || !newer || older === newer}>
+                {/* The ui Button with a description: why it is disabled, read with it. */}
+                <button
+                  type="button"
+                  className="button button-secondary"
+                  onClick={compare}
+                  disabled={compareBlocked !== undefined}
+                  aria-describedby={compareBlocked !== undefined ? 'reports-compare-why' : undefined}
+                >
                   Compare old → new
-                </Button>
+                </button>
+                {compareBlocked !== undefined ? (
+                  <span id="reports-compare-why" className="reports-compare-why">
+                    {compareBlocked}
+                  </span>
+                ) : null}
               </div>
               {diff ? <DiffResult diff={diff} /> : null}
             </>

@@ -295,7 +295,7 @@ export const APP_API: Validators = {
     return result;
   },
   'reports.create': (input) => {
-    const source = objectInput(input, ['filters', 'as_of']);
+    const source = objectInput(input, ['filters', 'as_of', 'allow_empty']);
     const filters = filtersInput(source.filters);
     if (filters.bundle !== undefined)
       throw new ApiInputError(
@@ -303,6 +303,7 @@ export const APP_API: Validators = {
       );
     const result: AppApiParams['reports.create'] = { filters };
     put(result, 'as_of', optionalTimestamp(source, 'as_of'));
+    put(result, 'allow_empty', optionalBoolean(source, 'allow_empty'));
     return result;
   },
 };

@@ -532,6 +532,8 @@ export interface ReportFile {
 export interface ReportDiffView {
   old_report: string;
   new_report: string;
+  /** Set when the two reports' filters differ: shown first, before what changed. */
+  scope_warning: string | null;
   added: string[];
   removed: string[];
   changed: {
@@ -617,7 +619,12 @@ export interface AppApiParams extends AnchorApiParams {
   'samples.load': undefined;
   'reports.list': undefined;
   /** Makes, signs and keeps a report of the receipts the filters select (`bundle` is not a report scope). */
-  'reports.create': { filters?: ReceiptFilters; as_of?: string };
+  'reports.create': {
+    filters?: ReceiptFilters;
+    as_of?: string;
+    /** Make it even with no receipts in scope (marked "EMPTY: no receipts in scope"); else refused (empty_report). */
+    allow_empty?: boolean;
+  };
   'reports.get': Static<typeof ReportsGetSchema>;
   'reports.diff': Static<typeof ReportsDiffSchema>;
   /** The HTTP service of the main process: whether it runs, where, and its last requests. */

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { timestampToMillis, isTimestamp } from '../../../src-shared/verify/timestamp';
 import { createReport, diffReports, readVerifiedReport, reportOutput, type ReportDiff } from '../../operations/report';
+import { OperationError } from '../../operations/errors';
 import { workspaceVerifyContext } from '../../operations/workspace';
 import { CliError } from '../cli-error';
 import { flag, optionValue, optionValues, parseCommandArguments, type CommandSpec } from '../arguments';
@@ -16,16 +17,18 @@ export const reportSpec: CommandSpec = {
   name: 'report',
   summary: 'Make a signed audit report (JSON, HTML, PDF), or diff two reports',
   usage:
-    'evroom report [filters] [--as-of WHEN] --out FILE.json|.html|.pdf... [--force] [--json]\n       evroom report diff OLD.json NEW.json [--json]',
+    'evroom report [filters] [--as-of WHEN] --out FILE.json|.html|.pdf... [--allow-empty] [--force] [--json]\n       evroom report diff OLD.json NEW.json [--json]',
   description: [
     'Reports the receipts that match the filters (all of them without filters): scope, environment,',
     'the trust store snapshot, the bundles read, counts, findings, one row per receipt and what the',
     'evidence does not prove. The JSON is signed by this workstation’s auditor key (a did:key made on',
     'first use in the data folder); the HTML embeds it; the PDF shows the same with its payload_sha256',
-    'on every page. The extension of each --out picks its form. `evroom verify` checks a report.',
+    'on every page and the signed JSON attached. The extension of each --out picks its form.',
+    '`evroom verify` checks a report in any form (a PDF through its attached JSON).',
+    'A scope with no receipts is refused unless --allow-empty: then the report says EMPTY at the top.',
     '--as-of judges trust from the trust store’s audit history as it stood then.',
     '`diff` lists receipts added, removed and changed (status, trust, anchor state) with the reason',
-    'the audit log records; both reports must verify.',
+    'the audit log records; both reports must verify. When their scopes differ it warns first.',
   ],
   options: {
     ...FILTER_OPTIONS,
@@ -40,12 +43,17 @@ export const reportSpec: CommandSpec = {
       value: 'FILE',
       help: 'a file to write: .json, .html or .pdf (required)',
     },
+    'allow-empty': {
+      type: 'boolean',
+      help: 'make the report even with no receipts in scope (marked "EMPTY: no receipts in scope")',
+    },
     force: { type: 'boolean', help: 'replace files that exist' },
     json: { type: 'boolean', help: 'print one JSON object with the result' },
   },
   exitCodes: [
     '0  written (diff: both reports verify)',
-    '2  usage or I/O error, or a report that does not verify (nothing written)',
+    '2  usage or I/O error, a report that does not verify, or no receipts in scope without',
+    '   --allow-empty (nothing written)',
   ],
   examples: [
     'evroom report --out audit.json --out audit.html --out audit.pdf',
@@ -98,6 +106,8 @@ async function runDiff(positionals: readonly string[], json: boolean, terminal: 
       writeLine(terminal.out, JSON.stringify(diff));
       return 0;
     }
+    // The warning comes first: what follows may reflect the scopes, not the ledger.
+    if (diff.scope_warning !== null) writeLine(terminal.out, paint(terminal.color, 'yellow', diff.scope_warning));
     writeLine(terminal.out, paint(terminal.color, 'bold', `${older.report_id} → ${newer.report_id}`));
     writeLine(terminal.out, `  added    ${diff.added.length}`);
     for (const sha of diff.added.slice(0, 50)) writeLine(terminal.out, `    + ${sha}`);
@@ -153,6 +163,13 @@ export async function runReport(argv: readonly string[], terminal: Terminal): Pr
       ...(asOf === undefined ? {} : { asOf }),
       outputs,
       overwrite: flag(parsed, 'force'),
+      allowEmpty: flag(parsed, 'allow-empty'),
+    }).catch((error: unknown) => {
+      if (error instanceof OperationError && error.code === 'empty_report')
+        throw new CliError(
+          `report: ${error.message.replace(/ask for an empty report/, 'pass --allow-empty for a report')} (empty_report)`,
+        );
+      throw error;
     });
     if (json) {
       writeLine(terminal.out, JSON.stringify(result));
@@ -163,7 +180,7 @@ export async function runReport(argv: readonly string[], terminal: Terminal): Pr
       paint(
         terminal.color,
         'bold',
-        `Report ${result.report_id}: ${result.receipts} receipt${result.receipts === 1 ? '' : 's'}`,
+        `Report ${result.report_id}: ${result.receipts === 0 ? 'EMPTY: no receipts in scope' : `${result.receipts} receipt${result.receipts === 1 ? '' : 's'}`}`,
       ),
     );
     for (const file of result.files)

@@ -23,6 +23,8 @@ export const verifySpec: CommandSpec = {
     'Checks each document (a path, or - for standard input) and prints its status, its trust and',
     'every check. Status is the cryptographic result; trust says whether the signing key is one',
     'you pinned: in the trust store of the data folder (see `evroom trust`) or a --trust file.',
+    'An audit report is checked in any form: its HTML page, or its PDF through the signed JSON the',
+    'PDF carries as an attached file ("PDF carries a signed report: PASS").',
     'Nothing is sent anywhere, and nothing is written.',
   ],
   options: {

@@ -15,6 +15,7 @@
 import { jcs } from '../../json';
 import type { JsonValue } from '../../json/types';
 import { countDimensions, REPORT_SECTIONS, type ReportCounts, type SignedReport } from './model';
+import { bundleLabel, bundleVerdict, reportVerdict } from './verdict';
 
 /** The id of the script element that carries the signed JSON. */
 export const EMBEDDED_REPORT_ID = 'evroom-report';
@@ -49,7 +50,12 @@ th{background:#f6f8fa}dl{display:grid;grid-template-columns:max-content 1fr;gap:
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(340px,1fr));gap:16px}.chart{margin:0}.chart h3{font-size:13px;margin:0 0 4px}
 .s-PASS{color:var(--pass)}.s-MALFORMED,.s-MISMATCH,.s-INVALID,.s-AUTH_FAILED{color:var(--fail)}.s-INDETERMINATE,.s-UNSUPPORTED{color:var(--warn)}
 ul.limits li{margin-bottom:4px}footer{margin-top:32px;color:var(--muted);font-size:12px}
-@media print{body{padding:0;max-width:none}h2{break-after:avoid}tr{break-inside:avoid}thead{display:table-header-group}}
+.verdict{border:2px solid var(--line);border-left-width:8px;border-radius:6px;padding:8px 16px 12px}
+.verdict .headline{font-size:16px;font-weight:600;margin:4px 0 8px}.verdict .icon{font-size:20px;margin-right:8px}
+.v-pass{border-color:var(--pass)}.v-pass .icon{color:var(--pass)}.v-fail{border-color:var(--fail)}.v-fail .icon{color:var(--fail)}
+.v-warn,.v-empty{border-color:var(--warn)}.v-warn .icon,.v-empty .icon{color:var(--warn)}
+.b-altered,.b-unverified{color:var(--fail);font-weight:600}.b-intact{color:var(--pass)}
+@media print{body{padding:0;max-width:none}h2{break-after:avoid}tr{break-inside:avoid}thead{display:table-header-group}.verdict{break-inside:avoid}}
 `;
 
 function cell(value: string | number | null | undefined): string {
@@ -87,6 +93,12 @@ function countsTable(counts: ReportCounts): string {
   return `<table><thead><tr><th>by</th><th>value</th><th>receipts</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** The verdict summary: the overall verdict in words, with colour and icon, and the counts under it. */
+function verdictSection(report: SignedReport): string {
+  const verdict = reportVerdict(report);
+  return `<section id="verdict"><h2>${sectionTitle('verdict')}</h2><div class="verdict v-${verdict.tone}" data-verdict="${verdict.tone}"><p class="headline"><span class="icon" aria-hidden="true">${verdict.icon}</span>${escapeHtml(verdict.headline)}</p>${definitionList(verdict.lines)}</div></section>\n`;
+}
+
 function sectionTitle(id: (typeof REPORT_SECTIONS)[number][0]): string {
   return REPORT_SECTIONS.find(([name]) => name === id)?.[1] ?? id;
 }
@@ -107,7 +119,8 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
   yield `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="evroom-payload-sha256" content="${escapeHtml(report.payload_sha256)}">`;
   yield `<title>Audit report ${escapeHtml(report.report_id)}</title><style>${REPORT_STYLE}</style></head><body>\n`;
   yield `<header><h1>Audit report</h1><p class="sub">${escapeHtml(report.report_id)} · generated ${escapeHtml(report.generated_at)} by ${escapeHtml(report.generator.name)} ${escapeHtml(report.generator.version)} · ${total} receipt${total === 1 ? '' : 's'}</p>`;
-  yield `<p class="hash">payload_sha256 ${escapeHtml(report.payload_sha256)}</p></header>\n`;
+  yield `<p class="hash">payload_sha256 ${escapeHtml(report.payload_sha256)}</p></header>\n<main>\n`;
+  yield verdictSection(report);
   yield `<section id="scope"><h2>${sectionTitle('scope')}</h2>${definitionList([
     ...(filters.length === 0
       ? [['filters', 'none: every receipt of the ledger'] as [string, string]]
@@ -132,10 +145,10 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
   yield `<section id="inputs"><h2>${sectionTitle('inputs')}</h2>`;
   yield report.inputs.bundles.length === 0
     ? '<p class="sub">No bundle: the receipts were verified one by one.</p>'
-    : `<table><thead><tr><th>file</th><th>manifest sha256</th><th>manifest signer</th><th>signature</th><th>findings</th></tr></thead><tbody>${report.inputs.bundles
+    : `<table><thead><tr><th>file</th><th>verdict</th><th>manifest sha256</th><th>manifest signer</th><th>signature</th><th>findings</th></tr></thead><tbody>${report.inputs.bundles
         .map(
           (bundle) =>
-            `<tr>${cell(bundle.file)}<td class="hash">${escapeHtml(bundle.manifest_sha256)}</td>${cell(bundle.signer_key_id)}${cell(bundle.signature_status)}${cell(bundle.findings)}</tr>`,
+            `<tr>${cell(bundleLabel(bundle))}<td class="b-${bundleVerdict(bundle)}">${bundleVerdict(bundle)}</td><td class="hash">${escapeHtml(bundle.manifest_sha256)}</td>${cell(bundle.signer_key_id)}${cell(bundle.signature_status)}${cell(bundle.findings)}</tr>`,
         )
         .join('')}</tbody></table>`;
   yield '</section>\n';
@@ -143,12 +156,13 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
     .map(([, title, entries]) => barChart(`By ${title}`, entries))
     .join('')}</div>${countsTable(report.counts)}</section>\n`;
   yield `<section id="findings"><h2>${sectionTitle('findings')}</h2>`;
+  const bundleNames = new Map(report.inputs.bundles.map((bundle) => [bundle.bundle_sha256, bundleLabel(bundle)]));
   yield report.findings.length === 0
     ? '<p class="sub">No findings.</p>'
     : `<table><thead><tr><th>bundle</th><th>code</th><th>path</th><th>message</th></tr></thead><tbody>${report.findings
         .map(
           (finding) =>
-            `<tr><td class="hash">${escapeHtml(finding.bundle_sha256.slice(0, 12))}</td>${cell(finding.code)}${cell(finding.path)}${cell(finding.message)}</tr>`,
+            `<tr>${cell(bundleNames.get(finding.bundle_sha256) ?? bundleLabel({ file: null, bundle_sha256: finding.bundle_sha256 }))}${cell(finding.code)}${cell(finding.path)}${cell(finding.message)}</tr>`,
         )
         .join('')}</tbody></table>`;
   yield '</section>\n';
@@ -166,7 +180,7 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
     ['signed by', report.signer.key_id],
     ['payload_sha256', report.payload_sha256],
     ['sig_b64u', report.sig_b64u],
-  ])}<p class="sub">Check this file with <code>evroom verify</code>: it verifies the signed JSON embedded below and that this page was generated from it.</p></section>\n`;
+  ])}<p class="sub">Check this file with <code>evroom verify</code>: it verifies the signed JSON embedded below and that this page was generated from it.</p></section>\n</main>\n`;
   yield `${OPEN_TAG}${json === undefined ? embeddedJsonText(report) : json.replace(/</g, '\\u003c')}${CLOSE_TAG}\n`;
   yield `<footer>Evidence Room audit report · ${escapeHtml(report.report_id)}</footer></body></html>\n`;
 }

@@ -42,6 +42,16 @@ export {
   renderReportHtml,
 } from './html';
 export { verifyReportHtml } from './verify-html';
+export {
+  EMPTY_REPORT_MARK,
+  VERDICT_ICONS,
+  bundleLabel,
+  bundleVerdict,
+  reportVerdict,
+  type BundleVerdict,
+  type ReportVerdict,
+  type VerdictTone,
+} from './verdict';
 
 /**
  * The report format's entry in the registry. Reports are made by `evroom report` from the

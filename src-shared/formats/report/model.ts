@@ -231,6 +231,7 @@ export function countDimensions(counts: ReportCounts): [keyof ReportCounts, stri
 
 /** The sections a report shows, in order, with their titles (HTML, PDF and tests agree). */
 export const REPORT_SECTIONS = [
+  ['verdict', 'Verdict'],
   ['scope', 'Scope'],
   ['environment', 'Environment'],
   ['trust', 'Trust store snapshot'],
