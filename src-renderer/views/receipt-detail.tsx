@@ -17,6 +17,7 @@ import { ReportView } from '../components/report-view';
 import { AnchorPanel, AnchorStateBadge } from '../components/anchor-panel';
 import { DecodedFields, DocumentText, parseDocument } from '../components/receipts-decoded';
 import { CopyButton, listHref } from '../components/receipts-shared';
+import { PrintRecordButton } from '../components/print-record';
 import './receipt-detail.css';
 
 type LoadState =
@@ -104,9 +105,12 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
         </>
       }
       actions={
-        <a className="button button-secondary detail-back" href={back} data-testid="back-to-list">
-          ← Back to receipts
-        </a>
+        <>
+          <PrintRecordButton receipt={receipt} />
+          <a className="button button-secondary detail-back" href={back} data-testid="back-to-list">
+            ← Back to receipts
+          </a>
+        </>
       }
     >
       <Panel title="Verification">
