@@ -1,7 +1,7 @@
 /**
  * The printable one-page record of a receipt or a bundle: a "Print record" button for the
- * detail view's header, and beside it the record itself, hidden on screen and alone on paper
- * (the print rules in print-record.css and styles.css put it in place of the view).
+ * detail view's header, and beside it, while the page is printed, the record itself, alone on
+ * paper (the print rules in print-record.css put it in place of the view).
  *
  * The record holds what an auditor files: status and trust, the signing key, the ids and
  * hashes, a summary of the checks or findings, when it was printed and by which version of
@@ -57,24 +57,41 @@ function appVersion(): Promise<string> {
   return versionAsked;
 }
 
-/** When the record is printed (refreshed as printing starts) and the app's version. */
-function usePrintStamp(): { printedAt: number; version: string; refresh: () => void } {
+const printMedia = window.matchMedia('print');
+
+/**
+ * Whether the page is being printed, with the moment printing started and the app's version.
+ * The record is only in the page while printing (the browser's `beforeprint`, or print media
+ * taking effect), so on screen nothing of it is in the document to be found twice.
+ */
+function usePrinting(): { printing: boolean; printedAt: number; version: string; start: () => void } {
+  const [printing, setPrinting] = useState(printMedia.matches);
   const [printedAt, setPrintedAt] = useState(() => Date.now());
   const [version, setVersion] = useState('');
+  // Rendered at once (flushSync): the browser lays the page out for paper right after these events.
+  const start = (): void =>
+    flushSync(() => {
+      setPrintedAt(Date.now());
+      setPrinting(true);
+    });
   useEffect(() => {
     let live = true;
     void appVersion().then((value) => {
       if (live) setVersion(value);
     });
-    // Ctrl+P and the browser's menu print too: the time is the time of printing, not of loading.
-    const stamp = (): void => flushSync(() => setPrintedAt(Date.now()));
-    window.addEventListener('beforeprint', stamp);
+    const stop = (): void => flushSync(() => setPrinting(printMedia.matches));
+    const follow = (): void => (printMedia.matches ? start() : stop());
+    window.addEventListener('beforeprint', start);
+    window.addEventListener('afterprint', stop);
+    printMedia.addEventListener('change', follow);
     return () => {
       live = false;
-      window.removeEventListener('beforeprint', stamp);
+      window.removeEventListener('beforeprint', start);
+      window.removeEventListener('afterprint', stop);
+      printMedia.removeEventListener('change', follow);
     };
   }, []);
-  return { printedAt, version, refresh: () => flushSync(() => setPrintedAt(Date.now())) };
+  return { printing, printedAt, version, start };
 }
 
 /**
@@ -83,7 +100,7 @@ function usePrintStamp(): { printedAt: number; version: string; refresh: () => v
  * @param props - Either the receipt or the bundle the detail view shows.
  */
 export function PrintRecordButton(props: { receipt: ReceiptDetail } | { bundle: BundleDetail }) {
-  const stamp = usePrintStamp();
+  const stamp = usePrinting();
   const what = 'receipt' in props ? 'receipt' : 'bundle';
   return (
     <>
@@ -95,17 +112,18 @@ export function PrintRecordButton(props: { receipt: ReceiptDetail } | { bundle: 
           what === 'receipt' ? 'checks' : 'findings'
         })`}
         onClick={() => {
-          stamp.refresh();
+          stamp.start();
           window.print();
         }}
       >
         Print record
       </button>
-      {'receipt' in props ? (
-        <ReceiptRecord receipt={props.receipt} stamp={<Stamp {...stamp} />} />
-      ) : (
-        <BundleRecord bundle={props.bundle} stamp={<Stamp {...stamp} />} />
-      )}
+      {stamp.printing &&
+        ('receipt' in props ? (
+          <ReceiptRecord receipt={props.receipt} stamp={<Stamp {...stamp} />} />
+        ) : (
+          <BundleRecord bundle={props.bundle} stamp={<Stamp {...stamp} />} />
+        ))}
     </>
   );
 }
