@@ -362,6 +362,11 @@ describe('any window, and paper', () => {
           copyFileSync(join(work, 'receipt-record.png'), join(SCREENSHOTS, 'print-receipt-record.png'));
         }
         if (label === 'tampered') expect(text).toContain('unattributed');
+        // Checks alike share a row (e.g. a chain's steps left unchecked): "… and N more – unchecked ×M".
+        if (label === 'most-checks') {
+          expect(text).toMatch(/×\d+/);
+          expect(text).toMatch(/and \d+ more/);
+        }
       }
       await page.emulateMedia({ media: 'screen' });
     }
