@@ -105,9 +105,50 @@ function NoSessionNotice() {
   );
 }
 
+/** localStorage key of the user's sidebar choice (`expanded` or `collapsed`). */
+const SIDEBAR_CHOICE_KEY = 'evroom.sidebar';
+/** Below this window width the sidebar starts collapsed to its icons, unless the user chose. */
+export const SIDEBAR_COLLAPSE_BELOW = 960;
+const narrowWindow = window.matchMedia(`(max-width: ${SIDEBAR_COLLAPSE_BELOW - 1}px)`);
+
+function storedSidebarChoice(): boolean | undefined {
+  try {
+    const value = window.localStorage.getItem(SIDEBAR_CHOICE_KEY);
+    return value === 'expanded' ? true : value === 'collapsed' ? false : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the sidebar shows its labels: the user's last choice (kept in localStorage) when they
+ * made one, otherwise expanded in a wide window and collapsed to icons in a narrow one.
+ */
+function useSidebarExpanded(): [boolean, () => void] {
+  const [choice, setChoice] = useState<boolean | undefined>(storedSidebarChoice);
+  const [narrow, setNarrow] = useState(narrowWindow.matches);
+  useEffect(() => {
+    const follow = (): void => setNarrow(narrowWindow.matches);
+    narrowWindow.addEventListener('change', follow);
+    return () => narrowWindow.removeEventListener('change', follow);
+  }, []);
+  const expanded = choice ?? !narrow;
+  const toggle = (): void => {
+    const next = !expanded;
+    setChoice(next);
+    try {
+      window.localStorage.setItem(SIDEBAR_CHOICE_KEY, next ? 'expanded' : 'collapsed');
+    } catch {
+      // Storage refused (private window): the choice holds until the page is reloaded.
+    }
+  };
+  return [expanded, toggle];
+}
+
 export function App() {
   const route = useRoute();
   const noSession = useNoSession();
+  const [expanded, toggleSidebar] = useSidebarExpanded();
   const [connection, setConnection] = useState<string | null>(null);
   useEffect(() => {
     api.info().then(
@@ -126,27 +167,42 @@ export function App() {
   }, []);
   const section = route.path[0];
   return (
-    <div className="app">
+    <div className="app" data-sidebar={expanded ? 'expanded' : 'collapsed'}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <nav className="sidebar" aria-label="Main">
         <div className="brand">
           <img src="./favicon.svg" alt="" width="28" height="28" />
-          <span>Evidence Room</span>
+          <span className="brand-name">Evidence Room</span>
         </div>
-        <ul>
+        <button
+          type="button"
+          className="sidebar-toggle"
+          aria-expanded={expanded}
+          aria-controls="main-navigation"
+          data-testid="sidebar-toggle"
+          onClick={toggleSidebar}
+          title={expanded ? 'Collapse the sidebar to its icons' : 'Show the sidebar with its labels'}
+        >
+          <span aria-hidden="true" className="nav-icon">
+            {expanded ? '«' : '»'}
+          </span>
+          <span className="nav-label">Sidebar</span>
+        </button>
+        <ul id="main-navigation">
           {NAVIGATION.map((item) => (
             <li key={item.path}>
               <a
                 href={hrefFor([item.path])}
                 aria-current={section === item.path ? 'page' : undefined}
                 className="nav-link"
+                title={expanded ? undefined : item.label}
               >
                 <span aria-hidden="true" className="nav-icon">
                   {item.icon}
                 </span>
-                {item.label}
+                <span className="nav-label">{item.label}</span>
               </a>
             </li>
           ))}

@@ -26,6 +26,7 @@ import {
 } from '../components/ui';
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
 import { BundleImport } from '../components/bundles-import';
+import { PrintRecordButton } from '../components/print-record';
 import {
   SignatureBadge,
   SignatureWithTrust,
@@ -245,6 +246,7 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
           <a className="button button-secondary" href={hrefFor(['bundles'])}>
             All bundles
           </a>
+          <PrintRecordButton bundle={bundle} />
         </>
       }
     >

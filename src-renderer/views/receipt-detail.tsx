@@ -19,6 +19,7 @@ import { DecodedFields, DocumentText, parseDocument } from '../components/receip
 import { CopyButton, listHref } from '../components/receipts-shared';
 import { CopyableValue } from '../components/copyable-value';
 import { PinThisKey } from '../components/pin-this-key';
+import { PrintRecordButton } from '../components/print-record';
 import './receipt-detail.css';
 
 type LoadState =
@@ -106,9 +107,12 @@ function Detail({ receipt }: { receipt: ReceiptDetail }) {
         </>
       }
       actions={
-        <a className="button button-secondary detail-back" href={back} data-testid="back-to-list">
-          ← Back to receipts
-        </a>
+        <>
+          <PrintRecordButton receipt={receipt} />
+          <a className="button button-secondary detail-back" href={back} data-testid="back-to-list">
+            ← Back to receipts
+          </a>
+        </>
       }
     >
       <Panel title="Verification">
