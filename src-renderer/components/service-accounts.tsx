@@ -16,7 +16,18 @@ import {
 } from '../../src-shared/api/contract';
 import { isTenantId } from '../../src-shared/api/vocabulary';
 import { api, errorMessage, useApi } from '../api';
-import { Button, Code, ConfirmDialog, EmptyState, ErrorNotice, Loading, Panel, formatCount, formatInstant } from './ui';
+import {
+  Button,
+  Code,
+  ConfirmDialog,
+  EmptyState,
+  ErrorNotice,
+  Loading,
+  Panel,
+  TableScroll,
+  formatCount,
+  formatInstant,
+} from './ui';
 import { CopyButton } from './receipts-shared';
 
 /** What each tier allows, in words (PROTOCOL section 9). */
@@ -265,7 +276,7 @@ export function ServiceAccounts({ generation }: { generation: number }) {
             one below.
           </EmptyState>
         ) : (
-          <div className="table-scroll">
+          <TableScroll label="Tenants">
             <table className="table" data-testid="tenants-table">
               <thead>
                 <tr>
@@ -290,7 +301,7 @@ export function ServiceAccounts({ generation }: { generation: number }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
         <form
           className="service-form"
@@ -359,7 +370,7 @@ export function ServiceAccounts({ generation }: { generation: number }) {
             prefix.
           </EmptyState>
         ) : (
-          <div className="table-scroll">
+          <TableScroll label="API keys">
             <table className="table" data-testid="apikeys-table">
               <thead>
                 <tr>
@@ -416,7 +427,7 @@ export function ServiceAccounts({ generation }: { generation: number }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
         <form
           className="service-form"

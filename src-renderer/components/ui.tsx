@@ -182,3 +182,15 @@ export function formatInstant(ms: number | null | undefined): string {
 export function formatCount(value: number): string {
   return value.toLocaleString('en-US');
 }
+
+/**
+ * A wide table's scroll box: the table scrolls sideways inside its card, never widening the page.
+ * It is a named region and a tab stop, so a keyboard user can scroll it too (WCAG 2.1.1).
+ */
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}

@@ -23,6 +23,7 @@ import {
   Panel,
   formatCount,
   formatInstant,
+  TableScroll,
 } from '../components/ui';
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
 import { BundleImport } from '../components/bundles-import';
@@ -129,7 +130,7 @@ function BundleList() {
             <Code>evroom export --out FILE.zip</Code>.
           </EmptyState>
         ) : (
-          <div className="table-scroll">
+          <TableScroll label="Imported bundles">
             <table className="table bundle-table" data-testid="bundle-table">
               <thead>
                 <tr>
@@ -150,7 +151,7 @@ function BundleList() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         )}
       </Panel>
     </Page>
@@ -516,34 +517,36 @@ function FindingsPanel({
                   </>
                 )}
               </p>
-              <table className="table finding-table">
-                <thead>
-                  <tr>
-                    <th scope="col">File</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">What is wrong</th>
-                    <th scope="col">Evidence</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {group.findings.map((finding, index) => (
-                    <tr key={index}>
-                      <td className="finding-path">
-                        {finding.path === '' ? (
-                          <span className="muted">whole bundle</span>
-                        ) : (
-                          <Code>{finding.path}</Code>
-                        )}
-                      </td>
-                      <td className="nowrap">{findingWords(finding.code)}</td>
-                      <td>{finding.message}</td>
-                      <td className="nowrap">
-                        <FindingEvidence finding={finding} />
-                      </td>
+              <TableScroll label={`${group.title}: findings`}>
+                <table className="table finding-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">File</th>
+                      <th scope="col">Kind</th>
+                      <th scope="col">What is wrong</th>
+                      <th scope="col">Evidence</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {group.findings.map((finding, index) => (
+                      <tr key={index}>
+                        <td className="finding-path">
+                          {finding.path === '' ? (
+                            <span className="muted">whole bundle</span>
+                          ) : (
+                            <Code>{finding.path}</Code>
+                          )}
+                        </td>
+                        <td className="nowrap">{findingWords(finding.code)}</td>
+                        <td>{finding.message}</td>
+                        <td className="nowrap">
+                          <FindingEvidence finding={finding} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </TableScroll>
             </section>
           ))}
         </>
