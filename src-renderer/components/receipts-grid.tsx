@@ -24,6 +24,7 @@ import { StatusBadge, TrustBadge } from './status';
 import { formatInstant } from './ui';
 import { hrefFor } from '../router';
 import { MiddleTruncated } from './receipts-shared';
+import { AnchorLedgerBadge } from './anchor-ledger';
 
 /** One row's height in pixels; the CSS uses the same number (receipts.css, --receipts-row). */
 export const ROW_HEIGHT = 40;
@@ -50,6 +51,7 @@ function formatTitle(format: string): string {
 const COLUMNS: readonly Column[] = [
   { label: 'Status', sort: 'status', className: 'col-status' },
   { label: 'Trust', sort: 'trust', className: 'col-trust' },
+  { label: 'Anchor', sort: 'anchor', className: 'col-anchor' },
   { label: 'Format', sort: 'format', className: 'col-format' },
   { label: 'Receipt id', sort: 'receipt_id', className: 'col-id' },
   { label: 'Issuer key id', sort: 'issuer', className: 'col-issuer' },
@@ -94,6 +96,9 @@ const ReceiptGridRow = memo(function ReceiptGridRow({
       </div>
       <div role="gridcell" className="receipts-cell col-trust receipts-raised">
         <TrustBadge trust={row.trust} />
+      </div>
+      <div role="gridcell" className="receipts-cell col-anchor receipts-raised">
+        <AnchorLedgerBadge state={row.anchor_state} />
       </div>
       <div role="gridcell" className="receipts-cell col-format receipts-raised">
         <span className="receipts-format" title={formatTitle(row.format)}>

@@ -19,6 +19,7 @@ import { api, errorMessage, useApi } from '../api';
 import { hrefFor } from '../router';
 import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
+import { AnchorSummary } from '../components/anchor-summary';
 import './overview.css';
 
 /** The tone of each status's bar, matching its badge (the badge's word and icon carry the meaning). */
@@ -307,6 +308,7 @@ function Dashboard({ overview }: { overview: Overview }) {
           <FormatBreakdown formats={overview.byFormat} total={total} />
         </Panel>
       </div>
+      <AnchorSummary />
 
       <Panel title="Needs attention">
         <Attention rows={overview.attention} />

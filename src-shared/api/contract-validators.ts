@@ -14,7 +14,7 @@
  */
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
-import { chainSettingsInput } from './anchor-contract';
+import { ANCHOR_LEDGER_STATES, chainSettingsInput } from './anchor-contract';
 import {
   MAX_UPLOAD_B64,
   MAX_VERIFY_TEXT,
@@ -59,7 +59,11 @@ import { KEY_ALGORITHMS, REPORT_STATUSES, TRUST_STATUSES } from './vocabulary';
 const MAX_TEXT = 512;
 
 function filtersInput(value: unknown): ReceiptFilters {
-  const source = objectInput(value, ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle'], 'filters');
+  const source = objectInput(
+    value,
+    ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle', 'anchor'],
+    'filters',
+  );
   const filters: ReceiptFilters = {};
   const format = optionalString(source, 'format', 128);
   if (format !== undefined) filters.format = format;
@@ -87,6 +91,8 @@ function filtersInput(value: unknown): ReceiptFilters {
   if (text !== undefined) filters.text = text;
   const bundle = optionalInteger(source, 'bundle', 1, Number.MAX_SAFE_INTEGER);
   if (bundle !== undefined) filters.bundle = bundle;
+  const anchor = optionalOneOf(source, 'anchor', ANCHOR_LEDGER_STATES);
+  if (anchor !== undefined) filters.anchor = anchor;
   return filters;
 }
 
@@ -169,6 +175,21 @@ export const APP_API: Validators = {
   'anchors.get': idInput,
   'anchors.ofReceipt': idInput,
   'anchors.check': idInput,
+  'anchors.counts': noInput,
+  'anchors.checkProgress': jobInput,
+  'anchors.checkCancel': jobInput,
+  'anchors.checkStart': (input) => {
+    const source = objectInput(input, ['filters', 'batch_id']);
+    if ((source.filters === undefined) === (source.batch_id === undefined))
+      throw new ApiInputError('Give exactly one of filters (the receipts to check) and batch_id (the batch to check)');
+    if (source.batch_id !== undefined) {
+      const batchId = stringField(source, 'batch_id', 17);
+      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/.test(batchId))
+        throw new ApiInputError('batch_id must be a batch id, YYYY-MM-DDThh:mmZ', '/batch_id');
+      return { batch_id: batchId };
+    }
+    return { filters: filtersInput(source.filters) };
+  },
 
   // Written by hand (see the module's comment).
   'receipts.list': (input) => {
