@@ -9,6 +9,7 @@ import {
 import { recordAnchorCheck } from './anchor-checks';
 import { insertAnchor, resolveAnchor } from './anchors';
 import { MIGRATIONS } from './migrations/index';
+import { receiptAnchorStateSql } from './migrations/0008-receipt-anchor-state';
 import { openLedger, type Ledger } from './open-ledger';
 import { anchorStateCounts, countReceipts, getReceipt, insertReceipts, listReceipts } from './receipts';
 import { makeReceipt, makeTemporaryLedger, sha256Hex } from './test-support';
@@ -189,3 +190,20 @@ function insertLegacy(ledger: Ledger, seed: string, states: AnchorState[]): void
     .run(sha256Hex(seed));
   for (const state of states) writeRecord(ledger, sha256Hex(seed), state);
 }
+
+describe('the state expression’s query plan', () => {
+  it('looks up the receipt’s own records (idx_anchors_receipt), never every record in a state', () => {
+    const ledger = temporary();
+    const plan = (
+      ledger.readable
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT ${receiptAnchorStateSql('receipts.receipt_sha256')} FROM receipts WHERE receipt_sha256 = ?`,
+        )
+        .all('x') as { detail: string }[]
+    )
+      .map((row) => row.detail)
+      .join('\n');
+    expect(plan).toContain('idx_anchors_receipt');
+    expect(plan).not.toContain('idx_anchors_state');
+  });
+});

@@ -388,8 +388,8 @@ function countNewRows(
  */
 const RECEIPT_ANCHOR_STATE_SQL = sqlFragment`CASE
     WHEN NOT EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256) THEN 'none'
-    WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND a.state = 'verified') THEN 'verified'
-    WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND a.state <> 'failed') THEN 'pending'
+    WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND +a.state = 'verified') THEN 'verified'
+    WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND +a.state <> 'failed') THEN 'pending'
     ELSE 'failed' END`;
 
 /**

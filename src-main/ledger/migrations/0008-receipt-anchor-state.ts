@@ -19,12 +19,17 @@
 import type { WritableDB } from '../database';
 import type { Migration } from './types';
 
-/** The state of the receipt whose digest is `digest` (an SQL expression), from its anchors. */
+/**
+ * The state of the receipt whose digest is `digest` (an SQL expression), from its anchors.
+ * `+state` keeps SQLite from walking idx_anchors_state (every anchor in that state) instead of
+ * idx_anchors_receipt (the receipt's few records): without it, each trigger run read every
+ * verified anchor (measured: 3 ms an anchor at 30,000 anchors, growing with the ledger).
+ */
 export function receiptAnchorStateSql(digest: string): string {
   return `CASE
     WHEN NOT EXISTS (SELECT 1 FROM anchors WHERE receipt_sha256 = ${digest}) THEN 'none'
-    WHEN EXISTS (SELECT 1 FROM anchors WHERE receipt_sha256 = ${digest} AND state = 'verified') THEN 'verified'
-    WHEN EXISTS (SELECT 1 FROM anchors WHERE receipt_sha256 = ${digest} AND state <> 'failed') THEN 'pending'
+    WHEN EXISTS (SELECT 1 FROM anchors WHERE receipt_sha256 = ${digest} AND +state = 'verified') THEN 'verified'
+    WHEN EXISTS (SELECT 1 FROM anchors WHERE receipt_sha256 = ${digest} AND +state <> 'failed') THEN 'pending'
     ELSE 'failed' END`;
 }
 
