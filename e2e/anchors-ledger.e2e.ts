@@ -226,6 +226,7 @@ describe('anchoring across the ledger, on a real anvil', () => {
       .poll(() => grid.locator('.receipts-row [data-anchor-ledger="verified"]').count(), { timeout: 10_000 })
       .toBe(4);
     expect(await grid.locator('.receipts-row [data-anchor-ledger="failed"]').count()).toBe(2);
+    await page.getByTestId('receipts-total').getByText('6 receipts', { exact: true }).waitFor();
     await page.screenshot({ path: join(SCREENSHOTS, 'receipts-check-on-chain.png') });
 
     const states = await statesByDigest();
