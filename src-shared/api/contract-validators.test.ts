@@ -259,6 +259,11 @@ describe('anchors.checkStart', () => {
     );
     expect(refusal('anchors.checkStart', { batch_id: 'yesterday' }).path).toBe('/batch_id');
     expect(refusal('anchors.checkStart', { filters: { anchor: 'green' } }).message).toContain('anchor');
+    // Not a report scope (a report states its filters; this one it cannot state yet).
+    expect(refusal('reports.create', { filters: { anchor: 'verified' } })).toEqual({
+      message: 'filters.anchor is not a report scope; filter by format, status, trust, issuer, time or text',
+      path: '/filters/anchor',
+    });
   });
 });
 

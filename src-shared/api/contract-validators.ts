@@ -281,6 +281,13 @@ export const APP_API: Validators = {
       throw new ApiInputError(
         'filters.bundle is not a report scope; filter by format, status, trust, issuer, time or text',
       );
+    // A report's scope names its filters, and its rows carry their own anchor column; the
+    // ledger's anchor state is not (yet) a scope a report can state.
+    if (filters.anchor !== undefined)
+      throw new ApiInputError(
+        'filters.anchor is not a report scope; filter by format, status, trust, issuer, time or text',
+        '/filters/anchor',
+      );
     const result: AppApiParams['reports.create'] = { filters };
     put(result, 'as_of', optionalTimestamp(source, 'as_of'));
     return result;
