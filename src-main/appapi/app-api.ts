@@ -39,6 +39,7 @@ import { exportEvidence } from '../operations/evidence';
 import {
   anchorBatches,
   anchorDetail,
+  anchorLedgerCounts,
   checkAnchorOnChain,
   listAnchorRows,
   receiptAnchorDetail,
@@ -77,6 +78,7 @@ import {
   toReceiptRow,
   trustAuditEntries,
 } from '../operations/ledger-views';
+import { createAnchorCheckJobs } from './anchor-check-jobs';
 import { createImportJobs } from './import-jobs';
 import type { ServiceControl } from './service-control';
 import { readSettings, writeSettings } from './settings-store';
@@ -149,6 +151,7 @@ function toLedgerFilters(filters: ReceiptFilters = {}): LedgerFilters {
   if (filters.to !== undefined) out.to = Date.parse(filters.to);
   if (filters.text !== undefined) out.text = filters.text;
   if (filters.bundle !== undefined) out.source = { kind: 'bundle', ref: String(filters.bundle) };
+  if (filters.anchor !== undefined) out.anchor = filters.anchor;
   return out;
 }
 
@@ -265,6 +268,7 @@ function verifyExtras(files: VerifyFiles, store: readonly KeyEntry[]): VerifyExt
 export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const jobs = createImportJobs(log);
+  const anchorJobs = createAnchorCheckJobs(log);
   let opened: Workspace | undefined;
 
   function workspace(): Workspace {
@@ -570,6 +574,23 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     'anchors.get': (input) => anchorDetail(workspace(), input.id),
     'anchors.ofReceipt': (input) => receiptAnchorDetail(workspace(), input.id),
     'anchors.check': (input) => checkAnchorOnChain(workspace(), input.id, readSettings(options.dataDirectory).chain),
+    'anchors.counts': () => anchorLedgerCounts(workspace()),
+    'anchors.checkStart': (input) =>
+      anchorJobs.start(
+        workspace(),
+        'batch_id' in input ? { kind: 'batch', batch_id: input.batch_id } : { kind: 'filter', filters: input.filters },
+        readSettings(options.dataDirectory).chain,
+      ),
+    'anchors.checkProgress': (input) => {
+      const progress = anchorJobs.progress(input.jobId);
+      if (!progress) throw notFound(`There is no anchor check job ${input.jobId}.`);
+      return progress;
+    },
+    'anchors.checkCancel': (input) => {
+      const progress = anchorJobs.cancel(input.jobId);
+      if (!progress) throw notFound(`There is no anchor check job ${input.jobId}.`);
+      return progress;
+    },
   };
 
   const dispatch = (async (method: string, input: unknown) => {

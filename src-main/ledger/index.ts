@@ -34,6 +34,7 @@ export {
   RECEIPT_SORT_COLUMNS,
   RECEIPT_STATUSES,
   TRUST_STATUSES,
+  anchorStateCounts,
   countReceipts,
   findReceiptsByDocumentId,
   findSourcedReceiptsByName,

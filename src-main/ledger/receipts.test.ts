@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { ANCHOR_LEDGER_STATES, type AnchorLedgerState } from '../../src-shared/api/anchor-contract';
 import type { ReportStatus, TrustStatus } from '../../src-shared/verify/report';
 import { explainQueryPlan } from './database';
 import { LedgerError } from './errors';
@@ -14,6 +15,7 @@ import {
   textToMatchExpression,
   updateReceiptReport,
   type ListReceiptsQuery,
+  type NewReceipt,
   type ReceiptFilters,
   type ReceiptSortColumn,
   type ReceiptSummary,
@@ -254,6 +256,7 @@ interface Generated {
   receipt_id: string | null;
   text: string;
   bundle: string;
+  anchor: AnchorLedgerState;
 }
 
 /** Sort keys as the ledger defines them (unknown sorts first), for the reference order. */
@@ -274,6 +277,8 @@ function referenceKeys(row: Generated, column: ReceiptSortColumn): (string | num
       return [row.issuer ?? '', issued, row.id];
     case 'receipt_id':
       return [row.receipt_id ?? '', row.id];
+    case 'anchor':
+      return [row.anchor, issued, row.id];
   }
 }
 
@@ -298,6 +303,7 @@ function matches(row: Generated, filters: ReceiptFilters): boolean {
     if (filters.to !== undefined && row.issued_at >= filters.to) return false;
   }
   if (filters.source !== undefined && row.bundle !== filters.source.ref) return false;
+  if (filters.anchor !== undefined && row.anchor !== filters.anchor) return false;
   return true;
 }
 
@@ -435,7 +441,7 @@ describe('listReceipts over 1,000 rows with many ties', () => {
     ledger = made.ledger;
     dispose = made.dispose;
     const next = random(20261122);
-    const batch = [];
+    const batch: NewReceipt[] = [];
     for (let index = 0; index < 1000; index += 1) {
       // Few distinct issue times, so most rows tie on every sort key but the id.
       const issued_at = next() < 0.1 ? null : 1_700_000_000_000 + Math.floor(next() * 20) * 60_000;
@@ -449,6 +455,7 @@ describe('listReceipts over 1,000 rows with many ties', () => {
         receipt_id: next() < 0.1 ? null : `rcp_${String(Math.floor(next() * 50)).padStart(2, '0')}`,
         text: index % 10 === 0 ? 'Zürich audit' : index % 7 === 0 ? 'acme shipment' : 'routine',
         bundle: String(index % 3),
+        anchor: pick(next, ANCHOR_LEDGER_STATES),
       };
       generated.push(row);
       batch.push({
@@ -465,6 +472,21 @@ describe('listReceipts over 1,000 rows with many ties', () => {
       });
     }
     insertReceipts(ledger.writable, batch);
+    // An anchor record in the state that gives each row its anchor state.
+    const record = ledger.writable.prepare(
+      `INSERT INTO anchors (svc_anchor, batch_id, receipt_sha256, record_json, status, created_at, updated_at, check_state)
+       VALUES (?, '2026-11-23T09:00Z', ?, '{}', ?, 0, 0, ?)`,
+    );
+    generated.forEach((row, index) => {
+      if (row.anchor === 'none') return;
+      const digest = (batch[index] as { receipt_sha256: string }).receipt_sha256;
+      record.run(
+        `urn:test:${index}`,
+        digest,
+        row.anchor === 'pending' ? 'pending' : 'resolved',
+        row.anchor === 'pending' ? null : row.anchor,
+      );
+    });
   });
   afterAll(() => dispose());
 
@@ -491,10 +513,12 @@ describe('listReceipts over 1,000 rows with many ties', () => {
     ['to', { to: 1_700_000_000_000 + 5 * 60_000 }],
     ['from and to', { from: 1_700_000_000_000 + 3 * 60_000, to: 1_700_000_000_000 + 9 * 60_000 }],
     ['source', { source: { kind: 'bundle', ref: '2' } }],
+    ['anchor state', { anchor: 'pending' }],
+    ['anchor state and status', { anchor: 'failed', status: 'PASS' }],
     ['several at once', { status: 'PASS', trust: 'unpinned', format: 'profile/nano' }],
   ];
   for (const [name, filters] of filterCases) {
-    for (const column of ['issued_at', 'imported_at', 'status', 'issuer'] as ReceiptSortColumn[]) {
+    for (const column of ['issued_at', 'imported_at', 'status', 'issuer', 'anchor'] as ReceiptSortColumn[]) {
       it(`filters by ${name}, sorted by ${column}, paging exactly`, () => {
         const rows = allPages(ledger, { filters, sort: { column, direction: 'desc' }, limit: 23 });
         const expected = generated
@@ -595,6 +619,13 @@ describe('listReceipts over 1,000 rows with many ties', () => {
       ['status filter', { filters: { status: 'PASS' } }, 'idx_receipts_status_issued'],
       ['trust filter', { filters: { trust: 'trusted' } }, 'idx_receipts_trust_issued'],
       ['issuer filter', { filters: { issuer: 'did:svc:evroom:k1' } }, 'idx_receipts_issuer_issued'],
+      ['anchor filter', { filters: { anchor: 'verified' } }, 'idx_receipts_anchor_issued'],
+      ['by anchor state', { sort: { column: 'anchor', direction: 'asc' } }, 'idx_receipts_anchor_issued'],
+      [
+        'anchor filter, import order',
+        { filters: { anchor: 'pending' }, sort: { column: 'imported_at', direction: 'desc' } },
+        'idx_receipts_anchor_id',
+      ],
       [
         'status filter, status sort',
         { filters: { status: 'PASS' }, sort: { column: 'status', direction: 'asc' } },

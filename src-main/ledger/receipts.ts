@@ -13,6 +13,7 @@
  * combined with sorting by another categorical column (filter status, sort by trust) sorts the
  * filter's matching rows, about 5 microseconds each (49 ms a page for 10,000 matches at 1M rows).
  */
+import { ANCHOR_LEDGER_STATES, type AnchorLedgerState } from '../../src-shared/api/anchor-contract';
 import { REPORT_STATUSES, TRUST_STATUSES } from '../../src-shared/api/vocabulary';
 import {
   REPORT_VERSION,
@@ -108,6 +109,8 @@ export interface ReceiptSummary {
   imported_at: number;
   status: ReportStatus;
   trust: TrustStatus;
+  /** Its anchor state (migration 8; docs/anchoring.md). */
+  anchor_state: AnchorLedgerState;
 }
 
 /** A full stored receipt. */
@@ -127,6 +130,7 @@ export const RECEIPT_SORT_COLUMNS = [
   'trust',
   'issuer',
   'receipt_id',
+  'anchor',
 ] as const;
 export type ReceiptSortColumn = (typeof RECEIPT_SORT_COLUMNS)[number];
 export type SortDirection = 'asc' | 'desc';
@@ -149,6 +153,8 @@ export interface ReceiptFilters {
   text?: string;
   /** Only receipts recorded from this source (e.g. one bundle). */
   source?: ReceiptSource;
+  /** Only receipts in this anchor state. */
+  anchor?: AnchorLedgerState;
 }
 
 /** A list request. */
@@ -169,7 +175,7 @@ export interface ReceiptPage {
 }
 
 interface SortKeyColumn {
-  column: 'id' | 'issued_order' | 'issuer_order' | 'receipt_id_order' | 'format' | 'status' | 'trust';
+  column: 'id' | 'issued_order' | 'issuer_order' | 'receipt_id_order' | 'format' | 'status' | 'trust' | 'anchor_state';
   type: CursorValueType;
 }
 
@@ -190,8 +196,18 @@ const SORT_KEYS: Record<ReceiptSortColumn, readonly SortKeyColumn[]> = {
   trust: [{ column: 'trust', type: 'text' }, ISSUED, ID],
   issuer: [{ column: 'issuer_order', type: 'text' }, ISSUED, ID],
   receipt_id: [{ column: 'receipt_id_order', type: 'text' }, ID],
+  anchor: [{ column: 'anchor_state', type: 'text' }, ISSUED, ID],
 };
-const SORT_KEY_IDENTIFIERS = ['id', 'issued_order', 'issuer_order', 'receipt_id_order', 'format', 'status', 'trust'];
+const SORT_KEY_IDENTIFIERS = [
+  'id',
+  'issued_order',
+  'issuer_order',
+  'receipt_id_order',
+  'format',
+  'status',
+  'trust',
+  'anchor_state',
+];
 
 /** The longest report text stored (a report lists checks and errors; 1 MiB is far beyond any). */
 const MAX_REPORT_JSON_LENGTH = 1024 * 1024;
@@ -231,7 +247,7 @@ function checkReport(value: unknown, name: string): Report {
 }
 
 /** The columns of a {@link ReceiptSummary}. */
-const SUMMARY_COLUMNS = sqlFragment`r.id, r.receipt_sha256, r.format, r.receipt_id, r.issuer_key_id, r.issued_at, r.imported_at, r.status, r.trust`;
+const SUMMARY_COLUMNS = sqlFragment`r.id, r.receipt_sha256, r.format, r.receipt_id, r.issuer_key_id, r.issued_at, r.imported_at, r.status, r.trust, r.anchor_state`;
 
 interface CheckedReceipt {
   receipt_sha256: string;
@@ -327,6 +343,7 @@ export function insertReceipts(
     });
     indexNewRows(database, results);
     countNewRows(database, checked, results);
+    anchorNewRows(database, results);
     return results;
   });
 }
@@ -363,6 +380,40 @@ function countNewRows(
           ON CONFLICT (dimension, value) DO UPDATE SET n = n + excluded.n`,
     );
   }
+}
+
+/**
+ * A receipt's anchor state from its anchor records (the rule of migration 8, which its
+ * triggers apply; `anchorLedgerState` of src-shared/api/anchor-contract.ts says it in code).
+ */
+const RECEIPT_ANCHOR_STATE_SQL = sqlFragment`CASE
+    WHEN NOT EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256) THEN 'none'
+    WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND +a.state = 'verified') THEN 'verified'
+    WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND +a.state <> 'failed') THEN 'pending'
+    ELSE 'failed' END`;
+
+/**
+ * Count the rows this call created as not anchored, then give those whose anchor records were
+ * stored before them their state (the update trigger of migration 8 moves their counts).
+ */
+function anchorNewRows(database: WritableDB, results: readonly InsertedReceipt[]): void {
+  let first = Number.POSITIVE_INFINITY;
+  let last = 0;
+  let created = 0;
+  for (const result of results) {
+    if (!result.created) continue;
+    created += 1;
+    first = Math.min(first, result.id);
+    last = Math.max(last, result.id);
+  }
+  if (created === 0) return;
+  execute(database, sql`UPDATE receipt_anchor_counts SET n = n + ${created} WHERE state = 'none'`);
+  execute(
+    database,
+    sql`UPDATE receipts SET anchor_state = ${RECEIPT_ANCHOR_STATE_SQL}
+        WHERE id BETWEEN ${first} AND ${last}
+          AND receipt_sha256 IN (SELECT receipt_sha256 FROM anchors WHERE receipt_sha256 IS NOT NULL)`,
+  );
 }
 
 /**
@@ -422,6 +473,7 @@ interface ReceiptRow {
   imported_at: number;
   status: ReportStatus;
   trust: TrustStatus;
+  anchor_state: AnchorLedgerState;
   report_json: string;
   search_text: string;
 }
@@ -440,7 +492,7 @@ export function getReceipt(database: ReadableDB, receipt: number | string): Rece
   const row = queryOne<ReceiptRow>(
     database,
     sql`SELECT id, receipt_sha256, raw, format, receipt_id, issuer_key_id, issued_at, imported_at,
-               status, trust, report_json, search_text
+               status, trust, anchor_state, report_json, search_text
         FROM receipts WHERE id = ${id}`,
   );
   if (row === undefined) return undefined;
@@ -517,6 +569,7 @@ export function textToMatchExpression(text: string): string | undefined {
 }
 
 interface CheckedFilters {
+  anchor?: AnchorLedgerState;
   format?: string;
   status?: ReportStatus;
   trust?: TrustStatus;
@@ -531,7 +584,7 @@ function checkFilters(value: unknown): CheckedFilters {
   if (value === undefined) return {};
   const filters = checkObject(value, 'filters');
   const checked: CheckedFilters = {};
-  const known = new Set(['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'source']);
+  const known = new Set(['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'source', 'anchor']);
   for (const name of Object.keys(filters)) {
     if (!known.has(name)) throw new RangeError(`filters.${name} is not a filter`);
   }
@@ -548,12 +601,13 @@ function checkFilters(value: unknown): CheckedFilters {
     if (match !== undefined) checked.match = match;
   }
   if (filters.source !== undefined) checked.source = checkSource(filters.source, 'filters.source');
+  if (filters.anchor !== undefined) checked.anchor = checkOneOf(filters.anchor, ANCHOR_LEDGER_STATES, 'filters.anchor');
   return checked;
 }
 
 /** The equality filters on columns that receipt_counts counts and an index leads with. */
-type EqualityColumn = 'format' | 'status' | 'trust' | 'issuer_order';
-const COUNT_DIMENSIONS: Record<EqualityColumn, string> = {
+type EqualityColumn = 'format' | 'status' | 'trust' | 'issuer_order' | 'anchor_state';
+const COUNT_DIMENSIONS: Record<Exclude<EqualityColumn, 'anchor_state'>, string> = {
   format: 'format',
   status: 'status',
   trust: 'trust',
@@ -566,6 +620,7 @@ function equalityFilters(filters: CheckedFilters): [EqualityColumn, string][] {
   if (filters.format !== undefined) equalities.push(['format', filters.format]);
   if (filters.trust !== undefined) equalities.push(['trust', filters.trust]);
   if (filters.status !== undefined) equalities.push(['status', filters.status]);
+  if (filters.anchor !== undefined) equalities.push(['anchor_state', filters.anchor]);
   return equalities;
 }
 
@@ -580,6 +635,7 @@ function filterConditions(filters: CheckedFilters, joinedSource = false): SqlFra
   if (filters.status !== undefined) conditions.push(sqlFragment`r.status = ${filters.status}`);
   if (filters.trust !== undefined) conditions.push(sqlFragment`r.trust = ${filters.trust}`);
   if (filters.issuer !== undefined) conditions.push(sqlFragment`r.issuer_order = ${filters.issuer}`);
+  if (filters.anchor !== undefined) conditions.push(sqlFragment`r.anchor_state = ${filters.anchor}`);
   if (filters.from !== undefined || filters.to !== undefined) {
     // issued_order is -1 for "unknown", so a lower bound of at least 0 leaves those out.
     conditions.push(sqlFragment`r.issued_order >= ${filters.from ?? 0}`);
@@ -617,6 +673,7 @@ const FILTER_INDEXES: Record<EqualityColumn, { issued: string; imported: string 
   format: { issued: 'idx_receipts_format_issued', imported: 'idx_receipts_format_id' },
   trust: { issued: 'idx_receipts_trust_issued', imported: 'idx_receipts_trust_id' },
   status: { issued: 'idx_receipts_status_issued', imported: 'idx_receipts_status_id' },
+  anchor_state: { issued: 'idx_receipts_anchor_issued', imported: 'idx_receipts_anchor_id' },
 };
 const FILTER_INDEX_NAMES = Object.values(FILTER_INDEXES).flatMap((names) => [names.issued, names.imported]);
 
@@ -632,18 +689,44 @@ function valueCounts(
   equalities: readonly [EqualityColumn, string][],
 ): Map<EqualityColumn, number> {
   const counts = new Map<EqualityColumn, number>(equalities.map(([column]) => [column, 0]));
+  const counted: [Exclude<EqualityColumn, 'anchor_state'>, string][] = [];
+  for (const [column, value] of equalities) {
+    if (column === 'anchor_state') {
+      counts.set(column, anchorStateCounts(database)[value as AnchorLedgerState]);
+    } else counted.push([column, value]);
+  }
+  if (counted.length === 0) return counts;
   const pairs = sqlJoin(
-    equalities.map(([column, value]) => sqlFragment`(${COUNT_DIMENSIONS[column]}, ${value})`),
+    counted.map(([column, value]) => sqlFragment`(${COUNT_DIMENSIONS[column]}, ${value})`),
     ', ',
   );
   const rows = queryAll<{ dimension: string; n: number }>(
     database,
     sql`SELECT dimension, n FROM receipt_counts WHERE (dimension, value) IN (VALUES ${pairs})`,
   );
-  for (const [column] of equalities) {
+  for (const [column] of counted) {
     const row = rows.find((candidate) => candidate.dimension === COUNT_DIMENSIONS[column]);
     counts.set(column, row?.n ?? 0);
   }
+  return counts;
+}
+
+/**
+ * How many receipts are in each anchor state (exact; kept by migration 8's triggers).
+ *
+ * @param database - any handle
+ * @returns every state, zeros included
+ */
+export function anchorStateCounts(database: ReadableDB): Record<AnchorLedgerState, number> {
+  const counts = Object.fromEntries(ANCHOR_LEDGER_STATES.map((state) => [state, 0])) as Record<
+    AnchorLedgerState,
+    number
+  >;
+  for (const row of queryAll<{ state: AnchorLedgerState; n: number }>(
+    database,
+    sql`SELECT state, n FROM receipt_anchor_counts`,
+  ))
+    counts[row.state] = row.n;
   return counts;
 }
 

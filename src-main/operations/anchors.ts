@@ -11,8 +11,9 @@
  *   only code that talks to a chain, and records the verdict when the chain answered.
  */
 import {
-  ANCHOR_STATES,
+  receiptAnchorState,
   type AnchorBatchesView,
+  type AnchorLedgerCounts,
   type AnchorCheckResult,
   type AnchorCheckState,
   type AnchorDetail,
@@ -31,6 +32,7 @@ import { compareBytes, concatBytes, equalBytes, hexEncode, utf8Encode } from '..
 import { jcsTree, parseJsonBytes, type JsonValue } from '../../src-shared/json';
 import { verifyAnchor } from '../anchor/verify-anchor';
 import {
+  anchorStateCounts,
   anchorStateTotals,
   anchorsOfReceipt,
   getAnchorState,
@@ -256,6 +258,17 @@ export async function anchorBatches(
 }
 
 /**
+ * How many receipts of the ledger are in each anchor state (exact counts, kept by the ledger).
+ *
+ * @param workspace - The open workspace.
+ * @returns The counts and the number of receipts.
+ */
+export function anchorLedgerCounts(workspace: Workspace): AnchorLedgerCounts {
+  const counts = anchorStateCounts(workspace.ledger.readable);
+  return { counts, total: counts.none + counts.pending + counts.verified + counts.failed };
+}
+
+/**
  * Anchor records in ledger order, filtered by batch and state.
  *
  * @param workspace - The open workspace.
@@ -336,11 +349,7 @@ export function anchorDetail(workspace: Workspace, id: number): AnchorDetail {
 
 /** A receipt's state: the best state of its anchors, `none` without one. */
 function receiptState(rows: readonly { state: AnchorState }[]): ReceiptAnchorState {
-  let best: ReceiptAnchorState = 'none';
-  for (const row of rows) {
-    if (best === 'none' || ANCHOR_STATES.indexOf(row.state) < ANCHOR_STATES.indexOf(best)) best = row.state;
-  }
-  return best;
+  return receiptAnchorState(rows.map((row) => row.state));
 }
 
 /**
@@ -380,6 +389,15 @@ export function receiptAnchorDetail(workspace: Workspace, receiptLedgerId: numbe
     state: receiptState(anchors),
     anchors,
   };
+}
+
+/**
+ * Whether steps 1-2 passed and only the depth (step 3) is short: the transaction carries the
+ * root but has fewer confirmations than Settings require. The app records that as `pending`
+ * (awaiting confirmations; a later check can verify it), not `failed` (docs/anchoring.md).
+ */
+function awaitingConfirmations(steps: readonly AnchorStepView[]): boolean {
+  return steps[0]?.status === 'pass' && steps[1]?.status === 'pass' && steps[2]?.status === 'fail';
 }
 
 /**
@@ -434,7 +452,7 @@ export async function checkAnchorOnChain(
         : { rpcUrl: chain.rpc_url }),
     });
     steps = verification.steps;
-    state = verification.anchor_status as AnchorCheckState;
+    state = awaitingConfirmations(steps) ? 'pending' : (verification.anchor_status as AnchorCheckState);
   }
   const chainAnswered = !(steps[0]?.status === 'pass' && steps[1]?.status === 'unchecked');
   let recorded = false;

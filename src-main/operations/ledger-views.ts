@@ -67,6 +67,7 @@ export function toReceiptRow(summary: ReceiptSummary): ReceiptRow {
     imported_at: summary.imported_at,
     status: summary.status,
     trust: summary.trust,
+    anchor_state: summary.anchor_state,
   };
 }
 

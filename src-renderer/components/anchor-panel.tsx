@@ -38,7 +38,8 @@ const STATE: Record<ReceiptAnchorState, { icon: string; tone: string; label: str
     icon: '◔',
     tone: 'warn',
     label: 'pending',
-    meaning: 'the batch has not posted its root yet: no proof to check',
+    meaning:
+      'the batch has not posted its root yet (no proof to check), or its transaction has fewer confirmations than Settings require',
   },
   unchecked: {
     icon: '–',

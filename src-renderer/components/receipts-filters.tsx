@@ -7,6 +7,7 @@
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import { STATUS_OPTIONS, TRUST_OPTIONS } from './receipts-shared';
+import { ANCHOR_LEDGER_OPTIONS } from './anchor-ledger';
 
 /** How long typing must pause before a typed filter applies. */
 const TYPING_DELAY_MS = 300;
@@ -108,6 +109,7 @@ export interface FilterValues {
   to?: string;
   text?: string;
   bundle?: string;
+  anchor?: string;
 }
 
 /**
@@ -172,6 +174,21 @@ export function ReceiptsFilters({
         >
           <option value="">Any trust</option>
           {TRUST_OPTIONS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="receipts-filter">
+        Anchor
+        <select
+          value={values.anchor ?? ''}
+          data-testid="filter-anchor"
+          onChange={(event) => onChange({ anchor: event.target.value })}
+        >
+          <option value="">Any anchor state</option>
+          {ANCHOR_LEDGER_OPTIONS.map((option) => (
             <option key={option.value} value={option.value}>
               {option.label}
             </option>

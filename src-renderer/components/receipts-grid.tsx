@@ -25,6 +25,8 @@ import { StatusBadge, TrustBadge } from './status';
 import { formatInstant } from './ui';
 import { hrefFor } from '../router';
 import { MiddleTruncated, copyText } from './receipts-shared';
+import { MiddleTruncated } from './receipts-shared';
+import { AnchorLedgerBadge } from './anchor-ledger';
 
 /** One row's height in pixels; the CSS uses the same number (receipts.css, --receipts-row). */
 export const ROW_HEIGHT = 40;
@@ -51,6 +53,7 @@ function formatTitle(format: string): string {
 const COLUMNS: readonly Column[] = [
   { label: 'Status', sort: 'status', className: 'col-status' },
   { label: 'Trust', sort: 'trust', className: 'col-trust' },
+  { label: 'Anchor', sort: 'anchor', className: 'col-anchor' },
   { label: 'Format', sort: 'format', className: 'col-format' },
   { label: 'Receipt id', sort: 'receipt_id', className: 'col-id' },
   { label: 'Issuer key id', sort: 'issuer', className: 'col-issuer' },
@@ -95,6 +98,9 @@ const ReceiptGridRow = memo(function ReceiptGridRow({
       </div>
       <div role="gridcell" className="receipts-cell col-trust receipts-raised">
         <TrustBadge trust={row.trust} />
+      </div>
+      <div role="gridcell" className="receipts-cell col-anchor receipts-raised">
+        <AnchorLedgerBadge state={row.anchor_state} />
       </div>
       <div role="gridcell" className="receipts-cell col-format receipts-raised">
         <span className="receipts-format" title={formatTitle(row.format)}>

@@ -15,7 +15,17 @@ const LAST_QUERY_KEY = 'evroom.receipts.query';
 const LAST_OPENED_KEY = 'evroom.receipts.opened';
 
 /** The URL query names of the filters, in the order they are written. */
-export const FILTER_PARAMETERS = ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle'] as const;
+export const FILTER_PARAMETERS = [
+  'format',
+  'status',
+  'trust',
+  'issuer',
+  'from',
+  'to',
+  'text',
+  'bundle',
+  'anchor',
+] as const;
 
 /** The list's default order when the URL names none: newest issued first. */
 export const DEFAULT_SORT: ReceiptSortColumn = 'issued_at';

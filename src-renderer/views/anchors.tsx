@@ -11,6 +11,7 @@ import { ANCHOR_STATES, type AnchorDetail, type AnchorRow, type AnchorState } fr
 import { api, errorMessage, useApi } from '../api';
 import { hrefFor, navigate } from '../router';
 import { AnchorPanel, AnchorStateBadge, HashChip, anchorStateLabel } from '../components/anchor-panel';
+import { AnchorCheckControl } from '../components/anchor-check-job';
 import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
 import { CopyableValue } from '../components/copyable-value';
 import './anchors.css';
@@ -35,6 +36,8 @@ function filterHref(state: AnchorState | undefined, batch: string | undefined): 
 
 function AnchorLists({ state, batch }: { state: AnchorState | undefined; batch: string | undefined }) {
   const batches = useApi('anchors.batches', { limit: 50 });
+  // Bumped when a batch check ends, to reload the records it changed.
+  const [reloads, setReloads] = useState(0);
   const totals = batches.data?.totals;
   const all = totals === undefined ? undefined : ANCHOR_STATES.reduce((sum, name) => sum + totals[name], 0);
   return (
@@ -140,7 +143,21 @@ function AnchorLists({ state, batch }: { state: AnchorState | undefined; batch: 
               </table>
             </div>
           </Panel>
-          <AnchorRecords state={state} batch={batch} />
+          {batch && (
+            <Panel title={`Check batch ${batch} on chain`}>
+              <AnchorCheckControl
+                key={batch}
+                input={{ batch_id: batch }}
+                label="Check this batch on chain"
+                what={`batch ${batch}`}
+                onFinished={() => {
+                  batches.reload();
+                  setReloads((count) => count + 1);
+                }}
+              />
+            </Panel>
+          )}
+          <AnchorRecords key={reloads} state={state} batch={batch} />
         </>
       )}
     </Page>

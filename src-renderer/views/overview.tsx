@@ -21,6 +21,7 @@ import { hrefFor } from '../router';
 import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount, formatInstant } from '../components/ui';
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
 import { CopyButton } from '../components/receipts-shared';
+import { AnchorSummary } from '../components/anchor-summary';
 import './overview.css';
 
 /** The tone of each status's bar, matching its badge (the badge's word and icon carry the meaning). */
@@ -337,6 +338,7 @@ function Dashboard({ overview }: { overview: Overview }) {
           <FormatBreakdown formats={overview.byFormat} total={total} />
         </Panel>
       </div>
+      <AnchorSummary />
 
       <Panel title="Recent imports">
         <RecentImports bundles={overview.recentImports} total={overview.bundles} />

@@ -15,6 +15,7 @@ import { EmptyState, ErrorNotice, Loading, Page, formatCount } from '../componen
 import { ReceiptsFilters, type FilterValues } from '../components/receipts-filters';
 import { ReceiptsGrid } from '../components/receipts-grid';
 import { ReceiptsExport } from '../components/receipts-export';
+import { AnchorCheckControl } from '../components/anchor-check-job';
 import {
   FILTER_PARAMETERS,
   lastOpened,
@@ -76,6 +77,8 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
   const [countError, setCountError] = useState<string | undefined>(undefined);
   const [selected, setSelected] = useState(-1);
   const [formats, setFormats] = useState<string[]>([]);
+  // Bumped when a "check these on chain" job ends, to reload what it changed.
+  const [reloads, setReloads] = useState(0);
   const generation = useRef(0);
   const fetchingMore = useRef(false);
   const restored = useRef(false);
@@ -124,7 +127,7 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
         setLoading(false);
       },
     );
-  }, [listKey, problem]);
+  }, [listKey, problem, reloads]);
 
   // The total, after a pause; it may arrive after the rows.
   useEffect(() => {
@@ -149,7 +152,7 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
       cancelled = true;
       window.clearTimeout(timer);
     };
-  }, [filterKey, problem]);
+  }, [filterKey, problem, reloads]);
 
   const capped = cursor !== null && rows.length >= MAX_LOADED;
 
@@ -261,6 +264,15 @@ export function ReceiptsView({ query }: { query: URLSearchParams }) {
                 Show receipts from every source
               </button>
             </p>
+          )}
+          {!problem && (
+            <AnchorCheckControl
+              key={filterKey}
+              input={{ filters }}
+              label={filtered ? 'Check these on chain' : 'Check every receipt on chain'}
+              what={filtered ? 'the receipts these filters select' : 'every receipt'}
+              onFinished={() => setReloads((count) => count + 1)}
+            />
           )}
         </div>
         <div className="panel receipts-table-panel">

@@ -6,7 +6,9 @@
  * (contract-schemas.ts), validated through contract-validators.ts.
  *
  * States, from what the ledger recorded and the last check found:
- * - `pending`: the record is a pending URN (its batch has not posted a root yet);
+ * - `pending`: the record is a pending URN (its batch has not posted a root yet), or the last
+ *   check on chain found its transaction carrying the root with fewer confirmations than
+ *   Settings require (steps 1-2 pass, step 3 short: awaiting confirmations);
  * - `unchecked`: a resolved record nobody checked yet (its receipt is not in the ledger, or
  *   nothing has run step 1 since it was stored);
  * - `verified_offline`: step 1 passed (the receipt's canonical SHA-256 folds through the
@@ -18,7 +20,9 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { JsonValue } from '../json/types';
-import type { AnchorsBatchesSchema, AnchorsListSchema, IdInputSchema } from './contract-schemas';
+import type { AnchorsBatchesSchema, AnchorsListSchema, IdInputSchema, JobInputSchema } from './contract-schemas';
+import type { ErrorEnvelope } from './error-envelope';
+import type { ReceiptFilters } from './contract';
 import { ApiInputError, objectInput } from './validate';
 
 /** Every state an anchor record can be in, best first. */
@@ -33,6 +37,48 @@ export type AnchorCheckState = (typeof ANCHOR_CHECK_STATES)[number];
 export const RECEIPT_ANCHOR_STATES = ['none', ...ANCHOR_STATES] as const;
 /** A receipt's anchor state. */
 export type ReceiptAnchorState = (typeof RECEIPT_ANCHOR_STATES)[number];
+
+/**
+ * A receipt's anchor state in the ledger's lists (the Receipts column and filter, the Overview's
+ * counts), from the states of the anchor records that name it (docs/anchoring.md):
+ * - `none`: no anchor record names the receipt (not anchored);
+ * - `verified`: at least one of its records verified on chain (steps 1-3) at its last check;
+ * - `failed`: every one of its records failed its last check;
+ * - `pending`: otherwise: a record is pending, resolved but unchecked, or verified offline only,
+ *   so the receipt is anchored but not yet checked on chain (or awaits confirmations).
+ * It is {@link receiptAnchorState}'s best record state, told in four words; the ledger keeps it
+ * in `receipts.anchor_state` (migration 8) by the same rule.
+ */
+export const ANCHOR_LEDGER_STATES = ['none', 'pending', 'verified', 'failed'] as const;
+/** A receipt's anchor state in the ledger's lists. */
+export type AnchorLedgerState = (typeof ANCHOR_LEDGER_STATES)[number];
+
+/**
+ * A receipt's detailed anchor state: `none` without a record, else the best state of its
+ * records (verified, verified_offline, pending, unchecked, failed in that order).
+ *
+ * @param states - The states of the records that name the receipt.
+ * @returns The best state, or `none`.
+ */
+export function receiptAnchorState(states: readonly AnchorState[]): ReceiptAnchorState {
+  let best: ReceiptAnchorState = 'none';
+  for (const state of states) {
+    if (best === 'none' || ANCHOR_STATES.indexOf(state) < ANCHOR_STATES.indexOf(best)) best = state;
+  }
+  return best;
+}
+
+/**
+ * The ledger state of a receipt whose records are in `states` (see {@link ANCHOR_LEDGER_STATES}).
+ *
+ * @param states - The states of the records that name the receipt.
+ * @returns none, pending, verified or failed.
+ */
+export function anchorLedgerState(states: readonly AnchorState[]): AnchorLedgerState {
+  const best = receiptAnchorState(states);
+  if (best === 'none' || best === 'verified' || best === 'failed') return best;
+  return 'pending';
+}
 
 /** The default depth step 3 asks for (PROTOCOL section 8: `--confirmations`, default 1). */
 export const DEFAULT_CONFIRMATIONS = 1;
@@ -185,6 +231,56 @@ export interface AnchorCheckResult {
   anchor: AnchorDetail;
 }
 
+/** How many receipts of the ledger are in each anchor state (`anchors.counts`). */
+export interface AnchorLedgerCounts {
+  /** Every state, zeros included. */
+  counts: Record<AnchorLedgerState, number>;
+  /** Every receipt. */
+  total: number;
+}
+
+/** What a "check these on chain" job checks: the receipts a filter selects, or one batch. */
+export type AnchorCheckScope = { kind: 'filter'; filters: ReceiptFilters } | { kind: 'batch'; batch_id: string };
+
+/** The phases of a "check these on chain" job. */
+export const ANCHOR_CHECK_PHASES = ['collecting', 'checking', 'done', 'failed', 'cancelled'] as const;
+/** A phase of a "check these on chain" job. */
+export type AnchorCheckPhase = (typeof ANCHOR_CHECK_PHASES)[number];
+
+/**
+ * A "check these on chain" job's progress (`anchors.checkStart`, `.checkProgress`,
+ * `.checkCancel`), polled as an import's is. Each anchor record of the scope is checked as
+ * `anchors.check` checks one (steps 1-3 against the chain RPC in Settings), and what the chain
+ * answered is recorded, so each receipt's anchor state follows.
+ */
+export interface AnchorCheckJobProgress {
+  jobId: string;
+  state: 'running' | 'done' | 'failed' | 'cancelled';
+  phase: AnchorCheckPhase;
+  scope: AnchorCheckScope;
+  /** The chain RPC asked (from Settings when the job started). */
+  rpc: string;
+  /** Anchor records to check (grows while collecting). */
+  total: number;
+  /** Records checked so far. */
+  checked: number;
+  /** Records found verified on chain (steps 1-3 pass). */
+  verified: number;
+  /** Records that failed a step (recorded). */
+  failed: number;
+  /** Records still pending (no transaction yet, or too few confirmations). */
+  pending: number;
+  /** Records the chain did not answer for (nothing recorded for them). */
+  unanswered: number;
+  /** Records whose receipt is not in the ledger (step 1 needs its bytes; not checked). */
+  skipped: number;
+  /** When the job started and, once it ended, when it ended (ms since the epoch). */
+  startedAt: number;
+  finishedAt: number | null;
+  /** Why it stopped, for `failed` and `cancelled`. */
+  error?: ErrorEnvelope;
+}
+
 /** The inputs of the anchors methods: the types of their schemas (contract-schemas.ts). */
 export interface AnchorApiParams {
   'anchors.batches': Static<typeof AnchorsBatchesSchema>;
@@ -192,6 +288,15 @@ export interface AnchorApiParams {
   'anchors.get': Static<typeof IdInputSchema>;
   'anchors.ofReceipt': Static<typeof IdInputSchema>;
   'anchors.check': Static<typeof IdInputSchema>;
+  /** How many receipts are in each anchor state. */
+  'anchors.counts': undefined;
+  /**
+   * Checks on chain every anchor record of the receipts a filter selects (`filters`, `{}` for
+   * every receipt) or of one batch (`batch_id`): exactly one of the two.
+   */
+  'anchors.checkStart': { filters: ReceiptFilters } | { batch_id: string };
+  'anchors.checkProgress': Static<typeof JobInputSchema>;
+  'anchors.checkCancel': Static<typeof JobInputSchema>;
 }
 
 /** The results of the anchors methods. */
@@ -206,6 +311,10 @@ export interface AnchorApiResults {
   'anchors.ofReceipt': ReceiptAnchorDetail;
   /** Steps 1-3 of one record against the chain RPC set in Settings. */
   'anchors.check': AnchorCheckResult;
+  'anchors.counts': AnchorLedgerCounts;
+  'anchors.checkStart': AnchorCheckJobProgress;
+  'anchors.checkProgress': AnchorCheckJobProgress;
+  'anchors.checkCancel': AnchorCheckJobProgress;
 }
 
 /**

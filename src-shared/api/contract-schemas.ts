@@ -160,6 +160,9 @@ export const APP_API_SCHEMAS = {
   'anchors.get': IdInputSchema,
   'anchors.ofReceipt': IdInputSchema,
   'anchors.check': IdInputSchema,
+  'anchors.counts': NoInputSchema,
+  'anchors.checkProgress': JobInputSchema,
+  'anchors.checkCancel': JobInputSchema,
 } as const;
 /** A method validated by its schema. */
 export type SchemaMethod = keyof typeof APP_API_SCHEMAS;

@@ -40,6 +40,9 @@ const SAMPLES: { [M in SchemaMethod]: AppApiParams[M] } = {
   'anchors.get': { id: 1 },
   'anchors.ofReceipt': { id: 2 },
   'anchors.check': { id: 3 },
+  'anchors.counts': undefined,
+  'anchors.checkProgress': { jobId: 'job-2' },
+  'anchors.checkCancel': { jobId: 'job-3' },
 };
 
 const METHODS = Object.keys(APP_API_SCHEMAS) as SchemaMethod[];
@@ -233,9 +236,12 @@ describe('the contract methods validated by their TypeBox schema', () => {
   it('name an unknown member of a hand-written method by its path too', () => {
     expect(refusal('receipts.list', { extra: 1 }).path).toBe('/extra');
     expect(refusal('receipts.list', { filters: { nope: 1 } })).toEqual({
-      message: 'filters has an unknown member "nope"; allowed: format, status, trust, issuer, from, to, text, bundle',
+      message:
+        'filters has an unknown member "nope"; allowed: format, status, trust, issuer, from, to, text, bundle, anchor',
       path: '/filters/nope',
     });
+    expect(refusal('receipts.list', { filters: { anchor: 'maybe' } }).message).toContain('anchor');
+    expect(APP_API['receipts.count']({ filters: { anchor: 'failed' } })).toEqual({ filters: { anchor: 'failed' } });
     expect(refusal('settings.set', { chain: { network: 'base' } }).path).toBe('/chain/network');
   });
 });
@@ -249,6 +255,27 @@ describe('receipts.export', () => {
     expect(refusal('receipts.export', {}).message).toBe('form must be one of csv, json');
     expect(refusal('receipts.export', { form: 'json', limit: 1001 }).message).toMatch(/^limit /);
     expect(refusal('receipts.export', { form: 'json', filters: { nope: 1 } }).path).toBe('/filters/nope');
+  });
+});
+
+describe('anchors.checkStart', () => {
+  it('takes exactly one of filters and batch_id', () => {
+    expect(APP_API['anchors.checkStart']({ filters: { anchor: 'pending' } })).toEqual({
+      filters: { anchor: 'pending' },
+    });
+    expect(APP_API['anchors.checkStart']({ filters: {} })).toEqual({ filters: {} });
+    expect(APP_API['anchors.checkStart']({ batch_id: '2026-11-23T09:00Z' })).toEqual({ batch_id: '2026-11-23T09:00Z' });
+    expect(refusal('anchors.checkStart', {}).message).toContain('exactly one of filters');
+    expect(refusal('anchors.checkStart', { filters: {}, batch_id: '2026-11-23T09:00Z' }).message).toContain(
+      'exactly one of filters',
+    );
+    expect(refusal('anchors.checkStart', { batch_id: 'yesterday' }).path).toBe('/batch_id');
+    expect(refusal('anchors.checkStart', { filters: { anchor: 'green' } }).message).toContain('anchor');
+    // Not a report scope (a report states its filters; this one it cannot state yet).
+    expect(refusal('reports.create', { filters: { anchor: 'verified' } })).toEqual({
+      message: 'filters.anchor is not a report scope; filter by format, status, trust, issuer, time or text',
+      path: '/filters/anchor',
+    });
   });
 });
 

@@ -14,7 +14,7 @@
  */
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
-import { chainSettingsInput } from './anchor-contract';
+import { ANCHOR_LEDGER_STATES, chainSettingsInput } from './anchor-contract';
 import {
   MAX_UPLOAD_B64,
   MAX_VERIFY_KEY_FILE_TEXT,
@@ -90,7 +90,11 @@ function verifyFileInput(value: unknown, kind: 'keys' | 'trust' | 'secrets'): Ve
 }
 
 function filtersInput(value: unknown): ReceiptFilters {
-  const source = objectInput(value, ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle'], 'filters');
+  const source = objectInput(
+    value,
+    ['format', 'status', 'trust', 'issuer', 'from', 'to', 'text', 'bundle', 'anchor'],
+    'filters',
+  );
   const filters: ReceiptFilters = {};
   const format = optionalString(source, 'format', 128);
   if (format !== undefined) filters.format = format;
@@ -118,6 +122,8 @@ function filtersInput(value: unknown): ReceiptFilters {
   if (text !== undefined) filters.text = text;
   const bundle = optionalInteger(source, 'bundle', 1, Number.MAX_SAFE_INTEGER);
   if (bundle !== undefined) filters.bundle = bundle;
+  const anchor = optionalOneOf(source, 'anchor', ANCHOR_LEDGER_STATES);
+  if (anchor !== undefined) filters.anchor = anchor;
   return filters;
 }
 
@@ -200,6 +206,21 @@ export const APP_API: Validators = {
   'anchors.get': idInput,
   'anchors.ofReceipt': idInput,
   'anchors.check': idInput,
+  'anchors.counts': noInput,
+  'anchors.checkProgress': jobInput,
+  'anchors.checkCancel': jobInput,
+  'anchors.checkStart': (input) => {
+    const source = objectInput(input, ['filters', 'batch_id']);
+    if ((source.filters === undefined) === (source.batch_id === undefined))
+      throw new ApiInputError('Give exactly one of filters (the receipts to check) and batch_id (the batch to check)');
+    if (source.batch_id !== undefined) {
+      const batchId = stringField(source, 'batch_id', 17);
+      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/.test(batchId))
+        throw new ApiInputError('batch_id must be a batch id, YYYY-MM-DDThh:mmZ', '/batch_id');
+      return { batch_id: batchId };
+    }
+    return { filters: filtersInput(source.filters) };
+  },
 
   // Written by hand (see the module's comment).
   'receipts.list': (input) => {
@@ -300,6 +321,13 @@ export const APP_API: Validators = {
     if (filters.bundle !== undefined)
       throw new ApiInputError(
         'filters.bundle is not a report scope; filter by format, status, trust, issuer, time or text',
+      );
+    // A report's scope names its filters, and its rows carry their own anchor column; the
+    // ledger's anchor state is not (yet) a scope a report can state.
+    if (filters.anchor !== undefined)
+      throw new ApiInputError(
+        'filters.anchor is not a report scope; filter by format, status, trust, issuer, time or text',
+        '/filters/anchor',
       );
     const result: AppApiParams['reports.create'] = { filters };
     put(result, 'as_of', optionalTimestamp(source, 'as_of'));

@@ -45,7 +45,13 @@ import {
   type Tier,
 } from './vocabulary';
 import { ApiInputError } from './validate';
-import type { AnchorApiParams, AnchorApiResults, ChainSettings, ReceiptAnchor } from './anchor-contract';
+import type {
+  AnchorApiParams,
+  AnchorApiResults,
+  AnchorLedgerState,
+  ChainSettings,
+  ReceiptAnchor,
+} from './anchor-contract';
 
 export * from './anchor-contract';
 export { API_KEY_SCOPES, ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TIERS, TRUST_STATUSES };
@@ -63,6 +69,7 @@ export const RECEIPT_SORT_COLUMNS = [
   'trust',
   'issuer',
   'receipt_id',
+  'anchor',
 ] as const;
 export type ReceiptSortColumn = (typeof RECEIPT_SORT_COLUMNS)[number];
 export type ApiKeyAlgorithm = KeyAlgorithm;
@@ -93,6 +100,8 @@ export interface ReceiptFilters {
   text?: string;
   /** Only receipts that came from this bundle. */
   bundle?: number;
+  /** Only receipts in this anchor state (docs/anchoring.md). */
+  anchor?: AnchorLedgerState;
 }
 
 export interface ReceiptRow {
@@ -106,6 +115,8 @@ export interface ReceiptRow {
   imported_at: number;
   status: ReportStatus;
   trust: TrustStatus;
+  /** Its anchor state: none, pending, verified or failed (docs/anchoring.md). */
+  anchor_state: AnchorLedgerState;
 }
 
 /** The forms the receipts list is exported in (`receipts.export`). */

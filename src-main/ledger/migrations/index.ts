@@ -9,6 +9,7 @@ import { anchorEngineMigration } from './0004-anchor-engine';
 import { anchorChecksMigration } from './0005-anchor-checks';
 import { keyRolesMigration } from './0006-key-roles';
 import { unattributedTrustMigration } from './0007-unattributed-trust';
+import { receiptAnchorStateMigration } from './0008-receipt-anchor-state';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   anchorChecksMigration,
   keyRolesMigration,
   unattributedTrustMigration,
+  receiptAnchorStateMigration,
 ];
