@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { b64uDecode } from '../src-shared/crypto';
 import { axeAcrossWidths } from './a11y';
 import { buildSignedBundle, type SignedBundle } from './fixtures';
-import { launchBrowser, REPO_ROOT } from './harness';
+import { callApi, launchBrowser, REPO_ROOT, startWebApp } from './harness';
 
 /** The few DOM names the page functions use (this file is compiled for Node, without the DOM's types). */
 interface Attributed {
@@ -325,4 +325,26 @@ describe('the one-file verifier: verdicts at a glance', () => {
       await page.close();
     }
   }, 240_000);
+});
+
+describe('the app reads the same fingerprints', () => {
+  it('lists each pinned key with its fingerprint in the Trust store, as the verifier and the CLI give it', async () => {
+    const [app, browser] = await Promise.all([startWebApp(), launchBrowser()]);
+    try {
+      // RFC 8032 section 7.1, test 1.
+      const publicKey = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
+      await callApi(app, 'trust.pin', { key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: publicKey });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(app.url);
+      await page.getByRole('link', { name: 'Trust store' }).click();
+      const row = page.locator('[data-testid="pinned-table"] tr[data-key-id="did:svc:acme:k1"]');
+      await row.waitFor();
+      const expected = fingerprintOf(b64uDecode(publicKey));
+      expect(await row.locator('[data-fingerprint]').getAttribute('data-fingerprint')).toBe(expected);
+      expect(await row.locator('[data-fingerprint]').textContent()).toBe(`fingerprint ${expected}`);
+    } finally {
+      await browser.close();
+      await app.stop();
+    }
+  }, 120_000);
 });

@@ -5,6 +5,7 @@
  */
 import { useRef, useState } from 'react';
 import type { AdvertisedKey, PinnedKey } from '../../src-shared/api/contract';
+import { keyFingerprintOfB64u } from '../../src-shared/crypto/fingerprint';
 import { api, errorMessage, useApi } from '../api';
 import { hrefFor } from '../router';
 import {
@@ -164,6 +165,9 @@ export function TrustView() {
                       <Code>{key.key_id}</Code>
                       <span className="key-bytes muted" title={key.public_key}>
                         {key.algorithm} · key {key.public_key.slice(0, 12)}…
+                      </span>
+                      <span className="key-bytes muted" data-fingerprint={keyFingerprintOfB64u(key.public_key)}>
+                        fingerprint {keyFingerprintOfB64u(key.public_key) ?? 'unavailable'}
                       </span>
                       <span className="key-roles muted" title="Used in another role, its signatures are not trusted">
                         {key.roles ? `roles: ${key.roles.join(', ')} only` : 'roles: every role'}

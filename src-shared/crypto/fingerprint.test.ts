@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { b64uDecode } from './encoding';
-import { FINGERPRINT_PATTERN, fingerprintKeyId, keyFingerprint } from './fingerprint';
+import { FINGERPRINT_PATTERN, fingerprintKeyId, keyFingerprint, keyFingerprintOfB64u } from './fingerprint';
 
 // RFC 8032 section 7.1, test 1: a real Ed25519 public key.
 const RFC8032_KEY = b64uDecode('11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo');
@@ -25,6 +25,12 @@ describe('key fingerprints to read aloud', () => {
 
   it('name a key without a key id as key-fingerprint:<fingerprint>', () => {
     expect(fingerprintKeyId(RFC8032_KEY)).toBe(`key-fingerprint:${keyFingerprint(RFC8032_KEY)}`);
+  });
+
+  it('read a key given as base64url, and give nothing for text that is not one', () => {
+    expect(keyFingerprintOfB64u('11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo')).toBe(keyFingerprint(RFC8032_KEY));
+    expect(keyFingerprintOfB64u('not base64url!')).toBeUndefined();
+    expect(keyFingerprintOfB64u('')).toBeUndefined();
   });
 
   it('refuse what is not key bytes', () => {

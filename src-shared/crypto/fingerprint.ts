@@ -12,7 +12,7 @@
  * {@link fingerprintKeyId}: `key-fingerprint:` and its fingerprint, a valid opaque key id.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { hexEncode } from './encoding';
+import { b64uDecode, hexEncode } from './encoding';
 
 /** Bytes of the SHA-256 digest a fingerprint keeps (128 bits). */
 export const FINGERPRINT_BYTES = 16;
@@ -57,4 +57,19 @@ export function keyFingerprint(publicKey: Uint8Array): string {
  */
 export function fingerprintKeyId(publicKey: Uint8Array): string {
   return `${FINGERPRINT_KEY_ID_PREFIX}${keyFingerprint(publicKey)}`;
+}
+
+/**
+ * The fingerprint of a public key given as unpadded base64url (the app API's and key files'
+ * form), or undefined when the text is not base64url of a non-empty key.
+ *
+ * @param publicKey - The key as b64u text.
+ * @returns The fingerprint, or undefined.
+ */
+export function keyFingerprintOfB64u(publicKey: string): string | undefined {
+  try {
+    return keyFingerprint(b64uDecode(publicKey));
+  } catch {
+    return undefined;
+  }
 }
