@@ -191,6 +191,9 @@ describe('the browser reference verifier from file://', () => {
     expect(await page.getByTestId('bundle-signature').getAttribute('data-signature')).toBe('valid');
     expect(await page.getByTestId('bundle-receipts').textContent()).toBe(String(bundle.receipts));
     expect(await result.locator('[data-finding]').count()).toBe(0);
+    // The verdict first, in colour with an icon and words, and counted honestly above.
+    expect(await result.getByTestId('verdict').getAttribute('data-verdict')).toBe('verified_unknown_issuer');
+    expect(await page.getByTestId('summary').getAttribute('data-summary')).toBe('1 file: 1 verified (issuer unknown)');
     await page.screenshot({ path: join(SCREENSHOTS, 'verifier-bundle.png'), fullPage: false });
     await page.close();
   });
@@ -211,6 +214,14 @@ describe('the browser reference verifier from file://', () => {
     await report.waitFor();
     expect(await report.getAttribute('data-report-status')).not.toBe('PASS');
     expect(await report.locator('[data-check]').count()).toBeGreaterThan(0);
+    // The verdict opens the result, before the findings: never "verified" for a changed bundle.
+    const verdict = result.getByTestId('verdict');
+    expect(await verdict.getAttribute('data-verdict')).toBe('altered');
+    expect(await verdict.textContent()).toContain('Altered after signing: 1 file changed, 1 receipt not PASS');
+    expect(await page.getByTestId('summary').getAttribute('data-summary')).toBe('1 file: 1 altered after signing');
+    // The picture shows the verdict at the top of the result, the findings below it.
+    await result.scrollIntoViewIfNeeded();
+    await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 330));
     await page.screenshot({ path: join(SCREENSHOTS, 'verifier-tampered.png') });
     await page.close();
   });

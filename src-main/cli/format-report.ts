@@ -82,6 +82,8 @@ export function formatReportHuman(report: Report, input: string, color: boolean,
       : [TRUST_TEXT[report.trust.status]];
   if (report.trust.key_id) trustParts.push(`key ${report.trust.key_id}`);
   if (report.trust.label) trustParts.push(`“${report.trust.label}”`);
+  // The fingerprint to read aloud to the sender (docs/protocol.md, "Key fingerprints").
+  if (report.trust.key_fingerprint) trustParts.push(`fingerprint ${report.trust.key_fingerprint}`);
   lines.push(`${indent}  trust    ${trustParts.join('; ')}`);
   if (report.trust.detail && report.trust.status !== 'unattributed')
     lines.push(`${indent}           ${paint(color, 'dim', report.trust.detail)}`);

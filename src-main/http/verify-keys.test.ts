@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { b64uEncode } from '../../src-shared/crypto';
+import { b64uEncode, keyFingerprint } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { standardReceiptFile } from '../operations/import-test-support';
@@ -123,6 +123,8 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
     expect(answer.json.trust).toEqual({
       status: 'unattributed',
       claimed_key_id: pinnedKey,
+      // The claimed key's fingerprint, to read aloud to the sender (docs/protocol.md).
+      key_fingerprint: keyFingerprint(node.ed25519PublicKey(seedC)),
       detail: `The document names ${pinnedKey}, but that key did not sign what is here.`,
     });
   });

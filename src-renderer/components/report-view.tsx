@@ -133,6 +133,20 @@ function TrustFacts({ trust }: { trust: TrustResult }) {
           <code className="code">{trust.claimed_key_id}</code>
         </p>
       )}
+      {trust.key_fingerprint && (
+        <p className="report-key">
+          <span className="muted">
+            {trust.status === 'unattributed' ? 'Named key’s fingerprint ' : 'Key fingerprint '}
+          </span>
+          <code
+            className="code"
+            data-testid="key-fingerprint"
+            title="SHA-256 of the public key, first 128 bits: read it aloud to the sender"
+          >
+            {trust.key_fingerprint}
+          </code>
+        </p>
+      )}
     </>
   );
 }

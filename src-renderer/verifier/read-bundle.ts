@@ -35,6 +35,7 @@ function refused(code: BundleErrorCode, message: string, entry?: string): Bundle
     counts: { files: 0, receipts: 0, byStatus: {}, byTrust: {}, advertisedKeys: 0 },
     findings: [],
     totalFindings: 0,
+    findingCounts: {},
     receipts: [],
     notes: [],
   };

@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { AdvertisedKey, PinnedKey } from '../../src-shared/api/contract';
+import { keyFingerprintOfB64u } from '../../src-shared/crypto/fingerprint';
 import { api, errorMessage, useApi } from '../api';
 import { hrefFor, navigate, useRoute } from '../router';
 import {
@@ -279,6 +280,9 @@ export function TrustView() {
                           short={`${key.public_key.slice(0, 12)}…`}
                           what={`the public key${key.label ? ` of ${key.label}` : ''}`}
                         />
+                      </span>
+                      <span className="key-bytes muted" data-fingerprint={keyFingerprintOfB64u(key.public_key)}>
+                        fingerprint {keyFingerprintOfB64u(key.public_key) ?? 'unavailable'}
                       </span>
                       <span className="key-roles muted" title="Used in another role, its signatures are not trusted">
                         {key.roles ? `roles: ${key.roles.join(', ')} only` : 'roles: every role'}

@@ -35,5 +35,12 @@ export {
   utf8Length,
 } from './encoding';
 export { didKeyFromEd25519, ed25519FromDidKey } from './did-key';
+export {
+  FINGERPRINT_BYTES,
+  FINGERPRINT_KEY_ID_PREFIX,
+  FINGERPRINT_PATTERN,
+  fingerprintKeyId,
+  keyFingerprint,
+} from './fingerprint';
 export { anchorFold, anchorTree } from './merkle';
 export type { HashFunction } from './merkle';

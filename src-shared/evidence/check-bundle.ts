@@ -117,6 +117,8 @@ export interface BundleCheck {
   /** At most {@link MAX_LISTED_FINDINGS}, in the order found. */
   findings: BundleFinding[];
   totalFindings: number;
+  /** How many findings of each code, listed or not. */
+  findingCounts: Partial<Record<BundleFindingCode, number>>;
   /** Every receipt not PASS (first), then the first {@link MAX_KEPT_PASS_REPORTS} that are. */
   receipts: BundleReceiptReport[];
   /** What this check did not do, for people. */
@@ -301,6 +303,7 @@ export async function checkBundle(
       counts,
       findings: found.listed,
       totalFindings: found.total,
+      findingCounts: { ...found.counts },
       receipts: [],
       notes: [],
     };
@@ -313,6 +316,7 @@ export async function checkBundle(
     counts,
     findings: found.listed,
     totalFindings: found.total,
+    findingCounts: { ...found.counts },
     receipts: [...failed, ...passed],
     notes: [...NOTES],
   };

@@ -192,9 +192,16 @@ describe('embedded keys', () => {
     const resolved = findEmbeddedKey(keyA, 'Ed25519', ctx);
     expect(resolved.key_id).toBe(didKeyFromEd25519(keyA));
     expect(resolved.trust.key_id).toBe(didKeyFromEd25519(keyA));
-    expect(describeKey(resolved)).toBe(
+    expect(describeKey(resolved, 'signed')).toBe(
       `the embedded key ${didKeyFromEd25519(keyA)} (from the document, trust unpinned)`,
     );
+    // A key that did not sign what is here is named without the trust it would have had.
+    const pinned = createVerifyContext(crypto, { now, pinned: [entry('did:svc:a', keyA)] });
+    const named = findKeyById('did:svc:a', pinned);
+    expect(named?.trust.status).toBe('trusted');
+    expect(describeKey(named!, 'signed')).toBe('did:svc:a (pinned, trust trusted)');
+    expect(describeKey(named!, 'not_signed')).toBe('did:svc:a (pinned)');
+    expect(() => describeKey(named!, 'trusted' as never)).toThrow(TypeError);
   });
 
   it('are named by their own did:key however keys alternate (the name cache is exact)', () => {

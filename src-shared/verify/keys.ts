@@ -14,11 +14,11 @@
  * the cryptographic result only, and its trust says revoked or expired (PROTOCOL section 1 keeps
  * the two apart, so a UI can say "this signature is genuine, and the key was revoked").
  *
- * Likewise a report's trust describes the key the document names or embeds whatever the
- * signature's outcome: an INVALID report can carry trust `trusted` (the named key is pinned; it
- * just did not sign this). Trust never upgrades a status; consumers judge status first.
+ * A key's trust is judged here whatever the signature's outcome; the report's trust is made
+ * `unattributed` for a MISMATCH or INVALID report (verify.ts, PROTOCOL section 1), and
+ * {@link describeKey} writes trust words only for a key that signed what is here.
  */
-import { bytesKey, didKeyFromEd25519, ed25519FromDidKey, equalBytes } from '../crypto';
+import { bytesKey, didKeyFromEd25519, ed25519FromDidKey, equalBytes, keyFingerprint } from '../crypto';
 import type { CryptoProvider } from '../crypto/provider';
 import type { KeyAlgorithm, KeyEntry, SignerRole, VerifyContext } from './context';
 import type { TrustResult } from './report';
@@ -206,6 +206,7 @@ export function findKeyById(keyId: string, ctx: VerifyContext, role: SignerRole 
         trust: {
           status: 'unpinned',
           key_id: keyId,
+          key_fingerprint: keyFingerprint(publicKey),
           detail: 'The key was decoded from its did:key identifier; it is not pinned in the trust store.',
         },
       };
@@ -222,6 +223,7 @@ export function findKeyById(keyId: string, ctx: VerifyContext, role: SignerRole 
       trust: {
         status: 'unpinned',
         key_id: keyId,
+        key_fingerprint: keyFingerprint(advertised.public_key),
         detail:
           'The key came with the input (a key file, a bundle or the service listing); listing a key confers no trust.',
       },
@@ -277,7 +279,7 @@ export function findEmbeddedKey(
       algorithm,
       public_key: publicKey,
       source: 'document',
-      trust: { status: 'unpinned', detail: EMBEDDED_DETAIL },
+      trust: { status: 'unpinned', key_fingerprint: keyFingerprint(publicKey), detail: EMBEDDED_DETAIL },
     };
   }
   return {
@@ -285,7 +287,7 @@ export function findEmbeddedKey(
     algorithm,
     public_key: publicKey,
     source: 'document',
-    trust: { status: 'unpinned', key_id: keyId, detail: EMBEDDED_DETAIL },
+    trust: { status: 'unpinned', key_id: keyId, key_fingerprint: keyFingerprint(publicKey), detail: EMBEDDED_DETAIL },
   };
 }
 
@@ -329,6 +331,8 @@ function cachedDidKey(publicKey: Uint8Array): string {
 export function pinnedTrust(entry: KeyEntry, now: Date): TrustResult {
   const base: TrustResult = { status: 'trusted', key_id: entry.key_id };
   if (entry.label !== undefined) base.label = entry.label;
+  if (entry.public_key instanceof Uint8Array && entry.public_key.length > 0)
+    base.key_fingerprint = keyFingerprint(entry.public_key);
   if (entry.status === 'revoked') {
     return { ...base, status: 'revoked', detail: `Key ${entry.key_id} is revoked in the trust store.` };
   }
@@ -367,18 +371,33 @@ export function roleTrust(entry: KeyEntry, trust: TrustResult, role: SignerRole)
 }
 
 /**
- * Describe a resolved key for a check's detail, e.g. `did:svc:x (pinned, trusted)`.
+ * What a signature check found: `signed` when the signature verifies over content that holds
+ * together (so the key signed what is here), `not_signed` when it does not verify, or when it
+ * verifies but the content around it disagrees (MISMATCH or INVALID so far).
+ */
+export type SignatureOutcome = 'signed' | 'not_signed';
+
+/**
+ * Describe the key a signature was checked under, for a check's detail.
+ *
+ * Trust is judged only for a key that signed what is here (PROTOCOL section 1), so the trust
+ * words come only with outcome `signed`: `did:svc:x (pinned, trust trusted)`. For `not_signed`
+ * the key is named with where it came from and nothing it would have earned: `did:svc:x (pinned)`.
  *
  * @param key - A resolved key.
+ * @param outcome - Whether that key signed what is here.
  * @returns A short phrase.
+ * @throws TypeError if `outcome` is neither `signed` nor `not_signed`.
  */
-export function describeKey(key: ResolvedKey): string {
+export function describeKey(key: ResolvedKey, outcome: SignatureOutcome): string {
+  if (outcome !== 'signed' && outcome !== 'not_signed')
+    throw new TypeError("describeKey expects the outcome 'signed' or 'not_signed'");
   const name =
     key.source === 'document'
       ? `the embedded key${key.key_id ? ` ${key.key_id}` : ''}`
       : (key.key_id ?? 'the embedded key');
   const source = key.source === 'document' ? 'from the document' : key.source;
-  return `${name} (${source}, trust ${key.trust.status})`;
+  return outcome === 'signed' ? `${name} (${source}, trust ${key.trust.status})` : `${name} (${source})`;
 }
 
 /**

@@ -16,7 +16,9 @@ import {
   type ReportFormat,
   type ReportStatus,
   type TrustResult,
+  UNATTRIBUTED_STATUSES,
 } from './report';
+import type { SignatureOutcome } from './keys';
 
 /** The statuses a failing (`fail`) check can raise. */
 export type FailureStatus = 'MALFORMED' | 'AUTH_FAILED' | 'MISMATCH' | 'INVALID';
@@ -90,6 +92,8 @@ export class ReportBuilder {
   private status: ReportStatus = 'PASS';
   private trust: TrustResult = DEFAULT_TRUST;
   private inner: Report | undefined;
+  /** Details of passing signature checks, written again at build time ({@link passSigned}). */
+  private readonly signedDetails = new Map<string, (outcome: SignatureOutcome) => string>();
 
   /**
    * @param format - The format the report is about.
@@ -118,6 +122,25 @@ export class ReportBuilder {
    */
   pass(id: string, detail?: string): this {
     return this.record(id, 'pass', detail);
+  }
+
+  /**
+   * Record a passing signature check whose detail names its key (describeKey in keys.ts).
+   *
+   * Trust is judged only for a key that signed what is here (PROTOCOL section 1): the detail is
+   * written when the report is built, with outcome `signed`, or `not_signed` when the report ends
+   * MISMATCH or INVALID (the signature verifies, but over content that does not hold together),
+   * so a key's trust is never written beside a document it did not sign.
+   *
+   * @param id - The check id.
+   * @param detail - Writes the detail for an outcome.
+   * @throws TypeError if `detail` is not a function.
+   */
+  passSigned(id: string, detail: (outcome: SignatureOutcome) => string): this {
+    if (typeof detail !== 'function') throw new TypeError('passSigned expects a function that writes the detail');
+    this.record(id, 'pass', detail('signed'));
+    if (this.checks.get(id)?.status === 'pass') this.signedDetails.set(id, detail);
+    return this;
   }
 
   /**
@@ -290,6 +313,12 @@ export class ReportBuilder {
       }
     }
     let status = this.status;
+    if (this.signedDetails.size > 0 && UNATTRIBUTED_STATUSES.includes(status)) {
+      for (const check of checks) {
+        const detail = check.status === 'pass' ? this.signedDetails.get(check.id) : undefined;
+        if (detail !== undefined) check.detail = detail('not_signed');
+      }
+    }
     const errors = this.errors.map((error) => ({ ...error }));
     if (status === 'PASS' && !checks.some((check) => check.status === 'pass')) {
       status = 'INDETERMINATE';
@@ -312,6 +341,7 @@ export class ReportBuilder {
     if (typeof id !== 'string' || id === '') throw new TypeError('A check id must be a non-empty string');
     // A check recorded twice keeps its worse outcome: a later `pass` must not hide an earlier failure.
     const previous = this.checks.get(id);
+    this.signedDetails.delete(id);
     if (previous !== undefined && CHECK_SEVERITY.indexOf(previous.status) < CHECK_SEVERITY.indexOf(status)) {
       return this;
     }

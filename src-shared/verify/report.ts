@@ -5,6 +5,7 @@
  * cryptographic result only; `trust` is a separate judgement about the signing key, and the two
  * are never merged.
  */
+import { FINGERPRINT_KEY_ID_PREFIX } from '../crypto/fingerprint';
 
 export const REPORT_VERSION = '1';
 
@@ -55,6 +56,12 @@ export interface TrustResult {
    * embeds), which did not sign what is here. Never the signer's key id, never counted as one.
    */
   claimed_key_id?: string;
+  /**
+   * The fingerprint of the key this trust is about (for `unattributed`, the claimed key's), to
+   * read aloud to the sender: `keyFingerprint` in src-shared/crypto/fingerprint.ts. Present
+   * whenever the key's bytes were known (pinned, did:key, advertised or embedded).
+   */
+  key_fingerprint?: string;
   /** Why the trust is what it is, in one sentence for people. */
   detail?: string;
 }
@@ -115,7 +122,11 @@ export const UNATTRIBUTED_STATUSES: readonly ReportStatus[] = ['MISMATCH', 'INVA
 export function attributedTrust(status: ReportStatus, trust: TrustResult, claimedKeyId?: string | null): TrustResult {
   if (!UNATTRIBUTED_STATUSES.includes(status)) return trust;
   if (trust.status === 'unattributed') return trust;
-  const claimed = trust.key_id ?? claimedKeyId ?? undefined;
+  // A key without a name (an inline ML-DSA-65 key) is claimed by its fingerprint's key id.
+  const claimed =
+    trust.key_id ??
+    claimedKeyId ??
+    (trust.key_fingerprint === undefined ? undefined : `${FINGERPRINT_KEY_ID_PREFIX}${trust.key_fingerprint}`);
   if (claimed === undefined && trust.status === 'not_applicable') return trust;
   const result: TrustResult = {
     status: 'unattributed',
@@ -125,6 +136,7 @@ export function attributedTrust(status: ReportStatus, trust: TrustResult, claime
         : `The document names ${claimed}, but that key did not sign what is here.`,
   };
   if (claimed !== undefined) result.claimed_key_id = claimed;
+  if (trust.key_fingerprint !== undefined) result.key_fingerprint = trust.key_fingerprint;
   return result;
 }
 

@@ -66,7 +66,7 @@ export function checkKeyedSignature(
     builder.fail(
       'INVALID',
       input.checkId,
-      `${label} cannot verify: key ${describeKey(key)} is ${key.algorithm}, the document uses ${algorithm}.`,
+      `${label} cannot verify: key ${describeKey(key, 'not_signed')} is ${key.algorithm}, the document uses ${algorithm}.`,
       problem(
         'key_algorithm_mismatch',
         input.keyIdPath,
@@ -80,12 +80,15 @@ export function checkKeyedSignature(
       ? ctx.crypto.ed25519Verify(input.signature, input.message, key.public_key)
       : ctx.crypto.mldsa65Verify(input.signature, input.message, key.public_key);
   if (valid) {
-    builder.pass(input.checkId, `${label} (${algorithm}) verifies under ${describeKey(key)}.`);
+    builder.passSigned(
+      input.checkId,
+      (outcome) => `${label} (${algorithm}) verifies under ${describeKey(key, outcome)}.`,
+    );
   } else {
     builder.fail(
       'INVALID',
       input.checkId,
-      `${label} (${algorithm}) does not verify under ${describeKey(key)}.`,
+      `${label} (${algorithm}) does not verify under ${describeKey(key, 'not_signed')}.`,
       problem('signature_invalid', input.signaturePath, `${label} does not verify over the signed content.`),
     );
   }

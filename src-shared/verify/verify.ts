@@ -128,17 +128,10 @@ function withAttributedTrust(report: Report, claimed: () => string | null): Repo
     claimedKeyId = null;
   }
   const trust = attributedTrust(report.status, report.trust, claimedKeyId);
-  if (trust === report.trust) return report;
-  // Check details name a key with the trust it would have had (describeKey in keys.ts); for a
-  // key that did not sign what is here that judgement does not hold, so it is not repeated.
-  const checks = report.checks.map((check) =>
-    check.detail === undefined ? check : { ...check, detail: check.detail.replace(KEY_TRUST_PHRASE, ')') },
-  );
-  return { ...report, trust, checks };
+  // Check details already name a key that did not sign without its trust (describeKey's
+  // outcome, keys.ts); only the report's trust is judged here.
+  return trust === report.trust ? report : { ...report, trust };
 }
-
-/** The `, trust X)` ending of describeKey's phrase. */
-const KEY_TRUST_PHRASE = /, trust (?:trusted|unpinned|revoked|expired)\)/g;
 
 /**
  * A FormatInput whose methods live on the prototype: no closures made per document. The plain

@@ -156,12 +156,15 @@ export function verifyClassical(input: FormatInput): Report {
   const key = findEmbeddedKey(publicKey, 'Ed25519', ctx);
   builder.setTrust(key.trust);
   if (ctx.crypto.ed25519Verify(signature, utf8Encode(message), publicKey)) {
-    builder.pass('signature', `Ed25519 signature over SKP(signed_payload) verifies under ${describeKey(key)}.`);
+    builder.passSigned(
+      'signature',
+      (outcome) => `Ed25519 signature over SKP(signed_payload) verifies under ${describeKey(key, outcome)}.`,
+    );
   } else {
     builder.fail(
       'INVALID',
       'signature',
-      `The Ed25519 signature does not verify over SKP(signed_payload) under ${describeKey(key)}.`,
+      `The Ed25519 signature does not verify over SKP(signed_payload) under ${describeKey(key, 'not_signed')}.`,
       problem('signature_invalid', '/signature', 'The signature does not verify over the signed payload.'),
     );
   }

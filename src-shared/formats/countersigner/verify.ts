@@ -406,15 +406,16 @@ function checkSignature(builder: ReportBuilder, parsed: Parsed, rebuilt: string,
     );
   }
   if (ctx.crypto.ed25519Verify(parsed.signature, message, parsed.publicKey)) {
-    builder.pass(
+    builder.passSigned(
       'countersignature',
-      `The Ed25519 countersignature over ${parsed.canonical === undefined ? 'the canonical text of signed_over' : 'signed_over_canonical'} verifies under ${describeKey(key)}.`,
+      (outcome) =>
+        `The Ed25519 countersignature over ${parsed.canonical === undefined ? 'the canonical text of signed_over' : 'signed_over_canonical'} verifies under ${describeKey(key, outcome)}.`,
     );
   } else {
     builder.fail(
       'INVALID',
       'countersignature',
-      `The Ed25519 countersignature does not verify under ${describeKey(key)}.`,
+      `The Ed25519 countersignature does not verify under ${describeKey(key, 'not_signed')}.`,
       problem('signature_invalid', '/countersignature', 'The countersignature does not verify over the signed text.'),
     );
   }

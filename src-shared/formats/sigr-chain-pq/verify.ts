@@ -641,15 +641,16 @@ function checkSignature(builder: ReportBuilder, ctx: VerifyContext, receipt: Rec
   builder.setTrust(key.trust);
   const message = decodeHexField(receipt.payload, suite.length) as Uint8Array;
   if (ctx.crypto.mldsa65Verify(receipt.signature as Uint8Array, message, key.public_key)) {
-    builder.pass(
+    builder.passSigned(
       'signature',
-      `The ML-DSA-65 signature over the ${suite.length} payload_digest bytes verifies under ${describeKey(key)}.`,
+      (outcome) =>
+        `The ML-DSA-65 signature over the ${suite.length} payload_digest bytes verifies under ${describeKey(key, outcome)}.`,
     );
   } else {
     builder.fail(
       'INVALID',
       'signature',
-      `The ML-DSA-65 signature over the ${suite.length} payload_digest bytes does not verify under ${describeKey(key)}.`,
+      `The ML-DSA-65 signature over the ${suite.length} payload_digest bytes does not verify under ${describeKey(key, 'not_signed')}.`,
       problem(
         'signature_invalid',
         '/envelope/envelope_signature',

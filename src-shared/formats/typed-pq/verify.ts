@@ -782,9 +782,10 @@ function checkFragments(builder: ReportBuilder, parts: Parts, hash: TypedPqHash,
 function checkSignature(builder: ReportBuilder, ctx: VerifyContext, binding: Binding, bare: boolean): void {
   const key = findEmbeddedKey(binding.publicKey, 'ML-DSA-65', ctx);
   if (ctx.crypto.mldsa65Verify(binding.signature, binding.payload, binding.publicKey)) {
-    builder.pass(
+    builder.passSigned(
       'signature',
-      `The ML-DSA-65 signature over the payload_digest bytes verifies under the inline public_key: ${describeKey(key)}.`,
+      (outcome) =>
+        `The ML-DSA-65 signature over the payload_digest bytes verifies under the inline public_key: ${describeKey(key, outcome)}.`,
     );
     // Trust is judged only for a signature over consistent content (PROTOCOL section 1): on a
     // MISMATCH the one rule of verify.ts turns this into `unattributed` (the inline key did not
