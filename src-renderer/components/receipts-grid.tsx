@@ -25,7 +25,6 @@ import { StatusBadge, TrustBadge } from './status';
 import { formatInstant } from './ui';
 import { hrefFor } from '../router';
 import { MiddleTruncated, copyText } from './receipts-shared';
-import { MiddleTruncated } from './receipts-shared';
 import { AnchorLedgerBadge } from './anchor-ledger';
 
 /** One row's height in pixels; the CSS uses the same number (receipts.css, --receipts-row). */

@@ -13,6 +13,7 @@ function row(id: number, changes: Partial<ReceiptRow> = {}): ReceiptRow {
     imported_at: Date.UTC(2026, 10, 2, 8, 30, 0, 5),
     status: 'PASS',
     trust: 'trusted',
+    anchor_state: 'none',
     ...changes,
   };
 }
@@ -128,12 +129,13 @@ describe('receiptExportPage', () => {
       'profile/standard',
       'PASS',
       'trusted',
+      'none',
       'did:key:z6MkExample',
       '2026-11-01T12:00:00.000Z',
       '2026-11-02T08:30:00.005Z',
     ]);
     expect(records[2]?.[1]).toBe("'=1+1");
-    expect(records[2]?.[6]).toBe('');
+    expect(records[2]?.[7]).toBe('');
     expect(records[3]?.[3]).toBe('a,"b"');
   });
 

@@ -24,6 +24,7 @@ export const RECEIPT_EXPORT_COLUMNS = [
   'format',
   'status',
   'trust',
+  'anchor_state',
   'issuer_key_id',
   'issued_at',
   'imported_at',
@@ -37,6 +38,8 @@ export type ReceiptExportRecord = {
   format: string;
   status: string;
   trust: string;
+  /** none (not anchored), pending, verified or failed (docs/anchoring.md). */
+  anchor_state: string;
   issuer_key_id: string | null;
   /** ISO 8601 UTC, as the document states it (some formats do not sign it). */
   issued_at: string | null;
@@ -66,6 +69,7 @@ export function receiptExportRecord(row: ReceiptRow): ReceiptExportRecord {
     format: row.format,
     status: row.status,
     trust: row.trust,
+    anchor_state: row.anchor_state,
     issuer_key_id: row.issuer_key_id,
     issued_at: isoOrNull(row.issued_at),
     imported_at: new Date(row.imported_at).toISOString(),
