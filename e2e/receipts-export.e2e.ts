@@ -212,16 +212,19 @@ describe('receipts: copy, export, report from these filters', () => {
     const records = parseCsv(csv.text);
     expect(records[0]).toEqual([...RECEIPT_EXPORT_COLUMNS]);
     const body = records.slice(1);
+    // Columns by name: the export's order is RECEIPT_EXPORT_COLUMNS.
+    const at = (name: (typeof RECEIPT_EXPORT_COLUMNS)[number]): number => RECEIPT_EXPORT_COLUMNS.indexOf(name);
     expect(body).toHaveLength(expected.length);
-    expect(body.map((record) => Number(record[0])).sort((a, b) => a - b)).toEqual(expected);
-    expect(new Set(body.map((record) => record[6]))).toEqual(new Set([FIXTURE_ISSUER_KEY_ID]));
-    const forged = body.find((record) => Number(record[0]) === forgedId);
-    expect(forged?.[1]).toBe(`'${FORMULA_ID}`);
+    expect(body.map((record) => Number(record[at('ledger_id')])).sort((a, b) => a - b)).toEqual(expected);
+    expect(new Set(body.map((record) => record[at('issuer_key_id')]))).toEqual(new Set([FIXTURE_ISSUER_KEY_ID]));
+    const forged = body.find((record) => Number(record[at('ledger_id')]) === forgedId);
+    expect(forged?.[at('receipt_id')]).toBe(`'${FORMULA_ID}`);
     // In the file itself: quoted per RFC 4180, the apostrophe first.
     expect(csv.text).toContain(`"'=HYPERLINK(""http://evil.example/"",""open"")"`);
     // The altered receipts keep their verdict in the file.
     const statuses = new Map<string, number>();
-    for (const record of body) statuses.set(record[4] as string, (statuses.get(record[4] as string) ?? 0) + 1);
+    for (const record of body)
+      statuses.set(record[at('status')] as string, (statuses.get(record[at('status')] as string) ?? 0) + 1);
     expect(statuses.get('PASS')).toBe(BUNDLE_RECEIPTS);
     tamperedStatus =
       [...statuses.keys()].find((status) => status !== 'PASS' && (statuses.get(status) ?? 0) >= BUNDLE_TAMPERED) ?? '';
