@@ -36,6 +36,7 @@ import { checkKeySources, KeyFileError, parseKeyFile, parseSecretsFile } from '.
 import type { KeyEntry } from '../../src-shared/verify/context';
 import { describeError, internalLogLine, OperationError } from '../operations/errors';
 import { exportEvidence } from '../operations/evidence';
+import { ledgerFiltersOf } from '../operations/receipt-filters';
 import {
   anchorBatches,
   anchorDetail,
@@ -65,7 +66,7 @@ import {
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, textBytes, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type VerifyExtras, type Workspace } from '../operations/workspace';
-import { type ReceiptFilters as LedgerFilters, type ApiKeyRecord, type TenantRecord } from '../ledger';
+import { type ApiKeyRecord, type TenantRecord } from '../ledger';
 import type { TrustedKey } from '../trust';
 import { APP_VERSION } from '../version';
 import {
@@ -139,20 +140,6 @@ function toReportSummary(listing: ReportSummary): ReportSummary {
     by_status: listing.by_status,
     scope: listing.scope,
   };
-}
-
-function toLedgerFilters(filters: ReceiptFilters = {}): LedgerFilters {
-  const out: LedgerFilters = {};
-  if (filters.format !== undefined) out.format = filters.format;
-  if (filters.status !== undefined) out.status = filters.status;
-  if (filters.trust !== undefined) out.trust = filters.trust;
-  if (filters.issuer !== undefined) out.issuer = filters.issuer;
-  if (filters.from !== undefined) out.from = Date.parse(filters.from);
-  if (filters.to !== undefined) out.to = Date.parse(filters.to);
-  if (filters.text !== undefined) out.text = filters.text;
-  if (filters.bundle !== undefined) out.source = { kind: 'bundle', ref: String(filters.bundle) };
-  if (filters.anchor !== undefined) out.anchor = filters.anchor;
-  return out;
 }
 
 function toPinned(key: TrustedKey, now: Date): PinnedKey {
@@ -337,7 +324,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   }
 
   async function exportTo(file: string, filters?: ReceiptFilters): Promise<ExportResult> {
-    const result = await exportEvidence(workspace(), { out: file, filters: toLedgerFilters(filters) });
+    const result = await exportEvidence(workspace(), { out: file, filters: ledgerFiltersOf(filters) });
     return { path: result.file, receipts: result.receipts };
   }
 
@@ -353,7 +340,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
 
     'receipts.list': (input) => {
       const page = listReceiptPage(workspace(), {
-        filters: toLedgerFilters(input.filters),
+        filters: ledgerFiltersOf(input.filters),
         ...(input.sort ? { sort: { column: input.sort, direction: input.direction ?? 'desc' } } : {}),
         ...(input.after ? { after: input.after } : {}),
         limit: input.limit ?? 100,
@@ -362,12 +349,12 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     },
 
     'receipts.count': (input) => ({
-      count: countMatchingReceipts(workspace(), toLedgerFilters(input.filters)),
+      count: countMatchingReceipts(workspace(), ledgerFiltersOf(input.filters)),
     }),
 
     'receipts.export': (input) =>
       receiptExportChunk(workspace(), input.form, {
-        filters: toLedgerFilters(input.filters),
+        filters: ledgerFiltersOf(input.filters),
         ...(input.sort ? { sort: { column: input.sort, direction: input.direction ?? 'desc' } } : {}),
         ...(input.after ? { after: input.after } : {}),
         ...(input.limit ? { limit: input.limit } : {}),
@@ -480,7 +467,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
 
     'reports.list': () => listReports(workspace()).map(toReportSummary),
     'reports.create': async (input) => {
-      const filters = toLedgerFilters(input.filters);
+      const filters = ledgerFiltersOf(input.filters);
       const made = await createReport(workspace(), {
         filters,
         ...(input.as_of === undefined ? {} : { asOf: input.as_of }),

@@ -8,13 +8,10 @@
  * are collected first (so progress has a total), then checked a few at a time; the caller's
  * signal stops the run between records, and what was recorded stays recorded.
  */
-import type {
-  AnchorCheckScope,
-  ChainSettings,
-  ReceiptFilters as ApiReceiptFilters,
-} from '../../src-shared/api/contract';
-import { anchorsOfReceipt, listAnchorStates, listReceipts, type ReceiptFilters } from '../ledger';
+import type { AnchorCheckScope, ChainSettings } from '../../src-shared/api/contract';
+import { anchorsOfReceipt, listAnchorStates, listReceipts } from '../ledger';
 import { checkAnchorOnChain } from './anchors';
+import { ledgerFiltersOf } from './receipt-filters';
 import { OperationError } from './errors';
 import type { Workspace } from './workspace';
 
@@ -36,26 +33,6 @@ export interface AnchorCheckCounts {
 
 /** A progress event: the phase and the counts. */
 export type AnchorCheckEvent = AnchorCheckCounts & { phase: 'collecting' | 'checking' };
-
-/**
- * The filters of the app API as the ledger takes them (instants to ms, a bundle to a source).
- *
- * @param filters - The app API's filters (validated).
- * @returns The ledger's.
- */
-export function ledgerFiltersOf(filters: ApiReceiptFilters = {}): ReceiptFilters {
-  const out: ReceiptFilters = {};
-  if (filters.format !== undefined) out.format = filters.format;
-  if (filters.status !== undefined) out.status = filters.status;
-  if (filters.trust !== undefined) out.trust = filters.trust;
-  if (filters.issuer !== undefined) out.issuer = filters.issuer;
-  if (filters.from !== undefined) out.from = Date.parse(filters.from);
-  if (filters.to !== undefined) out.to = Date.parse(filters.to);
-  if (filters.text !== undefined) out.text = filters.text;
-  if (filters.bundle !== undefined) out.source = { kind: 'bundle', ref: String(filters.bundle) };
-  if (filters.anchor !== undefined) out.anchor = filters.anchor;
-  return out;
-}
 
 function cancelled(): OperationError {
   return new OperationError('cancelled', 'cancelled', 'The check was cancelled; what was checked is recorded.');
