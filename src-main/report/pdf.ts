@@ -193,8 +193,9 @@ export function writeReportPdf(report: SignedReport, json: string, out: NodeJS.W
   const ensure = (height: number): void => {
     if (doc.y + height > bottomLimit()) doc.addPage();
   };
-  const heading = (id: (typeof REPORT_SECTIONS)[number][0]): void => {
-    ensure(40);
+  /** A section's title, on the page of its first `keepWith` points of content (never alone at a page's foot). */
+  const heading = (id: (typeof REPORT_SECTIONS)[number][0], keepWith = 0): void => {
+    ensure(40 + keepWith);
     doc.moveDown(0.6);
     doc.font('sans').fontSize(13).fillColor('#1b1f24').text(sectionTitle(id), MARGIN, doc.y);
     doc
@@ -304,7 +305,7 @@ export function writeReportPdf(report: SignedReport, json: string, out: NodeJS.W
     }
   }
 
-  heading('counts');
+  heading('counts', countsHeight(report.counts));
   drawCounts(doc, report.counts, width, ensure);
 
   heading('findings');
@@ -353,6 +354,12 @@ export function writeReportPdf(report: SignedReport, json: string, out: NodeJS.W
 }
 
 /** Bar charts and a table of the counts. */
+/** The height the counts' columns take (the tallest column: its title and one line per value). */
+function countsHeight(counts: ReportCounts): number {
+  const rows = Math.max(...countDimensions(counts).map(([, , entries]) => entries.length));
+  return rows * 12 + 20;
+}
+
 function drawCounts(
   doc: PDFKit.PDFDocument,
   counts: ReportCounts,
@@ -362,7 +369,7 @@ function drawCounts(
   const dimensions = countDimensions(counts).map(([, title, entries]) => [`by ${title}`, entries] as const);
   const columnWidth = width / 4;
   const rows = Math.max(...dimensions.map(([, entries]) => entries.length));
-  ensure(rows * 12 + 20);
+  ensure(countsHeight(counts));
   const top = doc.y;
   dimensions.forEach(([title, values], column) => {
     const left = MARGIN + column * columnWidth;

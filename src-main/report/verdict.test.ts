@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   CLAIM_LIMITS,
+  REPORT_SECTIONS,
   countReportRows,
   renderReportHtml,
   reportVerdict,
@@ -142,4 +143,67 @@ describe('the verdict summary of a report', () => {
       fs.rmSync(directory, { recursive: true, force: true });
     }
   });
+});
+
+describe('the PDF layout', () => {
+  it('never leaves a section title alone at the foot of a page, however full the page before it is', async () => {
+    const titles = new Set<string>(REPORT_SECTIONS.map(([, title]) => title));
+    const statuses: ReportRow['status'][] = [
+      'PASS',
+      'MISMATCH',
+      'INVALID',
+      'MALFORMED',
+      'UNSUPPORTED',
+      'INDETERMINATE',
+    ];
+    const trusts: ReportRow['trust'][] = [
+      'trusted',
+      'unpinned',
+      'unattributed',
+      'revoked',
+      'expired',
+      'not_applicable',
+    ];
+    const rows = statuses.flatMap((status, index) => [row(index * 2 + 1, status, trusts[index]!, 'none')]);
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-pdf-layout-'));
+    const orphans: string[] = [];
+    try {
+      // More bundles push the later sections down the first pages a little at a time.
+      for (let bundles = 0; bundles <= 40; bundles += 1) {
+        const base = sampleReport(rows, false);
+        const report: SignedReport = {
+          ...base,
+          inputs: {
+            bundles: Array.from({ length: bundles }, (_, index) => ({
+              file: `bundle-${index}.zip`,
+              bundle_sha256: index.toString(16).padStart(64, '0'),
+              manifest_sha256: 'e'.repeat(64),
+              signer_key_id: 'did:svc:acme',
+              signature_status: 'valid' as const,
+              findings: 0,
+            })),
+          },
+        };
+        const file = path.join(directory, `r-${bundles}.pdf`);
+        const out = fs.createWriteStream(file);
+        const closed = new Promise<void>((resolve) => out.on('close', () => resolve()));
+        await writeReportPdf(report, JSON.stringify(report), out);
+        await closed;
+        const pages = spawnSync('pdftotext', [file, '-'], { encoding: 'utf8' }).stdout.split('\f');
+        pages.forEach((page, index) => {
+          // The last line of a page's body: the running footer ("Audit report rpt_… · page N") aside.
+          const lines = page
+            .split('\n')
+            .map((line) => line.trim())
+            .filter((line) => line !== '' && !line.startsWith('Audit report rpt_'));
+          const last = lines.at(-1);
+          if (last !== undefined && titles.has(last) && index < pages.length - 1)
+            orphans.push(`${bundles} bundles: "${last}" ends page ${index + 1}`);
+        });
+      }
+    } finally {
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
+    expect(orphans).toEqual([]);
+  }, 60_000);
 });
