@@ -10,6 +10,7 @@
 import { useCallback, useEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import type { ImportProgress } from '../../src-shared/api/contract';
 import { b64uEncode } from '../../src-shared/crypto/encoding';
+import { progressPercent } from '../../src-shared/numbers/share';
 import { api, errorMessage, uploadFile } from '../api';
 import { hrefFor } from '../router';
 import { Button, Code, ErrorNotice, formatCount } from './ui';
@@ -92,7 +93,7 @@ export function formatSecondsLeft(seconds: number | null): string {
 
 /** A progress bar with an accessible name and value. */
 export function ProgressBar({ label, done, total }: { label: string; done: number; total: number }) {
-  const percent = total > 0 ? Math.min(100, Math.round((done / total) * 100)) : 0;
+  const percent = progressPercent(done, total);
   return (
     <div
       className="progress"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatShare } from './share';
+import { formatShare, progressPercent } from './share';
 
 describe('formatShare', () => {
   it('says 100 % and 0 % only when it is exactly so', () => {
@@ -40,5 +40,18 @@ describe('formatShare', () => {
     expect(() => formatShare(-1, 3)).toThrow(RangeError);
     expect(() => formatShare(1.5, 3)).toThrow(RangeError);
     expect(() => formatShare(Number.NaN, 3)).toThrow(RangeError);
+  });
+});
+
+describe('progressPercent', () => {
+  it('is full only when the work is, and 0 while the total is unknown', () => {
+    expect(progressPercent(0, 0)).toBe(0);
+    expect(progressPercent(5, 0)).toBe(0);
+    expect(progressPercent(0, 10)).toBe(0);
+    expect(progressPercent(1, 3)).toBe(33);
+    expect(progressPercent(199, 200)).toBe(99);
+    expect(progressPercent(19_999, 20_000)).toBe(99);
+    expect(progressPercent(200, 200)).toBe(100);
+    expect(progressPercent(201, 200)).toBe(100);
   });
 });

@@ -38,3 +38,16 @@ export function formatShare(part: number, whole: number): string | undefined {
 function trimZeros(text: string): string {
   return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }
+
+/**
+ * How full a progress bar is drawn, in whole percent: rounded down, so the bar is full only when
+ * the work is (never 100 with one item to go), and 0 when the total is not known yet.
+ *
+ * @param done - Items done.
+ * @param total - Items in all (0 when not known yet).
+ * @returns 0 to 100.
+ */
+export function progressPercent(done: number, total: number): number {
+  if (!(total > 0) || !(done > 0)) return 0;
+  return Math.min(100, Math.floor((done / total) * 100));
+}
