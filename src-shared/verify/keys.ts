@@ -273,8 +273,8 @@ export function findEmbeddedKey(
   }
   // An embedded Ed25519 key is named by its did:key, so the ledger can find every document of
   // that key (to re-judge trust when the user pins it) and people can pin it by that name.
-  const keyId = algorithm === 'Ed25519' && publicKey.length === 32 ? cachedDidKey(publicKey) : undefined;
-  if (keyId === undefined) {
+  const names = algorithm === 'Ed25519' && publicKey.length === 32 ? cachedKeyNames(publicKey) : undefined;
+  if (names === undefined) {
     return {
       algorithm,
       public_key: publicKey,
@@ -283,11 +283,11 @@ export function findEmbeddedKey(
     };
   }
   return {
-    key_id: keyId,
+    key_id: names.did,
     algorithm,
     public_key: publicKey,
     source: 'document',
-    trust: { status: 'unpinned', key_id: keyId, key_fingerprint: keyFingerprint(publicKey), detail: EMBEDDED_DETAIL },
+    trust: { status: 'unpinned', key_id: names.did, key_fingerprint: names.fingerprint, detail: EMBEDDED_DETAIL },
   };
 }
 
@@ -295,28 +295,32 @@ const EMBEDDED_DETAIL =
   'The public key came with the document and matches no pinned key; it does not identify the issuer.';
 
 /**
- * did:key names of recently seen embedded keys: bulk verification repeats a few keys, and
- * naming one costs a base58 encoding. The most recent keys are compared byte by byte, newest
- * first (different keys almost always differ in their first byte); older ones are found by a
- * map lookup.
+ * did:key names and fingerprints of recently seen embedded Ed25519 keys: bulk verification
+ * repeats a few keys, and naming one costs a base58 encoding and a SHA-256. The most recent keys
+ * are compared byte by byte, newest first (different keys almost always differ in their first
+ * byte); older ones are found by a map lookup.
  */
-const DID_KEY_CACHE = new Map<string, string>();
+interface EmbeddedKeyNames {
+  did: string;
+  fingerprint: string;
+}
+const DID_KEY_CACHE = new Map<string, EmbeddedKeyNames>();
 const DID_KEY_CACHE_SIZE = 256;
 const RECENT_KEYS = 8;
-const recentKeys: { key: Uint8Array; did: string }[] = [];
+const recentKeys: { key: Uint8Array; names: EmbeddedKeyNames }[] = [];
 
-function cachedDidKey(publicKey: Uint8Array): string {
-  for (const recent of recentKeys) if (equalBytes(publicKey, recent.key)) return recent.did;
+function cachedKeyNames(publicKey: Uint8Array): EmbeddedKeyNames {
+  for (const recent of recentKeys) if (equalBytes(publicKey, recent.key)) return recent.names;
   const id = bytesKey(publicKey);
-  let did = DID_KEY_CACHE.get(id);
-  if (did === undefined) {
-    did = didKeyFromEd25519(publicKey);
+  let names = DID_KEY_CACHE.get(id);
+  if (names === undefined) {
+    names = { did: didKeyFromEd25519(publicKey), fingerprint: keyFingerprint(publicKey) };
     if (DID_KEY_CACHE.size >= DID_KEY_CACHE_SIZE) DID_KEY_CACHE.clear();
-    DID_KEY_CACHE.set(id, did);
+    DID_KEY_CACHE.set(id, names);
   }
   if (recentKeys.length >= RECENT_KEYS) recentKeys.pop();
-  recentKeys.unshift({ key: publicKey.slice(), did });
-  return did;
+  recentKeys.unshift({ key: publicKey.slice(), names });
+  return names;
 }
 
 /**
