@@ -34,6 +34,7 @@ const ALLOWED = [
   'BSD-3-Clause',
   'Apache-2.0',
   '0BSD',
+  'MIT-0',
   'BlueOak-1.0.0',
   'CC0-1.0',
   'Unlicense',
