@@ -156,6 +156,7 @@ export {
   setTenantPaidUntil,
   settlePayment,
   tenantPaidUntil,
+  tenantPaymentContact,
   unconfirmedPayments,
   type NewPayment,
   type PaymentRecord,

@@ -410,3 +410,14 @@ export function hasPaymentKey(database: ReadableDB, txHash: string): boolean {
     ) !== undefined
   );
 }
+
+/** The contact whose payment made a tenant (its first issued payment), if a payment made it. */
+export function tenantPaymentContact(database: ReadableDB, tenantId: string): string | undefined {
+  return (
+    queryOne<{ contact: string }>(
+      database,
+      sql`SELECT contact FROM payments WHERE tenant_id = ${checkText(tenantId, 'tenantId', 64)} AND state = 'issued'
+          ORDER BY id LIMIT 1`,
+    )?.contact ?? undefined
+  );
+}
