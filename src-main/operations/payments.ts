@@ -33,8 +33,9 @@ import {
   splitTransferCalldata,
   type PaymentMemo,
 } from '../../src-shared/payments/memo';
-import { ChainError } from '../anchor/chain';
-import type { PaymentTransaction, StablecoinChain } from '../anchor/stablecoin';
+import { ANCHOR_FOLDER } from '../anchor/anchoring';
+import { ChainClient, ChainError } from '../anchor/chain';
+import { readStoredStablecoin, StablecoinChain, type PaymentTransaction } from '../anchor/stablecoin';
 import { failpoint } from '../core/failpoints';
 import {
   appendAudit,
@@ -552,4 +553,98 @@ export function sealedEnvelope(workspace: Workspace, txHash: string): unknown {
       ? 'The key of this payment is not sealed yet; try again shortly.'
       : 'No sealed key is waiting for this transaction.',
   );
+}
+
+/** Where `evroom apikeys redeem` reads the chain: an RPC, and the token, treasury and network (or the embedded chain's stored ones). */
+export interface RedeemChain {
+  rpcUrl: string;
+  /** The token and treasury (`0x` + 40 hex) and the service's network name; all three, or none for the embedded chain's. */
+  token?: string;
+  treasury?: string;
+  network?: string;
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * The payment token a redeem reads: the one named, or the embedded chain's from
+ * `<data>/anchor/stablecoin.json`, checked against the RPC's chain id.
+ *
+ * @throws OperationError invalid_request (a partial or malformed naming), not_found (no stored
+ *   stablecoin), chain_mismatch, chain_unavailable
+ */
+export async function redeemChain(workspace: Workspace, where: RedeemChain): Promise<StablecoinChain> {
+  const named = [where.token, where.treasury, where.network].filter((value) => value !== undefined).length;
+  if (named !== 0 && named !== 3)
+    throw new OperationError(
+      'invalid_input',
+      'invalid_request',
+      'Name the token, the treasury and the network together, or none of them to use the embedded chain’s.',
+    );
+  for (const [name, value] of [
+    ['token', where.token],
+    ['treasury', where.treasury],
+  ] as const)
+    if (value !== undefined && !ADDRESS.test(value))
+      throw new OperationError('invalid_input', 'invalid_request', `The ${name} is 0x and 40 hex digits.`, {
+        details: [{ path: `/${name}`, message: 'not an address' }],
+      });
+  if (where.network !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(where.network))
+    throw new OperationError(
+      'invalid_input',
+      'invalid_request',
+      'The network is the service’s chain name: 1 to 64 characters from A-Z a-z 0-9 . _ -.',
+      { details: [{ path: '/network', message: 'not a network name' }] },
+    );
+  let client: ChainClient;
+  try {
+    client = new ChainClient(where.rpcUrl);
+  } catch (error) {
+    if (error instanceof ChainError)
+      throw new OperationError('invalid_input', 'invalid_request', error.message, {
+        details: [{ path: '/rpc', message: 'not an http(s) URL' }],
+      });
+    throw error;
+  }
+  let chainId: number;
+  try {
+    chainId = await client.chainId();
+  } catch (error) {
+    return chainFailure(error);
+  }
+  if (named === 3)
+    return new StablecoinChain(client, {
+      network: where.network as string,
+      chainId,
+      token: (where.token as string).toLowerCase(),
+      treasury: (where.treasury as string).toLowerCase(),
+      decimals: 6,
+      embedded: false,
+    });
+  let stored: ReturnType<typeof readStoredStablecoin>;
+  try {
+    stored = readStoredStablecoin(path.join(workspace.dataDirectory, ANCHOR_FOLDER));
+  } catch (error) {
+    return chainFailure(error);
+  }
+  if (stored === undefined)
+    throw new OperationError(
+      'not_found',
+      'not_found',
+      'This data folder has no embedded stablecoin yet (evroom serve deploys it on first start); name the chain’s with --token, --treasury and --network.',
+    );
+  if (stored.chain_id !== chainId)
+    throw new OperationError(
+      'refused',
+      'chain_mismatch',
+      `The RPC answers for chain ${chainId}, but the stored stablecoin is on chain ${stored.chain_id} (${stored.network}).`,
+    );
+  return new StablecoinChain(client, {
+    network: stored.network,
+    chainId,
+    token: stored.token,
+    treasury: stored.treasury,
+    decimals: 6,
+    embedded: true,
+  });
 }
