@@ -99,6 +99,8 @@ describe('evroom apikeys redeem and payments', () => {
     expect(table.stdout).toContain('99.000000');
     expect(table.stdout).toContain(view.key_prefix);
     expect(table.stdout).toContain('outbox pending');
+    const keys = await evroom(home, ['apikeys', 'list']);
+    expect(keys.stdout).toMatch(new RegExp(`${view.key_prefix} .* active until \\d{4}-`));
     const listed = await evroom(home, ['apikeys', 'payments', '--json', '--limit', '5']);
     expect(JSON.parse(listed.stdout)).toEqual({ payments: [expect.objectContaining({ tx_hash: tx })] });
   });

@@ -221,6 +221,7 @@ describe('the payment watcher', () => {
       };
       expect(() => startPaymentWatcher({ ...base, confirmations: 0 })).toThrow(RangeError);
       expect(() => startPaymentWatcher({ ...base, confirmations: 1, intervalMs: 1 })).toThrow(RangeError);
+      expect(() => startPaymentWatcher({ ...base, confirmations: 1, fromBlock: -1 })).toThrow(RangeError);
     } finally {
       workspace.close();
     }

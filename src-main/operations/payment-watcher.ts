@@ -108,6 +108,8 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
   const now = options.now ?? (() => new Date());
   const where = { network: chain.config.network, token: chain.config.token, treasury: chain.config.treasury };
   const firstBlock = options.fromBlock ?? 0;
+  if (!Number.isSafeInteger(firstBlock) || firstBlock < 0)
+    throw new RangeError('startPaymentWatcher: fromBlock must be a whole number from 0');
 
   async function observe(txHash: string): Promise<boolean> {
     try {

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hexToBytes } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { TERM_MS } from '../../src-shared/api/payments';
 import { didKeyFromEd25519 } from '../../src-shared/crypto/did-key';
 import { utf8Encode } from '../../src-shared/crypto/encoding';
@@ -186,6 +188,33 @@ describe('observePayment on a real chain', () => {
       workspace.close();
     }
   }, 60_000);
+
+  it('refuses a payment made by transferFrom: the memo must follow the token’s own transfer call', async () => {
+    const workspace = freshWorkspace();
+    try {
+      const owner = privateKeyToAccount(DEVELOPMENT_ACCOUNT_KEYS[5] as `0x${string}`).address;
+      const spender = privateKeyToAccount(DEVELOPMENT_ACCOUNT_KEYS[6] as `0x${string}`).address;
+      const word = (hex: string): string => hex.replace(/^0x/, '').toLowerCase().padStart(64, '0');
+      const approve = hexToBytes(`0x095ea7b3${word(spender)}${word(PRO_MONTH.toString(16))}`);
+      await sendCall(testChain.rpcUrl, DEVELOPMENT_ACCOUNT_KEYS[5] as `0x${string}`, chain.config.token, approve);
+      const memo = encodeMemo({ tier: 'pro', contact: 'spender@example.com' });
+      const call = hexToBytes(
+        `0x23b872dd${word(owner)}${word(chain.config.treasury)}${word(PRO_MONTH.toString(16))}${Buffer.from(memo).toString('hex')}`,
+      );
+      const tx = await sendCall(
+        testChain.rpcUrl,
+        DEVELOPMENT_ACCOUNT_KEYS[6] as `0x${string}`,
+        chain.config.token,
+        call,
+      );
+      const view = await observePayment(workspace, chain, tx, { confirmations: 1 });
+      expect(view).toMatchObject({ state: 'memo_invalid', amount: PRO_MONTH.toString(), token: chain.config.token });
+      expect(view.reason).toMatch(/not transfer\(address,uint256\)/);
+      expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
+    } finally {
+      workspace.close();
+    }
+  });
 
   it('waits for confirmations, and a reorganisation before them issues nothing (dropped)', async () => {
     const workspace = freshWorkspace();

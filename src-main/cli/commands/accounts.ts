@@ -173,7 +173,14 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
         writeLine(terminal.out, 'No API keys yet. Issue one: evroom apikeys issue --tenant ID');
       else {
         for (const key of list) {
-          const state = key.revoked_at === null ? 'active' : `revoked ${when(key.revoked_at)}`;
+          const state =
+            key.revoked_at !== null
+              ? `revoked ${when(key.revoked_at)}`
+              : key.expires_at === undefined
+                ? 'active'
+                : key.expires_at <= Date.now()
+                  ? `expired ${when(key.expires_at)}`
+                  : `active until ${when(key.expires_at)}`;
           writeLine(
             terminal.out,
             `${key.prefix.padEnd(20)} ${key.tenant_id.padEnd(20)} ${key.tier.padEnd(10)} ${(key.scopes.join(',') || '-').padEnd(8)} ${state}`,
