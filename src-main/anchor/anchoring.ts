@@ -22,6 +22,7 @@ import type { Ledger } from '../ledger/open-ledger';
 import { EMBEDDED_NETWORK, startAnvil, type AnvilProcess } from './anvil';
 import { anchorAccount, ChainClient, ChainError, readAnchorKeyFile } from './chain';
 import { AnchorEngine } from './engine';
+import { embeddedStablecoin, namedStablecoin, StablecoinChain } from './stablecoin';
 
 /** The folder of anchoring's files inside the data folder. */
 export const ANCHOR_FOLDER = 'anchor';
@@ -32,7 +33,15 @@ export const ANCHOR_KEY_FILE = 'anchor-key';
 
 /** Which chain to anchor on. */
 export type AnchorChainConfig =
-  { kind: 'embedded' } | { kind: 'rpc'; rpcUrl: string; network: string; keyFile: string };
+  | { kind: 'embedded' }
+  | {
+      kind: 'rpc';
+      rpcUrl: string;
+      network: string;
+      keyFile: string;
+      /** The stablecoin API keys are bought with and the treasury they are paid to; none: no payments. */
+      stablecoin?: { token: string; treasury: string };
+    };
 
 /** How to anchor. */
 export interface AnchoringConfig {
@@ -51,6 +60,8 @@ export interface Anchoring {
   network: string;
   /** The chain's JSON-RPC (for counterparties' steps 2-3). */
   rpcUrl: string;
+  /** The token API keys are bought with, on this chain (docs/payments.md); undefined: no payments. */
+  payments: StablecoinChain | undefined;
   /** Stops the engine (waiting for a pass in flight), then the embedded chain if any. */
   close(): Promise<void>;
 }
@@ -167,6 +178,24 @@ export async function startAnchoring(
         : error;
     }
   }
+  let payments: StablecoinChain | undefined;
+  try {
+    if (anvil !== undefined)
+      payments = new StablecoinChain(
+        chain,
+        await embeddedStablecoin(chain, path.join(dataDirectory, ANCHOR_FOLDER), network),
+      );
+    else if (config.chain.kind === 'rpc' && config.chain.stablecoin !== undefined)
+      payments = new StablecoinChain(
+        chain,
+        await namedStablecoin(chain, network, config.chain.stablecoin.token, config.chain.stablecoin.treasury),
+      );
+  } catch (error) {
+    await stopChain();
+    throw error instanceof ChainError
+      ? new AnchoringConfigError(`The payment token could not be set up: ${error.message}`)
+      : error;
+  }
   const engine = new AnchorEngine({
     ledger,
     chain,
@@ -181,6 +210,7 @@ export async function startAnchoring(
     engine,
     network,
     rpcUrl: chain.rpcUrl,
+    payments,
     close: async () => {
       await engine.stop();
       await stopChain();

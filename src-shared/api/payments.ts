@@ -125,3 +125,50 @@ export function formatUnits(units: bigint): string {
 
 /** Which tiers the price ladder sells on chain, with their prefixes' tier. */
 export type PaidTier = Extract<Tier, 'pro' | 'scale'>;
+
+/** Where and how a service takes payments on one chain, as `GET /pricing` lists it under `chains`. */
+export interface PricingChain {
+  /** The network name (as anchors carry it). */
+  network: string;
+  chain_id: number;
+  /** The stablecoin's contract, lowercase `0x` hex. */
+  token: string;
+  decimals: typeof STABLECOIN_DECIMALS;
+  /** Where payments go, lowercase. */
+  treasury: string;
+  /** True on a local development chain whose development accounts hold test tokens. */
+  development: boolean;
+  /** Each tier's price in the token's units, as decimal strings (JSON has no 64-bit integers). */
+  tiers: (
+    | { tier: 'pro' | 'scale'; monthly_units: string; annual_units: string }
+    | { tier: 'enterprise'; annual_from_units: string; by_contact: true }
+  )[];
+}
+
+/** The `chains` entry of `GET /pricing` for a token and treasury. */
+export function pricingChain(config: {
+  network: string;
+  chainId: number;
+  token: string;
+  treasury: string;
+  embedded: boolean;
+}): PricingChain {
+  const paid = (tier: 'pro' | 'scale') => ({
+    tier,
+    monthly_units: MONTHLY_PRICE_UNITS[tier].toString(),
+    annual_units: (MONTHLY_PRICE_UNITS[tier] * ANNUAL_MONTHS_PRICE).toString(),
+  });
+  return {
+    network: config.network,
+    chain_id: config.chainId,
+    token: config.token.toLowerCase(),
+    decimals: STABLECOIN_DECIMALS,
+    treasury: config.treasury.toLowerCase(),
+    development: config.embedded,
+    tiers: [
+      paid('pro'),
+      paid('scale'),
+      { tier: 'enterprise', annual_from_units: ENTERPRISE_ANNUAL_FROM_UNITS.toString(), by_contact: true },
+    ],
+  };
+}
