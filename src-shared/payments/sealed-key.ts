@@ -12,10 +12,19 @@
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 
-import { b64uDecode, b64uEncode, utf8Decode, utf8Encode } from '../crypto/encoding';
-import { didKeyFromEd25519, ed25519FromDidKey } from '../crypto/did-key';
-import { ed25519IsStrictPublicKey } from '../crypto/ed25519-strict';
-import { hpkeOpen, hpkeSeal, x25519FromEd25519Public, x25519FromEd25519Seed } from '../crypto/hpke';
+import {
+  b64uDecode,
+  b64uEncode,
+  didKeyFromEd25519,
+  ed25519FromDidKey,
+  ed25519IsStrictPublicKey,
+  hpkeOpen,
+  hpkeSeal,
+  utf8Decode,
+  utf8Encode,
+  x25519FromEd25519Public,
+  x25519FromEd25519Seed,
+} from '../crypto';
 
 /** The envelope's `format`, and the HPKE `info` bytes (its UTF-8). */
 export const SEALED_KEY_FORMAT = 'evroom.sealed-apikey/1';
