@@ -84,6 +84,25 @@ describe('outboxTransport', () => {
     expect(fs.readdirSync(outbox).sort()).toEqual([`${other}.eml`, `${TX}.eml`].sort());
   });
 
+  it("removes this transaction's temporary files left by a crash, not recent ones nor other transactions'", async () => {
+    const outbox = path.join(dataFolder, 'outbox');
+    fs.mkdirSync(outbox, { mode: 0o700 });
+    const stale = path.join(outbox, `.${TX}.0a0b0c0d0e0f.tmp`);
+    const recent = path.join(outbox, `.${TX}.111111111111.tmp`);
+    const otherTx = path.join(outbox, `.0x${'02'.repeat(32)}.222222222222.tmp`);
+    for (const file of [stale, recent, otherTx]) fs.writeFileSync(file, `half a message with ${KEY}`, { mode: 0o600 });
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(stale, anHourAgo, anHourAgo);
+    fs.utimesSync(otherTx, anHourAgo, anHourAgo);
+
+    await outboxTransport(outbox).send(MESSAGE);
+
+    expect(fs.existsSync(stale)).toBe(false);
+    expect(fs.existsSync(recent)).toBe(true);
+    expect(fs.existsSync(otherTx)).toBe(true);
+    expect(fs.existsSync(path.join(outbox, `${TX}.eml`))).toBe(true);
+  });
+
   it('tightens an existing folder to 0700', async () => {
     const outbox = path.join(dataFolder, 'outbox');
     fs.mkdirSync(outbox, { mode: 0o755 });

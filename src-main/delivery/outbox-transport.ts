@@ -18,6 +18,8 @@ import type { KeyMessage, MailTransport } from './key-message';
 
 const FOLDER_MODE = 0o700;
 const FILE_MODE = 0o600;
+/** A temporary file older than this was left by a crash mid-write (a write takes milliseconds). */
+const STALE_TEMPORARY_MS = 60_000;
 
 /**
  * A transport that writes `<folder>/<tx_hash>.eml`.
@@ -47,6 +49,7 @@ function writeMessage(root: string, message: KeyMessage): void {
     if (existing.isFile()) return;
     throw new DeliveryError('io', `the outbox holds something other than a file at ${target}`, false);
   }
+  removeStaleTemporaries(root, message.tx_hash);
   const eml = keyMessageEml(message, DEFAULT_FROM, new Date());
   const temporary = path.join(root, `.${message.tx_hash}.${randomBytes(6).toString('hex')}.tmp`);
   let descriptor: number | undefined;
@@ -62,6 +65,24 @@ function writeMessage(root: string, message: KeyMessage): void {
     if (descriptor !== undefined) fs.closeSync(descriptor);
     fs.rmSync(temporary, { force: true });
     throw ioError('cannot write the outbox message', error);
+  }
+}
+
+/**
+ * Deletes this transaction's temporary files that a crash left behind: they hold the key, and
+ * only the finished `.eml` should. Recent ones are left alone (another send may be writing).
+ */
+function removeStaleTemporaries(root: string, txHash: string): void {
+  const prefix = `.${txHash}.`;
+  const now = Date.now();
+  try {
+    for (const name of fs.readdirSync(root)) {
+      if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+      const file = path.join(root, name);
+      if (now - fs.lstatSync(file).mtimeMs > STALE_TEMPORARY_MS) fs.rmSync(file, { force: true });
+    }
+  } catch (error) {
+    throw ioError('cannot clean the outbox', error);
   }
 }
 
