@@ -101,7 +101,7 @@ describe('smtpTransport against a real SMTP server', () => {
     const { port, received } = await startSmtpServer();
     const transport = smtpTransport(`smtp://127.0.0.1:${port}`, { from: 'Keys <keys@example.com>', timeoutMs: 5000 });
     expect(transport.channel).toBe('smtp');
-    expect(transport.describe()).toBe(`smtp://127.0.0.1:${port}`);
+    expect(transport.describe()).toBe(`smtp://127.0.0.1:${port} (STARTTLS if offered)`);
 
     await transport.send(MESSAGE);
 
@@ -130,7 +130,7 @@ describe('smtpTransport against a real SMTP server', () => {
     });
     const url = `smtp://keys%40example.com:${encodeURIComponent(PASSWORD)}@127.0.0.1:${port}?from=keys%40example.com`;
     const transport = smtpTransport(url, { timeoutMs: 5000 });
-    expect(transport.describe()).toBe(`smtp://127.0.0.1:${port} as keys@example.com`);
+    expect(transport.describe()).toBe(`smtp://127.0.0.1:${port} as keys@example.com (STARTTLS if offered)`);
     expect(transport.describe()).not.toContain(PASSWORD);
 
     await transport.send(MESSAGE);
@@ -295,11 +295,19 @@ describe('smtpTransport refuses a bad configuration at once', () => {
     expect(() => smtpTransport('smtp://127.0.0.1:25', { from: 'nobody' })).toThrow(DeliveryConfigError);
   });
 
-  it('default ports, IPv6 hosts and smtps describe themselves without the password', () => {
-    expect(smtpTransport('smtp://mail.example.com').describe()).toBe('smtp://mail.example.com:587');
+  it('default ports, IPv6 hosts and smtps describe themselves without the password; STARTTLS is required off loopback', () => {
+    expect(smtpTransport('smtp://mail.example.com').describe()).toBe('smtp://mail.example.com:587 (STARTTLS required)');
+    expect(smtpTransport('smtp://mail.example.com:25?starttls=opportunistic').describe()).toBe(
+      'smtp://mail.example.com:25 (STARTTLS if offered)',
+    );
+    expect(smtpTransport('smtp://localhost:25').describe()).toBe('smtp://localhost:25 (STARTTLS if offered)');
+    expect(smtpTransport('smtp://127.0.0.1:25?starttls=required').describe()).toBe(
+      'smtp://127.0.0.1:25 (STARTTLS required)',
+    );
     expect(smtpTransport(`smtps://me:${encodeURIComponent(PASSWORD)}@mail.example.com`).describe()).toBe(
       'smtps://mail.example.com:465 as me',
     );
-    expect(smtpTransport('smtp://[::1]:2525').describe()).toBe('smtp://[::1]:2525');
+    expect(smtpTransport('smtp://[::1]:2525').describe()).toBe('smtp://[::1]:2525 (STARTTLS if offered)');
+    expect(smtpTransport('smtp://[2001:db8::1]:2525').describe()).toBe('smtp://[2001:db8::1]:2525 (STARTTLS required)');
   });
 });

@@ -81,7 +81,7 @@ export function smtpTransport(url: string, options: SmtpTransportOptions = {}): 
   const sent = new Set<string>();
   return {
     channel: 'smtp',
-    describe: () => `${where}${settings.user === undefined ? '' : ` as ${settings.user}`}`,
+    describe: () => `${where}${settings.user === undefined ? '' : ` as ${settings.user}`}${tlsWords(settings)}`,
     async send(message: KeyMessage): Promise<void> {
       checkKeyMessage(message);
       if (sent.has(message.tx_hash)) return;
@@ -171,6 +171,12 @@ function decoded(text: string, what: string): string {
   } catch {
     throw new DeliveryConfigError(`--smtp: the ${what} is not valid percent-encoding`);
   }
+}
+
+/** How the connection is protected, for {@link MailTransport.describe}. */
+function tlsWords(settings: SmtpSettings): string {
+  if (settings.secure) return '';
+  return settings.requireTls ? ' (STARTTLS required)' : ' (STARTTLS if offered)';
 }
 
 function isLoopback(host: string): boolean {
