@@ -12,9 +12,9 @@ import { HPKE_SUITE, hpkeOpen, hpkeSeal, x25519FromEd25519Public, x25519FromEd25
 /**
  * RFC 9180 Appendix A.2.1: DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305, mode_base,
  * and its first encryption (A.2.1.1, sequence number 0, which is what single-shot Seal makes).
- * Source: https://www.rfc-editor.org/rfc/rfc9180.html#appendix-A.2.1 (the same values appear in
- * the CFRG's test-vectors.json of github.com/cfrg/draft-irtf-cfrg-hpke, and in libcrux's
- * hpke tests, which the search tool showed beside other independent copies).
+ * Source: https://www.rfc-editor.org/rfc/rfc9180.html#appendix-A.2.1, compared value by value with
+ * the RFC's source text, draft-irtf-cfrg-hpke.md of github.com/cfrg/draft-irtf-cfrg-hpke (commit
+ * b1f7cb0cdeab6906c61b3d6574e8bdfdbe1cd3fb, section "DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20Poly1305").
  */
 const A_2_1 = {
   mode: 0,
