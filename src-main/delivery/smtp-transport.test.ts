@@ -227,6 +227,25 @@ describe('smtpTransport against a real SMTP server', () => {
   });
 });
 
+describe('smtpTransport verifies certificates', () => {
+  // smtp-server's built-in certificate is self-signed for localhost (and expired): no client may trust it.
+  it('smtps:// to a server whose certificate is not trusted: DeliveryError tls, nothing sent', async () => {
+    const { port, received } = await startSmtpServer({ secure: true, disabledCommands: [] });
+    const failure = await failureOf(smtpTransport(`smtps://127.0.0.1:${port}`, { timeoutMs: 5000 }).send(MESSAGE));
+    expect(failure).toMatchObject({ reason: 'tls', retryable: true });
+    expect(failure.message).toMatch(/the server's certificate was refused \(/);
+    expect(failure.message).not.toContain(KEY);
+    expect(received).toHaveLength(0);
+  });
+
+  it('STARTTLS offered with an untrusted certificate: refused even when STARTTLS is only opportunistic', async () => {
+    const { port, received } = await startSmtpServer({ disabledCommands: [] });
+    const failure = await failureOf(smtpTransport(`smtp://127.0.0.1:${port}`, { timeoutMs: 5000 }).send(MESSAGE));
+    expect(failure).toMatchObject({ reason: 'tls', retryable: true });
+    expect(received).toHaveLength(0);
+  });
+});
+
 describe('smtpTransport when the server is not there', () => {
   it('a closed port: DeliveryError unreachable, at once', async () => {
     const port = await closedPort();

@@ -12,6 +12,8 @@
  * The same bytes as the outbox file are sent, Message-ID `<tx_hash@evidence-room.invalid>`
  * included, so a message sent again after a crash is recognisably the same one.
  */
+import { isIP } from 'node:net';
+
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 
@@ -35,6 +37,8 @@ const DEFAULT_PORTS = { 'smtp:': 587, 'smtps:': 465 } as const;
 /** The whole exchange may take this many timeouts (connect, greeting, the commands and DATA). */
 const DEADLINE_TIMEOUTS = 3;
 const QUERY_MEMBERS = new Set(['from', 'starttls']);
+/** Words of Node's TLS errors about a certificate (expired, self-signed, wrong name, untrusted chain). */
+const CERTIFICATE_PROBLEM = /certificate|self[- ]signed|altnames|unable to (get|verify)/i;
 /** The most of a server's reply kept in an error message. */
 const MAX_REPLY_TEXT = 120;
 
@@ -73,7 +77,11 @@ export function smtpTransport(url: string, options: SmtpTransportOptions = {}): 
     dnsTimeout: settings.timeoutMs,
     logger: false,
     debug: false,
-    tls: { rejectUnauthorized: true, servername: settings.host },
+    // SNI names a host, never an address (RFC 6066 3); the certificate is checked either way.
+    tls:
+      isIP(settings.host) === 0
+        ? { rejectUnauthorized: true, servername: settings.host }
+        : { rejectUnauthorized: true },
   };
   const transporter = nodemailer.createTransport(transportOptions);
   const sender = parseMailbox(settings.from);
@@ -209,6 +217,15 @@ function deliveryErrorOf(error: unknown, where: string, secrets: (string | undef
   const responseCode = typeof failure.responseCode === 'number' ? failure.responseCode : undefined;
   const reply = typeof failure.response === 'string' ? scrub(failure.response, secrets) : '';
   const said = reply === '' ? '' : `: ${reply}`;
+  const errorText = error instanceof Error ? scrub(error.message, secrets) : '';
+  // A certificate refused during the handshake comes as a socket error; say what it is.
+  if (code === 'ESOCKET' && CERTIFICATE_PROBLEM.test(errorText)) {
+    return new DeliveryError(
+      'tls',
+      `SMTP delivery through ${where} failed: the server's certificate was refused (${errorText})`,
+      true,
+    );
+  }
   // Login and TLS failures come with the server's reply too, but are the operator's to fix, not the mail's.
   if (code === 'ETLS') {
     return new DeliveryError(
