@@ -14,6 +14,7 @@ import { buildService, type RequestRecord, type ServiceOptions } from '../http/s
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
+import { pricingChain, type PricingChain } from '../../src-shared/api/payments';
 
 /** The service, listening. */
 export interface RunningService {
@@ -24,6 +25,8 @@ export interface RunningService {
   recentRequests(): RequestRecord[];
   /** The chain anchors go to, or null without anchoring. */
   anchor: { network: string; rpcUrl: string } | null;
+  /** Where API keys are bought (token and treasury on the anchoring chain), or null when the service takes no payments. */
+  payments: PricingChain | null;
   /** Stops taking requests, lets those in flight finish, closes the ledger and wipes the key. */
   close(): Promise<void>;
 }
@@ -86,6 +89,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
   const service = await buildService({
     ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
+    pricingChains: anchoring?.payments === undefined ? [] : [pricingChain(anchoring.payments.config)],
     workspace,
     signer: { key_id: keys.active.key_id, seed, public_key: keys.active.public_key, listed: keys.listed },
     ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
@@ -123,6 +127,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     port,
     recentRequests: service.recentRequests,
     anchor: anchoring === undefined ? null : { network: anchoring.network, rpcUrl: anchoring.rpcUrl },
+    payments: anchoring?.payments === undefined ? null : pricingChain(anchoring.payments.config),
     close: async () => {
       await service.close();
       await anchoring?.close();

@@ -7,6 +7,7 @@
  * routes never import back the module that registers them, nor each other.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { PricingChain } from '../../src-shared/api/payments';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
 import type { JsonObject } from '../../src-shared/verify/fields';
 import type { VerifyPool } from '../core/worker-pool';
@@ -49,6 +50,8 @@ export interface ServiceContext {
   status(): StatusDocument;
   /** The anchoring engine, unless the service runs without anchoring. */
   readonly anchor: AnchorBackend | undefined;
+  /** Where API keys are bought, per chain (`GET /pricing`'s `chains`). */
+  readonly pricingChains: readonly PricingChain[];
   /** The verify route's worker threads, when the service has them. */
   readonly verifyPool: VerifyPool | undefined;
   /** Where a request's issued receipt is checked: the worker threads, and the log line when one failed. */

@@ -29,6 +29,7 @@ import {
   type VerifyPoolEvent,
 } from '../core/worker-pool';
 import type { Workspace } from '../operations/workspace';
+import type { PricingChain } from '../../src-shared/api/payments';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticateKey } from '../operations/service-admin';
 import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
@@ -93,6 +94,8 @@ export interface ServiceOptions {
   logStream?: NodeJS.WritableStream;
   /** The anchoring engine; without it `POST /v1/anchor` answers 503 and tenant receipts carry `anchor: null`. */
   anchor?: AnchorBackend;
+  /** Where API keys are bought (docs/payments.md): listed by `GET /pricing` under `chains`; none by default. */
+  pricingChains?: readonly PricingChain[];
   /**
    * Worker threads that verify the verify route's requests and check the receipts the service
    * issues (0 to {@link MAX_POOL_SIZE}; default 0: the HTTP thread does both). The answers are
@@ -342,6 +345,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     freePerDay: options.freePerDay ?? FREE_RECEIPTS_PER_DAY,
     proPerMonth: options.proPerMonth ?? PRO_RECEIPTS_PER_MONTH,
     anchor: options.anchor,
+    pricingChains: options.pricingChains ?? [],
     get verifyPool() {
       return verifyPool;
     },

@@ -15,7 +15,7 @@ export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
   usage:
-    'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE] [--anchor-interval SECONDS] [--confirmations N]',
+    'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -29,6 +29,12 @@ export const serveSpec: CommandSpec = {
     'anchor/; --chain-rpc, --chain-name and --chain-key-file (a 0600 file holding the funded',
     'account’s private key as 0x hex) point at any EVM JSON-RPC instead. --no-anchor runs',
     'without anchoring (POST /v1/anchor answers 503). Chain errors go to standard error.',
+    'API keys bought on chain (docs/payments.md): the embedded chain gets a six-decimal test',
+    'stablecoin and a treasury on first start (printed beside the chain); on another chain',
+    '--stablecoin and --treasury name them. Payments to the treasury become keys after',
+    '--confirmations blocks; each key goes to its buyer: by mail (the data folder’s outbox/, one',
+    '.eml per message, or --smtp smtp[s]://[user:pass@]host:port) or sealed to a did:key.',
+    'Without a chain (--no-anchor) the service takes no payments.',
   ],
   options: {
     port: { type: 'string', value: 'N', help: 'the port (default 8787; 0: any free port)' },
@@ -66,7 +72,22 @@ export const serveSpec: CommandSpec = {
       value: 'SECONDS',
       help: 'seconds a batch stays open (default 60; fractions allowed)',
     },
-    confirmations: { type: 'string', value: 'N', help: 'blocks before a batch resolves (default 1)' },
+    confirmations: {
+      type: 'string',
+      value: 'N',
+      help: 'blocks before a batch resolves and before a payment becomes a key (default 1)',
+    },
+    stablecoin: {
+      type: 'string',
+      value: 'ADDRESS',
+      help: 'the six-decimal stablecoin API keys are bought with; with --chain-rpc and --treasury',
+    },
+    treasury: { type: 'string', value: 'ADDRESS', help: 'where payments go; with --stablecoin' },
+    smtp: {
+      type: 'string',
+      value: 'URL',
+      help: 'send bought keys by SMTP (smtp:// or smtps://, user:pass@ allowed) instead of the outbox folder',
+    },
   },
   exitCodes: ['0  stopped by Ctrl-C or SIGTERM', '2  usage error, or the address or data folder cannot be used'],
   examples: [
@@ -75,6 +96,7 @@ export const serveSpec: CommandSpec = {
     'evroom serve --host 0.0.0.0 --port 8080',
     'evroom serve --chain-rpc https://mainnet.base.org --chain-name base --chain-key-file anchor-key --confirmations 3',
     'evroom serve --no-anchor',
+    'evroom serve --chain-rpc https://mainnet.base.org --chain-name base --chain-key-file anchor-key --stablecoin 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913 --treasury 0xYourTreasury --smtp smtps://keys%40example.com:PASSWORD@smtp.example.com:465',
   ],
 };
 
@@ -107,12 +129,20 @@ function anchoringOptions(
   const rpc = optionValue(parsed, 'chain-rpc');
   const name = optionValue(parsed, 'chain-name');
   const keyFile = optionValue(parsed, 'chain-key-file');
+  const stablecoin = optionValue(parsed, 'stablecoin');
+  const treasury = optionValue(parsed, 'treasury');
   const intervalText = optionValue(parsed, 'anchor-interval');
   const confirmationsText = optionValue(parsed, 'confirmations');
   if (flag(parsed, 'no-anchor')) {
-    const other = ['chain-rpc', 'chain-name', 'chain-key-file', 'anchor-interval', 'confirmations'].find(
-      (option) => optionValue(parsed, option) !== undefined,
-    );
+    const other = [
+      'chain-rpc',
+      'chain-name',
+      'chain-key-file',
+      'anchor-interval',
+      'confirmations',
+      'stablecoin',
+      'treasury',
+    ].find((option) => optionValue(parsed, option) !== undefined);
     if (other !== undefined) throw new CliError(`serve: --no-anchor and --${other} do not go together`);
     return false;
   }
@@ -121,6 +151,19 @@ function anchoringOptions(
     throw new CliError(
       'serve: --chain-rpc, --chain-name and --chain-key-file go together (all three, or none for the embedded chain)',
     );
+  if ((stablecoin === undefined) !== (treasury === undefined))
+    throw new CliError('serve: --stablecoin and --treasury go together');
+  if (stablecoin !== undefined && rpc === undefined)
+    throw new CliError(
+      'serve: --stablecoin and --treasury are for --chain-rpc; the embedded chain makes its own test stablecoin and treasury',
+    );
+  for (const [option, value] of [
+    ['stablecoin', stablecoin],
+    ['treasury', treasury],
+  ] as const) {
+    if (value !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(value))
+      throw new CliError(`serve: --${option} must be an address (0x and 40 hex characters), not '${value}'`);
+  }
   let intervalSeconds: number | undefined;
   if (intervalText !== undefined) {
     if (!/^\d{1,5}(?:\.\d{1,3})?$/.test(intervalText) || Number(intervalText) < 0.01 || Number(intervalText) > 86_400) {
@@ -132,7 +175,15 @@ function anchoringOptions(
   return {
     chain:
       rpc !== undefined && name !== undefined && keyFile !== undefined
-        ? { kind: 'rpc', rpcUrl: rpc, network: name, keyFile }
+        ? {
+            kind: 'rpc',
+            rpcUrl: rpc,
+            network: name,
+            keyFile,
+            ...(stablecoin !== undefined && treasury !== undefined
+              ? { stablecoin: { token: stablecoin, treasury } }
+              : {}),
+          }
         : { kind: 'embedded' },
     confirmations,
     ...(intervalSeconds === undefined ? {} : { intervalSeconds }),
@@ -190,6 +241,13 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       ? 'Anchoring is off (--no-anchor).'
       : `Anchoring on ${service.anchor.network} at ${service.anchor.rpcUrl}.`,
   );
+  if (service.payments !== null)
+    writeLine(
+      terminal.err,
+      `API keys are bought on ${service.payments.network}: stablecoin ${service.payments.token} (6 decimals), treasury ${service.payments.treasury}${service.payments.development ? '; the development accounts hold 1,000,000 test tokens each' : ''}.`,
+    );
+  else if (service.anchor !== null)
+    writeLine(terminal.err, 'No payments: name --stablecoin and --treasury to sell API keys on this chain.');
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1')
     writeLine(terminal.err, `Listening on ${host}: reachable from other machines. Press Ctrl-C to stop.`);
   await new Promise<void>((resolveStop) => {

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { recommendProfile, type RubricInput } from '../../operations/rubric';
 import { readBody } from '../body';
+import { serviceContext } from '../context';
 
 /** Every rubric answer says what it is not. */
 export const RUBRIC_DISCLAIMER =
@@ -84,8 +85,14 @@ const RUBRIC_SCHEMA = {
 export async function pricingRubricRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/pricing',
-    { schema: { summary: 'The machine-readable price ladder (spec section 8)', tags: ['pricing'] } },
-    async () => PRICING,
+    {
+      schema: {
+        summary:
+          'The machine-readable price ladder (spec section 8), and per chain where API keys are bought: token, decimals, treasury and each tier’s price in the token’s units',
+        tags: ['pricing'],
+      },
+    },
+    async () => ({ ...PRICING, chains: serviceContext(app).pricingChains }),
   );
   app.post(
     '/v1/rubric/select',
