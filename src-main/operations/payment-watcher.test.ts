@@ -2,13 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { didKeyFromEd25519 } from '../../src-shared/crypto/did-key';
+import { openSealedApiKey, sealApiKey } from '../../src-shared/payments/sealed-key';
 import { encodeMemo, transferCalldata, type PaymentMemo } from '../../src-shared/payments/memo';
 import { DEVELOPMENT_ACCOUNT_KEYS, sendCall } from '../anchor/stablecoin';
 import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test-support';
+import { outboxTransport } from '../delivery/outbox-transport';
 import { getPaymentCursor, listApiKeys } from '../ledger';
 import { deliveryBackoffMs, startPaymentWatcher, type KeyDelivery, type PaymentWatcher } from './payment-watcher';
-import { paymentKey, paymentStatus } from './payments';
+import { paymentKey, paymentStatus, sealedEnvelope } from './payments';
 import { openWorkspace, type Workspace } from './workspace';
 
 // The watcher on a real anvil with the real token, delivering through a small real transport
@@ -202,6 +205,44 @@ describe('the payment watcher', () => {
           expect(JSON.stringify(paymentStatus(workspace, sealedTx))).not.toContain(
             paymentKey(workspace, 'anvil-local', sealedTx, 'pro').key,
           );
+        },
+      );
+    } finally {
+      workspace.close();
+    }
+  });
+
+  it('delivers through the real outbox transport, and seals a did:key’s key so that only its holder opens it', async () => {
+    const workspace = freshWorkspace();
+    const outbox = outboxTransport(path.join(directory, 'outbox-real'));
+    const seed = new Uint8Array(32).fill(21);
+    const did = didKeyFromEd25519(ed25519.getPublicKey(seed));
+    try {
+      await withWatcher(
+        workspace,
+        {
+          confirmations: 1,
+          now: () => new Date(),
+          deliver: async (delivery) => {
+            if (delivery.channel === 'sealed')
+              return { sealed: sealApiKey(delivery.to, delivery.key, delivery.tx_hash) };
+            await outbox.send(delivery);
+            return {};
+          },
+        },
+        async (watcher) => {
+          const mailTx = await pay({ tier: 'pro', contact: 'Mail@Example.org' });
+          const sealedTx = await pay({ tier: 'scale', contact: did }, 499_000_000n);
+          await watcher.passNow();
+          const mailKey = paymentKey(workspace, 'anvil-local', mailTx, 'pro').key;
+          const eml = fs.readFileSync(path.join(directory, 'outbox-real', `${mailTx}.eml`), 'utf8');
+          expect(eml).toContain('To: mail@example.org');
+          expect(eml).toContain(mailKey);
+          expect(paymentStatus(workspace, mailTx)?.delivery).toMatchObject({ channel: 'outbox', state: 'delivered' });
+
+          const envelope = sealedEnvelope(workspace, sealedTx);
+          expect(openSealedApiKey(envelope, seed)).toBe(paymentKey(workspace, 'anvil-local', sealedTx, 'scale').key);
+          expect(() => openSealedApiKey(envelope, new Uint8Array(32).fill(22))).toThrow();
         },
       );
     } finally {
