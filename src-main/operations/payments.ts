@@ -78,7 +78,7 @@ export interface ObserveOptions {
 }
 
 /** What a judged transaction comes to, before confirmations. */
-interface Judgement {
+export interface Judgement {
   state: PaymentState;
   reason: string;
   token: string | null;
@@ -115,10 +115,14 @@ function instant(now: Date | undefined): number {
 }
 
 /**
- * What a mined transaction comes to as a payment to this service (no confirmations considered).
+ * What a mined transaction comes to as a payment to this service (no confirmations considered):
+ * `pending_confirmations` for a valid payment (with its memo and term), else the state without a key.
+ *
+ * @param transaction - The transaction and its receipt's Transfer logs.
+ * @param config - The service's token and treasury (lowercase).
  */
-function judge(transaction: PaymentTransaction, chain: StablecoinChain): Judgement {
-  const { token, treasury } = chain.config;
+export function judgePayment(transaction: PaymentTransaction, config: { token: string; treasury: string }): Judgement {
+  const { token, treasury } = config;
   if (transaction.status !== 'success')
     return {
       state: 'reverted',
@@ -473,7 +477,7 @@ export async function observePayment(
     );
     return paymentView(getPayment(workspace.ledger.readable, network, hash) as PaymentRecord);
   }
-  const judgement = judge(transaction, chain);
+  const judgement = judgePayment(transaction, chain.config);
   const recorded = record(workspace, network, transaction, judgement, at);
   if (recorded.state !== 'pending_confirmations') return paymentView(recorded);
   if (judgement.state !== 'pending_confirmations') {
@@ -497,7 +501,7 @@ export async function observePayment(
       at,
     );
   } else {
-    const second = judge(again, chain);
+    const second = judgePayment(again, chain.config);
     if (second.state !== 'pending_confirmations') settle(workspace, network, hash, second.state, second.reason, at);
     else if (depth(await fetchHead(chain), again) >= confirmations) issue(workspace, recorded, mailChannel, at);
   }
