@@ -151,6 +151,7 @@ export {
   listPaymentRecords,
   markDelivered,
   markPaymentIssued,
+  movePendingPayment,
   recordDeliveryFailure,
   recordPayment,
   setTenantPaidUntil,

@@ -11,6 +11,7 @@ import {
   listPaymentRecords,
   markDelivered,
   markPaymentIssued,
+  movePendingPayment,
   recordDeliveryFailure,
   recordPayment,
   setTenantPaidUntil,
@@ -142,10 +143,23 @@ describe('payments repository', () => {
       }),
     ).toBe(false);
     expect(getPayment(ledger.readable, 'anvil-local', TX_A)).toMatchObject({ state: 'dropped', reason: 'gone' });
+    expect(
+      movePendingPayment(ledger.writable, {
+        network: 'anvil-local',
+        tx_hash: TX_A,
+        block_number: 9,
+        block_hash: TX_B,
+        at: 14,
+      }),
+    ).toBe(false);
   });
 
   it('issues, then delivers with attempts and backoff, storing a sealed envelope once', () => {
     recordA();
+    const move = { network: 'anvil-local', tx_hash: TX_A, block_number: 9, block_hash: TX_B, at: 15 };
+    expect(movePendingPayment(ledger.writable, move)).toBe(true);
+    expect(movePendingPayment(ledger.writable, move)).toBe(false);
+    expect(getPayment(ledger.readable, 'anvil-local', TX_A)).toMatchObject({ block_number: 9, block_hash: TX_B });
     insertTenant(ledger.writable, { id: 'pay-pro-buyer', tier: 'pro', at: 1 });
     const issue = {
       network: 'anvil-local',

@@ -269,6 +269,28 @@ export function markPaymentIssued(
   return result.changes === 1;
 }
 
+/**
+ * Moves a payment waiting for confirmations to the block it is in now (mined again elsewhere after
+ * a reorganisation).
+ *
+ * @returns true when it changed
+ */
+export function movePendingPayment(
+  database: WritableDB,
+  change: { network: string; tx_hash: string; block_number: number; block_hash: string; at: number },
+): boolean {
+  const blockNumber = checkInteger(change.block_number, 'change.block_number');
+  const blockHash = checkTxHash(change.block_hash, 'change.block_hash');
+  const at = checkInstant(change.at, 'change.at');
+  const result = execute(
+    database,
+    sql`UPDATE payments SET block_number = ${blockNumber}, block_hash = ${blockHash}, updated_at = max(seen_at, ${at})
+        WHERE network = ${checkNetwork(change.network)} AND tx_hash = ${checkTxHash(change.tx_hash)}
+          AND state = 'pending_confirmations' AND (block_hash IS NOT ${blockHash} OR block_number IS NOT ${blockNumber})`,
+  );
+  return result.changes === 1;
+}
+
 /** Issued payments whose delivery is pending and due at `now`, the oldest due first. */
 export function dueDeliveries(database: ReadableDB, now: number, limit = 100): PaymentRecord[] {
   const at = checkInteger(now, 'now');

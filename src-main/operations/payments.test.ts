@@ -139,6 +139,17 @@ describe('observePayment on a real chain', () => {
       const operatorKey = issueApiKey(workspace, first.tenant_id as string).key;
       expect(judgeKey(workspace, operatorKey, new Date(end + 400 * DAY))).toBe(first.tenant_id);
       expect(judgeKey(workspace, `svc_pro_${'A'.repeat(32)}`, new Date(end))).toBe('unknown');
+
+      // Renewed after it lapsed: the term starts again from the payment, and the old key works again.
+      const lapsed = new Date(end + 5 * DAY);
+      const renewal = await observePayment(
+        workspace,
+        chain,
+        await pay({ tier: 'pro', contact: 'renew@example.com' }, PRO_MONTH),
+        { confirmations: 1, now: lapsed },
+      );
+      expect(renewal.expires_at).toBe(lapsed.getTime() + TERM_MS.month);
+      expect(judgeKey(workspace, key, new Date(lapsed.getTime() + DAY))).toBe(first.tenant_id);
     } finally {
       workspace.close();
     }

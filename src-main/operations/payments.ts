@@ -47,6 +47,7 @@ import {
   insertTenant,
   listPaymentRecords,
   markPaymentIssued,
+  movePendingPayment,
   recordPayment,
   setTenantPaidUntil,
   settlePayment,
@@ -485,7 +486,16 @@ export async function observePayment(
     settle(workspace, network, hash, judgement.state, judgement.reason, at);
     return paymentView(getPayment(workspace.ledger.readable, network, hash) as PaymentRecord);
   }
-  if (depth(await fetchHead(chain), transaction) < confirmations) return paymentView(recorded);
+  if (recorded.block_hash !== transaction.block_hash)
+    movePendingPayment(workspace.ledger.writable, {
+      network,
+      tx_hash: hash,
+      block_number: transaction.block_number,
+      block_hash: transaction.block_hash,
+      at,
+    });
+  if (depth(await fetchHead(chain), transaction) < confirmations)
+    return paymentView(getPayment(workspace.ledger.readable, network, hash) as PaymentRecord);
 
   failpoint('payments.after-record');
 
