@@ -86,7 +86,7 @@ function DeliveryCell({ payment }: { payment: PaymentView }) {
           pending{delivery.attempts > 0 ? `, ${formatCount(delivery.attempts)} tries` : ''}
         </span>
       )}
-      {delivery.to && <span className="muted payment-small">to {delivery.to}</span>}
+      {delivery.to && delivery.to !== payment.contact && <span className="muted payment-small">to {delivery.to}</span>}
       {delivery.state === 'pending' && delivery.last_error && (
         <span className="payment-small payment-error">last try: {delivery.last_error}</span>
       )}
@@ -104,15 +104,11 @@ function PaymentsTable({ payments }: { payments: PaymentView[] }) {
             <th scope="col">Seen (UTC)</th>
             <th scope="col">Transaction</th>
             <th scope="col">State</th>
-            <th scope="col">Tier</th>
-            <th scope="col">Term</th>
-            <th scope="col" className="numeric">
-              Paid
-            </th>
+            <th scope="col">Tier and term</th>
             <th scope="col">Contact</th>
             <th scope="col">Key prefix</th>
             <th scope="col">Delivery</th>
-            <th scope="col">Expires (UTC)</th>
+            <th scope="col">Expires</th>
           </tr>
         </thead>
         <tbody>
@@ -123,22 +119,30 @@ function PaymentsTable({ payments }: { payments: PaymentView[] }) {
               data-state={payment.state}
               data-delivery={payment.delivery.state}
             >
-              <td className="nowrap">{formatInstant(payment.seen_at)}</td>
+              {/* Date over time: the table has many columns to fit. */}
+              <td className="payment-when">{formatInstant(payment.seen_at)}</td>
               <td>
                 <CopyableValue
                   value={payment.tx_hash}
-                  short={truncateMiddle(payment.tx_hash, 14)}
+                  short={truncateMiddle(payment.tx_hash, 12)}
                   what="the transaction hash"
                   className="payment-tx"
                 />
               </td>
-              <td>
+              <td className="payment-state-cell">
                 <StateBadge payment={payment} />
-                {payment.reason && <span className="muted payment-small">{payment.reason}</span>}
+                {/* Why no key (or none yet); an issued payment's badge, prefix and expiry say it all. */}
+                {payment.reason && payment.state !== 'issued' && (
+                  <span className="muted payment-small">{payment.reason}</span>
+                )}
               </td>
-              <td>{payment.tier ?? <span className="muted">—</span>}</td>
-              <td>{payment.term ?? <span className="muted">—</span>}</td>
-              <td className="numeric">{payment.amount === null ? '—' : formatUnits(BigInt(payment.amount))}</td>
+              <td className="payment-bought">
+                <span data-testid="payment-tier">{payment.tier ?? '—'}</span>,{' '}
+                <span data-testid="payment-term">{payment.term === null ? 'no term' : `a ${payment.term}`}</span>
+                {payment.amount !== null && (
+                  <span className="muted payment-small payment-amount">{formatUnits(BigInt(payment.amount))} paid</span>
+                )}
+              </td>
               <td className="payment-contact">{payment.contact ?? <span className="muted">—</span>}</td>
               <td className="payment-prefix">
                 {payment.key_prefix ? <Code>{payment.key_prefix}…</Code> : <span className="muted">no key</span>}
@@ -146,7 +150,7 @@ function PaymentsTable({ payments }: { payments: PaymentView[] }) {
               <td className="payment-delivery-cell">
                 <DeliveryCell payment={payment} />
               </td>
-              <td className="nowrap">{formatInstant(payment.expires_at)}</td>
+              <td className="payment-when">{formatInstant(payment.expires_at)}</td>
             </tr>
           ))}
         </tbody>
