@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToHex, hexToBytes, type Hex } from 'viem';
+import { bytesToHex, hexToBytes, keccak256, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PinnedBlock } from '../../src-shared/anchor/context';
 import { b64uEncode, hexEncode } from '../../src-shared/crypto/encoding';
@@ -146,7 +146,7 @@ afterAll(async () => {
 async function repack(
   out: string,
   edit: (files: Map<string, Uint8Array>) => void,
-  sign: 'auditor' | 'none' | 'other-key' = 'auditor',
+  sign: 'auditor' | 'none' | 'other-key' | 'forged' = 'auditor',
 ): Promise<string> {
   const files = await readContextZip(pack);
   edit(files);
@@ -167,7 +167,7 @@ async function repack(
       const seed = new Uint8Array(randomBytes(32));
       signature = {
         alg: 'Ed25519',
-        key_id: didKeyFromEd25519(workspace.crypto.ed25519PublicKey(seed)),
+        key_id: sign === 'forged' ? manifest.signer : didKeyFromEd25519(workspace.crypto.ed25519PublicKey(seed)),
         signature: b64uEncode(workspace.crypto.ed25519Sign(bytes, seed)),
       };
     }
@@ -299,6 +299,20 @@ describe('a context pack made online', () => {
     expect(three.steps[1]?.status).toBe('pass');
     expect(three.steps[2]).toMatchObject({ status: 'fail', evidence: 'context' });
     expect(three.steps[2]?.detail).toContain(`header of block ${first.blockHeight + 1}`);
+
+    // The edited header listed under its new hash: the next header no longer names it as parent.
+    const relinked = await repack('edited-relinked.zip', (files) => {
+      const headers = headersOf(files).map((entry) => {
+        if (entry.number !== first.blockHeight + 1) return entry;
+        const edited = editTimestamp(entry);
+        return { ...edited, hash: keccak256(edited.rlp as Hex) };
+      });
+      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+    });
+    const broken = await verifyWith(relinked, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
+    expect(broken.steps[1]?.status).toBe('pass');
+    expect(broken.steps[2]).toMatchObject({ status: 'fail', evidence: 'context' });
+    expect(broken.steps[2]?.detail).toContain(`header of block ${first.blockHeight + 2} names parent`);
   });
 
   it('a transaction proof from another block fails step 2', async () => {
@@ -343,6 +357,12 @@ describe('a context pack made online', () => {
     expect(result.steps[1]).toMatchObject({ status: 'fail', evidence: 'context' });
     expect(result.steps[2]).toMatchObject({ status: 'fail', evidence: 'context' });
     expect(result.steps[1]?.detail).toMatch(/names signer did:key:\S+, but its signature is by did:key:/);
+
+    const forged = await repack('forged.zip', () => undefined, 'forged');
+    const byOther = await verifyWith(forged, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
+    expect(byOther.anchor_status).toBe('failed');
+    expect(byOther.steps[2]?.status).toBe('fail');
+    expect(byOther.steps[1]?.detail).toContain('signature does not verify with the key it names');
 
     const changed = await repack(
       'changed.zip',
