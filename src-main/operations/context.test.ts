@@ -6,7 +6,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes, keccak256, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PinnedBlock } from '../../src-shared/anchor/context';
-import { b64uEncode, hexEncode } from '../../src-shared/crypto/encoding';
+import { b64uEncode, hexDecode, hexEncode } from '../../src-shared/crypto/encoding';
 import { didKeyFromEd25519 } from '../../src-shared/crypto';
 import { jcs } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
@@ -39,7 +39,9 @@ import {
   unpinBlockHash,
   verifyAnchorWithContext,
 } from './context';
+import { buildAnchoredBundle, fundedAnchorAccount } from './anchor-test-support';
 import { OperationError } from './errors';
+import { importEvidence } from './evidence';
 import { openWorkspace, type Workspace } from './workspace';
 
 const digestOf = (text: string): Uint8Array => nodeSha256(new TextEncoder().encode(text));
@@ -434,6 +436,56 @@ describe('imported packs and pins', () => {
     });
     expect(none.anchor_status).toBe('verified_offline');
     expect(none.steps[1]?.detail).toContain('No context pack is imported');
+  });
+
+  it('exports the anchors of a bundle, and with no file every resolved anchor of the ledger', async () => {
+    const bundle = await buildAnchoredBundle({
+      out: file('anchored.zip'),
+      chain,
+      account: await fundedAnchorAccount(chain),
+      nonce: 0,
+      receipts: 3,
+    });
+    const fromBundle = await exportContextPack(workspace, {
+      out: file('bundle-pack.zip'),
+      rpcUrl: anvil.rpcUrl,
+      inputs: [bundle.file],
+    });
+    expect(fromBundle).toMatchObject({ anchors: 1, missing: [] });
+    expect((await openContextPackFile(file('bundle-pack.zip'))).anchors.has(bundle.hash.toLowerCase())).toBe(true);
+
+    const other = openWorkspace(file('ledger-home'));
+    try {
+      await importEvidence(other, bundle.file);
+      const fromLedger = await exportContextPack(other, {
+        out: file('ledger-pack.zip'),
+        rpcUrl: anvil.rpcUrl,
+        inputs: [],
+      });
+      expect(fromLedger.anchors).toBe(1);
+      expect(fromLedger.signer).not.toBe(fromBundle.signer); // each workstation signs with its own auditor key
+      const opened = await openContextPackFile(file('ledger-pack.zip'));
+      expect([...opened.anchors.keys()]).toEqual([bundle.hash.toLowerCase()]);
+      const record = bundle.records[0] as Record<string, unknown>;
+      const result = await verifyAnchor({
+        sha256: nodeSha256,
+        digest: hexDecode(bundle.receipts[0] as string),
+        record,
+        context: opened,
+      });
+      expect(result.anchor_status).toBe('verified_with_context');
+      expect(result.steps[1]?.context?.signer).toBe(fromLedger.signer);
+    } finally {
+      other.close();
+    }
+    const empty = openWorkspace(file('empty-home'));
+    try {
+      await expect(
+        exportContextPack(empty, { out: file('empty-pack.zip'), rpcUrl: anvil.rpcUrl, inputs: [] }),
+      ).rejects.toMatchObject({ code: 'context_nothing_to_pack' });
+    } finally {
+      empty.close();
+    }
   });
 
   it('export refuses inputs that name no anchor on chain, and an existing --out', async () => {

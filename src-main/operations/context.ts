@@ -49,6 +49,7 @@ import {
 import { verifyAnchor, type AnchorVerification } from '../anchor/verify-anchor';
 import { AnchorsFileError, parseAnchorsFile } from '../evidence/anchors-file';
 import { readBundleAnchors, readContextZip, writeContextZip } from '../evidence/context-zip';
+import { BundleError } from '../evidence/errors';
 import { listAnchorStates } from '../ledger';
 import { withAuditorKey } from '../report/auditor-key';
 import { OperationError } from './errors';
@@ -372,6 +373,22 @@ export async function importContextPack(workspace: Workspace, file: string): Pro
   return summaryOf(workspace, pack, target);
 }
 
+/** Opened imported packs, by file, while their size and mtime stay the same (a few at most). */
+const openedPacks = new Map<string, { size: number; mtimeMs: number; pack: OpenedContextPack }>();
+const OPENED_PACKS_KEPT = 8;
+
+/** An imported pack, opened once while its file does not change. */
+async function openImportedPack(file: string): Promise<OpenedContextPack> {
+  const info = statSync(file);
+  const cached = openedPacks.get(file);
+  if (cached !== undefined && cached.size === info.size && cached.mtimeMs === info.mtimeMs) return cached.pack;
+  const pack = await openContextPackFile(file);
+  openedPacks.delete(file);
+  openedPacks.set(file, { size: info.size, mtimeMs: info.mtimeMs, pack });
+  while (openedPacks.size > OPENED_PACKS_KEPT) openedPacks.delete(openedPacks.keys().next().value as string);
+  return pack;
+}
+
 /** The imported packs' files. */
 function packFiles(workspace: Workspace): string[] {
   const directory = packsDirectory(workspace);
@@ -391,10 +408,9 @@ export async function listContextPacks(workspace: Workspace): Promise<ContextPac
   const summaries: ContextPackSummary[] = [];
   for (const file of packFiles(workspace)) {
     try {
-      summaries.push(summaryOf(workspace, await openContextPackFile(file), file));
+      summaries.push(summaryOf(workspace, await openImportedPack(file), file));
     } catch (error) {
-      if (!(error instanceof ContextPackError) && !(error as { code?: unknown }).code?.toString().startsWith('zip_'))
-        throw error;
+      if (!(error instanceof ContextPackError) && !(error instanceof BundleError)) throw error;
     }
   }
   return summaries.sort((a, b) => b.head.number - a.head.number || b.made_at.localeCompare(a.made_at));
@@ -556,7 +572,7 @@ export async function verifyAnchorWithContext(
   for (const file of packFiles(workspace)) {
     let pack: OpenedContextPack;
     try {
-      pack = await openContextPackFile(file);
+      pack = await openImportedPack(file);
     } catch {
       continue;
     }
