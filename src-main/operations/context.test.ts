@@ -13,7 +13,7 @@ import type { JsonValue } from '../../src-shared/json/types';
 import { startAnvil, type AnvilProcess } from '../anchor/anvil';
 import { anchorAccount, ChainClient } from '../anchor/chain';
 import {
-  CONTEXT_HEADERS,
+  contextHeadersFile,
   CONTEXT_MANIFEST,
   CONTEXT_SIGNATURE,
   contextAnchorFile,
@@ -184,7 +184,7 @@ async function repack(
 }
 
 function headersOf(files: Map<string, Uint8Array>): ContextHeaderEntry[] {
-  return JSON.parse(new TextDecoder().decode(files.get(CONTEXT_HEADERS))) as ContextHeaderEntry[];
+  return JSON.parse(new TextDecoder().decode(files.get(contextHeadersFile(0)))) as ContextHeaderEntry[];
 }
 
 function anchorOf(files: Map<string, Uint8Array>, hash: string): ContextAnchorEntry {
@@ -282,7 +282,7 @@ describe('a context pack made online', () => {
       const headers = headersOf(files).map((entry) =>
         entry.number === first.blockHeight ? editTimestamp(entry) : entry,
       );
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     const two = await verifyWith(atBlock, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(two.anchor_status).toBe('failed');
@@ -294,7 +294,7 @@ describe('a context pack made online', () => {
       const headers = headersOf(files).map((entry) =>
         entry.number === first.blockHeight + 1 ? editTimestamp(entry) : entry,
       );
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     const three = await verifyWith(above, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(three.anchor_status).toBe('failed');
@@ -309,7 +309,7 @@ describe('a context pack made online', () => {
         const edited = editTimestamp(entry);
         return { ...edited, hash: keccak256(edited.rlp as Hex) };
       });
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     const broken = await verifyWith(relinked, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(broken.steps[1]?.status).toBe('pass');
@@ -343,7 +343,7 @@ describe('a context pack made online', () => {
   it('a head chain with a gap fails step 3', async () => {
     const gap = await repack('gap.zip', (files) => {
       const headers = headersOf(files).filter((entry) => entry.number !== second.blockHeight + 1);
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     const result = await verifyWith(gap, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(result.anchor_status).toBe('failed');
@@ -370,13 +370,13 @@ describe('a context pack made online', () => {
       'changed.zip',
       (files) => {
         const headers = headersOf(files);
-        files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers.slice(0, -1))));
+        files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers.slice(0, -1))));
       },
       'none',
     );
     const after = await verifyWith(changed, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(after.steps[1]?.status).toBe('fail');
-    expect(after.steps[1]?.detail).toContain('headers.json does not match the SHA-256 its signed manifest gives');
+    expect(after.steps[1]?.detail).toContain('headers/0.json does not match the SHA-256 its signed manifest gives');
   });
 
   it('a pack older than the anchor says what is missing', async () => {
@@ -393,7 +393,7 @@ describe('imported packs and pins', () => {
   it('imports a pack checked whole, refuses a broken one, verifies from the data folder', async () => {
     const gap = await repack('gap-import.zip', (files) => {
       const headers = headersOf(files).filter((entry) => entry.number !== first.blockHeight + 1);
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     await expect(importContextPack(workspace, gap)).rejects.toMatchObject({ code: 'context_pack_refused' });
     expect(await listContextPacks(workspace)).toEqual([]);
@@ -486,6 +486,32 @@ describe('imported packs and pins', () => {
     } finally {
       empty.close();
     }
+  });
+
+  it('splits the headers into files and reads them back in order', async () => {
+    const result = await exportContextPack(workspace, {
+      out: file('split.zip'),
+      rpcUrl: anvil.rpcUrl,
+      inputs: [file('first.json')],
+      headersPerFile: 2,
+    });
+    const count = result.headers.to - result.headers.from + 1;
+    const opened = await openContextPackFile(file('split.zip'));
+    expect(opened.manifest.headers.files).toEqual(
+      Array.from({ length: Math.ceil(count / 2) }, (_, index) => contextHeadersFile(index)),
+    );
+    expect(opened.headers.map((header) => header.number)).toEqual(
+      Array.from({ length: count }, (_, index) => result.headers.from + index),
+    );
+    const verified = await verifyWith(
+      file('split.zip'),
+      first.records[0] as Record<string, unknown>,
+      digests[0] as Uint8Array,
+      {
+        confirmations: count,
+      },
+    );
+    expect(verified.anchor_status).toBe('verified_with_context');
   });
 
   it('export refuses inputs that name no anchor on chain, and an existing --out', async () => {
