@@ -466,6 +466,29 @@ export function decodeHeader(rlpHex: string, chainId: number): DecodedHeader | {
   }
 }
 
+/** Each pack's headers by number, and each header decoded once (a pack is checked for many anchors). */
+const packHeaders = new WeakMap<OpenedContextPack, Map<number, ContextHeaderEntry>>();
+const decodedHeaders = new WeakMap<ContextHeaderEntry, DecodedHeader | { error: string }>();
+
+function headersByNumber(pack: OpenedContextPack): Map<number, ContextHeaderEntry> {
+  let byNumber = packHeaders.get(pack);
+  if (byNumber === undefined) {
+    byNumber = new Map();
+    for (const entry of pack.headers) if (!byNumber.has(entry.number)) byNumber.set(entry.number, entry);
+    packHeaders.set(pack, byNumber);
+  }
+  return byNumber;
+}
+
+function decodedHeader(pack: OpenedContextPack, entry: ContextHeaderEntry): DecodedHeader | { error: string } {
+  let decoded = decodedHeaders.get(entry);
+  if (decoded === undefined) {
+    decoded = decodeHeader(entry.rlp, pack.manifest.chain_id);
+    decodedHeaders.set(entry, decoded);
+  }
+  return decoded;
+}
+
 /** What the headers from one block to the pack's head show. */
 type ChainCheck = { ok: true; headers: Map<number, DecodedHeader> } | { ok: false; detail: string };
 
@@ -476,8 +499,7 @@ type ChainCheck = { ok: true; headers: Map<number, DecodedHeader> } | { ok: fals
  */
 function checkHeaderChain(pack: OpenedContextPack, from: number): ChainCheck {
   const head = pack.manifest.head;
-  const byNumber = new Map<number, ContextHeaderEntry>();
-  for (const entry of pack.headers) if (!byNumber.has(entry.number)) byNumber.set(entry.number, entry);
+  const byNumber = headersByNumber(pack);
   const decoded = new Map<number, DecodedHeader>();
   let previous: DecodedHeader | undefined;
   for (let number = from; number <= head.number; number += 1) {
@@ -487,7 +509,7 @@ function checkHeaderChain(pack: OpenedContextPack, from: number): ChainCheck {
         ok: false,
         detail: `The pack's chain of headers has a gap: block ${number} is missing between block ${from} and the head ${head.number}.`,
       };
-    const header = decodeHeader(entry.rlp, pack.manifest.chain_id);
+    const header = decodedHeader(pack, entry);
     if ('error' in header)
       return { ok: false, detail: `The pack's header of block ${number} cannot be used: ${header.error}.` };
     if (header.number !== number)
@@ -611,7 +633,7 @@ export async function checkContextAnchor(
   };
 
   // Step 2: the anchor's block header, the proofs, the transaction, the receipt.
-  const headerEntry = pack.headers.find((header) => header.number === record.block_height);
+  const headerEntry = headersByNumber(pack).get(record.block_height);
   if (entry.block_number !== record.block_height)
     return [
       fail(
@@ -628,7 +650,7 @@ export async function checkContextAnchor(
       ),
       notChecked,
     ];
-  const header = decodeHeader(headerEntry.rlp, manifest.chain_id);
+  const header = decodedHeader(pack, headerEntry);
   if ('error' in header)
     return [fail(2, `The pack's header of block ${record.block_height} cannot be used: ${header.error}.`), notChecked];
   if (header.number !== record.block_height || header.hash !== headerEntry.hash)
@@ -722,7 +744,7 @@ export async function checkContextAnchor(
   if (!chain.ok) return [two, fail(3, chain.detail)];
   let pinned: ContextHead | undefined;
   for (const pin of chainPins) {
-    const carried = pack.headers.find((candidate) => candidate.number === pin.number);
+    const carried = headersByNumber(pack).get(pin.number);
     if (carried === undefined) continue;
     const hash = chain.headers.get(pin.number)?.hash ?? carried.hash;
     if (hash !== pin.hash.toLowerCase())
