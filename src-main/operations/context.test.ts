@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
@@ -512,6 +514,74 @@ describe('imported packs and pins', () => {
       },
     );
     expect(verified.anchor_status).toBe('verified_with_context');
+  });
+
+  it('export checks what the chain answers before writing: tries that do not give the header roots, a header that does not hash', async () => {
+    let mode: 'none' | 'receipt' | 'header' = 'none';
+    const tamper = (method: string, params: unknown[], result: unknown): unknown => {
+      if (mode === 'receipt' && method === 'eth_getBlockReceipts' && Array.isArray(result)) {
+        const receipt = result[0] as Record<string, string>;
+        return [
+          { ...receipt, cumulativeGasUsed: `0x${(BigInt(receipt.cumulativeGasUsed as string) + 1n).toString(16)}` },
+        ];
+      }
+      if (mode === 'header' && method === 'eth_getBlockByNumber' && params[1] === false) {
+        const block = result as Record<string, string>;
+        if (Number(block.number) === first.blockHeight + 1) return { ...block, timestamp: '0x1' };
+      }
+      return result;
+    };
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        void fetch(anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          .then((answer) => answer.json())
+          .then((answer: unknown) => {
+            const asked = JSON.parse(body) as unknown;
+            const pairs = Array.isArray(asked) ? asked : [asked];
+            const answers = (Array.isArray(answer) ? answer : [answer]) as { id: unknown; result?: unknown }[];
+            for (const item of answers) {
+              const question = (pairs as { id: unknown; method: string; params: unknown[] }[]).find(
+                (candidate) => candidate.id === item.id,
+              );
+              if (question !== undefined && item.result !== undefined)
+                item.result = tamper(question.method, question.params, item.result);
+            }
+            response.setHeader('content-type', 'application/json');
+            response.end(JSON.stringify(Array.isArray(answer) ? answers : answers[0]));
+          });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const clean = await exportContextPack(workspace, {
+        out: file('proxied.zip'),
+        rpcUrl: `${proxy}/v3/secret-provider-key?token=also-secret`,
+        inputs: [file('first.json')],
+      });
+      expect(clean.rpc).toBe(proxy);
+      expect((await openContextPackFile(file('proxied.zip'))).manifest.rpc).toBe(proxy);
+
+      mode = 'receipt';
+      await expect(
+        exportContextPack(workspace, { out: file('bad-receipt.zip'), rpcUrl: proxy, inputs: [file('first.json')] }),
+      ).rejects.toMatchObject({ code: 'chain_answer_unusable', message: expect.stringContaining('receiptsRoot') });
+      expect(existsSync(file('bad-receipt.zip'))).toBe(false);
+
+      mode = 'header';
+      await expect(
+        exportContextPack(workspace, { out: file('bad-header.zip'), rpcUrl: proxy, inputs: [file('first.json')] }),
+      ).rejects.toMatchObject({
+        code: 'chain_answer_unusable',
+        message: expect.stringContaining(`The header of block ${first.blockHeight + 1} encodes to hash`),
+      });
+      expect(existsSync(file('bad-header.zip'))).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('export refuses inputs that name no anchor on chain, and an existing --out', async () => {

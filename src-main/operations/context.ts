@@ -229,6 +229,8 @@ export async function exportContextPack(
     if (error instanceof ChainError) throw invalid('rpc_invalid', error.message);
     throw error;
   }
+  // Only the origin is written: a provider's key in the URL's path or query stays on this machine.
+  const rpcOrigin = new URL(options.rpcUrl).origin;
   const hashes: string[] = [];
   if (options.inputs.length === 0) hashes.push(...transactionsOfLedger(workspace));
   for (const input of options.inputs) hashes.push(...(await transactionsOfInput(input)));
@@ -281,7 +283,7 @@ export async function exportContextPack(
     const manifest: ContextManifest = {
       format: CONTEXT_PACK_FORMAT,
       made_at: madeAt,
-      rpc: options.rpcUrl,
+      rpc: rpcOrigin,
       chain_id: gathered.chain_id,
       head: gathered.head,
       signer: key.key_id,
@@ -310,7 +312,7 @@ export async function exportContextPack(
     out: options.out,
     pack_id: `ctx_${hexEncode(workspace.crypto.sha256(signed.bytes.manifest)).slice(0, 32)}`,
     made_at: madeAt,
-    rpc: options.rpcUrl,
+    rpc: rpcOrigin,
     chain_id: gathered.chain_id,
     head: gathered.head,
     signer: signed.manifest.signer,
