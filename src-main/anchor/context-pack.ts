@@ -791,3 +791,22 @@ export function checkContextPackWhole(pack: OpenedContextPack): { ok: true } | {
   }
   return { ok: true };
 }
+
+/**
+ * The pack, required to be signed by one key: a pack whose (verified) signer is another key
+ * fails steps 2 and 3 as a pack whose signature does not verify does.
+ *
+ * @param pack - The opened pack.
+ * @param signer - The did:key the user expects.
+ * @returns The pack, its integrity failed when the signer differs.
+ */
+export function requireContextSigner(pack: OpenedContextPack, signer: string): OpenedContextPack {
+  if (!pack.integrity.ok || pack.manifest.signer === signer) return pack;
+  return {
+    ...pack,
+    integrity: {
+      ok: false,
+      detail: `The context pack is signed by ${pack.manifest.signer}, not by ${signer} as required.`,
+    },
+  };
+}
