@@ -26,6 +26,7 @@ import {
 import { nodeSha256, postAnchorBatch, type PostedBatch } from '../anchor/test-support';
 import { verifyAnchor } from '../anchor/verify-anchor';
 import { readContextZip, writeContextZip } from '../evidence/context-zip';
+import { createZipWriter } from '../evidence/zip-writer';
 import { anchorCalldata, encodeAnchorHash } from '../../src-shared/anchor/proof';
 import { anchorSuffix, resolvedAnchorUrn } from '../../src-shared/anchor/urn';
 import { anchorTree } from '../../src-shared/crypto/merkle';
@@ -154,8 +155,8 @@ async function repack(
 ): Promise<string> {
   const files = await readContextZip(pack);
   edit(files);
-  const manifest = JSON.parse(new TextDecoder().decode(files.get(CONTEXT_MANIFEST))) as ContextManifest;
   if (sign !== 'none') {
+    const manifest = JSON.parse(new TextDecoder().decode(files.get(CONTEXT_MANIFEST))) as ContextManifest;
     for (const name of Object.keys(manifest.files))
       manifest.files[name] = hexEncode(workspace.crypto.sha256(files.get(name) as Uint8Array));
     const bytes = new TextEncoder().encode(jcs(manifest as unknown as JsonValue));
@@ -379,6 +380,29 @@ describe('a context pack made online', () => {
     const after = await verifyWith(changed, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(after.steps[1]?.status).toBe('fail');
     expect(after.steps[1]?.detail).toContain('headers/0.json does not match the SHA-256 its signed manifest gives');
+  });
+
+  it('a zip that is not a pack is refused whole: a foreign entry, a file the manifest does not list, a missing manifest', async () => {
+    const files = await readContextZip(pack);
+    const foreign = createZipWriter(file('foreign.zip'));
+    for (const [name, bytes] of files) foreign.add(name, () => bytes);
+    foreign.add('notes.txt', () => new TextEncoder().encode('hello'));
+    await foreign.finish();
+    await expect(openContextPackFile(file('foreign.zip'))).rejects.toThrow(
+      /"notes\.txt", which is not a file of a context pack/,
+    );
+
+    const unlisted = await repack(
+      'unlisted.zip',
+      (entries) => entries.set(contextAnchorFile(`0x${'77'.repeat(32)}`), new TextEncoder().encode('{}')),
+      'none',
+    );
+    await expect(openContextPackFile(unlisted)).rejects.toMatchObject({
+      code: 'context_pack_invalid',
+      message: expect.stringContaining('which its manifest does not list'),
+    });
+    const bare = await repack('bare.zip', (entries) => entries.delete(CONTEXT_MANIFEST), 'none');
+    await expect(openContextPackFile(bare)).rejects.toThrow('The context pack has no manifest.json.');
   });
 
   it('a pack older than the anchor says what is missing', async () => {
