@@ -213,21 +213,29 @@ export async function gatherContext(
   const missing: GatheredContext['missing'] = [];
   const byBlock = new Map<number, string[]>();
   const unique = [...new Set(txHashes.map((hash) => hash.toLowerCase()))];
-  progress(`Looking up ${unique.length} anchor transaction${unique.length === 1 ? '' : 's'} at ${chain.rpcUrl}`);
-  for (const [position, hash] of unique.entries()) {
+  // The origin only, in messages: a provider's key in the URL's path stays out of logs.
+  const where = new URL(chain.rpcUrl).origin;
+  progress(`Looking up ${unique.length} anchor transaction${unique.length === 1 ? '' : 's'} at ${where}`);
+  for (let start = 0; start < unique.length; start += chunk) {
     checkCancelled(options.signal);
-    if (position > 0 && position % 100 === 0) progress(`Looked up ${position} of ${unique.length} transactions`);
-    const tx = await chain.request(`Fetching transaction ${hash}`, 'eth_getTransactionByHash', [hash]);
-    if (!isObject(tx)) {
-      missing.push({ tx_hash: hash, reason: `the chain at ${chain.rpcUrl} has no such transaction` });
-      continue;
+    if (start > 0) progress(`Looked up ${start} of ${unique.length} transactions`);
+    const part = unique.slice(start, start + chunk);
+    const answers = await Promise.all(
+      part.map((hash) => chain.request(`Fetching transaction ${hash}`, 'eth_getTransactionByHash', [hash])),
+    );
+    for (const [offset, tx] of answers.entries()) {
+      const hash = part[offset] as string;
+      if (!isObject(tx)) {
+        missing.push({ tx_hash: hash, reason: `the chain at ${where} has no such transaction` });
+        continue;
+      }
+      if (tx.blockNumber === null || tx.blockNumber === undefined) {
+        missing.push({ tx_hash: hash, reason: 'it is not mined yet' });
+        continue;
+      }
+      const number = hexNumber(tx.blockNumber, 'transaction block number');
+      byBlock.set(number, [...(byBlock.get(number) ?? []), hash]);
     }
-    if (tx.blockNumber === null || tx.blockNumber === undefined) {
-      missing.push({ tx_hash: hash, reason: 'it is not mined yet' });
-      continue;
-    }
-    const number = hexNumber(tx.blockNumber, 'transaction block number');
-    byBlock.set(number, [...(byBlock.get(number) ?? []), hash]);
   }
   const latest = await chain.request('Reading the head', 'eth_getBlockByNumber', ['latest', false]);
   if (!isObject(latest)) throw new ChainError('rejected', 'The chain gives no latest block.');
