@@ -137,6 +137,9 @@ async function rawTransaction(chain: ChainClient, tx: RpcObject): Promise<Hex> {
   );
 }
 
+/** The OP Stack's deposit transaction type. */
+const OP_DEPOSIT_TYPE = 0x7e;
+
 /** The consensus encoding of a receipt (its trie value). */
 function rawReceipt(receipt: RpcObject): Uint8Array {
   const logs = Array.isArray(receipt.logs) ? (receipt.logs as RpcObject[]) : [];
@@ -146,7 +149,8 @@ function rawReceipt(receipt: RpcObject): Uint8Array {
       : receipt.status === '0x1'
         ? Uint8Array.of(1)
         : new Uint8Array();
-  const body = RLP.encode([
+  const type = receipt.type === undefined ? 0 : hexNumber(receipt.type, 'receipt type');
+  const fields: unknown[] = [
     first,
     BigInt(String(receipt.cumulativeGasUsed)),
     hexToBytes(String(receipt.logsBloom) as Hex),
@@ -155,8 +159,14 @@ function rawReceipt(receipt: RpcObject): Uint8Array {
       (log.topics as string[]).map((topic) => hexToBytes(topic as Hex)),
       hexToBytes(String(log.data) as Hex),
     ]),
-  ]);
-  const type = receipt.type === undefined ? 0 : hexNumber(receipt.type, 'receipt type');
+  ];
+  // OP Stack deposit receipts (type 0x7e) also carry depositNonce (Regolith) and
+  // depositReceiptVersion (Canyon) in their consensus encoding.
+  if (type === OP_DEPOSIT_TYPE && typeof receipt.depositNonce === 'string') {
+    fields.push(BigInt(receipt.depositNonce));
+    if (typeof receipt.depositReceiptVersion === 'string') fields.push(BigInt(receipt.depositReceiptVersion));
+  }
+  const body = RLP.encode(fields as Parameters<typeof RLP.encode>[0]);
   return type === 0 ? body : Uint8Array.of(type, ...body);
 }
 
