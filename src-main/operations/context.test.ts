@@ -464,6 +464,54 @@ describe('imported packs and pins', () => {
     expect(none.steps[1]?.detail).toContain('No context pack is imported');
   });
 
+  it('with several imported packs, uses the newest that carries the anchor, and says when none does', async () => {
+    const home = openWorkspace(file('packs-home'));
+    try {
+      const old = await importContextPack(home, pack);
+      const later = await postAnchorBatch(chain, account, [digestOf('later-2')], nonce++);
+      const unpacked = await postAnchorBatch(chain, account, [digestOf('unpacked')], nonce++);
+      writeFileSync(file('later-2.json'), JSON.stringify(later.records[0]));
+      await exportContextPack(workspace, {
+        out: file('newer.zip'),
+        rpcUrl: anvil.rpcUrl,
+        inputs: [file('first.json'), file('later-2.json')],
+      });
+      const newer = await importContextPack(home, file('newer.zip'));
+      const orphan = await postAnchorBatch(chain, account, [digestOf('orphan')], nonce++);
+      expect((await listContextPacks(home)).map((item) => item.pack_id)).toEqual([newer.pack_id, old.pack_id]);
+      const firstResult = await verifyAnchorWithContext(home, {
+        digest: digests[0] as Uint8Array,
+        record: first.records[0],
+      });
+      expect(firstResult.steps[2]?.context?.pack_id).toBe(newer.pack_id);
+      const secondResult = await verifyAnchorWithContext(home, {
+        digest: digests[2] as Uint8Array,
+        record: second.records[0],
+      });
+      expect(secondResult.anchor_status).toBe('verified_with_context');
+      expect(secondResult.steps[2]?.context?.pack_id).toBe(old.pack_id);
+      const laterResult = await verifyAnchorWithContext(home, {
+        digest: digestOf('later-2'),
+        record: later.records[0],
+      });
+      expect(laterResult.anchor_status).toBe('verified_with_context');
+      const orphanResult = await verifyAnchorWithContext(home, {
+        digest: digestOf('orphan'),
+        record: orphan.records[0],
+      });
+      expect(orphanResult.anchor_status).toBe('verified_offline');
+      expect(orphanResult.steps[1]?.detail).toContain(`is older than block ${orphan.blockHeight}`);
+      const unpackedResult = await verifyAnchorWithContext(home, {
+        digest: digestOf('unpacked'),
+        record: unpacked.records[0],
+      });
+      expect(unpackedResult.anchor_status).toBe('verified_offline');
+      expect(unpackedResult.steps[1]?.detail).toContain(`carries no evidence for transaction ${unpacked.hash}`);
+    } finally {
+      home.close();
+    }
+  });
+
   it('exports the anchors of a bundle, and with no file every resolved anchor of the ledger', async () => {
     const bundle = await buildAnchoredBundle({
       out: file('anchored.zip'),
