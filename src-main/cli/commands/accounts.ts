@@ -55,12 +55,16 @@ export const apikeysSpec: CommandSpec = {
   ],
   options: {
     tenant: { type: 'string', value: 'ID', help: 'the tenant' },
-    scope: { type: 'string', multiple: true, value: 'SCOPE', help: 'a scope for the key (partner); may be repeated' },
+    scope: { type: 'string', multiple: true, value: 'SCOPE', help: 'a scope for the key (partner)' },
     ...PAYMENT_OPTIONS,
     ...BUYER_OPTIONS,
     json: { type: 'boolean', help: 'print JSON' },
   },
-  exitCodes: ['0  done', '2  refused (nothing changed), usage or I/O error'],
+  exitCodes: [
+    '0  done (buy: the key was issued and delivered)',
+    '1  buy: the payment made no key (underpaid, memo_invalid, ...), or --wait ended first',
+    '2  refused (nothing changed), usage or I/O error',
+  ],
   examples: [
     'evroom apikeys issue --tenant acme --json',
     'evroom apikeys redeem --tx 0x5c…e1 --rpc http://127.0.0.1:8545',
