@@ -65,6 +65,7 @@ export function createAnchorCheckJobs(log: (line: string) => void = () => undefi
           failed: 0,
           pending: 0,
           unanswered: 0,
+          verified_with_context: 0,
           skipped: 0,
           startedAt: Date.now(),
           finishedAt: null,

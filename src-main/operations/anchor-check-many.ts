@@ -25,6 +25,8 @@ export interface AnchorCheckCounts {
   total: number;
   checked: number;
   verified: number;
+  /** Verified with steps 2-3 from an imported context pack (the chain did not answer). */
+  verified_with_context: number;
   failed: number;
   pending: number;
   unanswered: number;
@@ -121,6 +123,7 @@ export async function checkAnchorsOnChain(
     failed: 0,
     pending: 0,
     unanswered: 0,
+    verified_with_context: 0,
     skipped: 0,
   };
   const report = (phase: AnchorCheckEvent['phase']): void => options.onProgress?.({ ...counts, phase });
@@ -141,6 +144,7 @@ export async function checkAnchorsOnChain(
         const result = await checkAnchorOnChain(workspace, id, chain);
         if (!result.recorded) counts.unanswered += 1;
         else if (result.outcome.state === 'verified') counts.verified += 1;
+        else if (result.outcome.state === 'verified_with_context') counts.verified_with_context += 1;
         else if (result.outcome.state === 'pending') counts.pending += 1;
         else counts.failed += 1;
       } catch (error) {

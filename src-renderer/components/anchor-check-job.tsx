@@ -21,6 +21,8 @@ function plural(count: number, one: string, many: string): string {
 /** The counts of a job in words. */
 function countsText(job: AnchorCheckJobProgress): string {
   const parts = [`${formatCount(job.verified)} verified`, `${formatCount(job.failed)} failed`];
+  if (job.verified_with_context > 0)
+    parts.splice(1, 0, `${formatCount(job.verified_with_context)} verified with context (from a pack)`);
   parts.push(`${formatCount(job.pending)} still pending`);
   if (job.unanswered > 0) parts.push(`${formatCount(job.unanswered)} not answered by the chain`);
   if (job.skipped > 0) parts.push(`${formatCount(job.skipped)} skipped (receipt not in the ledger)`);

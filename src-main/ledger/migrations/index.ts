@@ -10,6 +10,7 @@ import { anchorChecksMigration } from './0005-anchor-checks';
 import { keyRolesMigration } from './0006-key-roles';
 import { unattributedTrustMigration } from './0007-unattributed-trust';
 import { receiptAnchorStateMigration } from './0008-receipt-anchor-state';
+import { verifiedWithContextMigration } from './0009-verified-with-context';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -25,4 +26,5 @@ export const MIGRATIONS: readonly Migration[] = [
   keyRolesMigration,
   unattributedTrustMigration,
   receiptAnchorStateMigration,
+  verifiedWithContextMigration,
 ];
