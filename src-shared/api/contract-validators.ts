@@ -15,6 +15,7 @@
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
 import { ANCHOR_LEDGER_STATES, chainSettingsInput } from './anchor-contract';
+import { CONTEXT_API } from './context-contract';
 import {
   MAX_UPLOAD_B64,
   MAX_VERIFY_KEY_FILE_TEXT,
@@ -177,6 +178,7 @@ const jobInput = validatorOf(JobInputSchema);
 
 /** The contract: method name to input validator. Result types are in `AppApiResults`. */
 export const APP_API: Validators = {
+  ...CONTEXT_API,
   info: noInput,
   overview: noInput,
   'receipts.get': idInput,
