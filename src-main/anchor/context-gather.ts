@@ -214,8 +214,9 @@ export async function gatherContext(
   const byBlock = new Map<number, string[]>();
   const unique = [...new Set(txHashes.map((hash) => hash.toLowerCase()))];
   progress(`Looking up ${unique.length} anchor transaction${unique.length === 1 ? '' : 's'} at ${chain.rpcUrl}`);
-  for (const hash of unique) {
+  for (const [position, hash] of unique.entries()) {
     checkCancelled(options.signal);
+    if (position > 0 && position % 100 === 0) progress(`Looked up ${position} of ${unique.length} transactions`);
     const tx = await chain.request(`Fetching transaction ${hash}`, 'eth_getTransactionByHash', [hash]);
     if (!isObject(tx)) {
       missing.push({ tx_hash: hash, reason: `the chain at ${chain.rpcUrl} has no such transaction` });

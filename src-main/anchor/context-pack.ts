@@ -42,14 +42,19 @@ import { rootFromCalldata } from './chain';
 export const CONTEXT_MANIFEST = 'manifest.json';
 /** The manifest signature's name in the pack. */
 export const CONTEXT_SIGNATURE = 'manifest.sig.json';
-/** The headers' name in the pack. */
-export const CONTEXT_HEADERS = 'headers.json';
+/** The most headers per file of the pack (`headers/<index>.json`, about 13 MB each). */
+export const CONTEXT_HEADERS_PER_FILE = 10_000;
 /** The trust store snapshot's name in the pack. */
 export const CONTEXT_TRUST = 'trust/keys.json';
 /** The most anchor transactions one pack carries. */
 export const MAX_CONTEXT_ANCHORS = 10_000;
-/** The most headers one pack carries (about two weeks of Ethereum blocks; ~60 MB). */
-export const MAX_CONTEXT_HEADERS = 100_000;
+/** The most headers one pack carries (about 27 days of Ethereum blocks, 4.6 days of Base; ~270 MB). */
+export const MAX_CONTEXT_HEADERS = 200_000;
+
+/** The file of the `index`-th run of {@link CONTEXT_HEADERS_PER_FILE} headers. */
+export function contextHeadersFile(index: number): string {
+  return `headers/${index}.json`;
+}
 
 /** The file of an anchor transaction's evidence in the pack. */
 export function contextAnchorFile(txHash: string): string {
@@ -71,7 +76,7 @@ export interface ContextAnchorEntry {
   block_number: number;
   block_hash: string;
   tx_index: number;
-  /** The block's header as the RPC answered it (for people; the checks use the RLP of headers.json). */
+  /** The block's header as the RPC answered it (for people; the checks use the RLP of the headers files). */
   header: Record<string, unknown>;
   /** The transaction as the RPC answered it, and its canonical encoding (the trie's value). */
   transaction: { rpc: Record<string, unknown>; raw: string };
@@ -94,7 +99,8 @@ export interface ContextManifest {
   /** did:key of the key that signs the manifest. */
   signer: string;
   anchors: { tx_hash: string; block_number: number; block_hash: string; file: string }[];
-  headers: { from: number; to: number; file: string };
+  /** The headers from `from` to `to` (the head), {@link CONTEXT_HEADERS_PER_FILE} per file. */
+  headers: { from: number; to: number; files: string[] };
   /** Every other file of the pack and the hex SHA-256 of its bytes. */
   files: Record<string, string>;
 }
@@ -188,10 +194,17 @@ function checkManifest(value: unknown): ContextManifest {
       fail(CONTEXT_MANIFEST, `has an unusable anchors/${index} entry.`);
   }
   const headers = m.headers;
-  if (!isRecord(headers) || !isCount(headers.from) || !isCount(headers.to) || headers.file !== CONTEXT_HEADERS)
-    fail(CONTEXT_MANIFEST, `has no headers {from, to, file: "${CONTEXT_HEADERS}"}.`);
+  if (!isRecord(headers) || !isCount(headers.from) || !isCount(headers.to) || !Array.isArray(headers.files))
+    fail(CONTEXT_MANIFEST, 'has no headers {from, to, files}.');
   if (headers.to !== head.number || headers.from > headers.to || headers.to - headers.from + 1 > MAX_CONTEXT_HEADERS)
     fail(CONTEXT_MANIFEST, 'has a headers range that does not end at its head or is too long.');
+  const fewest = Math.ceil((headers.to - headers.from + 1) / CONTEXT_HEADERS_PER_FILE);
+  if (
+    headers.files.length < fewest ||
+    headers.files.length > headers.to - headers.from + 1 ||
+    headers.files.some((name, index) => name !== contextHeadersFile(index))
+  )
+    fail(CONTEXT_MANIFEST, 'does not list its headers as files headers/0.json, headers/1.json, ... in order.');
   if (!isRecord(m.files)) fail(CONTEXT_MANIFEST, 'has no files map.');
   for (const [name, digest] of Object.entries(m.files)) {
     if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest))
@@ -200,9 +213,9 @@ function checkManifest(value: unknown): ContextManifest {
   return m as unknown as ContextManifest;
 }
 
-function checkHeaders(value: unknown): ContextHeaderEntry[] {
-  if (!Array.isArray(value) || value.length > MAX_CONTEXT_HEADERS)
-    fail(CONTEXT_HEADERS, `is not a list of at most ${MAX_CONTEXT_HEADERS} headers.`);
+function checkHeaders(value: unknown, file: string): ContextHeaderEntry[] {
+  if (!Array.isArray(value) || value.length > CONTEXT_HEADERS_PER_FILE)
+    fail(file, `is not a list of at most ${CONTEXT_HEADERS_PER_FILE} headers.`);
   return value.map((entry, index) => {
     if (
       !isRecord(entry) ||
@@ -212,7 +225,7 @@ function checkHeaders(value: unknown): ContextHeaderEntry[] {
       typeof entry.rlp !== 'string' ||
       !HEX_PATTERN.test(entry.rlp)
     )
-      fail(CONTEXT_HEADERS, `entry ${index} is not {number, hash, rlp} with lowercase 0x hex.`);
+      fail(file, `entry ${index} is not {number, hash, rlp} with lowercase 0x hex.`);
     return { number: entry.number, hash: entry.hash, rlp: entry.rlp };
   });
 }
@@ -308,7 +321,7 @@ export function openContextPack(files: ReadonlyMap<string, Uint8Array>, crypto: 
   for (const name of files.keys())
     if (!expected.has(name))
       throw new ContextPackError(`The context pack holds ${name}, which its manifest does not list.`);
-  for (const required of [CONTEXT_HEADERS, ...manifest.anchors.map((anchor) => anchor.file)]) {
+  for (const required of [...manifest.headers.files, ...manifest.anchors.map((anchor) => anchor.file)]) {
     if (manifest.files[required] === undefined) fail(CONTEXT_MANIFEST, `does not list ${required}.`);
   }
   for (const [name, digest] of Object.entries(manifest.files)) {
@@ -320,7 +333,9 @@ export function openContextPack(files: ReadonlyMap<string, Uint8Array>, crypto: 
         detail: `The context pack's ${name} does not match the SHA-256 its signed manifest gives: the file was changed after signing.`,
       };
   }
-  const headers = checkHeaders(parseStrictJson(files.get(CONTEXT_HEADERS) as Uint8Array, CONTEXT_HEADERS).plain);
+  const headers = manifest.headers.files.flatMap((name) =>
+    checkHeaders(parseStrictJson(files.get(name) as Uint8Array, name).plain, name),
+  );
   const anchors = new Map<string, ContextAnchorEntry>();
   for (const listed of manifest.anchors) {
     const entry = checkAnchorEntry(
@@ -451,6 +466,29 @@ export function decodeHeader(rlpHex: string, chainId: number): DecodedHeader | {
   }
 }
 
+/** Each pack's headers by number, and each header decoded once (a pack is checked for many anchors). */
+const packHeaders = new WeakMap<OpenedContextPack, Map<number, ContextHeaderEntry>>();
+const decodedHeaders = new WeakMap<ContextHeaderEntry, DecodedHeader | { error: string }>();
+
+function headersByNumber(pack: OpenedContextPack): Map<number, ContextHeaderEntry> {
+  let byNumber = packHeaders.get(pack);
+  if (byNumber === undefined) {
+    byNumber = new Map();
+    for (const entry of pack.headers) if (!byNumber.has(entry.number)) byNumber.set(entry.number, entry);
+    packHeaders.set(pack, byNumber);
+  }
+  return byNumber;
+}
+
+function decodedHeader(pack: OpenedContextPack, entry: ContextHeaderEntry): DecodedHeader | { error: string } {
+  let decoded = decodedHeaders.get(entry);
+  if (decoded === undefined) {
+    decoded = decodeHeader(entry.rlp, pack.manifest.chain_id);
+    decodedHeaders.set(entry, decoded);
+  }
+  return decoded;
+}
+
 /** What the headers from one block to the pack's head show. */
 type ChainCheck = { ok: true; headers: Map<number, DecodedHeader> } | { ok: false; detail: string };
 
@@ -461,8 +499,7 @@ type ChainCheck = { ok: true; headers: Map<number, DecodedHeader> } | { ok: fals
  */
 function checkHeaderChain(pack: OpenedContextPack, from: number): ChainCheck {
   const head = pack.manifest.head;
-  const byNumber = new Map<number, ContextHeaderEntry>();
-  for (const entry of pack.headers) if (!byNumber.has(entry.number)) byNumber.set(entry.number, entry);
+  const byNumber = headersByNumber(pack);
   const decoded = new Map<number, DecodedHeader>();
   let previous: DecodedHeader | undefined;
   for (let number = from; number <= head.number; number += 1) {
@@ -472,7 +509,7 @@ function checkHeaderChain(pack: OpenedContextPack, from: number): ChainCheck {
         ok: false,
         detail: `The pack's chain of headers has a gap: block ${number} is missing between block ${from} and the head ${head.number}.`,
       };
-    const header = decodeHeader(entry.rlp, pack.manifest.chain_id);
+    const header = decodedHeader(pack, entry);
     if ('error' in header)
       return { ok: false, detail: `The pack's header of block ${number} cannot be used: ${header.error}.` };
     if (header.number !== number)
@@ -596,7 +633,7 @@ export async function checkContextAnchor(
   };
 
   // Step 2: the anchor's block header, the proofs, the transaction, the receipt.
-  const headerEntry = pack.headers.find((header) => header.number === record.block_height);
+  const headerEntry = headersByNumber(pack).get(record.block_height);
   if (entry.block_number !== record.block_height)
     return [
       fail(
@@ -613,7 +650,7 @@ export async function checkContextAnchor(
       ),
       notChecked,
     ];
-  const header = decodeHeader(headerEntry.rlp, manifest.chain_id);
+  const header = decodedHeader(pack, headerEntry);
   if ('error' in header)
     return [fail(2, `The pack's header of block ${record.block_height} cannot be used: ${header.error}.`), notChecked];
   if (header.number !== record.block_height || header.hash !== headerEntry.hash)
@@ -707,7 +744,7 @@ export async function checkContextAnchor(
   if (!chain.ok) return [two, fail(3, chain.detail)];
   let pinned: ContextHead | undefined;
   for (const pin of chainPins) {
-    const carried = pack.headers.find((candidate) => candidate.number === pin.number);
+    const carried = headersByNumber(pack).get(pin.number);
     if (carried === undefined) continue;
     const hash = chain.headers.get(pin.number)?.hash ?? carried.hash;
     if (hash !== pin.hash.toLowerCase())
@@ -753,4 +790,23 @@ export function checkContextPackWhole(pack: OpenedContextPack): { ok: true } | {
       };
   }
   return { ok: true };
+}
+
+/**
+ * The pack, required to be signed by one key: a pack whose (verified) signer is another key
+ * fails steps 2 and 3 as a pack whose signature does not verify does.
+ *
+ * @param pack - The opened pack.
+ * @param signer - The did:key the user expects.
+ * @returns The pack, its integrity failed when the signer differs.
+ */
+export function requireContextSigner(pack: OpenedContextPack, signer: string): OpenedContextPack {
+  if (!pack.integrity.ok || pack.manifest.signer === signer) return pack;
+  return {
+    ...pack,
+    integrity: {
+      ok: false,
+      detail: `The context pack is signed by ${pack.manifest.signer}, not by ${signer} as required.`,
+    },
+  };
 }

@@ -125,6 +125,33 @@ describe('evroom context export and anchor verify --context', () => {
     expect(human.stdout).toContain(`head ${head.number} (checked)`);
     expect(human.stdout).toContain('anchor_status: verified_with_context');
 
+    const signer = /signed by (did:key:\S+)/.exec(exported.stdout)?.[1] as string;
+    const bySigner = await evroom([
+      'anchor',
+      'verify',
+      file('receipt-0.json'),
+      file('record-0.json'),
+      '--context',
+      file('pack.zip'),
+      '--signer',
+      signer,
+    ]);
+    expect(bySigner.code).toBe(0);
+    const otherSigner = await evroom([
+      'anchor',
+      'verify',
+      file('receipt-0.json'),
+      file('record-0.json'),
+      '--context',
+      file('pack.zip'),
+      '--signer',
+      'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+    ]);
+    expect(otherSigner.code).toBe(1);
+    expect(otherSigner.stdout).toContain(
+      `The context pack is signed by ${signer}, not by did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK as required.`,
+    );
+
     const deeper = await evroom([
       'anchor',
       'verify',
@@ -219,6 +246,23 @@ describe('evroom context export and anchor verify --context', () => {
       [
         ['anchor', 'verify', file('receipt-0.json'), file('record-0.json'), '--context', file('missing.zip')],
         /missing\.zip: no such file/,
+      ],
+      [
+        ['anchor', 'verify', file('receipt-0.json'), file('record-0.json'), '--offline', '--signer', 'did:key:z6Mk'],
+        /--signer names who must have signed/,
+      ],
+      [
+        [
+          'anchor',
+          'verify',
+          file('receipt-0.json'),
+          file('record-0.json'),
+          '--context',
+          file('pack.zip'),
+          '--signer',
+          'did:web:x',
+        ],
+        /--signer must be an Ed25519 did:key/,
       ],
       [
         ['anchor', 'verify', file('receipt-0.json'), file('record-0.json'), '--context', file('record-0.json')],

@@ -18,6 +18,8 @@ export const FAILPOINTS = {
     'the anchor engine, right after recording a batch’s signed transaction, before broadcasting it',
   'anchor.after-broadcast':
     'the anchor engine, right after broadcasting a batch’s transaction, before marking it posted',
+  'payments.after-record':
+    'a payment’s observation (src-main/operations/payments.ts), once the confirmed payment is recorded, before its key is issued',
   'operations.verify': 'the verify operation (src-main/operations/verify.ts), before the document is verified',
   'verify-worker.request':
     'a verification worker thread (src-main/core/verify-worker.ts), as a request arrives, before any of it is answered',

@@ -16,7 +16,7 @@ import { createZipWriter } from './zip-writer';
 const MAX_PACK_FILES = 10_004 + 16;
 /** The names a pack may hold. */
 const PACK_NAME =
-  /^(?:manifest\.json|manifest\.sig\.json|headers\.json|trust\/keys\.json|anchors\/0x[0-9a-f]{64}\.json)$/;
+  /^(?:manifest\.json|manifest\.sig\.json|headers\/\d{1,3}\.json|trust\/keys\.json|anchors\/0x[0-9a-f]{64}\.json)$/;
 
 /**
  * Writes a pack's files into a zip, whole or not at all: into a temporary file beside `out`,

@@ -31,7 +31,7 @@ import {
 import type { Workspace } from '../operations/workspace';
 import type { PricingChain } from '../../src-shared/api/payments';
 import type { AnchorBackend } from '../operations/anchor-submit';
-import { authenticate } from '../operations/service-admin';
+import { authenticateKey } from '../operations/service-admin';
 import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { addJsonBodyParser } from '../operations/json-body';
 import { stopEvidenceWorker } from '../operations/evidence';
@@ -46,6 +46,7 @@ import { errorAnswer, HttpError } from './errors';
 import { parseQuery, queryProblems } from './query';
 import { anchorRoutes } from './routes/anchor';
 import { keysStatusRoutes } from './routes/keys-status';
+import { paymentRoutes } from './routes/payments';
 import { pilotRoutes } from './routes/pilot';
 import { pricingRubricRoutes } from './routes/pricing-rubric';
 import { receiptRoutes } from './routes/receipts';
@@ -369,12 +370,19 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
         throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', {
           headers: { 'www-authenticate': 'Bearer' },
         });
-      const caller = authenticate(options.workspace, presented);
-      if (caller === undefined)
+      const result = authenticateKey(options.workspace, presented, now());
+      if ('expired_at' in result)
+        throw new HttpError(
+          401,
+          'key_expired',
+          `The API key's paid term ended at ${new Date(result.expired_at).toISOString()}. To renew, pay again with the same contact and tier (evroom apikeys buy, docs/payments.md): the term is extended and every key bought for it works again.`,
+          { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
+        );
+      if ('unknown' in result)
         throw new HttpError(401, 'unauthorized', 'The API key is unknown or revoked.', {
           headers: { 'www-authenticate': 'Bearer' },
         });
-      return caller;
+      return result.caller;
     },
     status() {
       if (statusDocument === undefined) throw new Error('status is not ready');
@@ -398,6 +406,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     await scope.register(pricingRubricRoutes);
     await scope.register(pilotRoutes);
     await scope.register(anchorRoutes);
+    await scope.register(paymentRoutes);
     await scope.register(keysStatusRoutes, {
       routes: () => routes,
       update: (document: StatusDocument) => (statusDocument = document),

@@ -47,7 +47,17 @@ describe('migrations', () => {
     const tables = (
       readable.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]
     ).map((row) => row.name);
-    for (const table of ['anchors', 'audit_log', 'bundles', 'keys', 'receipt_sources', 'receipts', 'receipts_fts']) {
+    for (const table of [
+      'anchors',
+      'audit_log',
+      'bundles',
+      'keys',
+      'payment_cursors',
+      'payments',
+      'receipt_sources',
+      'receipts',
+      'receipts_fts',
+    ]) {
       expect(tables).toContain(table);
     }
   });

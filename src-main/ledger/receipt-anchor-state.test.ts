@@ -10,7 +10,7 @@ import { recordAnchorCheck } from './anchor-checks';
 import { insertAnchor, resolveAnchor } from './anchors';
 import { MIGRATIONS } from './migrations/index';
 import { receiptAnchorStateSql } from './migrations/0008-receipt-anchor-state';
-import { receiptAnchorStateWithContextSql } from './migrations/0009-verified-with-context';
+import { receiptAnchorStateWithContextSql } from './migrations/0010-verified-with-context';
 import { openLedger, type Ledger } from './open-ledger';
 import { anchorStateCounts, countReceipts, getReceipt, insertReceipts, listReceipts } from './receipts';
 import { makeReceipt, makeTemporaryLedger, sha256Hex } from './test-support';

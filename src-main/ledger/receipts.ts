@@ -383,7 +383,7 @@ function countNewRows(
 }
 
 /**
- * A receipt's anchor state from its anchor records (the rule of migrations 8 and 9, which their
+ * A receipt's anchor state from its anchor records (the rule of migrations 8 and 10, which their
  * triggers apply; `anchorLedgerState` of src-shared/api/anchor-contract.ts says it in code).
  */
 const RECEIPT_ANCHOR_STATE_SQL = sqlFragment`CASE

@@ -26,6 +26,8 @@ export interface ApiKeyRecord {
   scopes: ApiKeyScope[];
   created_at: number;
   revoked_at: number | null;
+  /** When a key bought on chain stops working (ms since the epoch); absent for an operator's key. */
+  expires_at?: number;
 }
 
 /**
@@ -59,10 +61,16 @@ interface ApiKeyRow {
   scopes: string;
   created_at: number;
   revoked_at: number | null;
+  expires_at: number | null;
 }
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
-  return { ...row, scopes: JSON.parse(row.scopes) as ApiKeyScope[] };
+  const { expires_at: expiresAt, ...rest } = row;
+  return {
+    ...rest,
+    scopes: JSON.parse(row.scopes) as ApiKeyScope[],
+    ...(expiresAt === null ? {} : { expires_at: expiresAt }),
+  };
 }
 
 /**
@@ -79,6 +87,10 @@ export function insertApiKey(
     tier: Tier;
     scopes: readonly ApiKeyScope[];
     at: number;
+    /** The transaction a bought key was issued for (one key per transaction: UNIQUE). */
+    payment_tx?: string;
+    /** When a bought key stops working. */
+    expires_at?: number;
   },
 ): ApiKeyRecord {
   const keySha256 = checkHex64(key.key_sha256, 'key.key_sha256');
@@ -87,19 +99,29 @@ export function insertApiKey(
   const at = checkInstant(key.at, 'key.at');
   if (!Array.isArray(key.scopes)) throw new TypeError('key.scopes must be an array');
   const scopes = JSON.stringify([...key.scopes]);
+  const paymentTx = key.payment_tx === undefined ? null : checkText(key.payment_tx, 'key.payment_tx', 140);
+  const expiresAt = key.expires_at === undefined ? null : checkInteger(key.expires_at, 'key.expires_at');
   execute(
     database,
-    sql`INSERT INTO api_keys (key_sha256, prefix, tenant_id, tier, scopes, created_at)
-        VALUES (${keySha256}, ${prefix}, ${key.tenant_id}, ${tier}, ${scopes}, ${at})`,
+    sql`INSERT INTO api_keys (key_sha256, prefix, tenant_id, tier, scopes, created_at, payment_tx, expires_at)
+        VALUES (${keySha256}, ${prefix}, ${key.tenant_id}, ${tier}, ${scopes}, ${at}, ${paymentTx}, ${expiresAt})`,
   );
-  return { prefix, tenant_id: key.tenant_id, tier, scopes: [...key.scopes], created_at: at, revoked_at: null };
+  return {
+    prefix,
+    tenant_id: key.tenant_id,
+    tier,
+    scopes: [...key.scopes],
+    created_at: at,
+    revoked_at: null,
+    ...(expiresAt === null ? {} : { expires_at: expiresAt }),
+  };
 }
 
 /** The key whose SHA-256 this is, revoked or not. */
 export function findApiKey(database: ReadableDB, keySha256: string): ApiKeyRecord | undefined {
   const row = queryOne<ApiKeyRow>(
     database,
-    sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys WHERE key_sha256 = ${checkHex64(keySha256, 'keySha256')}`,
+    sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at, expires_at FROM api_keys WHERE key_sha256 = ${checkHex64(keySha256, 'keySha256')}`,
   );
   return row === undefined ? undefined : toApiKey(row);
 }
@@ -110,11 +132,11 @@ export function listApiKeys(database: ReadableDB, tenantId?: string): ApiKeyReco
     tenantId === undefined
       ? queryAll<ApiKeyRow>(
           database,
-          sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys ORDER BY id`,
+          sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at, expires_at FROM api_keys ORDER BY id`,
         )
       : queryAll<ApiKeyRow>(
           database,
-          sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys WHERE tenant_id = ${tenantId} ORDER BY id`,
+          sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at, expires_at FROM api_keys WHERE tenant_id = ${tenantId} ORDER BY id`,
         );
   return rows.map(toApiKey);
 }
@@ -131,7 +153,7 @@ export function revokeApiKey(database: WritableDB, prefix: string, at: number): 
   execute(database, sql`UPDATE api_keys SET revoked_at = ${when} WHERE prefix = ${prefix} AND revoked_at IS NULL`);
   const row = queryOne<ApiKeyRow>(
     database,
-    sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at FROM api_keys WHERE prefix = ${prefix}`,
+    sql`SELECT prefix, tenant_id, tier, scopes, created_at, revoked_at, expires_at FROM api_keys WHERE prefix = ${prefix}`,
   );
   if (row === undefined) throw new LedgerError('not_found', `No API key has the prefix ${prefix}.`);
   return toApiKey(row);

@@ -45,7 +45,7 @@ function insertResolved(ledger: Ledger, seed: string): { id: number; urn: string
   return { id, urn };
 }
 
-describe('verified_with_context in the ledger (migration 9)', () => {
+describe('verified_with_context in the ledger (migration 10)', () => {
   it('records a check answered from a context pack with each step’s evidence, as its own receipt state', () => {
     const made = makeTemporaryLedger();
     cleanups.push(made.dispose);
@@ -101,7 +101,7 @@ describe('verified_with_context in the ledger (migration 9)', () => {
   });
 
   it('upgrades a ledger written before it, keeping its states and counts', () => {
-    const made = makeTemporaryLedger({ migrations: MIGRATIONS.slice(0, 8) });
+    const made = makeTemporaryLedger({ migrations: MIGRATIONS.slice(0, 9) });
     cleanups.push(made.dispose);
     insertReceipts(made.ledger.writable, [makeReceipt('old-a')]);
     const { id, urn } = insertResolved(made.ledger, 'old-a');

@@ -11,6 +11,13 @@ import {
   SOURCE_KINDS,
   TRUST_STATUSES,
 } from '../../src-shared/api/vocabulary';
+import {
+  DELIVERY_CHANNELS,
+  DELIVERY_STATES,
+  MEMO_TIERS,
+  PAYMENT_STATES,
+  PAYMENT_TERMS,
+} from '../../src-shared/api/payments';
 import { openLedger } from './open-ledger';
 
 // The schema's CHECK constraints spell some lists of the shared vocabulary in SQL; migrations are
@@ -41,6 +48,14 @@ describe('the ledger schema speaks the shared vocabulary', () => {
     expect(checkList('receipt_sources', 'kind')).toEqual([...SOURCE_KINDS]);
     expect(checkList('bundles', 'status')).toEqual([...BUNDLE_STATUSES]);
     expect(checkList('keys', 'algorithm')).toEqual([...KEY_ALGORITHMS]);
+  });
+
+  it('lists the same payment states, tiers, terms and delivery channels and states (migration 9)', () => {
+    expect(checkList('payments', 'state')).toEqual([...PAYMENT_STATES]);
+    expect(checkList('payments', 'tier')).toEqual([...MEMO_TIERS]);
+    expect(checkList('payments', 'term')).toEqual([...PAYMENT_TERMS]);
+    expect(checkList('payments', 'delivery_channel')).toEqual([...DELIVERY_CHANNELS]);
+    expect(checkList('payments', 'delivery_state')).toEqual([...DELIVERY_STATES]);
   });
 
   it('accepts exactly the tenant ids the shared rule accepts (migration 3 spells it in SQL)', () => {

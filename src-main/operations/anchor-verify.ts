@@ -20,6 +20,7 @@ import type { JsonNode, JsonValue } from '../../src-shared/json/types';
 import { verifyAnchor, type AnchorVerification } from '../anchor/verify-anchor';
 import { AnchorsFileError, parseAnchorsFile } from '../evidence/anchors-file';
 import type { PinnedBlock } from '../../src-shared/anchor/context';
+import { requireContextSigner } from '../anchor/context-pack';
 import { openContextPackFile } from './context';
 import { OperationError } from './errors';
 import { nodeCrypto } from './workspace';
@@ -52,6 +53,8 @@ export interface AnchorVerifyFilesOptions {
   contextPack?: string;
   /** Block hashes pinned for this check (of the pack's chain). */
   pins?: readonly Omit<PinnedBlock, 'chain_id'>[];
+  /** The did:key the context pack must be signed by; another signer fails steps 2 and 3. */
+  contextSigner?: string;
 }
 
 /** The outcome of {@link verifyAnchorFiles}: the verification and how the record was found. */
@@ -184,7 +187,11 @@ export function pickAnchorRecord(bytes: Uint8Array, digest: Uint8Array): PickedA
 export async function verifyAnchorFiles(options: AnchorVerifyFilesOptions): Promise<AnchorVerifyFilesResult> {
   const digest = receiptCanonicalDigest(options.receipt);
   const picked = pickAnchorRecord(options.record, digest);
-  const context = options.contextPack === undefined ? undefined : await openContextPackFile(options.contextPack);
+  const opened = options.contextPack === undefined ? undefined : await openContextPackFile(options.contextPack);
+  const context =
+    opened === undefined || options.contextSigner === undefined
+      ? opened
+      : requireContextSigner(opened, options.contextSigner);
   const verification = await verifyAnchor({
     ...(context === undefined
       ? {}

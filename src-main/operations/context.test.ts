@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
@@ -13,7 +15,7 @@ import type { JsonValue } from '../../src-shared/json/types';
 import { startAnvil, type AnvilProcess } from '../anchor/anvil';
 import { anchorAccount, ChainClient } from '../anchor/chain';
 import {
-  CONTEXT_HEADERS,
+  contextHeadersFile,
   CONTEXT_MANIFEST,
   CONTEXT_SIGNATURE,
   contextAnchorFile,
@@ -184,7 +186,7 @@ async function repack(
 }
 
 function headersOf(files: Map<string, Uint8Array>): ContextHeaderEntry[] {
-  return JSON.parse(new TextDecoder().decode(files.get(CONTEXT_HEADERS))) as ContextHeaderEntry[];
+  return JSON.parse(new TextDecoder().decode(files.get(contextHeadersFile(0)))) as ContextHeaderEntry[];
 }
 
 function anchorOf(files: Map<string, Uint8Array>, hash: string): ContextAnchorEntry {
@@ -282,7 +284,7 @@ describe('a context pack made online', () => {
       const headers = headersOf(files).map((entry) =>
         entry.number === first.blockHeight ? editTimestamp(entry) : entry,
       );
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     const two = await verifyWith(atBlock, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(two.anchor_status).toBe('failed');
@@ -294,7 +296,7 @@ describe('a context pack made online', () => {
       const headers = headersOf(files).map((entry) =>
         entry.number === first.blockHeight + 1 ? editTimestamp(entry) : entry,
       );
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     const three = await verifyWith(above, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(three.anchor_status).toBe('failed');
@@ -309,7 +311,7 @@ describe('a context pack made online', () => {
         const edited = editTimestamp(entry);
         return { ...edited, hash: keccak256(edited.rlp as Hex) };
       });
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     const broken = await verifyWith(relinked, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(broken.steps[1]?.status).toBe('pass');
@@ -343,7 +345,7 @@ describe('a context pack made online', () => {
   it('a head chain with a gap fails step 3', async () => {
     const gap = await repack('gap.zip', (files) => {
       const headers = headersOf(files).filter((entry) => entry.number !== second.blockHeight + 1);
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     const result = await verifyWith(gap, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(result.anchor_status).toBe('failed');
@@ -370,13 +372,13 @@ describe('a context pack made online', () => {
       'changed.zip',
       (files) => {
         const headers = headersOf(files);
-        files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers.slice(0, -1))));
+        files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers.slice(0, -1))));
       },
       'none',
     );
     const after = await verifyWith(changed, first.records[0] as Record<string, unknown>, digests[0] as Uint8Array);
     expect(after.steps[1]?.status).toBe('fail');
-    expect(after.steps[1]?.detail).toContain('headers.json does not match the SHA-256 its signed manifest gives');
+    expect(after.steps[1]?.detail).toContain('headers/0.json does not match the SHA-256 its signed manifest gives');
   });
 
   it('a pack older than the anchor says what is missing', async () => {
@@ -393,7 +395,7 @@ describe('imported packs and pins', () => {
   it('imports a pack checked whole, refuses a broken one, verifies from the data folder', async () => {
     const gap = await repack('gap-import.zip', (files) => {
       const headers = headersOf(files).filter((entry) => entry.number !== first.blockHeight + 1);
-      files.set(CONTEXT_HEADERS, new TextEncoder().encode(JSON.stringify(headers)));
+      files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
     await expect(importContextPack(workspace, gap)).rejects.toMatchObject({ code: 'context_pack_refused' });
     expect(await listContextPacks(workspace)).toEqual([]);
@@ -485,6 +487,100 @@ describe('imported packs and pins', () => {
       ).rejects.toMatchObject({ code: 'context_nothing_to_pack' });
     } finally {
       empty.close();
+    }
+  });
+
+  it('splits the headers into files and reads them back in order', async () => {
+    const result = await exportContextPack(workspace, {
+      out: file('split.zip'),
+      rpcUrl: anvil.rpcUrl,
+      inputs: [file('first.json')],
+      headersPerFile: 2,
+    });
+    const count = result.headers.to - result.headers.from + 1;
+    const opened = await openContextPackFile(file('split.zip'));
+    expect(opened.manifest.headers.files).toEqual(
+      Array.from({ length: Math.ceil(count / 2) }, (_, index) => contextHeadersFile(index)),
+    );
+    expect(opened.headers.map((header) => header.number)).toEqual(
+      Array.from({ length: count }, (_, index) => result.headers.from + index),
+    );
+    const verified = await verifyWith(
+      file('split.zip'),
+      first.records[0] as Record<string, unknown>,
+      digests[0] as Uint8Array,
+      {
+        confirmations: count,
+      },
+    );
+    expect(verified.anchor_status).toBe('verified_with_context');
+  });
+
+  it('export checks what the chain answers before writing: tries that do not give the header roots, a header that does not hash', async () => {
+    let mode: 'none' | 'receipt' | 'header' = 'none';
+    const tamper = (method: string, params: unknown[], result: unknown): unknown => {
+      if (mode === 'receipt' && method === 'eth_getBlockReceipts' && Array.isArray(result)) {
+        const receipt = result[0] as Record<string, string>;
+        return [
+          { ...receipt, cumulativeGasUsed: `0x${(BigInt(receipt.cumulativeGasUsed as string) + 1n).toString(16)}` },
+        ];
+      }
+      if (mode === 'header' && method === 'eth_getBlockByNumber' && params[1] === false) {
+        const block = result as Record<string, string>;
+        if (Number(block.number) === first.blockHeight + 1) return { ...block, timestamp: '0x1' };
+      }
+      return result;
+    };
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        void fetch(anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+          .then((answer) => answer.json())
+          .then((answer: unknown) => {
+            const asked = JSON.parse(body) as unknown;
+            const pairs = Array.isArray(asked) ? asked : [asked];
+            const answers = (Array.isArray(answer) ? answer : [answer]) as { id: unknown; result?: unknown }[];
+            for (const item of answers) {
+              const question = (pairs as { id: unknown; method: string; params: unknown[] }[]).find(
+                (candidate) => candidate.id === item.id,
+              );
+              if (question !== undefined && item.result !== undefined)
+                item.result = tamper(question.method, question.params, item.result);
+            }
+            response.setHeader('content-type', 'application/json');
+            response.end(JSON.stringify(Array.isArray(answer) ? answers : answers[0]));
+          });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const clean = await exportContextPack(workspace, {
+        out: file('proxied.zip'),
+        rpcUrl: `${proxy}/v3/secret-provider-key?token=also-secret`,
+        inputs: [file('first.json')],
+      });
+      expect(clean.rpc).toBe(proxy);
+      expect((await openContextPackFile(file('proxied.zip'))).manifest.rpc).toBe(proxy);
+
+      mode = 'receipt';
+      await expect(
+        exportContextPack(workspace, { out: file('bad-receipt.zip'), rpcUrl: proxy, inputs: [file('first.json')] }),
+      ).rejects.toMatchObject({ code: 'chain_answer_unusable', message: expect.stringContaining('receiptsRoot') });
+      expect(existsSync(file('bad-receipt.zip'))).toBe(false);
+
+      mode = 'header';
+      await expect(
+        exportContextPack(workspace, { out: file('bad-header.zip'), rpcUrl: proxy, inputs: [file('first.json')] }),
+      ).rejects.toMatchObject({
+        code: 'chain_answer_unusable',
+        message: expect.stringContaining(`The header of block ${first.blockHeight + 1} encodes to hash`),
+      });
+      expect(existsSync(file('bad-header.zip'))).toBe(false);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

@@ -36,7 +36,8 @@ import { gatherContext } from '../anchor/context-gather';
 import {
   checkContextPackWhole,
   contextAnchorFile,
-  CONTEXT_HEADERS,
+  CONTEXT_HEADERS_PER_FILE,
+  contextHeadersFile,
   CONTEXT_MANIFEST,
   CONTEXT_SIGNATURE,
   CONTEXT_TRUST,
@@ -81,6 +82,8 @@ export interface ContextExportOptions {
   signal?: AbortSignal;
   /** made_at (default now). */
   now?: Date;
+  /** Headers per `headers/<index>.json` file, 1 to 10,000 (default); smaller for tests. */
+  headersPerFile?: number;
 }
 
 /** What an export wrote. */
@@ -226,6 +229,8 @@ export async function exportContextPack(
     if (error instanceof ChainError) throw invalid('rpc_invalid', error.message);
     throw error;
   }
+  // Only the origin is written: a provider's key in the URL's path or query stays on this machine.
+  const rpcOrigin = new URL(options.rpcUrl).origin;
   const hashes: string[] = [];
   if (options.inputs.length === 0) hashes.push(...transactionsOfLedger(workspace));
   for (const input of options.inputs) hashes.push(...(await transactionsOfInput(input)));
@@ -259,7 +264,15 @@ export async function exportContextPack(
     );
   const madeAt = (options.now ?? new Date()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const files: { name: string; bytes: Uint8Array }[] = [];
-  files.push({ name: CONTEXT_HEADERS, bytes: jsonBytes(gathered.headers, false) });
+  const headerFiles: string[] = [];
+  const perFile = options.headersPerFile ?? CONTEXT_HEADERS_PER_FILE;
+  if (!Number.isSafeInteger(perFile) || perFile < 1 || perFile > CONTEXT_HEADERS_PER_FILE)
+    throw new RangeError(`headersPerFile must be 1 to ${CONTEXT_HEADERS_PER_FILE}`);
+  for (let start = 0; start < gathered.headers.length; start += perFile) {
+    const name = contextHeadersFile(headerFiles.length);
+    headerFiles.push(name);
+    files.push({ name, bytes: jsonBytes(gathered.headers.slice(start, start + perFile), false) });
+  }
   for (const anchor of gathered.anchors)
     files.push({ name: contextAnchorFile(anchor.tx_hash), bytes: jsonBytes(anchor, true) });
   files.push({ name: CONTEXT_TRUST, bytes: new TextEncoder().encode(workspace.trust.exportKeys()) });
@@ -270,7 +283,7 @@ export async function exportContextPack(
     const manifest: ContextManifest = {
       format: CONTEXT_PACK_FORMAT,
       made_at: madeAt,
-      rpc: options.rpcUrl,
+      rpc: rpcOrigin,
       chain_id: gathered.chain_id,
       head: gathered.head,
       signer: key.key_id,
@@ -280,7 +293,7 @@ export async function exportContextPack(
         block_hash: anchor.block_hash,
         file: contextAnchorFile(anchor.tx_hash),
       })),
-      headers: { ...headersRange, file: CONTEXT_HEADERS },
+      headers: { ...headersRange, files: headerFiles },
       files: digests,
     };
     return { manifest, bytes: signContextManifest(manifest, workspace.crypto, seed) };
@@ -299,7 +312,7 @@ export async function exportContextPack(
     out: options.out,
     pack_id: `ctx_${hexEncode(workspace.crypto.sha256(signed.bytes.manifest)).slice(0, 32)}`,
     made_at: madeAt,
-    rpc: options.rpcUrl,
+    rpc: rpcOrigin,
     chain_id: gathered.chain_id,
     head: gathered.head,
     signer: signed.manifest.signer,

@@ -218,12 +218,32 @@ export function revokeKeyByPrefix(workspace: Workspace, prefix: string): ApiKeyR
  * Who a presented API key belongs to.
  *
  * @param presented - The key as sent (after `Bearer `).
- * @returns the caller, or undefined for a key that is unknown or revoked
+ * @param now - The instant to judge a bought key's expiry at (default now).
+ * @returns the caller, or undefined for a key that is unknown, revoked or past its term
  */
-export function authenticate(workspace: Workspace, presented: string): Caller | undefined {
-  if (typeof presented !== 'string' || presented.length === 0 || presented.length > MAX_PRESENTED_KEY) return undefined;
+export function authenticate(workspace: Workspace, presented: string, now: Date = new Date()): Caller | undefined {
+  const result = authenticateKey(workspace, presented, now);
+  return 'caller' in result ? result.caller : undefined;
+}
+
+/**
+ * Who a presented API key belongs to, telling an expired bought key from an unknown one.
+ *
+ * @param presented - The key as sent (after `Bearer `).
+ * @param now - The instant to judge a bought key's expiry at.
+ * @returns `{caller}`; `{expired_at}` (ms) for a key bought on chain whose term ended at or before
+ *   `now`; `{unknown: true}` for a key that is unknown or revoked
+ */
+export function authenticateKey(
+  workspace: Workspace,
+  presented: string,
+  now: Date,
+): { caller: Caller } | { expired_at: number } | { unknown: true } {
+  if (typeof presented !== 'string' || presented.length === 0 || presented.length > MAX_PRESENTED_KEY)
+    return { unknown: true };
   const key = findApiKey(workspace.ledger.readable, keyHash(presented));
-  if (key === undefined || key.revoked_at !== null) return undefined;
+  if (key === undefined || key.revoked_at !== null) return { unknown: true };
+  if (key.expires_at !== undefined && key.expires_at <= now.getTime()) return { expired_at: key.expires_at };
   const tenant = getTenant(workspace.ledger.readable, key.tenant_id);
-  return tenant === undefined ? undefined : { tenant, key };
+  return tenant === undefined ? { unknown: true } : { caller: { tenant, key } };
 }

@@ -20,7 +20,7 @@ export interface ContextEvidence {
   pack_id: string;
   /** When the pack was made (RFC 3339, UTC), as its signer claims. */
   made_at: string;
-  /** The JSON-RPC the pack was gathered from, as its signer claims. */
+  /** The origin (scheme, host, port) of the JSON-RPC the pack was gathered from, as its signer claims. */
   rpc: string;
   chain_id: number;
   /** The pack's head: the last header it carries. */

@@ -61,7 +61,7 @@ export type ReceiptAnchorState = (typeof RECEIPT_ANCHOR_STATES)[number];
  * - `none`: no anchor record names the receipt (not anchored);
  * - `verified`: at least one of its records verified on chain (steps 1-3) at its last check;
  * - `verified_with_context`: none verified on a live chain, but at least one verified with steps
- *   2-3 answered from a context pack (migration 9): shown as such, never as `verified`;
+ *   2-3 answered from a context pack (migration 10): shown as such, never as `verified`;
  * - `failed`: every one of its records failed its last check;
  * - `pending`: otherwise: a record is pending, resolved but unchecked, or verified offline only,
  *   so the receipt is anchored but not yet checked on chain (or awaits confirmations).

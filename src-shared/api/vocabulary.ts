@@ -40,6 +40,9 @@ export const AUDIT_ACTIONS = [
   'apikey-issue',
   'apikey-revoke',
   'service-key-rotate',
+  'payment-record',
+  'payment-issue',
+  'payment-deliver',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -44,3 +44,5 @@ export {
 } from './fingerprint';
 export { anchorFold, anchorTree } from './merkle';
 export type { HashFunction } from './merkle';
+export { HPKE_SUITE, hpkeOpen, hpkeSeal, x25519FromEd25519Public, x25519FromEd25519Seed } from './hpke';
+export type { HpkeSealed, HpkeSealOptions } from './hpke';

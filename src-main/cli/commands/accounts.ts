@@ -15,6 +15,7 @@ import {
   type ParsedArguments,
 } from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
+import { PAYMENT_OPTIONS, runPayments, runRedeem } from './apikeys-payments';
 import { withCliWorkspace } from './ledger';
 
 export const tenantsSpec: CommandSpec = {
@@ -38,21 +39,31 @@ export const apikeysSpec: CommandSpec = {
   name: 'apikeys',
   summary: 'Issue, list and revoke API keys of the HTTP service',
   usage:
-    'evroom apikeys issue --tenant ID [--scope partner] [--json]\n       evroom apikeys list [--tenant ID] [--json]\n       evroom apikeys revoke PREFIX',
+    'evroom apikeys issue --tenant ID [--scope partner] [--json]\n       evroom apikeys list [--tenant ID] [--json]\n       evroom apikeys revoke PREFIX\n       evroom apikeys redeem --tx HASH --rpc URL [--token ADDRESS --treasury ADDRESS --network NAME] [--confirmations N] [--json]\n       evroom apikeys payments [--limit N] [--json]',
   description: [
     'issue   makes a key for a tenant (svc_<tier>_ + 32 random characters) and prints it ONCE;',
     '        only its SHA-256 is kept. --scope partner opens the pilot routes.',
     'list    the keys by prefix (never the keys), with tenant, tier, scopes and state',
     'revoke  a key by its prefix: requests with it are then 401',
+    'redeem  observes one payment transaction by hand, as the service’s watcher does: checks it',
+    '        on the chain at --rpc (status, token, treasury, amount, memo, confirmations), records it',
+    '        and issues its one key (delivered to the buyer by the running service; never printed).',
+    '        The token, treasury and network default to the embedded chain’s (data folder anchor/).',
+    'payments  every payment seen, the latest first: state, tier, term, amount, contact, key prefix',
+    '        and delivery (docs/payments.md)',
   ],
   options: {
     tenant: { type: 'string', value: 'ID', help: 'the tenant' },
     scope: { type: 'string', multiple: true, value: 'SCOPE', help: 'a scope for the key (partner); may be repeated' },
+    ...PAYMENT_OPTIONS,
     json: { type: 'boolean', help: 'print JSON' },
   },
   exitCodes: ['0  done', '2  refused (nothing changed), usage or I/O error'],
   examples: [
     'evroom apikeys issue --tenant acme --json',
+    'evroom apikeys redeem --tx 0x5c…e1 --rpc http://127.0.0.1:8545',
+    'evroom apikeys redeem --tx 0x5c…e1 --rpc https://rpc.example --token 0xA0b8… --treasury 0x7099… --network base',
+    'evroom apikeys payments --json',
     'evroom apikeys issue --tenant acme --scope partner',
     'evroom apikeys revoke svc_pro_Ab12Cd34',
   ],
@@ -65,6 +76,12 @@ function positionals(command: string, parsed: ParsedArguments, count: number, wh
     );
   }
   return parsed.positionals;
+}
+
+/** Refuses options of other subcommands (apikeys shares one option list). */
+function refuseOptions(command: string, parsed: ParsedArguments, names: readonly string[]): void {
+  for (const name of names)
+    if (parsed.values[name] !== undefined) throw new CliError(`${command}: --${name} is not an option of ${command}`);
 }
 
 function when(millis: number | null): string {
@@ -114,6 +131,9 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
   if (sub !== undefined && sub.startsWith('-')) parseCommandArguments(apikeysSpec, argv);
   const parsed = parseCommandArguments(apikeysSpec, rest);
   const json = flag(parsed, 'json');
+  if (sub === 'redeem' || sub === 'payments') refuseOptions(`apikeys ${sub}`, parsed, ['tenant', 'scope']);
+  else if (sub === 'issue' || sub === 'list' || sub === 'revoke')
+    refuseOptions(`apikeys ${sub}`, parsed, Object.keys(PAYMENT_OPTIONS));
   switch (sub) {
     case 'issue': {
       positionals('apikeys issue', parsed, 0, '');
@@ -153,7 +173,14 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
         writeLine(terminal.out, 'No API keys yet. Issue one: evroom apikeys issue --tenant ID');
       else {
         for (const key of list) {
-          const state = key.revoked_at === null ? 'active' : `revoked ${when(key.revoked_at)}`;
+          const state =
+            key.revoked_at !== null
+              ? `revoked ${when(key.revoked_at)}`
+              : key.expires_at === undefined
+                ? 'active'
+                : key.expires_at <= Date.now()
+                  ? `expired ${when(key.expires_at)}`
+                  : `active until ${when(key.expires_at)}`;
           writeLine(
             terminal.out,
             `${key.prefix.padEnd(20)} ${key.tenant_id.padEnd(20)} ${key.tier.padEnd(10)} ${(key.scopes.join(',') || '-').padEnd(8)} ${state}`,
@@ -175,9 +202,19 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
       );
       return 0;
     }
+    case 'redeem':
+      positionals('apikeys redeem', parsed, 0, '');
+      return runRedeem(parsed, terminal);
+    case 'payments':
+      positionals('apikeys payments', parsed, 0, '');
+      return runPayments(parsed, terminal);
     case undefined:
-      throw new CliError('apikeys: name a subcommand: issue, list or revoke. See: evroom apikeys --help');
+      throw new CliError(
+        'apikeys: name a subcommand: issue, list, revoke, redeem or payments. See: evroom apikeys --help',
+      );
     default:
-      throw new CliError(`apikeys: unknown subcommand '${sub}'; use issue, list or revoke. See: evroom apikeys --help`);
+      throw new CliError(
+        `apikeys: unknown subcommand '${sub}'; use issue, list, revoke, redeem or payments. See: evroom apikeys --help`,
+      );
   }
 }

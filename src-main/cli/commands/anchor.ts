@@ -32,14 +32,14 @@ import {
 import { writeFileSafely } from '../key-files';
 import { readDocumentInput } from '../read-input';
 import { paint, writeLine, type Terminal, type Colour } from '../terminal';
-import { parsePinOption } from './context';
+import { isEd25519DidKey, parsePinOption } from './context';
 
 /** The most confirmations --confirmations accepts (about four months of Ethereum blocks). */
 const MAX_CONFIRMATIONS = 1_000_000;
 
 /** Which options each subcommand takes; the others are refused. */
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  verify: ['rpc', 'confirmations', 'offline', 'context', 'pin', 'json'],
+  verify: ['rpc', 'confirmations', 'offline', 'context', 'pin', 'signer', 'json'],
   submit: ['api', 'key-file', 'json'],
   status: ['api', 'key-file', 'out', 'force', 'json'],
 };
@@ -48,7 +48,7 @@ export const anchorSpec: CommandSpec = {
   name: 'anchor',
   summary: 'Verify a receipt’s anchor on a chain; submit receipts for anchoring',
   usage: [
-    'evroom anchor verify RECEIPT.json RECORD.json (--rpc URL | --context PACK.zip [--pin NUMBER:0xHASH ...] | --offline) [--confirmations N] [--json]',
+    'evroom anchor verify RECEIPT.json RECORD.json (--rpc URL | --context PACK.zip [--pin NUMBER:0xHASH ...] [--signer DID] | --offline) [--confirmations N] [--json]',
     '       evroom anchor submit RECEIPT.json --api URL --key-file FILE [--json]',
     '       evroom anchor status URN --api URL [--key-file FILE] [--out FILE [--force]] [--json]',
   ].join('\n'),
@@ -66,7 +66,8 @@ export const anchorSpec: CommandSpec = {
     '        proved in their block, the depth is counted from the pack’s head; the verdict is then',
     '        verified_with_context, never verified. The pack’s head is claimed by its signer unless',
     '        --pin NUMBER:0xHASH (a block hash from a source you trust) matches one of its headers;',
-    '        a pin that disagrees fails step 3.',
+    '        a pin that disagrees fails step 3. --signer DID requires the pack to be signed by that',
+    '        key (the signer is always reported).',
     'submit  sends only {"canonical_sha256"} of RECEIPT.json to POST URL/v1/anchor with the API',
     '        key of --key-file (a file of mode 600 holding svc_<tier>_...) and prints the pending',
     '        record. The receipt itself never leaves this machine.',
@@ -84,6 +85,7 @@ export const anchorSpec: CommandSpec = {
       value: 'NUMBER:0xHASH',
       help: 'verify --context: a block hash you trust, checked against the pack (repeatable)',
     },
+    signer: { type: 'string', value: 'DID', help: 'verify --context: the did:key the pack must be signed by' },
     api: { type: 'string', value: 'URL', help: 'submit, status: the anchoring service’s base URL' },
     'key-file': { type: 'string', value: 'FILE', help: 'submit, status: a file holding the API key (mode 600)' },
     out: { type: 'string', value: 'FILE', help: 'status: also write the record to FILE (JSON)' },
@@ -219,6 +221,15 @@ async function runVerifyAnchor(parsed: ParsedArguments, terminal: Terminal): Pro
   if (pinTexts.length > 0 && context === undefined)
     throw new CliError('anchor verify: --pin checks a context pack; it applies only with --context PACK.zip');
   if (pinTexts.length > 100) throw new CliError('anchor verify: at most 100 --pin options');
+  const signer = optionValue(parsed, 'signer');
+  if (signer !== undefined && context === undefined)
+    throw new CliError(
+      'anchor verify: --signer names who must have signed a context pack; it applies only with --context',
+    );
+  if (signer !== undefined && !isEd25519DidKey(signer))
+    throw new CliError(
+      `anchor verify: --signer must be an Ed25519 did:key (did:key:z6Mk...), not ${JSON.stringify(signer.slice(0, 100))}`,
+    );
   const pins = pinTexts.map(parsePinOption);
   if (context !== undefined && !existsSync(context))
     throw new CliError(`anchor verify: --context ${context}: no such file`);
@@ -242,6 +253,7 @@ async function runVerifyAnchor(parsed: ParsedArguments, terminal: Terminal): Pro
     offline,
     ...(rpc === undefined ? {} : { rpcUrl: rpc }),
     ...(context === undefined ? {} : { contextPack: context, pins }),
+    ...(signer === undefined ? {} : { contextSigner: signer }),
     ...(confirmations === undefined ? {} : { confirmations }),
   });
   const steps = result.steps;

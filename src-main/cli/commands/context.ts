@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { PinnedBlock } from '../../../src-shared/anchor/context';
+import { ed25519FromDidKey } from '../../../src-shared/crypto';
 import {
   exportContextPack,
   importContextPack,
@@ -125,6 +126,21 @@ export function checkRpcOption(command: string, value: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new CliError(`${command}: --rpc must be an http or https URL, not ${url.protocol}`);
   return value;
+}
+
+/**
+ * Whether a text is an Ed25519 did:key.
+ *
+ * @param text - The text.
+ * @returns True when it names an Ed25519 key.
+ */
+export function isEd25519DidKey(text: string): boolean {
+  try {
+    ed25519FromDidKey(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -10,7 +10,8 @@ import { anchorChecksMigration } from './0005-anchor-checks';
 import { keyRolesMigration } from './0006-key-roles';
 import { unattributedTrustMigration } from './0007-unattributed-trust';
 import { receiptAnchorStateMigration } from './0008-receipt-anchor-state';
-import { verifiedWithContextMigration } from './0009-verified-with-context';
+import { paymentsMigration } from './0009-payments';
+import { verifiedWithContextMigration } from './0010-verified-with-context';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -26,5 +27,6 @@ export const MIGRATIONS: readonly Migration[] = [
   keyRolesMigration,
   unattributedTrustMigration,
   receiptAnchorStateMigration,
+  paymentsMigration,
   verifiedWithContextMigration,
 ];

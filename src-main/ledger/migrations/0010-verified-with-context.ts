@@ -1,5 +1,5 @@
 /**
- * Migration 9 (to become 10 after the payments migration lands): `verified_with_context` (issue 29; docs/anchoring.md, "Air-gapped verification").
+ * Migration 10: `verified_with_context` (issue 29; docs/anchoring.md, "Air-gapped verification").
  *
  * A check whose steps 2-3 were answered from an imported context pack, not a live chain, is
  * recorded as `verified_with_context`: a distinct state, never counted as `verified`. This
@@ -97,4 +97,4 @@ END;
 `);
 }
 
-export const verifiedWithContextMigration: Migration = { version: 9, name: 'verified with context', up };
+export const verifiedWithContextMigration: Migration = { version: 10, name: 'verified with context', up };

@@ -1,0 +1,270 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { didKeyFromEd25519 } from '../../src-shared/crypto/did-key';
+import { openSealedApiKey, sealApiKey } from '../../src-shared/payments/sealed-key';
+import { encodeMemo, transferCalldata, type PaymentMemo } from '../../src-shared/payments/memo';
+import { DEVELOPMENT_ACCOUNT_KEYS, sendCall } from '../anchor/stablecoin';
+import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test-support';
+import { outboxTransport } from '../delivery/outbox-transport';
+import { getPaymentCursor, listApiKeys } from '../ledger';
+import { deliveryBackoffMs, startPaymentWatcher, type KeyDelivery, type PaymentWatcher } from './payment-watcher';
+import { paymentKey, paymentStatus, sealedEnvelope } from './payments';
+import { openWorkspace, type Workspace } from './workspace';
+
+// The watcher on a real anvil with the real token, delivering through a small real transport
+// (a folder of files) that fails on demand.
+
+let testChain: TestChainWithToken;
+let directory: string;
+let homes = 0;
+
+async function pay(memo: PaymentMemo, amount = 99_000_000n): Promise<string> {
+  return sendCall(
+    testChain.rpcUrl,
+    DEVELOPMENT_ACCOUNT_KEYS[4] as `0x${string}`,
+    testChain.chain.config.token,
+    transferCalldata(testChain.chain.config.treasury, amount, encodeMemo(memo)),
+  );
+}
+
+/** A transport writing one file per transaction into `folder`, failing while `failures` > 0. */
+function folderTransport(folder: string): {
+  deliver: (delivery: KeyDelivery) => Promise<{ sealed?: unknown }>;
+  failures: number;
+  calls: number;
+} {
+  fs.mkdirSync(folder, { recursive: true });
+  const transport = {
+    failures: 0,
+    calls: 0,
+    deliver: async (delivery: KeyDelivery): Promise<{ sealed?: unknown }> => {
+      transport.calls += 1;
+      if (transport.failures > 0) {
+        transport.failures -= 1;
+        // A careless transport that names the key: the watcher must not record it.
+        throw new Error(`relay refused the message holding ${delivery.key}`);
+      }
+      fs.writeFileSync(path.join(folder, `${delivery.tx_hash}.json`), JSON.stringify(delivery));
+      return delivery.channel === 'sealed' ? { sealed: { format: 'test-envelope', to: delivery.to } } : {};
+    },
+  };
+  return transport;
+}
+
+async function withWatcher<T>(
+  workspace: Workspace,
+  options: {
+    confirmations: number;
+    now: () => Date;
+    deliver: (delivery: KeyDelivery) => Promise<{ sealed?: unknown }>;
+  },
+  run: (watcher: PaymentWatcher) => Promise<T>,
+): Promise<T> {
+  const head = await testChain.chain.head();
+  const watcher = startPaymentWatcher({
+    workspace,
+    chain: testChain.chain,
+    confirmations: options.confirmations,
+    intervalMs: 60_000,
+    now: options.now,
+    fromBlock: head + 1,
+    delivery: { mailChannel: 'outbox', deliver: options.deliver },
+  });
+  try {
+    return await run(watcher);
+  } finally {
+    await watcher.stop();
+  }
+}
+
+function freshWorkspace(): Workspace {
+  homes += 1;
+  return openWorkspace(path.join(directory, `home-${homes}`));
+}
+
+beforeAll(async () => {
+  directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-payment-watcher-'));
+  testChain = await startTestChainWithToken();
+}, 120_000);
+
+afterAll(async () => {
+  await testChain?.stop();
+  fs.rmSync(directory, { recursive: true, force: true });
+});
+
+describe('the payment watcher', () => {
+  it('moves its cursor only past confirmed blocks, and issues once the payment is deep enough', async () => {
+    const workspace = freshWorkspace();
+    const transport = folderTransport(path.join(directory, 'out-1'));
+    try {
+      await withWatcher(
+        workspace,
+        { confirmations: 3, now: () => new Date(), deliver: transport.deliver },
+        async (watcher) => {
+          await watcher.passNow();
+          const where = testChain.chain.config;
+          const tx = await pay({ tier: 'pro', contact: 'watch@example.com' });
+          await watcher.passNow();
+          const pending = paymentStatus(workspace, tx);
+          expect(pending).toMatchObject({ state: 'pending_confirmations' });
+          const block = pending?.block_number as number;
+          // Block `block` has 1 confirmation of 3: the cursor stays at or before it.
+          expect(getPaymentCursor(workspace.ledger.readable, where) ?? 0).toBeLessThanOrEqual(block);
+          await testChain.mine(2);
+          await watcher.passNow();
+          expect(paymentStatus(workspace, tx)).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+          expect(getPaymentCursor(workspace.ledger.readable, where)).toBe(block + 1);
+          await watcher.passNow();
+          expect(listApiKeys(workspace.ledger.readable)).toHaveLength(1);
+          expect(transport.calls).toBe(1);
+          const written = JSON.parse(
+            fs.readFileSync(path.join(directory, 'out-1', `${tx}.json`), 'utf8'),
+          ) as KeyDelivery;
+          expect(written).toMatchObject({
+            tx_hash: tx,
+            channel: 'outbox',
+            to: 'watch@example.com',
+            tier: 'pro',
+            term: 'month',
+          });
+          expect(written.key).toBe(paymentKey(workspace, 'anvil-local', tx, 'pro').key);
+        },
+      );
+    } finally {
+      workspace.close();
+    }
+  });
+
+  it('drops a payment that a reorganisation took before its confirmations', async () => {
+    const workspace = freshWorkspace();
+    const transport = folderTransport(path.join(directory, 'out-2'));
+    try {
+      await withWatcher(
+        workspace,
+        { confirmations: 2, now: () => new Date(), deliver: transport.deliver },
+        async (watcher) => {
+          const snapshot = await testChain.snapshot();
+          const tx = await pay({ tier: 'pro', contact: 'gone@example.com' });
+          await watcher.passNow();
+          expect(paymentStatus(workspace, tx)?.state).toBe('pending_confirmations');
+          await testChain.revert(snapshot);
+          await testChain.mine(4);
+          await watcher.passNow();
+          expect(paymentStatus(workspace, tx)).toMatchObject({ state: 'dropped', key_prefix: null });
+          expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
+          expect(transport.calls).toBe(0);
+        },
+      );
+    } finally {
+      workspace.close();
+    }
+  });
+
+  it('retries a failed delivery with a doubling wait, records attempts and errors without the key, and stores a sealed envelope', async () => {
+    const workspace = freshWorkspace();
+    const transport = folderTransport(path.join(directory, 'out-3'));
+    transport.failures = 2;
+    let clock = new Date('2026-11-26T00:00:00Z');
+    try {
+      await withWatcher(
+        workspace,
+        { confirmations: 1, now: () => clock, deliver: transport.deliver },
+        async (watcher) => {
+          const tx = await pay({ tier: 'pro', contact: 'retry@example.com' });
+          const { key } = paymentKey(workspace, 'anvil-local', tx, 'pro');
+          await watcher.passNow();
+          expect(paymentStatus(workspace, tx)?.delivery).toMatchObject({ state: 'pending', attempts: 1 });
+          const error = paymentStatus(workspace, tx)?.delivery.last_error ?? '';
+          expect(error).toContain('relay refused the message holding [key]');
+          expect(error).not.toContain(key);
+          // Not due yet: no attempt.
+          await watcher.passNow();
+          expect(transport.calls).toBe(1);
+          clock = new Date(clock.getTime() + deliveryBackoffMs(1));
+          await watcher.passNow();
+          expect(paymentStatus(workspace, tx)?.delivery).toMatchObject({ state: 'pending', attempts: 2 });
+          clock = new Date(clock.getTime() + deliveryBackoffMs(2) - 1);
+          await watcher.passNow();
+          expect(transport.calls).toBe(2);
+          clock = new Date(clock.getTime() + 1);
+          await watcher.passNow();
+          expect(paymentStatus(workspace, tx)?.delivery).toMatchObject({
+            state: 'delivered',
+            attempts: 3,
+            last_error: null,
+            delivered_at: clock.getTime(),
+          });
+
+          const did = didKeyFromEd25519(new Uint8Array(32).fill(8));
+          const sealedTx = await pay({ tier: 'pro', contact: did });
+          await watcher.passNow();
+          expect(paymentStatus(workspace, sealedTx)?.delivery).toMatchObject({ channel: 'sealed', state: 'delivered' });
+          expect(JSON.stringify(paymentStatus(workspace, sealedTx))).not.toContain(
+            paymentKey(workspace, 'anvil-local', sealedTx, 'pro').key,
+          );
+        },
+      );
+    } finally {
+      workspace.close();
+    }
+  });
+
+  it('delivers through the real outbox transport, and seals a did:key’s key so that only its holder opens it', async () => {
+    const workspace = freshWorkspace();
+    const outbox = outboxTransport(path.join(directory, 'outbox-real'));
+    const seed = new Uint8Array(32).fill(21);
+    const did = didKeyFromEd25519(ed25519.getPublicKey(seed));
+    try {
+      await withWatcher(
+        workspace,
+        {
+          confirmations: 1,
+          now: () => new Date(),
+          deliver: async (delivery) => {
+            if (delivery.channel === 'sealed')
+              return { sealed: sealApiKey(delivery.to, delivery.key, delivery.tx_hash) };
+            await outbox.send(delivery);
+            return {};
+          },
+        },
+        async (watcher) => {
+          const mailTx = await pay({ tier: 'pro', contact: 'Mail@Example.org' });
+          const sealedTx = await pay({ tier: 'scale', contact: did }, 499_000_000n);
+          await watcher.passNow();
+          const mailKey = paymentKey(workspace, 'anvil-local', mailTx, 'pro').key;
+          const eml = fs.readFileSync(path.join(directory, 'outbox-real', `${mailTx}.eml`), 'utf8');
+          expect(eml).toContain('To: mail@example.org');
+          expect(eml).toContain(mailKey);
+          expect(paymentStatus(workspace, mailTx)?.delivery).toMatchObject({ channel: 'outbox', state: 'delivered' });
+
+          const envelope = sealedEnvelope(workspace, sealedTx);
+          expect(openSealedApiKey(envelope, seed)).toBe(paymentKey(workspace, 'anvil-local', sealedTx, 'scale').key);
+          expect(() => openSealedApiKey(envelope, new Uint8Array(32).fill(22))).toThrow();
+        },
+      );
+    } finally {
+      workspace.close();
+    }
+  });
+
+  it('waits 1 s after the first failure, doubling to at most 5 minutes, and refuses bad options', () => {
+    expect([1, 2, 3, 4, 9, 10, 50].map(deliveryBackoffMs)).toEqual([1000, 2000, 4000, 8000, 256_000, 300_000, 300_000]);
+    const workspace = freshWorkspace();
+    try {
+      const base = {
+        workspace,
+        chain: testChain.chain,
+        intervalMs: 1000,
+        delivery: { mailChannel: 'outbox' as const, deliver: async () => ({}) },
+      };
+      expect(() => startPaymentWatcher({ ...base, confirmations: 0 })).toThrow(RangeError);
+      expect(() => startPaymentWatcher({ ...base, confirmations: 1, intervalMs: 1 })).toThrow(RangeError);
+      expect(() => startPaymentWatcher({ ...base, confirmations: 1, fromBlock: -1 })).toThrow(RangeError);
+    } finally {
+      workspace.close();
+    }
+  });
+});
