@@ -222,6 +222,24 @@ describe('anchors verified with a context pack on a workstation that cannot reac
     await page.screenshot({ path: join(SCREENSHOTS, 'anchors-with-context.png') });
     const listFindings = await axeAcrossWidths(page, 'Anchors with a record verified with context');
     expect(listFindings).toEqual([]);
+  });
+
+  it('removes the pack (after a confirmation) and unpins the block in Settings; the recorded check stays', async () => {
+    await page.goto(`${app.url.split('#')[0]}#/settings`);
+    const card = page.locator(`[data-testid="context-pack"][data-pack-id="${made.pack_id}"]`);
+    await card.getByRole('button', { name: `Remove context pack ${made.pack_id}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Remove this context pack?' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await card.count()).toBe(1);
+    await card.getByRole('button', { name: `Remove context pack ${made.pack_id}` }).click();
+    await dialog.getByRole('button', { name: 'Remove pack' }).click();
+    await page.getByTestId('context-none').waitFor();
+    expect(await callApi<unknown[]>(app, 'context.list')).toEqual([]);
+    await page.getByRole('button', { name: `Unpin block ${made.head.number} of chain ${made.chain_id}` }).click();
+    await page.getByText('No block hash is pinned.').waitFor();
+    expect(await callApi<unknown[]>(app, 'context.pins')).toEqual([]);
+    const detail = await callApi<{ state: string }>(app, 'anchors.get', { id: await anchorIdOf(0) });
+    expect(detail.state).toBe('verified_with_context');
     expect(failures).toEqual([]);
   });
 });

@@ -36,9 +36,14 @@ function PackCard({ pack, onRemove }: { pack: ContextPackSummary; onRemove: (pac
     <li className="context-pack" data-testid="context-pack" data-pack-id={pack.pack_id}>
       <div className="context-pack-head">
         <span className="code context-pack-id">{pack.pack_id}</span>
-        <Button variant="ghost" onClick={() => onRemove(pack)} aria-label={`Remove context pack ${pack.pack_id}`}>
+        <button
+          type="button"
+          className="button button-ghost"
+          onClick={() => onRemove(pack)}
+          aria-label={`Remove context pack ${pack.pack_id}`}
+        >
           Remove
-        </Button>
+        </button>
       </div>
       <dl className="fields context-pack-fields">
         <div className="field-row">
@@ -396,13 +401,14 @@ export function PinnedBlocksSettings() {
                   <td>{pin.note ?? <span className="muted">none</span>}</td>
                   <td>{pin.pinned_at === undefined ? '' : formatInstant(pin.pinned_at)}</td>
                   <td>
-                    <Button
-                      variant="ghost"
+                    <button
+                      type="button"
+                      className="button button-ghost"
                       onClick={() => void unpin(pin)}
                       aria-label={`Unpin block ${pin.number} of chain ${pin.chain_id}`}
                     >
                       Unpin
-                    </Button>
+                    </button>
                   </td>
                 </tr>
               ))}
