@@ -18,6 +18,7 @@ import { ChainClient } from '../src-main/anchor/chain';
 import {
   buildAnchoredBundle,
   fundedAnchorAccount,
+  TEST_BATCH_ID,
   type AnchoredBundle,
 } from '../src-main/operations/anchor-test-support';
 import { exportContextPack, type ContextExportResult } from '../src-main/operations/context';
@@ -222,6 +223,22 @@ describe('anchors verified with a context pack on a workstation that cannot reac
     await page.screenshot({ path: join(SCREENSHOTS, 'anchors-with-context.png') });
     const listFindings = await axeAcrossWidths(page, 'Anchors with a record verified with context');
     expect(listFindings).toEqual([]);
+  });
+
+  it('with no RPC set, "Check this batch on chain" runs from the imported packs', async () => {
+    await callApi(app, 'settings.set', { chain: { rpc_url: null } });
+    await page.goto(`${app.url.split('#')[0]}#/anchors?batch=${encodeURIComponent(TEST_BATCH_ID)}`);
+    await page.getByTestId('anchor-check-from-packs').waitFor();
+    const start = page.getByTestId('anchor-check-start');
+    expect(await start.isDisabled()).toBe(false);
+    await start.click();
+    const result = page.getByTestId('anchor-check-result');
+    await result.waitFor({ timeout: 60_000 });
+    const words = (await result.textContent()) ?? '';
+    expect(words).toContain('checked 3 anchor records from the imported context packs');
+    expect(words).toContain('3 verified with context (from a pack)');
+    const counts = await callApi<{ counts: Record<string, number> }>(app, 'anchors.counts');
+    expect(counts.counts).toMatchObject({ verified: 0, verified_with_context: 3 });
   });
 
   it('removes the pack (after a confirmation) and unpins the block in Settings; the recorded check stays', async () => {

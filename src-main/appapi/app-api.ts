@@ -573,12 +573,17 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     'anchors.ofReceipt': (input) => receiptAnchorDetail(workspace(), input.id),
     'anchors.check': (input) => checkAnchorOnChain(workspace(), input.id, readSettings(options.dataDirectory).chain),
     'anchors.counts': () => anchorLedgerCounts(workspace()),
-    'anchors.checkStart': (input) =>
-      anchorJobs.start(
+    'anchors.checkStart': async (input) => {
+      const chain = readSettings(options.dataDirectory).chain;
+      // Without an RPC, the imported context packs answer (docs/anchoring.md, "In the app").
+      const contextPacks = chain.rpc_url === null && (await listContextPacks(workspace())).length > 0;
+      return anchorJobs.start(
         workspace(),
         'batch_id' in input ? { kind: 'batch', batch_id: input.batch_id } : { kind: 'filter', filters: input.filters },
-        readSettings(options.dataDirectory).chain,
-      ),
+        chain,
+        contextPacks,
+      );
+    },
     'anchors.checkProgress': (input) => {
       const progress = anchorJobs.progress(input.jobId);
       if (!progress) throw notFound(`There is no anchor check job ${input.jobId}.`);

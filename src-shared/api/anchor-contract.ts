@@ -281,8 +281,8 @@ export interface AnchorCheckJobProgress {
   state: 'running' | 'done' | 'failed' | 'cancelled';
   phase: AnchorCheckPhase;
   scope: AnchorCheckScope;
-  /** The chain RPC asked (from Settings when the job started). */
-  rpc: string;
+  /** The chain RPC asked (from Settings when the job started); null: none set, the imported context packs answer. */
+  rpc: string | null;
   /** Anchor records to check (grows while collecting). */
   total: number;
   /** Records checked so far. */
