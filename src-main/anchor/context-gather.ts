@@ -137,6 +137,9 @@ async function rawTransaction(chain: ChainClient, tx: RpcObject): Promise<Hex> {
   );
 }
 
+/** The OP Stack's deposit transaction type. */
+const OP_DEPOSIT_TYPE = 0x7e;
+
 /** The consensus encoding of a receipt (its trie value). */
 function rawReceipt(receipt: RpcObject): Uint8Array {
   const logs = Array.isArray(receipt.logs) ? (receipt.logs as RpcObject[]) : [];
@@ -146,7 +149,8 @@ function rawReceipt(receipt: RpcObject): Uint8Array {
       : receipt.status === '0x1'
         ? Uint8Array.of(1)
         : new Uint8Array();
-  const body = RLP.encode([
+  const type = receipt.type === undefined ? 0 : hexNumber(receipt.type, 'receipt type');
+  const fields: unknown[] = [
     first,
     BigInt(String(receipt.cumulativeGasUsed)),
     hexToBytes(String(receipt.logsBloom) as Hex),
@@ -155,8 +159,14 @@ function rawReceipt(receipt: RpcObject): Uint8Array {
       (log.topics as string[]).map((topic) => hexToBytes(topic as Hex)),
       hexToBytes(String(log.data) as Hex),
     ]),
-  ]);
-  const type = receipt.type === undefined ? 0 : hexNumber(receipt.type, 'receipt type');
+  ];
+  // OP Stack deposit receipts (type 0x7e) also carry depositNonce (Regolith) and
+  // depositReceiptVersion (Canyon) in their consensus encoding.
+  if (type === OP_DEPOSIT_TYPE && typeof receipt.depositNonce === 'string') {
+    fields.push(BigInt(receipt.depositNonce));
+    if (typeof receipt.depositReceiptVersion === 'string') fields.push(BigInt(receipt.depositReceiptVersion));
+  }
+  const body = RLP.encode(fields as Parameters<typeof RLP.encode>[0]);
   return type === 0 ? body : Uint8Array.of(type, ...body);
 }
 
@@ -213,21 +223,29 @@ export async function gatherContext(
   const missing: GatheredContext['missing'] = [];
   const byBlock = new Map<number, string[]>();
   const unique = [...new Set(txHashes.map((hash) => hash.toLowerCase()))];
-  progress(`Looking up ${unique.length} anchor transaction${unique.length === 1 ? '' : 's'} at ${chain.rpcUrl}`);
-  for (const [position, hash] of unique.entries()) {
+  // The origin only, in messages: a provider's key in the URL's path stays out of logs.
+  const where = new URL(chain.rpcUrl).origin;
+  progress(`Looking up ${unique.length} anchor transaction${unique.length === 1 ? '' : 's'} at ${where}`);
+  for (let start = 0; start < unique.length; start += chunk) {
     checkCancelled(options.signal);
-    if (position > 0 && position % 100 === 0) progress(`Looked up ${position} of ${unique.length} transactions`);
-    const tx = await chain.request(`Fetching transaction ${hash}`, 'eth_getTransactionByHash', [hash]);
-    if (!isObject(tx)) {
-      missing.push({ tx_hash: hash, reason: `the chain at ${chain.rpcUrl} has no such transaction` });
-      continue;
+    if (start > 0) progress(`Looked up ${start} of ${unique.length} transactions`);
+    const part = unique.slice(start, start + chunk);
+    const answers = await Promise.all(
+      part.map((hash) => chain.request(`Fetching transaction ${hash}`, 'eth_getTransactionByHash', [hash])),
+    );
+    for (const [offset, tx] of answers.entries()) {
+      const hash = part[offset] as string;
+      if (!isObject(tx)) {
+        missing.push({ tx_hash: hash, reason: `the chain at ${where} has no such transaction` });
+        continue;
+      }
+      if (tx.blockNumber === null || tx.blockNumber === undefined) {
+        missing.push({ tx_hash: hash, reason: 'it is not mined yet' });
+        continue;
+      }
+      const number = hexNumber(tx.blockNumber, 'transaction block number');
+      byBlock.set(number, [...(byBlock.get(number) ?? []), hash]);
     }
-    if (tx.blockNumber === null || tx.blockNumber === undefined) {
-      missing.push({ tx_hash: hash, reason: 'it is not mined yet' });
-      continue;
-    }
-    const number = hexNumber(tx.blockNumber, 'transaction block number');
-    byBlock.set(number, [...(byBlock.get(number) ?? []), hash]);
   }
   const latest = await chain.request('Reading the head', 'eth_getBlockByNumber', ['latest', false]);
   if (!isObject(latest)) throw new ChainError('rejected', 'The chain gives no latest block.');

@@ -749,7 +749,7 @@ export async function checkContextAnchor(
     const hash = chain.headers.get(pin.number)?.hash ?? carried.hash;
     if (hash !== pin.hash.toLowerCase())
       return [
-        { ...two },
+        two,
         fail(
           3,
           `Block ${pin.number} is pinned as ${pin.hash}, but the pack's header of block ${pin.number} is ${hash}: the pack is not on the pinned chain.`,

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppApiResults } from '../../src-shared/api/contract';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ChainClient } from '../anchor/chain';
+import { DEVELOPMENT_ACCOUNT_KEYS, StablecoinChain } from '../anchor/stablecoin';
 import { createAppApi, type AppApiDispatcher } from '../appapi/app-api';
 import { createServiceControl, type AppServiceControl } from './service-control';
 
@@ -117,6 +120,49 @@ describe('the app’s HTTP service control', () => {
     expect((await issue(key)).status).toBe(401);
     expect((await call('service.status')).requests.map((request) => request.status).slice(0, 2)).toEqual([401, 201]);
     expect((await call('receipts.count', {})).count).toBe(1);
+  });
+
+  it('buys a key on the embedded chain with a development account’s test tokens, and refuses while stopped', async () => {
+    const buy = { tier: 'pro', contact: 'buyer@example.com', annual: false, account: 2 };
+    expect(await api.answer('service.buyKey', buy)).toMatchObject({
+      ok: false,
+      error: { code: 'service_not_running' },
+    });
+    const status = await call('service.start', {});
+    expect(status.payments).toEqual({
+      network: 'anvil-local',
+      chainId: 31337,
+      embedded: true,
+      token: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      treasury: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      rpcUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+/),
+    });
+    const { token, treasury, rpcUrl } = status.payments!;
+    const chain = new StablecoinChain(new ChainClient(rpcUrl!), {
+      network: 'anvil-local',
+      chainId: 31337,
+      token,
+      treasury,
+      decimals: 6,
+      embedded: true,
+    });
+    const before = await chain.balanceOf(treasury);
+    const { tx_hash } = await call('service.buyKey', buy);
+    expect(tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    const transaction = await chain.paymentTransaction(tx_hash);
+    expect(transaction).toMatchObject({
+      status: 'success',
+      from: privateKeyToAccount(DEVELOPMENT_ACCOUNT_KEYS[2]!).address.toLowerCase(),
+      to: token,
+    });
+    expect(transaction!.transfers).toEqual([expect.objectContaining({ to: treasury, amount: 99_000_000n })]);
+    expect(await chain.balanceOf(treasury)).toBe(before + 99_000_000n);
+    // Stopped, the app buys nothing: the chain stops with the service.
+    await call('service.stop');
+    expect(await api.answer('service.buyKey', buy)).toMatchObject({
+      ok: false,
+      error: { code: 'service_not_running' },
+    });
   });
 
   it('checks its own input', () => {

@@ -94,6 +94,24 @@ export function createServiceControl(dataDirectory: string): AppServiceControl {
     status: () =>
       running === undefined
         ? { running: false, requests: lastRequests }
-        : { running: true, url: running.url, port: running.port, requests: running.recentRequests() },
+        : {
+            running: true,
+            url: running.url,
+            port: running.port,
+            ...(running.payments === null || running.anchor === null
+              ? {}
+              : {
+                  payments: {
+                    network: running.payments.network,
+                    chainId: running.payments.chain_id,
+                    embedded: running.payments.development,
+                    token: running.payments.token,
+                    treasury: running.payments.treasury,
+                    // Payments are taken on the anchoring chain: its JSON-RPC is where a purchase is sent.
+                    rpcUrl: running.anchor.rpcUrl,
+                  },
+                }),
+            requests: running.recentRequests(),
+          },
   };
 }

@@ -10,6 +10,7 @@ import { issueProfile } from '../operations/service-issue';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
 import { createAppApi, type AppApiDispatcher } from './app-api';
+import type { ServiceControl } from './service-control';
 
 // The app API as both transports reach it: untrusted method names and inputs in, over a real
 // ledger in a temporary data folder.
@@ -284,6 +285,80 @@ describe('app API', () => {
         error: { code: 'service_unavailable', message: expect.stringContaining('evroom serve'), details: [] },
       });
       await expect(api(method, {})).rejects.toMatchObject({ kind: 'refused' });
+    }
+    const buy = { tier: 'pro', contact: 'buyer@example.com', annual: false, account: 0 };
+    expect(await api.answer('service.buyKey', buy)).toMatchObject({
+      ok: false,
+      error: { code: 'service_unavailable' },
+    });
+  });
+
+  it('lists payments from the ledger without the service, and checks a purchase before anything else', async () => {
+    expect(await call('service.payments')).toEqual([]);
+    expect(await call('service.payments', { limit: 5 })).toEqual([]);
+    expect(await api.answer('service.payments', { limit: 0 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', details: [{ path: '/limit' }] },
+    });
+    const buy = { tier: 'pro', contact: 'buyer@example.com', annual: false, account: 0 };
+    for (const [input, path, words] of [
+      [{ ...buy, contact: 'nobody' }, '/contact', 'must be an e-mail address, a domain name'],
+      [{ ...buy, tier: 'enterprise' }, '/tier', 'enterprise is sold by contact'],
+      [{ ...buy, account: 12 }, '/account', 'account must be between 0 and 9'],
+      [{ ...buy, annual: 'no' }, '/annual', 'annual must be true'],
+      [{ ...buy, issuer_did: 'me' }, '/issuer_did', 'issuer_did must be a DID'],
+    ] as const) {
+      // The input is refused at the door, before the service is even asked about.
+      expect(await api.answer('service.buyKey', input)).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request', message: expect.stringContaining(words), details: [{ path }] },
+      });
+    }
+  });
+
+  it('buys a key only while the service runs on the embedded development chain', async () => {
+    const buy = { tier: 'pro', contact: 'buyer@example.com', annual: false, account: 0 };
+    // The shell's control as the app API sees it, in each state it can report.
+    let reported: ReturnType<ServiceControl['status']> = { running: false, requests: [] };
+    const control: ServiceControl = {
+      start: () => Promise.reject(new Error('not started in this test')),
+      stop: () => Promise.resolve(),
+      status: () => reported,
+    };
+    const withService = createAppApi({ mode: 'web', dataDirectory: home, service: control });
+    try {
+      expect(await withService.answer('service.buyKey', buy)).toMatchObject({
+        ok: false,
+        error: { code: 'service_not_running', message: expect.stringContaining('Start the service first') },
+      });
+      reported = { running: true, url: 'http://127.0.0.1:1', port: 1, requests: [] };
+      expect(await withService.answer('service.buyKey', buy)).toMatchObject({
+        ok: false,
+        error: { code: 'not_development_chain', message: expect.stringContaining('runs without a chain') },
+      });
+      const chain = {
+        network: 'base-mainnet',
+        chainId: 8453,
+        embedded: false,
+        token: `0x${'1'.repeat(40)}`,
+        treasury: `0x${'2'.repeat(40)}`,
+        rpcUrl: 'https://user:secret@rpc.example.com/v3/abc',
+      };
+      reported = { ...reported, payments: chain };
+      expect(await withService.answer('service.buyKey', buy)).toMatchObject({
+        ok: false,
+        error: {
+          code: 'not_development_chain',
+          message: expect.stringContaining('takes payments on base-mainnet, not on the embedded development chain'),
+        },
+      });
+      // Another chain's RPC URL may hold credentials: the status names the chain, never its URL.
+      const status = await withService('service.status', {});
+      expect(status).toMatchObject({ payments: { network: 'base-mainnet', embedded: false } });
+      expect(JSON.stringify(status)).not.toContain('secret');
+      expect(JSON.stringify(status)).not.toContain('rpc.example.com');
+    } finally {
+      withService.close();
     }
   });
 

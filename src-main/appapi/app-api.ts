@@ -55,6 +55,8 @@ import {
   unpinBlockHash,
 } from '../operations/context';
 import { loadSamples } from '../operations/load-samples';
+import { buyKeyOnChain, developmentAccountKey } from '../operations/payment-buy';
+import { listPayments } from '../operations/payments';
 import { receiptExportChunk } from '../operations/receipts-export';
 import {
   createReport,
@@ -200,6 +202,19 @@ function toServiceStatus(service: ServiceControl): ServiceStatus {
     running: status.running,
     ...(status.running && status.url !== undefined ? { url: status.url } : {}),
     ...(status.running && status.port !== undefined ? { port: status.port } : {}),
+    ...(status.running && status.payments !== undefined
+      ? {
+          payments: {
+            network: status.payments.network,
+            chainId: status.payments.chainId,
+            embedded: status.payments.embedded,
+            token: status.payments.token,
+            treasury: status.payments.treasury,
+            // Only the embedded chain's local URL: another chain's may carry credentials.
+            ...(status.payments.embedded ? { rpcUrl: status.payments.rpcUrl } : {}),
+          },
+        }
+      : {}),
     requests: status.requests.map((request) => ({
       at: request.at,
       method: request.method,
@@ -549,6 +564,38 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       const control = serviceControl();
       await control.stop();
       return toServiceStatus(control);
+    },
+
+    'service.payments': (input) => listPayments(workspace(), { limit: input.limit ?? 200 }),
+
+    'service.buyKey': async (input) => {
+      const status = serviceControl().status();
+      if (!status.running)
+        throw new OperationError(
+          'refused',
+          'service_not_running',
+          'Start the service first: a key is bought from the chain the running service watches.',
+        );
+      const chain = status.payments;
+      if (chain === undefined || !chain.embedded)
+        throw new OperationError(
+          'refused',
+          'not_development_chain',
+          chain === undefined
+            ? 'The service runs without a chain, so it takes no payments; start it on the embedded development chain to buy a key here.'
+            : `The service takes payments on ${chain.network}, not on the embedded development chain: the app pays only with the local chain's test tokens. Buy with \`evroom apikeys buy\` and your own wallet.`,
+        );
+      const bought = await buyKeyOnChain({
+        rpcUrl: chain.rpcUrl,
+        privateKey: developmentAccountKey(input.account),
+        token: chain.token,
+        treasury: chain.treasury,
+        tier: input.tier,
+        contact: input.contact,
+        ...(input.issuer_did === undefined ? {} : { issuerDid: input.issuer_did }),
+        annual: input.annual,
+      });
+      return { tx_hash: bought.tx_hash };
     },
 
     'tenants.list': () => {

@@ -15,6 +15,18 @@ export interface RequestRecordLike {
   ms: number;
 }
 
+/** The chain the running service takes payments for API keys on (its stablecoin and treasury). */
+export interface PaymentChainLike {
+  network: string;
+  chainId: number;
+  /** The embedded development chain (`evroom serve`'s default), whose development accounts hold test tokens. */
+  embedded: boolean;
+  token: string;
+  treasury: string;
+  /** The chain's JSON-RPC (the app passes it on only for the embedded chain). */
+  rpcUrl: string;
+}
+
 /** Starts, stops and describes the HTTP service of this app. */
 export interface ServiceControl {
   /**
@@ -25,6 +37,12 @@ export interface ServiceControl {
   start(port: number): Promise<{ url: string; port: number }>;
   /** Stops it (requests in flight finish); nothing when it is not running. */
   stop(): Promise<void>;
-  /** Whether it runs, where, and the requests answered last (newest first). */
-  status(): { running: boolean; url?: string; port?: number; requests: RequestRecordLike[] };
+  /** Whether it runs, where, on which payment chain, and the requests answered last (newest first). */
+  status(): {
+    running: boolean;
+    url?: string;
+    port?: number;
+    payments?: PaymentChainLike;
+    requests: RequestRecordLike[];
+  };
 }

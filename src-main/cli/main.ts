@@ -157,7 +157,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'apikeys',
-    summary: 'Issue, list and revoke API keys of the HTTP service',
+    summary: 'Issue, list, revoke, buy and redeem API keys of the HTTP service',
     load: async () => {
       const { apikeysSpec, runApikeys } = await import('./commands/accounts');
       return { spec: apikeysSpec, run: runApikeys };

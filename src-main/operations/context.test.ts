@@ -26,6 +26,7 @@ import {
 import { nodeSha256, postAnchorBatch, type PostedBatch } from '../anchor/test-support';
 import { verifyAnchor } from '../anchor/verify-anchor';
 import { readContextZip, writeContextZip } from '../evidence/context-zip';
+import { createZipWriter } from '../evidence/zip-writer';
 import { anchorCalldata, encodeAnchorHash } from '../../src-shared/anchor/proof';
 import { anchorSuffix, resolvedAnchorUrn } from '../../src-shared/anchor/urn';
 import { anchorTree } from '../../src-shared/crypto/merkle';
@@ -154,8 +155,8 @@ async function repack(
 ): Promise<string> {
   const files = await readContextZip(pack);
   edit(files);
-  const manifest = JSON.parse(new TextDecoder().decode(files.get(CONTEXT_MANIFEST))) as ContextManifest;
   if (sign !== 'none') {
+    const manifest = JSON.parse(new TextDecoder().decode(files.get(CONTEXT_MANIFEST))) as ContextManifest;
     for (const name of Object.keys(manifest.files))
       manifest.files[name] = hexEncode(workspace.crypto.sha256(files.get(name) as Uint8Array));
     const bytes = new TextEncoder().encode(jcs(manifest as unknown as JsonValue));
@@ -381,6 +382,29 @@ describe('a context pack made online', () => {
     expect(after.steps[1]?.detail).toContain('headers/0.json does not match the SHA-256 its signed manifest gives');
   });
 
+  it('a zip that is not a pack is refused whole: a foreign entry, a file the manifest does not list, a missing manifest', async () => {
+    const files = await readContextZip(pack);
+    const foreign = createZipWriter(file('foreign.zip'));
+    for (const [name, bytes] of files) foreign.add(name, () => bytes);
+    foreign.add('notes.txt', () => new TextEncoder().encode('hello'));
+    await foreign.finish();
+    await expect(openContextPackFile(file('foreign.zip'))).rejects.toThrow(
+      /"notes\.txt", which is not a file of a context pack/,
+    );
+
+    const unlisted = await repack(
+      'unlisted.zip',
+      (entries) => entries.set(contextAnchorFile(`0x${'77'.repeat(32)}`), new TextEncoder().encode('{}')),
+      'none',
+    );
+    await expect(openContextPackFile(unlisted)).rejects.toMatchObject({
+      code: 'context_pack_invalid',
+      message: expect.stringContaining('which its manifest does not list'),
+    });
+    const bare = await repack('bare.zip', (entries) => entries.delete(CONTEXT_MANIFEST), 'none');
+    await expect(openContextPackFile(bare)).rejects.toThrow('The context pack has no manifest.json.');
+  });
+
   it('a pack older than the anchor says what is missing', async () => {
     const later = await postAnchorBatch(chain, account, [laterDigest], nonce++);
     const result = await verifyWith(pack, later.records[0] as Record<string, unknown>, laterDigest);
@@ -438,6 +462,54 @@ describe('imported packs and pins', () => {
     });
     expect(none.anchor_status).toBe('verified_offline');
     expect(none.steps[1]?.detail).toContain('No context pack is imported');
+  });
+
+  it('with several imported packs, uses the newest that carries the anchor, and says when none does', async () => {
+    const home = openWorkspace(file('packs-home'));
+    try {
+      const old = await importContextPack(home, pack);
+      const later = await postAnchorBatch(chain, account, [digestOf('later-2')], nonce++);
+      const unpacked = await postAnchorBatch(chain, account, [digestOf('unpacked')], nonce++);
+      writeFileSync(file('later-2.json'), JSON.stringify(later.records[0]));
+      await exportContextPack(workspace, {
+        out: file('newer.zip'),
+        rpcUrl: anvil.rpcUrl,
+        inputs: [file('first.json'), file('later-2.json')],
+      });
+      const newer = await importContextPack(home, file('newer.zip'));
+      const orphan = await postAnchorBatch(chain, account, [digestOf('orphan')], nonce++);
+      expect((await listContextPacks(home)).map((item) => item.pack_id)).toEqual([newer.pack_id, old.pack_id]);
+      const firstResult = await verifyAnchorWithContext(home, {
+        digest: digests[0] as Uint8Array,
+        record: first.records[0],
+      });
+      expect(firstResult.steps[2]?.context?.pack_id).toBe(newer.pack_id);
+      const secondResult = await verifyAnchorWithContext(home, {
+        digest: digests[2] as Uint8Array,
+        record: second.records[0],
+      });
+      expect(secondResult.anchor_status).toBe('verified_with_context');
+      expect(secondResult.steps[2]?.context?.pack_id).toBe(old.pack_id);
+      const laterResult = await verifyAnchorWithContext(home, {
+        digest: digestOf('later-2'),
+        record: later.records[0],
+      });
+      expect(laterResult.anchor_status).toBe('verified_with_context');
+      const orphanResult = await verifyAnchorWithContext(home, {
+        digest: digestOf('orphan'),
+        record: orphan.records[0],
+      });
+      expect(orphanResult.anchor_status).toBe('verified_offline');
+      expect(orphanResult.steps[1]?.detail).toContain(`is older than block ${orphan.blockHeight}`);
+      const unpackedResult = await verifyAnchorWithContext(home, {
+        digest: digestOf('unpacked'),
+        record: unpacked.records[0],
+      });
+      expect(unpackedResult.anchor_status).toBe('verified_offline');
+      expect(unpackedResult.steps[1]?.detail).toContain(`carries no evidence for transaction ${unpacked.hash}`);
+    } finally {
+      home.close();
+    }
   });
 
   it('exports the anchors of a bundle, and with no file every resolved anchor of the ledger', async () => {

@@ -567,7 +567,8 @@ export function unpinBlockHash(workspace: Workspace, which: { chain_id: number; 
 
 /**
  * Steps 1-3 of an anchor with the imported packs and pins: no network, nothing recorded. The pack
- * used is the one with the highest head that carries the record's transaction; when none does,
+ * used is, among those that carry the record's transaction, one whose signature holds (imported
+ * packs were checked whole; a file changed since fails), with the highest head; when none does,
  * steps 2-3 are unchecked and say what is missing.
  *
  * @param workspace - The open workspace.
@@ -590,8 +591,13 @@ export async function verifyAnchorWithContext(
       continue;
     }
     if (newest === undefined || pack.manifest.head.number > newest.manifest.head.number) newest = pack;
-    if (txHash !== undefined && pack.anchors.has(txHash))
-      if (chosen === undefined || pack.manifest.head.number > chosen.manifest.head.number) chosen = pack;
+    // A pack whose signature holds is preferred to one whose does not, then the highest head.
+    const better = (candidate: OpenedContextPack, current: OpenedContextPack | undefined): boolean =>
+      current === undefined ||
+      (candidate.integrity.ok && !current.integrity.ok) ||
+      (candidate.integrity.ok === current.integrity.ok &&
+        candidate.manifest.head.number > current.manifest.head.number);
+    if (txHash !== undefined && pack.anchors.has(txHash) && better(pack, chosen)) chosen = pack;
   }
   const context = chosen ?? newest;
   return verifyAnchor({

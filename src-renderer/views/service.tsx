@@ -1,7 +1,9 @@
 /**
  * The Service view: the HTTP service run inside this app (start, stop, its address), its
  * tenants with their quota use, their API keys (issued and shown once, revoked after a
- * confirmation), and the requests it answered last with their status codes.
+ * confirmation), the payments for API keys bought on chain (and, on the embedded development
+ * chain, a form that buys one with test tokens), and the requests it answered last with their
+ * status codes.
  *
  * The service listens on 127.0.0.1 only when started from here, so it is for trying it on this
  * machine; `evroom serve --host` serves other machines.
@@ -12,9 +14,10 @@ import { api, errorMessage } from '../api';
 import { Button, Code, EmptyState, ErrorNotice, Loading, Page, Panel, formatInstant } from '../components/ui';
 import { CopyButton } from '../components/receipts-shared';
 import { ServiceAccounts } from '../components/service-accounts';
+import { ServicePayments } from '../components/service-payments';
 import './service.css';
 
-/** How often the view asks for the last requests (and quota use) while the service runs. */
+/** How often the view asks for the last requests (quota use, payments) while the service runs. */
 const REFRESH_MS = 3000;
 
 /** A status code's class, for its colour; the number itself always says it. */
@@ -224,6 +227,8 @@ export function ServiceView() {
       </Panel>
 
       <ServiceAccounts generation={accountsGeneration} />
+
+      <ServicePayments status={status} generation={accountsGeneration} />
 
       <Panel title="Last requests">
         {!status ? (

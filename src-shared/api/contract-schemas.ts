@@ -77,6 +77,12 @@ export const ServiceStartSchema = Type.Object(
   strict,
 );
 
+/** `service.payments`: the newest `limit` payments (200 when absent). */
+export const ServicePaymentsSchema = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })) },
+  strict,
+);
+
 /** `tenants.create`. */
 export const TenantsCreateSchema = Type.Object({ id: tenantId, tier: oneOf(TIERS) }, strict);
 
@@ -150,6 +156,7 @@ export const APP_API_SCHEMAS = {
   'service.status': NoInputSchema,
   'service.start': ServiceStartSchema,
   'service.stop': NoInputSchema,
+  'service.payments': ServicePaymentsSchema,
   'tenants.list': NoInputSchema,
   'tenants.create': TenantsCreateSchema,
   'apikeys.list': ApiKeysListSchema,

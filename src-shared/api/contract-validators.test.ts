@@ -30,6 +30,7 @@ const SAMPLES: { [M in SchemaMethod]: AppApiParams[M] } = {
   'service.status': undefined,
   'service.start': { port: 0 },
   'service.stop': undefined,
+  'service.payments': { limit: 1000 },
   'tenants.list': undefined,
   'tenants.create': { id: 'acme', tier: 'enterprise' },
   'apikeys.list': { tenant: 'acme.eu_1-x' },
@@ -95,6 +96,7 @@ describe('the contract methods validated by their TypeBox schema', () => {
     expect(APP_API['trust.audit']({})).toEqual({ limit: 200 });
     expect(APP_API['trust.audit'](undefined)).toEqual({ limit: 200 });
     expect(APP_API['service.start']({})).toEqual({});
+    expect(APP_API['service.payments']({})).toEqual({ limit: 200 });
     // The answer is a copy: changing the input afterwards changes nothing validated.
     const input = { tenant: 'acme', scopes: ['partner'] };
     const validated = APP_API['apikeys.issue'](input);
@@ -182,6 +184,8 @@ describe('the contract methods validated by their TypeBox schema', () => {
       ['service.start', { port: 65536 }, 'port must be between 0 and 65535', '/port'],
       ['service.start', { port: -1 }, 'port must be between 0 and 65535', '/port'],
       ['service.start', { port: '8080' }, 'port must be a whole number', '/port'],
+      ['service.payments', { limit: 0 }, 'limit must be between 1 and 1000', '/limit'],
+      ['service.payments', { limit: 1001 }, 'limit must be between 1 and 1000', '/limit'],
       [
         'tenants.create',
         { id: 'acme corp', tier: 'pro' },
@@ -329,5 +333,69 @@ describe('trust.pin key ids (PROTOCOL section 0)', () => {
       expect((thrown as ApiInputError).message).toMatch(reason);
       expect((thrown as ApiInputError).path).toBe('/key_id');
     }
+  });
+});
+
+describe('service.buyKey', () => {
+  const DID_KEY = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
+  const valid = { tier: 'pro', contact: 'buyer@example.com', annual: false, account: 0 };
+
+  it('takes a tier, a contact of each kind, an optional issuer DID, the term and a development account', () => {
+    expect(APP_API['service.buyKey'](valid)).toEqual(valid);
+    expect(
+      APP_API['service.buyKey']({ ...valid, contact: 'example.com', tier: 'scale', annual: true, account: 9 }),
+    ).toEqual({ tier: 'scale', contact: 'example.com', annual: true, account: 9 });
+    expect(APP_API['service.buyKey']({ ...valid, contact: DID_KEY, issuer_did: 'did:web:agent.example.com' })).toEqual({
+      ...valid,
+      contact: DID_KEY,
+      issuer_did: 'did:web:agent.example.com',
+    });
+    // An absent issuer DID stays absent (the memo then has no issuer_did member).
+    expect(Object.keys(APP_API['service.buyKey']({ ...valid, issuer_did: undefined }))).not.toContain('issuer_did');
+  });
+
+  it('refuses each bad field in words, at its path, so the form shows it beside the field', () => {
+    const cases: [unknown, string | RegExp, string][] = [
+      [{ ...valid, tier: 'enterprise' }, 'enterprise is sold by contact, not on chain; choose pro or scale', '/tier'],
+      [{ ...valid, tier: 'free' }, 'tier must be one of pro, scale', '/tier'],
+      [{ ...valid, tier: undefined }, 'tier must be one of pro, scale', '/tier'],
+      [
+        { ...valid, contact: '' },
+        'contact is required: an e-mail address, a domain or a did:key the key is delivered to',
+        '/contact',
+      ],
+      [{ ...valid, contact: undefined }, /^contact is required/, '/contact'],
+      [{ ...valid, contact: 42 }, 'contact must be a string', '/contact'],
+      [{ ...valid, contact: 'not an address' }, /must be an e-mail address, a domain name/, '/contact'],
+      [{ ...valid, contact: 'a@b@example.com' }, /not a simple e-mail address/, '/contact'],
+      [{ ...valid, contact: 'did:web:example.com' }, /must be an Ed25519 did:key/, '/contact'],
+      [{ ...valid, contact: 'did:key:z6Mkbroken' }, /not an Ed25519 did:key/, '/contact'],
+      [{ ...valid, contact: `${'a'.repeat(321)}@example.com` }, 'contact must be at most 320 characters', '/contact'],
+      [{ ...valid, contact: 'x'.repeat(5_000_000) }, 'contact must be at most 320 characters', '/contact'],
+      [{ ...valid, issuer_did: 'agent.example.com' }, /^issuer_did must be a DID/, '/issuer_did'],
+      [{ ...valid, issuer_did: 'did:web:a b' }, /^issuer_did must be a DID/, '/issuer_did'],
+      [
+        { ...valid, issuer_did: `did:web:${'a'.repeat(600)}` },
+        'issuer_did must be at most 512 characters',
+        '/issuer_did',
+      ],
+      [{ ...valid, issuer_did: '' }, 'issuer_did must not be empty', '/issuer_did'],
+      [{ ...valid, annual: 'yes' }, 'annual must be true (a year, ten months’ price) or false (a month)', '/annual'],
+      [{ ...valid, annual: undefined }, /^annual must be true/, '/annual'],
+      [{ ...valid, account: 10 }, 'account must be between 0 and 9', '/account'],
+      [{ ...valid, account: -1 }, 'account must be between 0 and 9', '/account'],
+      [{ ...valid, account: 1.5 }, 'account must be a whole number', '/account'],
+      [{ ...valid, account: undefined }, 'account is required: the development account that pays, 0 to 9', '/account'],
+      [{ ...valid, private_key: '0x01' }, /^input has an unknown member "private_key"/, '/private_key'],
+      [{ ...valid, amount: 1 }, /^input has an unknown member "amount"/, '/amount'],
+    ];
+    for (const [input, message, path] of cases) {
+      const refused = refusal('service.buyKey', input);
+      const label = JSON.stringify(input).slice(0, 100);
+      if (typeof message === 'string') expect(refused.message, label).toBe(message);
+      else expect(refused.message, label).toMatch(message);
+      expect(refused.path, label).toBe(path);
+    }
+    expect(refusal('service.buyKey', 'pro')).toEqual({ message: 'input must be an object', path: undefined });
   });
 });

@@ -12,11 +12,13 @@
  * parse and are ordered, filters a report may not take, distinct signer roles, chain settings
  * where null and '' clear the RPC, an upload whose data must be base64url).
  */
+import { contactProblem, MAX_ISSUER_DID_LENGTH } from '../payments/memo';
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
 import { ANCHOR_LEDGER_STATES, chainSettingsInput } from './anchor-contract';
 import { CONTEXT_API } from './context-contract';
 import {
+  DEVELOPMENT_ACCOUNT_COUNT,
   MAX_UPLOAD_B64,
   MAX_VERIFY_KEY_FILE_TEXT,
   MAX_VERIFY_TEXT,
@@ -40,6 +42,7 @@ import {
   NoInputSchema,
   ReportsDiffSchema,
   ReportsGetSchema,
+  ServicePaymentsSchema,
   ServiceStartSchema,
   TenantsCreateSchema,
   TrustAuditSchema,
@@ -49,6 +52,7 @@ import {
 import { validatorOf } from './schema-validator';
 import {
   ApiInputError,
+  integerField,
   objectInput,
   oneOf,
   optionalBoolean,
@@ -159,6 +163,57 @@ function rolesField(source: Record<string, unknown>): SignerRole[] | undefined {
   });
 }
 
+/**
+ * `service.buyKey`: each field checked in the words a form shows beside it. The contact is one
+ * of the three kinds a memo may name (src-shared/payments/memo.ts decides which), so a payment
+ * the app sends is never recorded as `memo_invalid`.
+ */
+function buyKeyInput(input: unknown): AppApiParams['service.buyKey'] {
+  const source = objectInput(input, ['tier', 'contact', 'issuer_did', 'annual', 'account']);
+  const tier = atField('tier', () => {
+    if (source.tier === 'enterprise')
+      throw new ApiInputError('enterprise is sold by contact, not on chain; choose pro or scale');
+    return oneOf(source, 'tier', ['pro', 'scale'] as const);
+  });
+  const contact = atField('contact', () => {
+    if (source.contact === undefined || source.contact === '')
+      throw new ApiInputError('contact is required: an e-mail address, a domain or a did:key the key is delivered to');
+    const value = stringField(source, 'contact', 320);
+    const problem = contactProblem(value);
+    if (problem !== undefined) throw new ApiInputError(problem);
+    return value;
+  });
+  const result: AppApiParams['service.buyKey'] = {
+    tier,
+    contact,
+    annual: atField('annual', () => {
+      if (typeof source.annual !== 'boolean')
+        throw new ApiInputError('annual must be true (a year, ten months’ price) or false (a month)');
+      return source.annual;
+    }),
+    account: atField('account', () => {
+      if (source.account === undefined)
+        throw new ApiInputError(
+          `account is required: the development account that pays, 0 to ${DEVELOPMENT_ACCOUNT_COUNT - 1}`,
+        );
+      return integerField(source, 'account', 0, DEVELOPMENT_ACCOUNT_COUNT - 1);
+    }),
+  };
+  put(
+    result,
+    'issuer_did',
+    atField('issuer_did', () => {
+      const value = optionalString(source, 'issuer_did', MAX_ISSUER_DID_LENGTH);
+      if (value === undefined) return undefined;
+      // The memo's rule (src-shared/payments/memo.ts): a DID in printable ASCII without spaces.
+      if (!/^did:[a-z0-9]+:[\x21-\x7e]+$/.test(value))
+        throw new ApiInputError('issuer_did must be a DID (did:<method>:<identifier>, printable ASCII without spaces)');
+      return value;
+    }),
+  );
+  return result;
+}
+
 type Validators = { [M in keyof AppApiParams]: (input: unknown) => AppApiParams[M] };
 
 /** Sets `name` on `target` only when `value` is defined (inputs carry no undefined members). */
@@ -198,6 +253,7 @@ export const APP_API: Validators = {
   'service.status': noInput,
   'service.start': validatorOf(ServiceStartSchema),
   'service.stop': noInput,
+  'service.payments': validatorOf(ServicePaymentsSchema),
   'tenants.list': noInput,
   'tenants.create': validatorOf(TenantsCreateSchema),
   'apikeys.list': validatorOf(ApiKeysListSchema),
@@ -225,6 +281,7 @@ export const APP_API: Validators = {
   },
 
   // Written by hand (see the module's comment).
+  'service.buyKey': buyKeyInput,
   'receipts.list': (input) => {
     const source = objectInput(input, ['filters', 'sort', 'direction', 'after', 'limit']);
     const result: AppApiParams['receipts.list'] = { filters: filtersInput(source.filters) };

@@ -14,6 +14,7 @@ import type { JsonValue } from '../json/types';
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
 import type { SignerRole } from '../verify/context';
 import type { ErrorEnvelope } from './error-envelope';
+import type { PaidTier, PaymentView } from './payments';
 import type {
   ApiKeysIssueSchema,
   ApiKeysListSchema,
@@ -22,6 +23,7 @@ import type {
   JobInputSchema,
   ReportsDiffSchema,
   ReportsGetSchema,
+  ServicePaymentsSchema,
   ServiceStartSchema,
   TenantsCreateSchema,
   TrustAuditSchema,
@@ -438,14 +440,62 @@ export interface ServiceRequest {
   ms: number;
 }
 
+/**
+ * The chain the running service takes payments for API keys on (PROTOCOL section 13,
+ * docs/payments.md): its stablecoin and treasury.
+ */
+export interface ServicePaymentChain {
+  /** The chain's network name (`anvil-local` for the embedded chain). */
+  network: string;
+  chainId: number;
+  /**
+   * The local development chain the service starts by default: its development accounts hold
+   * test tokens, so the app can buy a key on it (`service.buyKey`). Never true of a real chain.
+   */
+  embedded: boolean;
+  /** The stablecoin's address (6 decimals). */
+  token: string;
+  /** The address payments go to. */
+  treasury: string;
+  /** The embedded chain's JSON-RPC on 127.0.0.1; absent for any other chain (its URL may hold credentials). */
+  rpcUrl?: string;
+}
+
 /** The HTTP service the app runs in its main process. */
 export interface ServiceStatus {
   running: boolean;
   /** While running: where it listens (127.0.0.1 only, from the app). */
   url?: string;
   port?: number;
+  /** While running with a chain: where API keys are paid for. */
+  payments?: ServicePaymentChain;
   /** The requests answered last, newest first (kept after a stop until the next start). */
   requests: ServiceRequest[];
+}
+
+/** How many development accounts the embedded chain funds (anvil's well-known accounts 0 to 9). */
+export const DEVELOPMENT_ACCOUNT_COUNT = 10;
+
+/**
+ * A key bought from the app on the embedded chain (`service.buyKey`): the tier's price (a month,
+ * or ten months' price for a year when `annual`) paid from development account `account` with
+ * PROTOCOL 13's memo. The key goes to `contact`, never to the app.
+ */
+export interface BuyKeyInput {
+  tier: PaidTier;
+  /** An e-mail address, a domain (mail to its postmaster) or a did:key (sealed, picked up by transaction). */
+  contact: string;
+  /** The DID the key's receipts are issued for (`did:` ..., at most 512 characters). */
+  issuer_did?: string;
+  annual: boolean;
+  /** Which development account pays: 0 to {@link DEVELOPMENT_ACCOUNT_COUNT} - 1. */
+  account: number;
+}
+
+/** A payment sent from the app: its transaction, which the service's watcher will see. */
+export interface BuyKeyResult {
+  /** `0x` and 64 lowercase hex. */
+  tx_hash: string;
 }
 
 /** A tenant's use of its quota in the current period. */
@@ -646,6 +696,13 @@ export interface AppApiParams extends AnchorApiParams, ContextApiParams {
   /** Starts the service on 127.0.0.1 (port 0 or absent: any free port); answers the running one when it runs already. */
   'service.start': Static<typeof ServiceStartSchema>;
   'service.stop': undefined;
+  /** Payments for API keys the ledger recorded, newest first (`limit`, 200 when absent); never a key. */
+  'service.payments': Static<typeof ServicePaymentsSchema>;
+  /**
+   * Buys an API key on the embedded chain with a development account's test tokens; refused
+   * unless the app's service runs on the embedded chain. Answers the transaction's hash.
+   */
+  'service.buyKey': BuyKeyInput;
   /** Tenants with their quota use in the current period. */
   'tenants.list': undefined;
   'tenants.create': Static<typeof TenantsCreateSchema>;
@@ -693,6 +750,8 @@ export interface AppApiResults extends AnchorApiResults, ContextApiResults {
   'service.status': ServiceStatus;
   'service.start': ServiceStatus;
   'service.stop': ServiceStatus;
+  'service.payments': PaymentView[];
+  'service.buyKey': BuyKeyResult;
   'tenants.list': TenantView[];
   'tenants.create': TenantView;
   'apikeys.list': ApiKeyView[];
