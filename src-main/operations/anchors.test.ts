@@ -9,7 +9,7 @@ import { anchorFold, anchorTree } from '../../src-shared/crypto/merkle';
 import { startAnvil, type AnvilProcess } from '../anchor/anvil';
 import { ChainClient } from '../anchor/chain';
 import { getReceipt, listAnchorStates } from '../ledger';
-import { buildAnchoredBundle, fundedAnchorAccount, type AnchoredBundle } from './anchor-test-support';
+import { buildAnchoredBundle, fundedAnchorAccount, TEST_BATCH_ID, type AnchoredBundle } from './anchor-test-support';
 import {
   anchorBatches,
   anchorDetail,
@@ -20,6 +20,7 @@ import {
   receiptAnchor,
   receiptAnchorDetail,
 } from './anchors';
+import { checkAnchorsOnChain } from './anchor-check-many';
 import { exportContextPack, importContextPack, pinBlockHash } from './context';
 import { OperationError } from './errors';
 import { importEvidence } from './evidence';
@@ -239,6 +240,24 @@ describe('anchor checks from imported context packs when the chain does not answ
     const checked = await checkAnchorOnChain(workspace, id, unreachable);
     expect(checked.outcome.state).toBe('verified_with_context');
     expect(checked.anchor.last_check?.steps[2]?.context).toMatchObject({ head_trust: 'checked', pinned: made.head });
+
+    // A whole batch with no RPC, from the pack: the forged root fails at step 2 from the pack too.
+    await expect(
+      checkAnchorsOnChain(workspace, { kind: 'batch', batch_id: TEST_BATCH_ID }, { rpc_url: null, confirmations: 1 }),
+    ).rejects.toMatchObject({ code: 'no_chain_rpc' });
+    const batch = await checkAnchorsOnChain(
+      workspace,
+      { kind: 'batch', batch_id: TEST_BATCH_ID },
+      { rpc_url: null, confirmations: 1 },
+      { contextPacks: true },
+    );
+    expect(batch).toMatchObject({ total: 6, verified: 0, verified_with_context: 4, failed: 2, unanswered: 0 });
+    const forged = anchorDetail(workspace, anchorIdOf(5)).last_check;
+    expect(forged?.steps.map((step) => [step.status, step.evidence])).toEqual([
+      ['pass', undefined],
+      ['fail', 'context'],
+      ['unchecked', undefined],
+    ]);
 
     // A live chain that answers still wins: verified, steps carry evidence chain.
     const live = await checkAnchorOnChain(workspace, id, { rpc_url: anvil.rpcUrl, confirmations: 1 });
