@@ -9,10 +9,16 @@ import { utf8Encode } from '../src-shared/crypto';
 import { signClassical } from '../src-shared/formats/classical';
 import { createNodeCryptoProvider } from '../src-main/core/node-crypto-provider';
 import { bundleParts, keyEntryFor, zipBundle } from '../src-main/evidence/test-support';
+import { generatePrivateKey } from 'viem/accounts';
+import { jcs } from '../src-shared/json';
+import { startAnvil } from '../src-main/anchor/anvil';
+import { anchorAccount, ChainClient } from '../src-main/anchor/chain';
+import { postAnchorBatch } from '../src-main/anchor/test-support';
 import { readNetworkTrace, runTraced, straceArguments, straceAvailable } from './network-trace';
 
 // The offline proof (issue "Hardening"): the CLI's verify, import, export, report and ledger
-// check, and local web mode serving its own requests, run under strace; none of them opens an
+// check, anchor verify with a context pack (issue 29) and context import, and local web mode
+// serving its own requests, run under strace; none of them opens an
 // inet socket other than web mode's own 127.0.0.1 listener. .ci/run installs strace; a machine
 // without it fails this file, saying what to install.
 
@@ -177,6 +183,72 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
 
     const checked = await offline('ledger-check', ['ledger', 'check']);
     expect(checked.code).toBe(0);
+  });
+
+  it('evroom anchor verify --context and context import answer steps 2-3 from a pack made online, with no inet socket', async () => {
+    // Online (not traced): a real anvil, an anchor transaction, a pack exported from it.
+    const anvil = await startAnvil();
+    try {
+      const chain = new ChainClient(anvil.rpcUrl);
+      const account = anchorAccount(generatePrivateKey());
+      await chain.fundOnDevelopmentChain(account.address);
+      const receipt = { receipt_id: 'offline-1', issued_at: '2026-11-23T09:00:00Z' };
+      const digest = createNodeCryptoProvider().sha256(new TextEncoder().encode(jcs(receipt)));
+      const batch = await postAnchorBatch(chain, account, [digest], 0);
+      await chain.mineOnDevelopmentChain(2);
+      fs.writeFileSync(path.join(directory, 'anchored.json'), JSON.stringify(receipt));
+      fs.writeFileSync(path.join(directory, 'anchor-record.json'), JSON.stringify(batch.records[0]));
+      const pack = path.join(directory, 'context.zip');
+      const made = spawnSync(
+        process.execPath,
+        [
+          BIN,
+          'context',
+          'export',
+          '--quiet',
+          '--out',
+          pack,
+          '--rpc',
+          anvil.rpcUrl,
+          path.join(directory, 'anchor-record.json'),
+        ],
+        { env: env(), encoding: 'utf8' },
+      );
+      expect(made.status, made.stderr).toBe(0);
+    } finally {
+      await anvil.stop();
+    }
+    // Offline (traced): the chain is gone; the pack answers.
+    const verified = await offline('context-verify', [
+      'anchor',
+      'verify',
+      path.join(directory, 'anchored.json'),
+      path.join(directory, 'anchor-record.json'),
+      '--context',
+      path.join(directory, 'context.zip'),
+      '--confirmations',
+      '3',
+      '--json',
+    ]);
+    expect(verified.code).toBe(0);
+    const result = JSON.parse(verified.stdout) as {
+      anchor_status: string;
+      steps: { status: string; evidence?: string }[];
+    };
+    expect(result.anchor_status).toBe('verified_with_context');
+    expect(result.steps.map((step) => [step.status, step.evidence ?? null])).toEqual([
+      ['pass', null],
+      ['pass', 'context'],
+      ['pass', 'context'],
+    ]);
+    const imported = await offline('context-import', [
+      'context',
+      'import',
+      '--json',
+      path.join(directory, 'context.zip'),
+    ]);
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ anchors: 1, chain_id: 31337 });
   });
 
   it('local web mode answers its own requests (pages, API, an upload and its import, a report) with only its 127.0.0.1 listener', async () => {

@@ -17,7 +17,7 @@
  * bytes to /upload/<method> (the browser streams the File; the server streams it to a temporary
  * file), never as base64 inside JSON. In Electron there is no upload: IPC carries the call.
  */
-import type { AppApiAnswer, AppApiClient, ErrorEnvelope, ImportProgress } from '../src-shared/api/contract';
+import type { AppApiAnswer, AppApiClient, AppApiResults, ErrorEnvelope } from '../src-shared/api/contract';
 import { isErrorEnvelope } from '../src-shared/api/error-envelope';
 
 /** The preload's bridge: one call, answered with the result or the error envelope (never a rejection). */
@@ -135,7 +135,11 @@ function httpInvoke(session: Promise<void>): PreloadBridge['invoke'] {
 }
 
 /** Sends a file's raw bytes to a method that takes uploads; answers what the method answers. */
-export type UploadFile = (method: 'imports.start', file: Blob, name: string) => Promise<ImportProgress>;
+export type UploadFile = <M extends 'imports.start' | 'context.import'>(
+  method: M,
+  file: Blob,
+  name: string,
+) => Promise<AppApiResults[M]>;
 
 function httpUpload(session: Promise<void>): UploadFile {
   return async (method, file, name) => {
@@ -145,7 +149,7 @@ function httpUpload(session: Promise<void>): UploadFile {
       headers: { 'content-type': 'application/octet-stream' },
       body: file,
     });
-    return unwrap(await readAnswer(response)) as ImportProgress;
+    return unwrap(await readAnswer(response)) as AppApiResults[typeof method];
   };
 }
 

@@ -115,10 +115,11 @@ export class ChainClient {
 
   /**
    * @param rpcUrl - `http(s)://...`
-   * @param options - `timeoutMs` per request (default 10 s).
+   * @param options - `timeoutMs` per request (default 10 s); `batch`: send concurrent requests
+   *   as JSON-RPC batches (for many reads, as a context pack's headers).
    * @throws ChainError when the URL is not http(s).
    */
-  constructor(rpcUrl: string, options: { timeoutMs?: number } = {}) {
+  constructor(rpcUrl: string, options: { timeoutMs?: number; batch?: boolean } = {}) {
     let parsed: URL;
     try {
       parsed = new URL(rpcUrl);
@@ -129,8 +130,26 @@ export class ChainClient {
       throw new ChainError('rejected', `The chain RPC must be an http or https URL, not ${parsed.protocol}.`);
     this.rpcUrl = rpcUrl;
     this.client = createPublicClient({
-      transport: http(rpcUrl, { timeout: options.timeoutMs ?? 10_000, retryCount: 0 }),
+      transport: http(rpcUrl, {
+        timeout: options.timeoutMs ?? 10_000,
+        retryCount: 0,
+        ...(options.batch === true ? { batch: { batchSize: 100, wait: 0 } } : {}),
+      }),
     });
+  }
+
+  /**
+   * One JSON-RPC call, its answer as the chain gave it (hex strings, no formatting): for the
+   * context pack, which keeps what the chain said.
+   *
+   * @param what - What is being read, for the error message.
+   * @param method - The method (`eth_getBlockByNumber`, ...).
+   * @param params - Its parameters.
+   * @returns The `result`.
+   * @throws ChainError `unreachable` or `rejected`.
+   */
+  request(what: string, method: string, params: unknown[]): Promise<unknown> {
+    return this.call(what, () => this.client.request({ method: method as never, params: params as never }));
   }
 
   private async call<T>(what: string, run: () => Promise<T>): Promise<T> {

@@ -8,7 +8,9 @@
  * - Step 3: the chain's latest block is at least `confirmations - 1` blocks past it
  *   (confirmations = latest - block_height + 1).
  *
- * Offline (or with no RPC), steps 2 and 3 are `unchecked` with the reason, never `pass`.
+ * Offline (or with no RPC), steps 2 and 3 are `unchecked` with the reason, never `pass`. With a
+ * context pack they are answered from the pack (src-main/anchor/context-pack.ts) with no network,
+ * and the verdict is `verified_with_context`, never `verified`.
  */
 import {
   anchorStepOne,
@@ -20,7 +22,9 @@ import {
 } from '../../src-shared/anchor/proof';
 import type { HashFunction } from '../../src-shared/crypto/merkle';
 import { equalBytes, hexEncode } from '../../src-shared/crypto/encoding';
+import type { PinnedBlock } from '../../src-shared/anchor/context';
 import { ChainClient, ChainError, rootFromCalldata } from './chain';
+import { checkContextAnchor, type OpenedContextPack } from './context-pack';
 
 /** The outcome `evroom anchor verify --json` prints. */
 export interface AnchorVerification {
@@ -43,6 +47,13 @@ export interface VerifyAnchorOptions {
   /** Why steps 2-3 are unchecked when offline or without an RPC (shown to the user). */
   uncheckedReason?: string;
   timeoutMs?: number;
+  /**
+   * A context pack to answer steps 2 and 3 from, with no network (docs/anchoring.md,
+   * "Air-gapped verification"); `rpcUrl` and `offline` are then not used.
+   */
+  context?: OpenedContextPack;
+  /** Block hashes pinned from a trusted source, checked against the pack's headers. */
+  pins?: readonly PinnedBlock[];
 }
 
 /**
@@ -134,6 +145,11 @@ export async function verifyAnchor(options: VerifyAnchorOptions): Promise<Anchor
     const steps = [one.step, ...unchecked(why)];
     return { anchor_status: anchorVerdict(steps, one.pending), steps };
   }
+  if (options.context !== undefined) {
+    const [two, three] = await checkContextAnchor(options.context, one.resolved, confirmations, options.pins ?? []);
+    const steps = [one.step, two, three];
+    return { anchor_status: anchorVerdict(steps, false), steps };
+  }
   if (options.offline === true || options.rpcUrl === undefined) {
     const why =
       options.uncheckedReason ??
@@ -150,7 +166,9 @@ export async function verifyAnchor(options: VerifyAnchorOptions): Promise<Anchor
       two.status === 'pass'
         ? await anchorStepThree(chain, one.resolved, confirmations)
         : { step: 3, status: 'unchecked', detail: 'Step 2 failed, so the depth was not checked.' };
-    const steps = [one.step, two, three];
+    const fromChain = (step: AnchorStep): AnchorStep =>
+      step.status === 'unchecked' ? step : { ...step, evidence: 'chain' };
+    const steps = [one.step, fromChain(two), fromChain(three)];
     return { anchor_status: anchorVerdict(steps, false), steps };
   } catch (error) {
     if (!(error instanceof ChainError)) throw error;

@@ -14,6 +14,12 @@ import { buildService, type RequestRecord, type ServiceOptions } from '../http/s
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
+import { startPaymentWatcher, type PaymentWatcher } from '../operations/payment-watcher';
+import { sealApiKey } from '../../src-shared/payments/sealed-key';
+import type { MailTransport } from '../delivery/key-message';
+import { outboxTransport } from '../delivery/outbox-transport';
+import { smtpTransport } from '../delivery/smtp-transport';
+import path from 'node:path';
 import { pricingChain, type PricingChain } from '../../src-shared/api/payments';
 
 /** The service, listening. */
@@ -27,6 +33,8 @@ export interface RunningService {
   anchor: { network: string; rpcUrl: string } | null;
   /** Where API keys are bought (token and treasury on the anchoring chain), or null when the service takes no payments. */
   payments: PricingChain | null;
+  /** Where bought keys' mail goes, in words (the outbox folder, or the SMTP server without its password). */
+  mail: string;
   /** Stops taking requests, lets those in flight finish, closes the ledger and wipes the key. */
   close(): Promise<void>;
 }
@@ -47,7 +55,17 @@ export interface StartServiceOptions {
   ledgerCacheMiB?: number;
   /** Worker threads for the verify route (default {@link defaultVerifyThreads}; 0: the HTTP thread verifies). */
   verifyThreads?: number;
+  /**
+   * Bought keys go by SMTP to this `smtp://` or `smtps://` URL; by default they are written to the
+   * data folder's `outbox/` (docs/payments.md).
+   */
+  smtpUrl?: string;
+  /** How often the payment watcher reads the chain, ms (default 1 s on the embedded chain, 5 s on another). */
+  paymentIntervalMs?: number;
 }
+
+/** The folder of bought keys' messages when no SMTP server is given. */
+export const OUTBOX_FOLDER = 'outbox';
 
 /** The verify route's worker threads by default: one fewer than the cores, at least one. */
 export function defaultVerifyThreads(): number {
@@ -73,6 +91,18 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     throw error;
   }
   const seed = keys.active.seed;
+  let mail: MailTransport;
+  try {
+    // Checked before anything starts: a mistyped SMTP URL is a usage error, not a failing delivery later.
+    mail =
+      options.smtpUrl === undefined
+        ? outboxTransport(path.join(options.dataDirectory, OUTBOX_FOLDER))
+        : smtpTransport(options.smtpUrl);
+  } catch (error) {
+    workspace.close();
+    seed.fill(0);
+    throw error;
+  }
   let anchoring: Anchoring | undefined;
   if (options.anchor !== false) {
     try {
@@ -82,6 +112,20 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         options.anchor ?? { chain: { kind: 'embedded' } },
       );
     } catch (error) {
+      workspace.close();
+      seed.fill(0);
+      throw error;
+    }
+  }
+  // A chain of its own is watched from block 0; another chain from the block it is at when the
+  // service starts (the watcher's stored cursor wins once there is one; a payment sent before the
+  // first start is redeemed by hand: evroom apikeys redeem).
+  let paymentsFromBlock = 0;
+  if (anchoring?.payments !== undefined && !anchoring.payments.config.embedded) {
+    try {
+      paymentsFromBlock = await anchoring.payments.head();
+    } catch (error) {
+      await anchoring.close();
       workspace.close();
       seed.fill(0);
       throw error;
@@ -98,9 +142,35 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     verifyThreads: options.verifyThreads ?? defaultVerifyThreads(),
   });
   const host = options.host ?? '127.0.0.1';
+  let watcher: PaymentWatcher | undefined;
+  const stopWatcher = async (): Promise<void> => {
+    await watcher?.stop();
+  };
   try {
     await service.app.listen({ host, port: options.port });
+    if (anchoring?.payments !== undefined) {
+      const payments = anchoring.payments;
+      const anchorConfig = options.anchor === false ? undefined : options.anchor;
+      watcher = startPaymentWatcher({
+        workspace,
+        chain: payments,
+        confirmations: anchorConfig?.confirmations ?? 1,
+        intervalMs: options.paymentIntervalMs ?? (payments.config.embedded ? 1000 : 5000),
+        fromBlock: paymentsFromBlock,
+        delivery: {
+          mailChannel: mail.channel,
+          deliver: async (delivery) => {
+            if (delivery.channel === 'sealed')
+              return { sealed: sealApiKey(delivery.to, delivery.key, delivery.tx_hash) };
+            await mail.send(delivery);
+            return {};
+          },
+        },
+        ...(anchorConfig?.log === undefined ? {} : { log: anchorConfig.log }),
+      });
+    }
   } catch (error) {
+    await stopWatcher();
     await service.close();
     await anchoring?.close();
     workspace.close();
@@ -128,7 +198,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     recentRequests: service.recentRequests,
     anchor: anchoring === undefined ? null : { network: anchoring.network, rpcUrl: anchoring.rpcUrl },
     payments: anchoring?.payments === undefined ? null : pricingChain(anchoring.payments.config),
+    mail:
+      mail.channel === 'outbox'
+        ? `into ${path.join(options.dataDirectory, OUTBOX_FOLDER)} (one .eml file each)`
+        : `by SMTP through ${mail.describe()}`,
     close: async () => {
+      await stopWatcher();
       await service.close();
       await anchoring?.close();
       workspace.close();

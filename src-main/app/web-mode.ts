@@ -48,7 +48,10 @@ export async function startLocalWebMode(options: {
       api,
       // The window's policy, which the shell owns: web mode serves the same app under it.
       contentSecurityPolicy: CONTENT_SECURITY_POLICY,
-      uploads: { 'imports.start': async (file, name, cleanup) => api.uploads.importFile(file, name, cleanup) },
+      uploads: {
+        'imports.start': async (file, name, cleanup) => api.uploads.importFile(file, name, cleanup),
+        'context.import': async (file, _name, cleanup) => api.uploads.importContextPack(file, cleanup),
+      },
       ...(options.log === undefined ? {} : { log: options.log }),
     });
   } catch (error) {

@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AnchorCheckJobProgress, AnchorCheckScope, ChainSettings } from '../../src-shared/api/contract';
-import { checkAnchorsOnChain } from '../operations/anchor-check-many';
-import { describeError, internalLogLine, OperationError } from '../operations/errors';
+import { checkAnchorsOnChain, noChainRpc } from '../operations/anchor-check-many';
+import { describeError, internalLogLine } from '../operations/errors';
 import type { Workspace } from '../operations/workspace';
 
 interface Job {
@@ -18,7 +18,13 @@ const KEEP_FINISHED_MS = 60 * 60 * 1000;
 
 /** The anchor check jobs of one app instance. */
 export interface AnchorCheckJobs {
-  start(workspace: Workspace, scope: AnchorCheckScope, chain: ChainSettings): AnchorCheckJobProgress;
+  /** `contextPacks`: context packs are imported, so the job may run without an RPC. */
+  start(
+    workspace: Workspace,
+    scope: AnchorCheckScope,
+    chain: ChainSettings,
+    contextPacks?: boolean,
+  ): AnchorCheckJobProgress;
   progress(jobId: string): AnchorCheckJobProgress | undefined;
   cancel(jobId: string): AnchorCheckJobProgress | undefined;
 }
@@ -41,16 +47,9 @@ export function createAnchorCheckJobs(log: (line: string) => void = () => undefi
   }
 
   return {
-    start(workspace, scope, chain) {
+    start(workspace, scope, chain, contextPacks = false) {
       prune();
-      if (chain.rpc_url === null) {
-        throw new OperationError(
-          'refused',
-          'no_chain_rpc',
-          'No chain RPC is set, so nothing can be checked on chain. Set the chain RPC URL in Settings (Chain), then check again.',
-          { details: [{ path: '/chain/rpc_url', message: 'no chain RPC is set in Settings' }] },
-        );
-      }
+      if (chain.rpc_url === null && !contextPacks) throw noChainRpc();
       const jobId = randomBytes(12).toString('base64url');
       const job: Job = {
         progress: {
@@ -65,6 +64,7 @@ export function createAnchorCheckJobs(log: (line: string) => void = () => undefi
           failed: 0,
           pending: 0,
           unanswered: 0,
+          verified_with_context: 0,
           skipped: 0,
           startedAt: Date.now(),
           finishedAt: null,
@@ -76,6 +76,7 @@ export function createAnchorCheckJobs(log: (line: string) => void = () => undefi
         job.progress = { ...job.progress, ...update, finishedAt: Date.now() };
       };
       checkAnchorsOnChain(workspace, scope, chain, {
+        contextPacks,
         signal: job.controller.signal,
         onProgress: (event) => {
           if (job.progress.state === 'running') job.progress = { ...job.progress, ...event };

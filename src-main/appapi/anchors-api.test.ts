@@ -93,7 +93,7 @@ describe('app API: anchors and chain settings', () => {
     expect(await call('anchors.batches')).toEqual({
       batches: [],
       nextCursor: null,
-      totals: { verified: 0, verified_offline: 0, pending: 0, unchecked: 0, failed: 0 },
+      totals: { verified: 0, verified_with_context: 0, verified_offline: 0, pending: 0, unchecked: 0, failed: 0 },
     });
     expect(await call('anchors.list', { state: 'failed' })).toEqual({ rows: [], nextCursor: null });
   });

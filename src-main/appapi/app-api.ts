@@ -28,6 +28,7 @@ import {
   type Settings,
   type TenantView,
   type VerifyFileInput,
+  type ContextPackSummary,
 } from '../../src-shared/api/contract';
 import { APP_API, isAppApiMethod } from '../../src-shared/api/contract-validators';
 import { b64uDecode, b64uEncode } from '../../src-shared/crypto';
@@ -45,6 +46,14 @@ import {
   listAnchorRows,
   receiptAnchorDetail,
 } from '../operations/anchors';
+import {
+  importContextPack,
+  listContextPacks,
+  listPinnedBlocks,
+  pinBlockHash,
+  removeContextPack,
+  unpinBlockHash,
+} from '../operations/context';
 import { loadSamples } from '../operations/load-samples';
 import { buyKeyOnChain, developmentAccountKey } from '../operations/payment-buy';
 import { listPayments } from '../operations/payments';
@@ -124,6 +133,8 @@ export type AppApiDispatcher = ((method: string, input: unknown) => Promise<unkn
 export interface UploadActions {
   /** Imports the uploaded zip as `imports.start` does; `cleanup` removes the file when the job ends. */
   importFile(file: string, name: string, cleanup: () => void): ImportProgress;
+  /** Imports the uploaded context pack as `context.import` does, then removes the file (`cleanup`). */
+  importContextPack(file: string, cleanup: () => void): Promise<ContextPackSummary>;
 }
 
 /** What the desktop shell does on files the user picked in its dialogs (never reachable from the renderer). */
@@ -609,12 +620,17 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     'anchors.ofReceipt': (input) => receiptAnchorDetail(workspace(), input.id),
     'anchors.check': (input) => checkAnchorOnChain(workspace(), input.id, readSettings(options.dataDirectory).chain),
     'anchors.counts': () => anchorLedgerCounts(workspace()),
-    'anchors.checkStart': (input) =>
-      anchorJobs.start(
+    'anchors.checkStart': async (input) => {
+      const chain = readSettings(options.dataDirectory).chain;
+      // Without an RPC, the imported context packs answer (docs/anchoring.md, "In the app").
+      const contextPacks = chain.rpc_url === null && (await listContextPacks(workspace())).length > 0;
+      return anchorJobs.start(
         workspace(),
         'batch_id' in input ? { kind: 'batch', batch_id: input.batch_id } : { kind: 'filter', filters: input.filters },
-        readSettings(options.dataDirectory).chain,
-      ),
+        chain,
+        contextPacks,
+      );
+    },
     'anchors.checkProgress': (input) => {
       const progress = anchorJobs.progress(input.jobId);
       if (!progress) throw notFound(`There is no anchor check job ${input.jobId}.`);
@@ -624,6 +640,34 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       const progress = anchorJobs.cancel(input.jobId);
       if (!progress) throw notFound(`There is no anchor check job ${input.jobId}.`);
       return progress;
+    },
+
+    'context.list': () => listContextPacks(workspace()),
+    'context.import': async (input) => {
+      let bytes: Uint8Array;
+      try {
+        bytes = b64uDecode(input.data);
+      } catch {
+        throw new ApiInputError('data is not valid base64url', '/data');
+      }
+      const directory = mkdtempSync(join(tmpdir(), 'evroom-upload-'));
+      const file = join(directory, 'context-pack.zip');
+      try {
+        writeFileSync(file, bytes, { mode: 0o600 });
+        return await importContextPack(workspace(), file);
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    },
+    'context.remove': (input) => {
+      removeContextPack(workspace(), input.pack_id);
+      return { pack_id: input.pack_id, removed: true as const };
+    },
+    'context.pins': () => listPinnedBlocks(workspace()),
+    'context.pin': (input) => pinBlockHash(workspace(), input),
+    'context.unpin': (input) => {
+      unpinBlockHash(workspace(), input);
+      return { chain_id: input.chain_id, number: input.number, removed: true as const };
     },
   };
 
@@ -655,6 +699,13 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   };
   dispatch.uploads = {
     importFile: (file, name, cleanup) => startImport(file, name, cleanup),
+    importContextPack: async (file, cleanup) => {
+      try {
+        return await importContextPack(workspace(), file);
+      } finally {
+        cleanup();
+      }
+    },
   };
   dispatch.close = () => {
     opened?.close();

@@ -132,6 +132,14 @@ export const COMMANDS: readonly CommandEntry[] = [
     },
   },
   {
+    name: 'context',
+    summary: 'Context packs: a chain’s evidence for anchors, for an air-gapped workstation',
+    load: async () => {
+      const { contextSpec, runContext } = await import('./commands/context');
+      return { spec: contextSpec, run: runContext };
+    },
+  },
+  {
     name: 'serve',
     summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
     load: async () => {
@@ -149,7 +157,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'apikeys',
-    summary: 'Issue, list and revoke API keys of the HTTP service',
+    summary: 'Issue, list, revoke, buy and redeem API keys of the HTTP service',
     load: async () => {
       const { apikeysSpec, runApikeys } = await import('./commands/accounts');
       return { spec: apikeysSpec, run: runApikeys };

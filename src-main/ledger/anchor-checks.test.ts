@@ -222,10 +222,18 @@ describe('anchor checks', () => {
     });
     const rest = listAnchorBatches(ledger.readable, { limit: 2, after: batches.nextCursor as string });
     expect(rest.rows.map((row) => row.batch_id)).toEqual(['2026-11-23T09:00Z']);
-    expect(rest.rows[0]?.by_state).toEqual({ verified: 0, verified_offline: 1, pending: 0, unchecked: 2, failed: 1 });
+    expect(rest.rows[0]?.by_state).toEqual({
+      verified: 0,
+      verified_with_context: 0,
+      verified_offline: 1,
+      pending: 0,
+      unchecked: 2,
+      failed: 1,
+    });
     expect(rest.nextCursor).toBeNull();
     expect(anchorStateTotals(ledger.readable)).toEqual({
       verified: 1,
+      verified_with_context: 0,
       verified_offline: 1,
       pending: 1,
       unchecked: 3,

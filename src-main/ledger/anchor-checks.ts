@@ -14,6 +14,7 @@ import {
   type AnchorState,
   type AnchorStepView,
 } from '../../src-shared/api/anchor-contract';
+import type { ContextEvidence, ContextHead } from '../../src-shared/anchor/context';
 import { isBatchId } from '../../src-shared/anchor/urn';
 import { checkHex64, checkInstant, checkInteger, checkObject, checkOneOf } from './checks';
 import { decodeCursor, encodeCursor, queryFingerprint } from './cursor';
@@ -108,8 +109,48 @@ function checkSteps(value: unknown): AnchorStepView[] {
     const status = checkOneOf(step.status, ['pass', 'fail', 'unchecked'] as const, `check.steps[${index}].status`);
     if (typeof step.detail !== 'string' || step.detail.length > 4096)
       throw new TypeError(`check.steps[${index}].detail must be a string of at most 4096 characters`);
-    return { step: (index + 1) as 1 | 2 | 3, status, detail: step.detail };
+    const view: AnchorStepView = { step: (index + 1) as 1 | 2 | 3, status, detail: step.detail };
+    if (step.evidence !== undefined)
+      view.evidence = checkOneOf(step.evidence, ['chain', 'context'] as const, `check.steps[${index}].evidence`);
+    if (step.context !== undefined) {
+      if (view.evidence !== 'context')
+        throw new RangeError(`check.steps[${index}].context is only for a step answered from a context pack`);
+      view.context = checkContextEvidence(step.context, `check.steps[${index}].context`);
+    }
+    return view;
   });
+}
+
+const HEX_HASH = /^0x[0-9a-f]{64}$/;
+
+function checkHead(value: unknown, path: string): ContextHead {
+  const head = checkObject(value, path);
+  const number = checkInteger(head.number, `${path}.number`, 0);
+  if (typeof head.hash !== 'string' || !HEX_HASH.test(head.hash))
+    throw new TypeError(`${path}.hash must be 0x and 64 lowercase hex digits`);
+  return { number, hash: head.hash };
+}
+
+function checkShortString(value: unknown, path: string, max: number): string {
+  if (typeof value !== 'string' || value.length < 1 || value.length > max)
+    throw new TypeError(`${path} must be a string of 1 to ${max} characters`);
+  return value;
+}
+
+/** The pack a step was answered from, as the check recorded it (its words, nothing more). */
+function checkContextEvidence(value: unknown, path: string): ContextEvidence {
+  const input = checkObject(value, path);
+  const evidence: ContextEvidence = {
+    pack_id: checkShortString(input.pack_id, `${path}.pack_id`, 64),
+    made_at: checkShortString(input.made_at, `${path}.made_at`, 64),
+    rpc: checkShortString(input.rpc, `${path}.rpc`, 2048),
+    chain_id: checkInteger(input.chain_id, `${path}.chain_id`, 0),
+    head: checkHead(input.head, `${path}.head`),
+    head_trust: checkOneOf(input.head_trust, ['claimed', 'checked'] as const, `${path}.head_trust`),
+    signer: checkShortString(input.signer, `${path}.signer`, 256),
+  };
+  if (input.pinned !== undefined) evidence.pinned = checkHead(input.pinned, `${path}.pinned`);
+  return evidence;
 }
 
 /**

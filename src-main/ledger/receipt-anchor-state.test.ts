@@ -10,6 +10,7 @@ import { recordAnchorCheck } from './anchor-checks';
 import { insertAnchor, resolveAnchor } from './anchors';
 import { MIGRATIONS } from './migrations/index';
 import { receiptAnchorStateSql } from './migrations/0008-receipt-anchor-state';
+import { receiptAnchorStateWithContextSql } from './migrations/0010-verified-with-context';
 import { openLedger, type Ledger } from './open-ledger';
 import { anchorStateCounts, countReceipts, getReceipt, insertReceipts, listReceipts } from './receipts';
 import { makeReceipt, makeTemporaryLedger, sha256Hex } from './test-support';
@@ -64,6 +65,9 @@ describe('anchorLedgerState (the definition)', () => {
     expect(anchorLedgerState(['failed', 'verified'])).toBe('verified');
     expect(anchorLedgerState(['failed'])).toBe('failed');
     expect(anchorLedgerState(['failed', 'failed'])).toBe('failed');
+    expect(anchorLedgerState(['verified_with_context'])).toBe('verified_with_context');
+    expect(anchorLedgerState(['failed', 'verified_with_context', 'pending'])).toBe('verified_with_context');
+    expect(anchorLedgerState(['verified_with_context', 'verified'])).toBe('verified');
     for (const state of ['pending', 'unchecked', 'verified_offline'] as const) {
       expect(anchorLedgerState([state])).toBe('pending');
       expect(anchorLedgerState(['failed', state])).toBe('pending');
@@ -140,7 +144,13 @@ describe('receipts.anchor_state (migration 8)', () => {
       rpc: 'http://x',
     });
     expect(state()).toBe('verified');
-    expect(anchorStateCounts(ledger.readable)).toEqual({ none: 1, pending: 0, verified: 1, failed: 0 });
+    expect(anchorStateCounts(ledger.readable)).toEqual({
+      none: 1,
+      pending: 0,
+      verified: 1,
+      verified_with_context: 0,
+      failed: 0,
+    });
     recordAnchorCheck(ledger.writable, id, { svc_anchor: resolvedUrn, state: 'failed', steps: STEPS, rpc: 'http://x' });
     expect(state()).toBe('failed');
     // A replaced record clears its check (migration 5's trigger): pending again, not failed.
@@ -155,7 +165,13 @@ describe('receipts.anchor_state (migration 8)', () => {
     const [kept, counted] = countsBothWays(ledger);
     expect(kept).toEqual(counted);
     ledger.writable.prepare('DELETE FROM receipts WHERE receipt_sha256 = ?').run(digest);
-    expect(anchorStateCounts(ledger.readable)).toEqual({ none: 1, pending: 0, verified: 0, failed: 0 });
+    expect(anchorStateCounts(ledger.readable)).toEqual({
+      none: 1,
+      pending: 0,
+      verified: 0,
+      verified_with_context: 0,
+      failed: 0,
+    });
   });
 
   it('fills in the states and counts of a ledger written before it', () => {
@@ -176,7 +192,13 @@ describe('receipts.anchor_state (migration 8)', () => {
       ['old-pending', 'pending'],
     ] as const)
       expect(getReceipt(ledger.readable, sha256Hex(seed))?.anchor_state).toBe(expected);
-    expect(anchorStateCounts(ledger.readable)).toEqual({ none: 1, pending: 1, verified: 1, failed: 1 });
+    expect(anchorStateCounts(ledger.readable)).toEqual({
+      none: 1,
+      pending: 1,
+      verified: 1,
+      verified_with_context: 0,
+      failed: 1,
+    });
   });
 });
 
@@ -205,5 +227,16 @@ describe('the state expression’s query plan', () => {
       .join('\n');
     expect(plan).toContain('idx_anchors_receipt');
     expect(plan).not.toContain('idx_anchors_state');
+    const withContext = (
+      ledger.readable
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT ${receiptAnchorStateWithContextSql('receipts.receipt_sha256')} FROM receipts WHERE receipt_sha256 = ?`,
+        )
+        .all('x') as { detail: string }[]
+    )
+      .map((row) => row.detail)
+      .join('\n');
+    expect(withContext).toContain('idx_anchors_receipt');
+    expect(withContext).not.toContain('idx_anchors_state');
   });
 });

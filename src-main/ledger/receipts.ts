@@ -383,12 +383,13 @@ function countNewRows(
 }
 
 /**
- * A receipt's anchor state from its anchor records (the rule of migration 8, which its
+ * A receipt's anchor state from its anchor records (the rule of migrations 8 and 10, which their
  * triggers apply; `anchorLedgerState` of src-shared/api/anchor-contract.ts says it in code).
  */
 const RECEIPT_ANCHOR_STATE_SQL = sqlFragment`CASE
     WHEN NOT EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256) THEN 'none'
     WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND +a.state = 'verified') THEN 'verified'
+    WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND +a.state = 'verified_with_context') THEN 'verified_with_context'
     WHEN EXISTS (SELECT 1 FROM anchors a WHERE a.receipt_sha256 = receipts.receipt_sha256 AND +a.state <> 'failed') THEN 'pending'
     ELSE 'failed' END`;
 

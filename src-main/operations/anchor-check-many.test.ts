@@ -85,7 +85,16 @@ describe('check these on chain, on a real anvil', () => {
       { rpc_url: anvil.rpcUrl, confirmations: 1 },
       { onProgress: (event) => events.push(`${event.phase} ${event.checked}/${event.total}`) },
     );
-    expect(counts).toEqual({ total: 5, checked: 5, verified: 4, failed: 1, pending: 0, unanswered: 0, skipped: 0 });
+    expect(counts).toEqual({
+      total: 5,
+      checked: 5,
+      verified: 4,
+      verified_with_context: 0,
+      failed: 1,
+      pending: 0,
+      unanswered: 0,
+      skipped: 0,
+    });
     expect(events[0]).toBe('collecting 0/5');
     expect(events).toContain('checking 0/5');
     expect(events[events.length - 1]).toBe('checking 5/5');

@@ -25,6 +25,8 @@ export interface AnchorCheckCounts {
   total: number;
   checked: number;
   verified: number;
+  /** Verified with steps 2-3 from an imported context pack (the chain did not answer). */
+  verified_with_context: number;
   failed: number;
   pending: number;
   unanswered: number;
@@ -33,6 +35,21 @@ export interface AnchorCheckCounts {
 
 /** A progress event: the phase and the counts. */
 export type AnchorCheckEvent = AnchorCheckCounts & { phase: 'collecting' | 'checking' };
+
+/**
+ * The refusal of a check that nothing can answer: no chain RPC is set and no context pack is
+ * imported.
+ *
+ * @returns The error (`refused`, `no_chain_rpc`).
+ */
+export function noChainRpc(): OperationError {
+  return new OperationError(
+    'refused',
+    'no_chain_rpc',
+    'No chain RPC is set and no context pack is imported, so nothing can be checked on chain. Set the chain RPC URL in Settings (Chain), or import a context pack there, then check again.',
+    { details: [{ path: '/chain/rpc_url', message: 'no chain RPC is set in Settings' }] },
+  );
+}
 
 function cancelled(): OperationError {
   return new OperationError('cancelled', 'cancelled', 'The check was cancelled; what was checked is recorded.');
@@ -95,25 +112,19 @@ async function collect(
  *
  * @param workspace - The open workspace.
  * @param scope - The receipts a filter selects, or a batch.
- * @param chain - The chain settings; `rpc_url` must be set.
- * @param options - `signal` to stop between records; `onProgress` after each page and record.
+ * @param chain - The chain settings; `rpc_url` must be set unless context packs are imported.
+ * @param options - `signal` to stop between records; `onProgress` after each page and record;
+ *   `contextPacks`: context packs are imported, so a check without an RPC is answered from them.
  * @returns The final counts.
- * @throws OperationError `refused` without an RPC; `cancelled` when the signal fired.
+ * @throws OperationError `refused` without an RPC or a context pack; `cancelled` when the signal fired.
  */
 export async function checkAnchorsOnChain(
   workspace: Workspace,
   scope: AnchorCheckScope,
   chain: ChainSettings,
-  options: { signal?: AbortSignal; onProgress?: (event: AnchorCheckEvent) => void } = {},
+  options: { signal?: AbortSignal; onProgress?: (event: AnchorCheckEvent) => void; contextPacks?: boolean } = {},
 ): Promise<AnchorCheckCounts> {
-  if (chain.rpc_url === null) {
-    throw new OperationError(
-      'refused',
-      'no_chain_rpc',
-      'No chain RPC is set, so nothing can be checked on chain. Set the chain RPC URL in Settings (Chain), then check again.',
-      { details: [{ path: '/chain/rpc_url', message: 'no chain RPC is set in Settings' }] },
-    );
-  }
+  if (chain.rpc_url === null && options.contextPacks !== true) throw noChainRpc();
   const counts: AnchorCheckCounts = {
     total: 0,
     checked: 0,
@@ -121,6 +132,7 @@ export async function checkAnchorsOnChain(
     failed: 0,
     pending: 0,
     unanswered: 0,
+    verified_with_context: 0,
     skipped: 0,
   };
   const report = (phase: AnchorCheckEvent['phase']): void => options.onProgress?.({ ...counts, phase });
@@ -141,6 +153,7 @@ export async function checkAnchorsOnChain(
         const result = await checkAnchorOnChain(workspace, id, chain);
         if (!result.recorded) counts.unanswered += 1;
         else if (result.outcome.state === 'verified') counts.verified += 1;
+        else if (result.outcome.state === 'verified_with_context') counts.verified_with_context += 1;
         else if (result.outcome.state === 'pending') counts.pending += 1;
         else counts.failed += 1;
       } catch (error) {

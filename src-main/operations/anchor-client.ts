@@ -253,6 +253,20 @@ async function call(
   return { status: response.status, body };
 }
 
+/**
+ * `GET {base}{path}` without a key: the answer's status and strict-JSON body (undefined when it
+ * is not JSON). For the other clients of the service (payments).
+ *
+ * @throws AnchorServiceError for no answer, a redirect, an error answer or one over 1 MiB
+ */
+export function serviceGet(
+  base: string,
+  path: string,
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<{ status: number; body: JsonValue | undefined }> {
+  return call(`${base}${path}`, { method: 'GET', headers: { accept: 'application/json' } }, timeoutMs);
+}
+
 function checkRecord(status: number, body: JsonValue | undefined, suffix: string): ServiceAnchorRecord {
   if (body === undefined)
     throw new AnchorServiceError(

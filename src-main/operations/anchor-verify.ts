@@ -19,6 +19,9 @@ import { formatJsonError, jcsTree, JsonParseError, parseJsonBytes, toPlain } fro
 import type { JsonNode, JsonValue } from '../../src-shared/json/types';
 import { verifyAnchor, type AnchorVerification } from '../anchor/verify-anchor';
 import { AnchorsFileError, parseAnchorsFile } from '../evidence/anchors-file';
+import type { PinnedBlock } from '../../src-shared/anchor/context';
+import { requireContextSigner } from '../anchor/context-pack';
+import { openContextPackFile } from './context';
 import { OperationError } from './errors';
 import { nodeCrypto } from './workspace';
 
@@ -46,6 +49,12 @@ export interface AnchorVerifyFilesOptions {
   offline?: boolean;
   /** Per chain call; default 10 s. */
   timeoutMs?: number;
+  /** A context pack (zip) to answer steps 2 and 3 from, with no network; `rpcUrl` is then not used. */
+  contextPack?: string;
+  /** Block hashes pinned for this check (of the pack's chain). */
+  pins?: readonly Omit<PinnedBlock, 'chain_id'>[];
+  /** The did:key the context pack must be signed by; another signer fails steps 2 and 3. */
+  contextSigner?: string;
 }
 
 /** The outcome of {@link verifyAnchorFiles}: the verification and how the record was found. */
@@ -178,7 +187,18 @@ export function pickAnchorRecord(bytes: Uint8Array, digest: Uint8Array): PickedA
 export async function verifyAnchorFiles(options: AnchorVerifyFilesOptions): Promise<AnchorVerifyFilesResult> {
   const digest = receiptCanonicalDigest(options.receipt);
   const picked = pickAnchorRecord(options.record, digest);
+  const opened = options.contextPack === undefined ? undefined : await openContextPackFile(options.contextPack);
+  const context =
+    opened === undefined || options.contextSigner === undefined
+      ? opened
+      : requireContextSigner(opened, options.contextSigner);
   const verification = await verifyAnchor({
+    ...(context === undefined
+      ? {}
+      : {
+          context,
+          pins: (options.pins ?? []).map((pin) => ({ ...pin, chain_id: context.manifest.chain_id })),
+        }),
     sha256: nodeCrypto().sha256,
     digest,
     record: picked.record,

@@ -9,7 +9,7 @@ import { anchorFold, anchorTree } from '../../src-shared/crypto/merkle';
 import { startAnvil, type AnvilProcess } from '../anchor/anvil';
 import { ChainClient } from '../anchor/chain';
 import { getReceipt, listAnchorStates } from '../ledger';
-import { buildAnchoredBundle, fundedAnchorAccount, type AnchoredBundle } from './anchor-test-support';
+import { buildAnchoredBundle, fundedAnchorAccount, TEST_BATCH_ID, type AnchoredBundle } from './anchor-test-support';
 import {
   anchorBatches,
   anchorDetail,
@@ -20,6 +20,8 @@ import {
   receiptAnchor,
   receiptAnchorDetail,
 } from './anchors';
+import { checkAnchorsOnChain } from './anchor-check-many';
+import { exportContextPack, importContextPack, pinBlockHash } from './context';
 import { OperationError } from './errors';
 import { importEvidence } from './evidence';
 import { openWorkspace, type Workspace } from './workspace';
@@ -87,7 +89,14 @@ describe('anchors in the workspace, on a real anvil', () => {
       block_height: bundle.height,
       tx_hash: bundle.hash,
     });
-    expect(batches.totals).toEqual({ verified: 0, verified_offline: 5, pending: 0, unchecked: 0, failed: 1 });
+    expect(batches.totals).toEqual({
+      verified: 0,
+      verified_with_context: 0,
+      verified_offline: 5,
+      pending: 0,
+      unchecked: 0,
+      failed: 1,
+    });
     expect(listAnchorRows(workspace, { state: 'failed' }).rows.map((row) => row.receipt_sha256)).toEqual([
       bundle.receipts[4],
     ]);
@@ -188,4 +197,71 @@ describe('anchors in the workspace, on a real anvil', () => {
     });
     expect(merkleProof(sha256, new Uint8Array(32), { svc_anchor: 'not a urn' })).toBeNull();
   });
+});
+
+describe('anchor checks from imported context packs when the chain does not answer', () => {
+  it('answers steps 2-3 from a pack (verified_with_context, each step naming the pack), and a pin checks its head', async () => {
+    const id = anchorIdOf(3);
+    const unreachable = { rpc_url: 'http://127.0.0.1:9', confirmations: 1 };
+    // No pack imported: nothing answers, nothing is recorded.
+    const before = await checkAnchorOnChain(workspace, id, unreachable);
+    expect(before.recorded).toBe(false);
+    expect(before.outcome.steps.map((step) => step.status)).toEqual(['pass', 'unchecked', 'unchecked']);
+
+    const made = await exportContextPack(workspace, {
+      out: join(scratch, 'pack.zip'),
+      rpcUrl: anvil.rpcUrl,
+      inputs: [],
+    });
+    await importContextPack(workspace, made.out);
+    const claimed = await checkAnchorOnChain(workspace, id, { rpc_url: null, confirmations: 1 });
+    expect(claimed.outcome.steps.map((step) => [step.status, step.evidence])).toEqual([
+      ['pass', undefined],
+      ['pass', 'context'],
+      ['pass', 'context'],
+    ]);
+    expect(claimed).toMatchObject({
+      recorded: true,
+      outcome: { state: 'verified_with_context', rpc: null },
+      anchor: { state: 'verified_with_context', last_check: { state: 'verified_with_context', rpc: null } },
+    });
+    expect(claimed.anchor.last_check?.steps[1]?.context).toMatchObject({
+      pack_id: made.pack_id,
+      head: made.head,
+      head_trust: 'claimed',
+      signer: made.signer,
+    });
+    expect(receiptAnchor(workspace, bundle.receipts[3] as string).state).toBe('verified_with_context');
+    expect(getReceipt(workspace.ledger.readable, bundle.receipts[3] as string)?.anchor_state).toBe(
+      'verified_with_context',
+    );
+
+    pinBlockHash(workspace, { chain_id: made.chain_id, number: made.head.number, hash: made.head.hash, note: 'test' });
+    const checked = await checkAnchorOnChain(workspace, id, unreachable);
+    expect(checked.outcome.state).toBe('verified_with_context');
+    expect(checked.anchor.last_check?.steps[2]?.context).toMatchObject({ head_trust: 'checked', pinned: made.head });
+
+    // A whole batch with no RPC, from the pack: the forged root fails at step 2 from the pack too.
+    await expect(
+      checkAnchorsOnChain(workspace, { kind: 'batch', batch_id: TEST_BATCH_ID }, { rpc_url: null, confirmations: 1 }),
+    ).rejects.toMatchObject({ code: 'no_chain_rpc' });
+    const batch = await checkAnchorsOnChain(
+      workspace,
+      { kind: 'batch', batch_id: TEST_BATCH_ID },
+      { rpc_url: null, confirmations: 1 },
+      { contextPacks: true },
+    );
+    expect(batch).toMatchObject({ total: 6, verified: 0, verified_with_context: 4, failed: 2, unanswered: 0 });
+    const forged = anchorDetail(workspace, anchorIdOf(5)).last_check;
+    expect(forged?.steps.map((step) => [step.status, step.evidence])).toEqual([
+      ['pass', undefined],
+      ['fail', 'context'],
+      ['unchecked', undefined],
+    ]);
+
+    // A live chain that answers still wins: verified, steps carry evidence chain.
+    const live = await checkAnchorOnChain(workspace, id, { rpc_url: anvil.rpcUrl, confirmations: 1 });
+    expect(live.outcome).toMatchObject({ state: 'verified', rpc: anvil.rpcUrl });
+    expect(live.outcome.steps[1]?.evidence).toBe('chain');
+  }, 120_000);
 });

@@ -31,6 +31,7 @@ import { anchorStepOne, anchorVerdict, readAnchorRecord, type AnchorStep } from 
 import { compareBytes, concatBytes, equalBytes, hexEncode, utf8Encode } from '../../src-shared/crypto/encoding';
 import { jcsTree, parseJsonBytes, type JsonValue } from '../../src-shared/json';
 import { verifyAnchor } from '../anchor/verify-anchor';
+import { verifyAnchorWithContext } from './context';
 import {
   anchorStateCounts,
   anchorStateTotals,
@@ -403,9 +404,13 @@ function awaitingConfirmations(steps: readonly AnchorStepView[]): boolean {
 /**
  * Checks one anchor: step 1 from the receipt's bytes, steps 2-3 against the chain.
  *
+ * The live chain is asked first. When it cannot answer (no RPC set, or the chain is not
+ * reachable) and an imported context pack carries the anchor's transaction, steps 2-3 are
+ * answered from the pack (`verified_with_context`, each step naming the pack; `rpc` null).
+ *
  * The verdict is recorded when it says something about the anchor: step 1 failed, the record
- * is pending, or the chain answered steps 2-3. Without an RPC, or when the chain does not
- * answer, the outcome says why steps 2-3 are unchecked and the last recorded check stays.
+ * is pending, or the chain or a pack answered steps 2-3. Otherwise the outcome says why steps
+ * 2-3 are unchecked and the last recorded check stays.
  *
  * @param workspace - The open workspace.
  * @param id - The anchor's ledger id.
@@ -434,6 +439,8 @@ export async function checkAnchorOnChain(
   const canonical = canonicalDigest(sha256, raw);
   let steps: AnchorStepView[];
   let state: AnchorCheckState;
+  /** The live RPC whose answers the steps carry; null when a context pack answered. */
+  let asked = chain.rpc_url;
   if ('error' in canonical) {
     steps = [
       { step: 1, status: 'fail', detail: canonical.error },
@@ -453,13 +460,27 @@ export async function checkAnchorOnChain(
     });
     steps = verification.steps;
     state = awaitingConfirmations(steps) ? 'pending' : (verification.anchor_status as AnchorCheckState);
+    if (steps[0]?.status === 'pass' && steps[1]?.status === 'unchecked') {
+      // The live chain did not answer (no RPC set, or unreachable): the imported context packs
+      // answer steps 2-3 when one carries the transaction (docs/anchoring.md, "In the app").
+      const fromPacks = await verifyAnchorWithContext(workspace, {
+        digest: canonical.digest,
+        record: stored.record,
+        confirmations: chain.confirmations,
+      });
+      if (fromPacks.steps.some((step) => step.evidence === 'context')) {
+        steps = fromPacks.steps;
+        state = awaitingConfirmations(steps) ? 'pending' : (fromPacks.anchor_status as AnchorCheckState);
+        asked = null;
+      }
+    }
   }
-  const chainAnswered = !(steps[0]?.status === 'pass' && steps[1]?.status === 'unchecked');
+  const answered = !(steps[0]?.status === 'pass' && steps[1]?.status === 'unchecked');
   let recorded = false;
-  if (chainAnswered) {
+  if (answered) {
     recorded = workspace.ledger.runInTransaction((database) =>
-      recordAnchorCheck(database, stored.id, { svc_anchor: stored.svc_anchor, state, steps, rpc: chain.rpc_url }),
+      recordAnchorCheck(database, stored.id, { svc_anchor: stored.svc_anchor, state, steps, rpc: asked }),
     );
   }
-  return { outcome: { state, steps, rpc: chain.rpc_url }, recorded, anchor: anchorDetail(workspace, stored.id) };
+  return { outcome: { state, steps, rpc: asked }, recorded, anchor: anchorDetail(workspace, stored.id) };
 }

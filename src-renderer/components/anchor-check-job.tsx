@@ -21,6 +21,8 @@ function plural(count: number, one: string, many: string): string {
 /** The counts of a job in words. */
 function countsText(job: AnchorCheckJobProgress): string {
   const parts = [`${formatCount(job.verified)} verified`, `${formatCount(job.failed)} failed`];
+  if (job.verified_with_context > 0)
+    parts.splice(1, 0, `${formatCount(job.verified_with_context)} verified with context (from a pack)`);
   parts.push(`${formatCount(job.pending)} still pending`);
   if (job.unanswered > 0) parts.push(`${formatCount(job.unanswered)} not answered by the chain`);
   if (job.skipped > 0) parts.push(`${formatCount(job.skipped)} skipped (receipt not in the ledger)`);
@@ -48,6 +50,8 @@ export function AnchorCheckControl({
 }) {
   const id = useId();
   const [rpc, setRpc] = useState<string | null | undefined>(undefined);
+  /** How many context packs are imported: without an RPC, they answer steps 2-3. */
+  const [packs, setPacks] = useState(0);
   const [job, setJob] = useState<AnchorCheckJobProgress | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [starting, setStarting] = useState(false);
@@ -57,9 +61,11 @@ export function AnchorCheckControl({
 
   useEffect(() => {
     let live = true;
-    api['settings.get']().then(
-      (settings) => {
-        if (live) setRpc(settings.chain.rpc_url);
+    Promise.all([api['settings.get'](), api['context.list']()]).then(
+      ([settings, packs]) => {
+        if (!live) return;
+        setPacks(packs.length);
+        setRpc(settings.chain.rpc_url);
       },
       (reason: unknown) => {
         if (live) setError(errorMessage(reason));
@@ -108,7 +114,7 @@ export function AnchorCheckControl({
   };
 
   const running = job?.state === 'running';
-  const noRpc = rpc === null;
+  const noRpc = rpc === null && packs === 0;
   return (
     <div className="anchor-check" data-testid="anchor-check">
       <div className="anchor-check-row">
@@ -135,13 +141,19 @@ export function AnchorCheckControl({
         )}
         {noRpc && (
           <p id={`${id}-why`} className="anchor-check-why" data-testid="anchor-check-why">
-            No chain RPC is set, so nothing can be checked on chain. Set the chain RPC URL in{' '}
-            <a href={hrefFor(['settings'])}>Settings (Chain)</a>.
+            No chain RPC is set and no context pack is imported, so nothing can be checked on chain. Set the chain RPC
+            URL, or import a context pack, in <a href={hrefFor(['settings'])}>Settings</a>.
           </p>
         )}
         {rpc && !job && (
           <p className="anchor-check-why muted">
-            Checks steps 1-3 of every anchor record of {what} against {rpc}.
+            Checks steps 1-3 of every anchor record of {what} against {rpc}
+            {packs > 0 ? ', or from the imported context packs when it does not answer' : ''}.
+          </p>
+        )}
+        {rpc === null && packs > 0 && !job && (
+          <p className="anchor-check-why muted" data-testid="anchor-check-from-packs">
+            No chain RPC is set: checks steps 1-3 of every anchor record of {what} from the imported context packs.
           </p>
         )}
       </div>
@@ -172,7 +184,7 @@ export function AnchorCheckControl({
               <strong>Done:</strong>{' '}
               {job.total === 0
                 ? `${what} has no anchor record to check.`
-                : `checked ${plural(job.total, 'anchor record', 'anchor records')} against ${job.rpc} · ${countsText(job)}.`}
+                : `checked ${plural(job.total, 'anchor record', 'anchor records')} ${job.rpc === null ? 'from the imported context packs' : `against ${job.rpc}`} · ${countsText(job)}.`}
             </span>
           )}
           {job.state === 'cancelled' && (

@@ -1,6 +1,6 @@
 /**
  * A receipt's anchor state in the ledger's lists (the Receipts column and filter, the
- * Overview's counts): not anchored, pending, verified or failed (docs/anchoring.md). An icon and
+ * Overview's counts): not anchored, pending, verified, verified with context or failed (docs/anchoring.md). An icon and
  * words, never colour alone.
  */
 import { ANCHOR_LEDGER_STATES, type AnchorLedgerState } from '../../src-shared/api/contract';
@@ -23,6 +23,13 @@ const STYLE: Record<AnchorLedgerState, { icon: string; tone: string; label: stri
     tone: 'good',
     label: 'verified',
     meaning: 'an anchor record of it verified on chain (steps 1-3) at its last check',
+  },
+  verified_with_context: {
+    icon: '✓',
+    tone: 'neutral',
+    label: 'verified with context',
+    meaning:
+      'no record verified on a live chain, but one verified with steps 2-3 from an imported context pack (not the same as verified on chain)',
   },
   failed: {
     icon: '✗',

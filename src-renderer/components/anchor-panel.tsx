@@ -1,7 +1,8 @@
 /**
  * A receipt's anchor: its state, the Merkle path drawn from the receipt's leaf to the root, the
  * transaction that carries the root, the three steps of counterparty verification (PROTOCOL
- * section 8) and "Check on chain", which runs steps 2-3 against the RPC set in Settings.
+ * section 8) with the evidence each used, and "Check on chain", which runs steps 2-3 against the RPC
+ * set in Settings, or from the imported context packs when the chain does not answer.
  *
  * Hashes are shown short; each is a button that copies the full hash, which its title shows.
  */
@@ -27,6 +28,13 @@ const STATE: Record<ReceiptAnchorState, { icon: string; tone: string; label: str
     tone: 'good',
     label: 'verified on chain',
     meaning: 'steps 1-3 passed at the last check against a chain',
+  },
+  verified_with_context: {
+    icon: '✓',
+    tone: 'neutral',
+    label: 'verified with context',
+    meaning:
+      'steps 1-3 passed at the last check, steps 2-3 from an imported context pack (no live chain): never the same as verified on chain',
   },
   verified_offline: {
     icon: '✓',
@@ -179,8 +187,57 @@ export function MerklePath({ proof }: { proof: MerkleProofView }) {
   );
 }
 
-/** The three steps with their status and detail. */
-export function AnchorSteps({ steps, caption }: { steps: AnchorStepView[]; caption: string }) {
+/** A did:key shown short (its first 16 and last 6 characters). */
+function shortKey(key: string): string {
+  return key.length > 28 ? `${key.slice(0, 16)}…${key.slice(-6)}` : key;
+}
+
+/**
+ * Which evidence a step used: step 1 is the offline proof from the receipt's own bytes; steps
+ * 2-3 name the live chain RPC or the context pack (its id, head, when it was made, its signer
+ * and whether a pinned block hash checked its head).
+ */
+export function StepEvidence({ step, rpc }: { step: AnchorStepView; rpc: string | null }) {
+  if (step.step === 1) return <span data-evidence="offline">offline proof (the receipt’s bytes)</span>;
+  if (step.status === 'unchecked' || step.evidence === undefined) return <span className="muted">none</span>;
+  if (step.evidence === 'chain' || step.context === undefined)
+    return (
+      <span data-evidence="chain">
+        live chain at <span className="code">{rpc ?? 'the RPC set in Settings'}</span>
+      </span>
+    );
+  const pack = step.context;
+  return (
+    <span data-evidence="context" data-pack-id={pack.pack_id} data-head-trust={pack.head_trust}>
+      context pack <span className="code">{pack.pack_id}</span> (head {pack.head.number}, made at {pack.made_at}, signed
+      by{' '}
+      <span className="code" title={pack.signer}>
+        {shortKey(pack.signer)}
+      </span>
+      ,{' '}
+      {pack.head_trust === 'checked' ? (
+        <strong data-testid="head-checked">
+          head checked by a pinned block{pack.pinned ? ` (#${pack.pinned.number})` : ''}
+        </strong>
+      ) : (
+        <span data-testid="head-claimed">head claimed: no pinned block hash matched it</span>
+      )}
+      )
+    </span>
+  );
+}
+
+/** The three steps with their status, detail and the evidence each used. */
+export function AnchorSteps({
+  steps,
+  caption,
+  rpc = null,
+}: {
+  steps: AnchorStepView[];
+  caption: string;
+  /** The live RPC the check asked, for steps answered by the chain. */
+  rpc?: string | null;
+}) {
   const names: Record<number, string> = {
     1: 'Receipt folds to the root (offline)',
     2: 'Transaction carries the root',
@@ -194,11 +251,17 @@ export function AnchorSteps({ steps, caption }: { steps: AnchorStepView[]; capti
           <th scope="col">Step</th>
           <th scope="col">Status</th>
           <th scope="col">Detail</th>
+          <th scope="col">Evidence</th>
         </tr>
       </thead>
       <tbody>
         {steps.map((step) => (
-          <tr key={step.step} data-step={step.step} data-step-status={step.status}>
+          <tr
+            key={step.step}
+            data-step={step.step}
+            data-step-status={step.status}
+            data-step-evidence={step.step === 1 ? 'offline' : (step.evidence ?? 'none')}
+          >
             <td className="nowrap">
               {step.step}. {names[step.step]}
             </td>
@@ -206,6 +269,9 @@ export function AnchorSteps({ steps, caption }: { steps: AnchorStepView[]; capti
               <CheckBadge status={step.status} />
             </td>
             <td className="anchor-step-detail">{step.detail}</td>
+            <td className="anchor-step-evidence">
+              <StepEvidence step={step} rpc={rpc} />
+            </td>
           </tr>
         ))}
       </tbody>
@@ -214,11 +280,21 @@ export function AnchorSteps({ steps, caption }: { steps: AnchorStepView[]; capti
 }
 
 /** The steps to show: the last recorded check, else step 1 as recomputed now. */
-function shownSteps(detail: AnchorDetail): { steps: AnchorStepView[]; caption: string } | undefined {
+function shownSteps(
+  detail: AnchorDetail,
+): { steps: AnchorStepView[]; caption: string; rpc: string | null } | undefined {
   if (detail.last_check !== null) {
+    const fromPack = detail.last_check.steps.find((step) => step.evidence === 'context')?.context;
     return {
       steps: detail.last_check.steps,
-      caption: `Last check, ${formatInstant(detail.last_check.checked_at)}${detail.last_check.rpc ? ` against ${detail.last_check.rpc}` : ', offline'}`,
+      rpc: detail.last_check.rpc,
+      caption: `Last check, ${formatInstant(detail.last_check.checked_at)}${
+        detail.last_check.rpc
+          ? ` against ${detail.last_check.rpc}`
+          : fromPack
+            ? `, steps 2-3 from context pack ${fromPack.pack_id} (no live chain)`
+            : ', offline'
+      }`,
     };
   }
   if (detail.step_one !== null) {
@@ -229,6 +305,7 @@ function shownSteps(detail: AnchorDetail): { steps: AnchorStepView[]; caption: s
         { step: 3, status: 'unchecked', detail: 'Not checked yet: use “Check on chain”.' },
       ],
       caption: 'Step 1 recomputed now',
+      rpc: null,
     };
   }
   return undefined;
@@ -345,7 +422,7 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
             variant="primary"
             onClick={() => void check()}
             disabled={checking || detail.receipt_ledger_id === null}
-            title="Run steps 1-3 against the chain RPC set in Settings"
+            title="Run steps 1-3 against the chain RPC set in Settings; when it does not answer, from the imported context packs"
           >
             {checking ? 'Checking…' : 'Check on chain'}
           </Button>
@@ -355,7 +432,7 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
             <p className="muted anchor-steps-caption" data-testid="anchor-steps-caption">
               {steps.caption}
             </p>
-            <AnchorSteps steps={steps.steps} caption={steps.caption} />
+            <AnchorSteps steps={steps.steps} caption={steps.caption} rpc={steps.rpc} />
           </>
         ) : (
           <p className="muted detail-none">No step has run: the receipt is not in the ledger.</p>
@@ -363,8 +440,13 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
         <div role="status" aria-live="polite" className="anchor-check-status">
           {result && result.recorded && (
             <p className="anchor-check-note" data-testid="anchor-check-note">
-              Checked {result.outcome.rpc ? `against ${result.outcome.rpc}` : 'offline'}:{' '}
-              <AnchorStateBadge state={result.outcome.state} />
+              Checked{' '}
+              {result.outcome.rpc
+                ? `against ${result.outcome.rpc}`
+                : result.outcome.steps.some((step) => step.evidence === 'context')
+                  ? 'from the imported context packs (the live chain did not answer)'
+                  : 'offline'}
+              : <AnchorStateBadge state={result.outcome.state} />
             </p>
           )}
           {notAsked && result && (
@@ -376,8 +458,9 @@ export function AnchorPanel({ detail, onChange }: { detail: AnchorDetail; onChan
                   <a href={hrefFor(['settings'])}>Set the chain RPC in Settings</a>
                 ) : (
                   <a href={hrefFor(['settings'])}>Check the chain RPC in Settings</a>
-                )}{' '}
-                · The last recorded check was kept.
+                )}
+                , or <a href={hrefFor(['settings'])}>import a context pack</a> that carries this transaction · The last
+                recorded check was kept.
               </p>
             </div>
           )}

@@ -329,7 +329,7 @@ function AnchorDetailPage({ id }: { id: number }) {
       )}
       {!detail && !loaded.error && <Loading label="Loading the anchor record…" />}
       {detail && (
-        <Panel>
+        <Panel title="Record, proof and verification steps">
           <AnchorPanel detail={detail} onChange={setDetail} />
         </Panel>
       )}

@@ -1,5 +1,6 @@
 /**
- * Settings: where the data lives, the theme, and the limits every bundle import is held to.
+ * Settings: where the data lives, the theme, the chain for anchor checks, the context packs and
+ * pinned block hashes for air-gapped checks, and the limits every bundle import is held to.
  *
  * The theme applies the moment it is picked and is saved on its own; the import limits are a
  * form with a Save button, checked here against the same bounds the app API enforces so the
@@ -10,6 +11,7 @@ import { THEMES, type Limits, type Settings, type Theme } from '../../src-shared
 import { api, errorMessage, useApi } from '../api';
 import { Button, ErrorNotice, Loading, Page, Panel, formatCount } from '../components/ui';
 import { ChainSettingsForm } from '../components/chain-settings';
+import { ContextPacksSettings, PinnedBlocksSettings } from '../components/context-settings';
 import './settings.css';
 
 /**
@@ -208,6 +210,14 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
 
       <Panel title="Chain for anchor checks">
         <ChainSettingsForm initial={initial.chain} />
+      </Panel>
+
+      <Panel title="Context packs">
+        <ContextPacksSettings />
+      </Panel>
+
+      <Panel title="Pinned block hashes">
+        <PinnedBlocksSettings />
       </Panel>
 
       <Panel title="Import limits">

@@ -17,6 +17,7 @@
  */
 import { anchorFold, type HashFunction } from '../crypto/merkle';
 import { equalBytes, hexEncode, lowerHexDecode } from '../crypto/encoding';
+import type { ContextEvidence, StepEvidence } from './context';
 import { anchorSuffix, isBatchId, parseAnchorUrn } from './urn';
 
 /** The data of an anchor transaction starts with "EVRA" and version 1 (PROTOCOL section 8). */
@@ -33,10 +34,17 @@ export interface AnchorStep {
   step: 1 | 2 | 3;
   status: AnchorStepStatus;
   detail: string;
+  /** Steps 2 and 3 when answered: from a live chain RPC or from a context pack. */
+  evidence?: StepEvidence;
+  /** The pack that answered, when `evidence` is `context`. */
+  context?: ContextEvidence;
 }
 
-/** The verdict over the three steps. */
-export type AnchorStatus = 'verified' | 'verified_offline' | 'failed' | 'pending';
+/**
+ * The verdict over the three steps. `verified_with_context`: steps 2 and 3 passed from a context
+ * pack (docs/anchoring.md), never from a live chain; `verified` stays for a live chain.
+ */
+export type AnchorStatus = 'verified' | 'verified_with_context' | 'verified_offline' | 'failed' | 'pending';
 
 /** A resolved anchor record, its hashes decoded. */
 export interface ResolvedAnchorRecord {
@@ -257,13 +265,15 @@ export function anchorStepOne(sha256: HashFunction, digest: Uint8Array, record: 
  *
  * @param steps - Steps 1 to 3 in order.
  * @param pending - Whether the record was pending.
- * @returns `verified` when all pass; `verified_offline` when step 1 passes and 2-3 are
+ * @returns `verified` when all pass on a live chain; `verified_with_context` when all pass
+ *   and step 2 or 3 was answered from a context pack; `verified_offline` when step 1 passes and 2-3 are
  *   unchecked; `pending` for a pending record whose suffix matched; otherwise `failed`.
  */
 export function anchorVerdict(steps: readonly AnchorStep[], pending: boolean): AnchorStatus {
   if (steps.some((step) => step.status === 'fail')) return 'failed';
   if (pending) return 'pending';
-  if (steps.every((step) => step.status === 'pass')) return 'verified';
+  if (steps.every((step) => step.status === 'pass'))
+    return steps.some((step) => step.evidence === 'context') ? 'verified_with_context' : 'verified';
   if (steps[0]?.status === 'pass' && steps.slice(1).every((step) => step.status === 'unchecked'))
     return 'verified_offline';
   return 'failed';

@@ -14,11 +14,15 @@
  * - `verified_offline`: step 1 passed (the receipt's canonical SHA-256 folds through the
  *   Merkle path to the record's root); steps 2-3 were not checked;
  * - `verified`: steps 1-3 passed at the last check against a chain RPC;
+ * - `verified_with_context`: steps 1-3 passed at the last check, steps 2-3 answered from an
+ *   imported context pack (no live chain; docs/anchoring.md, "Air-gapped verification"), never
+ *   counted as `verified`;
  * - `failed`: a step failed at the last check.
  * A receipt's anchor state is `none` without an anchor record, else the best state of its
- * records (verified, verified_offline, pending, unchecked, failed in that order).
+ * records (verified, verified_with_context, verified_offline, pending, unchecked, failed in that order).
  */
 import type { Static } from '@sinclair/typebox';
+import type { ContextEvidence, StepEvidence } from '../anchor/context';
 import type { JsonValue } from '../json/types';
 import type { AnchorsBatchesSchema, AnchorsListSchema, IdInputSchema, JobInputSchema } from './contract-schemas';
 import type { ErrorEnvelope } from './error-envelope';
@@ -26,11 +30,24 @@ import type { ReceiptFilters } from './contract';
 import { ApiInputError, objectInput } from './validate';
 
 /** Every state an anchor record can be in, best first. */
-export const ANCHOR_STATES = ['verified', 'verified_offline', 'pending', 'unchecked', 'failed'] as const;
+export const ANCHOR_STATES = [
+  'verified',
+  'verified_with_context',
+  'verified_offline',
+  'pending',
+  'unchecked',
+  'failed',
+] as const;
 /** An anchor record's state. */
 export type AnchorState = (typeof ANCHOR_STATES)[number];
 /** The verdicts a check records (`unchecked` is the absence of one). */
-export const ANCHOR_CHECK_STATES = ['verified', 'verified_offline', 'pending', 'failed'] as const;
+export const ANCHOR_CHECK_STATES = [
+  'verified',
+  'verified_with_context',
+  'verified_offline',
+  'pending',
+  'failed',
+] as const;
 /** A recorded check's verdict. */
 export type AnchorCheckState = (typeof ANCHOR_CHECK_STATES)[number];
 /** A receipt's anchor state: `none`, or the best state of its anchor records. */
@@ -43,19 +60,21 @@ export type ReceiptAnchorState = (typeof RECEIPT_ANCHOR_STATES)[number];
  * counts), from the states of the anchor records that name it (docs/anchoring.md):
  * - `none`: no anchor record names the receipt (not anchored);
  * - `verified`: at least one of its records verified on chain (steps 1-3) at its last check;
+ * - `verified_with_context`: none verified on a live chain, but at least one verified with steps
+ *   2-3 answered from a context pack (migration 10): shown as such, never as `verified`;
  * - `failed`: every one of its records failed its last check;
  * - `pending`: otherwise: a record is pending, resolved but unchecked, or verified offline only,
  *   so the receipt is anchored but not yet checked on chain (or awaits confirmations).
  * It is {@link receiptAnchorState}'s best record state, told in four words; the ledger keeps it
  * in `receipts.anchor_state` (migration 8) by the same rule.
  */
-export const ANCHOR_LEDGER_STATES = ['none', 'pending', 'verified', 'failed'] as const;
+export const ANCHOR_LEDGER_STATES = ['none', 'pending', 'verified', 'verified_with_context', 'failed'] as const;
 /** A receipt's anchor state in the ledger's lists. */
 export type AnchorLedgerState = (typeof ANCHOR_LEDGER_STATES)[number];
 
 /**
  * A receipt's detailed anchor state: `none` without a record, else the best state of its
- * records (verified, verified_offline, pending, unchecked, failed in that order).
+ * records (verified, verified_with_context, verified_offline, pending, unchecked, failed in that order).
  *
  * @param states - The states of the records that name the receipt.
  * @returns The best state, or `none`.
@@ -72,11 +91,11 @@ export function receiptAnchorState(states: readonly AnchorState[]): ReceiptAncho
  * The ledger state of a receipt whose records are in `states` (see {@link ANCHOR_LEDGER_STATES}).
  *
  * @param states - The states of the records that name the receipt.
- * @returns none, pending, verified or failed.
+ * @returns none, pending, verified, verified_with_context or failed.
  */
 export function anchorLedgerState(states: readonly AnchorState[]): AnchorLedgerState {
   const best = receiptAnchorState(states);
-  if (best === 'none' || best === 'verified' || best === 'failed') return best;
+  if (best === 'none' || best === 'verified' || best === 'verified_with_context' || best === 'failed') return best;
   return 'pending';
 }
 
@@ -103,6 +122,10 @@ export interface AnchorStepView {
   step: 1 | 2 | 3;
   status: 'pass' | 'fail' | 'unchecked';
   detail: string;
+  /** Steps 2 and 3 when answered: from a live chain RPC (`chain`) or a context pack (`context`). */
+  evidence?: StepEvidence;
+  /** The pack that answered, when `evidence` is `context`. */
+  context?: ContextEvidence;
 }
 
 /** What a recorded check found. */
@@ -258,14 +281,16 @@ export interface AnchorCheckJobProgress {
   state: 'running' | 'done' | 'failed' | 'cancelled';
   phase: AnchorCheckPhase;
   scope: AnchorCheckScope;
-  /** The chain RPC asked (from Settings when the job started). */
-  rpc: string;
+  /** The chain RPC asked (from Settings when the job started); null: none set, the imported context packs answer. */
+  rpc: string | null;
   /** Anchor records to check (grows while collecting). */
   total: number;
   /** Records checked so far. */
   checked: number;
   /** Records found verified on chain (steps 1-3 pass). */
   verified: number;
+  /** Records verified with steps 2-3 from an imported context pack (the chain did not answer). */
+  verified_with_context: number;
   /** Records that failed a step (recorded). */
   failed: number;
   /** Records still pending (no transaction yet, or too few confirmations). */

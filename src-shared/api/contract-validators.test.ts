@@ -84,7 +84,7 @@ describe('the contract methods validated by their TypeBox schema', () => {
     expectTypeOf<AppApiParams['reports.get']>().toEqualTypeOf<{ report_id: string; form: 'json' | 'html' | 'pdf' }>();
     expectTypeOf<AppApiParams['apikeys.issue']>().toEqualTypeOf<{ tenant: string; scopes?: 'partner'[] }>();
     expectTypeOf<AppApiParams['anchors.list']['state']>().toEqualTypeOf<
-      'verified' | 'verified_offline' | 'pending' | 'unchecked' | 'failed' | undefined
+      'verified' | 'verified_with_context' | 'verified_offline' | 'pending' | 'unchecked' | 'failed' | undefined
     >();
     expectTypeOf<AppApiParams['receipts.get']>().toEqualTypeOf<Static<(typeof APP_API_SCHEMAS)['receipts.get']>>();
     expectTypeOf<AppApiParams['info']>().toEqualTypeOf<undefined>();
@@ -228,7 +228,7 @@ describe('the contract methods validated by their TypeBox schema', () => {
       [
         'anchors.list',
         { state: 'good' },
-        'state must be one of verified, verified_offline, pending, unchecked, failed',
+        'state must be one of verified, verified_with_context, verified_offline, pending, unchecked, failed',
         '/state',
       ],
     ];

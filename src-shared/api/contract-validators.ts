@@ -16,6 +16,7 @@ import { contactProblem, MAX_ISSUER_DID_LENGTH } from '../payments/memo';
 import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
 import { ANCHOR_LEDGER_STATES, chainSettingsInput } from './anchor-contract';
+import { CONTEXT_API } from './context-contract';
 import {
   DEVELOPMENT_ACCOUNT_COUNT,
   MAX_UPLOAD_B64,
@@ -232,6 +233,7 @@ const jobInput = validatorOf(JobInputSchema);
 
 /** The contract: method name to input validator. Result types are in `AppApiResults`. */
 export const APP_API: Validators = {
+  ...CONTEXT_API,
   info: noInput,
   overview: noInput,
   'receipts.get': idInput,

@@ -46,6 +46,7 @@ import {
   type SourceKind,
   type Tier,
 } from './vocabulary';
+import type { ContextApiParams, ContextApiResults } from './context-contract';
 import { ApiInputError } from './validate';
 import type {
   AnchorApiParams,
@@ -56,6 +57,8 @@ import type {
 } from './anchor-contract';
 
 export * from './anchor-contract';
+export * from './context-contract';
+export type { ContextEvidence, ContextHead, ContextPackSummary, PinnedBlock } from '../anchor/context';
 export { API_KEY_SCOPES, ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TIERS, TRUST_STATUSES };
 export type { ApiKeyScope, Tier };
 export type { ErrorEnvelope };
@@ -611,7 +614,7 @@ export interface ReportDiffView {
  * `Static` type of its schema in contract-schemas.ts, so its type and its validator cannot
  * disagree; the others are written here and checked by hand in contract-validators.ts.
  */
-export interface AppApiParams extends AnchorApiParams {
+export interface AppApiParams extends AnchorApiParams, ContextApiParams {
   info: undefined;
   overview: undefined;
   'receipts.list': {
@@ -715,7 +718,7 @@ export type AppApiMethod = keyof AppApiParams;
 export type AppApiInput<M extends AppApiMethod> = AppApiParams[M];
 
 /** The result type of each method. */
-export interface AppApiResults extends AnchorApiResults {
+export interface AppApiResults extends AnchorApiResults, ContextApiResults {
   info: AppInfo;
   overview: Overview;
   'receipts.list': ReceiptPage;

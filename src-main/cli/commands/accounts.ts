@@ -16,6 +16,7 @@ import {
 } from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
 import { PAYMENT_OPTIONS, runPayments, runRedeem } from './apikeys-payments';
+import { BUYER_DESCRIPTION, BUYER_OPTIONS, BUYER_USAGE, runApikeysBuy, runApikeysPickup } from './apikeys-buyer';
 import { withCliWorkspace } from './ledger';
 
 export const tenantsSpec: CommandSpec = {
@@ -37,9 +38,8 @@ export const tenantsSpec: CommandSpec = {
 
 export const apikeysSpec: CommandSpec = {
   name: 'apikeys',
-  summary: 'Issue, list and revoke API keys of the HTTP service',
-  usage:
-    'evroom apikeys issue --tenant ID [--scope partner] [--json]\n       evroom apikeys list [--tenant ID] [--json]\n       evroom apikeys revoke PREFIX\n       evroom apikeys redeem --tx HASH --rpc URL [--token ADDRESS --treasury ADDRESS --network NAME] [--confirmations N] [--json]\n       evroom apikeys payments [--limit N] [--json]',
+  summary: 'Issue, list, revoke, buy and redeem API keys of the HTTP service',
+  usage: `evroom apikeys issue --tenant ID [--scope partner] [--json]\n       evroom apikeys list [--tenant ID] [--json]\n       evroom apikeys revoke PREFIX\n       evroom apikeys redeem --tx HASH --rpc URL [--token ADDRESS --treasury ADDRESS --network NAME] [--confirmations N] [--json]\n       evroom apikeys payments [--limit N] [--json]\n       ${BUYER_USAGE.join('\n       ')}`,
   description: [
     'issue   makes a key for a tenant (svc_<tier>_ + 32 random characters) and prints it ONCE;',
     '        only its SHA-256 is kept. --scope partner opens the pilot routes.',
@@ -51,19 +51,27 @@ export const apikeysSpec: CommandSpec = {
     '        The token, treasury and network default to the embedded chain’s (data folder anchor/).',
     'payments  every payment seen, the latest first: state, tier, term, amount, contact, key prefix',
     '        and delivery (docs/payments.md)',
+    ...BUYER_DESCRIPTION,
   ],
   options: {
     tenant: { type: 'string', value: 'ID', help: 'the tenant' },
-    scope: { type: 'string', multiple: true, value: 'SCOPE', help: 'a scope for the key (partner); may be repeated' },
+    scope: { type: 'string', multiple: true, value: 'SCOPE', help: 'a scope for the key (partner)' },
     ...PAYMENT_OPTIONS,
+    ...BUYER_OPTIONS,
     json: { type: 'boolean', help: 'print JSON' },
   },
-  exitCodes: ['0  done', '2  refused (nothing changed), usage or I/O error'],
+  exitCodes: [
+    '0  done (buy: the key was issued and delivered)',
+    '1  buy: the payment made no key (underpaid, memo_invalid, ...), or --wait ended first',
+    '2  refused (nothing changed), usage or I/O error',
+  ],
   examples: [
     'evroom apikeys issue --tenant acme --json',
     'evroom apikeys redeem --tx 0x5c…e1 --rpc http://127.0.0.1:8545',
     'evroom apikeys redeem --tx 0x5c…e1 --rpc https://rpc.example --token 0xA0b8… --treasury 0x7099… --network base',
     'evroom apikeys payments --json',
+    'evroom apikeys buy --api http://127.0.0.1:8787 --rpc http://127.0.0.1:8545 --wallet-key-file wallet-key --tier pro --contact alice@example.com',
+    'evroom apikeys pickup --api http://127.0.0.1:8787 --tx 0x5c…e1 --key-file ~/keys/ed25519.private.json',
     'evroom apikeys issue --tenant acme --scope partner',
     'evroom apikeys revoke svc_pro_Ab12Cd34',
   ],
@@ -208,13 +216,17 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
     case 'payments':
       positionals('apikeys payments', parsed, 0, '');
       return runPayments(parsed, terminal);
+    case 'buy':
+      return runApikeysBuy(parsed, terminal);
+    case 'pickup':
+      return runApikeysPickup(parsed, terminal);
     case undefined:
       throw new CliError(
-        'apikeys: name a subcommand: issue, list, revoke, redeem or payments. See: evroom apikeys --help',
+        'apikeys: name a subcommand: issue, list, revoke, redeem, payments, buy or pickup. See: evroom apikeys --help',
       );
     default:
       throw new CliError(
-        `apikeys: unknown subcommand '${sub}'; use issue, list, revoke, redeem or payments. See: evroom apikeys --help`,
+        `apikeys: unknown subcommand '${sub}'; use issue, list, revoke, redeem, payments, buy or pickup. See: evroom apikeys --help`,
       );
   }
 }

@@ -20,17 +20,26 @@ import {
 } from '../../operations/anchor-client';
 import { receiptCanonicalDigest, verifyAnchorFiles } from '../../operations/anchor-verify';
 import { CliError } from '../cli-error';
-import { flag, optionValue, parseCommandArguments, type CommandSpec, type ParsedArguments } from '../arguments';
+import { existsSync } from 'node:fs';
+import {
+  flag,
+  optionValue,
+  optionValues,
+  parseCommandArguments,
+  type CommandSpec,
+  type ParsedArguments,
+} from '../arguments';
 import { writeFileSafely } from '../key-files';
 import { readDocumentInput } from '../read-input';
 import { paint, writeLine, type Terminal, type Colour } from '../terminal';
+import { isEd25519DidKey, parsePinOption } from './context';
 
 /** The most confirmations --confirmations accepts (about four months of Ethereum blocks). */
 const MAX_CONFIRMATIONS = 1_000_000;
 
 /** Which options each subcommand takes; the others are refused. */
 const SUBCOMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  verify: ['rpc', 'confirmations', 'offline', 'json'],
+  verify: ['rpc', 'confirmations', 'offline', 'context', 'pin', 'signer', 'json'],
   submit: ['api', 'key-file', 'json'],
   status: ['api', 'key-file', 'out', 'force', 'json'],
 };
@@ -39,7 +48,7 @@ export const anchorSpec: CommandSpec = {
   name: 'anchor',
   summary: 'Verify a receipt’s anchor on a chain; submit receipts for anchoring',
   usage: [
-    'evroom anchor verify RECEIPT.json RECORD.json (--rpc URL [--confirmations N] | --offline) [--json]',
+    'evroom anchor verify RECEIPT.json RECORD.json (--rpc URL | --context PACK.zip [--pin NUMBER:0xHASH ...] [--signer DID] | --offline) [--confirmations N] [--json]',
     '       evroom anchor submit RECEIPT.json --api URL --key-file FILE [--json]',
     '       evroom anchor status URN --api URL [--key-file FILE] [--out FILE [--force]] [--json]',
   ].join('\n'),
@@ -51,7 +60,14 @@ export const anchorSpec: CommandSpec = {
     '        merkle_root; step 2 (--rpc) the transaction is in the record’s block and its data is',
     '        0x4556524101 and the root; step 3 (--rpc) it has at least N confirmations.',
     '        Give --rpc URL for all three, or --offline for step 1 alone (steps 2-3 are then',
-    '        "unchecked", never passed).',
+    '        "unchecked", never passed). On an air-gapped workstation, --context PACK.zip answers',
+    '        steps 2 and 3 from a context pack (evroom context export, made online) with no network:',
+    '        each header hashes to its parent’s link, the transaction and its success receipt are',
+    '        proved in their block, the depth is counted from the pack’s head; the verdict is then',
+    '        verified_with_context, never verified. The pack’s head is claimed by its signer unless',
+    '        --pin NUMBER:0xHASH (a block hash from a source you trust) matches one of its headers;',
+    '        a pin that disagrees fails step 3. --signer DID requires the pack to be signed by that',
+    '        key (the signer is always reported).',
     'submit  sends only {"canonical_sha256"} of RECEIPT.json to POST URL/v1/anchor with the API',
     '        key of --key-file (a file of mode 600 holding svc_<tier>_...) and prints the pending',
     '        record. The receipt itself never leaves this machine.',
@@ -62,6 +78,14 @@ export const anchorSpec: CommandSpec = {
     rpc: { type: 'string', value: 'URL', help: 'verify: the chain’s JSON-RPC (http or https) for steps 2 and 3' },
     confirmations: { type: 'string', value: 'N', help: 'verify: confirmations step 3 requires (default 1)' },
     offline: { type: 'boolean', help: 'verify: check step 1 only; steps 2-3 are unchecked' },
+    context: { type: 'string', value: 'PACK.zip', help: 'verify: answer steps 2 and 3 from a context pack, offline' },
+    pin: {
+      type: 'string',
+      multiple: true,
+      value: 'NUMBER:0xHASH',
+      help: 'verify --context: a block hash you trust, checked against the pack (repeatable)',
+    },
+    signer: { type: 'string', value: 'DID', help: 'verify --context: the did:key the pack must be signed by' },
     api: { type: 'string', value: 'URL', help: 'submit, status: the anchoring service’s base URL' },
     'key-file': { type: 'string', value: 'FILE', help: 'submit, status: a file holding the API key (mode 600)' },
     out: { type: 'string', value: 'FILE', help: 'status: also write the record to FILE (JSON)' },
@@ -69,7 +93,8 @@ export const anchorSpec: CommandSpec = {
     json: { type: 'boolean', help: 'print JSON' },
   },
   exitCodes: [
-    'verify:  0  every step passes (with --offline: step 1 passes; steps 2-3 are unchecked)',
+    'verify:  0  every step passes (with --offline: step 1 passes; steps 2-3 are unchecked;',
+    '            with --context: verified_with_context)',
     '         1  a step failed, is unchecked without --offline (the chain did not answer), or the',
     '            anchor is pending',
     '         2  usage or I/O error (a missing or malformed file, no record for the receipt)',
@@ -79,6 +104,7 @@ export const anchorSpec: CommandSpec = {
   examples: [
     'evroom anchor verify receipt.json record.json --rpc https://mainnet.base.org --confirmations 12',
     'evroom anchor verify receipt.json bundle/anchors/2026-11-23T09:00Z.json --offline --json',
+    'evroom anchor verify receipt.json record.json --context pack.zip --pin 23000000:0x5e1f...c0de',
     'evroom anchor submit receipt.json --api https://api.example.com --key-file ~/.evroom-api-key',
     'evroom anchor status urn:svc:anchor:pending:2026-11-23T09:00Z:0123456789abcdef --api https://api.example.com --out record.json',
   ],
@@ -158,6 +184,10 @@ export async function runAnchor(argv: readonly string[], terminal: Terminal): Pr
 const STEP_COLOUR: Readonly<Record<AnchorStep['status'], Colour>> = { pass: 'green', fail: 'red', unchecked: 'yellow' };
 const VERDICT: Readonly<Record<string, { text: string; colour: Colour }>> = {
   verified: { text: 'VERIFIED on chain', colour: 'green' },
+  verified_with_context: {
+    text: 'VERIFIED WITH CONTEXT (steps 2-3 from a signed context pack; no chain asked)',
+    colour: 'green',
+  },
   verified_offline: { text: 'VERIFIED OFFLINE (step 1 only; the chain was not asked)', colour: 'yellow' },
   pending: { text: 'PENDING (not on chain yet)', colour: 'yellow' },
   failed: { text: 'FAILED', colour: 'red' },
@@ -175,14 +205,34 @@ async function runVerifyAnchor(parsed: ParsedArguments, terminal: Terminal): Pro
     throw new CliError('anchor verify: standard input (-) can be named only once');
   const offline = flag(parsed, 'offline');
   const rpc = optionValue(parsed, 'rpc');
+  const context = optionValue(parsed, 'context');
+  const pinTexts = optionValues(parsed, 'pin');
   const confirmationsText = optionValue(parsed, 'confirmations');
-  if (offline && rpc !== undefined)
-    throw new CliError('anchor verify: give either --rpc URL (all three steps) or --offline (step 1 only), not both');
-  if (!offline && rpc === undefined) {
+  const modes = [offline, rpc !== undefined, context !== undefined].filter(Boolean).length;
+  if (modes > 1)
     throw new CliError(
-      'anchor verify: give --rpc URL to check the transaction on the chain (steps 2-3), or --offline to check step 1 only',
+      'anchor verify: --rpc URL (all three steps on the chain), --context PACK.zip (steps 2-3 from a pack) and --offline (step 1 only) exclude each other: give one, not both',
+    );
+  if (modes === 0) {
+    throw new CliError(
+      'anchor verify: give --rpc URL to check the transaction on the chain (steps 2-3), --context PACK.zip to check it from a context pack, or --offline to check step 1 only',
     );
   }
+  if (pinTexts.length > 0 && context === undefined)
+    throw new CliError('anchor verify: --pin checks a context pack; it applies only with --context PACK.zip');
+  if (pinTexts.length > 100) throw new CliError('anchor verify: at most 100 --pin options');
+  const signer = optionValue(parsed, 'signer');
+  if (signer !== undefined && context === undefined)
+    throw new CliError(
+      'anchor verify: --signer names who must have signed a context pack; it applies only with --context',
+    );
+  if (signer !== undefined && !isEd25519DidKey(signer))
+    throw new CliError(
+      `anchor verify: --signer must be an Ed25519 did:key (did:key:z6Mk...), not ${JSON.stringify(signer.slice(0, 100))}`,
+    );
+  const pins = pinTexts.map(parsePinOption);
+  if (context !== undefined && !existsSync(context))
+    throw new CliError(`anchor verify: --context ${context}: no such file`);
   if (offline && confirmationsText !== undefined)
     throw new CliError('anchor verify: --confirmations is for step 3, which --offline does not run');
   let confirmations: number | undefined;
@@ -202,10 +252,14 @@ async function runVerifyAnchor(parsed: ParsedArguments, terminal: Terminal): Pro
     record,
     offline,
     ...(rpc === undefined ? {} : { rpcUrl: rpc }),
+    ...(context === undefined ? {} : { contextPack: context, pins }),
+    ...(signer === undefined ? {} : { contextSigner: signer }),
     ...(confirmations === undefined ? {} : { confirmations }),
   });
   const steps = result.steps;
-  const passed = result.anchor_status === (offline ? 'verified_offline' : 'verified');
+  const passed =
+    result.anchor_status ===
+    (context !== undefined ? 'verified_with_context' : offline ? 'verified_offline' : 'verified');
   if (flag(parsed, 'json')) {
     writeLine(
       terminal.out,
@@ -229,6 +283,13 @@ async function runVerifyAnchor(parsed: ParsedArguments, terminal: Terminal): Pro
       const status = paint(terminal.color, STEP_COLOUR[step.status], step.status.padEnd(9));
       writeLine(terminal.out, `  step ${step.step}  ${status}  ${STEP_NAME[step.step]}`);
       writeLine(terminal.out, `                    ${step.detail}`);
+      if (step.evidence === 'context' && step.context !== undefined) {
+        const pack = step.context;
+        writeLine(
+          terminal.out,
+          `                    evidence: context pack ${pack.pack_id}, head ${pack.head.number} (${pack.head_trust}), made ${pack.made_at}, signed by ${pack.signer}`,
+        );
+      }
     }
     writeLine(terminal.out, `anchor_status: ${result.anchor_status}`);
   }

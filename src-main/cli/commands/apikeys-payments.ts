@@ -13,8 +13,8 @@ import { withCliWorkspace } from './ledger';
 
 /** The options `apikeys redeem` and `apikeys payments` add to `evroom apikeys`. */
 export const PAYMENT_OPTIONS = {
-  tx: { type: 'string', value: 'HASH', help: 'redeem: the payment transaction (0x and 64 hex digits)' },
-  rpc: { type: 'string', value: 'URL', help: 'redeem: the chain’s JSON-RPC (http or https)' },
+  tx: { type: 'string', value: 'HASH', help: 'redeem, pickup: the payment transaction (0x and 64 hex digits)' },
+  rpc: { type: 'string', value: 'URL', help: 'redeem, buy: the chain’s JSON-RPC (http or https)' },
   token: { type: 'string', value: 'ADDRESS', help: 'redeem: the stablecoin (default: the embedded chain’s)' },
   treasury: { type: 'string', value: 'ADDRESS', help: 'redeem: the treasury (with --token)' },
   network: { type: 'string', value: 'NAME', help: 'redeem: the service’s name of the chain (with --token)' },

@@ -210,6 +210,9 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       ? undefined
       : wholeNumber('verify-threads', verifyThreadsText, 0, MAX_VERIFY_THREADS, 0);
   const host = optionValue(parsed, 'host') ?? '127.0.0.1';
+  const smtpUrl = optionValue(parsed, 'smtp');
+  if (smtpUrl !== undefined && flag(parsed, 'no-anchor'))
+    throw new CliError('serve: --smtp delivers bought API keys; with --no-anchor the service takes no payments');
   let anchor: AnchoringConfig | false;
   try {
     anchor = anchoringOptions(parsed, terminal);
@@ -230,6 +233,7 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       ...(verifyThreads === undefined ? {} : { verifyThreads }),
       anchor,
       ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }),
+      ...(smtpUrl === undefined ? {} : { smtpUrl }),
     });
   } catch (error) {
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
@@ -241,12 +245,13 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       ? 'Anchoring is off (--no-anchor).'
       : `Anchoring on ${service.anchor.network} at ${service.anchor.rpcUrl}.`,
   );
-  if (service.payments !== null)
+  if (service.payments !== null) {
     writeLine(
       terminal.err,
       `API keys are bought on ${service.payments.network}: stablecoin ${service.payments.token} (6 decimals), treasury ${service.payments.treasury}${service.payments.development ? '; the development accounts hold 1,000,000 test tokens each' : ''}.`,
     );
-  else if (service.anchor !== null)
+    writeLine(terminal.err, `Bought keys are delivered ${service.mail}.`);
+  } else if (service.anchor !== null)
     writeLine(terminal.err, 'No payments: name --stablecoin and --treasury to sell API keys on this chain.');
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1')
     writeLine(terminal.err, `Listening on ${host}: reachable from other machines. Press Ctrl-C to stop.`);

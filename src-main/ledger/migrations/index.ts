@@ -11,6 +11,7 @@ import { keyRolesMigration } from './0006-key-roles';
 import { unattributedTrustMigration } from './0007-unattributed-trust';
 import { receiptAnchorStateMigration } from './0008-receipt-anchor-state';
 import { paymentsMigration } from './0009-payments';
+import { verifiedWithContextMigration } from './0010-verified-with-context';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   unattributedTrustMigration,
   receiptAnchorStateMigration,
   paymentsMigration,
+  verifiedWithContextMigration,
 ];
