@@ -5,13 +5,17 @@
  * (a development account's test tokens, the memo after the transfer's call data), the service's
  * watcher records the payment and issues the key, and the row reaches `issued` with its delivery
  * `delivered` to the outbox. The key is in the outbox's .eml only: the page and every app API
- * answer lack it, and it works on the service. axe checks the view with a payment in it.
+ * answer lack it, and it works on the service. A scale year bought for a did:key is sealed for
+ * pickup and opens only with that DID's seed. axe checks the view with the payments in it.
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import type { PaymentView } from '../src-shared/api/payments';
+import { didKeyFromEd25519 } from '../src-shared/crypto/did-key';
+import { openSealedApiKey } from '../src-shared/payments/sealed-key';
 import { axeAcrossWidths } from './a11y';
 import { REPO_ROOT, callApi, launchBrowser, startWebApp, type RunningApp } from './harness';
 
@@ -172,6 +176,50 @@ describe('buying an API key in the Service view', () => {
       body: RECEIPT_BODY,
     });
     expect(issued.status).toBe(201);
+  });
+
+  it('buys a scale year for a did:key: sealed for pickup, opened only with that DID’s seed, never on the page', async () => {
+    const seed = new Uint8Array(32).fill(7);
+    const did = didKeyFromEd25519(ed25519.getPublicKey(seed));
+    await page.getByLabel('Plan', { exact: true }).selectOption('scale');
+    await page.getByLabel('Contact', { exact: true }).fill(did);
+    await page.getByLabel('Issuer DID (optional)', { exact: true }).fill('did:web:agent.example.com');
+    await page.getByLabel('Pay for a year', { exact: true }).check();
+    await page.getByLabel('Development account', { exact: true }).selectOption('2');
+    await page.getByRole('button', { name: 'Pay 4990.000000 test tokens' }).click();
+    const sent = page.getByTestId('payments-sent-tx');
+    await sent.filter({ hasNotText: txHash }).waitFor({ timeout: 30_000 });
+    const sealedTx = (await sent.getAttribute('data-value')) ?? '';
+    expect(sealedTx).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(sealedTx).not.toBe(txHash);
+
+    const row = page.locator(
+      `[data-testid="payments-table"] tr[data-tx="${sealedTx}"][data-state="issued"][data-delivery="delivered"]`,
+    );
+    await row.waitFor({ timeout: 60_000 });
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('scale, a year');
+    expect(text).toContain('4990.000000 paid');
+    expect(text).toContain('sealed for pickup');
+    // Newest first.
+    expect(await page.locator('[data-testid="payments-table"] tbody tr').first().getAttribute('data-tx')).toBe(
+      sealedTx,
+    );
+    // The form says where it went: sealed to the DID, fetched by transaction hash.
+    const where = page.getByTestId('payments-sent-where');
+    await where.filter({ hasText: `/v1/apikeys/pickup/${sealedTx}` }).waitFor({ timeout: 15_000 });
+    expect(await where.textContent()).toContain(`sealed to ${did}`);
+
+    const pickup = await fetch(`${serviceUrl}/v1/apikeys/pickup/${sealedTx}`);
+    expect(pickup.status).toBe(200);
+    const sealedKey = openSealedApiKey(await pickup.json(), seed);
+    expect(sealedKey).toMatch(/^svc_scale_[A-Za-z0-9_-]{32}$/);
+    expect(await page.content()).not.toContain(sealedKey);
+    for (const method of ['service.payments', 'service.status', 'apikeys.list'])
+      expect(JSON.stringify(await callApi(app, method))).not.toContain(sealedKey);
+    for (const answer of answers) expect(answer).not.toContain(sealedKey);
+    // No message in the outbox for a sealed key.
+    expect(existsSync(join(dataDirectory, 'outbox', `${sealedTx}.eml`))).toBe(false);
   });
 
   it('passes axe at every width with a payment listed, and takes the user guide’s picture', async () => {

@@ -143,7 +143,9 @@ function PaymentsTable({ payments }: { payments: PaymentView[] }) {
                   <span className="muted payment-small payment-amount">{formatUnits(BigInt(payment.amount))} paid</span>
                 )}
               </td>
-              <td className="payment-contact">{payment.contact ?? <span className="muted">—</span>}</td>
+              <td className={`payment-contact${payment.contact?.startsWith('did:') ? ' payment-contact-did' : ''}`}>
+                {payment.contact ?? <span className="muted">—</span>}
+              </td>
               <td className="payment-prefix">
                 {payment.key_prefix ? <Code>{payment.key_prefix}…</Code> : <span className="muted">no key</span>}
               </td>
