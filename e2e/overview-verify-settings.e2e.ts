@@ -223,7 +223,7 @@ describe('overview, verify and settings', () => {
   });
 
   it('applies and keeps the theme, and checks and saves the import limits', async () => {
-    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
     await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
     expect(await page.getByLabel('Data folder').inputValue()).toBe(app.home);
     await page.getByText('= 2,048 MB (2 GB)').waitFor();
@@ -324,7 +324,7 @@ describe('user guide screenshots with sample data', () => {
     expect(statuses).toBeGreaterThan(1);
     await page.screenshot({ path: screenshot('overview.png') });
 
-    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings', exact: true }).click();
     await page.getByLabel(/^Dark/).check();
     await page.getByText('Theme saved.').waitFor();
     await page.getByRole('link', { name: 'Overview', exact: true }).click();

@@ -91,7 +91,8 @@ export function rootFromCalldata(input: string): Uint8Array | undefined {
   return lowerHexDecode(text.slice(prefix.length));
 }
 
-function describe(error: unknown): string {
+/** A chain error's first line, at most 300 characters (viem's messages go on with request details). */
+export function describeChainError(error: unknown): string {
   const candidate = error as { shortMessage?: unknown; message?: unknown };
   const text =
     typeof candidate.shortMessage === 'string'
@@ -102,9 +103,10 @@ function describe(error: unknown): string {
   return text.split('\n')[0]?.slice(0, 300) ?? 'error';
 }
 
-function isUnreachable(error: unknown): boolean {
+/** Whether a chain error means no answer (retry later) rather than a refusal. */
+export function isUnreachable(error: unknown): boolean {
   const name = (error as { name?: unknown }).name;
-  const text = `${String(name)} ${describe(error)} ${String((error as { details?: unknown }).details ?? '')}`;
+  const text = `${String(name)} ${describeChainError(error)} ${String((error as { details?: unknown }).details ?? '')}`;
   return /HttpRequestError|TimeoutError|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|took too long/i.test(text);
 }
 
@@ -159,7 +161,7 @@ export class ChainClient {
       if (error instanceof ChainError) throw error;
       throw new ChainError(
         isUnreachable(error) ? 'unreachable' : 'rejected',
-        `${what} at ${this.rpcUrl}: ${describe(error)}`,
+        `${what} at ${this.rpcUrl}: ${describeChainError(error)}`,
       );
     }
   }
@@ -278,11 +280,11 @@ export class ChainClient {
       return await this.client.sendRawTransaction({ serializedTransaction: raw });
     } catch (error) {
       if (isUnreachable(error))
-        throw new ChainError('unreachable', `Broadcasting at ${this.rpcUrl}: ${describe(error)}`);
+        throw new ChainError('unreachable', `Broadcasting at ${this.rpcUrl}: ${describeChainError(error)}`);
       // Already known or already mined: the same bytes, nothing to do.
       const known = await this.transaction(hash);
       if (known !== undefined) return hash;
-      throw new ChainError('rejected', `Broadcasting at ${this.rpcUrl}: ${describe(error)}`);
+      throw new ChainError('rejected', `Broadcasting at ${this.rpcUrl}: ${describeChainError(error)}`);
     }
   }
 

@@ -29,9 +29,9 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
-import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { STABLECOIN_DECIMALS } from '../../src-shared/api/payments';
-import { ChainError, readAnchorKeyFile, type ChainClient } from './chain';
+import { ChainError, describeChainError, isUnreachable, readAnchorKeyFile, type ChainClient } from './chain';
 import artifact from './stablecoin-artifact.json';
 
 /** Where the embedded chain's token and treasury are kept, in the data folder's anchor/. */
@@ -104,28 +104,15 @@ export interface PaymentTransaction {
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 const TOKEN_ABI = artifact.abi as Abi;
 
-function describe(error: unknown): string {
-  const candidate = error as { shortMessage?: unknown; message?: unknown };
-  const text =
-    typeof candidate.shortMessage === 'string'
-      ? candidate.shortMessage
-      : typeof candidate.message === 'string'
-        ? candidate.message
-        : String(error);
-  return text.split('\n')[0]?.slice(0, 300) ?? 'error';
-}
-
-function unreachable(error: unknown): boolean {
-  const text = `${String((error as { name?: unknown }).name)} ${describe(error)} ${String((error as { details?: unknown }).details ?? '')}`;
-  return /HttpRequestError|TimeoutError|fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|took too long/i.test(text);
-}
-
 async function chainCall<T>(rpcUrl: string, what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (error instanceof ChainError) throw error;
-    throw new ChainError(unreachable(error) ? 'unreachable' : 'rejected', `${what} at ${rpcUrl}: ${describe(error)}`);
+    throw new ChainError(
+      isUnreachable(error) ? 'unreachable' : 'rejected',
+      `${what} at ${rpcUrl}: ${describeChainError(error)}`,
+    );
   }
 }
 
@@ -136,6 +123,20 @@ function publicClient(rpcUrl: string): PublicClient {
 function hexBytes(hex: string): Uint8Array {
   const body = hex.startsWith('0x') ? hex.slice(2) : hex;
   return Uint8Array.from(Buffer.from(body, 'hex'));
+}
+
+/** A wallet on the chain of `rpcUrl` (id `chainId`) signing locally with `account`. */
+function walletClient(rpcUrl: string, account: PrivateKeyAccount, chainId: number) {
+  return createWalletClient({
+    account,
+    chain: {
+      id: chainId,
+      name: 'evroom',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    },
+    transport: http(rpcUrl, { timeout: 30_000, retryCount: 0 }),
+  });
 }
 
 /** A Transfer log as data, or undefined for a log that is not an ERC-20 Transfer. */
@@ -290,16 +291,7 @@ export async function sendCall(
   const account = privateKeyToAccount(privateKey);
   const client = publicClient(rpcUrl);
   const chainId = await chainCall(rpcUrl, 'Reading the chain id', () => client.getChainId());
-  const wallet = createWalletClient({
-    account,
-    chain: {
-      id: chainId,
-      name: 'evroom',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    },
-    transport: http(rpcUrl, { timeout: 30_000, retryCount: 0 }),
-  });
+  const wallet = walletClient(rpcUrl, account, chainId);
   const hash = await chainCall(rpcUrl, 'Sending the transaction', () =>
     // A fixed gas skips the estimate, so a call that will revert is still sent and mined (tests of reverted payments).
     wallet.sendTransaction({
@@ -396,16 +388,7 @@ export async function embeddedStablecoin(
   const treasury = privateKeyToAccount(keyFile(path.join(anchorFolder, TREASURY_KEY_FILE))).address.toLowerCase();
   await chain.fundOnDevelopmentChain(owner.address);
   const chainId = await chain.chainId();
-  const wallet = createWalletClient({
-    account: owner,
-    chain: {
-      id: chainId,
-      name: network,
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    },
-    transport: http(rpcUrl, { timeout: 30_000, retryCount: 0 }),
-  });
+  const wallet = walletClient(rpcUrl, owner, chainId);
   let stored = readStoredStablecoin(anchorFolder);
   if (stored !== undefined) {
     const code = await chainCall(rpcUrl, 'Reading the token’s code', () =>
@@ -491,16 +474,7 @@ export async function deployStablecoin(rpcUrl: string, ownerKey: Hex): Promise<s
   const owner = privateKeyToAccount(ownerKey);
   const client = publicClient(rpcUrl);
   const chainId = await chainCall(rpcUrl, 'Reading the chain id', () => client.getChainId());
-  const wallet = createWalletClient({
-    account: owner,
-    chain: {
-      id: chainId,
-      name: 'evroom',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-    },
-    transport: http(rpcUrl, { timeout: 30_000, retryCount: 0 }),
-  });
+  const wallet = walletClient(rpcUrl, owner, chainId);
   const hash = await chainCall(rpcUrl, 'Deploying the stablecoin', () =>
     wallet.deployContract({ abi: TOKEN_ABI, bytecode: artifact.bytecode as Hex, args: [owner.address] }),
   );

@@ -4,7 +4,7 @@
  * confirmation that says what changes). Refusals from the API are shown beside the field they
  * name (the error envelope's details).
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import {
   API_KEY_SCOPES,
   TIERS,
@@ -29,6 +29,7 @@ import {
   formatInstant,
 } from './ui';
 import { CopyButton } from './receipts-shared';
+import { FieldError, formField, refusalErrors, type FieldErrors } from './form-field';
 
 /** What each tier allows, in words (PROTOCOL section 9). */
 const TIER_WORDS: Readonly<Record<Tier, string>> = {
@@ -37,34 +38,6 @@ const TIER_WORDS: Readonly<Record<Tier, string>> = {
   scale: 'scale: unlimited',
   enterprise: 'enterprise: unlimited',
 };
-
-type FieldErrors<Name extends string> = Partial<Record<Name | 'form', string>>;
-
-/**
- * Which field an API refusal names: the envelope's first detail path (`/id`), else the form.
- *
- * @returns the errors to show, the message with its code when the code says more than "invalid"
- */
-function refusalErrors<Name extends string>(reason: unknown, fields: readonly Name[]): FieldErrors<Name> {
-  const failure = reason as { code?: unknown; details?: { path: string; message: string }[] };
-  const code = typeof failure.code === 'string' ? failure.code : undefined;
-  const message =
-    code !== undefined && code !== 'invalid_request' ? `${errorMessage(reason)} (${code})` : errorMessage(reason);
-  const named = failure.details
-    ?.map((detail) => detail.path.replace(/^\//, ''))
-    .find((path): path is Name => (fields as readonly string[]).includes(path));
-  return { [named ?? 'form']: message } as FieldErrors<Name>;
-}
-
-function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <p className="field-error" id={id} role="alert">
-      <span aria-hidden="true">✗ </span>
-      {message}
-    </p>
-  );
-}
 
 /** A tenant's quota use: a bar for limited tiers, a count for unlimited ones. */
 function QuotaCell({ quota }: { quota: TenantQuotaUse }) {
@@ -229,27 +202,7 @@ export function ServiceAccounts({ generation }: { generation: number }) {
     }
   };
 
-  const field = (
-    id: string,
-    label: string,
-    error: string | undefined,
-    control: ReactNode,
-    hint?: string,
-  ): ReactNode => (
-    <div className={`service-field${error ? ' pin-field-invalid' : ''}`}>
-      <label htmlFor={id}>{label}</label>
-      {control}
-      {error ? (
-        <FieldError id={`${id}-error`} message={error} />
-      ) : (
-        hint && (
-          <p className="field-hint" id={`${id}-hint`}>
-            {hint}
-          </p>
-        )
-      )}
-    </div>
-  );
+  const field = formField;
 
   return (
     <>

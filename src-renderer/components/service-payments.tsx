@@ -18,8 +18,9 @@ import {
   type PaymentState,
   type PaymentView,
 } from '../../src-shared/api/payments';
-import { api, errorMessage, useApi } from '../api';
+import { api, useApi } from '../api';
 import { CopyableValue } from './copyable-value';
+import { FieldError, formField, refusalErrors, type FieldErrors } from './form-field';
 import { truncateMiddle } from './receipts-shared';
 import { Button, Code, EmptyState, ErrorNotice, Loading, Panel, TableScroll, formatCount, formatInstant } from './ui';
 
@@ -40,7 +41,7 @@ const STATE_WORDS: Readonly<Record<PaymentState, { label: string; icon: string; 
 const DELIVERY_CHANNEL_WORDS = { outbox: 'outbox folder', smtp: 'mail (SMTP)', sealed: 'sealed for pickup' } as const;
 
 type BuyField = 'tier' | 'contact' | 'issuer_did' | 'annual' | 'account';
-type BuyErrors = Partial<Record<BuyField | 'form', string>>;
+type BuyErrors = FieldErrors<BuyField>;
 
 /** A folder inside the data folder, written with the data folder's own separator. */
 function insideDataFolder(dataDirectory: string, ...parts: string[]): string {
@@ -161,16 +162,6 @@ function PaymentsTable({ payments }: { payments: PaymentView[] }) {
   );
 }
 
-function FieldError({ id, message }: { id: string; message: string | undefined }) {
-  if (!message) return null;
-  return (
-    <p className="field-error" id={id} role="alert">
-      <span aria-hidden="true">✗ </span>
-      {message}
-    </p>
-  );
-}
-
 /** Where a bought key went, in words, once the service has recorded the payment. */
 function whereItWent(payment: PaymentView | undefined, outbox: string, serviceUrl: string | undefined): ReactNode {
   if (payment === undefined)
@@ -244,34 +235,13 @@ function BuyKeyForm({
       setSent({ tx_hash: answer.tx_hash, tier, annual });
       onSent();
     } catch (reason) {
-      const failure = reason as { code?: unknown; details?: { path: string }[] };
-      const code = typeof failure.code === 'string' ? failure.code : undefined;
-      const message =
-        code !== undefined && code !== 'invalid_request' ? `${errorMessage(reason)} (${code})` : errorMessage(reason);
-      const named = failure.details
-        ?.map((detail) => detail.path.replace(/^\//, ''))
-        .find((path): path is BuyField => ['tier', 'contact', 'issuer_did', 'annual', 'account'].includes(path));
-      setErrors({ [named ?? 'form']: message });
+      setErrors(refusalErrors<BuyField>(reason, ['tier', 'contact', 'issuer_did', 'annual', 'account']));
     } finally {
       setSending(false);
     }
   };
 
-  const field = (id: string, label: string, error: string | undefined, control: ReactNode, hint?: ReactNode) => (
-    <div className={`service-field${error ? ' pin-field-invalid' : ''}`}>
-      <label htmlFor={id}>{label}</label>
-      {control}
-      {error ? (
-        <FieldError id={`${id}-error`} message={error} />
-      ) : (
-        hint && (
-          <p className="field-hint" id={`${id}-hint`}>
-            {hint}
-          </p>
-        )
-      )}
-    </div>
-  );
+  const field = formField;
 
   const sentPayment = sent && payments?.find((payment) => payment.tx_hash === sent.tx_hash);
 
