@@ -52,6 +52,8 @@ export function Button({
   disabled = false,
   type = 'button',
   title,
+  'aria-label': ariaLabel,
+  'aria-describedby': ariaDescribedBy,
 }: {
   children: ReactNode;
   onClick?: () => void;
@@ -59,9 +61,20 @@ export function Button({
   disabled?: boolean;
   type?: 'button' | 'submit';
   title?: string;
+  /** A name for a button whose text says too little alone ("Remove" in a list of packs). */
+  'aria-label'?: string;
+  'aria-describedby'?: string;
 }) {
   return (
-    <button type={type} className={`button button-${variant}`} onClick={onClick} disabled={disabled} title={title}>
+    <button
+      type={type}
+      className={`button button-${variant}`}
+      onClick={onClick}
+      disabled={disabled}
+      title={title}
+      aria-label={ariaLabel}
+      aria-describedby={ariaDescribedBy}
+    >
       {children}
     </button>
   );
