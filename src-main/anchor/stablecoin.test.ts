@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeFunctionData, getAddress, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { encodeFunctionData, getAddress, toHex, type Hex } from 'viem';
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { STABLECOIN_DECIMALS } from '../../src-shared/api/payments';
 import { EMBEDDED_NETWORK } from './anvil';
 import {
@@ -42,7 +42,16 @@ describe('the embedded chain’s stablecoin (real anvil, real ERC-20)', () => {
       token: chain.chain.config.token,
       treasury: chain.chain.config.treasury,
     });
-    expect(DEVELOPMENT_ACCOUNT_KEYS).toHaveLength(10);
+    // The written-out keys are anvil's: the first ten of its well-known mnemonic.
+    expect(DEVELOPMENT_ACCOUNT_KEYS).toEqual(
+      Array.from({ length: 10 }, (_, index) =>
+        toHex(
+          mnemonicToAccount('test test test test test test test test test test test junk', {
+            addressIndex: index,
+          }).getHdKey().privateKey!,
+        ),
+      ),
+    );
     expect(privateKeyToAccount(DEVELOPMENT_ACCOUNT_KEYS[0] as Hex).address).toBe(
       '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
     );

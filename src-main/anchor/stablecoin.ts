@@ -19,7 +19,6 @@ import {
   createPublicClient,
   createWalletClient,
   decodeEventLog,
-  encodeFunctionData,
   getAddress,
   http,
   isAddress,
@@ -29,7 +28,7 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
-import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { STABLECOIN_DECIMALS } from '../../src-shared/api/payments';
 import { ChainError, describeChainError, isUnreachable, readAnchorKeyFile, type ChainClient } from './chain';
 import artifact from './stablecoin-artifact.json';
@@ -42,22 +41,24 @@ export const STABLECOIN_OWNER_KEY_FILE = 'stablecoin-owner-key';
 export const TREASURY_KEY_FILE = 'treasury-key';
 /** Whole tokens each development account holds at least after every start of the embedded chain. */
 export const DEVELOPMENT_ACCOUNT_TOKENS = 1_000_000n;
-/** anvil's well-known development mnemonic (public; accounts for local testing only). */
-const DEVELOPMENT_MNEMONIC = 'test test test test test test test test test test test junk';
-/** How many development accounts anvil funds (and we give tokens). */
-export const DEVELOPMENT_ACCOUNT_COUNT = 10;
-
 /**
- * anvil's ten development accounts' private keys (public knowledge: never use them on a real chain).
+ * anvil's ten development accounts' private keys: the first ten of its well-known mnemonic
+ * "test test test test test test test test test test test junk" (m/44'/60'/0'/0/i), public
+ * knowledge, never to be used on a real chain. Written out rather than derived at load (ten HD
+ * derivations cost a quarter of a second on every start); stablecoin.test.ts derives them again.
  */
-export const DEVELOPMENT_ACCOUNT_KEYS: readonly Hex[] = Array.from(
-  { length: DEVELOPMENT_ACCOUNT_COUNT },
-  (_, index) => {
-    const key = mnemonicToAccount(DEVELOPMENT_MNEMONIC, { addressIndex: index }).getHdKey().privateKey;
-    if (key === null) throw new Error('development key derivation failed');
-    return toHex(key);
-  },
-);
+export const DEVELOPMENT_ACCOUNT_KEYS: readonly Hex[] = [
+  '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
+  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
+  '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
+  '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba',
+  '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e',
+  '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356',
+  '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97',
+  '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6',
+];
 
 /** The token and treasury a service takes payments in. */
 export interface StablecoinConfig {
@@ -462,42 +463,6 @@ export async function namedStablecoin(
     decimals: 6,
     embedded: false,
   };
-}
-
-/**
- * Deploys a fresh copy of the token with the given owner (tests: a second, "wrong" token; a
- * chain of one's own).
- *
- * @returns the token's address, lowercase
- */
-export async function deployStablecoin(rpcUrl: string, ownerKey: Hex): Promise<string> {
-  const owner = privateKeyToAccount(ownerKey);
-  const client = publicClient(rpcUrl);
-  const chainId = await chainCall(rpcUrl, 'Reading the chain id', () => client.getChainId());
-  const wallet = walletClient(rpcUrl, owner, chainId);
-  const hash = await chainCall(rpcUrl, 'Deploying the stablecoin', () =>
-    wallet.deployContract({ abi: TOKEN_ABI, bytecode: artifact.bytecode as Hex, args: [owner.address] }),
-  );
-  const receipt = await chainCall(rpcUrl, 'Waiting for the deployment', () =>
-    client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 }),
-  );
-  if (receipt.contractAddress === null || receipt.contractAddress === undefined)
-    throw new ChainError('rejected', 'The deployment made no contract.');
-  return receipt.contractAddress.toLowerCase();
-}
-
-/**
- * Mints units of a token deployed by {@link deployStablecoin} (its owner's key).
- */
-export async function mintStablecoin(
-  rpcUrl: string,
-  ownerKey: Hex,
-  token: string,
-  to: string,
-  units: bigint,
-): Promise<void> {
-  const data = hexBytes(encodeFunctionData({ abi: TOKEN_ABI, functionName: 'mint', args: [getAddress(to), units] }));
-  await sendCall(rpcUrl, ownerKey, token, data);
 }
 
 /** The ERC-20 interface the token answers, for callers that build calls (tests, the buyer's command). */

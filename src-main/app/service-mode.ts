@@ -60,8 +60,6 @@ export interface StartServiceOptions {
    * data folder's `outbox/` (docs/payments.md).
    */
   smtpUrl?: string;
-  /** How often the payment watcher reads the chain, ms (default 1 s on the embedded chain, 5 s on another). */
-  paymentIntervalMs?: number;
 }
 
 /** The folder of bought keys' messages when no SMTP server is given. */
@@ -155,7 +153,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         workspace,
         chain: payments,
         confirmations: anchorConfig?.confirmations ?? 1,
-        intervalMs: options.paymentIntervalMs ?? (payments.config.embedded ? 1000 : 5000),
+        // Every second on a chain of its own (a block per transaction); every 5 s on another.
+        intervalMs: payments.config.embedded ? 1000 : 5000,
         fromBlock: paymentsFromBlock,
         delivery: {
           mailChannel: mail.channel,

@@ -4,9 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { encodeMemo, transferCalldata } from '../../src-shared/payments/memo';
 import { ChainClient } from '../anchor/chain';
-import { DEVELOPMENT_ACCOUNT_KEYS, StablecoinChain } from '../anchor/stablecoin';
+import { DEVELOPMENT_ACCOUNT_KEYS, sendCall, StablecoinChain } from '../anchor/stablecoin';
+import { startTestChainWithToken } from '../anchor/test-support';
 
 // `evroom serve` on the embedded chain, as an operator starts it: the token and treasury are made
 // on first start, printed beside the chain, listed by GET /pricing, and the same after a restart.
@@ -153,6 +155,59 @@ describe('evroom serve sells API keys on the embedded chain', () => {
       expect(code).toBe(2);
       expect(stderr).toMatch(message);
       expect(stderr).not.toMatch(/\n\s+at /);
+    }
+  }, 120_000);
+
+  it('sells keys on another chain named with --chain-rpc, --stablecoin and --treasury, and refuses a token that is not one', async () => {
+    const chain = await startTestChainWithToken();
+    const anchorKey = generatePrivateKey();
+    await chain.client.fundOnDevelopmentChain(privateKeyToAccount(anchorKey).address);
+    const keyFile = path.join(home, 'other-chain-key');
+    fs.writeFileSync(keyFile, `${anchorKey}\n`, { mode: 0o600 });
+    const otherHome = path.join(home, 'other-chain');
+    const common = ['--chain-rpc', chain.rpcUrl, '--chain-name', 'testnet', '--chain-key-file', keyFile];
+    const { token, treasury } = chain.chain.config;
+    try {
+      const served = await serve(otherHome, [...common, '--stablecoin', token, '--treasury', treasury]);
+      try {
+        expect(served.stderr()).toContain(
+          `API keys are bought on testnet: stablecoin ${token} (6 decimals), treasury ${treasury}.\n`,
+        );
+        const pricing = (await (await fetch(`${served.url}/pricing`)).json()) as { chains: unknown[] };
+        expect(pricing.chains).toEqual([
+          expect.objectContaining({ network: 'testnet', chain_id: 31337, token, treasury, development: false }),
+        ]);
+        // A payment sent after the start is found by the watcher and becomes a key in the outbox.
+        const hash = await sendCall(
+          chain.rpcUrl,
+          DEVELOPMENT_ACCOUNT_KEYS[2]!,
+          token,
+          transferCalldata(treasury, 99_000_000n, encodeMemo({ tier: 'pro', contact: 'ops@example.com' })),
+        );
+        let status: { state?: string; delivery?: { state: string } } = {};
+        for (let tries = 0; tries < 150 && status.delivery?.state !== 'delivered'; tries += 1) {
+          const response = await fetch(`${served.url}/v1/payments/${hash}`);
+          status = (await response.json()) as typeof status;
+          if (status.delivery?.state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(status).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+        expect(fs.existsSync(path.join(otherHome, 'outbox', `${hash}.eml`))).toBe(true);
+      } finally {
+        await stop(served);
+      }
+      // The treasury is an account, not a token: refused at start, in words.
+      const child = spawn(
+        process.execPath,
+        [BIN, 'serve', '--port', '0', ...common, '--stablecoin', treasury, '--treasury', treasury],
+        { env: { ...process.env, EVROOM_HOME: otherHome, NO_COLOR: '1' } },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
+      expect(stderr).toMatch(/The payment token could not be set up: Reading the stablecoin’s decimals/);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await chain.stop();
     }
   }, 120_000);
 });

@@ -63,26 +63,21 @@ export async function purchaseKey(options: {
         options.chains.map((entry) => `${entry.network} (chain ${entry.chain_id})`).join(', ') || 'no chain'
       }. Nothing was paid.`,
     );
-  try {
-    const bought = await buyKeyOnChain({
-      rpcUrl: options.rpcUrl,
-      privateKey,
-      token: chain.token,
-      treasury: chain.treasury,
-      tier: options.tier,
-      contact: options.contact,
-      ...(options.issuerDid === undefined ? {} : { issuerDid: options.issuerDid }),
-      annual: options.annual,
-    });
-    return {
-      tx_hash: bought.tx_hash,
-      amount: bought.amount,
-      network: chain.network,
-      token: chain.token,
-      treasury: chain.treasury,
-    };
-  } finally {
-    // The key string cannot be wiped; drop the reference at least.
-    privateKey = '0x' as `0x${string}`;
-  }
+  const bought = await buyKeyOnChain({
+    rpcUrl: options.rpcUrl,
+    privateKey,
+    token: chain.token,
+    treasury: chain.treasury,
+    tier: options.tier,
+    contact: options.contact,
+    ...(options.issuerDid === undefined ? {} : { issuerDid: options.issuerDid }),
+    annual: options.annual,
+  });
+  return {
+    tx_hash: bought.tx_hash,
+    amount: bought.amount,
+    network: chain.network,
+    token: chain.token,
+    treasury: chain.treasury,
+  };
 }
