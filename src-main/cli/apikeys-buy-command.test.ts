@@ -1,11 +1,10 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVELOPMENT_ACCOUNT_KEYS } from '../anchor/stablecoin';
+import { runEvroom, startServeChild, stopServeChild, type ServedChild } from '../test-support/serve-child';
 
 // The whole purchase as buyers and operators meet it: `evroom serve` on the embedded chain with
 // its real token, `evroom apikeys buy` paying from a development account, the key arriving in the
@@ -13,73 +12,21 @@ import { DEVELOPMENT_ACCOUNT_KEYS } from '../anchor/stablecoin';
 // and the key working on the emit route. The key never appears in any command's output but the
 // buyer's own pickup.
 
-const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
 const EMIT = { agent_did: 'did:web:agent.example.com', input: 'Bought with evroom.', content_type: 'text/plain' };
 const KEY_PATTERN = /svc_(?:pro|scale)_[A-Za-z0-9_-]{32}/;
 
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  rpc: string;
-  stderr: () => string;
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 let root: string;
-const children: ChildProcessWithoutNullStreams[] = [];
+const children: ServedChild[] = [];
 
-function env(home: string): NodeJS.ProcessEnv {
-  return { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' };
+async function serve(home: string, args: string[] = []): Promise<ServedChild & { rpc: string }> {
+  const served = await startServeChild(home, args);
+  children.push(served);
+  if (served.rpc === undefined) throw new Error(`no chain address in: ${served.stderr()}`);
+  return { ...served, rpc: served.rpc };
 }
 
-async function serve(home: string, args: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', ...args], { env: env(home) });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /^Evidence Room service at (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', () => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited: ${stderr}`));
-    });
-  });
-  for (let tries = 0; !/Bought keys are delivered/.test(stderr) && tries < 400; tries += 1)
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  const rpc = /Anchoring on anvil-local at (http:\/\/127\.0\.0\.1:\d+)\./.exec(stderr)?.[1];
-  if (rpc === undefined) throw new Error(`no chain address in: ${stderr}`);
-  return { child, url, rpc, stderr: () => stderr };
-}
-
-async function stop(served: Served): Promise<void> {
-  if (served.child.exitCode !== null || served.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => served.child.once('exit', resolve));
-  served.child.kill('SIGTERM');
-  await exited;
-}
-
-function evroom(home: string, args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: env(home) });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-}
+const stop = stopServeChild;
+const evroom = runEvroom;
 
 function walletKeyFile(folder: string, index: number): string {
   const file = path.join(folder, `wallet-${index}`);
@@ -102,7 +49,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   fs.rmSync(root, { recursive: true, force: true });
 });
 

@@ -1,80 +1,40 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeMemo, transferCalldata } from '../../src-shared/payments/memo';
 import { DEVELOPMENT_ACCOUNT_KEYS, sendCall } from '../anchor/stablecoin';
+import { runEvroom, startServeChild, type ServedChild } from '../test-support/serve-child';
 
 // `evroom serve`'s payment watcher killed (SIGKILL, failpoint payments.after-record) after it
 // recorded a confirmed payment and before it issued its key; restarted, the service issues exactly
 // one key for the transaction and delivers it once.
 
-const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
 let home: string;
-const children: ChildProcessWithoutNullStreams[] = [];
+const children: ServedChild[] = [];
 
-async function serve(env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet'], {
-    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1', ...env },
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /^Evidence Room service at (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited: ${stderr}`));
-    });
-  });
-  for (let tries = 0; !/Bought keys are delivered/.test(stderr) && tries < 400; tries += 1) await sleep(25);
-  return { child, url, stderr: () => stderr, exited };
+async function serve(env: Record<string, string> = {}): Promise<ServedChild> {
+  const served = await startServeChild(home, [], env);
+  children.push(served);
+  return served;
 }
 
-function evroom(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-}
+const evroom = (args: string[]): ReturnType<typeof runEvroom> => runEvroom(home, args);
 
 beforeAll(() => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-pay-crash-'));
 });
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   fs.rmSync(home, { recursive: true, force: true });
 });
 
 describe('the payment watcher of evroom serve, killed between recording and issuing', () => {
   it('issues exactly one key after the restart, and delivers it once', async () => {
     const crashing = await serve({ EVROOM_FAILPOINTS: 'payments.after-record=kill' });
-    const rpc = /Anchoring on anvil-local at (http:\/\/127\.0\.0\.1:\d+)\./.exec(crashing.stderr())?.[1];
+    const rpc = crashing.rpc;
     const pricing = (await (await fetch(`${crashing.url}/pricing`)).json()) as {
       chains: { token: string; treasury: string }[];
     };

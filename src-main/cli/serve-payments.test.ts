@@ -1,59 +1,20 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { encodeMemo, transferCalldata } from '../../src-shared/payments/memo';
 import { ChainClient } from '../anchor/chain';
 import { DEVELOPMENT_ACCOUNT_KEYS, sendCall, StablecoinChain } from '../anchor/stablecoin';
 import { startTestChainWithToken } from '../anchor/test-support';
+import { EVROOM_BIN, startServeChild, stopServeChild, type ServedChild } from '../test-support/serve-child';
 
 // `evroom serve` on the embedded chain, as an operator starts it: the token and treasury are made
 // on first start, printed beside the chain, listed by GET /pricing, and the same after a restart.
 
-const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
-
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  stderr: () => string;
-}
-
-async function serve(home: string, args: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--quiet', ...args], {
-    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /^Evidence Room service at (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', () => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited: ${stderr}`));
-    });
-  });
-  for (let tries = 0; !/API keys are bought|No payments/.test(stderr) && tries < 200; tries += 1)
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  return { child, url, stderr: () => stderr };
-}
-
-async function stop(served: Served): Promise<void> {
-  if (served.child.exitCode !== null || served.child.signalCode !== null) return;
-  const exited = new Promise((resolve) => served.child.once('exit', resolve));
-  served.child.kill('SIGTERM');
-  await exited;
-}
+const serve = (home: string, args: string[] = []): Promise<ServedChild> => startServeChild(home, args);
+const stop = stopServeChild;
 
 describe('evroom serve sells API keys on the embedded chain', () => {
   let home: string;
@@ -146,7 +107,7 @@ describe('evroom serve sells API keys on the embedded chain', () => {
         /--stablecoin must be an address \(0x and 40 hex characters\), not '0x12'/,
       ],
     ] as const) {
-      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+      const child = spawn(process.execPath, [EVROOM_BIN, 'serve', '--port', '0', ...args], {
         env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
       });
       let stderr = '';
@@ -198,7 +159,7 @@ describe('evroom serve sells API keys on the embedded chain', () => {
       // The treasury is an account, not a token: refused at start, in words.
       const child = spawn(
         process.execPath,
-        [BIN, 'serve', '--port', '0', ...common, '--stablecoin', treasury, '--treasury', treasury],
+        [EVROOM_BIN, 'serve', '--port', '0', ...common, '--stablecoin', treasury, '--treasury', treasury],
         { env: { ...process.env, EVROOM_HOME: otherHome, NO_COLOR: '1' } },
       );
       let stderr = '';
