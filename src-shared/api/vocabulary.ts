@@ -114,6 +114,17 @@ export const FINDING_CODES = [
   'anchors_invalid',
   'receipt_not_pass',
   'receipt_name_mismatch',
+  'log_checkpoint_invalid',
+  'log_key_unknown',
+  'log_evidence_invalid',
+  'log_proof_invalid',
+  'log_leaf_missing',
+  'log_leaf_duplicate',
+  'log_leaf_order',
+  'log_receipt_unlogged',
+  'log_boundary_invalid',
+  'log_checkpoint_stale',
+  'log_split_view',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
 
