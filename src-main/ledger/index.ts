@@ -162,3 +162,17 @@ export {
   type NewPayment,
   type PaymentRecord,
 } from './payments';
+export {
+  MAX_SEEN_NOTE,
+  MAX_SEEN_ORIGIN,
+  MAX_SEEN_SOURCE,
+  listConsistencyResults,
+  listSeenCheckpoints,
+  listSeenOrigins,
+  recordConsistencyResult,
+  recordSeenCheckpointRow,
+  type ConsistencyResultRecord,
+  type NewConsistencyResult,
+  type NewSeenCheckpoint,
+  type SeenCheckpointRecord,
+} from './seen-checkpoints';
