@@ -44,5 +44,18 @@ export {
 } from './fingerprint';
 export { anchorFold, anchorTree } from './merkle';
 export type { HashFunction } from './merkle';
+export {
+  TlogMemory,
+  tlogCompletedNodes,
+  tlogConsistencyProof,
+  tlogInclusionProof,
+  tlogLeafHash,
+  tlogNodeHash,
+  tlogRangeHash,
+  tlogRoot,
+  tlogVerifyConsistency,
+  tlogVerifyInclusion,
+} from './tlog';
+export type { TlogNodeSource } from './tlog';
 export { HPKE_SUITE, hpkeOpen, hpkeSeal, x25519FromEd25519Public, x25519FromEd25519Seed } from './hpke';
 export type { HpkeSealed, HpkeSealOptions } from './hpke';
