@@ -35,9 +35,21 @@ interface GoNote {
   note: string;
   signature_line: string;
 }
+interface GoCosignature {
+  log_name: string;
+  log_seed_hex: string;
+  log_vkey: string;
+  witness_name: string;
+  witness_seed_hex: string;
+  witness_vkey: string;
+  text: string;
+  note: string;
+  cosignature_line: string;
+}
 const go = JSON.parse(readFileSync(new URL('./testdata/tlog-go-vectors.json', import.meta.url), 'utf8')) as {
   notes: GoNote[];
   c2sp_example_verified_by_go: boolean;
+  cosignatures: GoCosignature[];
 };
 
 // The published examples of c2sp.org/signed-note, tlog-checkpoint and tlog-cosignature, verbatim.
@@ -337,6 +349,33 @@ describe('cosignatures (c2sp.org/tlog-cosignature, Ed25519 type 0x04)', () => {
         note.signatures.map(({ line }) => line),
       ),
     ).toBe(COSIGNED_NOTE);
+  });
+
+  it("transparency-dev/formats' cosignatures (Go): same vkeys, they verify here, and we sign the same bytes", () => {
+    expect(go.cosignatures).toHaveLength(2);
+    for (const vector of go.cosignatures) {
+      const [logSeed, witnessSeed] = [hexDecode(vector.log_seed_hex), hexDecode(vector.witness_seed_hex)];
+      const witnessPublic = crypto.ed25519PublicKey(witnessSeed);
+      expect(formatVkey(sha256, vector.witness_name, NOTE_COSIGNATURE_ED25519, witnessPublic)).toBe(
+        vector.witness_vkey,
+      );
+      const logKey = parseVkey(sha256, vector.log_vkey);
+      const witnessKey = parseVkey(sha256, vector.witness_vkey);
+      const note = parseNote(vector.note);
+      expect(note.text).toBe(vector.text);
+      const line = note.signatures[1]!;
+      expect(line.line).toBe(vector.cosignature_line);
+      const timestamp = Number(new DataView(line.signature.buffer, line.signature.byteOffset, 8).getBigUint64(0));
+      expect(verifyNote(crypto, note, [logKey, witnessKey])).toEqual([
+        { key: logKey, status: 'valid' },
+        { key: witnessKey, status: 'valid', timestamp },
+      ]);
+      // Ed25519 is deterministic: the same seed, text and timestamp give Go's lines exactly.
+      const ours = signCosignatureLine(crypto, vector.text, vector.witness_name, witnessSeed, timestamp);
+      expect(ours).toBe(vector.cosignature_line);
+      const logLine = signNoteLine(crypto, vector.text, vector.log_name, logSeed);
+      expect(formatNote(vector.text, [logLine, ours])).toBe(vector.note);
+    }
   });
 
   it('the signed message is the one the specification shows', () => {
