@@ -286,6 +286,30 @@ describe('tlog (RFC 9162 section 2.1)', () => {
     expect(tlogCompletedNodes(sha256, 64, leaves[64]!, node)).toEqual([]);
   });
 
+  it('costs counted in hash calls: an append at most log2(n) + 1, a root popcount(n) - 1', () => {
+    let calls = 0;
+    const counted = (data: Uint8Array): Uint8Array => {
+      calls += 1;
+      return sha256(data);
+    };
+    const anyNode: TlogNodeSource = (level, index) => sha256(utf8Encode(`${level}/${index}`));
+    const leaf = sha256(utf8Encode('new leaf'));
+    // Leaf 10,000,000 - 1 = 9,999,999 (binary ...0111 1111): it completes 7 nodes, one hash each.
+    for (const [index, expected] of [
+      [9_999_999, 7],
+      [10_000_000, 0],
+      [2 ** 24 - 1, 24],
+      [2 ** 40 - 1, 40],
+    ] as const) {
+      calls = 0;
+      expect(tlogCompletedNodes(counted, index, leaf, anyNode)).toHaveLength(expected);
+      expect(calls).toBe(expected);
+    }
+    calls = 0;
+    tlogRoot(counted, 10_000_000, anyNode);
+    expect(calls).toBe((10_000_000).toString(2).replace(/0/g, '').length - 1);
+  });
+
   it('random logs: every proof of a random log verifies (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 300 }), fc.nat(), fc.nat(), (size, a, b) => {
