@@ -127,6 +127,26 @@ describe('issuing receipts together', () => {
       await pool.close();
     });
 
+    it('appends a tenant’s receipts to its log in the order they were signed, whichever check ends first', async () => {
+      // The first is checked on the worker, the second here (at once): the second's check ends first.
+      const first = issueProfile(workspace, signer, 'nano', request('signed first'), {
+        now: new Date('2026-06-01T12:00:01.000Z'),
+        ref: 'tenant:acme',
+        pool,
+      });
+      const second = issueProfile(workspace, signer, 'nano', request('signed second'), {
+        now: new Date('2026-06-01T12:00:02.000Z'),
+        ref: 'tenant:acme',
+      });
+      const [a, b] = await Promise.all([first, second]);
+      const leaves = listTlogLeaves(workspace.ledger.readable, 'acme', 0, 10);
+      expect(leaves.map((leaf) => leaf.receipt)).toEqual([a.id, b.id]);
+      expect(leaves.map((leaf) => leaf.issued_at)).toEqual([
+        Date.parse('2026-06-01T12:00:01Z'),
+        Date.parse('2026-06-01T12:00:02Z'),
+      ]);
+    });
+
     it('stores the same rows as when it runs here', async () => {
       const here = await Promise.all(
         ['nano', 'standard', 'pq'].map((profile) =>
