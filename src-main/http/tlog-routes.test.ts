@@ -540,6 +540,27 @@ describe('the tenants’ transparency logs', () => {
     }
   });
 
+  it('signs the logs that grew by its timer, without a request asking, and once more as it stops', async () => {
+    const home = path.join(directory, 'timer');
+    let service = await start(home, { log: { name: LOG_NAME, checkpointMs: 20 } });
+    createTenant(service.workspace, 'acme', 'scale');
+    const key = issueApiKey(service.workspace, 'acme').key;
+    await issue(service.base, 'acme', key, '2026-11-02T12:00:00Z');
+    const deadline = Date.now() + 5_000;
+    while (listTlogCheckpoints(service.workspace.ledger.readable, 'acme').length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(listTlogCheckpoints(service.workspace.ledger.readable, 'acme').map((entry) => entry.tree_size)).toEqual([1]);
+    await service.close();
+    // A receipt stored after the last tick is signed as the service stops.
+    service = await start(home, { log: { name: LOG_NAME, checkpointMs: 60_000 } });
+    await issue(service.base, 'acme', key, '2026-11-02T12:00:01Z');
+    await service.service.close();
+    expect(listTlogCheckpoints(service.workspace.ledger.readable, 'acme').map((entry) => entry.tree_size)).toEqual([
+      1, 2,
+    ]);
+    service.workspace.close();
+  });
+
   it('never signs two roots for one size, across a restart', async () => {
     const home = path.join(directory, 'restart');
     let service = await start(home);
