@@ -343,6 +343,21 @@ describe('the tenants’ transparency logs', () => {
     });
     expect(wrong.status).toBe(400);
     expect(wrong.json['error']).toMatchObject({ details: [{ path: '/checkpoint' }] });
+    // Not a signed note at all; a checkpoint of another tenant's log.
+    const garbled = await call(running.base, 'POST', '/tenants/acme/log/cosignatures', {
+      key: acmeKey,
+      body: { vkey: first.vkey, checkpoint: 'not\ta note' },
+    });
+    expect(garbled.status).toBe(400);
+    expect(garbled.json['error']).toMatchObject({ details: [{ path: '/checkpoint' }] });
+    const globexText = (await checkpointOf(running.base, 'globex', globexKey)).note.text;
+    const foreignLine = signCosignatureLine(node, globexText, 'witness1.example/w', sha256(utf8Encode('witness 1')), 1);
+    const foreign = await call(running.base, 'POST', '/tenants/acme/log/cosignatures', {
+      key: acmeKey,
+      body: { vkey: first.vkey, checkpoint: formatNote(globexText, [foreignLine]) },
+    });
+    expect(foreign.status).toBe(400);
+    expect(String((foreign.json['error'] as { message: string }).message)).toMatch(/not of this log/);
     // A cosignature that does not verify with the vkey given.
     const mismatched = await call(running.base, 'POST', '/tenants/acme/log/cosignatures', {
       key: acmeKey,
