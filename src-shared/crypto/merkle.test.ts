@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { concatBytes, equalBytes, hexEncode } from './encoding';
-import { anchorFold, anchorTree, anchorTreeLevels, merkleLevels } from './merkle';
+import { anchorFold, anchorTree, anchorTreeLevels, merkleLevels, merkleParents } from './merkle';
 
 describe('anchor tree (PROTOCOL section 8)', () => {
   const digest = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
@@ -226,5 +226,27 @@ describe('merkleLevels: the level builder of both trees', () => {
     expect(() => merkleLevels(sha256, [] as unknown as Uint8Array, 'ordered')).toThrow(TypeError);
     expect(() => merkleLevels(() => new Uint8Array(31), new Uint8Array(64), 'ordered')).toThrow(/returned 31 bytes/);
     expect(() => tree.path(5)).toThrow(/not below the 5 leaves/);
+  });
+
+  it('merkleParents hashes each pair in the given order and leaves an odd last node out', () => {
+    for (const hash of [sha256, sha3]) {
+      const nodes = leafHashes(7);
+      const parents = merkleParents(hash, concatBytes(...nodes), 'ordered');
+      const sortedParents = merkleParents(hash, concatBytes(...nodes), 'sorted');
+      expect(parents.length).toBe(3 * 32);
+      for (let pair = 0; pair < 3; pair += 1) {
+        const [a, b] = [nodes[2 * pair] as Uint8Array, nodes[2 * pair + 1] as Uint8Array];
+        const [low, high] = Buffer.compare(Buffer.from(a), Buffer.from(b)) <= 0 ? [a, b] : [b, a];
+        expect(hexEncode(parents.subarray(32 * pair, 32 * pair + 32))).toBe(
+          hexEncode(hash(concatBytes(Uint8Array.of(1), a, b))),
+        );
+        expect(hexEncode(sortedParents.subarray(32 * pair, 32 * pair + 32))).toBe(
+          hexEncode(hash(concatBytes(Uint8Array.of(1), low, high))),
+        );
+      }
+    }
+    expect(merkleParents(sha256, new Uint8Array(32), 'ordered').length).toBe(0);
+    expect(() => merkleParents(sha256, new Uint8Array(40), 'ordered')).toThrow(/multiple of 32 bytes, got 40/);
+    expect(() => merkleParents(sha256, new Uint8Array(64), 'down' as 'sorted')).toThrow(TypeError);
   });
 });

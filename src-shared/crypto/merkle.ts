@@ -416,6 +416,64 @@ export function merkleLevels(sha256: HashFunction, leaves: Uint8Array, order: Me
 }
 
 /**
+ * Hashes the parents of consecutive pairs of nodes: parent `p` is SHA-256(0x01 || node 2p ||
+ * node 2p + 1), the pair ordered as `order` says. The step of {@link merkleLevels}, for a tree
+ * grown by parts (TlogMemory's appends of many leaves). An odd last node is not hashed (the
+ * caller decides whether it is carried up or waits for its sibling).
+ *
+ * When `sha256` is SHA-256 (checked on one probe input), the batch SHA-256 of sha256-batch.ts
+ * hashes every pair; any other 32-byte hash function is called once per pair.
+ *
+ * @param sha256 - SHA-256 (from a provider)
+ * @param nodes - the nodes laid end to end, 32 bytes each
+ * @param order - 'ordered' (RFC 9162) or 'sorted' (anchor tree)
+ * @returns floor(n / 2) parents laid end to end, 32 bytes each (a new array)
+ * @throws TypeError on arguments of the wrong type
+ * @throws RangeError when `nodes` is not a multiple of 32 bytes or the hash function does not
+ *   return 32 bytes
+ */
+export function merkleParents(sha256: HashFunction, nodes: Uint8Array, order: MerklePairOrder): Uint8Array {
+  assertHash(sha256, 'merkleParents');
+  assertBytes(nodes, 'merkleParents: nodes');
+  if (order !== 'sorted' && order !== 'ordered')
+    throw new TypeError(`merkleParents: order must be 'sorted' or 'ordered', got ${String(order)}`);
+  if (nodes.length % DIGEST !== 0)
+    throw new RangeError(`merkleParents: nodes must be a multiple of 32 bytes, got ${nodes.length}`);
+  const pairs = Math.floor(nodes.length / (2 * DIGEST));
+  if (pairs === 0) return new Uint8Array(0);
+  if (!usesBatchSha256(sha256, 'merkleParents')) {
+    const parents = levelsFromBytes(
+      sha256,
+      nodes.subarray(0, 2 * pairs * DIGEST),
+      2 * pairs,
+      order,
+      'merkleParents',
+    )[1];
+    return parents as Uint8Array;
+  }
+  const words = new Int32Array(16 * pairs);
+  for (let index = 0; index < words.length; index += 1) {
+    const at = 4 * index;
+    words[index] =
+      ((nodes[at] as number) << 24) |
+      ((nodes[at + 1] as number) << 16) |
+      ((nodes[at + 2] as number) << 8) |
+      (nodes[at + 3] as number);
+  }
+  sha256PairWords(0x01, words, pairs, words, order === 'sorted');
+  const parents = new Uint8Array(pairs * DIGEST);
+  for (let index = 0; index < 8 * pairs; index += 1) {
+    const word = words[index] as number;
+    const at = 4 * index;
+    parents[at] = word >>> 24;
+    parents[at + 1] = word >>> 16;
+    parents[at + 2] = word >>> 8;
+    parents[at + 3] = word;
+  }
+  return parents;
+}
+
+/**
  * Builds the anchor tree of a batch fast: the same tree as {@link anchorTree} (same root, same
  * paths), for large batches.
  *
