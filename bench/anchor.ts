@@ -146,7 +146,7 @@ const rawFoldSeconds = seconds(() => rawHashes(foldHashes, count));
 const logNodes = count - 1;
 const rawLogSeconds = best(() => rawHashes(logNodes, 0));
 let log = new TlogMemory(sha256);
-let logRootHash = new Uint8Array(32);
+let logRootHash: Uint8Array = new Uint8Array(32);
 let logPathElements = 0;
 const logSeconds = best(() => {
   log = new TlogMemory(sha256);
