@@ -26,7 +26,14 @@ export {
   type ManifestSignature,
   type SignatureCheck,
 } from './manifest';
-export { KEYS_NAME, classifyBundlePath, receiptPath, type BundlePathKind } from './bundle-layout';
+export {
+  KEYS_NAME,
+  LOG_CHECKPOINT_NAME,
+  LOG_PROOFS_NAME,
+  classifyBundlePath,
+  receiptPath,
+  type BundlePathKind,
+} from './bundle-layout';
 export {
   BATCH_ID_PATTERN,
   AnchorsFileError,

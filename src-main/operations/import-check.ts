@@ -14,6 +14,7 @@ import {
   readAdvertisedKeys,
   type FindingList,
 } from '../../src-shared/evidence/bundle-findings';
+import { LogEvidenceCheck } from '../../src-shared/evidence/log-evidence';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import type { VerifyPool } from '../core/worker-pool';
@@ -32,6 +33,8 @@ export const KINDS: readonly BundlePathKind[] = [
   'keys',
   'receipt',
   'anchor',
+  'log-checkpoint',
+  'log-proofs',
   'directory',
   'other',
 ];
@@ -69,6 +72,8 @@ export interface CheckedBundle {
   takeManifestJson(): string;
   signature: SignatureCheck;
   advertised: KeyEntry[];
+  /** The bundle's log evidence, read with the keys: pass 2 hands it each receipt, then finishes it. */
+  log: LogEvidenceCheck;
   scanned: ScannedFiles;
   fileCount: number;
   fields: { filesRead: number; filesTotal: number; receiptsVerified: number; receiptsTotal: number };
@@ -106,12 +111,16 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
   let manifestEntry: ZipEntry | undefined;
   let signatureEntry: ZipEntry | undefined;
   let keysEntry: ZipEntry | undefined;
+  let checkpointEntry: ZipEntry | undefined;
+  let proofsEntry: ZipEntry | undefined;
   files.forEach((entry, index) => {
     const kind = classifyBundlePath(entry.name);
     kinds[index] = KINDS.indexOf(kind);
     if (kind === 'manifest') manifestEntry = entry;
     else if (kind === 'signature') signatureEntry = entry;
     else if (kind === 'keys') keysEntry = entry;
+    else if (kind === 'log-checkpoint') checkpointEntry = entry;
+    else if (kind === 'log-proofs') proofsEntry = entry;
   });
   if (manifestEntry === undefined) {
     throw new BundleError('manifest_missing', 'The bundle has no manifest.json at its top level.', {
@@ -122,7 +131,11 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
   const { header: manifest, files: listed } = parseManifestCompact(manifestBytes);
   const signatureBytes = signatureEntry === undefined ? undefined : await archive.read(signatureEntry);
   const keysBytes = keysEntry === undefined ? undefined : await archive.read(keysEntry);
+  // The log files with the keys: pass 2 checks each receipt against them as it stores it.
+  const checkpointBytes = checkpointEntry === undefined ? undefined : await archive.read(checkpointEntry);
+  const proofsBytes = proofsEntry === undefined ? undefined : await archive.read(proofsEntry);
 
+  const keysInvalidBefore = findings.counts.keys_invalid ?? 0;
   const advertised = readAdvertisedKeys(keysBytes, [{ name: 'the trust store', entries: options.pinned }], findings);
   const context: VerifyContext = {
     crypto: createNodeCryptoProvider(),
@@ -132,11 +145,21 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
     now,
   };
   const pool = options.startPool(options.pinned, advertised);
+  const log = new LogEvidenceCheck(context.crypto, {
+    checkpoint: checkpointBytes,
+    proofs: proofsBytes,
+    pinned: options.pinned,
+    // An unusable keys file advertises no log key either.
+    keysFile: (findings.counts.keys_invalid ?? 0) === keysInvalidBefore ? keysBytes : undefined,
+    tenantId: manifest.tenant_id,
+  });
 
   const scanned: ScannedFiles = { entries: files, kinds, digests: new Uint8Array(files.length * DIGEST_BYTES) };
   const known = new Map<ZipEntry, Uint8Array>([[manifestEntry, manifestBytes]]);
   if (signatureEntry !== undefined && signatureBytes !== undefined) known.set(signatureEntry, signatureBytes);
   if (keysEntry !== undefined && keysBytes !== undefined) known.set(keysEntry, keysBytes);
+  if (checkpointEntry !== undefined && checkpointBytes !== undefined) known.set(checkpointEntry, checkpointBytes);
+  if (proofsEntry !== undefined && proofsBytes !== undefined) known.set(proofsEntry, proofsBytes);
   // Every other file goes to the workers as stored: they inflate, check and hash it. Answers are
   // taken in order, so the first entry that breaks a rule is the one reported, as when read here.
   const inFlight: Promise<void>[] = [];
@@ -196,6 +219,7 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
     },
     signature,
     advertised,
+    log,
     scanned,
     fileCount: files.length,
     fields,
