@@ -26,14 +26,7 @@ export {
   type ManifestSignature,
   type SignatureCheck,
 } from './manifest';
-export {
-  KEYS_NAME,
-  LOG_CHECKPOINT_NAME,
-  LOG_PROOFS_NAME,
-  classifyBundlePath,
-  receiptPath,
-  type BundlePathKind,
-} from './bundle-layout';
+export { KEYS_NAME, classifyBundlePath, receiptPath, type BundlePathKind } from './bundle-layout';
 export {
   BATCH_ID_PATTERN,
   AnchorsFileError,
@@ -55,3 +48,13 @@ export { SIGNING_KEY_PATH, SigningKeyError, loadOrCreateSigningKey, type LocalSi
 export type { ExportPhase, ExportProgress } from './progress';
 export { createZipWriter, type ZipWriter } from './zip-writer';
 export { openZipArchive, type ZipArchive, type ZipEntry } from './zip-reader';
+export {
+  LOG_CHECKPOINT_NAME,
+  LOG_EVIDENCE_FORMAT,
+  LOG_PROOFS_NAME,
+  LogEvidenceError,
+  MAX_CONSISTENT_WITH,
+  readLogEvidence,
+  type LogEvidence,
+  type LogEvidenceRequest,
+} from './log-evidence';

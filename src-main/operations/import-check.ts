@@ -18,7 +18,12 @@ import { LogEvidenceCheck } from '../../src-shared/evidence/log-evidence';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import type { VerifyPool } from '../core/worker-pool';
-import { classifyBundlePath, type BundlePathKind } from '../evidence/bundle-layout';
+import {
+  classifyBundlePath,
+  LOG_CHECKPOINT_NAME,
+  LOG_PROOFS_NAME,
+  type BundlePathKind,
+} from '../evidence/bundle-layout';
 import { BundleError, throwIfCancelled } from '../evidence/errors';
 import { checkManifestSignature, MANIFEST_NAME, type Manifest, type SignatureCheck } from '../evidence/manifest';
 import { DIGEST_BYTES, listedDigestHex, parseManifestCompact, type CompactFileList } from '../evidence/manifest-lean';
@@ -33,8 +38,7 @@ export const KINDS: readonly BundlePathKind[] = [
   'keys',
   'receipt',
   'anchor',
-  'log-checkpoint',
-  'log-proofs',
+  'log',
   'directory',
   'other',
 ];
@@ -119,8 +123,8 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
     if (kind === 'manifest') manifestEntry = entry;
     else if (kind === 'signature') signatureEntry = entry;
     else if (kind === 'keys') keysEntry = entry;
-    else if (kind === 'log-checkpoint') checkpointEntry = entry;
-    else if (kind === 'log-proofs') proofsEntry = entry;
+    else if (entry.name === LOG_CHECKPOINT_NAME) checkpointEntry = entry;
+    else if (entry.name === LOG_PROOFS_NAME) proofsEntry = entry;
   });
   if (manifestEntry === undefined) {
     throw new BundleError('manifest_missing', 'The bundle has no manifest.json at its top level.', {

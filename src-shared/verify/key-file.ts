@@ -65,9 +65,6 @@ const KEY_MEMBERS = [
   'vkey',
 ];
 
-/** The longest `note_key_name` or `vkey` accepted (a log key's names, read by src-shared/evidence/log-evidence.ts). */
-export const MAX_NOTE_KEY_TEXT = 1024;
-
 /**
  * Parse a key file.
  *
@@ -75,7 +72,7 @@ export const MAX_NOTE_KEY_TEXT = 1024;
  * an opaque id of 1-256 printable ASCII characters without spaces) and are unique within the
  * file; a did:key id must encode the very public key of its entry; `not_before` must not be after
  * `not_after`; `use`, as /v1/keys lists it, may be present as an array of strings and is ignored,
- * as are a log key's `note_key_name` and `vkey` strings (its C2SP note key, docs/logs.md),
+ * as may a log key's `note_key_name` and `vkey` (strings; docs/logs.md, "The service's log"),
  * and so may a top-level `note` string (the listing's "listing confers no trust"). Unknown
  * members are refused. A file without `keys` but with `issuer` is one key as a producer answers
  * it (the typed signer's `GET /pubkey`; its descriptive members are ignored, its two key
@@ -492,15 +489,10 @@ function parseKeyEntry(item: JsonValue, path: string, advertised: boolean): KeyE
   if (use !== undefined && (!Array.isArray(use) || use.some((item) => typeof item !== 'string'))) {
     throw new KeyFileError('invalid_use', `${path}/use`, '"use" must be an array of strings.');
   }
-  for (const member of ['note_key_name', 'vkey'] as const) {
+  for (const member of ['note_key_name', 'vkey']) {
     const value = object[member];
-    if (value !== undefined && (typeof value !== 'string' || value.length === 0 || value.length > MAX_NOTE_KEY_TEXT)) {
-      throw new KeyFileError(
-        'invalid_note_key',
-        `${path}/${member}`,
-        `"${member}" must be a string of 1 to ${MAX_NOTE_KEY_TEXT} characters.`,
-      );
-    }
+    if (value !== undefined && typeof value !== 'string')
+      throw new KeyFileError('invalid_use', `${path}/${member}`, `"${member}" must be a string.`);
   }
   return entry;
 }
