@@ -592,19 +592,22 @@ describe('importBundle', () => {
         signer: 'advertised',
         sentence: 'complete for 2026-11-01T12:00:02Z to 2026-11-01T12:00:06Z at size 8',
       });
+      expect(getBundle(ledger.readable, result.bundle.id)?.log).toEqual(result.log);
+      expect(listBundles(ledger.readable).rows[0]?.log).toEqual(result.log);
       expect(ledgerStats(ledger.readable).receipts).toBe(4);
     });
 
     it('stores an incomplete bundle’s missing indices, and null for a bundle without log files', async () => {
       const result = await run(logBundle([2, 3, 5]));
       expect(codes(result)).toEqual(['log_leaf_missing']);
-      expect(result.log).toMatchObject({
+      expect(getBundle(ledger.readable, result.bundle.id)?.log).toMatchObject({
         status: 'incomplete',
         missing: [4],
         sentence: 'incomplete: 1 leaf missing (index 4)',
       });
       const plain = await run(zipBundle(cleanParts(), signer, crypto));
       expect(plain.log).toBeNull();
+      expect(getBundle(ledger.readable, plain.bundle.id)?.log).toBeNull();
     });
 
     it('says the log key is pinned when the trust store holds it', async () => {

@@ -458,7 +458,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
         counts: summary,
         findings: findings.listed,
         signature,
-        // TODO(h-timport): bundles.log_json (migration 0012) once migration 0011 has landed.
+        ...(log === null ? {} : { log }),
       });
       appendAudit(
         database,
