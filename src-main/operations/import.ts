@@ -30,8 +30,10 @@
  * Findings (the bundle is imported, exit 1 in the CLI): files missing from the zip, extra files,
  * files whose bytes differ from the manifest, unexpected files, manifest.sig problems, an
  * unusable keys file or anchors file, counts that disagree, receipts whose report is not PASS,
- * receipts whose file name is neither their id nor their SHA-256. A signer that is merely
- * unpinned is reported as the signature's trust, never as a finding.
+ * receipts whose file name is neither their id nor their SHA-256, and what the bundle's log
+ * evidence shows (src-shared/evidence/log-evidence.ts, read in pass 1 with the keys, given each
+ * receipt as pass 2 stores it; its completeness goes to `bundles.log_json`). A signer that is
+ * merely unpinned is reported as the signature's trust, never as a finding.
  */
 import type { ImportPhase, ImportProgress } from '../../src-shared/api/contract';
 import type { Finding, FindingCode, ImportCounts } from '../../src-shared/api/vocabulary';

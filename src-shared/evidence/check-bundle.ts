@@ -11,9 +11,10 @@
  * through both).
  *
  * Decisions:
- * - One pass: manifest.json, manifest.sig and the keys file are read first (the keys are needed
- *   to verify receipts), then every other file is read once, hashed and, when it is a receipt,
- *   verified. Nothing is kept but the reports asked for.
+ * - One pass: manifest.json, manifest.sig, the keys file and the log files are read first (the
+ *   keys are needed to verify receipts, the log files to check each receipt's leaf), then every
+ *   other file is read once, hashed and, when it is a receipt, verified and handed to the log
+ *   check (log-evidence.ts, the import's). Nothing is kept but the reports asked for.
  * - Anchor files are checked against the manifest like every file, but their records are not
  *   read (their meaning needs a chain): a note says so. `counts.anchors` is therefore not
  *   compared; `counts.receipts` is.
