@@ -6,7 +6,7 @@ import { issueProfileReceipt } from '../formats/profile';
 import { jcsTree, parseJsonBytes } from '../json';
 import type { KeyEntry } from '../verify/context';
 import { FindingList } from './bundle-findings';
-import { checkLogEvidence, parseLogEvidence, type LogReceipt } from './log-evidence';
+import { checkLogEvidence, LogEvidenceCheck, parseLogEvidence, type LogReceipt } from './log-evidence';
 import { logKeyEntry, makeLogEvidence, signedCheckpoint, type LogEvidenceSpec } from './log-test-support';
 
 const crypto = createPortableProvider();
@@ -344,6 +344,35 @@ describe('a bundle’s log evidence', () => {
       'log_proof_invalid',
       'log_proof_invalid',
     ]);
+  });
+
+  it('offers its checkpoint for the workstation to record only when it verified', () => {
+    const fixture = makeLogEvidence(spec({ consistentWith: [3, 5] }));
+    const consistency = fixture.proofs['consistency'] as Record<string, unknown>[];
+    const broken = [consistency[0], { ...consistency[1], from_root: hexEncode(new Uint8Array(32).fill(7)) }];
+    const check = (proofs: unknown, keys: Uint8Array | undefined): LogEvidenceCheck => {
+      const made = new LogEvidenceCheck(crypto, {
+        checkpoint: utf8Encode(fixture.checkpoint),
+        proofs: utf8Encode(JSON.stringify(proofs)),
+        pinned: [],
+        keysFile: keys,
+        tenantId: 'acme',
+      });
+      expect(made.seenCheckpoint()).toBeUndefined(); // not before finish
+      made.finish(new FindingList());
+      return made;
+    };
+    const seen = check({ ...fixture.proofs, consistency: broken }, keysFile).seenCheckpoint();
+    expect(seen).toMatchObject({
+      note: fixture.checkpoint,
+      origin: 'evroom.test/log/tenants/acme',
+      key_name: 'evroom.test/log',
+      size: 8,
+      root: fixture.tree.root(8),
+    });
+    // Only the proof that verified goes with it.
+    expect(seen?.consistency.map((proof) => proof.from_size)).toEqual([3]);
+    expect(check(fixture.proofs, undefined).seenCheckpoint()).toBeUndefined();
   });
 
   it('is of the bundle’s tenant', () => {

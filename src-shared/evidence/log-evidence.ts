@@ -460,6 +460,8 @@ export class LogEvidenceCheck {
   private tree: { size: number; root: Uint8Array } | undefined;
   private readonly bySha = new Map<string, LeafState>();
   private finished = false;
+  /** The carried consistency proofs that verified. */
+  private readonly consistent: LogEvidence['consistency'] = [];
 
   /**
    * @param crypto - SHA-256 and Ed25519.
@@ -848,7 +850,8 @@ export class LogEvidenceCheck {
       const ok =
         proof.from_size <= tree.size &&
         tlogVerifyConsistency(this.sha256, proof.from_size, tree.size, proof.from_root, tree.root, proof.proof);
-      if (!ok) {
+      if (ok) this.consistent.push(proof);
+      else {
         this.problem(
           'log_proof_invalid',
           LOG_PROOFS_NAME,
@@ -864,7 +867,8 @@ export class LogEvidenceCheck {
    * proofs.json was made against, so a bundle cannot plant a note under a key nobody knows.
    *
    * @returns The note as read, its origin, key name, size and root, and the consistency proofs
-   *   proofs.json carries; undefined when there is nothing worth recording.
+   *   proofs.json carries that verified (a failed one is `log_proof_invalid`, bad evidence, not
+   *   a disagreement between two checkpoints); undefined when there is nothing worth recording.
    */
   seenCheckpoint(): SeenLogCheckpoint | undefined {
     const { checkpoint, evidence, tree, noteText } = this;
@@ -877,7 +881,7 @@ export class LogEvidenceCheck {
       key_name: evidence.key_name,
       size: checkpoint.size,
       root: checkpoint.rootHash,
-      consistency: evidence.consistency.map((proof) => ({ ...proof, proof: [...proof.proof] })),
+      consistency: this.consistent.map((proof) => ({ ...proof, proof: [...proof.proof] })),
     };
   }
 }
