@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { didKeyFromEd25519, hexEncode, utf8Encode } from '../../src-shared/crypto';
 import { formatCheckpoint, formatNote, signCosignatureLine, signNoteLine } from '../../src-shared/crypto/signed-note';
 import { TlogMemory, tlogLeafHash } from '../../src-shared/crypto/tlog';
-import { listConsistencyResults, listSeenCheckpoints, openLedger } from '../ledger';
-import { makeTemporaryDirectory, migrationsWithSeenCheckpoints } from '../ledger/test-support';
-import { createTrustStore } from '../trust';
+import { insertBundle, listConsistencyResults, listSeenCheckpoints, updateBundle } from '../ledger';
+import type { LogCompleteness } from '../../src-shared/api/logs-contract';
+import { makeTemporaryDirectory } from '../ledger/test-support';
 import { OperationError } from './errors';
 import {
   checkpointStanding,
@@ -15,7 +15,7 @@ import {
   recordConsistencyProof,
   recordSeenCheckpoint,
 } from './log-checkpoints';
-import { nodeCrypto, type Workspace } from './workspace';
+import { nodeCrypto, openWorkspace, type Workspace } from './workspace';
 
 const crypto = nodeCrypto();
 const sha256 = (data: Uint8Array): Uint8Array => crypto.sha256(data);
@@ -49,16 +49,7 @@ describe('the checkpoints a workstation has seen', () => {
 
   beforeEach(() => {
     const temporary = makeTemporaryDirectory('evroom-logs-');
-    const ledger = openLedger(path.join(temporary.directory, 'ledger.sqlite'), {
-      migrations: migrationsWithSeenCheckpoints(),
-    });
-    workspace = {
-      dataDirectory: temporary.directory,
-      ledger,
-      trust: createTrustStore(ledger),
-      crypto,
-      close: () => ledger.close(),
-    };
+    workspace = openWorkspace(path.join(temporary.directory, 'home'));
     cleanup = () => {
       workspace.close();
       temporary.cleanup();
@@ -231,6 +222,44 @@ describe('the checkpoints a workstation has seen', () => {
     ).toThrow(/no signature by someone.else/);
     expect(listLogs(workspace)).toEqual([]);
     expect(() => logDetail(workspace, ORIGIN)).toThrow(OperationError);
+  });
+
+  it('counts the imported bundles whose log evidence is from the log, and lists them in its detail', () => {
+    const log = makeLog(6);
+    record(log, 6);
+    const completeness = (origin: string): LogCompleteness => ({
+      status: 'complete',
+      origin,
+      key_name: KEY_NAME,
+      tree_size: 6,
+      root_hex: hexEncode(log.root(6)),
+      signer: 'advertised',
+      period: { since: null, until: null },
+      first_index: 0,
+      last_index: 5,
+      missing: [],
+      missing_count: 0,
+      stale: false,
+      consistency: 'consistent',
+      sentence: 'complete for the start to size 6 at size 6',
+    });
+    const bundle = (digit: string, origin: string | null): number => {
+      const { id } = insertBundle(workspace.ledger.writable, {
+        bundle_sha256: digit.repeat(64),
+        file_name: `${digit}.zip`,
+        manifest_json: '{}',
+        signature: {},
+      });
+      if (origin !== null) updateBundle(workspace.ledger.writable, id, { log: completeness(origin) });
+      return id;
+    };
+    const mine = bundle('1', ORIGIN);
+    bundle('2', `${KEY_NAME}/tenants/other`);
+    bundle('3', null);
+    expect(listLogs(workspace)[0]?.bundles).toBe(1);
+    expect(logDetail(workspace, ORIGIN).bundles_detail).toEqual([
+      { bundle_id: mine, file_name: '1.zip', imported_at: expect.any(Number), log: completeness(ORIGIN) },
+    ]);
   });
 
   it('the signer is pinned only for a log key pinned for the service role (or every role)', () => {

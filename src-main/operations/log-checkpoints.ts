@@ -25,6 +25,7 @@ import {
 import { tlogVerifyConsistency } from '../../src-shared/crypto/tlog';
 import type {
   LogBundleView,
+  LogCompleteness,
   LogConsistency,
   LogDetail,
   LogSigner,
@@ -32,6 +33,7 @@ import type {
   SeenCheckpointView,
 } from '../../src-shared/api/logs-contract';
 import {
+  listBundlesOfLog,
   listConsistencyResults,
   listSeenCheckpoints,
   listSeenOrigins,
@@ -507,14 +509,28 @@ function toView(record: SeenCheckpointRecord): SeenCheckpointView {
   };
 }
 
-/**
- * The imported bundles with evidence from a log. Migration 12 (`bundles.log_json`, written by
- * the import) is not in this branch yet: until it is, no bundle is counted.
- */
-function logBundlesBeforeMigration12(workspace: Workspace, origin: string): LogBundleView[] {
-  void workspace;
-  void origin;
-  return [];
+/** Whether a stored value has the shape of a LogCompleteness (the import wrote it; old rows may differ). */
+export function isLogCompleteness(value: unknown): value is LogCompleteness {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const log = value as Record<string, unknown>;
+  return (
+    typeof log.status === 'string' &&
+    typeof log.sentence === 'string' &&
+    typeof log.signer === 'string' &&
+    typeof log.period === 'object' &&
+    log.period !== null &&
+    Array.isArray(log.missing) &&
+    typeof log.missing_count === 'number'
+  );
+}
+
+/** The imported bundles with evidence from a log (`bundles.log_json`, migration 12), the latest first. */
+function logBundles(workspace: Workspace, origin: string): LogBundleView[] {
+  return listBundlesOfLog(workspace.ledger.readable, origin).flatMap((record) =>
+    isLogCompleteness(record.log)
+      ? [{ bundle_id: record.id, file_name: record.file_name, imported_at: record.imported_at, log: record.log }]
+      : [],
+  );
 }
 
 function logViewOf(workspace: Workspace, origin: string, seen: readonly SeenCheckpointRecord[]): LogView {
@@ -528,7 +544,7 @@ function logViewOf(workspace: Workspace, origin: string, seen: readonly SeenChec
     latest: toView(latest),
     consistency: judged.consistency,
     ...(judged.split === undefined ? {} : { split: judged.split }),
-    bundles: logBundlesBeforeMigration12(workspace, origin).length,
+    bundles: logBundles(workspace, origin).length,
   };
 }
 
@@ -562,6 +578,6 @@ export function logDetail(workspace: Workspace, origin: string): LogDetail {
   return {
     ...logViewOf(workspace, origin, seen),
     history: seen.map(toView),
-    bundles_detail: logBundlesBeforeMigration12(workspace, origin),
+    bundles_detail: logBundles(workspace, origin),
   };
 }

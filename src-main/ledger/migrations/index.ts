@@ -14,6 +14,7 @@ import { paymentsMigration } from './0009-payments';
 import { verifiedWithContextMigration } from './0010-verified-with-context';
 import { tenantLogsMigration } from './0011-tenant-logs';
 import { bundleLogMigration } from './0012-bundle-log';
+import { seenCheckpointsMigration } from './0013-seen-checkpoints';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = [
   verifiedWithContextMigration,
   tenantLogsMigration,
   bundleLogMigration,
+  seenCheckpointsMigration,
 ];
