@@ -121,6 +121,16 @@ describe('the checkpoints a workstation has seen', () => {
     ]);
   });
 
+  it('a long history checked one step at a time stays consistent end to end', () => {
+    const log = makeLog(201);
+    record(log, 1);
+    for (let size = 2; size <= 200; size += 1)
+      expect(record(log, size, { from: [size - 1] }).consistency).toBe('consistent');
+    // The newest, proved only from the one before, is consistent with the first through all of them.
+    expect(record(log, 201, { from: [200] })).toEqual({ consistency: 'consistent', unchecked_sizes: [] });
+    expect(listLogs(workspace)[0]).toMatchObject({ checkpoints: 201, consistency: 'consistent' });
+  });
+
   it('a checkpoint with no proof to an earlier one is unchecked, until a proof comes', () => {
     const log = makeLog(12);
     record(log, 4);
@@ -170,6 +180,8 @@ describe('the checkpoints a workstation has seen', () => {
       other_root_hex: hexEncode(log.root(4)),
     });
     expect(listConsistencyResults(workspace.ledger.readable, ORIGIN)).toMatchObject([{ result: 'inconsistent' }]);
+    // The log as a whole: a failed proof between two seen checkpoints of other sizes.
+    expect(listLogs(workspace)[0]).toMatchObject({ consistency: 'split_view', split: { size: 10, other_size: 4 } });
     // A later proof that holds does not undo it.
     record(log, 10, { from: [4] });
     expect(listLogs(workspace)[0]?.consistency).toBe('split_view');
