@@ -441,6 +441,13 @@ describe('evroom log against evroom serve', () => {
     expect(second.stdout).toMatch(/proof\s+3 -> 5: fetched and checked/);
     expect(second.stdout).toContain('consistency consistent with every checkpoint seen');
 
+    // Size 3 already reaches 5 through the proof checked: one proof per check, from the newest.
+    await issueReceipts(2);
+    const third = await evroom(['log', 'check', ...api]);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stdout).toMatch(/proof\s+5 -> 7: fetched and checked/);
+    expect(third.stdout).not.toContain('3 -> 7');
+
     const cosign = await evroom(['log', 'cosign', ...api]);
     expect(cosign.code, cosign.stderr).toBe(0);
     const vkey = (await evroom(['log', 'key'])).stdout.trim();
@@ -448,11 +455,11 @@ describe('evroom log against evroom serve', () => {
       headers: { authorization: `Bearer ${apiKey}` },
     });
     const note = parseNote(await answer.text());
-    expect(parseCheckpoint(note.text).size).toBe(5);
+    expect(parseCheckpoint(note.text).size).toBe(7);
     expect(verifyNote(nodeCrypto(), note, [parseVkey(sha256, vkey)])).toMatchObject([{ status: 'valid' }]);
     const logs = JSON.parse((await evroom(['log', 'list', '--json'])).stdout) as { checkpoints: number }[];
     expect(logs).toMatchObject([
-      { origin: 'receipts.test/log/tenants/acme', consistency: 'consistent', checkpoints: 2 },
+      { origin: 'receipts.test/log/tenants/acme', consistency: 'consistent', checkpoints: 3 },
     ]);
   }, 120_000);
 });

@@ -14,6 +14,7 @@ import {
   logDetail,
   recordConsistencyProof,
   recordSeenCheckpoint,
+  sizesToProve,
 } from './log-checkpoints';
 import { nodeCrypto, openWorkspace, type Workspace } from './workspace';
 
@@ -129,6 +130,28 @@ describe('the checkpoints a workstation has seen', () => {
     // The newest, proved only from the one before, is consistent with the first through all of them.
     expect(record(log, 201, { from: [200] })).toEqual({ consistency: 'consistent', unchecked_sizes: [] });
     expect(listLogs(workspace)[0]).toMatchObject({ checkpoints: 201, consistency: 'consistent' });
+  });
+
+  it('asks for proofs only from sizes not already joined to the largest smaller one, and to every larger one', () => {
+    const log = makeLog(12);
+    record(log, 3);
+    record(log, 5);
+    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([3, 5]);
+    recordConsistencyProof(workspace, {
+      origin: ORIGIN,
+      from_size: 3,
+      to_size: 5,
+      proof: log.consistencyProof(3, 5),
+      source: 'bundle:1',
+    });
+    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([5]);
+    record(log, 9);
+    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([5, 9]);
+    expect(sizesToProve(workspace, ORIGIN, 5)).toEqual([3, 9]);
+    // 9 was seen with no proof: every smaller size needs its own proof to 12, until 9 is joined.
+    expect(sizesToProve(workspace, ORIGIN, 12)).toEqual([3, 5, 9]);
+    record(log, 9, { from: [5] });
+    expect(sizesToProve(workspace, ORIGIN, 12)).toEqual([9]);
   });
 
   it('a checkpoint with no proof to an earlier one is unchecked, until a proof comes', () => {

@@ -445,6 +445,37 @@ export function recordConsistencyProof(
 }
 
 /**
+ * The sizes of a log a new checkpoint of size `size` should be proved consistent with: every
+ * other size seen (but 0, a prefix of every tree), except a smaller size whose checkpoints all
+ * reach every checkpoint of the largest smaller size through proofs already checked: the proof
+ * from that size covers them (consistency is transitive), so a log checked every minute for a
+ * year asks for one proof per check, not one per checkpoint ever seen.
+ *
+ * @param workspace - The open workspace.
+ * @param origin - The log.
+ * @param size - The new checkpoint's size.
+ * @returns The smaller sizes to prove from, ascending, then the larger ones to prove to.
+ */
+export function sizesToProve(workspace: Workspace, origin: string, size: number): number[] {
+  checkSize(size, 'size');
+  const database = workspace.ledger.readable;
+  const seen = listSeenCheckpoints(database, origin);
+  const sizes = [...new Set(seen.map((record) => record.tree_size))].filter((other) => other !== 0 && other !== size);
+  const smaller = sizes.filter((other) => other < size).sort((a, b) => a - b);
+  const larger = sizes.filter((other) => other > size).sort((a, b) => a - b);
+  const largest = smaller.at(-1);
+  if (largest === undefined) return larger;
+  const graph = new ProofGraph(emptyRootHex(workspace.crypto), listConsistencyResults(database, origin));
+  const targets = seenRootsOf(seen, largest).map((root) => nodeKey({ size: largest, root }));
+  const covered = (other: number): boolean =>
+    seenRootsOf(seen, other).every((root) => {
+      const reached = graph.walk({ size: other, root }, 'up', largest);
+      return targets.every((target) => reached.has(target));
+    });
+  return [...smaller.filter((other) => other === largest || !covered(other)), ...larger];
+}
+
+/**
  * How one seen checkpoint stands with every other one of its log, from what is recorded.
  *
  * @param workspace - The open workspace.
