@@ -114,7 +114,7 @@ describe('a bundle the service served, imported', () => {
       expect(whole.log).toMatchObject({
         status: 'complete',
         signer: 'pinned',
-        sentence: 'complete for the start to size 5 at size 5',
+        sentence: 'complete for the whole log at size 5',
       });
     } finally {
       auditor.close();

@@ -63,7 +63,7 @@ describe('bundles', () => {
     const { id } = insertBundle(ledger.writable, bundle, { at: 10 });
     expect(getBundle(ledger.readable, id)?.log).toBeNull();
     expect(listBundles(ledger.readable).rows[0]?.log).toBeNull();
-    const log = { status: 'complete', tree_size: 8, sentence: 'complete for the start to size 8 at size 8' };
+    const log = { status: 'complete', tree_size: 8, sentence: 'complete for the whole log at size 8' };
     updateBundle(ledger.writable, id, { status: 'complete', log });
     expect(getBundle(ledger.readable, id)?.log).toEqual(log);
     expect(listBundles(ledger.readable).rows[0]?.log).toEqual(log);

@@ -276,7 +276,7 @@ describe('the checkpoints a workstation has seen', () => {
       missing_count: 0,
       stale: false,
       consistency: 'consistent',
-      sentence: 'complete for the start to size 6 at size 6',
+      sentence: 'complete for the whole log at size 6',
     });
     const bundle = (digit: string, origin: string | null): number => {
       const { id } = insertBundle(workspace.ledger.writable, {

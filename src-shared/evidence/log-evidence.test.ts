@@ -147,7 +147,7 @@ describe('a bundle’s log evidence', () => {
       { receipts: [0, 1, 2, 3, 4, 5, 6, 7] },
     );
     expect(codes).toEqual([]);
-    expect(log?.sentence).toBe('complete for the start to size 8 at size 8');
+    expect(log?.sentence).toBe('complete for the whole log at size 8');
   });
 
   it('is complete for an empty period whose boundaries are adjacent', () => {

@@ -886,20 +886,28 @@ export class LogEvidenceCheck {
   }
 }
 
+/** A bundle's period in words: `A to B`, `A onwards`, `everything before B` or `the whole log`. */
+function periodWords(period: LogCompleteness['period']): string {
+  if (period.since !== null && period.until !== null) return `${period.since} to ${period.until}`;
+  if (period.since !== null) return `${period.since} onwards`;
+  if (period.until !== null) return `everything before ${period.until}`;
+  return 'the whole log';
+}
+
 /**
  * The completeness's one sentence for people.
  *
  * @param log - The completeness (its sentence unset).
  * @param problem - The first finding that makes it invalid, if any.
- * @returns `complete for <since or "the start"> to <until or "size N"> at size N`, or
- *   `incomplete: K leaves missing (indices …)`, or `invalid: <the first problem>`.
+ * @returns `complete for <period> at size N` (the period `A to B`, `A onwards`, `everything
+ *   before B` or `the whole log`), or `incomplete: K leaves missing (indices …)`, or
+ *   `invalid: <the first problem>`.
  */
 export function completenessSentence(log: Omit<LogCompleteness, 'sentence'>, problem?: string): string {
   if (log.status === 'absent') return 'no log evidence';
   if (log.status === 'invalid') return `invalid: ${problem ?? 'the log evidence cannot be used'}`;
   const size = log.tree_size ?? 0;
-  if (log.status === 'complete')
-    return `complete for ${log.period.since ?? 'the start'} to ${log.period.until ?? `size ${size}`} at size ${size}`;
+  if (log.status === 'complete') return `complete for ${periodWords(log.period)} at size ${size}`;
   const shown = log.missing.slice(0, SENTENCE_INDICES).join(', ');
   const more = log.missing_count > SENTENCE_INDICES ? '…' : '';
   const noun = log.missing_count === 1 ? 'leaf' : 'leaves';
