@@ -173,6 +173,8 @@ export {
   listTlogCheckpoints,
   listTlogCosignatures,
   listTlogLeaves,
+  readTlogNodes,
+  tlogQueries,
   tlogLastIndexBefore,
   tlogNodeSource,
   tlogPeriodIndices,
