@@ -5,6 +5,7 @@
  *   npx tsx bench/log-evidence.ts --count 1000000
  *   npx tsx bench/log-evidence.ts --write-baseline  # update bench/baselines/log-evidence.json
  *   npx tsx bench/log-evidence.ts --quick           # 3,000 receipts: a check that it runs
+ *   npx tsx bench/log-evidence.ts --home DIR --no-append  # reuse (or keep) a data folder
  *
  * Fills a real SQLite ledger (a service's data folder) with one tenant whose log holds `--count`
  * receipts issued 86.4 s apart (1,000 a day), through the ledger's own functions (insertReceipts,
@@ -15,6 +16,8 @@
  * - `export`: the whole evidence bundle through exportTenantEvidence, the operations function
  *   `GET /tenants/:id/evidence` and `evroom export --tenant` use (checkpoint signed, receipts,
  *   proofs.json, keys, manifest, zip).
+ * Then the append where the service pays it: receipts stored in group commits of 16, with and
+ * without each one's append to the tenant's log (CPU µs per receipt).
  * Beside them, in the same run: raw SHA-256 of 65-byte node inputs (hashes/s), the primitive
  * a log is made of; the log part's rate is also given as leaves/s per raw hash/s.
  *
@@ -112,6 +115,46 @@ function buildLedger(home: string, count: number): void {
         );
       });
     }
+  } finally {
+    ledger.close();
+  }
+}
+
+/**
+ * The append's cost where the service pays it: receipts stored in group commits of 16 (one
+ * insertReceipts call per commit, as service-issue.ts's flushWrites does), with and without
+ * each one's leaf hash and append to a tenant log of `count` leaves. CPU microseconds per
+ * receipt (this thread's user + system time: what the service's HTTP thread pays; the disk's
+ * flushes are waited, not spent), the best of 5 rounds, the two kinds taken in turn.
+ */
+function appendCost(home: string, count: number, receipts: number): { withLog: number; without: number } {
+  const ledger = openLedger(ledgerFileIn(home));
+  try {
+    let next = count + 10_000_000 + (Date.now() % 1_000_000) * 1_000;
+    const commits = Math.ceil(receipts / 16);
+    const run = (log: boolean): number => {
+      const started = process.cpuUsage();
+      for (let commit = 0; commit < commits; commit += 1) {
+        const batch = Array.from({ length: 16 }, () => receipt(next++));
+        ledger.runInTransaction((database) => {
+          const rows = insertReceipts(database, batch);
+          if (!log) return;
+          for (const [position, row] of rows.entries()) {
+            const leaf = tlogLeafHash(sha256, (batch[position] as NewReceipt).raw);
+            appendTlogLeaves(database, sha256, TENANT, [{ receipt: row.id, leaf_hash: leaf }]);
+          }
+        });
+      }
+      const used = process.cpuUsage(started);
+      return (used.user + used.system) / (commits * 16);
+    };
+    let withLog = Number.POSITIVE_INFINITY;
+    let without = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 5; round += 1) {
+      without = Math.min(without, run(false));
+      withLog = Math.min(withLog, run(true));
+    }
+    return { withLog, without };
   } finally {
     ledger.close();
   }
@@ -224,6 +267,7 @@ async function main(): Promise<void> {
       keep: { type: 'boolean' },
       quick: { type: 'boolean' },
       home: { type: 'string' },
+      'no-append': { type: 'boolean' },
     },
     allowPositionals: true,
   });
@@ -246,6 +290,7 @@ async function main(): Promise<void> {
       );
     }
     const raw = rawSha256Rate(quick ? 20_000 : 1_000_000);
+
     const baseline = readBaseline(BASELINE);
     const rows: Measurement[] = [{ name: 'raw SHA-256 (65 bytes)', rate: raw }];
     const lines: string[] = [];
@@ -273,6 +318,8 @@ async function main(): Promise<void> {
         );
       }
     }
+    // After the exports: it adds receipts and leaves (so with --home, pass --no-append to keep the log's size).
+    const append = values['no-append'] === true ? undefined : appendCost(home, count, quick ? 320 : 2_000);
     console.log(
       `node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown cpu'}, load average ${os
         .loadavg()
@@ -280,6 +327,10 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
     console.log(`raw SHA-256 of 65-byte inputs: ${Math.round(raw).toLocaleString('en-US')} hashes/s`);
+    if (append !== undefined)
+      console.log(
+        `a receipt stored in commits of 16 (file ledger): ${append.without.toFixed(0)} µs of CPU; with its leaf hash and append to a log of ${count.toLocaleString('en-US')}: ${append.withLog.toFixed(0)} µs (+${(append.withLog - append.without).toFixed(0)} µs)`,
+      );
     for (const line of lines) console.log(line);
     if (values['write-baseline']) writeBaseline(BASELINE, rows);
   } finally {
