@@ -22,12 +22,13 @@ import {
   latestTlogCheckpoint,
   listTlogCosignatures,
   listTlogLeaves,
+  listTlogReceiptRows,
+  listTlogReceiptSha256,
   readTlogNodes,
   tlogLastIndexBefore,
   tlogNodeSource,
   tlogPeriodIndices,
   type ReadableDB,
-  type TlogLeafRecord,
 } from '../ledger/index';
 import { BLOCK_LEAVES, forEachInclusionProof, inclusionProofLength } from './log-proofs';
 
@@ -126,12 +127,12 @@ export function readLogEvidence(readable: ReadableDB, sha256: HashFunction, requ
   let leavesBytes = 2; // "[]"
   if (range !== null) {
     leavesBytes = 2 + 4; // "[\n" ... "\n  ]"
-    for (const block of leafBlocks(readable, tenant, range.first, range.last)) {
-      for (const leaf of block) {
-        receipts.push(leaf.receipt);
-        leavesBytes += leafTextLength(leaf.leaf_index, inclusionProofLength(leaf.leaf_index, size));
-      }
+    for (let from = range.first; from <= range.last; from += BLOCK_LEAVES) {
+      const to = Math.min(range.last, from + BLOCK_LEAVES - 1) + 1;
+      for (const receipt of listTlogReceiptRows(readable, tenant, from, to)) receipts.push(receipt);
     }
+    for (let index = range.first; index <= range.last; index += 1)
+      leavesBytes += leafTextLength(index, inclusionProofLength(index, size));
     leavesBytes += 2 * (receipts.length - 1); // ",\n" between leaves
     if (receipts.length !== range.last - range.first + 1)
       throw new Error(`The log of ${tenant} is missing leaves between ${range.first} and ${range.last}.`);
@@ -183,8 +184,8 @@ export function readLogEvidence(readable: ReadableDB, sha256: HashFunction, requ
         offset += out.write('[]', offset, 'latin1');
       } else {
         offset += out.write('[\n', offset, 'latin1');
-        const sha = new Map<number, string>();
-        let block: TlogLeafRecord[] = [];
+        let shas: string[] = [];
+        let blockStart = 0;
         let blockEnd = -1;
         forEachInclusionProof(
           sha256,
@@ -195,12 +196,13 @@ export function readLogEvidence(readable: ReadableDB, sha256: HashFunction, requ
           node,
           (index, proof) => {
             if (index > blockEnd) {
+              blockStart = index;
               blockEnd = Math.min(range.last, index + BLOCK_LEAVES - 1);
-              block = listTlogLeaves(readable, tenant, index, blockEnd + 1);
-              sha.clear();
-              for (const leaf of block) sha.set(leaf.leaf_index, leaf.receipt_sha256);
+              shas = [];
+              for (const leaf of listTlogReceiptSha256(readable, tenant, index, blockEnd + 1))
+                shas[leaf.leaf_index - blockStart] = leaf.receipt_sha256;
             }
-            const receiptSha256 = sha.get(index);
+            const receiptSha256 = shas[index - blockStart];
             if (receiptSha256 === undefined) throw new Error(`Leaf ${index} of the log of ${tenant} is missing.`);
             if (index > range.first) offset += out.write(',\n', offset, 'latin1');
             offset += out.write(leafText(index, receiptSha256, proof), offset, 'latin1');
@@ -241,10 +243,4 @@ function leafTextLength(index: number, proofLength: number): number {
   const inclusion =
     proofLength === 0 ? 1 : proofLength * (LEAF_HASH.length + 64 + 1) + (proofLength - 1) + INCLUSION_CLOSE.length;
   return fixed + inclusion + LEAF_CLOSE.length;
-}
-
-function* leafBlocks(readable: ReadableDB, tenant: string, first: number, last: number): Generator<TlogLeafRecord[]> {
-  for (let from = first; from <= last; from += BLOCK_LEAVES) {
-    yield listTlogLeaves(readable, tenant, from, Math.min(last, from + BLOCK_LEAVES - 1) + 1);
-  }
 }

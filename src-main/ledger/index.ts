@@ -173,6 +173,8 @@ export {
   listTlogCheckpoints,
   listTlogCosignatures,
   listTlogLeaves,
+  listTlogReceiptRows,
+  listTlogReceiptSha256,
   readTlogNodes,
   tlogQueries,
   tlogLastIndexBefore,

@@ -231,6 +231,48 @@ export function listTlogLeaves(database: ReadableDB, tenantId: string, from: num
 const NO_LATER_BOUND = Number.MAX_SAFE_INTEGER;
 
 /**
+ * The receipts' ledger rows of leaves [from, to) of a tenant's log, in index order (leaner than
+ * {@link listTlogLeaves}: one read of the log's rows, no join).
+ *
+ * @throws RangeError when from > to
+ */
+export function listTlogReceiptRows(database: ReadableDB, tenantId: string, from: number, to: number): number[] {
+  const tenant = checkTenant(tenantId);
+  checkInteger(from, 'from');
+  checkInteger(to, 'to');
+  if (from > to) throw new RangeError('from must not be after to');
+  return queryAll<{ receipt: number }>(
+    database,
+    sql`SELECT receipt_id AS receipt FROM tlog_leaves
+        WHERE tenant_id = ${tenant} AND leaf_index >= ${from} AND leaf_index < ${to} ORDER BY leaf_index`,
+  ).map((row) => row.receipt);
+}
+
+/**
+ * The receipts' JCS SHA-256 (hex) of leaves [from, to) of a tenant's log, by leaf index.
+ *
+ * @throws RangeError when from > to
+ */
+export function listTlogReceiptSha256(
+  database: ReadableDB,
+  tenantId: string,
+  from: number,
+  to: number,
+): { leaf_index: number; receipt_sha256: string }[] {
+  const tenant = checkTenant(tenantId);
+  checkInteger(from, 'from');
+  checkInteger(to, 'to');
+  if (from > to) throw new RangeError('from must not be after to');
+  return queryAll<{ leaf_index: number; receipt_sha256: string }>(
+    database,
+    sql`SELECT l.leaf_index, r.receipt_sha256
+        FROM tlog_leaves l JOIN receipts r ON r.id = l.receipt_id
+        WHERE l.tenant_id = ${tenant} AND l.leaf_index >= ${from} AND l.leaf_index < ${to}
+        ORDER BY l.leaf_index`,
+  );
+}
+
+/**
  * The first and last index, below `size`, of the leaves whose receipts were issued in
  * [since, until) (either bound absent: open; a receipt without an issued time is in the period
  * only when both are); null when none was.
