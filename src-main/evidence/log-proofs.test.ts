@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hexEncode } from '../../src-shared/crypto';
 import { formatCheckpoint, formatNote, signNoteLine } from '../../src-shared/crypto/signed-note';
@@ -15,7 +17,8 @@ import {
   readTlogNodes,
   type Ledger,
 } from '../ledger/index';
-import { makeReceipt, makeTemporaryLedger } from '../ledger/test-support';
+import { makeReceipt, makeTemporaryDirectory, makeTemporaryLedger } from '../ledger/test-support';
+import { exportBundle } from './export-bundle';
 import { readLogEvidence } from './log-evidence';
 import { BLOCK_LEAVES, forEachInclusionProof, inclusionProofLength } from './log-proofs';
 
@@ -244,4 +247,32 @@ describe('a period’s log evidence, made in bulk', () => {
     expect(tlogLastIndexBefore(database, 'acme', 50, T0 + 10_000)).toBe(9);
     expect(tlogLastIndexBefore(database, 'acme', 50, T0)).toBeNull();
   });
+
+  it('refuses, before writing anything, a bundle whose proofs.json the import would refuse (over 64 MiB)', async () => {
+    const model = makeModel('acme');
+    // About 1.35 KB a leaf at this size (16 hashes a proof): 52,000 leaves are past 64 MiB.
+    for (const size of [13_000, 26_000, 39_000, 52_000]) growTo(model, 'acme', size);
+    const { directory, cleanup } = makeTemporaryDirectory('evroom-log-limit-');
+    cleanups.push(cleanup);
+    const out = path.join(directory, 'evidence.zip');
+    const evidence = readLogEvidence(model.ledger.readable, sha256, { tenantId: 'acme', since: null, until: null });
+    expect(evidence.proofs_bytes).toBeGreaterThan(64 * 1024 ** 2);
+    await expect(
+      exportBundle(model.ledger, {
+        out,
+        dataDirectory: directory,
+        log: {
+          tenantId: 'acme',
+          since: null,
+          until: null,
+          key: { key_id: 'did:key:z6Mk', public_key: new Uint8Array(32), note_key_name: NAME, vkey: 'v' },
+        },
+      }),
+    ).rejects.toMatchObject({
+      code: 'zip_entry_too_large',
+      message: expect.stringMatching(/would be \d+ bytes \(52000 leaves\).*shorter period/) as unknown,
+    });
+    // Nothing was written: no bundle, no partial file beside it, not even the signing key.
+    expect(fs.readdirSync(directory)).toEqual([]);
+  }, 120_000);
 });
