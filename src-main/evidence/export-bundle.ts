@@ -296,6 +296,14 @@ async function writeSnapshot(
   // The log evidence, read first: with it, the receipts are its leaves; without, the filters'.
   const logEvidence =
     options.log === undefined ? undefined : readLogEvidence(readable, createNodeCryptoProvider().sha256, options.log);
+  // proofs.json past the import's entry limit: refused now, not after every receipt is written.
+  if (logEvidence !== undefined && logEvidence.proofs_bytes > DEFAULT_ZIP_LIMITS.maxEntryBytes) {
+    throw new BundleError(
+      'zip_entry_too_large',
+      `Entry ${LOG_PROOFS_NAME} would be ${logEvidence.proofs_bytes} bytes (${logEvidence.receipts.length} leaves), over the limit of ${DEFAULT_ZIP_LIMITS.maxEntryBytes} an import accepts; ask for a shorter period.`,
+      { entry: LOG_PROOFS_NAME },
+    );
+  }
   // Checks the filters (TypeError / RangeError) before anything is created.
   const total = logEvidence === undefined ? countReceipts(readable, filters) : logEvidence.receipts.length;
   if (!options.overwrite && fs.existsSync(out)) {
@@ -414,9 +422,10 @@ async function writeSnapshot(
     } while (after !== undefined);
     if (logEvidence !== undefined) {
       const checkpointText = logEvidence.checkpoint;
-      const proofsText = logEvidence.proofs;
+      const makeProofs = logEvidence.proofs;
       writer.add(LOG_CHECKPOINT_NAME, () => record(LOG_CHECKPOINT_NAME, utf8Encode(checkpointText)));
-      writer.add(LOG_PROOFS_NAME, () => record(LOG_PROOFS_NAME, utf8Encode(proofsText)));
+      // Made when the writer reaches it, straight into one buffer: no proof is held twice.
+      writer.add(LOG_PROOFS_NAME, () => record(LOG_PROOFS_NAME, makeProofs()));
     }
 
     if (whole) {

@@ -22,11 +22,15 @@ import {
   latestTlogCheckpoint,
   listTlogCosignatures,
   listTlogLeaves,
+  listTlogReceiptRows,
+  listTlogReceiptSha256,
+  readTlogNodes,
   tlogLastIndexBefore,
   tlogNodeSource,
   tlogPeriodIndices,
   type ReadableDB,
 } from '../ledger/index';
+import { BLOCK_LEAVES, forEachInclusionProof, inclusionProofLength } from './log-proofs';
 
 export { LOG_CHECKPOINT_NAME, LOG_PROOFS_NAME } from './bundle-layout';
 /** proofs.json's format. */
@@ -47,7 +51,13 @@ export interface LogEvidenceRequest {
 /** The log's files and the receipts the bundle must carry, in leaf order. */
 export interface LogEvidence {
   checkpoint: string;
-  proofs: string;
+  /**
+   * Makes proofs.json's bytes (UTF-8, the text `JSON.stringify(proofs, null, 2)` and a newline
+   * would give), reading the snapshot again: call it while the snapshot is open, once.
+   */
+  proofs: () => Uint8Array;
+  /** proofs.json's length in bytes, known before it is made. */
+  proofs_bytes: number;
   /** The ledger rows of the leaves first_index..last_index. */
   receipts: number[];
   tree_size: number;
@@ -112,7 +122,21 @@ export function readLogEvidence(readable: ReadableDB, sha256: HashFunction, requ
     if (leaf === undefined) throw new Error(`Leaf ${index} of the log of ${tenant} is missing.`);
     return { index, receipt: documentOf(readable, leaf.receipt), inclusion: inclusion(index) };
   };
-  const leaves = range === null ? [] : listTlogLeaves(readable, tenant, range.first, range.last + 1);
+  // The period's leaves, a block at a time: only their receipts' rows are kept.
+  const receipts: number[] = [];
+  let leavesBytes = 2; // "[]"
+  if (range !== null) {
+    leavesBytes = 2 + 4; // "[\n" ... "\n  ]"
+    for (let from = range.first; from <= range.last; from += BLOCK_LEAVES) {
+      const to = Math.min(range.last, from + BLOCK_LEAVES - 1) + 1;
+      for (const receipt of listTlogReceiptRows(readable, tenant, from, to)) receipts.push(receipt);
+    }
+    for (let index = range.first; index <= range.last; index += 1)
+      leavesBytes += leafTextLength(index, inclusionProofLength(index, size));
+    leavesBytes += 2 * (receipts.length - 1); // ",\n" between leaves
+    if (receipts.length !== range.last - range.first + 1)
+      throw new Error(`The log of ${tenant} is missing leaves between ${range.first} and ${range.last}.`);
+  }
 
   const consistency: JsonObject[] = [];
   for (const from of request.consistentWith ?? []) {
@@ -136,19 +160,87 @@ export function readLogEvidence(readable: ReadableDB, sha256: HashFunction, requ
     period: { since: request.since, until: request.until },
     first_index: range === null ? null : range.first,
     last_index: range === null ? null : range.last,
-    leaves: leaves.map((leaf) => ({
-      index: leaf.leaf_index,
-      receipt_sha256: leaf.receipt_sha256,
-      inclusion: inclusion(leaf.leaf_index),
-    })),
+    leaves: [],
     before: boundary(beforeIndex),
     after: boundary(afterIndex),
     ...(consistency.length === 0 ? {} : { consistency }),
   };
+  // Everything but the leaves, as JSON.stringify lays it out; the leaves go where "[]" is.
+  const skeleton = `${JSON.stringify(proofs, null, 2)}\n`;
+  const at = skeleton.indexOf(LEAVES_MARK);
+  if (at < 0) throw new Error('proofs.json has no leaves member');
+  const head = skeleton.slice(0, at + LEAVES_MARK.length - 2);
+  const tail = skeleton.slice(at + LEAVES_MARK.length);
+  const total = Buffer.byteLength(head) + leavesBytes + Buffer.byteLength(tail);
+  let made = false;
   return {
     checkpoint: served,
-    proofs: `${JSON.stringify(proofs, null, 2)}\n`,
-    receipts: leaves.map((leaf) => leaf.receipt),
+    proofs: () => {
+      if (made) throw new Error('proofs.json is made once');
+      made = true;
+      const out = Buffer.allocUnsafe(total);
+      let offset = out.write(head, 0, 'utf8');
+      if (range === null) {
+        offset += out.write('[]', offset, 'latin1');
+      } else {
+        offset += out.write('[\n', offset, 'latin1');
+        let shas: string[] = [];
+        let blockStart = 0;
+        let blockEnd = -1;
+        forEachInclusionProof(
+          sha256,
+          size,
+          range.first,
+          range.last,
+          (level, from, to) => readTlogNodes(readable, tenant, level, from, to),
+          node,
+          (index, proof) => {
+            if (index > blockEnd) {
+              blockStart = index;
+              blockEnd = Math.min(range.last, index + BLOCK_LEAVES - 1);
+              shas = [];
+              for (const leaf of listTlogReceiptSha256(readable, tenant, index, blockEnd + 1))
+                shas[leaf.leaf_index - blockStart] = leaf.receipt_sha256;
+            }
+            const receiptSha256 = shas[index - blockStart];
+            if (receiptSha256 === undefined) throw new Error(`Leaf ${index} of the log of ${tenant} is missing.`);
+            if (index > range.first) offset += out.write(',\n', offset, 'latin1');
+            offset += out.write(leafText(index, receiptSha256, proof), offset, 'latin1');
+          },
+        );
+        offset += out.write('\n  ]', offset, 'latin1');
+      }
+      offset += out.write(tail, offset, 'utf8');
+      if (offset !== total) throw new Error(`proofs.json came to ${offset} bytes, not the ${total} reckoned`);
+      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    },
+    proofs_bytes: total,
+    receipts,
     tree_size: size,
   };
+}
+
+const LEAVES_MARK = '\n  "leaves": []';
+const LEAF_OPEN = '    {\n      "index": ';
+const LEAF_SHA = ',\n      "receipt_sha256": "';
+const LEAF_INCLUSION = '",\n      "inclusion": [';
+const LEAF_HASH = '\n        "';
+const LEAF_CLOSE = '\n    }';
+const INCLUSION_CLOSE = '\n      ]';
+
+/** A leaf of proofs.json as JSON.stringify(proofs, null, 2) lays it out in the leaves array. */
+function leafText(index: number, receiptSha256: string, proof: readonly string[]): string {
+  let text = `${LEAF_OPEN}${index}${LEAF_SHA}${receiptSha256}${LEAF_INCLUSION}`;
+  if (proof.length === 0) return `${text}]${LEAF_CLOSE}`;
+  for (let position = 0; position < proof.length; position += 1)
+    text += `${position === 0 ? '' : ','}${LEAF_HASH}${proof[position] as string}"`;
+  return `${text}${INCLUSION_CLOSE}${LEAF_CLOSE}`;
+}
+
+/** {@link leafText}'s length: receipt_sha256 is 64 hex digits (the ledger checks it), a hash 64. */
+function leafTextLength(index: number, proofLength: number): number {
+  const fixed = LEAF_OPEN.length + String(index).length + LEAF_SHA.length + 64 + LEAF_INCLUSION.length;
+  const inclusion =
+    proofLength === 0 ? 1 : proofLength * (LEAF_HASH.length + 64 + 1) + (proofLength - 1) + INCLUSION_CLOSE.length;
+  return fixed + inclusion + LEAF_CLOSE.length;
 }

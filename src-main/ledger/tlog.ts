@@ -15,7 +15,7 @@ import { tlogCompletedNodes, tlogLeafHash, type TlogNodeSource } from '../../src
 import { checkInstant, checkInteger, checkText } from './checks';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
 import { LedgerError } from './errors';
-import { sql } from './sql';
+import { sql, type SqlQuery } from './sql';
 
 /** Cosignatures a checkpoint keeps at most. */
 export const MAX_TLOG_COSIGNATURES = 16;
@@ -68,16 +68,58 @@ function bytes(value: Uint8Array): Uint8Array {
 }
 
 /**
+ * The statements the log's hot paths run (appending a leaf, reading nodes, a period's edges),
+ * as builders: the functions below run them, and the plan tests (tlog-plans.test.ts) check
+ * with EXPLAIN QUERY PLAN that each is an indexed search, never a scan of a log.
+ */
+export const tlogQueries = {
+  size: (tenant: string): SqlQuery =>
+    sql`SELECT leaf_index FROM tlog_leaves WHERE tenant_id = ${tenant} ORDER BY leaf_index DESC LIMIT 1`,
+  leaf: (tenant: string, index: number): SqlQuery =>
+    sql`SELECT leaf_hash AS hash FROM tlog_leaves WHERE tenant_id = ${tenant} AND leaf_index = ${index}`,
+  node: (tenant: string, level: number, index: number): SqlQuery =>
+    sql`SELECT hash FROM tlog_nodes WHERE tenant_id = ${tenant} AND level = ${level} AND node_index = ${index}`,
+  leafOfReceipt: (tenant: string, receipt: number): SqlQuery =>
+    sql`SELECT leaf_index FROM tlog_leaves WHERE tenant_id = ${tenant} AND receipt_id = ${receipt}`,
+  insertLeaf: (tenant: string, index: number, hash: Uint8Array, receipt: number): SqlQuery =>
+    sql`INSERT INTO tlog_leaves (tenant_id, leaf_index, leaf_hash, receipt_id)
+        VALUES (${tenant}, ${index}, ${hash}, ${receipt})`,
+  insertNode: (tenant: string, level: number, index: number, hash: Uint8Array): SqlQuery =>
+    sql`INSERT INTO tlog_nodes (tenant_id, level, node_index, hash) VALUES (${tenant}, ${level}, ${index}, ${hash})`,
+  leafRange: (tenant: string, from: number, to: number): SqlQuery =>
+    sql`SELECT leaf_index AS "index", leaf_hash AS hash FROM tlog_leaves
+        WHERE tenant_id = ${tenant} AND leaf_index >= ${from} AND leaf_index < ${to} ORDER BY leaf_index`,
+  nodeRange: (tenant: string, level: number, from: number, to: number): SqlQuery =>
+    sql`SELECT node_index AS "index", hash FROM tlog_nodes
+        WHERE tenant_id = ${tenant} AND level = ${level} AND node_index >= ${from} AND node_index < ${to}
+        ORDER BY node_index`,
+  // The receipts issued in [low, high) through their issued-time index, each probed in the log.
+  periodEdges: (tenant: string, size: number, low: number, high: number): SqlQuery =>
+    sql`SELECT min(l.leaf_index) AS first, max(l.leaf_index) AS last
+        FROM receipts r INDEXED BY idx_receipts_issued CROSS JOIN tlog_leaves l
+        WHERE r.issued_order >= ${low} AND r.issued_order < ${high}
+          AND l.tenant_id = ${tenant} AND l.receipt_id = r.id AND l.leaf_index < ${size}`,
+  newestBefore: (tenant: string, size: number, before: number): SqlQuery =>
+    sql`SELECT l.leaf_index
+        FROM receipts r INDEXED BY idx_receipts_issued CROSS JOIN tlog_leaves l
+        WHERE r.issued_order >= 0 AND r.issued_order < ${before}
+          AND l.tenant_id = ${tenant} AND l.receipt_id = r.id AND l.leaf_index < ${size}
+        ORDER BY r.issued_order DESC, r.id DESC LIMIT 1`,
+  lastBeforeAfter: (tenant: string, size: number, before: number, after: number): SqlQuery =>
+    sql`SELECT max(l.leaf_index) AS last
+        FROM tlog_leaves l JOIN receipts r ON r.id = l.receipt_id
+        WHERE l.tenant_id = ${tenant} AND l.leaf_index > ${after} AND l.leaf_index < ${size}
+          AND r.issued_at < ${before}`,
+};
+
+/**
  * The number of leaves of a tenant's log.
  *
  * @throws TypeError / RangeError for a malformed tenant id
  */
 export function tlogSize(database: ReadableDB, tenantId: string): number {
   const tenant = checkTenant(tenantId);
-  const row = queryOne<{ leaf_index: number }>(
-    database,
-    sql`SELECT leaf_index FROM tlog_leaves WHERE tenant_id = ${tenant} ORDER BY leaf_index DESC LIMIT 1`,
-  );
+  const row = queryOne<{ leaf_index: number }>(database, tlogQueries.size(tenant));
   return row === undefined ? 0 : row.leaf_index + 1;
 }
 
@@ -90,14 +132,8 @@ export function tlogNodeSource(database: ReadableDB, tenantId: string): TlogNode
   return (level, index) => {
     const row =
       level === 0
-        ? queryOne<{ hash: Uint8Array }>(
-            database,
-            sql`SELECT leaf_hash AS hash FROM tlog_leaves WHERE tenant_id = ${tenant} AND leaf_index = ${index}`,
-          )
-        : queryOne<{ hash: Uint8Array }>(
-            database,
-            sql`SELECT hash FROM tlog_nodes WHERE tenant_id = ${tenant} AND level = ${level} AND node_index = ${index}`,
-          );
+        ? queryOne<{ hash: Uint8Array }>(database, tlogQueries.leaf(tenant, index))
+        : queryOne<{ hash: Uint8Array }>(database, tlogQueries.node(tenant, level, index));
     if (row === undefined) throw new RangeError(`the log of ${tenant} has no node (${level}, ${index})`);
     return bytes(row.hash);
   };
@@ -131,23 +167,12 @@ export function appendTlogLeaves(
   const node = tlogNodeSource(database, tenant);
   let size = tlogSize(database, tenant);
   return checked.map((leaf) => {
-    const logged = queryOne<{ leaf_index: number }>(
-      database,
-      sql`SELECT leaf_index FROM tlog_leaves WHERE tenant_id = ${tenant} AND receipt_id = ${leaf.receipt}`,
-    );
+    const logged = queryOne<{ leaf_index: number }>(database, tlogQueries.leafOfReceipt(tenant, leaf.receipt));
     if (logged !== undefined) return logged.leaf_index;
     const index = size;
-    execute(
-      database,
-      sql`INSERT INTO tlog_leaves (tenant_id, leaf_index, leaf_hash, receipt_id)
-          VALUES (${tenant}, ${index}, ${leaf.leaf_hash}, ${leaf.receipt})`,
-    );
+    execute(database, tlogQueries.insertLeaf(tenant, index, leaf.leaf_hash, leaf.receipt));
     for (const completed of tlogCompletedNodes(sha256, index, leaf.leaf_hash, node)) {
-      execute(
-        database,
-        sql`INSERT INTO tlog_nodes (tenant_id, level, node_index, hash)
-            VALUES (${tenant}, ${completed.level}, ${completed.index}, ${completed.hash})`,
-      );
+      execute(database, tlogQueries.insertNode(tenant, completed.level, completed.index, completed.hash));
     }
     size += 1;
     return index;
@@ -202,9 +227,60 @@ export function listTlogLeaves(database: ReadableDB, tenantId: string, from: num
   ).map((row) => ({ ...row, leaf_hash: bytes(row.leaf_hash) }));
 }
 
+// The receipts' issued time as idx_receipts_issued orders it: coalesce(issued_at, -1).
+const NO_LATER_BOUND = Number.MAX_SAFE_INTEGER;
+
+/**
+ * The receipts' ledger rows of leaves [from, to) of a tenant's log, in index order (leaner than
+ * {@link listTlogLeaves}: one read of the log's rows, no join).
+ *
+ * @throws RangeError when from > to
+ */
+export function listTlogReceiptRows(database: ReadableDB, tenantId: string, from: number, to: number): number[] {
+  const tenant = checkTenant(tenantId);
+  checkInteger(from, 'from');
+  checkInteger(to, 'to');
+  if (from > to) throw new RangeError('from must not be after to');
+  return queryAll<{ receipt: number }>(
+    database,
+    sql`SELECT receipt_id AS receipt FROM tlog_leaves
+        WHERE tenant_id = ${tenant} AND leaf_index >= ${from} AND leaf_index < ${to} ORDER BY leaf_index`,
+  ).map((row) => row.receipt);
+}
+
+/**
+ * The receipts' JCS SHA-256 (hex) of leaves [from, to) of a tenant's log, by leaf index.
+ *
+ * @throws RangeError when from > to
+ */
+export function listTlogReceiptSha256(
+  database: ReadableDB,
+  tenantId: string,
+  from: number,
+  to: number,
+): { leaf_index: number; receipt_sha256: string }[] {
+  const tenant = checkTenant(tenantId);
+  checkInteger(from, 'from');
+  checkInteger(to, 'to');
+  if (from > to) throw new RangeError('from must not be after to');
+  return queryAll<{ leaf_index: number; receipt_sha256: string }>(
+    database,
+    sql`SELECT l.leaf_index, r.receipt_sha256
+        FROM tlog_leaves l JOIN receipts r ON r.id = l.receipt_id
+        WHERE l.tenant_id = ${tenant} AND l.leaf_index >= ${from} AND l.leaf_index < ${to}
+        ORDER BY l.leaf_index`,
+  );
+}
+
 /**
  * The first and last index, below `size`, of the leaves whose receipts were issued in
- * [since, until) (either bound absent: open); null when none was.
+ * [since, until) (either bound absent: open; a receipt without an issued time is in the period
+ * only when both are); null when none was.
+ *
+ * Exact whatever the order of the issued times along the log: the period's receipts are read
+ * through the receipts' issued-time index (idx_receipts_issued) and each probed in the log
+ * (idx_tlog_leaves_receipt), so the cost is the receipts issued in the period (of every
+ * source), not the log's size; with both bounds open the answer is the whole log.
  */
 export function tlogPeriodIndices(
   database: ReadableDB,
@@ -216,13 +292,17 @@ export function tlogPeriodIndices(
   checkInteger(size, 'size');
   const since = period.since === null ? null : checkInteger(period.since, 'since', Number.MIN_SAFE_INTEGER);
   const until = period.until === null ? null : checkInteger(period.until, 'until', Number.MIN_SAFE_INTEGER);
+  if (since === null && until === null) {
+    const logged = Math.min(size, tlogSize(database, tenant));
+    return logged === 0 ? null : { first: 0, last: logged - 1 };
+  }
+  // issued_at >= since (or >= 0: a bounded period never holds a receipt without a time).
+  const low = Math.max(since ?? 0, 0);
+  const high = until ?? NO_LATER_BOUND;
+  if (high <= low) return null;
   const row = queryOne<{ first: number | null; last: number | null }>(
     database,
-    sql`SELECT min(l.leaf_index) AS first, max(l.leaf_index) AS last
-        FROM tlog_leaves l JOIN receipts r ON r.id = l.receipt_id
-        WHERE l.tenant_id = ${tenant} AND l.leaf_index < ${size}
-          AND (${since} IS NULL OR r.issued_at >= ${since})
-          AND (${until} IS NULL OR r.issued_at < ${until})`,
+    tlogQueries.periodEdges(tenant, size, low, high),
   );
   if (row === undefined || row.first === null || row.last === null) return null;
   return { first: row.first, last: row.last };
@@ -231,6 +311,10 @@ export function tlogPeriodIndices(
 /**
  * The last index, below `size`, of a leaf whose receipt was issued before `before`; null when none
  * was (the boundary before an empty period).
+ *
+ * Read backwards through the issued-time index to the newest such receipt of the log, then
+ * checked forward from its leaf: exact for any order of issued times, and in a log whose
+ * times follow its order the check reads only the leaves after the answer.
  */
 export function tlogLastIndexBefore(
   database: ReadableDB,
@@ -241,13 +325,39 @@ export function tlogLastIndexBefore(
   const tenant = checkTenant(tenantId);
   checkInteger(size, 'size');
   checkInteger(before, 'before', Number.MIN_SAFE_INTEGER);
-  const row = queryOne<{ last: number | null }>(
+  if (before <= 0) return null;
+  const newest = queryOne<{ leaf_index: number }>(database, tlogQueries.newestBefore(tenant, size, before));
+  if (newest === undefined) return null;
+  const later = queryOne<{ last: number | null }>(
     database,
-    sql`SELECT max(l.leaf_index) AS last
-        FROM tlog_leaves l JOIN receipts r ON r.id = l.receipt_id
-        WHERE l.tenant_id = ${tenant} AND l.leaf_index < ${size} AND r.issued_at < ${before}`,
+    tlogQueries.lastBeforeAfter(tenant, size, before, newest.leaf_index),
   );
-  return row?.last ?? null;
+  return later?.last ?? newest.leaf_index;
+}
+
+/**
+ * The complete nodes [from, to) of one level of a tenant's log (level 0: the leaf hashes), in
+ * index order, read in one range query; shorter when the log has fewer.
+ *
+ * @throws RangeError for a level outside 0..62 or from > to
+ */
+export function readTlogNodes(
+  database: ReadableDB,
+  tenantId: string,
+  level: number,
+  from: number,
+  to: number,
+): { index: number; hash: Uint8Array }[] {
+  const tenant = checkTenant(tenantId);
+  checkInteger(level, 'level', 0, 62);
+  checkInteger(from, 'from');
+  checkInteger(to, 'to');
+  if (from > to) throw new RangeError('from must not be after to');
+  const rows =
+    level === 0
+      ? queryAll<{ index: number; hash: Uint8Array }>(database, tlogQueries.leafRange(tenant, from, to))
+      : queryAll<{ index: number; hash: Uint8Array }>(database, tlogQueries.nodeRange(tenant, level, from, to));
+  return rows;
 }
 
 interface CheckpointRow {
