@@ -55,6 +55,8 @@ import {
   unpinBlockHash,
 } from '../operations/context';
 import { loadSamples } from '../operations/load-samples';
+// TEMPORARY: operations/log-checkpoints.ts's listLogs/logDetail (h-tcli) replace these on merge.
+import { pendingListLogs, pendingLogDetail } from '../operations/log-checkpoints-pending';
 import { buyKeyOnChain, developmentAccountKey } from '../operations/payment-buy';
 import { listPayments } from '../operations/payments';
 import { receiptExportChunk } from '../operations/receipts-export';
@@ -641,6 +643,9 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       if (!progress) throw notFound(`There is no anchor check job ${input.jobId}.`);
       return progress;
     },
+
+    'logs.list': () => pendingListLogs(workspace()),
+    'logs.detail': (input) => pendingLogDetail(workspace(), input.origin),
 
     'context.list': () => listContextPacks(workspace()),
     'context.import': async (input) => {

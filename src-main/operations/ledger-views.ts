@@ -41,7 +41,15 @@ import {
   type ReceiptSummary,
 } from '../ledger';
 import { receiptAnchor } from './anchors';
-import { bundleVerdict, readCounts, readFindings, readManifest, readSignature } from './bundle-views';
+import {
+  bundleVerdict,
+  readCounts,
+  readFindings,
+  readLogCompleteness,
+  readManifest,
+  readSignature,
+} from './bundle-views';
+import { pendingListLogs } from './log-checkpoints-pending';
 import type { Workspace } from './workspace';
 
 /** The trust judgements a receipt needs attention for whatever its status: a revoked or expired signer. */
@@ -77,7 +85,7 @@ export function toReceiptRow(summary: ReceiptSummary): ReceiptRow {
  * @param summary - The ledger's summary.
  * @returns The summary.
  */
-export function toBundleSummary(summary: StoredBundleSummary): BundleSummary {
+export function toBundleSummary(summary: StoredBundleSummary & { log?: unknown }): BundleSummary {
   const signature = readSignature(summary.signature);
   const counts = readCounts(summary.counts);
   return {
@@ -91,6 +99,8 @@ export function toBundleSummary(summary: StoredBundleSummary): BundleSummary {
     signature,
     counts,
     verdict: bundleVerdict(summary.status, signature, counts),
+    // bundles.log_json (migration 0012); a ledger without it gives none.
+    log: readLogCompleteness(summary.log),
   };
 }
 
@@ -129,6 +139,7 @@ export function overview(workspace: Workspace): Overview {
     attention,
     unpinnedIssuers: unpinned.issuers,
     unpinnedIssuerCount: unpinned.total,
+    splitViews: pendingListLogs(workspace).filter((log) => log.consistency === 'split_view'),
   };
 }
 

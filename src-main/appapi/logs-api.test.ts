@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AppApiResults, ImportProgress } from '../../src-shared/api/contract';
+import { createPortableProvider } from '../../src-shared/crypto';
+import { signClassical } from '../../src-shared/formats/classical';
+import { createAppApi, type AppApiDispatcher } from './app-api';
+
+// The logs methods of the app API (issue 28) as both transports reach them: untrusted inputs in,
+// over a real ledger in a temporary data folder.
+const crypto = createPortableProvider();
+const seed = new Uint8Array(32).fill(11);
+
+describe('app API: logs', () => {
+  let home: string;
+  let scratch: string;
+  let api: AppApiDispatcher;
+  const call = <M extends keyof AppApiResults>(method: M, input?: unknown) =>
+    api(method, input) as Promise<AppApiResults[M]>;
+
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'evroom-logs-api-'));
+    scratch = mkdtempSync(join(tmpdir(), 'evroom-logs-scratch-'));
+    api = createAppApi({ mode: 'web', dataDirectory: home });
+  });
+
+  afterEach(() => {
+    api.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('refuses a logs.detail input that names no origin line, before reading anything', async () => {
+    const refusals: [unknown, string][] = [
+      [{}, 'origin is required: the log’s origin line'],
+      [undefined, 'origin is required: the log’s origin line'],
+      [{ origin: '' }, 'origin must not be empty'],
+      [{ origin: 42 }, 'origin must be a string'],
+      [{ origin: 'evroom.local/abc/tenants/acme extra' }, 'origin must contain no spaces and no “+”'],
+      [{ origin: 'evroom.local/abc/tenants/acme\n' }, 'origin must contain no spaces and no “+”'],
+      [{ origin: 'evroom.local/a+b/tenants/acme' }, 'origin must contain no spaces and no “+”'],
+      [{ origin: 'x'.repeat(513) }, 'origin must be at most 512 characters'],
+      [{ origin: 'evroom.local/x', other: 1 }, 'unknown member "other"'],
+    ];
+    for (const [input, words] of refusals) {
+      expect(await api.answer('logs.detail', input), JSON.stringify(input)).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request', message: expect.stringContaining(words) },
+      });
+    }
+    await expect(api('logs.list', { origin: 'x' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('lists no log and finds none in a fresh ledger; the overview has no split view', async () => {
+    expect(await call('logs.list')).toEqual([]);
+    expect(await call('logs.list', {})).toEqual([]);
+    await expect(api('logs.detail', { origin: 'evroom.local/0123456789abcdef/tenants/acme' })).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('evroom.local/0123456789abcdef/tenants/acme'),
+    });
+    expect((await call('overview')).splitViews).toEqual([]);
+  });
+
+  it('gives a bundle without log files no completeness (log: null), in the list and the detail', async () => {
+    await call('verify', { text: signClassical('{"sequence":1}', seed, crypto), save: true });
+    const file = join(scratch, 'no-log.zip');
+    await api.desktop.exportTo(file);
+    let progress: ImportProgress = api.desktop.importFile(file);
+    while (progress.state === 'running') {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      progress = await call('imports.progress', { jobId: progress.jobId });
+    }
+    expect(progress.state).toBe('done');
+    const [bundle] = await call('bundles.list');
+    expect(bundle).toBeDefined();
+    expect(bundle?.log).toBeNull();
+    expect((await call('bundles.get', { id: bundle?.id })).log).toBeNull();
+    expect((await call('overview')).recentImports[0]?.log).toBeNull();
+  });
+});
