@@ -28,6 +28,7 @@ import {
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
 import { BundleImport } from '../components/bundles-import';
 import { PrintRecordButton } from '../components/print-record';
+import { LogCompletenessFields, LogCompletenessLine } from '../components/log-completeness';
 import {
   SignatureBadge,
   SignatureWithTrust,
@@ -143,6 +144,7 @@ function BundleList() {
                     Receipts
                   </th>
                   <th scope="col">Findings</th>
+                  <th scope="col">Log completeness</th>
                 </tr>
               </thead>
               <tbody>
@@ -193,6 +195,9 @@ function BundleRow({ bundle }: { bundle: BundleSummary }) {
       </td>
       <td>
         <FindingsBadge verdict={bundle.verdict} total={counts.findingsTotal} />
+      </td>
+      <td className="bundle-log">
+        <LogCompletenessLine log={bundle.log} />
       </td>
     </tr>
   );
@@ -290,6 +295,17 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
         </Panel>
         <SignaturePanel signature={signature} />
       </div>
+      <Panel title="Log completeness">
+        {bundle.log === null ? (
+          <p className="muted" data-testid="log-completeness" data-log-status="none">
+            This bundle carries no log evidence (no <Code>log/checkpoint.txt</Code> and <Code>log/proofs.json</Code>):
+            it shows that its receipts are genuine, not that none was left out. A bundle exported by a service that logs
+            its receipts shows whether it is complete for its period.
+          </p>
+        ) : (
+          <LogCompletenessFields log={bundle.log} />
+        )}
+      </Panel>
       <CountsPanel counts={counts} bundleId={bundle.id} />
       <div id={FINDINGS_TARGET_ID} tabIndex={-1} className="findings-target">
         <FindingsPanel
