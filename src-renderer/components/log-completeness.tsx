@@ -180,12 +180,14 @@ export function periodWords(period: LogCompleteness['period']): string {
   return `${period.since ?? 'the start'} to ${period.until ?? 'the checkpoint'}${period.until === null ? '' : ' (exclusive)'}`;
 }
 
-/** Missing leaf indices in words: the first few named, the rest counted. */
+/** Missing leaf indices in words: `2 (indices 5, 6)`, the first few named and the rest counted. */
 export function missingWords(log: LogCompleteness, named = 20): string {
   if (log.missing_count === 0) return 'none';
-  const shown = log.missing.slice(0, named).join(', ');
-  const more = log.missing_count - Math.min(log.missing.length, named);
-  return `${formatCount(log.missing_count)}: ${shown}${more > 0 ? `, and ${formatCount(more)} more` : ''}`;
+  const shown = log.missing.slice(0, named);
+  const more = log.missing_count - shown.length;
+  const list = `${shown.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}`;
+  if (shown.length === 0) return formatCount(log.missing_count);
+  return `${formatCount(log.missing_count)} (${log.missing_count === 1 ? 'index' : 'indices'} ${list})`;
 }
 
 /** A bundle's completeness in full: the line, then what it rests on (the bundle detail and the Logs view). */

@@ -16,7 +16,6 @@ import { checkSummary, reportReading } from './report-view';
 import { CheckBadge, StatusBadge, TrustBadge, statusMeaning, trustMeaning } from './status';
 import { SignatureBadge, findingWords, groupFindings, signatureStyle } from './bundles-shapes';
 import { describeFormat } from './format-names';
-import { completenessStyle } from './log-completeness';
 import { formatCount, formatInstant } from './ui';
 import './print-record.css';
 
@@ -349,7 +348,8 @@ function BundleRecord({ bundle, stamp }: { bundle: BundleDetail; stamp: ReactNod
               'no log evidence: the bundle cannot show that no receipt was left out'
             ) : (
               <>
-                {completenessStyle(bundle.log).label}: {bundle.log.sentence}
+                {bundle.log.consistency === 'split_view' && 'SPLIT VIEW: '}
+                {bundle.log.sentence}
                 {bundle.log.origin !== undefined && (
                   <>
                     {' '}

@@ -138,13 +138,12 @@ function BundleList() {
                   <th scope="col">File</th>
                   <th scope="col">Tenant</th>
                   <th scope="col">Generated · imported (UTC)</th>
-                  <th scope="col">Verdict</th>
+                  <th scope="col">Verdict · log</th>
                   <th scope="col">Signature · signer</th>
                   <th scope="col" className="numeric">
                     Receipts
                   </th>
                   <th scope="col">Findings</th>
-                  <th scope="col">Log completeness</th>
                 </tr>
               </thead>
               <tbody>
@@ -181,8 +180,11 @@ function BundleRow({ bundle }: { bundle: BundleSummary }) {
           <span className="muted">imported</span> {formatInstant(bundle.imported_at)}
         </span>
       </td>
-      <td>
+      <td className="bundle-verdict-cell">
         <VerdictBadge verdict={bundle.verdict} />
+        <span className="bundle-log">
+          <LogCompletenessLine log={bundle.log} />
+        </span>
       </td>
       <td>
         <SignatureWithTrust signature={signature} />
@@ -195,9 +197,6 @@ function BundleRow({ bundle }: { bundle: BundleSummary }) {
       </td>
       <td>
         <FindingsBadge verdict={bundle.verdict} total={counts.findingsTotal} />
-      </td>
-      <td className="bundle-log">
-        <LogCompletenessLine log={bundle.log} />
       </td>
     </tr>
   );
