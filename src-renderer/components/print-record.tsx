@@ -91,6 +91,9 @@ function usePrinting(): { printing: boolean; printedAt: number; version: string;
     window.addEventListener('beforeprint', start);
     window.addEventListener('afterprint', stop);
     printMedia.addEventListener('change', follow);
+    // Print media may have taken effect between this render and now (a resize remounts the
+    // record's button, and print emulation can come before the listener is on): catch up.
+    if (printMedia.matches) start();
     return () => {
       live = false;
       window.removeEventListener('beforeprint', start);
