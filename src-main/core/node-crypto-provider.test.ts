@@ -13,9 +13,15 @@ import {
   concatBytes,
   createPortableProvider,
   equalBytes,
+  formatNote,
   hexDecode,
   hexEncode,
+  parseNote,
+  parseVkey,
+  signCosignatureLine,
+  signNoteLine,
   utf8Encode,
+  verifyNote,
 } from '../../src-shared/crypto/index';
 import type { CryptoProvider } from '../../src-shared/crypto/index';
 import { createNodeCryptoProvider } from './node-crypto-provider';
@@ -408,6 +414,44 @@ describe('node and portable providers agree', () => {
       ),
       { numRuns: 50 },
     );
+  });
+});
+
+interface NoteVectors {
+  notes: { name: string; seed_hex: string; vkey: string; text: string; note: string; signature_line: string }[];
+  cosignatures: {
+    log_vkey: string;
+    witness_name: string;
+    witness_seed_hex: string;
+    witness_vkey: string;
+    text: string;
+    note: string;
+    cosignature_line: string;
+  }[];
+}
+
+describe.each(providers)('$name provider: signed notes (src-shared/crypto/signed-note.ts)', (provider) => {
+  const vectors = JSON.parse(
+    readFileSync(new URL('../../src-shared/crypto/testdata/tlog-go-vectors.json', import.meta.url), 'utf8'),
+  ) as NoteVectors;
+
+  it("signs and verifies Go's sumdb/note and transparency-dev cosignature vectors byte for byte", () => {
+    for (const vector of vectors.notes) {
+      const line = signNoteLine(provider, vector.text, vector.name, hexDecode(vector.seed_hex));
+      expect(formatNote(vector.text, [line])).toBe(vector.note);
+      const key = parseVkey(provider.sha256, vector.vkey);
+      expect(verifyNote(provider, parseNote(vector.note), [key])).toEqual([{ key, status: 'valid' }]);
+    }
+    for (const vector of vectors.cosignatures) {
+      const keys = [parseVkey(provider.sha256, vector.log_vkey), parseVkey(provider.sha256, vector.witness_vkey)];
+      const results = verifyNote(provider, parseNote(vector.note), keys);
+      expect(results.map(({ status }) => status)).toEqual(['valid', 'valid']);
+      const timestamp = results[1]?.timestamp as number;
+      const seed = hexDecode(vector.witness_seed_hex);
+      expect(signCosignatureLine(provider, vector.text, vector.witness_name, seed, timestamp)).toBe(
+        vector.cosignature_line,
+      );
+    }
   });
 });
 

@@ -44,5 +44,37 @@ export {
 } from './fingerprint';
 export { anchorFold, anchorTree } from './merkle';
 export type { HashFunction } from './merkle';
+export {
+  TlogMemory,
+  tlogCompletedNodes,
+  tlogConsistencyProof,
+  tlogInclusionProof,
+  tlogLeafHash,
+  tlogNodeHash,
+  tlogRangeHash,
+  tlogRoot,
+  tlogVerifyConsistency,
+  tlogVerifyInclusion,
+} from './tlog';
+export type { TlogNodeSource } from './tlog';
+export {
+  NOTE_COSIGNATURE_ED25519,
+  NOTE_ED25519,
+  NOTE_MAX_BYTES,
+  NOTE_MAX_SIGNATURES,
+  NoteError,
+  cosignatureMessage,
+  formatCheckpoint,
+  formatNote,
+  formatVkey,
+  noteKeyId,
+  parseCheckpoint,
+  parseNote,
+  parseVkey,
+  signCosignatureLine,
+  signNoteLine,
+  verifyNote,
+} from './signed-note';
+export type { Checkpoint, Note, NoteErrorCode, NoteSignature, NoteVerifierKey } from './signed-note';
 export { HPKE_SUITE, hpkeOpen, hpkeSeal, x25519FromEd25519Public, x25519FromEd25519Seed } from './hpke';
 export type { HpkeSealed, HpkeSealOptions } from './hpke';
