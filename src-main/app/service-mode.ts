@@ -60,6 +60,8 @@ export interface StartServiceOptions {
    * data folder's `outbox/` (docs/payments.md).
    */
   smtpUrl?: string;
+  /** The tenants' logs: their name and how often the logs that grew are signed (buildService's `log`). */
+  log?: { name?: string; checkpointMs?: number };
 }
 
 /** The folder of bought keys' messages when no SMTP server is given. */
@@ -138,6 +140,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
     ...(options.now === undefined ? {} : { now: options.now }),
     verifyThreads: options.verifyThreads ?? defaultVerifyThreads(),
+    ...(options.log === undefined ? {} : { log: options.log }),
   });
   const host = options.host ?? '127.0.0.1';
   let watcher: PaymentWatcher | undefined;

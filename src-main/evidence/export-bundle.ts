@@ -10,14 +10,16 @@
  * ledger is exported, else the records of the exported receipts; see anchors-file.ts),
  * `keys/service-keys.json` (the local signing key and the key of every issuer of an exported
  * receipt that the ledger knows, pinned or advertised: the receiving side needs them to verify,
- * and listing a key confers no trust), then `manifest.json` and `manifest.sig`.
+ * and listing a key confers no trust), then `manifest.json` and `manifest.sig`. A served
+ * tenant's evidence (the `log` option) also carries `log/checkpoint.txt` and `log/proofs.json`
+ * (log-evidence.ts), and lists the log key in the keys file with `use: ["log-checkpoints"]`.
  */
 import { DomainError } from '../../src-shared/api/domain-error';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { utf8Encode } from '../../src-shared/crypto';
+import { b64uEncode, utf8Encode } from '../../src-shared/crypto';
 import type { KeyEntry } from '../../src-shared/verify/context';
 import { isKeyId } from '../../src-shared/verify/keys';
 import { serializeKeyFile } from '../../src-shared/verify/key-file';
@@ -41,6 +43,13 @@ import { serializeAnchorsFile } from './anchors-file';
 import { BundleError } from './errors';
 import { KEYS_NAME, receiptPath } from './bundle-layout';
 import { hashFile } from './hash-file';
+import {
+  LOG_CHECKPOINT_NAME,
+  LOG_PROOFS_NAME,
+  LogEvidenceError,
+  readLogEvidence,
+  type LogEvidenceRequest,
+} from './log-evidence';
 import { DEFAULT_ZIP_LIMITS } from './limits';
 import {
   BUNDLE_FORMAT,
@@ -84,6 +93,15 @@ export interface ExportOptions {
   signingKey?: { key_id: string; seed: Uint8Array; public_key: Uint8Array };
   onProgress?: (event: ExportProgress) => void;
   /**
+   * A served tenant's log evidence (docs/logs.md, "The service's log"): the bundle's receipts are
+   * then the leaves of the tenant's log from the first to the last receipt issued in the period,
+   * under its newest signed checkpoint (`filters` are not used), and `log/checkpoint.txt` and
+   * `log/proofs.json` are written; `key` is the log key, listed in the keys file.
+   */
+  log?: LogEvidenceRequest & {
+    key: { key_id: string; public_key: Uint8Array; note_key_name: string; vkey: string };
+  };
+  /**
    * Write the zip on a worker thread of its own (default: on the calling thread). The HTTP
    * service does: its thread is busy with requests, and the zip writer moves one entry per turn
    * of the event loop, so a busy loop would stretch an export of n receipts to n of its turns.
@@ -113,6 +131,8 @@ export interface ExportResult {
   keyCreated: boolean;
   tenant_id: string;
   generated_at: string;
+  /** The checkpoint's tree size, for a bundle with log evidence. */
+  log_tree_size?: number;
 }
 
 /** An export that cannot be done; nothing was written. */
@@ -207,7 +227,10 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     key_id: result.key_id,
     key_created: result.keyCreated,
     tenant_id: result.tenant_id,
-    filters: rest.filters ?? {},
+    filters:
+      rest.log === undefined
+        ? (rest.filters ?? {})
+        : { log: { since: rest.log.since, until: rest.log.until, tree_size: result.log_tree_size ?? null } },
   });
   const seconds = (performance.now() - started) / 1000;
   onProgress?.({
@@ -270,8 +293,11 @@ async function writeSnapshot(
   const tenantId = options.tenantId ?? DEFAULT_EXPORT_TENANT;
   const now = options.now ?? new Date();
   const generatedAt = now.toISOString();
+  // The log evidence, read first: with it, the receipts are its leaves; without, the filters'.
+  const logEvidence =
+    options.log === undefined ? undefined : readLogEvidence(readable, createNodeCryptoProvider().sha256, options.log);
   // Checks the filters (TypeError / RangeError) before anything is created.
-  const total = countReceipts(readable, filters);
+  const total = logEvidence === undefined ? countReceipts(readable, filters) : logEvidence.receipts.length;
   if (!options.overwrite && fs.existsSync(out)) {
     throw new ExportError('out_exists', `${out} exists; choose another name or allow overwriting.`);
   }
@@ -319,7 +345,7 @@ async function writeSnapshot(
     const usedStems = new Set<string>();
     const anchorsByBatch = new Map<string, { receipt_sha256: string | null; record: unknown }[]>();
     // The whole ledger takes every anchor record; a selection takes those of its receipts.
-    const whole = Object.values(filters).every((value) => value === undefined);
+    const whole = logEvidence === undefined && Object.values(filters).every((value) => value === undefined);
     const withAnchors = !whole && listAnchors(readable, { limit: 1 }).rows.length > 0;
     let receipts = 0;
     let anchorCount = 0;
@@ -331,14 +357,35 @@ async function writeSnapshot(
 
     progress.update('writing', 0, total, fields);
     let after: string | undefined;
+    let logPosition = 0;
     do {
-      const page = listReceipts(readable, {
-        filters,
-        sort: { column: 'imported_at', direction: 'asc' },
-        limit: PAGE_SIZE,
-        ...(after === undefined ? {} : { after }),
-      });
-      for (const row of page.rows) {
+      let rows: {
+        id: number;
+        receipt_id: string | null;
+        receipt_sha256: string;
+        issuer_key_id: string | null;
+        format: string;
+      }[];
+      if (logEvidence === undefined) {
+        const page = listReceipts(readable, {
+          filters,
+          sort: { column: 'imported_at', direction: 'asc' },
+          limit: PAGE_SIZE,
+          ...(after === undefined ? {} : { after }),
+        });
+        rows = page.rows;
+        after = page.nextCursor ?? undefined;
+      } else {
+        // The leaves' receipts, in leaf order, a page at a time.
+        rows = logEvidence.receipts.slice(logPosition, logPosition + PAGE_SIZE).map((id) => {
+          const stored = getReceipt(readable, id);
+          if (stored === undefined) throw new Error(`Receipt row ${id} of the log is missing from the ledger.`);
+          return stored;
+        });
+        logPosition += rows.length;
+        after = logPosition < logEvidence.receipts.length ? String(logPosition) : undefined;
+      }
+      for (const row of rows) {
         const name = receiptPath(row.receipt_id, row.receipt_sha256, usedStems);
         if (row.issuer_key_id !== null) issuers.add(row.issuer_key_id);
         // An envelope names a key per role (PROTOCOL section 4), and one key signs one role: the
@@ -363,9 +410,14 @@ async function writeSnapshot(
           }
         }
       }
-      after = page.nextCursor ?? undefined;
       await writer.waitForRoom();
     } while (after !== undefined);
+    if (logEvidence !== undefined) {
+      const checkpointText = logEvidence.checkpoint;
+      const proofsText = logEvidence.proofs;
+      writer.add(LOG_CHECKPOINT_NAME, () => record(LOG_CHECKPOINT_NAME, utf8Encode(checkpointText)));
+      writer.add(LOG_PROOFS_NAME, () => record(LOG_PROOFS_NAME, utf8Encode(proofsText)));
+    }
 
     if (whole) {
       let anchorsAfter: string | undefined;
@@ -395,7 +447,18 @@ async function writeSnapshot(
       const known = getTrustedKey(readable, issuer) ?? listAdvertisedKeys(readable, { key_id: issuer })[0];
       if (known !== undefined) keys.push(publicEntry(known));
     }
-    const keysText = serializeKeyFile(keys);
+    const logKey = options.log?.key;
+    const keysText =
+      logKey === undefined
+        ? serializeKeyFile(keys)
+        : withLogKey(serializeKeyFile(keys), {
+            key_id: logKey.key_id,
+            algorithm: 'Ed25519',
+            public_key: b64uEncode(logKey.public_key),
+            use: ['log-checkpoints'],
+            note_key_name: logKey.note_key_name,
+            vkey: logKey.vkey,
+          });
     writer.add(KEYS_NAME, () => record(KEYS_NAME, utf8Encode(keysText)));
 
     // The manifest is made when the writer reaches it: every file before it is written by then.
@@ -445,7 +508,15 @@ async function writeSnapshot(
     keyCreated,
     tenant_id: tenantId,
     generated_at: generatedAt,
+    ...(logEvidence === undefined ? {} : { log_tree_size: logEvidence.tree_size }),
   };
+}
+
+/** A key file's text with one more entry (the log key, with members KeyEntry has no place for). */
+function withLogKey(text: string, entry: Record<string, unknown>): string {
+  const file = JSON.parse(text) as { keys: unknown[] };
+  file.keys.push(entry);
+  return `${JSON.stringify(file, null, 2)}\n`;
 }
 
 /** One export asked of the export worker. */
@@ -502,6 +573,8 @@ function receivedError(sent: SentError): Error {
       });
     case 'LedgerError':
       return new LedgerError(code as ConstructorParameters<typeof LedgerError>[0], sent.message);
+    case 'LogEvidenceError':
+      return new LogEvidenceError(sent.message);
     case 'TypeError':
       return new TypeError(sent.message);
     case 'RangeError':

@@ -48,3 +48,13 @@ export { SIGNING_KEY_PATH, SigningKeyError, loadOrCreateSigningKey, type LocalSi
 export type { ExportPhase, ExportProgress } from './progress';
 export { createZipWriter, type ZipWriter } from './zip-writer';
 export { openZipArchive, type ZipArchive, type ZipEntry } from './zip-reader';
+export {
+  LOG_CHECKPOINT_NAME,
+  LOG_EVIDENCE_FORMAT,
+  LOG_PROOFS_NAME,
+  LogEvidenceError,
+  MAX_CONSISTENT_WITH,
+  readLogEvidence,
+  type LogEvidence,
+  type LogEvidenceRequest,
+} from './log-evidence';

@@ -14,6 +14,7 @@ import type { VerifyPool } from '../core/worker-pool';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import type { Caller } from '../operations/service-admin';
 import type { WorkerOptions } from '../operations/service-issue';
+import type { ServiceLog } from '../operations/service-log';
 import { workspaceVerifyContext, type Workspace } from '../operations/workspace';
 
 /** How often /status is signed anew. */
@@ -56,6 +57,8 @@ export interface ServiceContext {
   readonly verifyPool: VerifyPool | undefined;
   /** Where a request's issued receipt is checked: the worker threads, and the log line when one failed. */
   issueWorkers(request: FastifyRequest): WorkerOptions;
+  /** The tenants' transparency logs: their key, name, checkpoints and proofs. */
+  readonly log: ServiceLog;
 }
 
 /** The name of the decoration that carries the context. */

@@ -35,6 +35,7 @@ import { authenticateKey } from '../operations/service-admin';
 import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { addJsonBodyParser } from '../operations/json-body';
 import { stopEvidenceWorker } from '../operations/evidence';
+import { DEFAULT_LOG_CHECKPOINT_MS, loadLogKey, openServiceLog } from '../operations/service-log';
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   FREE_RECEIPTS_PER_DAY,
@@ -51,6 +52,7 @@ import { pilotRoutes } from './routes/pilot';
 import { pricingRubricRoutes } from './routes/pricing-rubric';
 import { receiptRoutes } from './routes/receipts';
 import { tenantRoutes } from './routes/tenants';
+import { tlogRoutes } from './routes/tlog';
 import { typedRoutes } from './routes/typed';
 import { verifyRoutes } from './routes/verify';
 import { wearableRoutes } from './routes/wearable';
@@ -108,6 +110,13 @@ export interface ServiceOptions {
    * that stops sending can neither hold a connection for ever nor keep the service from closing.
    */
   requestTimeoutMs?: number;
+  /**
+   * The tenants' logs (docs/logs.md, "The service's log"): `name`, the log name (default
+   * `evroom.local/` and 16 hex digits of the log key's SHA-256); `checkpointMs`, how often the
+   * logs that grew are signed (default {@link DEFAULT_LOG_CHECKPOINT_MS}). The log key is the
+   * data folder's `service/log-key.json`, made on first start.
+   */
+  log?: { name?: string; checkpointMs?: number };
 }
 
 /** The built service, with what the app's Service view shows. */
@@ -186,6 +195,23 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   if (!Number.isSafeInteger(verifyThreads) || verifyThreads < 0 || verifyThreads > MAX_POOL_SIZE) {
     throw new RangeError(`buildService: verifyThreads must be a whole number from 0 to ${MAX_POOL_SIZE}`);
   }
+  const checkpointMs = options.log?.checkpointMs ?? DEFAULT_LOG_CHECKPOINT_MS;
+  if (!Number.isSafeInteger(checkpointMs) || checkpointMs < 1) {
+    throw new RangeError('buildService: log.checkpointMs must be a whole number of milliseconds from 1');
+  }
+  const logKey = loadLogKey(options.workspace);
+  let serviceLog;
+  try {
+    serviceLog = openServiceLog(
+      options.workspace,
+      logKey,
+      options.log?.name === undefined ? {} : { name: options.log.name },
+    );
+  } catch (error) {
+    logKey.seed.fill(0);
+    throw error;
+  }
+  const log = serviceLog;
   const app = Fastify({
     logger:
       options.logStream === undefined
@@ -346,6 +372,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     proPerMonth: options.proPerMonth ?? PRO_RECEIPTS_PER_MONTH,
     anchor: options.anchor,
     pricingChains: options.pricingChains ?? [],
+    log,
     get verifyPool() {
       return verifyPool;
     },
@@ -403,6 +430,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     await scope.register(typedRoutes);
     await scope.register(wearableRoutes);
     await scope.register(tenantRoutes);
+    await scope.register(tlogRoutes);
     await scope.register(pricingRubricRoutes);
     await scope.register(pilotRoutes);
     await scope.register(anchorRoutes);
@@ -440,9 +468,29 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   }
   // The thread that writes tenants' evidence (started by the first such request) ends with it.
   app.addHook('onClose', async () => stopEvidenceWorker());
+  // Checkpoints of the logs that grew, every checkpointMs and once more as the service closes
+  // (after the requests in flight), so every receipt it issued is under a signed checkpoint.
+  let checkpointTimer: NodeJS.Timeout | undefined;
+  const signGrown = (): void => {
+    try {
+      log.signGrown(now());
+    } catch (error) {
+      app.log.error({ err: error }, 'signing the logs’ checkpoints failed; trying again at the next tick');
+    }
+  };
+  app.addHook('onReady', async () => {
+    checkpointTimer = setInterval(signGrown, checkpointMs);
+    checkpointTimer.unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(checkpointTimer);
+    signGrown();
+    log.close();
+  });
   try {
     await app.ready();
   } catch (error) {
+    log.close();
     await verifyPool?.close();
     throw error;
   }

@@ -162,3 +162,23 @@ export {
   type NewPayment,
   type PaymentRecord,
 } from './payments';
+export {
+  MAX_TLOG_COSIGNATURES,
+  MAX_TLOG_NOTE_LENGTH,
+  appendTlogLeaves,
+  getTlogCheckpoint,
+  insertTlogCheckpoint,
+  insertTlogCosignature,
+  latestTlogCheckpoint,
+  listTlogCheckpoints,
+  listTlogCosignatures,
+  listTlogLeaves,
+  tlogLastIndexBefore,
+  tlogNodeSource,
+  tlogPeriodIndices,
+  tlogSize,
+  tlogsToSign,
+  type TlogCheckpointRecord,
+  type TlogCosignatureRecord,
+  type TlogLeafRecord,
+} from './tlog';

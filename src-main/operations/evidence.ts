@@ -6,7 +6,13 @@
  * These functions bind them to a workspace, so no door passes a ledger or a data folder of its own.
  */
 import { exportBundle, stopExportWorker, type ExportOptions, type ExportResult } from '../evidence/export-bundle';
+export { MAX_CONSISTENT_WITH } from '../evidence/log-evidence';
+import { parseNote } from '../../src-shared/crypto/signed-note';
+import { getTenant, latestTlogCheckpoint } from '../ledger';
 import { importBundle, type ImportOptions, type ImportResult } from './import';
+import { OperationError } from './errors';
+import { loadServiceKeys } from './service-keys';
+import { loadLogKey, openServiceLog, type ServiceLog } from './service-log';
 import { checkAnchorsOffline } from './anchors';
 import type { Workspace } from './workspace';
 
@@ -46,6 +52,65 @@ export function exportEvidence(
   options: Omit<ExportOptions, 'dataDirectory'>,
 ): Promise<ExportResult> {
   return exportBundle(workspace.ledger, { ...options, dataDirectory: workspace.dataDirectory });
+}
+
+/**
+ * The `log` export option of a served tenant's evidence under `log` (the evidence route and
+ * `evroom export --tenant`).
+ */
+export function tenantLogOption(
+  log: ServiceLog,
+  request: { tenantId: string; since: string | null; until: string | null; consistentWith?: readonly number[] },
+): NonNullable<ExportOptions['log']> {
+  return {
+    tenantId: request.tenantId,
+    since: request.since,
+    until: request.until,
+    ...(request.consistentWith === undefined ? {} : { consistentWith: [...request.consistentWith] }),
+    key: { key_id: log.keyId, public_key: log.publicKey, note_key_name: log.name, vkey: log.vkey },
+  };
+}
+
+/** Whether the workspace's ledger is a service's with this tenant (whose receipts are logged). */
+export function isServedTenant(workspace: Workspace, tenantId: string): boolean {
+  return getTenant(workspace.ledger.readable, tenantId) !== undefined;
+}
+
+/**
+ * Exports a served tenant's evidence from the service's data folder (`evroom export --tenant T`),
+ * as `GET /tenants/:id/evidence` does: the tenant's logged receipts of the period, the log's
+ * checkpoint (signed now with the log key if the log grew since its last one, under the name
+ * its last checkpoint bears) and proofs, the manifest signed by the service's signing key.
+ *
+ * @throws OperationError not_found for a tenant this ledger does not know; as exportEvidence
+ */
+export async function exportTenantEvidence(
+  workspace: Workspace,
+  options: Omit<ExportOptions, 'dataDirectory' | 'log' | 'filters' | 'signingKey' | 'tenantId'> & {
+    tenantId: string;
+    since: string | null;
+    until: string | null;
+  },
+): Promise<ExportResult> {
+  const { tenantId, since, until, ...rest } = options;
+  if (getTenant(workspace.ledger.readable, tenantId) === undefined)
+    throw new OperationError('not_found', 'not_found', `This ledger has no tenant ${tenantId}.`);
+  const latest = latestTlogCheckpoint(workspace.ledger.readable, tenantId);
+  const name = latest === undefined ? undefined : parseNote(latest.note).signatures[0]?.name;
+  const log = openServiceLog(workspace, loadLogKey(workspace), name === undefined ? {} : { name });
+  const { active } = loadServiceKeys(workspace);
+  try {
+    log.freshCheckpoint(tenantId);
+    return await exportEvidence(workspace, {
+      ...rest,
+      tenantId,
+      signingKey: { key_id: active.key_id, seed: active.seed, public_key: active.public_key },
+      log: tenantLogOption(log, { tenantId, since, until }),
+    });
+  } finally {
+    log.close();
+    active.seed.fill(0);
+  }
 }
 
 /**

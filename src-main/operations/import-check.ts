@@ -32,6 +32,7 @@ export const KINDS: readonly BundlePathKind[] = [
   'keys',
   'receipt',
   'anchor',
+  'log',
   'directory',
   'other',
 ];

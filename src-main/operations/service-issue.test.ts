@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { countReceipts, getReceipt, quotaUsed } from '../ledger';
+import { countReceipts, getReceipt, listTlogLeaves, quotaUsed, tlogSize } from '../ledger';
 import { execute } from '../ledger/database';
 import { sql } from '../ledger/sql';
 import { createVerifyPool, type VerifyPool } from '../core/worker-pool';
 import { OperationError } from './errors';
 import { issueProfile, type EmitRequest, type IssuingKey } from './service-issue';
+import { createTenant } from './service-admin';
 import { loadServiceKeys } from './service-keys';
 import { openWorkspace, type Workspace } from './workspace';
 
@@ -31,6 +32,8 @@ describe('issuing receipts together', () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-service-issue-'));
     workspace = openWorkspace(path.join(directory, 'home'));
     signer = loadServiceKeys(workspace).active;
+    // The tenant whose log its receipts go to (a tenant's receipt is appended in its transaction).
+    createTenant(workspace, 'acme', 'pro');
   });
   afterEach(() => {
     workspace.close();
@@ -76,6 +79,11 @@ describe('issuing receipts together', () => {
     expect(quotaUsed(workspace.ledger.readable, 'tenant:acme', '2026-06')).toBe(3);
     // The ledger's counts saw every row of the batch.
     expect(countReceipts(workspace.ledger.readable, { status: 'PASS' })).toBe(3);
+    // The tenant's log holds the three stored receipts, in the order they were issued, and
+    // nothing of the two its quota refused.
+    expect(listTlogLeaves(workspace.ledger.readable, 'acme', 0, 10).map((leaf) => leaf.receipt)).toEqual(
+      issued.map((item) => item.id),
+    );
   });
 
   it('refuses only the receipt whose row the ledger refuses, and does not count it against the quota', async () => {
@@ -101,6 +109,7 @@ describe('issuing receipts together', () => {
     );
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(countReceipts(workspace.ledger.readable)).toBe(2);
+    expect(tlogSize(workspace.ledger.readable, 'acme')).toBe(2);
     expect(quotaUsed(workspace.ledger.readable, 'tenant:acme', '2026-06')).toBe(2);
     expect(
       outcomes.flatMap((outcome) =>
@@ -116,6 +125,26 @@ describe('issuing receipts together', () => {
     });
     afterEach(async () => {
       await pool.close();
+    });
+
+    it('appends a tenant’s receipts to its log in the order they were signed, whichever check ends first', async () => {
+      // The first is checked on the worker, the second here (at once): the second's check ends first.
+      const first = issueProfile(workspace, signer, 'nano', request('signed first'), {
+        now: new Date('2026-06-01T12:00:01.000Z'),
+        ref: 'tenant:acme',
+        pool,
+      });
+      const second = issueProfile(workspace, signer, 'nano', request('signed second'), {
+        now: new Date('2026-06-01T12:00:02.000Z'),
+        ref: 'tenant:acme',
+      });
+      const [a, b] = await Promise.all([first, second]);
+      const leaves = listTlogLeaves(workspace.ledger.readable, 'acme', 0, 10);
+      expect(leaves.map((leaf) => leaf.receipt)).toEqual([a.id, b.id]);
+      expect(leaves.map((leaf) => leaf.issued_at)).toEqual([
+        Date.parse('2026-06-01T12:00:01Z'),
+        Date.parse('2026-06-01T12:00:02Z'),
+      ]);
     });
 
     it('stores the same rows as when it runs here', async () => {

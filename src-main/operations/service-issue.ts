@@ -4,7 +4,8 @@
  * Each receipt is signed with the service's active key, verified before it is answered (the
  * service never hands out a document `evroom verify` would reject), and stored in the ledger as
  * an ordinary receipt whose source is `service` with the tenant (or `public`) in its ref, in the
- * same transaction that counts it against its quota. A quota that is used up stores nothing.
+ * same transaction that counts it against its quota and appends it to the tenant's log
+ * (docs/logs.md, "The service's log"). A quota that is used up stores and appends nothing.
  */
 import { hexEncode, utf8Encode } from '../../src-shared/crypto';
 import { jcs } from '../../src-shared/json';
@@ -19,7 +20,9 @@ import { issueWearable, WearableInputError, type WearableCallerFields } from '..
 import type { Tier } from '../../src-shared/api/vocabulary';
 import { isJsonObject, type JsonObject } from '../../src-shared/verify/fields';
 import type { Report, SerializedReport } from '../../src-shared/verify/report';
+import { tlogLeafHash } from '../../src-shared/crypto/tlog';
 import {
+  appendTlogLeaves,
   consumeQuota,
   insertReceipts,
   recordWearableNonce,
@@ -132,11 +135,24 @@ interface PendingWrite {
   row: NewReceipt;
   /** What must hold for it to be stored (a quota, a fresh nonce), checked in its transaction; throws to refuse it. */
   check: ((database: WritableDB) => number | undefined) | undefined;
+  /** The tenant whose log it is appended to, and its leaf hash; none for a public receipt. */
+  leaf: { tenant: string; hash: Uint8Array } | undefined;
   resolve(stored: { id: number; quotaUsed: number | undefined }): void;
   reject(error: unknown): void;
 }
 
 const pendingWrites = new WeakMap<Workspace, PendingWrite[]>();
+
+/** The tenant of a ledger ref `tenant:<id>`, whose log its receipts go to; none for other refs. */
+export function loggedTenant(ref: string): string | undefined {
+  return ref.startsWith('tenant:') ? ref.slice('tenant:'.length) : undefined;
+}
+
+/** Appends the stored receipt of `item` to its tenant's log (in the transaction that stored it). */
+function appendLeaf(workspace: Workspace, database: WritableDB, item: PendingWrite, receipt: number): void {
+  if (item.leaf === undefined) return;
+  appendTlogLeaves(database, workspace.crypto.sha256, item.leaf.tenant, [{ receipt, leaf_hash: item.leaf.hash }]);
+}
 
 /**
  * Commits every receipt queued in this turn of the event loop in one transaction.
@@ -148,7 +164,8 @@ const pendingWrites = new WeakMap<Workspace, PendingWrite[]>();
  * its own. A commit waits for the disk (synchronous = FULL), so sharing it among the requests
  * that arrived together is what lets the service issue more than one receipt per disk flush; no
  * request is answered before its receipt is committed. A failed commit refuses them all, and
- * nothing of the batch (no quota use either) is stored.
+ * nothing of the batch (no quota use either) is stored. A tenant's receipt is appended to its
+ * log in the same savepoint as its row, in the order of the queue.
  */
 function flushWrites(workspace: Workspace): void {
   const queue = pendingWrites.get(workspace) ?? [];
@@ -180,13 +197,14 @@ function flushWrites(workspace: Workspace): void {
             accepted.map((item) => item.row),
           );
           let position = 0;
-          for (const outcome of batch) {
-            if (!outcome.ok) continue;
+          batch.forEach((outcome, index) => {
+            if (!outcome.ok) return;
             const row = rows[position];
             position += 1;
             if (row === undefined) throw new Error('the receipt was not stored');
             outcome.id = row.id;
-          }
+            appendLeaf(workspace, database, queue[index] as PendingWrite, row.id);
+          });
           return batch;
         });
       } catch {
@@ -199,6 +217,7 @@ function flushWrites(workspace: Workspace): void {
               if (!outcome.ok) return outcome;
               const [row] = insertReceipts(database, [item.row]);
               if (row === undefined) throw new Error('the receipt was not stored');
+              appendLeaf(workspace, database, item, row.id);
               return { ...outcome, id: row.id };
             });
           } catch (error) {
@@ -222,6 +241,7 @@ function enqueueWrite(
   workspace: Workspace,
   row: NewReceipt,
   check: PendingWrite['check'],
+  leaf: PendingWrite['leaf'],
 ): Promise<{ id: number; quotaUsed: number | undefined }> {
   return new Promise((resolve, reject) => {
     let queue = pendingWrites.get(workspace);
@@ -230,8 +250,40 @@ function enqueueWrite(
       pendingWrites.set(workspace, queue);
       setImmediate(() => flushWrites(workspace));
     }
-    queue.push({ row, check, resolve, reject });
+    queue.push({ row, check, leaf, resolve, reject });
   });
+}
+
+/** Per workspace and tenant: settled when the tenant's last signed receipt has been queued (or refused). */
+const tenantTurns = new WeakMap<Workspace, Map<string, Promise<void>>>();
+
+/**
+ * A turn in the tenant's queue, taken when its receipt is signed: `ready` settles once every
+ * receipt of the tenant signed before it has been queued for the ledger (or refused), and
+ * `done` is called once this one has. A tenant's receipts so reach its log in the order they
+ * were signed, so their issuing times never go backwards along the log, even when their checks
+ * on the worker threads finish in another order (docs/logs.md, "The service's log").
+ */
+function takeTurn(workspace: Workspace, tenant: string): { ready: Promise<void>; done: () => void } {
+  let turns = tenantTurns.get(workspace);
+  if (turns === undefined) {
+    turns = new Map();
+    tenantTurns.set(workspace, turns);
+  }
+  const ready = turns.get(tenant) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  turns.set(tenant, mine);
+  const map = turns;
+  return {
+    ready,
+    done: () => {
+      done();
+      if (map.get(tenant) === mine) map.delete(tenant);
+    },
+  };
 }
 
 /** The keys an issued receipt is checked with, one object per state of the trust store and signing key (so a worker is sent them only after a change). */
@@ -315,11 +367,40 @@ async function store(
   signer: IssuingKey,
   extra?: (database: WritableDB, receiptSha256: string) => void,
 ): Promise<Issued> {
-  const { ref, quota } = options;
   const bytes = utf8Encode(jcs(document as JsonValue));
-  const facts = await verifyIssued(workspace, bytes, signer, options.now, options);
-  if (!verifiesAsIssued(document, facts.report))
-    throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
+  const tenant = loggedTenant(options.ref);
+  // Taken before the first await: the turn follows the order of signing.
+  const turn = tenant === undefined ? undefined : takeTurn(workspace, tenant);
+  let stored: Promise<{ id: number; quotaUsed: number | undefined }>;
+  let facts: VerifiedReceipt;
+  try {
+    facts = await verifyIssued(workspace, bytes, signer, options.now, options);
+    if (!verifiesAsIssued(document, facts.report))
+      throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
+    await turn?.ready;
+    stored = queueStore(workspace, bytes, facts, options, tenant, extra);
+  } finally {
+    turn?.done();
+  }
+  const { id, quotaUsed } = await stored;
+  return {
+    document,
+    receipt_sha256: facts.receipt_sha256,
+    id,
+    ...(quotaUsed === undefined ? {} : { quotaUsed }),
+  };
+}
+
+/** Queues a checked receipt for the next group commit, with its quota, its extra check and its leaf. */
+function queueStore(
+  workspace: Workspace,
+  bytes: Uint8Array,
+  facts: VerifiedReceipt,
+  options: { ref: string; quota?: Quota | undefined },
+  tenant: string | undefined,
+  extra: ((database: WritableDB, receiptSha256: string) => void) | undefined,
+): Promise<{ id: number; quotaUsed: number | undefined }> {
+  const { ref, quota } = options;
   const check =
     quota === undefined && extra === undefined
       ? undefined
@@ -351,13 +432,8 @@ async function store(
     issuer_key_id: facts.issuer_key_id,
     source: { kind: 'service', ref },
   };
-  const stored = await enqueueWrite(workspace, row, check);
-  return {
-    document,
-    receipt_sha256: facts.receipt_sha256,
-    id: stored.id,
-    ...(stored.quotaUsed === undefined ? {} : { quotaUsed: stored.quotaUsed }),
-  };
+  const leaf = tenant === undefined ? undefined : { tenant, hash: tlogLeafHash(workspace.crypto.sha256, bytes) };
+  return enqueueWrite(workspace, row, check, leaf);
 }
 
 /**

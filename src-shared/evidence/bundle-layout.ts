@@ -2,18 +2,25 @@
  * Where things live inside an evidence bundle (PROTOCOL section 9).
  *
  * `manifest.json`, `manifest.sig`, `receipts/<receipt id>.json`, `anchors/<batch_id>.json`,
- * `keys/service-keys.json`; the directories `receipts/`, `anchors/` and `keys/` may appear as
- * directory entries. Anything else is an unexpected file: reported, never read as evidence.
+ * `keys/service-keys.json`, and a served tenant's log evidence `log/checkpoint.txt` and
+ * `log/proofs.json` (docs/logs.md); the directories `receipts/`, `anchors/`, `keys/` and `log/`
+ * may appear as directory entries. Anything else is an unexpected file: reported, never read as
+ * evidence.
  */
 import { MANIFEST_NAME, SIGNATURE_NAME } from './manifest';
 
 /** The bundle's key file. */
 export const KEYS_NAME = 'keys/service-keys.json';
 
-/** What a path in a bundle is. */
-export type BundlePathKind = 'manifest' | 'signature' | 'keys' | 'receipt' | 'anchor' | 'directory' | 'other';
+/** A served tenant's signed log checkpoint (with its cosignatures). */
+export const LOG_CHECKPOINT_NAME = 'log/checkpoint.txt';
+/** A served tenant's leaves, boundaries and proofs (`evroom.log-evidence/1`). */
+export const LOG_PROOFS_NAME = 'log/proofs.json';
 
-const LAYOUT_DIRECTORIES = new Set(['receipts/', 'anchors/', 'keys/']);
+/** What a path in a bundle is. */
+export type BundlePathKind = 'manifest' | 'signature' | 'keys' | 'receipt' | 'anchor' | 'log' | 'directory' | 'other';
+
+const LAYOUT_DIRECTORIES = new Set(['receipts/', 'anchors/', 'keys/', 'log/']);
 
 /**
  * Classify a (checked) entry name.
@@ -26,6 +33,7 @@ export function classifyBundlePath(name: string): BundlePathKind {
   if (name === MANIFEST_NAME) return 'manifest';
   if (name === SIGNATURE_NAME) return 'signature';
   if (name === KEYS_NAME) return 'keys';
+  if (name === LOG_CHECKPOINT_NAME || name === LOG_PROOFS_NAME) return 'log';
   if (LAYOUT_DIRECTORIES.has(name)) return 'directory';
   const match = /^(receipts|anchors)\/([^/]+)\.json$/.exec(name);
   if (match !== null) return match[1] === 'receipts' ? 'receipt' : 'anchor';

@@ -51,7 +51,19 @@ export const MAX_SECRET_ID_LENGTH = 256;
 /** Secret ids: printable ASCII without spaces (they are names, not DIDs). */
 export const SECRET_ID_PATTERN = /^[\x21-\x7e]+$/;
 
-const KEY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'label', 'not_before', 'not_after', 'status', 'roles', 'use'];
+const KEY_MEMBERS = [
+  'key_id',
+  'algorithm',
+  'public_key',
+  'label',
+  'not_before',
+  'not_after',
+  'status',
+  'roles',
+  'use',
+  'note_key_name',
+  'vkey',
+];
 
 /**
  * Parse a key file.
@@ -60,6 +72,7 @@ const KEY_MEMBERS = ['key_id', 'algorithm', 'public_key', 'label', 'not_before',
  * an opaque id of 1-256 printable ASCII characters without spaces) and are unique within the
  * file; a did:key id must encode the very public key of its entry; `not_before` must not be after
  * `not_after`; `use`, as /v1/keys lists it, may be present as an array of strings and is ignored,
+ * as may a log key's `note_key_name` and `vkey` (strings; docs/logs.md, "The service's log"),
  * and so may a top-level `note` string (the listing's "listing confers no trust"). Unknown
  * members are refused. A file without `keys` but with `issuer` is one key as a producer answers
  * it (the typed signer's `GET /pubkey`; its descriptive members are ignored, its two key
@@ -475,6 +488,11 @@ function parseKeyEntry(item: JsonValue, path: string, advertised: boolean): KeyE
   const use = object['use'];
   if (use !== undefined && (!Array.isArray(use) || use.some((item) => typeof item !== 'string'))) {
     throw new KeyFileError('invalid_use', `${path}/use`, '"use" must be an array of strings.');
+  }
+  for (const member of ['note_key_name', 'vkey']) {
+    const value = object[member];
+    if (value !== undefined && typeof value !== 'string')
+      throw new KeyFileError('invalid_use', `${path}/${member}`, `"${member}" must be a string.`);
   }
   return entry;
 }

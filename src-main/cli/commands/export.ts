@@ -1,31 +1,43 @@
 /**
  * `evroom export [filters] --out FILE.zip`: write a signed evidence bundle of ledger receipts.
  */
+import { isTenantId } from '../../../src-shared/api/vocabulary';
 import { isManifestTenantId, MAX_MANIFEST_TENANT_ID_LENGTH } from '../../../src-shared/evidence/manifest';
-import { ExportError, SigningKeyError, type ExportProgress } from '../../evidence/index';
+import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
+import { ExportError, LogEvidenceError, SigningKeyError, type ExportProgress } from '../../evidence/index';
 import { LedgerError } from '../../ledger/index';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec } from '../arguments';
 import { paint, writeLine, type Terminal } from '../terminal';
 import { createProgressBar, rateText } from './import';
 import { FILTER_OPTIONS, openCliWorkspace, readFilters } from './ledger';
-import { exportEvidence } from '../../operations/evidence';
+import { exportEvidence, exportTenantEvidence, isServedTenant } from '../../operations/evidence';
 
 export const exportSpec: CommandSpec = {
   name: 'export',
   summary: 'Export ledger receipts as a signed evidence bundle',
-  usage: 'evroom export [filters] --out FILE.zip [--tenant ID] [--force] [--json]',
+  usage: 'evroom export [filters] --out FILE.zip [--tenant ID [--since TS] [--until TS]] [--force] [--json]',
   description: [
     'Writes the receipts that match the filters (all of them without filters), their anchor',
     'records and the keys that verify them, in the evidence bundle format `evroom import` reads.',
     'The manifest is signed by this installation’s own key (a did:key, made on the first export',
     'and kept in the data folder); another machine imports the bundle with no findings and',
     'reports the signer as unpinned until someone pins that key.',
+    'Over a service’s data folder, --tenant naming one of its tenants exports that tenant’s',
+    'evidence as GET /tenants/ID/evidence does: its logged receipts issued in [--since, --until),',
+    'the log’s signed checkpoint and proofs (log/checkpoint.txt, log/proofs.json; docs/logs.md),',
+    'signed by the service’s key. The filters do not apply to it.',
   ],
   options: {
     ...FILTER_OPTIONS,
     out: { type: 'string', value: 'FILE', help: 'the zip to write (required)' },
-    tenant: { type: 'string', value: 'ID', help: 'the tenant id written in the manifest (default "local")' },
+    tenant: {
+      type: 'string',
+      value: 'ID',
+      help: 'the tenant id written in the manifest (default "local"); a tenant of this data folder’s service: its evidence with its log',
+    },
+    since: { type: 'string', value: 'TS', help: 'with a served --tenant: receipts issued at or after TS' },
+    until: { type: 'string', value: 'TS', help: 'with a served --tenant: receipts issued before TS' },
     force: { type: 'boolean', help: 'replace FILE when it exists' },
     json: { type: 'boolean', help: 'print one JSON object with the result' },
   },
@@ -35,6 +47,14 @@ export const exportSpec: CommandSpec = {
     'evroom export --status PASS --from 2026-11-01 --to 2026-12-01 --out november.zip',
   ],
 };
+
+/** --since / --until: a TS from 1970 on. */
+function periodBound(parsed: Parameters<typeof optionValue>[0], name: 'since' | 'until'): string | undefined {
+  const value = optionValue(parsed, name);
+  if (value !== undefined && !(isTimestamp(value) && timestampToMillis(value) >= 0))
+    throw new CliError(`export: --${name} must be a TS (YYYY-MM-DDThh:mm:ss[.f]Z) from 1970 on, got "${value}"`);
+  return value;
+}
 
 function progressText(event: ExportProgress): [number, string] {
   if (event.phase !== 'writing') return [1, 'finishing'];
@@ -66,19 +86,42 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
       `export: --tenant must be 1 to ${MAX_MANIFEST_TENANT_ID_LENGTH} characters without control characters`,
     );
   }
+  const since = periodBound(parsed, 'since');
+  const until = periodBound(parsed, 'until');
+  if (since !== undefined && until !== undefined && timestampToMillis(until) <= timestampToMillis(since))
+    throw new CliError('export: --until must be after --since (the period is since <= issued_at < until)');
   const workspace = openCliWorkspace('export');
   const bar = createProgressBar(terminal);
   try {
-    const result = await exportEvidence(workspace, {
-      out,
-      filters,
-      overwrite: flag(parsed, 'force'),
-      ...(tenant === undefined ? {} : { tenantId: tenant }),
-      onProgress: (event) => {
-        const [fraction, text] = progressText(event);
-        bar.draw(fraction, text);
-      },
-    });
+    const served = tenant !== undefined && isTenantId(tenant) && isServedTenant(workspace, tenant);
+    if (!served && (since !== undefined || until !== undefined))
+      throw new CliError(
+        `export: --since and --until export a served tenant's evidence; this data folder's service has no tenant ${tenant === undefined ? '(name one with --tenant)' : `"${tenant}"`}`,
+      );
+    if (served && Object.keys(filters).length > 0)
+      throw new CliError(
+        `export: the filters do not apply to a served tenant's evidence (its log's receipts, contiguous); choose the period with --since and --until`,
+      );
+    const onProgress = (event: ExportProgress): void => {
+      const [fraction, text] = progressText(event);
+      bar.draw(fraction, text);
+    };
+    const result = served
+      ? await exportTenantEvidence(workspace, {
+          out,
+          tenantId: tenant,
+          since: since ?? null,
+          until: until ?? null,
+          overwrite: flag(parsed, 'force'),
+          onProgress,
+        })
+      : await exportEvidence(workspace, {
+          out,
+          filters,
+          overwrite: flag(parsed, 'force'),
+          ...(tenant === undefined ? {} : { tenantId: tenant }),
+          onProgress,
+        });
     bar.clear();
     if (flag(parsed, 'json')) {
       writeLine(terminal.out, JSON.stringify(result));
@@ -99,11 +142,18 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
       `  signed by  ${result.key_id}${result.keyCreated ? ' (a new local signing key, made for this export)' : ''}`,
     );
     writeLine(terminal.out, `  tenant     ${result.tenant_id}`);
+    if (result.log_tree_size !== undefined)
+      writeLine(terminal.out, `  log        checkpoint at size ${result.log_tree_size}, with proofs`);
     writeLine(terminal.out, `  sha256     ${result.sha256} (${result.bytes} bytes)`);
     return 0;
   } catch (error) {
     bar.clear();
-    if (error instanceof ExportError || error instanceof SigningKeyError || error instanceof LedgerError) {
+    if (
+      error instanceof ExportError ||
+      error instanceof SigningKeyError ||
+      error instanceof LedgerError ||
+      error instanceof LogEvidenceError
+    ) {
       throw new CliError(`export: ${error.message}`);
     }
     throw error;

@@ -6,6 +6,7 @@ import { MAX_POOL_SIZE as MAX_VERIFY_THREADS } from '../../core/worker-pool';
 import { resolveDataDirectory } from '../../ledger/data-directory';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../operations/service-issue';
 import { rotateServiceKey } from '../../operations/service-keys';
+import { DEFAULT_LOG_CHECKPOINT_MS, isLogName, LOG_NAME_RULE } from '../../operations/service-log';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec } from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
@@ -15,7 +16,7 @@ export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
   usage:
-    'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL]',
+    'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL] [--log-name NAME] [--log-checkpoint-ms MS]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -35,6 +36,9 @@ export const serveSpec: CommandSpec = {
     '--confirmations blocks; each key goes to its buyer: by mail (the data folder’s outbox/, one',
     '.eml per message, or --smtp smtp[s]://[user:pass@]host:port) or sealed to a did:key.',
     'Without a chain (--no-anchor) the service takes no payments.',
+    'Each tenant’s receipts go into a transparency log of its own (docs/logs.md): checkpoints',
+    'signed with the log key (made on first start, service/log-key.json, mode 600) under',
+    '--log-name, at most every --log-checkpoint-ms while a log grows.',
   ],
   options: {
     port: { type: 'string', value: 'N', help: 'the port (default 8787; 0: any free port)' },
@@ -87,6 +91,16 @@ export const serveSpec: CommandSpec = {
       type: 'string',
       value: 'URL',
       help: 'send bought keys by SMTP (smtp:// or smtps://, user:pass@ allowed) instead of the outbox folder',
+    },
+    'log-name': {
+      type: 'string',
+      value: 'NAME',
+      help: 'the tenants’ logs’ name and note key name, a schema-less URL (origin NAME/tenants/T; default evroom.local/ and 16 hex digits of the log key’s SHA-256)',
+    },
+    'log-checkpoint-ms': {
+      type: 'string',
+      value: 'MS',
+      help: `how often the logs that grew are signed, in ms (default ${DEFAULT_LOG_CHECKPOINT_MS}; 1 to 60000)`,
     },
   },
   exitCodes: ['0  stopped by Ctrl-C or SIGTERM', '2  usage error, or the address or data folder cannot be used'],
@@ -210,6 +224,16 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       ? undefined
       : wholeNumber('verify-threads', verifyThreadsText, 0, MAX_VERIFY_THREADS, 0);
   const host = optionValue(parsed, 'host') ?? '127.0.0.1';
+  const logName = optionValue(parsed, 'log-name');
+  if (logName !== undefined && !isLogName(logName))
+    throw new CliError(`serve: --log-name must be ${LOG_NAME_RULE}, not '${logName}'`);
+  const checkpointMs = wholeNumber(
+    'log-checkpoint-ms',
+    optionValue(parsed, 'log-checkpoint-ms'),
+    1,
+    60_000,
+    DEFAULT_LOG_CHECKPOINT_MS,
+  );
   const smtpUrl = optionValue(parsed, 'smtp');
   if (smtpUrl !== undefined && flag(parsed, 'no-anchor'))
     throw new CliError('serve: --smtp delivers bought API keys; with --no-anchor the service takes no payments');
@@ -234,6 +258,7 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       anchor,
       ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }),
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
+      log: { checkpointMs, ...(logName === undefined ? {} : { name: logName }) },
     });
   } catch (error) {
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);

@@ -55,15 +55,27 @@ export async function keysStatusRoutes(app: FastifyInstance, status: StatusSourc
       },
     },
     async () => ({
-      keys: context.signer.listed.map((key) => ({
-        key_id: key.key_id,
-        algorithm: key.algorithm,
-        public_key: b64uEncode(key.public_key),
-        use: ['receipts', 'typed-contracts', 'status', 'evidence'],
-        status: key.active ? 'active' : 'retired',
-        ...(key.not_before !== undefined ? { not_before: key.not_before } : {}),
-        ...(key.not_after !== undefined ? { not_after: key.not_after } : {}),
-      })),
+      keys: [
+        ...context.signer.listed.map((key) => ({
+          key_id: key.key_id,
+          algorithm: key.algorithm,
+          public_key: b64uEncode(key.public_key),
+          use: ['receipts', 'typed-contracts', 'status', 'evidence'],
+          status: key.active ? 'active' : 'retired',
+          ...(key.not_before !== undefined ? { not_before: key.not_before } : {}),
+          ...(key.not_after !== undefined ? { not_after: key.not_after } : {}),
+        })),
+        // The tenants' logs' checkpoint key (docs/logs.md, "The service's log"), with its note key name and vkey.
+        {
+          key_id: context.log.keyId,
+          algorithm: 'Ed25519',
+          public_key: b64uEncode(context.log.publicKey),
+          use: ['log-checkpoints'],
+          status: 'active',
+          note_key_name: context.log.name,
+          vkey: context.log.vkey,
+        },
+      ],
       note: KEYS_NOTE,
     }),
   );

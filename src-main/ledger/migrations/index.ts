@@ -12,6 +12,7 @@ import { unattributedTrustMigration } from './0007-unattributed-trust';
 import { receiptAnchorStateMigration } from './0008-receipt-anchor-state';
 import { paymentsMigration } from './0009-payments';
 import { verifiedWithContextMigration } from './0010-verified-with-context';
+import { tenantLogsMigration } from './0011-tenant-logs';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   receiptAnchorStateMigration,
   paymentsMigration,
   verifiedWithContextMigration,
+  tenantLogsMigration,
 ];
