@@ -35,7 +35,7 @@ import { authenticateKey } from '../operations/service-admin';
 import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { addJsonBodyParser } from '../operations/json-body';
 import { stopEvidenceWorker } from '../operations/evidence';
-import { DEFAULT_LOG_CHECKPOINT_MS, loadLogKey, openServiceLog } from '../operations/service-log';
+import { DEFAULT_LOG_CHECKPOINT_MS, loadLogKey, openServiceLog, type ServiceLog } from '../operations/service-log';
 import {
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   FREE_RECEIPTS_PER_DAY,
@@ -176,6 +176,17 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
+/** The tenants' logs under the data folder's log key (made on first start); the key is wiped if the name is refused. */
+function openLog(workspace: Workspace, name: string | undefined): ServiceLog {
+  const key = loadLogKey(workspace);
+  try {
+    return openServiceLog(workspace, key, name === undefined ? {} : { name });
+  } catch (error) {
+    key.seed.fill(0);
+    throw error;
+  }
+}
+
 /** How long a request may take to arrive whole by default: 30 s (1 MiB at about 35 KB/s). */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -199,19 +210,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   if (!Number.isSafeInteger(checkpointMs) || checkpointMs < 1) {
     throw new RangeError('buildService: log.checkpointMs must be a whole number of milliseconds from 1');
   }
-  const logKey = loadLogKey(options.workspace);
-  let serviceLog;
-  try {
-    serviceLog = openServiceLog(
-      options.workspace,
-      logKey,
-      options.log?.name === undefined ? {} : { name: options.log.name },
-    );
-  } catch (error) {
-    logKey.seed.fill(0);
-    throw error;
-  }
-  const log = serviceLog;
+  const log = openLog(options.workspace, options.log?.name);
   const app = Fastify({
     logger:
       options.logStream === undefined

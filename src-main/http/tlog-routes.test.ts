@@ -343,6 +343,21 @@ describe('the tenants’ transparency logs', () => {
     });
     expect(wrong.status).toBe(400);
     expect(wrong.json['error']).toMatchObject({ details: [{ path: '/checkpoint' }] });
+    // Not a signed note at all; a checkpoint of another tenant's log.
+    const garbled = await call(running.base, 'POST', '/tenants/acme/log/cosignatures', {
+      key: acmeKey,
+      body: { vkey: first.vkey, checkpoint: 'not\ta note' },
+    });
+    expect(garbled.status).toBe(400);
+    expect(garbled.json['error']).toMatchObject({ details: [{ path: '/checkpoint' }] });
+    const globexText = (await checkpointOf(running.base, 'globex', globexKey)).note.text;
+    const foreignLine = signCosignatureLine(node, globexText, 'witness1.example/w', sha256(utf8Encode('witness 1')), 1);
+    const foreign = await call(running.base, 'POST', '/tenants/acme/log/cosignatures', {
+      key: acmeKey,
+      body: { vkey: first.vkey, checkpoint: formatNote(globexText, [foreignLine]) },
+    });
+    expect(foreign.status).toBe(400);
+    expect(String((foreign.json['error'] as { message: string }).message)).toMatch(/not of this log/);
     // A cosignature that does not verify with the vkey given.
     const mismatched = await call(running.base, 'POST', '/tenants/acme/log/cosignatures', {
       key: acmeKey,
@@ -538,6 +553,27 @@ describe('the tenants’ transparency logs', () => {
         pointer,
       );
     }
+  });
+
+  it('signs the logs that grew by its timer, without a request asking, and once more as it stops', async () => {
+    const home = path.join(directory, 'timer');
+    let service = await start(home, { log: { name: LOG_NAME, checkpointMs: 20 } });
+    createTenant(service.workspace, 'acme', 'scale');
+    const key = issueApiKey(service.workspace, 'acme').key;
+    await issue(service.base, 'acme', key, '2026-11-02T12:00:00Z');
+    const deadline = Date.now() + 5_000;
+    while (listTlogCheckpoints(service.workspace.ledger.readable, 'acme').length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(listTlogCheckpoints(service.workspace.ledger.readable, 'acme').map((entry) => entry.tree_size)).toEqual([1]);
+    await service.close();
+    // A receipt stored after the last tick is signed as the service stops.
+    service = await start(home, { log: { name: LOG_NAME, checkpointMs: 60_000 } });
+    await issue(service.base, 'acme', key, '2026-11-02T12:00:01Z');
+    await service.service.close();
+    expect(listTlogCheckpoints(service.workspace.ledger.readable, 'acme').map((entry) => entry.tree_size)).toEqual([
+      1, 2,
+    ]);
+    service.workspace.close();
   });
 
   it('never signs two roots for one size, across a restart', async () => {

@@ -42,8 +42,9 @@ export {
   fingerprintKeyId,
   keyFingerprint,
 } from './fingerprint';
-export { anchorFold, anchorTree } from './merkle';
-export type { HashFunction } from './merkle';
+export { anchorFold, anchorTree, anchorTreeLevels, merkleLevels, merkleParents } from './merkle';
+export type { AnchorTreeLevels, HashFunction, MerkleLevels, MerklePairOrder } from './merkle';
+export { sha256Batch, sha256PairWords, sha256Prefix32Words, sha256Words, sha256WordsToBytes } from './sha256-batch';
 export {
   TlogMemory,
   tlogCompletedNodes,

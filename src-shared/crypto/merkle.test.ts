@@ -1,9 +1,10 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { sha3_256 } from '@noble/hashes/sha3.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { concatBytes, equalBytes, hexEncode } from './encoding';
-import { anchorFold, anchorTree, anchorTreeLevels } from './merkle';
+import { anchorFold, anchorTree, anchorTreeLevels, merkleLevels, merkleParents } from './merkle';
 
 describe('anchor tree (PROTOCOL section 8)', () => {
   const digest = (byte: number): Uint8Array => new Uint8Array(32).fill(byte);
@@ -152,5 +153,100 @@ describe('anchorTreeLevels: the fast builder gives the tree of anchorTree', () =
     expect(() => tree.path(-1)).toThrow(RangeError);
     expect(() => tree.writePath(0, new Uint8Array(40))).toThrow(/too small/);
     expect(() => anchorTreeLevels(() => new Uint8Array(20), [new Uint8Array(32)])).toThrow(/returned 20 bytes/);
+  });
+});
+
+describe('merkleLevels: the level builder of both trees', () => {
+  /** RFC 9162 section 2.1.1's MTH, recursively, over the leaf hashes. */
+  function mth(hash: (data: Uint8Array) => Uint8Array, leaves: Uint8Array[]): Uint8Array {
+    if (leaves.length === 1) return leaves[0] as Uint8Array;
+    let k = 1;
+    while (k * 2 < leaves.length) k *= 2;
+    return hash(concatBytes(Uint8Array.of(1), mth(hash, leaves.slice(0, k)), mth(hash, leaves.slice(k))));
+  }
+  /** RFC 9162 section 2.1.3.1's PATH(m, D[n]), from the leaf upwards. */
+  function path(hash: (data: Uint8Array) => Uint8Array, m: number, leaves: Uint8Array[]): Uint8Array[] {
+    if (leaves.length === 1) return [];
+    let k = 1;
+    while (k * 2 < leaves.length) k *= 2;
+    return m < k
+      ? [...path(hash, m, leaves.slice(0, k)), mth(hash, leaves.slice(k))]
+      : [...path(hash, m - k, leaves.slice(k)), mth(hash, leaves.slice(0, k))];
+  }
+  const leafHashes = (size: number): Uint8Array[] =>
+    Array.from({ length: size }, (_, index) => sha256(concatBytes(Uint8Array.of(0), Uint8Array.of(size, index))));
+  // A 32-byte hash that is not SHA-256: the builder must call it for every node.
+  const sha3 = (data: Uint8Array): Uint8Array => sha3_256(data);
+
+  it("'ordered' is RFC 9162's tree: MTH root and PATH of every leaf, every size up to 70, with SHA-256 and another hash", () => {
+    for (const hash of [sha256, sha3]) {
+      for (let size = 1; size <= 70; size += 1) {
+        const leaves = leafHashes(size);
+        const tree = merkleLevels(hash, concatBytes(...leaves), 'ordered');
+        expect(tree.size).toBe(size);
+        expect(hexEncode(tree.root)).toBe(hexEncode(mth(hash, leaves)));
+        const buffer = new Uint8Array(32 * 8);
+        leaves.forEach((_, index) => {
+          const expected = path(hash, index, leaves).map(hexEncode);
+          expect(tree.path(index).map(hexEncode), `size ${size}, leaf ${index}`).toEqual(expected);
+          expect(tree.writePath(index, buffer)).toBe(expected.length);
+          expect(hexEncode(buffer.subarray(0, 32 * expected.length))).toBe(expected.join(''));
+        });
+      }
+    }
+  });
+
+  it("'sorted' over the leaf hashes is the anchor tree, with SHA-256 and with another hash", () => {
+    for (const hash of [sha256, sha3]) {
+      const digests = Array.from({ length: 77 }, (_, index) => sha256(Uint8Array.of(index, 7)));
+      const reference = anchorTree(hash, digests);
+      const sortedLeaves = [...digests]
+        .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+        .map((digest) => hash(concatBytes(Uint8Array.of(0), digest)));
+      expect(hexEncode(merkleLevels(hash, concatBytes(...sortedLeaves), 'sorted').root)).toBe(
+        hexEncode(reference.root),
+      );
+      const fast = anchorTreeLevels(hash, digests);
+      expect(hexEncode(fast.root)).toBe(hexEncode(reference.root));
+      digests.forEach((_, index) =>
+        expect(fast.path(index).map(hexEncode)).toEqual((reference.paths[index] as Uint8Array[]).map(hexEncode)),
+      );
+    }
+  });
+
+  it('copies its input, and refuses bad arguments', () => {
+    const leaves = concatBytes(...leafHashes(5));
+    const tree = merkleLevels(sha256, leaves, 'ordered');
+    const root = hexEncode(tree.root);
+    leaves.fill(0);
+    expect(hexEncode(tree.root)).toBe(root);
+    expect(() => merkleLevels(sha256, new Uint8Array(0), 'ordered')).toThrow(/positive multiple of 32 bytes/);
+    expect(() => merkleLevels(sha256, new Uint8Array(33), 'ordered')).toThrow(/positive multiple of 32 bytes, got 33/);
+    expect(() => merkleLevels(sha256, new Uint8Array(32), 'up' as 'sorted')).toThrow(TypeError);
+    expect(() => merkleLevels(sha256, [] as unknown as Uint8Array, 'ordered')).toThrow(TypeError);
+    expect(() => merkleLevels(() => new Uint8Array(31), new Uint8Array(64), 'ordered')).toThrow(/returned 31 bytes/);
+    expect(() => tree.path(5)).toThrow(/not below the 5 leaves/);
+  });
+
+  it('merkleParents hashes each pair in the given order and leaves an odd last node out', () => {
+    for (const hash of [sha256, sha3]) {
+      const nodes = leafHashes(7);
+      const parents = merkleParents(hash, concatBytes(...nodes), 'ordered');
+      const sortedParents = merkleParents(hash, concatBytes(...nodes), 'sorted');
+      expect(parents.length).toBe(3 * 32);
+      for (let pair = 0; pair < 3; pair += 1) {
+        const [a, b] = [nodes[2 * pair] as Uint8Array, nodes[2 * pair + 1] as Uint8Array];
+        const [low, high] = Buffer.compare(Buffer.from(a), Buffer.from(b)) <= 0 ? [a, b] : [b, a];
+        expect(hexEncode(parents.subarray(32 * pair, 32 * pair + 32))).toBe(
+          hexEncode(hash(concatBytes(Uint8Array.of(1), a, b))),
+        );
+        expect(hexEncode(sortedParents.subarray(32 * pair, 32 * pair + 32))).toBe(
+          hexEncode(hash(concatBytes(Uint8Array.of(1), low, high))),
+        );
+      }
+    }
+    expect(merkleParents(sha256, new Uint8Array(32), 'ordered').length).toBe(0);
+    expect(() => merkleParents(sha256, new Uint8Array(40), 'ordered')).toThrow(/multiple of 32 bytes, got 40/);
+    expect(() => merkleParents(sha256, new Uint8Array(64), 'down' as 'sorted')).toThrow(TypeError);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The anchor tree (PROTOCOL section 8).
+ * The anchor tree (PROTOCOL section 8), and the level builder it shares with the tenants' logs
+ * (RFC 9162 trees, src-shared/crypto/tlog.ts).
  *
  * Functions take the hash function as an argument so that the caller chooses the provider
  * (SHA-256 for the anchor tree). Builders are for the anchoring engine and tests; verifiers only
@@ -9,6 +10,7 @@
  */
 import { assertBytes, assertIndex } from './assert';
 import { compareBytes, concatBytes } from './encoding';
+import { sha256Batch, sha256PairWords, sha256Prefix32Words } from './sha256-batch';
 
 /** A hash function over bytes, e.g. `provider.blake3` or `provider.sha256`. */
 export type HashFunction = (data: Uint8Array) => Uint8Array;
@@ -182,14 +184,304 @@ function anchorSortOrder(digests: readonly Uint8Array[]): Uint32Array {
   return order;
 }
 
+/** How a tree orders the two children of a parent: the anchor tree sorts them, RFC 9162 does not. */
+export type MerklePairOrder = 'sorted' | 'ordered';
+
+/** A Merkle tree held as one flat buffer per level; see {@link merkleLevels}. */
+export interface MerkleLevels {
+  /** How many leaves the tree has. */
+  readonly size: number;
+  /** The Merkle root (32 bytes). */
+  readonly root: Uint8Array;
+  /**
+   * Every level from the leaf hashes up to the root, each `count * 32` bytes: node `i` of a level
+   * is bytes `32 * i` to `32 * i + 32`; the last node of a level of odd length is carried up.
+   */
+  readonly levels: readonly Uint8Array[];
+  /**
+   * The path of a leaf: its siblings from the leaf upwards, skipping the levels where it is
+   * the odd node carried up (for RFC 9162, the inclusion proof in the whole tree). Views into
+   * `levels`.
+   *
+   * @param index - The leaf's position in level 0.
+   * @throws RangeError when `index` is not below `size`.
+   */
+  path(index: number): Uint8Array[];
+  /**
+   * Copies the path of a leaf into `target` at `offset`, 32 bytes per sibling, allocating
+   * nothing (for writing many proofs in a row).
+   *
+   * @param index - The leaf's position in level 0.
+   * @param target - Room for at least `32 * levels.length` bytes past `offset`.
+   * @param offset - Where to start writing; default 0.
+   * @returns How many siblings were written.
+   * @throws RangeError when `index` is not below `size` or `target` is too small.
+   */
+  writePath(index: number, target: Uint8Array, offset?: number): number;
+}
+
+const DIGEST = ANCHOR_DIGEST_LENGTH;
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+/** A fixed input, and its SHA-256, to recognise a hash function that is SHA-256. */
+const PROBE = Uint8Array.from({ length: 65 }, (_, index) => (index * 151 + 7) & 0xff);
+let probeDigest: Uint8Array | undefined;
+
+/**
+ * Asks the hash function for one digest: it must be 32 bytes; when it is SHA-256's (the
+ * probe's known digest), the tree is hashed by the batch SHA-256 of sha256-batch.ts, which gives
+ * the same digests without one call per node.
+ */
+function usesBatchSha256(hash: HashFunction, name: string): boolean {
+  const digest = hash(PROBE);
+  if (digest.length !== DIGEST)
+    throw new RangeError(`${name}: the hash function returned ${digest.length} bytes, not 32`);
+  probeDigest ??= sha256Batch(PROBE, PROBE.length);
+  for (let index = 0; index < DIGEST; index += 1) if (digest[index] !== probeDigest[index]) return false;
+  return true;
+}
+
+/**
+ * Builds the parent levels over level 0 in words with the batch SHA-256, then turns every level
+ * into big-endian bytes in place (so the words are gone afterwards).
+ */
+function levelsFromWords(level0: Int32Array, count: number, order: MerklePairOrder): Uint8Array[] {
+  const words: Int32Array[] = [level0];
+  for (let level = level0, size = count; size > 1;) {
+    const parentCount = Math.ceil(size / 2);
+    const parents = new Int32Array(8 * parentCount);
+    sha256PairWords(0x01, level, Math.floor(size / 2), parents, order === 'sorted');
+    // An odd node at the end is carried up unchanged.
+    if (size % 2 === 1) parents.set(level.subarray(8 * (size - 1), 8 * size), 8 * (parentCount - 1));
+    words.push(parents);
+    level = parents;
+    size = parentCount;
+  }
+  return words.map((level) => {
+    if (LITTLE_ENDIAN) {
+      for (let index = 0; index < level.length; index += 1) {
+        const word = level[index] as number;
+        level[index] = (word << 24) | ((word & 0xff00) << 8) | ((word >>> 8) & 0xff00) | (word >>> 24);
+      }
+    }
+    return new Uint8Array(level.buffer, level.byteOffset, level.length * 4);
+  });
+}
+
+/** Builds the parent levels over level 0 (bytes) with one call of `hash` per node. */
+function levelsFromBytes(
+  hash: HashFunction,
+  level0: Uint8Array,
+  count: number,
+  order: MerklePairOrder,
+  name: string,
+): Uint8Array[] {
+  const input = new Uint8Array(1 + 2 * DIGEST);
+  input[0] = 0x01;
+  const levels: Uint8Array[] = [level0];
+  for (let level = level0, size = count; size > 1;) {
+    const parentCount = Math.ceil(size / 2);
+    const parents = new Uint8Array(parentCount * DIGEST);
+    for (let pair = 0; pair + 1 < size; pair += 2) {
+      const a = pair * DIGEST;
+      const b = a + DIGEST;
+      let difference = 0;
+      if (order === 'sorted') {
+        for (let byte = 0; byte < DIGEST && difference === 0; byte += 1)
+          difference = (level[a + byte] as number) - (level[b + byte] as number);
+      }
+      const [low, high] = difference <= 0 ? [a, b] : [b, a];
+      input.set(level.subarray(low, low + DIGEST), 1);
+      input.set(level.subarray(high, high + DIGEST), 1 + DIGEST);
+      const hashed = hash(input);
+      if (hashed.length !== DIGEST)
+        throw new RangeError(`${name}: the hash function returned ${hashed.length} bytes, not 32`);
+      parents.set(hashed, (pair / 2) * DIGEST);
+    }
+    // An odd node at the end is carried up unchanged.
+    if (size % 2 === 1) parents.set(level.subarray((size - 1) * DIGEST, size * DIGEST), (parentCount - 1) * DIGEST);
+    levels.push(parents);
+    level = parents;
+    size = parentCount;
+  }
+  return levels;
+}
+
+/**
+ * The root, paths and proofs over built levels. `position` maps a caller's index to its place
+ * in level 0 (the anchor tree's sort), or is absent when they are the same.
+ */
+function levelsView(
+  levels: Uint8Array[],
+  size: number,
+  position: Uint32Array | undefined,
+  name: string,
+  noun: string,
+): MerkleLevels {
+  const counts: number[] = [];
+  for (let count = size, level = 0; level < levels.length; level += 1, count = Math.ceil(count / 2)) counts.push(count);
+  const buffers = levels.map((level) => level.buffer);
+  const offsets = levels.map((level) => level.byteOffset);
+  const top = levels[levels.length - 1] as Uint8Array;
+  const root = new Uint8Array(top.buffer, top.byteOffset, DIGEST);
+  const checkIndex = (index: number, method: string): number => {
+    assertIndex(index, `${name}.${method}`);
+    if (index >= size) throw new RangeError(`${name}.${method}: index ${index} is not below the ${size} ${noun}`);
+    return position === undefined ? index : (position[index] as number);
+  };
+  return {
+    size,
+    root,
+    levels,
+    path(index: number): Uint8Array[] {
+      let node = checkIndex(index, 'path');
+      const path: Uint8Array[] = [];
+      for (let level = 0; level + 1 < levels.length; level += 1) {
+        const sibling = node ^ 1;
+        if (sibling < (counts[level] as number)) {
+          // A view made by the constructor: about half the cost of subarray() (20 million of
+          // them for the proofs of a million leaves).
+          path.push(
+            new Uint8Array(buffers[level] as ArrayBuffer, (offsets[level] as number) + sibling * DIGEST, DIGEST),
+          );
+        }
+        node >>>= 1;
+      }
+      return path;
+    },
+    writePath(index: number, target: Uint8Array, offset = 0): number {
+      let node = checkIndex(index, 'writePath');
+      assertBytes(target, `${name}.writePath: target`);
+      assertIndex(offset, `${name}.writePath: offset`);
+      let written = 0;
+      for (let level = 0; level + 1 < levels.length; level += 1) {
+        const sibling = node ^ 1;
+        if (sibling < (counts[level] as number)) {
+          const at = offset + written * DIGEST;
+          if (at + DIGEST > target.length) throw new RangeError(`${name}.writePath: target is too small for the path`);
+          const bytes = levels[level] as Uint8Array;
+          const start = sibling * DIGEST;
+          for (let byte = 0; byte < DIGEST; byte += 1) target[at + byte] = bytes[start + byte] as number;
+          written += 1;
+        }
+        node >>>= 1;
+      }
+      return written;
+    },
+  };
+}
+
+/**
+ * Builds every level of a Merkle tree over SHA-256 from its level-0 hashes, bottom up: a parent
+ * is SHA-256(0x01 || left || right), an odd node at the end of a level is carried up unchanged.
+ * With `order` 'ordered' this is RFC 9162's tree (MTH) over leaf hashes SHA-256(0x00 || data);
+ * with 'sorted' each pair is ordered bytewise first, as in the anchor tree (PROTOCOL section 8).
+ *
+ * When `sha256` is SHA-256 (checked on one probe input), every node is hashed by the batch
+ * SHA-256 of sha256-batch.ts instead of one call per node; any other 32-byte hash function is
+ * called once per node. Memory: 64 bytes per leaf.
+ *
+ * @param sha256 - SHA-256 (from a provider)
+ * @param leaves - the level-0 hashes laid end to end, 32 bytes each (copied)
+ * @param order - 'ordered' (RFC 9162) or 'sorted' (anchor tree)
+ * @returns the levels, the root and the paths on demand
+ * @throws TypeError on arguments of the wrong type
+ * @throws RangeError when there are no leaves, `leaves` is not a multiple of 32 bytes, or the
+ *   hash function does not return 32 bytes
+ */
+export function merkleLevels(sha256: HashFunction, leaves: Uint8Array, order: MerklePairOrder): MerkleLevels {
+  assertHash(sha256, 'merkleLevels');
+  assertBytes(leaves, 'merkleLevels: leaves');
+  if (order !== 'sorted' && order !== 'ordered')
+    throw new TypeError(`merkleLevels: order must be 'sorted' or 'ordered', got ${String(order)}`);
+  if (leaves.length === 0 || leaves.length % DIGEST !== 0)
+    throw new RangeError(`merkleLevels: leaves must be a positive multiple of 32 bytes, got ${leaves.length}`);
+  const size = leaves.length / DIGEST;
+  if (size > 0xffffffff) throw new RangeError('merkleLevels: at most 2^32 - 1 leaves');
+  let levels: Uint8Array[];
+  if (usesBatchSha256(sha256, 'merkleLevels')) {
+    const words = new Int32Array(8 * size);
+    for (let index = 0; index < words.length; index += 1) {
+      const at = 4 * index;
+      words[index] =
+        ((leaves[at] as number) << 24) |
+        ((leaves[at + 1] as number) << 16) |
+        ((leaves[at + 2] as number) << 8) |
+        (leaves[at + 3] as number);
+    }
+    levels = levelsFromWords(words, size, order);
+  } else {
+    levels = levelsFromBytes(sha256, leaves.slice(), size, order, 'merkleLevels');
+  }
+  return levelsView(levels, size, undefined, 'MerkleLevels', 'leaves');
+}
+
+/**
+ * Hashes the parents of consecutive pairs of nodes: parent `p` is SHA-256(0x01 || node 2p ||
+ * node 2p + 1), the pair ordered as `order` says. The step of {@link merkleLevels}, for a tree
+ * grown by parts (TlogMemory's appends of many leaves). An odd last node is not hashed (the
+ * caller decides whether it is carried up or waits for its sibling).
+ *
+ * When `sha256` is SHA-256 (checked on one probe input), the batch SHA-256 of sha256-batch.ts
+ * hashes every pair; any other 32-byte hash function is called once per pair.
+ *
+ * @param sha256 - SHA-256 (from a provider)
+ * @param nodes - the nodes laid end to end, 32 bytes each
+ * @param order - 'ordered' (RFC 9162) or 'sorted' (anchor tree)
+ * @returns floor(n / 2) parents laid end to end, 32 bytes each (a new array)
+ * @throws TypeError on arguments of the wrong type
+ * @throws RangeError when `nodes` is not a multiple of 32 bytes or the hash function does not
+ *   return 32 bytes
+ */
+export function merkleParents(sha256: HashFunction, nodes: Uint8Array, order: MerklePairOrder): Uint8Array {
+  assertHash(sha256, 'merkleParents');
+  assertBytes(nodes, 'merkleParents: nodes');
+  if (order !== 'sorted' && order !== 'ordered')
+    throw new TypeError(`merkleParents: order must be 'sorted' or 'ordered', got ${String(order)}`);
+  if (nodes.length % DIGEST !== 0)
+    throw new RangeError(`merkleParents: nodes must be a multiple of 32 bytes, got ${nodes.length}`);
+  const pairs = Math.floor(nodes.length / (2 * DIGEST));
+  if (pairs === 0) return new Uint8Array(0);
+  if (!usesBatchSha256(sha256, 'merkleParents')) {
+    const parents = levelsFromBytes(
+      sha256,
+      nodes.subarray(0, 2 * pairs * DIGEST),
+      2 * pairs,
+      order,
+      'merkleParents',
+    )[1];
+    return parents as Uint8Array;
+  }
+  const words = new Int32Array(16 * pairs);
+  for (let index = 0; index < words.length; index += 1) {
+    const at = 4 * index;
+    words[index] =
+      ((nodes[at] as number) << 24) |
+      ((nodes[at + 1] as number) << 16) |
+      ((nodes[at + 2] as number) << 8) |
+      (nodes[at + 3] as number);
+  }
+  sha256PairWords(0x01, words, pairs, words, order === 'sorted');
+  const parents = new Uint8Array(pairs * DIGEST);
+  for (let index = 0; index < 8 * pairs; index += 1) {
+    const word = words[index] as number;
+    const at = 4 * index;
+    parents[at] = word >>> 24;
+    parents[at + 1] = word >>> 16;
+    parents[at + 2] = word >>> 8;
+    parents[at + 3] = word;
+  }
+  return parents;
+}
+
 /**
  * Builds the anchor tree of a batch fast: the same tree as {@link anchorTree} (same root, same
  * paths), for large batches.
  *
- * It sorts by a radix pass instead of a comparison sort, hashes every node into one
- * preallocated buffer per level through one reused input buffer, and makes paths only when
- * asked ({@link AnchorTreeLevels.path}, {@link AnchorTreeLevels.writePath}). Memory: 64 bytes
- * per digest for the levels, plus 12 for the order.
+ * It sorts by a radix pass instead of a comparison sort, builds the levels with the level
+ * builder of {@link merkleLevels} (with SHA-256 itself, the batch SHA-256 of sha256-batch.ts:
+ * no call per node), and makes paths only when asked ({@link AnchorTreeLevels.path},
+ * {@link AnchorTreeLevels.writePath}). Memory: 64 bytes per digest for the levels, plus 12 for
+ * the order.
  *
  * @param sha256 - SHA-256 (from a provider); it must not keep the input it is given
  * @param digests - the batch's 32-byte digests, in any order
@@ -204,92 +496,46 @@ export function anchorTreeLevels(sha256: HashFunction, digests: readonly Uint8Ar
   const size = digests.length;
   if (size === 0) throw new RangeError('anchorTreeLevels: a batch needs at least one digest');
   if (size > 0xffffffff) throw new RangeError('anchorTreeLevels: at most 2^32 - 1 digests');
+  const batch = usesBatchSha256(sha256, 'anchorTreeLevels');
   const order = anchorSortOrder(digests);
   const position = new Uint32Array(size);
   for (let sorted = 0; sorted < size; sorted += 1) position[order[sorted] as number] = sorted;
 
-  const input = new Uint8Array(1 + 2 * ANCHOR_DIGEST_LENGTH);
-  const leafInput = input.subarray(0, 1 + ANCHOR_DIGEST_LENGTH);
-  const put = (data: Uint8Array, level: Uint8Array, offset: number): void => {
-    const hashed = sha256(data);
-    if (hashed.length !== ANCHOR_DIGEST_LENGTH)
-      throw new RangeError(`anchorTreeLevels: the hash function returned ${hashed.length} bytes, not 32`);
-    level.set(hashed, offset);
-  };
-
-  const leaves = new Uint8Array(size * ANCHOR_DIGEST_LENGTH);
-  input[0] = 0x00;
-  for (let sorted = 0; sorted < size; sorted += 1) {
-    input.set(digests[order[sorted] as number] as Uint8Array, 1);
-    put(leafInput, leaves, sorted * ANCHOR_DIGEST_LENGTH);
-  }
-  const levels: Uint8Array[] = [leaves];
-  const counts: number[] = [size];
-  input[0] = 0x01;
-  for (let level = leaves, count = size; count > 1;) {
-    const parentCount = Math.ceil(count / 2);
-    const parents = new Uint8Array(parentCount * ANCHOR_DIGEST_LENGTH);
-    for (let pair = 0; pair + 1 < count; pair += 2) {
-      const a = pair * ANCHOR_DIGEST_LENGTH;
-      const b = a + ANCHOR_DIGEST_LENGTH;
-      let difference = 0;
-      for (let byte = 0; byte < ANCHOR_DIGEST_LENGTH && difference === 0; byte += 1)
-        difference = (level[a + byte] as number) - (level[b + byte] as number);
-      const [low, high] = difference <= 0 ? [a, b] : [b, a];
-      input.set(level.subarray(low, low + ANCHOR_DIGEST_LENGTH), 1);
-      input.set(level.subarray(high, high + ANCHOR_DIGEST_LENGTH), 1 + ANCHOR_DIGEST_LENGTH);
-      put(input, parents, (pair / 2) * ANCHOR_DIGEST_LENGTH);
+  let levels: Uint8Array[];
+  if (batch) {
+    // The digests as words in the caller's order (read one after another: reading a million
+    // digests in sorted order straight from their arrays is ten times slower, a cache miss per
+    // byte read), then put in sorted order, then hashed in place into the leaves H(0x00 || d).
+    const given = new Int32Array(8 * size);
+    for (let index = 0; index < size; index += 1) {
+      const digest = digests[index] as Uint8Array;
+      for (let word = 0, at = 8 * index; word < 8; word += 1) {
+        const byte = 4 * word;
+        given[at + word] =
+          ((digest[byte] as number) << 24) |
+          ((digest[byte + 1] as number) << 16) |
+          ((digest[byte + 2] as number) << 8) |
+          (digest[byte + 3] as number);
+      }
     }
-    // An odd node at the end is carried up unchanged.
-    if (count % 2 === 1)
-      parents.set(level.subarray((count - 1) * ANCHOR_DIGEST_LENGTH), (parentCount - 1) * ANCHOR_DIGEST_LENGTH);
-    levels.push(parents);
-    counts.push(parentCount);
-    level = parents;
-    count = parentCount;
+    const words = new Int32Array(8 * size);
+    for (let sorted = 0, at = 0; sorted < size; sorted += 1, at += 8) {
+      const from = 8 * (order[sorted] as number);
+      for (let word = 0; word < 8; word += 1) words[at + word] = given[from + word] as number;
+    }
+    sha256Prefix32Words(0x00, words, size, words);
+    levels = levelsFromWords(words, size, 'sorted');
+  } else {
+    const leaves = new Uint8Array(size * DIGEST);
+    const leafInput = new Uint8Array(1 + DIGEST);
+    for (let sorted = 0; sorted < size; sorted += 1) {
+      leafInput.set(digests[order[sorted] as number] as Uint8Array, 1);
+      const hashed = sha256(leafInput);
+      if (hashed.length !== DIGEST)
+        throw new RangeError(`anchorTreeLevels: the hash function returned ${hashed.length} bytes, not 32`);
+      leaves.set(hashed, sorted * DIGEST);
+    }
+    levels = levelsFromBytes(sha256, leaves, size, 'sorted', 'anchorTreeLevels');
   }
-  const root = (levels[levels.length - 1] as Uint8Array).subarray(0, ANCHOR_DIGEST_LENGTH);
-
-  const checkIndex = (index: number, name: string): number => {
-    assertIndex(index, name);
-    if (index >= size) throw new RangeError(`${name}: index ${index} is not below the ${size} digests`);
-    return position[index] as number;
-  };
-  return {
-    size,
-    root,
-    levels,
-    path(index: number): Uint8Array[] {
-      let node = checkIndex(index, 'AnchorTreeLevels.path');
-      const path: Uint8Array[] = [];
-      for (let level = 0; level + 1 < levels.length; level += 1) {
-        const sibling = node ^ 1;
-        if (sibling < (counts[level] as number)) {
-          const start = sibling * ANCHOR_DIGEST_LENGTH;
-          path.push((levels[level] as Uint8Array).subarray(start, start + ANCHOR_DIGEST_LENGTH));
-        }
-        node = Math.floor(node / 2);
-      }
-      return path;
-    },
-    writePath(index: number, target: Uint8Array, offset = 0): number {
-      let node = checkIndex(index, 'AnchorTreeLevels.writePath');
-      assertBytes(target, 'AnchorTreeLevels.writePath: target');
-      assertIndex(offset, 'AnchorTreeLevels.writePath: offset');
-      let written = 0;
-      for (let level = 0; level + 1 < levels.length; level += 1) {
-        const sibling = node ^ 1;
-        if (sibling < (counts[level] as number)) {
-          const at = offset + written * ANCHOR_DIGEST_LENGTH;
-          if (at + ANCHOR_DIGEST_LENGTH > target.length)
-            throw new RangeError('AnchorTreeLevels.writePath: target is too small for the path');
-          const start = sibling * ANCHOR_DIGEST_LENGTH;
-          target.set((levels[level] as Uint8Array).subarray(start, start + ANCHOR_DIGEST_LENGTH), at);
-          written += 1;
-        }
-        node = Math.floor(node / 2);
-      }
-      return written;
-    },
-  };
+  return levelsView(levels, size, position, 'AnchorTreeLevels', 'digests');
 }

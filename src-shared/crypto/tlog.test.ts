@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 import { sha256 } from '@noble/hashes/sha2.js';
+import { sha3_256 } from '@noble/hashes/sha3.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -404,5 +405,82 @@ describe('tlog (RFC 9162 section 2.1)', () => {
       expect(() => small.append(new Uint8Array(3))).toThrow(RangeError);
       expect(small.size).toBe(3);
     });
+  });
+});
+
+describe('TlogMemory: appendMany and proofs at its own size (the shared level builder)', () => {
+  // A 32-byte hash that is not SHA-256: merkle.ts then calls it per node instead of batching.
+  const sha3 = (data: Uint8Array): Uint8Array => sha3_256(data);
+  /** Every complete node of a log, as hex, level by level. */
+  function allNodes(log: TlogMemory): string[][] {
+    const levels: string[][] = [];
+    for (let level = 0, width = 1; width <= log.size; level += 1, width *= 2) {
+      const row: string[] = [];
+      for (let index = 0; index < Math.floor(log.size / width); index += 1) row.push(hexEncode(log.node(level, index)));
+      levels.push(row);
+    }
+    return levels;
+  }
+
+  it('appending in chunks gives the nodes, roots and proofs of appending one by one (SHA-256 and another hash)', () => {
+    for (const hash of [sha256, sha3]) {
+      fc.assert(
+        fc.property(fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 8 }), (chunks) => {
+          const one = new TlogMemory(hash);
+          const many = new TlogMemory(hash);
+          let next = 0;
+          for (const chunk of chunks) {
+            const leaves = Array.from({ length: chunk }, (_, offset) => tlogLeafHash(hash, leafData(next + offset)));
+            expect(many.appendMany(leaves)).toBe(next);
+            for (const leaf of leaves) one.append(leaf);
+            next += chunk;
+            expect(many.size).toBe(next);
+            expect(allNodes(many)).toEqual(allNodes(one));
+          }
+          for (let size = 0; size <= next; size += 1)
+            expect(hexEncode(many.root(size))).toBe(hexEncode(one.root(size)));
+        }),
+        { numRuns: 40 },
+      );
+    }
+  });
+
+  it('proofs at the log size equal tlogInclusionProof for every leaf of every size to 70, through appends', () => {
+    const log = new TlogMemory(sha256);
+    for (let size = 1; size <= 70; size += 1) {
+      // Sizes grow by one append or by appendMany, so the right-edge cache must follow both.
+      if (size % 3 === 0) log.appendMany([tlogLeafHash(sha256, leafData(size - 1))]);
+      else log.append(tlogLeafHash(sha256, leafData(size - 1)));
+      const root = log.root();
+      for (let index = 0; index < size; index += 1) {
+        const proof = log.inclusionProof(index);
+        expect(hex(proof), `index ${index}, size ${size}`).toEqual(
+          hex(tlogInclusionProof(sha256, index, size, log.node)),
+        );
+        expect(tlogVerifyInclusion(sha256, log.node(0, index), index, size, proof, root)).toBe(true);
+      }
+      // Proofs at an earlier size still come from the stored nodes.
+      if (size > 1)
+        expect(hex(log.inclusionProof(0, size - 1))).toEqual(hex(tlogInclusionProof(sha256, 0, size - 1, log.node)));
+    }
+    expect(() => log.inclusionProof(70)).toThrow(/not below the size 70/);
+  });
+
+  it('a large appendMany agrees with tlog.ts at its edges, and bad input changes nothing', () => {
+    const leaves = Array.from({ length: 5003 }, (_, index) => tlogLeafHash(sha256, leafData(index)));
+    const log = new TlogMemory(sha256);
+    expect(log.appendMany(leaves.slice(0, 1))).toBe(0);
+    expect(log.appendMany(leaves.slice(1))).toBe(1);
+    const { node } = storedLog(5003);
+    expect(hexEncode(log.root())).toBe(hexEncode(tlogRoot(sha256, 5003, node)));
+    for (const index of [0, 1, 2047, 2048, 4095, 4096, 4999, 5000, 5002])
+      expect(hex(log.inclusionProof(index))).toEqual(hex(tlogInclusionProof(sha256, index, 5003, node)));
+    const copy = leaves[0] as Uint8Array;
+    expect(log.appendMany([])).toBe(5003);
+    expect(() => log.appendMany([copy, new Uint8Array(31)])).toThrow(/leafHashes\[1\] must be 32 bytes/);
+    expect(() => log.appendMany('x' as unknown as Uint8Array[])).toThrow(TypeError);
+    expect(() => log.appendMany([copy, 'x' as unknown as Uint8Array])).toThrow(TypeError);
+    expect(log.size).toBe(5003);
+    expect(hexEncode(log.root())).toBe(hexEncode(tlogRoot(sha256, 5003, node)));
   });
 });

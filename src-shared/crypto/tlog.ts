@@ -18,7 +18,7 @@
  */
 import { assertBytes, assertIndex, describeType, isBytes } from './assert';
 import { concatBytes, equalBytes } from './encoding';
-import type { HashFunction } from './merkle';
+import { merkleParents, type HashFunction } from './merkle';
 
 /** Complete node (level, index) -> 32 bytes; may throw if unknown. */
 export type TlogNodeSource = (level: number, index: number) => Uint8Array;
@@ -432,7 +432,11 @@ export function tlogCompletedNodes(
  * An in-memory log: for tests, benchmarks and small exports.
  *
  * It stores every complete node, level by level, and answers roots and proofs of any size up
- * to its own through the same functions a stored log uses.
+ * to its own through the same functions a stored log uses. `appendMany` grows it by many leaves
+ * at once with merkle.ts's level step (the batch SHA-256 when the hash function is SHA-256), and
+ * inclusion proofs at the log's own size are read from the stored nodes and the few right-edge
+ * hashes of that size, kept until the next append, instead of hashing the right edge again
+ * for every proof.
  *
  * @example
  * const log = new TlogMemory(provider.sha256);
@@ -442,6 +446,9 @@ export function tlogCompletedNodes(
 export class TlogMemory {
   readonly #sha256: HashFunction;
   readonly #levels: Uint8Array[][] = [[]];
+  /** For the size `#edgeSize`: level -> MTH of the right edge carried up there (or undefined). */
+  #edges: (Uint8Array | undefined)[] = [];
+  #edgeSize = -1;
 
   /**
    * @param sha256 - SHA-256 (from a provider)
@@ -497,6 +504,45 @@ export class TlogMemory {
     return index;
   }
 
+  /**
+   * Appends many leaf hashes: the same log as appending them one by one, in order. The new
+   * complete nodes of each level are hashed together (merkleParents: with SHA-256, the batch
+   * SHA-256 instead of one call per node).
+   *
+   * @param leafHashes - 32-byte leaf hashes ({@link tlogLeafHash}), copied
+   * @returns the index of the first new leaf (the size before the call)
+   * @throws TypeError / RangeError when an item is not 32 bytes; the log is then unchanged
+   */
+  appendMany(leafHashes: readonly Uint8Array[]): number {
+    if (!Array.isArray(leafHashes))
+      throw new TypeError(`TlogMemory.appendMany: leafHashes must be an array, got ${describeType(leafHashes)}`);
+    leafHashes.forEach((leafHash, index) =>
+      assertBytes(leafHash, `TlogMemory.appendMany: leafHashes[${index}]`, HASH_LENGTH),
+    );
+    const first = this.size;
+    if (!Number.isSafeInteger(first + leafHashes.length))
+      throw new RangeError('TlogMemory.appendMany: the log would be over 2^53 - 1 leaves');
+    const copy = new Uint8Array(HASH_LENGTH * leafHashes.length);
+    leafHashes.forEach((leafHash, index) => copy.set(leafHash, HASH_LENGTH * index));
+    pushViews(this.#levels[0] as Uint8Array[], copy);
+    for (let level = 1; ; level += 1) {
+      const children = this.#levels[level - 1] as Uint8Array[];
+      let parents = this.#levels[level];
+      const have = parents?.length ?? 0;
+      const complete = Math.floor(children.length / 2);
+      if (complete === have) break;
+      const pairs = new Uint8Array(HASH_LENGTH * 2 * (complete - have));
+      for (let child = 2 * have; child < 2 * complete; child += 1)
+        pairs.set(children[child] as Uint8Array, HASH_LENGTH * (child - 2 * have));
+      if (parents === undefined) {
+        parents = [];
+        this.#levels[level] = parents;
+      }
+      pushViews(parents, merkleParents(this.#sha256, pairs, 'ordered'));
+    }
+    return first;
+  }
+
   #checkSize(size: number, name: string): void {
     assertIndex(size, `${name}: size`);
     if (size > this.size) throw new RangeError(`${name}: size ${size} is above the log's ${this.size} leaves`);
@@ -522,7 +568,40 @@ export class TlogMemory {
    */
   inclusionProof(index: number, size: number = this.size): Uint8Array[] {
     this.#checkSize(size, 'TlogMemory.inclusionProof');
-    return tlogInclusionProof(this.#sha256, index, size, this.node);
+    if (size !== this.size || typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0 || index >= size)
+      return tlogInclusionProof(this.#sha256, index, size, this.node);
+    // At the log's own size: RFC 9162's PATH is the sibling at each level, bottom up, where a
+    // sibling past the last complete node is the right edge carried up to that level, and a
+    // level where the node has no sibling adds nothing (as merkleLevels builds the tree).
+    const edges = this.#edgesOfSize();
+    const proof: Uint8Array[] = [];
+    let position = index;
+    for (let level = 0, width = 1; width < size; level += 1, width *= 2) {
+      const sibling = position % 2 === 0 ? position + 1 : position - 1;
+      const complete = Math.floor(size / width);
+      if (sibling < complete) proof.push((this.#levels[level] as Uint8Array[])[sibling] as Uint8Array);
+      else if (sibling === complete && size % width !== 0) proof.push(edges[level] as Uint8Array);
+      position = Math.floor(position / 2);
+    }
+    return proof;
+  }
+
+  /** The right-edge hashes of the log's current size, per level (computed once per size). */
+  #edgesOfSize(): (Uint8Array | undefined)[] {
+    const size = this.size;
+    if (this.#edgeSize !== size) {
+      const edges: (Uint8Array | undefined)[] = [];
+      // Level `edges.length` has nodes `width` leaves wide.
+      for (let width = 1; width < size; width *= 2) {
+        // The node at position floor(size / width) of this level covers [start, size): a
+        // partial node, the MTH of what the complete nodes below it hold.
+        const start = Math.floor(size / width) * width;
+        edges.push(start < size ? tlogRangeHash(this.#sha256, start, size, this.node) : undefined);
+      }
+      this.#edges = edges;
+      this.#edgeSize = size;
+    }
+    return this.#edges;
   }
 
   /**
@@ -536,4 +615,10 @@ export class TlogMemory {
     this.#checkSize(to, 'TlogMemory.consistencyProof');
     return tlogConsistencyProof(this.#sha256, from, to, this.node);
   }
+}
+
+/** Pushes each 32-byte hash of `flat` as a view onto `list` (one buffer for all of them). */
+function pushViews(list: Uint8Array[], flat: Uint8Array): void {
+  for (let at = 0; at < flat.length; at += HASH_LENGTH)
+    list.push(new Uint8Array(flat.buffer, flat.byteOffset + at, HASH_LENGTH));
 }
