@@ -132,6 +132,7 @@ describe('transparency logs in the app', () => {
     await page.getByRole('heading', { name: 'Logs', exact: true, level: 1 }).waitFor();
     await page.getByText('No logs yet', { exact: true }).waitFor();
     expect(await page.locator('.empty-state').textContent()).toContain('evroom log check --api URL --tenant T');
+    expect((await axeAcrossWidths(page, 'logs, none yet')).join('\n')).toBe('');
   });
 
   it('imports a served tenant’s evidence: complete for its period at size 3, and the Logs view lists the log', async () => {
