@@ -140,6 +140,14 @@ export const COMMANDS: readonly CommandEntry[] = [
     },
   },
   {
+    name: 'log',
+    summary: 'Check tenants’ transparency logs at a service, and witness them (cosign)',
+    load: async () => {
+      const { logSpec, runLog } = await import('./commands/log');
+      return { spec: logSpec, run: runLog };
+    },
+  },
+  {
     name: 'serve',
     summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
     load: async () => {

@@ -16,7 +16,7 @@
  * A document of no known format says nothing. The parse, the report and the facts are
  * src-shared/verify/receipt-facts.ts, which the browser reference verifier's bundle check calls too.
  */
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { VerifyContext } from '../../src-shared/verify/context';
 import type { Report, SerializedReport } from '../../src-shared/verify/report';
 import { verifyDocumentFacts } from '../../src-shared/verify/receipt-facts';
@@ -28,6 +28,8 @@ export { MAX_RECEIPT_ID_LENGTH } from '../../src-shared/verify/document-facts';
 export interface ReceiptFacts {
   /** hex SHA-256 of the JCS form (of the raw bytes when they do not parse). */
   receipt_sha256: string;
+  /** hex SHA-256(0x00 || the same bytes): its leaf hash in a transparency log (RFC 9162; docs/logs.md). */
+  leaf_hash: string;
   report: Report;
   /** The document's own id (`receipt.id`, `receipt_id` or `contract_id`), when it has one. */
   receipt_id: string | null;
@@ -40,6 +42,9 @@ export interface ReceiptFacts {
    */
   issuer_key_id: string | null;
 }
+
+/** RFC 9162's leaf prefix (src-shared/crypto/tlog.ts's tlogLeafHash, natively). */
+const LEAF_PREFIX = Uint8Array.of(0x00);
 
 /**
  * Verify one document and describe it for the ledger.
@@ -59,6 +64,10 @@ export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): Recei
     // One native call from the text to hex (UTF-8 encoded inside): the same digest as the
     // provider's sha256 of utf8Encode(canonical), without two copies and a hex loop per receipt.
     receipt_sha256: hash('sha256', verified.canonical ?? bytes, 'hex'),
+    leaf_hash: createHash('sha256')
+      .update(LEAF_PREFIX)
+      .update(verified.canonical ?? bytes)
+      .digest('hex'),
     report: verified.report,
     receipt_id: verified.receipt_id,
     issued_at: verified.issued_at,
@@ -74,6 +83,7 @@ export function verifyReceiptBytes(bytes: Uint8Array, ctx: VerifyContext): Recei
  */
 export interface VerifiedReceipt {
   receipt_sha256: string;
+  leaf_hash: string;
   receipt_id: string | null;
   issued_at: number | null;
   issuer_key_id: string | null;
@@ -94,6 +104,7 @@ export function toVerifiedReceipt(facts: ReceiptFacts): VerifiedReceipt {
   if (report.trust.key_id !== undefined) trust.key_id = report.trust.key_id;
   return {
     receipt_sha256: facts.receipt_sha256,
+    leaf_hash: facts.leaf_hash,
     receipt_id: facts.receipt_id,
     issued_at: facts.issued_at,
     issuer_key_id: facts.issuer_key_id,

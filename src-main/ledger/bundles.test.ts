@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { getBundle, insertBundle, listBundles, updateBundle } from './bundles';
 import { LedgerError } from './errors';
-import type { Ledger } from './open-ledger';
+import { MIGRATIONS } from './migrations/index';
+import { openLedger, type Ledger } from './open-ledger';
 import { makeTemporaryLedger, sha256Hex } from './test-support';
 
 const cleanups: (() => void)[] = [];
@@ -54,6 +55,35 @@ describe('bundles', () => {
       findings: [{ code: 'extra_file', path: 'x' }],
     });
     expect(getBundle(ledger.readable, 2)).toBeUndefined();
+  });
+
+  it('keeps a bundle’s log completeness, null without log files (migration 12)', () => {
+    const ledger = temporary();
+    const bundle = { bundle_sha256: sha256Hex('zip-log'), manifest_json: manifest, signature: null };
+    const { id } = insertBundle(ledger.writable, bundle, { at: 10 });
+    expect(getBundle(ledger.readable, id)?.log).toBeNull();
+    expect(listBundles(ledger.readable).rows[0]?.log).toBeNull();
+    const log = { status: 'complete', tree_size: 8, sentence: 'complete for the start to size 8 at size 8' };
+    updateBundle(ledger.writable, id, { status: 'complete', log });
+    expect(getBundle(ledger.readable, id)?.log).toEqual(log);
+    expect(listBundles(ledger.readable).rows[0]?.log).toEqual(log);
+    // Other changes leave it as it is; null clears it.
+    updateBundle(ledger.writable, id, { counts: { receipts: 1 } });
+    expect(getBundle(ledger.readable, id)?.log).toEqual(log);
+    updateBundle(ledger.writable, id, { log: null });
+    expect(getBundle(ledger.readable, id)?.log).toBeNull();
+  });
+
+  it('upgrades a ledger written before migration 12: its bundles have no log completeness', () => {
+    const made = makeTemporaryLedger({ migrations: MIGRATIONS.slice(0, 11) });
+    cleanups.push(made.dispose);
+    insertBundle(made.ledger.writable, { bundle_sha256: sha256Hex('old'), manifest_json: manifest, signature: null });
+    made.ledger.close();
+    const ledger = openLedger(made.file);
+    cleanups.unshift(() => ledger.close());
+    expect(ledger.schemaVersion).toBe(12);
+    expect(getBundle(ledger.readable, 1)).toMatchObject({ status: 'partial', log: null });
+    expect(() => ledger.writable.prepare(`UPDATE bundles SET log_json = '{not json'`).run()).toThrow(/CHECK/);
   });
 
   it('pages newest import first, per tenant', () => {

@@ -54,6 +54,8 @@ export interface BundleSummary {
   status: BundleStatus;
   signature: unknown;
   counts: unknown;
+  /** The bundle's log completeness (a LogCompleteness, docs/logs.md), or null without log files. */
+  log: unknown;
 }
 
 /** A full bundle row. */
@@ -72,6 +74,7 @@ interface BundleRow {
   status: BundleStatus;
   signature_json: string;
   counts_json: string;
+  log_json: string | null;
   manifest_json?: string;
   findings_json?: string;
 }
@@ -87,6 +90,7 @@ function toSummary(row: BundleRow): BundleSummary {
     status: row.status,
     signature: JSON.parse(row.signature_json) as unknown,
     counts: JSON.parse(row.counts_json) as unknown,
+    log: row.log_json === null ? null : (JSON.parse(row.log_json) as unknown),
   };
 }
 
@@ -150,13 +154,13 @@ export function insertBundle(
  *
  * @param database - a writable handle
  * @param id - the bundle's row id
- * @param changes - any of status, counts, findings, signature
+ * @param changes - any of status, counts, findings, signature, log (the log completeness; null clears it)
  * @throws LedgerError `not_found`; TypeError / RangeError for bad input
  */
 export function updateBundle(
   database: WritableDB,
   id: number,
-  changes: { status?: BundleStatus; counts?: unknown; findings?: unknown; signature?: unknown },
+  changes: { status?: BundleStatus; counts?: unknown; findings?: unknown; signature?: unknown; log?: unknown },
 ): void {
   checkInteger(id, 'id', 1);
   const input = checkObject(changes, 'changes');
@@ -168,6 +172,9 @@ export function updateBundle(
     sets.push(sqlFragment`findings_json = ${toJsonText(input.findings, 'changes.findings')}`);
   if (input.signature !== undefined) {
     sets.push(sqlFragment`signature_json = ${toJsonText(input.signature, 'changes.signature')}`);
+  }
+  if (input.log !== undefined) {
+    sets.push(sqlFragment`log_json = ${input.log === null ? null : toJsonText(input.log, 'changes.log')}`);
   }
   // With nothing to change, still say whether the bundle exists.
   const assignments = sets.length === 0 ? [sqlFragment`id = id`] : sets;
@@ -221,7 +228,8 @@ export function listBundles(
   const where = conditions.length === 0 ? sqlFragment`` : sqlFragment`WHERE ${sqlJoin(conditions, ' AND ')}`;
   const rows = queryAll<BundleRow>(
     database,
-    sql`SELECT id, bundle_sha256, file_name, tenant_id, generated_at, imported_at, status, signature_json, counts_json
+    sql`SELECT id, bundle_sha256, file_name, tenant_id, generated_at, imported_at, status, signature_json, counts_json,
+               log_json
         FROM bundles ${where} ORDER BY imported_at DESC, id DESC LIMIT ${limit + 1}`,
   );
   const page = rows.slice(0, limit);

@@ -163,6 +163,20 @@ export {
   type PaymentRecord,
 } from './payments';
 export {
+  MAX_SEEN_NOTE,
+  MAX_SEEN_ORIGIN,
+  MAX_SEEN_SOURCE,
+  listConsistencyResults,
+  listSeenCheckpoints,
+  listSeenOrigins,
+  recordConsistencyResult,
+  recordSeenCheckpointRow,
+  type ConsistencyResultRecord,
+  type NewConsistencyResult,
+  type NewSeenCheckpoint,
+  type SeenCheckpointRecord,
+} from './seen-checkpoints';
+export {
   MAX_TLOG_COSIGNATURES,
   MAX_TLOG_NOTE_LENGTH,
   appendTlogLeaves,

@@ -216,11 +216,27 @@ function errorOfAnswer(status: number, body: JsonValue | undefined): AnchorServi
   );
 }
 
-async function call(
+/**
+ * Whether a text has the form of an API key as the service issues it (`svc_<tier>_...`).
+ *
+ * @param text - The text (never printed).
+ */
+export function isApiKey(text: string): boolean {
+  return typeof text === 'string' && API_KEY_PATTERN.test(text);
+}
+
+/**
+ * One call to the service, the rules of this module applied (no redirect, 1 MiB, time limit,
+ * PROTOCOL 10 errors): the answer's status, bytes, content type and strict-JSON body (undefined
+ * when it is not JSON). For the other clients of the service (logs).
+ *
+ * @throws AnchorServiceError for no answer, a redirect, an error answer or one over 1 MiB
+ */
+export async function serviceCall(
   url: string,
   init: RequestInit,
-  timeoutMs: number,
-): Promise<{ status: number; body: JsonValue | undefined }> {
+  timeoutMs = DEFAULT_TIMEOUT_MS,
+): Promise<{ status: number; body: JsonValue | undefined; bytes: Uint8Array; contentType: string }> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
@@ -250,7 +266,16 @@ async function call(
   const bytes = await readAnswer(response);
   const body = parseAnswer(bytes);
   if (response.status < 200 || response.status >= 300) throw errorOfAnswer(response.status, body);
-  return { status: response.status, body };
+  return { status: response.status, body, bytes, contentType: response.headers.get('content-type') ?? '' };
+}
+
+async function call(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; body: JsonValue | undefined }> {
+  const { status, body } = await serviceCall(url, init, timeoutMs);
+  return { status, body };
 }
 
 /**

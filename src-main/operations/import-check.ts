@@ -14,10 +14,16 @@ import {
   readAdvertisedKeys,
   type FindingList,
 } from '../../src-shared/evidence/bundle-findings';
+import { LogEvidenceCheck } from '../../src-shared/evidence/log-evidence';
 import type { KeyEntry, VerifyContext } from '../../src-shared/verify/context';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import type { VerifyPool } from '../core/worker-pool';
-import { classifyBundlePath, type BundlePathKind } from '../evidence/bundle-layout';
+import {
+  classifyBundlePath,
+  LOG_CHECKPOINT_NAME,
+  LOG_PROOFS_NAME,
+  type BundlePathKind,
+} from '../evidence/bundle-layout';
 import { BundleError, throwIfCancelled } from '../evidence/errors';
 import { checkManifestSignature, MANIFEST_NAME, type Manifest, type SignatureCheck } from '../evidence/manifest';
 import { DIGEST_BYTES, listedDigestHex, parseManifestCompact, type CompactFileList } from '../evidence/manifest-lean';
@@ -70,6 +76,8 @@ export interface CheckedBundle {
   takeManifestJson(): string;
   signature: SignatureCheck;
   advertised: KeyEntry[];
+  /** The bundle's log evidence, read with the keys: pass 2 hands it each receipt, then finishes it. */
+  log: LogEvidenceCheck;
   scanned: ScannedFiles;
   fileCount: number;
   fields: { filesRead: number; filesTotal: number; receiptsVerified: number; receiptsTotal: number };
@@ -107,12 +115,16 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
   let manifestEntry: ZipEntry | undefined;
   let signatureEntry: ZipEntry | undefined;
   let keysEntry: ZipEntry | undefined;
+  let checkpointEntry: ZipEntry | undefined;
+  let proofsEntry: ZipEntry | undefined;
   files.forEach((entry, index) => {
     const kind = classifyBundlePath(entry.name);
     kinds[index] = KINDS.indexOf(kind);
     if (kind === 'manifest') manifestEntry = entry;
     else if (kind === 'signature') signatureEntry = entry;
     else if (kind === 'keys') keysEntry = entry;
+    else if (entry.name === LOG_CHECKPOINT_NAME) checkpointEntry = entry;
+    else if (entry.name === LOG_PROOFS_NAME) proofsEntry = entry;
   });
   if (manifestEntry === undefined) {
     throw new BundleError('manifest_missing', 'The bundle has no manifest.json at its top level.', {
@@ -123,7 +135,11 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
   const { header: manifest, files: listed } = parseManifestCompact(manifestBytes);
   const signatureBytes = signatureEntry === undefined ? undefined : await archive.read(signatureEntry);
   const keysBytes = keysEntry === undefined ? undefined : await archive.read(keysEntry);
+  // The log files with the keys: pass 2 checks each receipt against them as it stores it.
+  const checkpointBytes = checkpointEntry === undefined ? undefined : await archive.read(checkpointEntry);
+  const proofsBytes = proofsEntry === undefined ? undefined : await archive.read(proofsEntry);
 
+  const keysInvalidBefore = findings.counts.keys_invalid ?? 0;
   const advertised = readAdvertisedKeys(keysBytes, [{ name: 'the trust store', entries: options.pinned }], findings);
   const context: VerifyContext = {
     crypto: createNodeCryptoProvider(),
@@ -133,11 +149,21 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
     now,
   };
   const pool = options.startPool(options.pinned, advertised);
+  const log = new LogEvidenceCheck(context.crypto, {
+    checkpoint: checkpointBytes,
+    proofs: proofsBytes,
+    pinned: options.pinned,
+    // An unusable keys file advertises no log key either.
+    keysFile: (findings.counts.keys_invalid ?? 0) === keysInvalidBefore ? keysBytes : undefined,
+    tenantId: manifest.tenant_id,
+  });
 
   const scanned: ScannedFiles = { entries: files, kinds, digests: new Uint8Array(files.length * DIGEST_BYTES) };
   const known = new Map<ZipEntry, Uint8Array>([[manifestEntry, manifestBytes]]);
   if (signatureEntry !== undefined && signatureBytes !== undefined) known.set(signatureEntry, signatureBytes);
   if (keysEntry !== undefined && keysBytes !== undefined) known.set(keysEntry, keysBytes);
+  if (checkpointEntry !== undefined && checkpointBytes !== undefined) known.set(checkpointEntry, checkpointBytes);
+  if (proofsEntry !== undefined && proofsBytes !== undefined) known.set(proofsEntry, proofsBytes);
   // Every other file goes to the workers as stored: they inflate, check and hash it. Answers are
   // taken in order, so the first entry that breaks a rule is the one reported, as when read here.
   const inFlight: Promise<void>[] = [];
@@ -197,6 +223,7 @@ export async function checkBundle(archive: ZipArchive, options: CheckOptions): P
     },
     signature,
     advertised,
+    log,
     scanned,
     fileCount: files.length,
     fields,

@@ -16,6 +16,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utf8Encode } from '../../src-shared/crypto';
 import type { Finding } from '../../src-shared/api/vocabulary';
+import type { LogCompleteness } from '../../src-shared/api/logs-contract';
+import {
+  logKeyEntry,
+  makeLogEvidence,
+  withKeyEntries,
+  type LogEvidenceSpec,
+} from '../../src-shared/evidence/log-test-support';
 import { signClassical } from '../../src-shared/formats/classical';
 import { createVerifyContext } from '../../src-shared/verify/context';
 // eslint-disable-next-line import/no-restricted-paths -- the page's own bundle reader, run beside the import: only this test may
@@ -70,6 +77,7 @@ type Verdict =
       totalFindings: number;
       counts: { receipts: number; byStatus: unknown; byTrust: unknown; advertisedKeys: number };
       signature: string | undefined;
+      log: LogCompleteness | null;
     };
 
 /** Findings in one order: the two checkers list them as they meet them, and they meet them in another order. */
@@ -105,6 +113,7 @@ describe('the import and the browser reference verifier check bundles alike', ()
           advertisedKeys: result.counts.advertisedKeys,
         },
         signature: result.signature.status,
+        log: result.log,
       };
     } catch (error) {
       if (!(error instanceof BundleError)) throw error;
@@ -135,6 +144,7 @@ describe('the import and the browser reference verifier check bundles alike', ()
         advertisedKeys: check.counts.advertisedKeys,
       },
       signature: check.signature?.status,
+      log: check.log,
     };
   }
 
@@ -158,7 +168,148 @@ describe('the import and the browser reference verifier check bundles alike', ()
   it('a clean bundle', async () => {
     const verdict = await same(zipBundle(parts(), signer, crypto));
     expect(findingCodes(verdict)).toEqual([]);
-    expect(verdict).toMatchObject({ signature: 'valid', counts: { receipts: 5, byStatus: { PASS: 5 } } });
+    expect(verdict).toMatchObject({ signature: 'valid', counts: { receipts: 5, byStatus: { PASS: 5 } }, log: null });
+  });
+
+  describe('log evidence (issue 28)', () => {
+    const logKey = { seed: new Uint8Array(32).fill(61), name: 'evroom.test/log' };
+    // The tenant's log: eight receipts issued at 12:00:00 ... 12:00:07; the period 12:00:02 to
+    // 12:00:06 holds leaves 2 to 5, between leaf 1 and leaf 6.
+    const logged = Array.from({ length: 8 }, (_, index) => standardReceipt(index));
+    const SINCE = '2026-11-01T12:00:02Z';
+    const UNTIL = '2026-11-01T12:00:06Z';
+
+    function spec(changes: Partial<LogEvidenceSpec> = {}): LogEvidenceSpec {
+      return {
+        crypto,
+        key: logKey,
+        tenant: 'acme',
+        log: logged.map((receipt) => receipt.bytes),
+        period: { since: SINCE, until: UNTIL },
+        first: 2,
+        last: 5,
+        before: 1,
+        after: 6,
+        ...changes,
+      };
+    }
+
+    /** The period's bundle: its receipts, the keys (with the log key) and the two log files. */
+    function logBundle(
+      options: {
+        spec?: Partial<LogEvidenceSpec>;
+        proofs?: (proofs: Record<string, unknown>) => unknown;
+        checkpoint?: string;
+        receipts?: number[];
+        logKeyAdvertised?: boolean;
+      } = {},
+    ): Uint8Array {
+      const fixture = makeLogEvidence(spec(options.spec));
+      const held = (options.receipts ?? [2, 3, 4, 5]).map(
+        (index) => logged[index] as { stem: string; bytes: Uint8Array },
+      );
+      const bundle = bundleParts(held, { keyId: SIGNER, keys });
+      const keysText = new TextDecoder().decode(bundle.files.get('keys/service-keys.json'));
+      if (options.logKeyAdvertised !== false) {
+        const entry = logKeyEntry(crypto, logKey, 'did:svc:acme:log');
+        bundle.files.set('keys/service-keys.json', utf8Encode(withKeyEntries(keysText, [entry])));
+      }
+      bundle.files.set('log/checkpoint.txt', utf8Encode(options.checkpoint ?? fixture.checkpoint));
+      const proofs = options.proofs === undefined ? fixture.proofs : options.proofs(fixture.proofs);
+      bundle.files.set('log/proofs.json', utf8Encode(typeof proofs === 'string' ? proofs : JSON.stringify(proofs)));
+      return zipBundle(bundle, signer, crypto);
+    }
+
+    function logOf(verdict: Verdict): LogCompleteness | null {
+      if ('refused' in verdict) throw new Error(`refused: ${verdict.refused.code}`);
+      return verdict.log;
+    }
+
+    it('a complete bundle: complete for its period at size N', async () => {
+      const verdict = await same(logBundle());
+      expect(findingCodes(verdict)).toEqual([]);
+      expect(logOf(verdict)).toMatchObject({
+        status: 'complete',
+        signer: 'advertised',
+        tree_size: 8,
+        sentence: `complete for ${SINCE} to ${UNTIL} at size 8`,
+      });
+      expect(verdict).toMatchObject({ counts: { receipts: 4, advertisedKeys: 3 } });
+    });
+
+    it('a receipt removed from the period’s bundle is named missing', async () => {
+      const verdict = await same(logBundle({ receipts: [2, 4, 5] }));
+      expect(findingCodes(verdict)).toEqual(['log_leaf_missing']);
+      expect(logOf(verdict)).toMatchObject({ status: 'incomplete', missing: [3], missing_count: 1 });
+      const withoutLeaf = await same(
+        logBundle({
+          receipts: [2, 4, 5],
+          proofs: (proofs) => ({
+            ...proofs,
+            leaves: (proofs['leaves'] as { index: number }[]).filter((leaf) => leaf.index !== 3),
+          }),
+        }),
+      );
+      expect(logOf(withoutLeaf)).toMatchObject({ status: 'incomplete', missing: [3] });
+    });
+
+    it('a reordered or a duplicated leaf fails', async () => {
+      const reordered = await same(
+        logBundle({
+          proofs: (proofs) => {
+            const leaves = proofs['leaves'] as unknown[];
+            return { ...proofs, leaves: [leaves[0], leaves[2], leaves[1], leaves[3]] };
+          },
+        }),
+      );
+      expect(findingCodes(reordered)).toEqual(['log_leaf_order']);
+      expect(logOf(reordered)?.status).toBe('invalid');
+      const duplicated = await same(
+        logBundle({
+          proofs: (proofs) => {
+            const leaves = proofs['leaves'] as unknown[];
+            return { ...proofs, leaves: [...leaves, leaves[1]] };
+          },
+        }),
+      );
+      expect(findingCodes(duplicated)).toEqual(['log_leaf_duplicate']);
+    });
+
+    it('a checkpoint signed over a different tree fails', async () => {
+      const other = makeLogEvidence(
+        spec({ log: [...logged.slice(0, 7).map((receipt) => receipt.bytes), standardReceipt(40).bytes] }),
+      );
+      const verdict = await same(logBundle({ checkpoint: other.checkpoint }));
+      expect(findingCodes(verdict)).toEqual(['log_checkpoint_invalid']);
+      expect(logOf(verdict)?.status).toBe('invalid');
+    });
+
+    it('a stale checkpoint is a finding', async () => {
+      const verdict = await same(logBundle({ spec: { size: 5, after: null } }));
+      expect(findingCodes(verdict)).toEqual(['log_checkpoint_stale']);
+      expect(logOf(verdict)).toMatchObject({ stale: true, tree_size: 5 });
+    });
+
+    it('wrong boundaries fail', async () => {
+      const verdict = await same(
+        logBundle({ proofs: (proofs) => ({ ...proofs, period: { since: '2026-11-01T12:00:01Z', until: UNTIL } }) }),
+      );
+      expect(findingCodes(verdict)).toEqual(['log_boundary_invalid']);
+    });
+
+    it('an unknown log key', async () => {
+      const verdict = await same(logBundle({ logKeyAdvertised: false }));
+      expect(findingCodes(verdict)).toEqual(['log_key_unknown']);
+      expect(logOf(verdict)).toMatchObject({ status: 'invalid', signer: 'unknown' });
+    });
+
+    it('a malformed proofs.json', async () => {
+      for (const text of ['{"format": ', '[]', '{"format": "evroom.log-evidence/1"}']) {
+        const verdict = await same(logBundle({ proofs: () => text }));
+        expect(findingCodes(verdict)).toEqual(['log_evidence_invalid']);
+        expect(logOf(verdict)?.status).toBe('invalid');
+      }
+    });
   });
 
   it('a bundle whose keys name a did:hive signer and an opaque issuer id (PROTOCOL section 0)', async () => {

@@ -29,6 +29,7 @@ import {
   type ImportResult,
 } from './import';
 import { standardReceiptFile } from './import-test-support';
+import { logKeyEntry, makeLogEvidence, withKeyEntries } from '../../src-shared/evidence/log-test-support';
 import {
   bundleParts,
   buildZip,
@@ -551,6 +552,72 @@ describe('importBundle', () => {
       const result = await run(zipBundle(cleanParts(), signer, crypto));
       expect(result.signature.trust.status).toBe('unpinned');
       expect(result.totalFindings).toBe(0);
+    });
+  });
+
+  describe('log evidence (issue 28)', () => {
+    const logKey = { seed: new Uint8Array(32).fill(23), name: 'evroom.test/log' };
+
+    /** The bundle of the period 12:00:02 to 12:00:06 of a log of the first eight receipts. */
+    function logBundle(held: number[] = [2, 3, 4, 5]): Uint8Array {
+      const fixture = makeLogEvidence({
+        crypto,
+        key: logKey,
+        tenant: 'acme',
+        log: receipts.slice(0, 8).map((receipt) => receipt.bytes),
+        period: { since: '2026-11-01T12:00:02Z', until: '2026-11-01T12:00:06Z' },
+        first: 2,
+        last: 5,
+        before: 1,
+        after: 6,
+      });
+      const parts = bundleParts(
+        held.map((index) => receipts[index] as { stem: string; bytes: Uint8Array }),
+        { keyId: SIGNER, keys },
+      );
+      const keysText = new TextDecoder().decode(parts.files.get('keys/service-keys.json'));
+      const entry = logKeyEntry(crypto, logKey, 'did:svc:acme:log');
+      parts.files.set('keys/service-keys.json', utf8Encode(withKeyEntries(keysText, [entry])));
+      parts.files.set('log/checkpoint.txt', utf8Encode(fixture.checkpoint));
+      parts.files.set('log/proofs.json', utf8Encode(JSON.stringify(fixture.proofs)));
+      return zipBundle(parts, signer, crypto);
+    }
+
+    it('stores the completeness with the bundle; the log files are not receipts', async () => {
+      const result = await run(logBundle());
+      expect(codes(result)).toEqual([]);
+      expect(result.counts).toMatchObject({ files: 9, receipts: 4, receiptsNew: 4 });
+      expect(result.log).toMatchObject({
+        status: 'complete',
+        signer: 'advertised',
+        sentence: 'complete for 2026-11-01T12:00:02Z to 2026-11-01T12:00:06Z at size 8',
+      });
+      expect(getBundle(ledger.readable, result.bundle.id)?.log).toEqual(result.log);
+      expect(listBundles(ledger.readable).rows[0]?.log).toEqual(result.log);
+      expect(ledgerStats(ledger.readable).receipts).toBe(4);
+    });
+
+    it('stores an incomplete bundle’s missing indices, and null for a bundle without log files', async () => {
+      const result = await run(logBundle([2, 3, 5]));
+      expect(codes(result)).toEqual(['log_leaf_missing']);
+      expect(getBundle(ledger.readable, result.bundle.id)?.log).toMatchObject({
+        status: 'incomplete',
+        missing: [4],
+        sentence: 'incomplete: 1 leaf missing (index 4)',
+      });
+      const plain = await run(zipBundle(cleanParts(), signer, crypto));
+      expect(plain.log).toBeNull();
+      expect(getBundle(ledger.readable, plain.bundle.id)?.log).toBeNull();
+    });
+
+    it('says the log key is pinned when the trust store holds it', async () => {
+      createTrustStore(ledger).pin({
+        key_id: 'did:svc:acme:log',
+        algorithm: 'Ed25519',
+        public_key: crypto.ed25519PublicKey(logKey.seed),
+      });
+      const result = await run(logBundle());
+      expect(result.log).toMatchObject({ status: 'complete', signer: 'pinned' });
     });
   });
 

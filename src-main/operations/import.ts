@@ -30,11 +30,14 @@
  * Findings (the bundle is imported, exit 1 in the CLI): files missing from the zip, extra files,
  * files whose bytes differ from the manifest, unexpected files, manifest.sig problems, an
  * unusable keys file or anchors file, counts that disagree, receipts whose report is not PASS,
- * receipts whose file name is neither their id nor their SHA-256. A signer that is merely
- * unpinned is reported as the signature's trust, never as a finding.
+ * receipts whose file name is neither their id nor their SHA-256, and what the bundle's log
+ * evidence shows (src-shared/evidence/log-evidence.ts, read in pass 1 with the keys, given each
+ * receipt as pass 2 stores it; its completeness goes to `bundles.log_json`). A signer that is
+ * merely unpinned is reported as the signature's trust, never as a finding.
  */
 import type { ImportPhase, ImportProgress } from '../../src-shared/api/contract';
 import type { Finding, FindingCode, ImportCounts } from '../../src-shared/api/vocabulary';
+import type { LogCompleteness } from '../../src-shared/api/logs-contract';
 import { hash as hashOnce } from 'node:crypto';
 import path from 'node:path';
 import {
@@ -171,6 +174,8 @@ export interface ImportResult {
   totalFindings: number;
   /** True when there are no findings. */
   clean: boolean;
+  /** What the bundle's log evidence shows (docs/logs.md), or null when it has no log files. */
+  log: LogCompleteness | null;
 }
 
 function checkOptions(options: ImportOptions): { limits: ZipLimits; transactionSize: number; now: Date } {
@@ -329,6 +334,13 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       counts.byTrust[report.trust.status] = (counts.byTrust[report.trust.status] ?? 0) + 1;
       addReceiptStatusFinding(findings, entry.name, report.status, facts.problem);
       receiptDigests?.add(facts.receipt_sha256);
+      if (checked.log.active) {
+        checked.log.addReceipt({
+          path: entry.name,
+          receipt_sha256: facts.receipt_sha256,
+          leaf_hash: Buffer.from(facts.leaf_hash, 'hex'),
+        });
+      }
       addReceiptNameFinding(findings, entry.name, pathStem(entry.name), facts.receipt_id, facts.receipt_sha256);
       pendingSlabs.push(slab);
       pendingReceipts.push({
@@ -434,6 +446,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
 
     progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);
     addCountFindings(manifest.counts, manifest.listedReceipts, counts.anchors, findings);
+    const log = checked.log.finish(findings);
     ledger.runInTransaction((database) => {
       pendingAnchors.push(...linkAnchorsToReceipts(bundleAnchors, receiptDigests ?? []));
       flush(database);
@@ -442,7 +455,13 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
         ...counts,
         findings: { total: findings.total, byCode: findings.counts },
       };
-      updateBundle(database, stored.id, { status: 'complete', counts: summary, findings: findings.listed, signature });
+      updateBundle(database, stored.id, {
+        status: 'complete',
+        counts: summary,
+        findings: findings.listed,
+        signature,
+        ...(log === null ? {} : { log }),
+      });
       appendAudit(
         database,
         'import',
@@ -483,6 +502,7 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
       findingCounts: findings.counts,
       totalFindings: findings.total,
       clean: findings.total === 0,
+      log,
     };
   } catch (error) {
     // A cancellation is already the caller's own, precise error.

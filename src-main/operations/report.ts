@@ -20,9 +20,11 @@ import { b64uDecode, b64uEncode, didKeyFromEd25519, hexEncode, utf8Encode } from
 import { jcs, JsonParseError, parseJson } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
 import { encodeUlid } from '../../src-shared/formats/profile/receipt-id';
+import type { LogCompleteness } from '../../src-shared/api/logs-contract';
 import {
   CLAIM_LIMITS,
   countReportRows,
+  MAX_REPORTED_MISSING,
   receiptsJcs,
   REPORT_FORMAT_ID,
   reportJcs,
@@ -30,6 +32,7 @@ import {
   trustSnapshotSha256,
   type AnchorState,
   type ReportBundle,
+  type ReportCompleteness,
   type ReportFinding,
   type ReportRow,
   type ReportScope,
@@ -284,12 +287,70 @@ function anchorStates(workspace: Workspace): Map<string, AnchorState> {
   return states;
 }
 
+/**
+ * A bundle's log completeness as the import recorded it (`bundles.log_json`, migration 12), or
+ * null for a bundle without log evidence. Migration 12 is not in this branch yet: until it is,
+ * every bundle reads as one without log evidence.
+ */
+function bundleLogBeforeMigration12(workspace: Workspace, bundleId: number): LogCompleteness | null {
+  void workspace;
+  void bundleId;
+  return null;
+}
+
+/**
+ * A bundle's completeness entry for a report, or undefined for a bundle without log evidence.
+ *
+ * @param bundle - The bundle's hash and tenant.
+ * @param log - What the import recorded of its log evidence.
+ * @returns The entry (at most {@link MAX_REPORTED_MISSING} missing indices listed).
+ */
+export function completenessEntry(
+  bundle: { bundle_sha256: string; tenant_id: string | null },
+  log: LogCompleteness | null,
+): ReportCompleteness | undefined {
+  if (log === null || log.status === 'absent') return undefined;
+  return {
+    bundle_sha256: bundle.bundle_sha256,
+    tenant_id: bundle.tenant_id,
+    origin: log.origin ?? null,
+    period: { since: log.period.since, until: log.period.until },
+    status: log.status,
+    tree_size: log.tree_size ?? null,
+    first_index: log.first_index,
+    last_index: log.last_index,
+    missing_count: log.missing_count,
+    missing: [...log.missing].sort((left, right) => left - right).slice(0, MAX_REPORTED_MISSING),
+    stale: log.stale,
+    signer: log.signer,
+    consistency: log.consistency ?? null,
+    sentence: log.sentence,
+  };
+}
+
+function compareCompleteness(left: ReportCompleteness, right: ReportCompleteness): number {
+  const keys = (entry: ReportCompleteness): string[] => [
+    entry.tenant_id ?? '',
+    entry.period.since ?? '',
+    entry.period.until ?? '\uffff',
+    entry.bundle_sha256,
+  ];
+  const a = keys(left);
+  const b = keys(right);
+  for (let index = 0; index < a.length; index += 1) {
+    if ((a[index] as string) < (b[index] as string)) return -1;
+    if ((a[index] as string) > (b[index] as string)) return 1;
+  }
+  return 0;
+}
+
 function reportBundles(
   workspace: Workspace,
   filters: ReportFilters,
-): { bundles: ReportBundle[]; findings: ReportFinding[] } {
+): { bundles: ReportBundle[]; findings: ReportFinding[]; completeness: ReportCompleteness[] } {
   const bundles: ReportBundle[] = [];
   const findings: ReportFinding[] = [];
+  const completeness: ReportCompleteness[] = [];
   let after: string | undefined;
   do {
     const page = listBundles(workspace.ledger.readable, { limit: 1000, ...(after ? { after } : {}) });
@@ -324,6 +385,8 @@ function reportBundles(
         signature_status: typeof signature.status === 'string' ? signature.status : 'unknown',
         findings: listed.length,
       });
+      const entry = completenessEntry(summary, bundleLogBeforeMigration12(workspace, summary.id));
+      if (entry !== undefined) completeness.push(entry);
     }
     after = page.nextCursor ?? undefined;
   } while (after !== undefined);
@@ -331,7 +394,8 @@ function reportBundles(
   findings.sort((left, right) =>
     left.bundle_sha256 < right.bundle_sha256 ? -1 : left.bundle_sha256 > right.bundle_sha256 ? 1 : 0,
   );
-  return { bundles, findings };
+  completeness.sort(compareCompleteness);
+  return { bundles, findings, completeness };
 }
 
 function scopeOf(filters: ReportFilters, asOf: string | undefined): ReportScope {
@@ -428,7 +492,7 @@ export function makeReport(
       `No receipt is in the report's scope (${scopeWords(scopeOf(filters, options.asOf))}): no report was made. Widen the filters, or ask for an empty report, which is marked "EMPTY: no receipts in scope".`,
     );
   }
-  const { bundles, findings } = reportBundles(workspace, filters);
+  const { bundles, findings, completeness } = reportBundles(workspace, filters);
   const snapshotSha256 = trustSnapshotSha256(keys as unknown as JsonValue[], (data) => workspace.crypto.sha256(data));
   const rowsText = receiptsJcs(rows);
   const signed = withAuditorKey(
@@ -448,6 +512,8 @@ export function makeReport(
         counts: countReportRows(rows),
         findings,
         receipts: rows,
+        // Absent unless a bundle carried log evidence: such a report is as it was before logs.
+        ...(completeness.length > 0 ? { completeness } : {}),
         claim_limits: [...CLAIM_LIMITS],
         signer: { key_id: key.key_id },
       };

@@ -21,6 +21,8 @@ import PDFDocument from 'pdfkit';
 import {
   bundleLabel,
   bundleVerdict,
+  COMPLETENESS_SECTION,
+  completenessPeriodText,
   countDimensions,
   REPORT_SECTIONS,
   reportVerdict,
@@ -316,6 +318,30 @@ export function writeReportPdf(report: SignedReport, json: string, out: NodeJS.W
       `${bundleNames.get(finding.bundle_sha256) ?? bundleLabel({ file: null, bundle_sha256: finding.bundle_sha256 })} · ${finding.code} ${finding.path}: ${finding.message}`,
       MIN_FONT_SIZE,
     );
+
+  if (report.completeness !== undefined) {
+    // Only a report with log evidence has this section (COMPLETENESS_SECTION).
+    ensure(40);
+    doc.moveDown(0.6);
+    doc.font('sans').fontSize(13).fillColor('#1b1f24').text(COMPLETENESS_SECTION[1], MARGIN, doc.y);
+    doc
+      .moveTo(MARGIN, doc.y + 1)
+      .lineTo(MARGIN + width, doc.y + 1)
+      .strokeColor('#d0d7de')
+      .stroke();
+    doc.moveDown(0.3);
+    for (const entry of report.completeness) {
+      const failed = entry.status !== 'complete' || entry.consistency === 'split_view';
+      monoLine(
+        `${fit(entry.consistency === 'split_view' ? 'SPLIT VIEW' : entry.status, 11)} ${fit(entry.tenant_id ?? '(no tenant)', 20)} ${completenessPeriodText(entry)}`,
+        failed ? TONE_COLOUR.fail : '#1b1f24',
+      );
+      paragraph(
+        `${bundleNames.get(entry.bundle_sha256) ?? entry.bundle_sha256} · log key ${entry.signer} · consistency ${entry.consistency ?? 'not checked'} · ${entry.sentence}`,
+        MIN_FONT_SIZE,
+      );
+    }
+  }
 
   heading('receipts');
   // Two lines per receipt: what is judged on the first, what names it on the second (grey).

@@ -37,6 +37,7 @@ function refused(code: BundleErrorCode, message: string, entry?: string): Bundle
     totalFindings: 0,
     findingCounts: {},
     receipts: [],
+    log: null,
     notes: [],
   };
 }

@@ -307,6 +307,15 @@ function BundleView({ result, name }: { result: BundleCheck; name: string }) {
           </p>
         </section>
       )}
+      {result.log && (
+        <section className="report-section" aria-label={`Log completeness of ${name}`}>
+          <h3 className="report-section-title">Log completeness</h3>
+          <p data-testid="bundle-log" data-log={result.log.status}>
+            {result.log.sentence}
+            {result.log.origin === undefined ? '' : ` (log ${result.log.origin}, key ${result.log.signer})`}
+          </p>
+        </section>
+      )}
       {counts.receipts > 0 && (
         <section className="report-section" aria-label={`Receipts by status of ${name}`}>
           <h3 className="report-section-title">Receipts</h3>

@@ -11,9 +11,10 @@
  * through both).
  *
  * Decisions:
- * - One pass: manifest.json, manifest.sig and the keys file are read first (the keys are needed
- *   to verify receipts), then every other file is read once, hashed and, when it is a receipt,
- *   verified. Nothing is kept but the reports asked for.
+ * - One pass: manifest.json, manifest.sig, the keys file and the log files are read first (the
+ *   keys are needed to verify receipts, the log files to check each receipt's leaf), then every
+ *   other file is read once, hashed and, when it is a receipt, verified and handed to the log
+ *   check (log-evidence.ts, the import's). Nothing is kept but the reports asked for.
  * - Anchor files are checked against the manifest like every file, but their records are not
  *   read (their meaning needs a chain): a note says so. `counts.anchors` is therefore not
  *   compared; `counts.receipts` is.
@@ -30,11 +31,20 @@ import {
   type ZipLimits,
 } from './limits';
 import type { Finding, FindingCode } from '../api/vocabulary';
+import type { LogCompleteness } from '../api/logs-contract';
+import { tlogLeafHash } from '../crypto/tlog';
 import { hexEncode, utf8Encode } from '../crypto';
 import type { VerifyContext } from '../verify/context';
 import type { Report, ReportStatus, TrustStatus } from '../verify/report';
 import { verifyDocumentFacts } from '../verify/receipt-facts';
-import { classifyBundlePath, KEYS_NAME, pathStem, type BundlePathKind } from './bundle-layout';
+import {
+  classifyBundlePath,
+  KEYS_NAME,
+  LOG_CHECKPOINT_NAME,
+  LOG_PROOFS_NAME,
+  pathStem,
+  type BundlePathKind,
+} from './bundle-layout';
 import {
   addCountFindings,
   addDirectoryFindings,
@@ -49,6 +59,7 @@ import {
   reportProblem,
 } from './bundle-findings';
 import { EntryNames, checkEntryName } from './entry-names';
+import { LogEvidenceCheck } from './log-evidence';
 import { BundleError, printableName, type BundleErrorCode } from './errors';
 import {
   checkManifestSignature,
@@ -121,6 +132,8 @@ export interface BundleCheck {
   findingCounts: Partial<Record<BundleFindingCode, number>>;
   /** Every receipt not PASS (first), then the first {@link MAX_KEPT_PASS_REPORTS} that are. */
   receipts: BundleReceiptReport[];
+  /** What the bundle's log evidence shows (log-evidence.ts); null without log files or when refused. */
+  log: LogCompleteness | null;
   /** What this check did not do, for people. */
   notes: string[];
 }
@@ -178,6 +191,7 @@ export async function checkBundle(
   const passed: BundleReceiptReport[] = [];
   let manifest: Manifest | undefined;
   let signature: SignatureCheck | undefined;
+  let log: LogCompleteness | null = null;
   try {
     checkEntryCount(entries.length, limits);
     const names = new EntryNames();
@@ -226,6 +240,12 @@ export async function checkBundle(
     const signatureBytes = signatureEntry === undefined ? undefined : await readChecked(signatureEntry);
     const keysEntry = byName.get(KEYS_NAME);
     const keysBytes = keysEntry === undefined ? undefined : await readChecked(keysEntry);
+    // The log files are read with the keys, as the import reads them: the receipts are checked against them.
+    const checkpointEntry = byName.get(LOG_CHECKPOINT_NAME);
+    const checkpointBytes = checkpointEntry === undefined ? undefined : await readChecked(checkpointEntry);
+    const proofsEntry = byName.get(LOG_PROOFS_NAME);
+    const proofsBytes = proofsEntry === undefined ? undefined : await readChecked(proofsEntry);
+    const keysInvalidBefore = found.counts.keys_invalid ?? 0;
     // Each of the caller's sources against the bundle's file alone: a conflict the bundle did not bring is not its finding.
     const advertised = readAdvertisedKeys(
       keysBytes,
@@ -237,10 +257,20 @@ export async function checkBundle(
     );
     counts.advertisedKeys = advertised.length;
     const bundleContext: VerifyContext = { ...context, advertised: [...context.advertised, ...advertised] };
+    const logCheck = new LogEvidenceCheck(context.crypto, {
+      checkpoint: checkpointBytes,
+      proofs: proofsBytes,
+      pinned: context.pinned,
+      // An unusable keys file advertises no log key either.
+      keysFile: (found.counts.keys_invalid ?? 0) === keysInvalidBefore ? keysBytes : undefined,
+      tenantId: manifest.tenant_id,
+    });
 
     const known = new Map<BundleArchiveEntry, Uint8Array>([[manifestEntry, manifestBytes]]);
     if (signatureEntry !== undefined && signatureBytes !== undefined) known.set(signatureEntry, signatureBytes);
     if (keysEntry !== undefined && keysBytes !== undefined) known.set(keysEntry, keysBytes);
+    if (checkpointEntry !== undefined && checkpointBytes !== undefined) known.set(checkpointEntry, checkpointBytes);
+    if (proofsEntry !== undefined && proofsBytes !== undefined) known.set(proofsEntry, proofsBytes);
     const scanned: { name: string; kind: BundlePathKind; sha256: string; bytes: number }[] = [];
     let done = 0;
     options.onProgress?.({ done, total: files.length });
@@ -262,6 +292,14 @@ export async function checkBundle(
             verified.canonical === undefined ? data : utf8Encode(verified.canonical),
           );
           addReceiptNameFinding(found, entry.name, stem, verified.receipt_id, hexEncode(identity));
+        }
+        if (logCheck.active) {
+          const canonical = verified.canonical === undefined ? data : utf8Encode(verified.canonical);
+          logCheck.addReceipt({
+            path: entry.name,
+            receipt_sha256: hexEncode(context.crypto.sha256(canonical)),
+            leaf_hash: tlogLeafHash((bytes) => context.crypto.sha256(bytes), canonical),
+          });
         }
         if (report.status !== 'PASS') failed.push({ path: entry.name, report });
         else if (passed.length < MAX_KEPT_PASS_REPORTS) passed.push({ path: entry.name, report });
@@ -292,6 +330,7 @@ export async function checkBundle(
     addSignatureFindings(signature, manifest.key_id, found);
     // Anchor records are not read here (module comment): counts.anchors is not compared.
     addCountFindings(manifest.counts, countListedReceipts(listed.map((file) => file.path)), undefined, found);
+    log = logCheck.finish(found);
   } catch (error) {
     if (!(error instanceof BundleError)) throw error;
     const refusal: NonNullable<BundleCheck['refusal']> = { code: error.code, message: error.message };
@@ -305,6 +344,7 @@ export async function checkBundle(
       totalFindings: found.total,
       findingCounts: { ...found.counts },
       receipts: [],
+      log: null,
       notes: [],
     };
   }
@@ -318,6 +358,7 @@ export async function checkBundle(
     totalFindings: found.total,
     findingCounts: { ...found.counts },
     receipts: [...failed, ...passed],
+    log,
     notes: [...NOTES],
   };
 }

@@ -11,6 +11,7 @@ import type { JsonNode } from '../json/types';
 import type { VerifyContext } from './context';
 import { detectModule } from './detect';
 import { NO_FACTS } from './document-facts';
+import type { DocumentFacts } from './format-module';
 import type { Report } from './report';
 import { singleErrorReport } from './report-builder';
 import { verifyParsed } from './verify';
@@ -65,7 +66,7 @@ export function verifyDocumentFacts(bytes: Uint8Array, ctx: VerifyContext): Veri
   }
   const canonical = jcsTree(tree);
   const report = verifyParsed(tree, ctx, { canonical });
-  const facts = detectModule(tree)?.module.facts(tree) ?? NO_FACTS;
+  const facts = readDocumentFacts(tree);
   return {
     report,
     canonical,
@@ -73,4 +74,19 @@ export function verifyDocumentFacts(bytes: Uint8Array, ctx: VerifyContext): Veri
     issued_at: facts.issued_at,
     issuer_key_id: facts.issuer_key_id ?? report.trust.key_id ?? null,
   };
+}
+
+/**
+ * The facts the ledger files a parsed document under (its id, issuing instant, issuer key id),
+ * as its format's module reads them; a document of no known format says nothing.
+ *
+ * The one derivation of a receipt's `issued_at`: the import stores it, and a bundle's log
+ * evidence compares its boundary receipts' instants with the period by it
+ * (src-shared/evidence/log-evidence.ts).
+ *
+ * @param tree - The document, strictly parsed.
+ * @returns Its facts.
+ */
+export function readDocumentFacts(tree: JsonNode): DocumentFacts {
+  return detectModule(tree)?.module.facts(tree) ?? NO_FACTS;
 }

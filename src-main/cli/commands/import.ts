@@ -272,6 +272,11 @@ function printResult(result: ImportResult, file: string, terminal: Terminal): vo
       `  keys       ${counts.advertisedKeys} listed by the bundle (recorded as advertised, never trusted)`,
     );
   }
+  if (result.log !== null) {
+    const logColour = result.log.status === 'complete' ? 'green' : 'red';
+    const where = result.log.origin === undefined ? '' : ` (log ${result.log.origin}, key ${result.log.signer})`;
+    writeLine(terminal.out, `  log        ${paint(colour, logColour, result.log.sentence)}${where}`);
+  }
   if (result.totalFindings === 0) {
     writeLine(terminal.out, `  findings   none`);
     writeLine(terminal.out, `Result: ${paint(colour, 'green', 'imported clean')}.`);

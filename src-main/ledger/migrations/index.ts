@@ -13,6 +13,8 @@ import { receiptAnchorStateMigration } from './0008-receipt-anchor-state';
 import { paymentsMigration } from './0009-payments';
 import { verifiedWithContextMigration } from './0010-verified-with-context';
 import { tenantLogsMigration } from './0011-tenant-logs';
+import { bundleLogMigration } from './0012-bundle-log';
+import { seenCheckpointsMigration } from './0013-seen-checkpoints';
 import type { Migration } from './types';
 
 export type { Migration } from './types';
@@ -31,4 +33,6 @@ export const MIGRATIONS: readonly Migration[] = [
   paymentsMigration,
   verifiedWithContextMigration,
   tenantLogsMigration,
+  bundleLogMigration,
+  seenCheckpointsMigration,
 ];

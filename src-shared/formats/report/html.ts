@@ -14,7 +14,14 @@
  */
 import { jcs } from '../../json';
 import type { JsonValue } from '../../json/types';
-import { countDimensions, REPORT_SECTIONS, type ReportCounts, type SignedReport } from './model';
+import {
+  COMPLETENESS_SECTION,
+  countDimensions,
+  REPORT_SECTIONS,
+  type ReportCompleteness,
+  type ReportCounts,
+  type SignedReport,
+} from './model';
 import { bundleLabel, bundleVerdict, reportVerdict } from './verdict';
 
 /** The id of the script element that carries the signed JSON. */
@@ -103,6 +110,23 @@ function sectionTitle(id: (typeof REPORT_SECTIONS)[number][0]): string {
   return REPORT_SECTIONS.find(([name]) => name === id)?.[1] ?? id;
 }
 
+/** A completeness entry's period in words: `SINCE to UNTIL`, open ends named. */
+export function completenessPeriodText(entry: Pick<ReportCompleteness, 'period'>): string {
+  return `${entry.period.since ?? 'the start'} to ${entry.period.until ?? 'the checkpoint'}`;
+}
+
+/** The completeness section, only for a report that has one (see COMPLETENESS_SECTION). */
+function completenessSection(entries: ReportCompleteness[] | undefined, bundleNames: Map<string, string>): string {
+  if (entries === undefined) return '';
+  const rows = entries
+    .map((entry) => {
+      const failed = entry.status !== 'complete' || entry.consistency === 'split_view';
+      return `<tr>${cell(bundleNames.get(entry.bundle_sha256) ?? entry.bundle_sha256)}${cell(entry.tenant_id)}${cell(completenessPeriodText(entry))}<td class="${failed ? 'b-altered' : 'b-intact'}">${escapeHtml(entry.status)}</td>${cell(entry.tree_size)}${cell(entry.missing_count)}${cell(entry.signer)}<td${entry.consistency === 'split_view' ? ' class="b-altered"' : ''}>${escapeHtml(entry.consistency === 'split_view' ? 'SPLIT VIEW' : (entry.consistency ?? 'not checked'))}</td>${cell(entry.sentence)}</tr>`;
+    })
+    .join('');
+  return `<section id="${COMPLETENESS_SECTION[0]}"><h2>${COMPLETENESS_SECTION[1]}</h2><table><thead><tr><th>bundle</th><th>tenant</th><th>period</th><th>status</th><th>log size</th><th>missing</th><th>log key</th><th>consistency</th><th>in words</th></tr></thead><tbody>${rows}</tbody></table></section>\n`;
+}
+
 /**
  * The page for a signed report, in chunks (write them in order to a file or join them).
  *
@@ -166,6 +190,7 @@ export function* renderReportHtml(report: SignedReport, json?: string): Generato
         )
         .join('')}</tbody></table>`;
   yield '</section>\n';
+  yield completenessSection(report.completeness, bundleNames);
   yield `<section id="receipts"><h2>${sectionTitle('receipts')}</h2><table><thead><tr><th>receipt sha256</th><th>receipt id</th><th>format</th><th>status</th><th>trust</th><th>anchor</th><th>issued at</th></tr></thead><tbody>\n`;
   for (let start = 0; start < total; start += ROWS_PER_CHUNK) {
     let chunk = '';

@@ -64,6 +64,59 @@ export interface ReportBundle {
   findings: number;
 }
 
+/** The completeness states a report lists (a bundle without log evidence is not listed). */
+export const COMPLETENESS_STATUSES = ['complete', 'incomplete', 'invalid'] as const;
+/** How a log key was known when the bundle was imported. */
+export const COMPLETENESS_SIGNERS = ['pinned', 'advertised', 'unknown'] as const;
+/** How a bundle's checkpoint stood with the others seen of its log. */
+export const COMPLETENESS_CONSISTENCY = ['consistent', 'unchecked', 'split_view'] as const;
+/** The most missing leaf indices a completeness entry lists (`missing_count` counts them all). */
+export const MAX_REPORTED_MISSING = 100;
+
+/**
+ * What one bundle's log evidence proved about its tenant's period (from the bundle's
+ * `LogCompleteness` recorded at import; docs/logs.md).
+ */
+export interface ReportCompleteness {
+  bundle_sha256: string;
+  tenant_id: string | null;
+  /** The log's origin line, when the checkpoint was read. */
+  origin: string | null;
+  /** The period the bundle says it covers (TS strings; null for an open end). */
+  period: { since: string | null; until: string | null };
+  status: (typeof COMPLETENESS_STATUSES)[number];
+  tree_size: number | null;
+  first_index: number | null;
+  last_index: number | null;
+  missing_count: number;
+  /** The first {@link MAX_REPORTED_MISSING} missing leaf indices. */
+  missing: number[];
+  /** The checkpoint does not cover every receipt of the bundle. */
+  stale: boolean;
+  signer: (typeof COMPLETENESS_SIGNERS)[number];
+  consistency: (typeof COMPLETENESS_CONSISTENCY)[number] | null;
+  /** One sentence for people: `complete for … at size N`, or what is missing or wrong. */
+  sentence: string;
+}
+
+/** The members of a completeness entry. */
+export const COMPLETENESS_MEMBERS = [
+  'bundle_sha256',
+  'tenant_id',
+  'origin',
+  'period',
+  'status',
+  'tree_size',
+  'first_index',
+  'last_index',
+  'missing_count',
+  'missing',
+  'stale',
+  'signer',
+  'consistency',
+  'sentence',
+] as const;
+
 /** A finding of a bundle import. */
 export interface ReportFinding {
   bundle_sha256: string;
@@ -110,6 +163,11 @@ export interface UnsignedReport {
   counts: ReportCounts;
   findings: ReportFinding[];
   receipts: ReportRow[];
+  /**
+   * Per bundle with log evidence, what it proved (sorted by tenant, period, bundle); absent when
+   * no bundle of the report carried log evidence, so such a report is as it was before logs.
+   */
+  completeness?: ReportCompleteness[];
   claim_limits: string[];
   signer: { key_id: string };
 }
@@ -138,6 +196,9 @@ export const REPORT_MEMBERS = [
   'payload_sha256',
   'sig_b64u',
 ] as const;
+
+/** The report's optional top-level members. */
+export const REPORT_OPTIONAL_MEMBERS = ['completeness'] as const;
 
 /** The members of a receipt row. */
 export const ROW_MEMBERS = [
@@ -242,6 +303,12 @@ export const REPORT_SECTIONS = [
   ['limits', 'What this evidence proves and does not prove'],
   ['signature', 'Signature'],
 ] as const;
+
+/**
+ * The completeness section: shown after Findings only when the report has `completeness`, so a
+ * report without it renders (and its HTML verifies) exactly as before logs existed.
+ */
+export const COMPLETENESS_SECTION = ['completeness', 'Completeness in the tenants’ logs'] as const;
 
 /** JCS of one receipt row, written directly: its members are fixed and already in JCS order. */
 function rowJcs(row: ReportRow): string {

@@ -5,13 +5,14 @@
  * The overall verdict, worst first:
  * - `empty`: no receipt is in scope (a report made with --allow-empty; docs/reports.md);
  * - `fail`: a receipt is not PASS, or a bundle was altered after signing or its manifest
- *   signature is not valid;
+ *   signature is not valid, or a bundle's log evidence is incomplete or invalid or its log
+ *   showed a split view (only reports with `completeness`);
  * - `warn`: every receipt is PASS and every bundle intact, but some receipt is not trusted
  *   (unpinned, revoked, expired, unattributed, not applicable);
  * - `pass`: every receipt PASS and trusted, every bundle intact.
  */
 import { STATUS_PRECEDENCE, TRUST_STATUSES } from '../../verify/report';
-import { ANCHOR_STATES, orderedCounts, type ReportBundle, type SignedReport } from './model';
+import { ANCHOR_STATES, COMPLETENESS_SECTION, orderedCounts, type ReportBundle, type SignedReport } from './model';
 
 /** The tone of a verdict: colour and icon in HTML and PDF, always with words. */
 export type VerdictTone = 'pass' | 'warn' | 'fail' | 'empty';
@@ -90,17 +91,23 @@ export function reportVerdict(report: SignedReport): ReportVerdict {
   const bundles = report.inputs.bundles.map((bundle) => ({ bundle, verdict: bundleVerdict(bundle) }));
   const altered = bundles.filter((entry) => entry.verdict === 'altered');
   const unverified = bundles.filter((entry) => entry.verdict === 'unverified');
+  const completeness = report.completeness ?? [];
+  const notComplete = completeness.filter((entry) => entry.status !== 'complete');
+  const split = completeness.filter((entry) => entry.consistency === 'split_view');
   let tone: VerdictTone;
   let headline: string;
   if (total === 0) {
     tone = 'empty';
     headline = `${EMPTY_REPORT_MARK}. This report attests that the ledger held no receipt matching its scope; it verifies nothing else.`;
-  } else if (notPass > 0 || altered.length > 0 || unverified.length > 0) {
+  } else if (notPass > 0 || altered.length > 0 || unverified.length > 0 || notComplete.length > 0 || split.length > 0) {
     tone = 'fail';
     const parts: string[] = [];
     if (notPass > 0) parts.push(`${notPass} of ${plural(total, 'receipt')} not PASS`);
     if (altered.length > 0) parts.push(`${plural(altered.length, 'bundle')} altered after signing`);
     if (unverified.length > 0) parts.push(`${plural(unverified.length, 'bundle')} without a valid manifest signature`);
+    if (notComplete.length > 0)
+      parts.push(`${plural(notComplete.length, 'bundle')} not shown complete in the tenant’s log`);
+    if (split.length > 0) parts.push(`a SPLIT VIEW of ${plural(split.length, 'bundle')}’s log`);
     headline = `Not all evidence holds: ${parts.join('; ')}.`;
   } else if (trusted < total) {
     tone = 'warn';
@@ -127,6 +134,13 @@ export function reportVerdict(report: SignedReport): ReportVerdict {
     lines.push([
       'bundles',
       `${altered.length} altered · ${unverified.length} unverified · ${bundles.length - altered.length - unverified.length} intact: ${named.map(describe).join('; ')}${rest > 0 ? `; and ${rest} more (see Bundles read)` : ''}`,
+    ]);
+  }
+  if (completeness.length > 0) {
+    const count = (status: string): number => completeness.filter((entry) => entry.status === status).length;
+    lines.push([
+      'completeness',
+      `${count('complete')} complete · ${count('incomplete')} incomplete · ${count('invalid')} invalid${split.length > 0 ? ` · ${split.length} SPLIT VIEW` : ''} (see ${COMPLETENESS_SECTION[1]})`,
     ]);
   }
   if (total > 0 && (report.counts.by_anchor.none ?? 0) < total)

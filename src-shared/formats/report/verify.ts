@@ -20,10 +20,16 @@ import { checkRuleD1 } from '../../verify/signature';
 import { isTimestamp } from '../../verify/timestamp';
 import {
   ANCHOR_STATES,
+  COMPLETENESS_CONSISTENCY,
+  COMPLETENESS_MEMBERS,
+  COMPLETENESS_SIGNERS,
+  COMPLETENESS_STATUSES,
   countReportRows,
+  MAX_REPORTED_MISSING,
   REPORT_FORMAT_ID,
   REPORT_ID_PATTERN,
   REPORT_MEMBERS,
+  REPORT_OPTIONAL_MEMBERS,
   ROW_MEMBERS,
 } from './model';
 
@@ -77,7 +83,7 @@ function isCountMap(value: JsonValue | undefined): value is Record<string, numbe
 
 /** Schema problems of a report (at most {@link MAX_PROBLEMS}). */
 function schemaProblems(document: JsonObject): ReportError[] {
-  const problems: ReportError[] = memberProblems(document, '', [...REPORT_MEMBERS]);
+  const problems: ReportError[] = memberProblems(document, '', [...REPORT_MEMBERS], [...REPORT_OPTIONAL_MEMBERS]);
   const add = (path: string, message: string, code = 'invalid_value'): void => {
     if (problems.length < MAX_PROBLEMS) problems.push(problem(code, path, message));
   };
@@ -165,6 +171,14 @@ function schemaProblems(document: JsonObject): ReportError[] {
   ) {
     add('/findings', '"findings" must be a list of {bundle_sha256, code, path, message}.');
   }
+  if (document.completeness !== undefined) {
+    const listed = new Set(
+      isJsonObject(inputs) && Array.isArray(inputs.bundles)
+        ? inputs.bundles.map((bundle) => (isJsonObject(bundle) ? bundle.bundle_sha256 : undefined))
+        : [],
+    );
+    for (const [path, message] of completenessProblems(document.completeness, listed)) add(path, message);
+  }
   if (!Array.isArray(document.claim_limits) || !document.claim_limits.every((text) => typeof text === 'string')) {
     add('/claim_limits', '"claim_limits" must be a list of sentences.');
   }
@@ -199,6 +213,70 @@ function schemaProblems(document: JsonObject): ReportError[] {
     });
   }
   return problems.slice(0, MAX_PROBLEMS);
+}
+
+function isIndexOrNull(value: JsonValue | undefined): boolean {
+  return value === null || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0);
+}
+
+function isBoundOrNull(value: JsonValue | undefined): boolean {
+  return value === null || (typeof value === 'string' && value.length > 0 && value.length <= 64);
+}
+
+/** The problems of a report's `completeness` list: [JSON Pointer, message] pairs. */
+function completenessProblems(value: JsonValue, bundles: ReadonlySet<unknown>): [string, string][] {
+  if (!Array.isArray(value) || value.length === 0)
+    return [['/completeness', '"completeness" must be a non-empty list (absent when no bundle carried log evidence).']];
+  const found: [string, string][] = [];
+  value.forEach((entry, index) => {
+    const path = `/completeness/${index}`;
+    if (!isJsonObject(entry)) return found.push([path, 'A completeness entry must be an object.']);
+    for (const item of memberProblems(entry, path, [...COMPLETENESS_MEMBERS])) found.push([item.path, item.message]);
+    if (typeof entry.bundle_sha256 !== 'string' || !bundles.has(entry.bundle_sha256))
+      found.push([`${path}/bundle_sha256`, 'bundle_sha256 must name a bundle of inputs.bundles.']);
+    if (entry.tenant_id !== null && typeof entry.tenant_id !== 'string')
+      found.push([`${path}/tenant_id`, 'tenant_id must be a string or null.']);
+    if (entry.origin !== null && typeof entry.origin !== 'string')
+      found.push([`${path}/origin`, 'origin must be a string or null.']);
+    const period = entry.period;
+    if (
+      !isJsonObject(period) ||
+      memberProblems(period, '', ['since', 'until']).length > 0 ||
+      !isBoundOrNull(period.since) ||
+      !isBoundOrNull(period.until)
+    )
+      found.push([`${path}/period`, 'period must be {since, until}, each a timestamp (text) or null.']);
+    if (!(COMPLETENESS_STATUSES as readonly unknown[]).includes(entry.status))
+      found.push([`${path}/status`, `status must be one of ${COMPLETENESS_STATUSES.join(', ')}.`]);
+    for (const name of ['tree_size', 'first_index', 'last_index'])
+      if (!isIndexOrNull(entry[name])) found.push([`${path}/${name}`, `${name} must be a whole number or null.`]);
+    const count = entry.missing_count;
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0)
+      found.push([`${path}/missing_count`, 'missing_count must be a whole number.']);
+    const missing = entry.missing;
+    if (
+      !Array.isArray(missing) ||
+      missing.length > MAX_REPORTED_MISSING ||
+      (typeof count === 'number' && missing.length > count) ||
+      !missing.every(
+        (item, at) =>
+          typeof item === 'number' && isIndexOrNull(item) && (at === 0 || (missing[at - 1] as number) < item),
+      )
+    )
+      found.push([
+        `${path}/missing`,
+        `missing must list at most ${MAX_REPORTED_MISSING} leaf indices, ascending, no more than missing_count.`,
+      ]);
+    if (typeof entry.stale !== 'boolean') found.push([`${path}/stale`, 'stale must be true or false.']);
+    if (!(COMPLETENESS_SIGNERS as readonly unknown[]).includes(entry.signer))
+      found.push([`${path}/signer`, `signer must be one of ${COMPLETENESS_SIGNERS.join(', ')}.`]);
+    if (entry.consistency !== null && !(COMPLETENESS_CONSISTENCY as readonly unknown[]).includes(entry.consistency))
+      found.push([`${path}/consistency`, `consistency must be one of ${COMPLETENESS_CONSISTENCY.join(', ')} or null.`]);
+    if (typeof entry.sentence !== 'string' || entry.sentence.length === 0)
+      found.push([`${path}/sentence`, 'sentence must be a non-empty string.']);
+    return undefined;
+  });
+  return found;
 }
 
 /** Count problems: every listed count against the rows, a missing value counting as 0. */

@@ -1,0 +1,567 @@
+/**
+ * The workstation's memory of transparency-log checkpoints (issue 28; docs/logs.md, "Checking a
+ * log from a workstation"): every checkpoint seen of every log, the consistency proofs checked
+ * between them, and what they add up to for each log.
+ *
+ * A log is one tenant's Merkle log at a service, named by its checkpoints' origin line. Two
+ * checkpoints of one log disagree (a split view, the loudest finding the app has) when they have
+ * the same size and different roots, or when a consistency proof between them fails. A
+ * checkpoint with no chain of proofs to another one of another size is `unchecked` against it.
+ *
+ * Callers verify the note's signature before they record it (the import with the bundle's or the
+ * trust store's log key, `evroom log check` with the service's); this module checks that the note
+ * says what the caller says it does, checks every consistency proof it is given, and records.
+ */
+import { hexEncode, hexDecode, type CryptoProvider } from '../../src-shared/crypto';
+import {
+  NOTE_ED25519,
+  noteKeyId,
+  parseCheckpoint,
+  parseNote,
+  verifyNote,
+  type Note,
+  type NoteVerifierKey,
+} from '../../src-shared/crypto/signed-note';
+import { tlogVerifyConsistency } from '../../src-shared/crypto/tlog';
+import type {
+  LogBundleView,
+  LogConsistency,
+  LogDetail,
+  LogSigner,
+  LogView,
+  SeenCheckpointView,
+} from '../../src-shared/api/logs-contract';
+import {
+  listConsistencyResults,
+  listSeenCheckpoints,
+  listSeenOrigins,
+  recordConsistencyResult,
+  recordSeenCheckpointRow,
+  type ConsistencyResultRecord,
+  type SeenCheckpointRecord,
+  type WritableDB,
+} from '../ledger';
+import { OperationError } from './errors';
+import type { Workspace } from './workspace';
+
+/** A checkpoint to record, as the caller read and verified it. */
+export interface SeenCheckpointInput {
+  /** The whole signed note (checkpoint text, blank line, signature lines). */
+  note: string;
+  origin: string;
+  key_name: string;
+  size: number;
+  root: Uint8Array;
+  /** `bundle:<id>`, `api:<url>` or `context:<pack id>`. */
+  source: string;
+  /** Consistency proofs from earlier sizes to this checkpoint (a bundle's, or fetched). */
+  consistency?: { from_size: number; from_root: Uint8Array; proof: Uint8Array[] }[];
+}
+
+/** How a checkpoint stands with every other checkpoint seen of its log. */
+export interface CheckpointRecordOutcome {
+  consistency: 'consistent' | 'unchecked' | 'split_view';
+  /** sizes of earlier checkpoints it could not be checked against (no proof) */
+  unchecked_sizes: number[];
+  split?: { size: number; root_hex: string; other_size: number; other_root_hex: string };
+}
+
+/** The most consistency proofs one call checks (a bundle carries up to 16). */
+export const MAX_CONSISTENCY_PROOFS = 64;
+/** The most hashes in one consistency proof (2 * 64 is far above any safe-integer tree). */
+export const MAX_PROOF_HASHES = 128;
+
+interface Node {
+  size: number;
+  root: string;
+}
+
+function nodeKey(node: Node): string {
+  return `${node.size}:${node.root}`;
+}
+
+function checkRoot(value: unknown, name: string): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
+  if (value.length !== 32) throw new RangeError(`${name} must be 32 bytes`);
+  return value;
+}
+
+function checkSize(value: unknown, name: string): number {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a whole number from 0`);
+  return value;
+}
+
+function checkProof(value: unknown, name: string): Uint8Array[] {
+  if (!Array.isArray(value)) throw new TypeError(`${name} must be an array of hashes`);
+  if (value.length > MAX_PROOF_HASHES) throw new RangeError(`${name} holds more than ${MAX_PROOF_HASHES} hashes`);
+  return value.map((hash, index) => checkRoot(hash, `${name}[${index}]`));
+}
+
+/** The cosignature lines of a note: every signature line by another name than the log key's. */
+function cosignatureCount(note: Note, keyName: string): number {
+  return note.signatures.filter((signature) => signature.name !== keyName).length;
+}
+
+/**
+ * Whether a consistency proof holds between two trees. A tree of size 0 is a prefix of every
+ * tree (its root must be the empty tree's, and the proof empty); equal sizes need equal roots.
+ */
+function proofHolds(
+  crypto: CryptoProvider,
+  from: { size: number; root: Uint8Array },
+  to: { size: number; root: Uint8Array },
+  proof: readonly Uint8Array[],
+): boolean {
+  if (from.size > to.size) return false;
+  if (from.size === 0) return proof.length === 0 && hexEncode(from.root) === hexEncode(crypto.sha256(new Uint8Array()));
+  try {
+    return tlogVerifyConsistency((data) => crypto.sha256(data), from.size, to.size, from.root, to.root, proof);
+  } catch (error) {
+    // The verifier throws only for arguments out of range, which the checks above rule out; a
+    // proof of the wrong shape is simply a proof that does not hold.
+    if (error instanceof RangeError || error instanceof TypeError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Checks one consistency proof from size `fromSize` to size `toSize` of a log against every
+ * pair of seen roots of those sizes (and the root the caller names for the smaller tree when no
+ * checkpoint of that size is seen), and records each result. A proof that fails between two
+ * seen checkpoints makes a split view.
+ */
+function checkProofAgainstSeen(
+  database: WritableDB,
+  crypto: CryptoProvider,
+  origin: string,
+  from: { size: number; roots: readonly string[] },
+  to: { size: number; roots: readonly string[] },
+  proof: readonly Uint8Array[],
+  source: string,
+  now: number,
+): void {
+  for (const fromRoot of from.roots)
+    for (const toRoot of to.roots) {
+      if (from.size === to.size && fromRoot === toRoot) continue;
+      const holds = proofHolds(
+        crypto,
+        { size: from.size, root: hexDecode(fromRoot) },
+        { size: to.size, root: hexDecode(toRoot) },
+        proof,
+      );
+      recordConsistencyResult(database, {
+        origin,
+        from_size: from.size,
+        from_root: fromRoot,
+        to_size: to.size,
+        to_root: toRoot,
+        result: holds ? 'consistent' : 'inconsistent',
+        source,
+        checked_at: now,
+      });
+    }
+}
+
+function seenRootsOf(seen: readonly SeenCheckpointRecord[], size: number): string[] {
+  return [...new Set(seen.filter((record) => record.tree_size === size).map((record) => record.root))];
+}
+
+/**
+ * What the seen checkpoints and the recorded results of one log say about the pair (a, b):
+ * split when they have one size and two roots or a proof between them failed; consistent when a
+ * chain of proofs that held leads from the smaller to the larger (consistency is transitive), or
+ * the smaller is the empty tree; else unchecked.
+ */
+class Judge {
+  private readonly up = new Map<string, Set<string>>();
+  private readonly failed = new Set<string>();
+  constructor(
+    private readonly emptyRoot: string,
+    results: readonly ConsistencyResultRecord[],
+  ) {
+    for (const result of results) {
+      const from = nodeKey({ size: result.from_size, root: result.from_root });
+      const to = nodeKey({ size: result.to_size, root: result.to_root });
+      if (result.result === 'inconsistent') this.failed.add(`${from}>${to}`);
+      else {
+        const next = this.up.get(from) ?? new Set<string>();
+        next.add(to);
+        this.up.set(from, next);
+      }
+    }
+  }
+
+  pair(a: Node, b: Node): 'consistent' | 'unchecked' | 'split' {
+    if (a.size === b.size) return a.root === b.root ? 'consistent' : 'split';
+    const [small, large] = a.size < b.size ? [a, b] : [b, a];
+    if (this.failed.has(`${nodeKey(small)}>${nodeKey(large)}`)) return 'split';
+    if (small.size === 0 && small.root === this.emptyRoot) return 'consistent';
+    return this.reaches(nodeKey(small), nodeKey(large)) ? 'consistent' : 'unchecked';
+  }
+
+  private reaches(from: string, to: string): boolean {
+    const stack = [from];
+    const visited = new Set<string>([from]);
+    while (stack.length > 0) {
+      const current = stack.pop() as string;
+      if (current === to) return true;
+      for (const next of this.up.get(current) ?? []) {
+        if (visited.has(next)) continue;
+        visited.add(next);
+        stack.push(next);
+      }
+    }
+    return false;
+  }
+}
+
+function emptyRootHex(crypto: CryptoProvider): string {
+  return hexEncode(crypto.sha256(new Uint8Array()));
+}
+
+/** How one checkpoint stands with every other one seen of its log. */
+function standing(
+  crypto: CryptoProvider,
+  seen: readonly SeenCheckpointRecord[],
+  results: readonly ConsistencyResultRecord[],
+  focus: Node,
+): CheckpointRecordOutcome {
+  const judge = new Judge(emptyRootHex(crypto), results);
+  const unchecked = new Set<number>();
+  let split: CheckpointRecordOutcome['split'];
+  for (const other of seen) {
+    const node = { size: other.tree_size, root: other.root };
+    if (nodeKey(node) === nodeKey(focus)) continue;
+    const verdict = judge.pair(focus, node);
+    if (verdict === 'split')
+      split ??= { size: focus.size, root_hex: focus.root, other_size: node.size, other_root_hex: node.root };
+    else if (verdict === 'unchecked') unchecked.add(node.size);
+  }
+  const unchecked_sizes = [...unchecked].sort((a, b) => a - b);
+  if (split !== undefined) return { consistency: 'split_view', unchecked_sizes, split };
+  return { consistency: unchecked_sizes.length > 0 ? 'unchecked' : 'consistent', unchecked_sizes };
+}
+
+/** How a whole log stands: a split view between any two of its checkpoints, else unchecked pairs, else consistent. */
+function logStanding(
+  crypto: CryptoProvider,
+  seen: readonly SeenCheckpointRecord[],
+  results: readonly ConsistencyResultRecord[],
+): { consistency: LogConsistency; split?: CheckpointRecordOutcome['split'] } {
+  const judge = new Judge(emptyRootHex(crypto), results);
+  let unchecked = false;
+  for (let i = 0; i < seen.length; i += 1)
+    for (let j = i + 1; j < seen.length; j += 1) {
+      const a = seen[i] as SeenCheckpointRecord;
+      const b = seen[j] as SeenCheckpointRecord;
+      const verdict = judge.pair({ size: a.tree_size, root: a.root }, { size: b.tree_size, root: b.root });
+      if (verdict === 'split')
+        return {
+          consistency: 'split_view',
+          split: { size: a.tree_size, root_hex: a.root, other_size: b.tree_size, other_root_hex: b.root },
+        };
+      if (verdict === 'unchecked') unchecked = true;
+    }
+  return { consistency: unchecked ? 'unchecked' : 'consistent' };
+}
+
+function checkInput(input: SeenCheckpointInput): { note: Note; rootHex: string } {
+  if (typeof input !== 'object' || input === null) throw new TypeError('recordSeenCheckpoint expects an input object');
+  if (typeof input.note !== 'string') throw new TypeError('note must be a string');
+  if (typeof input.origin !== 'string' || input.origin.length === 0) throw new TypeError('origin must be a string');
+  if (typeof input.key_name !== 'string' || input.key_name.length === 0)
+    throw new TypeError('key_name must be a string');
+  checkSize(input.size, 'size');
+  checkRoot(input.root, 'root');
+  if (typeof input.source !== 'string' || input.source.length === 0) throw new TypeError('source must be a string');
+  if (input.consistency !== undefined) {
+    if (!Array.isArray(input.consistency)) throw new TypeError('consistency must be an array');
+    if (input.consistency.length > MAX_CONSISTENCY_PROOFS)
+      throw new RangeError(`consistency holds more than ${MAX_CONSISTENCY_PROOFS} proofs`);
+    input.consistency.forEach((item, index) => {
+      checkSize(item.from_size, `consistency[${index}].from_size`);
+      checkRoot(item.from_root, `consistency[${index}].from_root`);
+      checkProof(item.proof, `consistency[${index}].proof`);
+      if (item.from_size > input.size)
+        throw new RangeError(`consistency[${index}].from_size is above the checkpoint's size`);
+    });
+  }
+  // The note must say what the caller says it does: recording one thing under another's name
+  // would make the memory lie.
+  const note = parseNote(input.note);
+  const checkpoint = parseCheckpoint(note.text);
+  const rootHex = hexEncode(input.root);
+  if (
+    checkpoint.origin !== input.origin ||
+    checkpoint.size !== input.size ||
+    hexEncode(checkpoint.rootHash) !== rootHex
+  )
+    throw new RangeError('The note is not the checkpoint named (origin, size and root must be the note’s)');
+  if (!note.signatures.some((signature) => signature.name === input.key_name))
+    throw new RangeError(`The note carries no signature by ${input.key_name}`);
+  return { note, rootHex };
+}
+
+/**
+ * Records a checkpoint the caller has read and verified, checks the consistency proofs it came
+ * with against every checkpoint seen of its log, and says how it stands with every one of them.
+ *
+ * Each carried proof from size M is checked against every root seen at size M (and against the
+ * `from_root` it names, when none is seen at M): a proof that fails between two seen checkpoints
+ * is a split view, and so is another root seen at the checkpoint's own size. Everything is
+ * written in one ledger transaction.
+ *
+ * @param workspace - The open workspace.
+ * @param input - The checkpoint, where it was seen, and its proofs.
+ * @returns `split_view` (with the two checkpoints), `unchecked` (with the sizes of the
+ *   checkpoints it could not be checked against) or `consistent`.
+ * @throws TypeError/RangeError for input of the wrong shape, or a note that is not the
+ *   checkpoint named; NoteError for a note that does not parse; nothing is written then.
+ */
+export function recordSeenCheckpoint(workspace: Workspace, input: SeenCheckpointInput): CheckpointRecordOutcome {
+  const { note, rootHex } = checkInput(input);
+  const crypto = workspace.crypto;
+  const now = Date.now();
+  return workspace.ledger.runInTransaction((database) => {
+    recordSeenCheckpointRow(database, {
+      origin: input.origin,
+      key_name: input.key_name,
+      tree_size: input.size,
+      root: rootHex,
+      note: input.note,
+      cosignatures: cosignatureCount(note, input.key_name),
+      source: input.source,
+      seen_at: now,
+    });
+    const seen = listSeenCheckpoints(database, input.origin);
+    for (const item of input.consistency ?? []) {
+      const seenRoots = seenRootsOf(seen, item.from_size);
+      checkProofAgainstSeen(
+        database,
+        crypto,
+        input.origin,
+        { size: item.from_size, roots: seenRoots.length > 0 ? seenRoots : [hexEncode(item.from_root)] },
+        { size: input.size, roots: [rootHex] },
+        item.proof,
+        input.source,
+        now,
+      );
+    }
+    return standing(crypto, seen, listConsistencyResults(database, input.origin), {
+      size: input.size,
+      root: rootHex,
+    });
+  });
+}
+
+/**
+ * Checks a consistency proof between two sizes of a log the workstation has seen checkpoints of
+ * at both sizes (`evroom log check` fetches them), against every pair of roots seen at those
+ * sizes, and records each result.
+ *
+ * @param workspace - The open workspace.
+ * @param input - The log, the two sizes (from <= to), the proof and where it came from.
+ * @returns How the checkpoints of size `to` stand afterwards (the first of them).
+ * @throws OperationError not_found when no checkpoint of either size is seen; TypeError/RangeError
+ *   for input of the wrong shape.
+ */
+export function recordConsistencyProof(
+  workspace: Workspace,
+  input: { origin: string; from_size: number; to_size: number; proof: Uint8Array[]; source: string },
+): CheckpointRecordOutcome {
+  checkSize(input.from_size, 'from_size');
+  checkSize(input.to_size, 'to_size');
+  if (input.from_size > input.to_size) throw new RangeError('from_size must not be above to_size');
+  const proof = checkProof(input.proof, 'proof');
+  if (typeof input.source !== 'string' || input.source.length === 0) throw new TypeError('source must be a string');
+  const now = Date.now();
+  return workspace.ledger.runInTransaction((database) => {
+    const seen = listSeenCheckpoints(database, input.origin);
+    const fromRoots = seenRootsOf(seen, input.from_size);
+    const toRoots = seenRootsOf(seen, input.to_size);
+    if (fromRoots.length === 0 || toRoots.length === 0)
+      throw new OperationError(
+        'not_found',
+        'not_found',
+        `No checkpoint of size ${fromRoots.length === 0 ? input.from_size : input.to_size} of ${input.origin} has been seen.`,
+      );
+    checkProofAgainstSeen(
+      database,
+      workspace.crypto,
+      input.origin,
+      { size: input.from_size, roots: fromRoots },
+      { size: input.to_size, roots: toRoots },
+      proof,
+      input.source,
+      now,
+    );
+    return standing(workspace.crypto, seen, listConsistencyResults(database, input.origin), {
+      size: input.to_size,
+      root: toRoots[0] as string,
+    });
+  });
+}
+
+/**
+ * How one seen checkpoint stands with every other one of its log, from what is recorded.
+ *
+ * @param workspace - The open workspace.
+ * @param origin - The log.
+ * @param size - The checkpoint's size.
+ * @param root - Its root.
+ */
+export function checkpointStanding(
+  workspace: Workspace,
+  origin: string,
+  size: number,
+  root: Uint8Array,
+): CheckpointRecordOutcome {
+  checkSize(size, 'size');
+  checkRoot(root, 'root');
+  const database = workspace.ledger.readable;
+  return standing(workspace.crypto, listSeenCheckpoints(database, origin), listConsistencyResults(database, origin), {
+    size,
+    root: hexEncode(root),
+  });
+}
+
+/**
+ * Whether a public key is pinned in the trust store as a log key: a pinned (not revoked)
+ * Ed25519 entry with these key bytes, trusted for every role or for the `service` role (the
+ * service's log key is one of the service's keys). docs/logs.md, "How a log key is pinned".
+ *
+ * @param workspace - The open workspace.
+ * @param publicKey - The 32-byte Ed25519 public key.
+ */
+export function isLogKeyPinned(workspace: Workspace, publicKey: Uint8Array): boolean {
+  const hex = hexEncode(checkPublicKey(publicKey));
+  return pinnedLogKeys(workspace).some((key) => hexEncode(key) === hex);
+}
+
+function checkPublicKey(value: unknown): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new TypeError('publicKey must be a Uint8Array');
+  if (value.length !== 32) throw new RangeError('publicKey must be 32 bytes');
+  return value;
+}
+
+/** The public keys the trust store pins as log keys (see {@link isLogKeyPinned}). */
+function pinnedLogKeys(workspace: Workspace): Uint8Array[] {
+  return workspace.trust
+    .list()
+    .filter(
+      (key) =>
+        key.status === 'pinned' &&
+        key.algorithm === 'Ed25519' &&
+        (key.roles === undefined || key.roles.includes('service')),
+    )
+    .map((key) => key.public_key);
+}
+
+/** The note verifier keys of the Ed25519 keys given, under the log's note key name. */
+function noteKeysOf(crypto: CryptoProvider, name: string, publicKeys: readonly Uint8Array[]): NoteVerifierKey[] {
+  const sha256 = (data: Uint8Array): Uint8Array => crypto.sha256(data);
+  return publicKeys
+    .filter((key) => key.length === 32)
+    .map((publicKey) => ({
+      name,
+      type: NOTE_ED25519,
+      publicKey,
+      keyId: noteKeyId(sha256, name, NOTE_ED25519, publicKey),
+    }));
+}
+
+/**
+ * How the key that signed a seen checkpoint is known: `pinned` when a log key pinned in the
+ * trust store verifies its note, `advertised` when a key only advertised to this workstation
+ * (a bundle's keys file, a service's /v1/keys) does, else `unknown`.
+ */
+function signerOf(workspace: Workspace, record: SeenCheckpointRecord): LogSigner {
+  let note: Note;
+  try {
+    note = parseNote(record.note);
+  } catch {
+    return 'unknown';
+  }
+  const verifiedBy = (publicKeys: Uint8Array[]): boolean =>
+    verifyNote(workspace.crypto, note, noteKeysOf(workspace.crypto, record.key_name, publicKeys)).some(
+      (result) => result.status === 'valid',
+    );
+  if (verifiedBy(pinnedLogKeys(workspace))) return 'pinned';
+  const advertised = workspace.trust
+    .listAdvertised()
+    .filter((key) => key.algorithm === 'Ed25519')
+    .map((key) => key.public_key);
+  return verifiedBy(advertised) ? 'advertised' : 'unknown';
+}
+
+function toView(record: SeenCheckpointRecord): SeenCheckpointView {
+  return {
+    tree_size: record.tree_size,
+    root_hex: record.root,
+    key_name: record.key_name,
+    source: record.source,
+    first_seen_at: record.first_seen_at,
+    note: record.note,
+    cosignatures: record.cosignatures,
+  };
+}
+
+/**
+ * The imported bundles with evidence from a log. Migration 12 (`bundles.log_json`, written by
+ * the import) is not in this branch yet: until it is, no bundle is counted.
+ */
+function logBundlesBeforeMigration12(workspace: Workspace, origin: string): LogBundleView[] {
+  void workspace;
+  void origin;
+  return [];
+}
+
+function logViewOf(workspace: Workspace, origin: string, seen: readonly SeenCheckpointRecord[]): LogView {
+  const latest = seen[0] as SeenCheckpointRecord;
+  const judged = logStanding(workspace.crypto, seen, listConsistencyResults(workspace.ledger.readable, origin));
+  return {
+    origin,
+    key_name: latest.key_name,
+    signer: signerOf(workspace, latest),
+    checkpoints: seen.length,
+    latest: toView(latest),
+    consistency: judged.consistency,
+    ...(judged.split === undefined ? {} : { split: judged.split }),
+    bundles: logBundlesBeforeMigration12(workspace, origin).length,
+  };
+}
+
+/**
+ * Every log the workstation has seen a checkpoint of: split views first, then by origin.
+ *
+ * @param workspace - The open workspace.
+ */
+export function listLogs(workspace: Workspace): LogView[] {
+  const database = workspace.ledger.readable;
+  const views = listSeenOrigins(database).map((origin) =>
+    logViewOf(workspace, origin, listSeenCheckpoints(database, origin)),
+  );
+  const rank = (view: LogView): number => (view.consistency === 'split_view' ? 0 : 1);
+  return views.sort((a, b) => rank(a) - rank(b) || (a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0));
+}
+
+/**
+ * One log in full: every checkpoint seen (largest tree first) and the imported bundles with
+ * evidence from it.
+ *
+ * @param workspace - The open workspace.
+ * @param origin - The log's origin line.
+ * @throws OperationError not_found when no checkpoint of that log has been seen.
+ */
+export function logDetail(workspace: Workspace, origin: string): LogDetail {
+  if (typeof origin !== 'string' || origin.length === 0) throw new TypeError('logDetail expects an origin');
+  const seen = listSeenCheckpoints(workspace.ledger.readable, origin);
+  if (seen.length === 0)
+    throw new OperationError('not_found', 'not_found', `No checkpoint of the log ${origin} has been seen.`);
+  return {
+    ...logViewOf(workspace, origin, seen),
+    history: seen.map(toView),
+    bundles_detail: logBundlesBeforeMigration12(workspace, origin),
+  };
+}
