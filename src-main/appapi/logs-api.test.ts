@@ -1,10 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppApiResults, ImportProgress } from '../../src-shared/api/contract';
 import { createPortableProvider } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
+import { buildService } from '../http/service';
+import { createTenant, issueApiKey } from '../operations/service-admin';
+import { loadServiceKeys } from '../operations/service-keys';
+import { openWorkspace } from '../operations/workspace';
 import { createAppApi, type AppApiDispatcher } from './app-api';
 
 // The logs methods of the app API (issue 28) as both transports reach them: untrusted inputs in,
@@ -62,20 +66,80 @@ describe('app API: logs', () => {
     expect((await call('overview')).splitViews).toEqual([]);
   });
 
-  it('gives a bundle without log files no completeness (log: null), in the list and the detail', async () => {
-    await call('verify', { text: signClassical('{"sequence":1}', seed, crypto), save: true });
-    const file = join(scratch, 'no-log.zip');
-    await api.desktop.exportTo(file);
+  async function importFile(file: string): Promise<void> {
     let progress: ImportProgress = api.desktop.importFile(file);
     while (progress.state === 'running') {
       await new Promise((resolve) => setTimeout(resolve, 50));
       progress = await call('imports.progress', { jobId: progress.jobId });
     }
     expect(progress.state).toBe('done');
+  }
+
+  it('gives a bundle without log files no completeness (log: null), in the list and the detail', async () => {
+    await call('verify', { text: signClassical('{"sequence":1}', seed, crypto), save: true });
+    const file = join(scratch, 'no-log.zip');
+    await api.desktop.exportTo(file);
+    await importFile(file);
     const [bundle] = await call('bundles.list');
     expect(bundle).toBeDefined();
     expect(bundle?.log).toBeNull();
     expect((await call('bundles.get', { id: bundle?.id })).log).toBeNull();
     expect((await call('overview')).recentImports[0]?.log).toBeNull();
+  });
+
+  it('gives a served tenant’s bundle the completeness its import stored, in the list, the detail and the overview', async () => {
+    // A real service in its own data folder issues three receipts into acme's log and serves them.
+    const served = openWorkspace(join(scratch, 'service'));
+    const keys = loadServiceKeys(served);
+    const service = await buildService({
+      workspace: served,
+      signer: {
+        key_id: keys.active.key_id,
+        seed: keys.active.seed,
+        public_key: keys.active.public_key,
+        listed: keys.listed,
+      },
+      log: { name: 'logs.example.com/evroom', checkpointMs: 60_000 },
+    });
+    try {
+      const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+      createTenant(served, 'acme', 'scale');
+      const key = issueApiKey(served, 'acme').key;
+      for (let index = 0; index < 3; index += 1) {
+        const response = await fetch(`${base}/tenants/acme/receipts?profile=nano`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            agent_did: 'did:web:agent.example.com',
+            input: `log ${index}`,
+            content_type: 'text/plain',
+          }),
+        });
+        expect(response.status).toBe(201);
+      }
+      const response = await fetch(`${base}/tenants/acme/evidence`, { headers: { authorization: `Bearer ${key}` } });
+      expect(response.status).toBe(200);
+      writeFileSync(join(scratch, 'served.zip'), Buffer.from(await response.arrayBuffer()));
+    } finally {
+      await service.close();
+      served.close();
+    }
+    await importFile(join(scratch, 'served.zip'));
+    const [bundle] = await call('bundles.list');
+    expect(bundle?.log).toMatchObject({
+      status: 'complete',
+      origin: 'logs.example.com/evroom/tenants/acme',
+      key_name: 'logs.example.com/evroom',
+      tree_size: 3,
+      signer: 'advertised',
+      first_index: 0,
+      last_index: 2,
+      missing: [],
+      missing_count: 0,
+      stale: false,
+      sentence: expect.stringMatching(/^complete for .* at size 3$/),
+    });
+    expect((await call('bundles.get', { id: bundle?.id })).log).toEqual(bundle?.log);
+    expect((await call('overview')).recentImports[0]?.log).toEqual(bundle?.log);
   });
 });

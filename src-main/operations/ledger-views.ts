@@ -85,7 +85,7 @@ export function toReceiptRow(summary: ReceiptSummary): ReceiptRow {
  * @param summary - The ledger's summary.
  * @returns The summary.
  */
-export function toBundleSummary(summary: StoredBundleSummary & { log?: unknown }): BundleSummary {
+export function toBundleSummary(summary: StoredBundleSummary): BundleSummary {
   const signature = readSignature(summary.signature);
   const counts = readCounts(summary.counts);
   return {
@@ -99,7 +99,7 @@ export function toBundleSummary(summary: StoredBundleSummary & { log?: unknown }
     signature,
     counts,
     verdict: bundleVerdict(summary.status, signature, counts),
-    // bundles.log_json (migration 0012); a ledger without it gives none.
+    // bundles.log_json (migration 12), null for a bundle without log files.
     log: readLogCompleteness(summary.log),
   };
 }
