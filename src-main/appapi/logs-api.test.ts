@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppApiResults, ImportProgress } from '../../src-shared/api/contract';
 import { createPortableProvider } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
-import { buildService } from '../http/service';
-import { createTenant, issueApiKey } from '../operations/service-admin';
+import { exportTenantEvidence } from '../operations/evidence';
+import { createTenant } from '../operations/service-admin';
+import { issueProfile } from '../operations/service-issue';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
 import { createAppApi, type AppApiDispatcher } from './app-api';
@@ -88,48 +89,35 @@ describe('app API: logs', () => {
   });
 
   it('gives a served tenant’s bundle the completeness its import stored, in the list, the detail and the overview', async () => {
-    // A real service in its own data folder issues three receipts into acme's log and serves them.
+    // A service's data folder: three receipts issued for acme go into its log, and the tenant's
+    // evidence is exported as `evroom export --tenant` (and the evidence route) writes it.
     const served = openWorkspace(join(scratch, 'service'));
-    const keys = loadServiceKeys(served);
-    const service = await buildService({
-      workspace: served,
-      signer: {
-        key_id: keys.active.key_id,
-        seed: keys.active.seed,
-        public_key: keys.active.public_key,
-        listed: keys.listed,
-      },
-      log: { name: 'logs.example.com/evroom', checkpointMs: 60_000 },
-    });
     try {
-      const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+      const keys = loadServiceKeys(served);
       createTenant(served, 'acme', 'scale');
-      const key = issueApiKey(served, 'acme').key;
-      for (let index = 0; index < 3; index += 1) {
-        const response = await fetch(`${base}/tenants/acme/receipts?profile=nano`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            agent_did: 'did:web:agent.example.com',
-            input: `log ${index}`,
-            content_type: 'text/plain',
-          }),
-        });
-        expect(response.status).toBe(201);
-      }
-      const response = await fetch(`${base}/tenants/acme/evidence`, { headers: { authorization: `Bearer ${key}` } });
-      expect(response.status).toBe(200);
-      writeFileSync(join(scratch, 'served.zip'), Buffer.from(await response.arrayBuffer()));
+      for (let index = 0; index < 3; index += 1)
+        await issueProfile(
+          served,
+          keys.active,
+          'standard',
+          { agent_did: 'did:web:agent.example.com', input: `log ${index}`, content_type: 'text/plain' },
+          { now: new Date(Date.UTC(2026, 10, 2, 10, 0, index)), ref: 'tenant:acme' },
+        );
+      await exportTenantEvidence(served, {
+        out: join(scratch, 'served.zip'),
+        tenantId: 'acme',
+        since: null,
+        until: null,
+      });
     } finally {
-      await service.close();
       served.close();
     }
     await importFile(join(scratch, 'served.zip'));
     const [bundle] = await call('bundles.list');
     expect(bundle?.log).toMatchObject({
       status: 'complete',
-      origin: 'logs.example.com/evroom/tenants/acme',
-      key_name: 'logs.example.com/evroom',
+      origin: expect.stringMatching(/^evroom\.local\/[0-9a-f]{16}\/tenants\/acme$/),
+      key_name: expect.stringMatching(/^evroom\.local\/[0-9a-f]{16}$/),
       tree_size: 3,
       signer: 'advertised',
       first_index: 0,
