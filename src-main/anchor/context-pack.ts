@@ -38,6 +38,21 @@ import { jcs, jcsTree, JsonParseError, parseJsonBytes, toPlain } from '../../src
 import type { JsonValue } from '../../src-shared/json/types';
 import { rootFromCalldata } from './chain';
 
+/**
+ * One transparency-log checkpoint the pack's maker had seen (docs/logs.md): the signed note as
+ * seen, and the Ed25519 log key that verified it there. The key is the maker's word: the
+ * workstation that imports the pack checks the note with it, and whether the key is pinned is
+ * the workstation's own trust store's answer, never the pack's.
+ */
+export interface ContextCheckpointEntry {
+  origin: string;
+  key_name: string;
+  /** The whole signed note. */
+  note: string;
+  /** base64url of the 32-byte Ed25519 log key. */
+  public_key: string;
+}
+
 /** The manifest's name in the pack. */
 export const CONTEXT_MANIFEST = 'manifest.json';
 /** The manifest signature's name in the pack. */
@@ -46,6 +61,10 @@ export const CONTEXT_SIGNATURE = 'manifest.sig.json';
 export const CONTEXT_HEADERS_PER_FILE = 10_000;
 /** The trust store snapshot's name in the pack. */
 export const CONTEXT_TRUST = 'trust/keys.json';
+/** The log checkpoints' file in the pack (issue 28: the checkpoints the maker had seen). */
+export const CONTEXT_CHECKPOINTS = 'logs/checkpoints.json';
+/** The most log checkpoints one pack carries. */
+export const MAX_CONTEXT_CHECKPOINTS = 10_000;
 /** The most anchor transactions one pack carries. */
 export const MAX_CONTEXT_ANCHORS = 10_000;
 /** The most headers one pack carries (about 27 days of Ethereum blocks, 4.6 days of Base; ~270 MB). */
@@ -123,6 +142,8 @@ export interface OpenedContextPack {
   headers: ContextHeaderEntry[];
   /** Each anchor transaction's evidence, by lowercase hash. */
   anchors: Map<string, ContextAnchorEntry>;
+  /** The log checkpoints it carries (none in a pack made before logs, or by a maker who had seen none). */
+  checkpoints: ContextCheckpointEntry[];
 }
 
 /** A pack that cannot be read as one (not what it claims to be); nothing in it is used. */
@@ -344,7 +365,38 @@ export function openContextPack(files: ReadonlyMap<string, Uint8Array>, crypto: 
     );
     anchors.set(listed.tx_hash, entry);
   }
-  return { pack_id: contextPackId(crypto, manifestBytes), manifest, integrity, headers, anchors };
+  const checkpointBytes =
+    manifest.files[CONTEXT_CHECKPOINTS] === undefined ? undefined : files.get(CONTEXT_CHECKPOINTS);
+  const checkpoints =
+    checkpointBytes === undefined
+      ? []
+      : checkCheckpointEntries(parseStrictJson(checkpointBytes, CONTEXT_CHECKPOINTS).plain, CONTEXT_CHECKPOINTS);
+  return { pack_id: contextPackId(crypto, manifestBytes), manifest, integrity, headers, anchors, checkpoints };
+}
+
+const B64U_32 = /^[A-Za-z0-9_-]{43}$/;
+
+function checkCheckpointEntries(value: unknown, name: string): ContextCheckpointEntry[] {
+  if (!Array.isArray(value)) fail(name, 'is not a list of checkpoints.');
+  if (value.length > MAX_CONTEXT_CHECKPOINTS)
+    fail(name, `holds ${value.length} checkpoints; a pack carries at most ${MAX_CONTEXT_CHECKPOINTS}.`);
+  return value.map((item: unknown, index) => {
+    const where = `entry ${index}`;
+    if (!isRecord(item)) fail(name, `${where} is not an object.`);
+    const keys = Object.keys(item).sort().join(',');
+    if (keys !== 'key_name,note,origin,public_key')
+      fail(name, `${where} must have exactly origin, key_name, note and public_key (it has ${keys.slice(0, 120)}).`);
+    const { origin, key_name: keyName, note, public_key: publicKey } = item;
+    if (typeof origin !== 'string' || origin.length === 0 || origin.length > 512)
+      fail(name, `${where}: origin must be a line of 1 to 512 characters.`);
+    if (typeof keyName !== 'string' || keyName.length === 0 || keyName.length > 512)
+      fail(name, `${where}: key_name must be 1 to 512 characters.`);
+    if (typeof note !== 'string' || note.length === 0 || note.length > 1024 * 1024)
+      fail(name, `${where}: note must be a signed note of at most 1 MiB.`);
+    if (typeof publicKey !== 'string' || !B64U_32.test(publicKey))
+      fail(name, `${where}: public_key must be a 32-byte Ed25519 key as base64url.`);
+    return { origin, key_name: keyName, note, public_key: publicKey };
+  });
 }
 
 /**

@@ -12,11 +12,11 @@ import { DEFAULT_ZIP_LIMITS, type ZipLimits } from './limits';
 import { openZipArchive } from './zip-reader';
 import { createZipWriter } from './zip-writer';
 
-/** The most files a pack holds: a manifest, its signature, the headers, the trust store and the anchors. */
-const MAX_PACK_FILES = 10_004 + 16;
+/** The most files a pack holds: a manifest, its signature, the headers, the trust store, the log checkpoints and the anchors. */
+const MAX_PACK_FILES = 10_005 + 16;
 /** The names a pack may hold. */
 const PACK_NAME =
-  /^(?:manifest\.json|manifest\.sig\.json|headers\/\d{1,3}\.json|trust\/keys\.json|anchors\/0x[0-9a-f]{64}\.json)$/;
+  /^(?:manifest\.json|manifest\.sig\.json|headers\/\d{1,3}\.json|trust\/keys\.json|logs\/checkpoints\.json|anchors\/0x[0-9a-f]{64}\.json)$/;
 
 /**
  * Writes a pack's files into a zip, whole or not at all: into a temporary file beside `out`,

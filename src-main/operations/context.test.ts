@@ -9,7 +9,9 @@ import { bytesToHex, hexToBytes, keccak256, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PinnedBlock } from '../../src-shared/anchor/context';
 import { b64uEncode, hexDecode, hexEncode } from '../../src-shared/crypto/encoding';
-import { didKeyFromEd25519 } from '../../src-shared/crypto';
+import { didKeyFromEd25519, utf8Encode } from '../../src-shared/crypto';
+import { formatCheckpoint, formatNote, signNoteLine } from '../../src-shared/crypto/signed-note';
+import { TlogMemory, tlogLeafHash } from '../../src-shared/crypto/tlog';
 import { jcs } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
 import { startAnvil, type AnvilProcess } from '../anchor/anvil';
@@ -19,6 +21,7 @@ import {
   CONTEXT_MANIFEST,
   CONTEXT_SIGNATURE,
   contextAnchorFile,
+  CONTEXT_CHECKPOINTS,
   type ContextAnchorEntry,
   type ContextHeaderEntry,
   type ContextManifest,
@@ -45,6 +48,7 @@ import {
 import { buildAnchoredBundle, fundedAnchorAccount } from './anchor-test-support';
 import { OperationError } from './errors';
 import { importEvidence } from './evidence';
+import { listLogs, logDetail, recordSeenCheckpoint } from './log-checkpoints';
 import { openWorkspace, type Workspace } from './workspace';
 
 const digestOf = (text: string): Uint8Array => nodeSha256(new TextEncoder().encode(text));
@@ -152,8 +156,10 @@ async function repack(
   out: string,
   edit: (files: Map<string, Uint8Array>) => void,
   sign: 'auditor' | 'none' | 'other-key' | 'forged' = 'auditor',
+  source: string = pack,
+  signer: Workspace = workspace,
 ): Promise<string> {
-  const files = await readContextZip(pack);
+  const files = await readContextZip(source);
   edit(files);
   if (sign !== 'none') {
     const manifest = JSON.parse(new TextDecoder().decode(files.get(CONTEXT_MANIFEST))) as ContextManifest;
@@ -163,7 +169,7 @@ async function repack(
     files.set(CONTEXT_MANIFEST, bytes);
     let signature: { alg: string; key_id: string; signature: string };
     if (sign === 'auditor') {
-      signature = withAuditorKey(workspace.dataDirectory, workspace.crypto, (seed, key) => ({
+      signature = withAuditorKey(signer.dataDirectory, signer.crypto, (seed, key) => ({
         alg: 'Ed25519',
         key_id: key.key_id,
         signature: b64uEncode(workspace.crypto.ed25519Sign(bytes, seed)),
@@ -462,6 +468,90 @@ describe('imported packs and pins', () => {
     });
     expect(none.anchor_status).toBe('verified_offline');
     expect(none.steps[1]?.detail).toContain('No context pack is imported');
+  });
+
+  it('carries the log checkpoints its maker has seen: recorded on import, a split view reported, a note its key does not verify refused', async () => {
+    const sha256 = (data: Uint8Array): Uint8Array => workspace.crypto.sha256(data);
+    const keyName = 'logs.example/packs';
+    const origin = `${keyName}/tenants/acme`;
+    const seed = new Uint8Array(32).fill(11);
+    const publicKey = workspace.crypto.ed25519PublicKey(seed);
+    const log = new TlogMemory(sha256);
+    for (let index = 0; index < 6; index += 1) log.append(tlogLeafHash(sha256, utf8Encode(`leaf ${index}`)));
+    const noteAt = (size: number, root = log.root(size)): string => {
+      const text = formatCheckpoint({ origin, size, rootHash: root, extensions: [] });
+      return formatNote(text, [signNoteLine(workspace.crypto, text, keyName, seed)]);
+    };
+    // The online workstation pins the log key and has seen two checkpoints of the log.
+    const maker = openWorkspace(file('checkpoints-maker'));
+    const home = openWorkspace(file('checkpoints-home'));
+    try {
+      maker.trust.pin({ key_id: didKeyFromEd25519(publicKey), algorithm: 'Ed25519', public_key: publicKey });
+      for (const size of [4, 6])
+        recordSeenCheckpoint(maker, {
+          note: noteAt(size),
+          origin,
+          key_name: keyName,
+          size,
+          root: log.root(size),
+          source: 'api:test',
+        });
+      const exported = await exportContextPack(maker, {
+        out: file('checkpoints.zip'),
+        rpcUrl: anvil.rpcUrl,
+        inputs: [file('first.json')],
+      });
+      expect(exported.checkpoints).toEqual({ carried: 2, without_key: 0 });
+
+      // The air-gapped one has seen, of size 4, another root: the pack's size 4 is a split view (its size 6 has no proof to that root, so it stays unchecked), said on import.
+      const other = new TlogMemory(sha256);
+      for (let index = 0; index < 4; index += 1) other.append(tlogLeafHash(sha256, utf8Encode(`fork ${index}`)));
+      recordSeenCheckpoint(home, {
+        note: noteAt(4, other.root(4)),
+        origin,
+        key_name: keyName,
+        size: 4,
+        root: other.root(4),
+        source: 'api:elsewhere',
+      });
+      const summary = await importContextPack(home, exported.out);
+      expect(summary).toMatchObject({ checkpoints: 2, log_split_views: 1 });
+      const [view] = listLogs(home);
+      expect(view).toMatchObject({ origin, consistency: 'split_view', checkpoints: 3, signer: 'unknown' });
+      expect(
+        logDetail(home, origin).history.filter((item) => item.source === `context:${summary.pack_id}`),
+      ).toHaveLength(2);
+
+      // A checkpoint the carried key does not verify refuses the pack, and records nothing.
+      const forged = await repack(
+        'checkpoints-forged.zip',
+        (files) => {
+          const entries = JSON.parse(new TextDecoder().decode(files.get(CONTEXT_CHECKPOINTS))) as {
+            public_key: string;
+          }[];
+          (entries[1] as { public_key: string }).public_key = b64uEncode(
+            workspace.crypto.ed25519PublicKey(new Uint8Array(32).fill(12)),
+          );
+          files.set(CONTEXT_CHECKPOINTS, new TextEncoder().encode(JSON.stringify(entries)));
+        },
+        'auditor',
+        exported.out,
+        maker,
+      );
+      const fresh = openWorkspace(file('checkpoints-fresh'));
+      try {
+        await expect(importContextPack(fresh, forged)).rejects.toThrow(
+          /log checkpoint 1 .* does not verify with the log key carried beside it/,
+        );
+        expect(listLogs(fresh)).toEqual([]);
+        expect(await listContextPacks(fresh)).toEqual([]);
+      } finally {
+        fresh.close();
+      }
+    } finally {
+      maker.close();
+      home.close();
+    }
   });
 
   it('with several imported packs, uses the newest that carries the anchor, and says when none does', async () => {

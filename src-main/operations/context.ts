@@ -40,7 +40,9 @@ import {
   contextHeadersFile,
   CONTEXT_MANIFEST,
   CONTEXT_SIGNATURE,
+  CONTEXT_CHECKPOINTS,
   CONTEXT_TRUST,
+  MAX_CONTEXT_CHECKPOINTS,
   ContextPackError,
   openContextPack,
   signContextManifest,
@@ -53,6 +55,7 @@ import { readBundleAnchors, readContextZip, writeContextZip } from '../evidence/
 import { BundleError } from '../evidence/errors';
 import { listAnchorStates } from '../ledger';
 import { withAuditorKey } from '../report/auditor-key';
+import { recordPackCheckpoints, seenCheckpointsForPack } from './context-checkpoints';
 import { OperationError } from './errors';
 import { nodeCrypto, type Workspace } from './workspace';
 
@@ -97,6 +100,8 @@ export interface ContextExportResult {
   signer: string;
   anchors: number;
   headers: { from: number; to: number };
+  /** Transparency-log checkpoints carried, and seen ones left out because no key here verifies them. */
+  checkpoints: { carried: number; without_key: number };
   /** Anchor transactions asked for but not carried, and why. */
   missing: { tx_hash: string; reason: string }[];
   bytes: number;
@@ -276,6 +281,15 @@ export async function exportContextPack(
   for (const anchor of gathered.anchors)
     files.push({ name: contextAnchorFile(anchor.tx_hash), bytes: jsonBytes(anchor, true) });
   files.push({ name: CONTEXT_TRUST, bytes: new TextEncoder().encode(workspace.trust.exportKeys()) });
+  const checkpoints = seenCheckpointsForPack(workspace);
+  if (checkpoints.entries.length > MAX_CONTEXT_CHECKPOINTS)
+    throw new OperationError(
+      'refused',
+      'context_too_many_checkpoints',
+      `This workstation has seen ${checkpoints.entries.length} log checkpoints; a pack carries at most ${MAX_CONTEXT_CHECKPOINTS}.`,
+    );
+  if (checkpoints.entries.length > 0)
+    files.push({ name: CONTEXT_CHECKPOINTS, bytes: jsonBytes(checkpoints.entries, true) });
   const digests: Record<string, string> = {};
   for (const file of files) digests[file.name] = hexEncode(workspace.crypto.sha256(file.bytes));
   const headersRange = { from: gathered.headers[0]?.number ?? gathered.head.number, to: gathered.head.number };
@@ -318,6 +332,7 @@ export async function exportContextPack(
     signer: signed.manifest.signer,
     anchors: gathered.anchors.length,
     headers: headersRange,
+    checkpoints: { carried: checkpoints.entries.length, without_key: checkpoints.without_key },
     missing: gathered.missing,
     bytes,
   };
@@ -350,6 +365,7 @@ function summaryOf(workspace: Workspace, pack: OpenedContextPack, file: string):
     signer: manifest.signer,
     anchors: manifest.anchors.length,
     headers: { from: manifest.headers.from, to: manifest.headers.to },
+    checkpoints: pack.checkpoints.length,
     imported_at: Math.round(statSync(file).mtimeMs),
     file: path.relative(workspace.dataDirectory, file),
   };
@@ -370,6 +386,8 @@ export async function importContextPack(workspace: Workspace, file: string): Pro
   const whole = checkContextPackWhole(pack);
   if (!whole.ok)
     throw new OperationError('invalid_input', 'context_pack_refused', `The context pack is refused: ${whole.detail}`);
+  // The log checkpoints are checked (all of them) and recorded before the pack is kept.
+  const logged = recordPackCheckpoints(workspace, pack);
   const directory = packsDirectory(workspace);
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const target = path.join(directory, `${pack.pack_id}.zip`);
@@ -383,7 +401,8 @@ export async function importContextPack(workspace: Workspace, file: string): Pro
       rmSync(temporary, { force: true });
     }
   }
-  return summaryOf(workspace, pack, target);
+  const summary = summaryOf(workspace, pack, target);
+  return logged.split_views > 0 ? { ...summary, log_split_views: logged.split_views } : summary;
 }
 
 /** Opened imported packs, by file, while their size and mtime stay the same (a few at most). */

@@ -14,6 +14,7 @@ import { OperationError } from './errors';
 import { loadServiceKeys } from './service-keys';
 import { loadLogKey, openServiceLog, type ServiceLog } from './service-log';
 import { checkAnchorsOffline } from './anchors';
+import { recordSeenCheckpoint } from './log-checkpoints';
 import type { Workspace } from './workspace';
 
 /**
@@ -22,6 +23,8 @@ import type { Workspace } from './workspace';
  * @param workspace - The open workspace.
  * @param file - The zip file (a path the user chose, or an upload saved to a temporary file).
  * @param options - Limits, progress, cancellation, the recorded file name.
+ * The bundle's log checkpoint, when its signature verified, is recorded among the checkpoints
+ * the workstation has seen of its log (log-checkpoints.ts), and a split view is a finding.
  * After the ledger writes, step 1 of anchor verification runs once for the anchors no check has
  * judged yet (operations/anchors.ts), so the anchors view lists stored states.
  *
@@ -34,7 +37,10 @@ export async function importEvidence(
   file: string,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
-  const result = await importBundle(workspace.ledger, file, options);
+  const result = await importBundle(workspace.ledger, file, {
+    ...options,
+    recordCheckpoint: (input) => recordSeenCheckpoint(workspace, input),
+  });
   await checkAnchorsOffline(workspace);
   return result;
 }

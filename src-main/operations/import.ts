@@ -51,7 +51,7 @@ import { timestampToMillis } from '../../src-shared/verify/timestamp';
 import type { VerifiedReceipt } from '../core/receipt-facts';
 import { createVerifyPool, type VerifyPool } from '../core/worker-pool';
 import { AnchorsFileError, parseAnchorsFile } from '../evidence/anchors-file';
-import { KEYS_NAME, pathStem } from '../evidence/bundle-layout';
+import { KEYS_NAME, LOG_CHECKPOINT_NAME, pathStem } from '../evidence/bundle-layout';
 import { BundleError, ImportCancelledError, printableName, throwIfCancelled } from '../evidence/errors';
 import { hashFile } from '../evidence/hash-file';
 import { maxZipFileBytes, resolveZipLimits, type ZipLimits } from '../evidence/limits';
@@ -74,6 +74,7 @@ import {
 import { createTrustStore, TrustError } from '../trust/index';
 import { BundleReceiptDigests, linkAnchorsToReceipts } from './anchor-links';
 import { ANCHOR_KIND, checkBundle, RECEIPT_KIND, sameDigest } from './import-check';
+import type { CheckpointRecordOutcome, SeenCheckpointInput } from './log-checkpoints';
 import {
   entryFailure,
   IN_FLIGHT_PER_WORKER,
@@ -145,6 +146,14 @@ export interface ImportOptions {
    * after a crash: importing the same zip again finishes it.
    */
   signal?: AbortSignal;
+  /**
+   * Records the bundle's checkpoint among those the workstation has seen of its log
+   * (log-checkpoints.ts's recordSeenCheckpoint, bound to the workspace by importEvidence in
+   * evidence.ts), once every receipt is stored; a checkpoint that disagrees with one seen before
+   * is a `log_split_view` finding, and the completeness's `consistency` says how it stands.
+   * Only a checkpoint whose signature verified is offered. Without it, `consistency` is unset.
+   */
+  recordCheckpoint?: (input: SeenCheckpointInput) => CheckpointRecordOutcome;
 }
 
 /** Counts of an import (the one shape: src-shared/api/vocabulary.ts). */
@@ -193,6 +202,9 @@ function checkOptions(options: ImportOptions): { limits: ZipLimits; transactionS
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError('importBundle: signal must be an AbortSignal');
+  }
+  if (options.recordCheckpoint !== undefined && typeof options.recordCheckpoint !== 'function') {
+    throw new TypeError('importBundle: recordCheckpoint must be a function');
   }
   return { limits, transactionSize, now };
 }
@@ -447,6 +459,14 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     progress.update('finishing', fields.receiptsVerified, fields.receiptsTotal, fields);
     addCountFindings(manifest.counts, manifest.listedReceipts, counts.anchors, findings);
     const log = checked.log.finish(findings);
+    const seen = checked.log.seenCheckpoint();
+    if (log !== null && seen !== undefined && options.recordCheckpoint !== undefined) {
+      // Its own transaction: the receipts are stored, the bundle row is still partial.
+      const outcome = options.recordCheckpoint({ ...seen, source: `bundle:${stored.id}` });
+      log.consistency = outcome.consistency;
+      if (outcome.consistency === 'split_view')
+        findings.add('log_split_view', LOG_CHECKPOINT_NAME, splitWords(outcome));
+    }
     ledger.runInTransaction((database) => {
       pendingAnchors.push(...linkAnchorsToReceipts(bundleAnchors, receiptDigests ?? []));
       flush(database);
@@ -512,6 +532,16 @@ export async function importBundle(ledger: Ledger, file: string, options: Import
     await archive.close();
     await pool?.close();
   }
+}
+
+/** A split view in words: the two checkpoints of one log that disagree. */
+function splitWords(outcome: CheckpointRecordOutcome): string {
+  const { split } = outcome;
+  if (split === undefined) return 'Split view: this checkpoint disagrees with one seen before of the same log.';
+  return (
+    `Split view: the log's checkpoint at size ${split.size} (root ${split.root_hex}) disagrees with the one ` +
+    `seen at size ${split.other_size} (root ${split.other_root_hex}); the service has shown two histories of one log.`
+  );
 }
 
 function readAnchors(

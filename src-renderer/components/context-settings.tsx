@@ -81,6 +81,8 @@ function PackCard({ pack, onRemove }: { pack: ContextPackSummary; onRemove: (pac
           <dd>
             {formatCount(pack.anchors)} anchor transaction{pack.anchors === 1 ? '' : 's'}, headers{' '}
             {formatCount(pack.headers.from)} to {formatCount(pack.headers.to)}
+            {pack.checkpoints > 0 &&
+              `, ${formatCount(pack.checkpoints)} log checkpoint${pack.checkpoints === 1 ? '' : 's'} (recorded in Logs)`}
           </dd>
         </div>
         <div className="field-row">
@@ -186,6 +188,12 @@ export function ContextPacksSettings() {
             Imported context pack <span className="code">{outcome.pack.pack_id}</span>: chain id {outcome.pack.chain_id}
             , head block {formatCount(outcome.pack.head.number)}, {formatCount(outcome.pack.anchors)} anchor transaction
             {outcome.pack.anchors === 1 ? '' : 's'}.
+          </p>
+        )}
+        {outcome?.kind === 'imported' && outcome.pack.log_split_views !== undefined && (
+          <p className="notice notice-error" role="alert" data-testid="context-split-view">
+            Split view: {formatCount(outcome.pack.log_split_views)} of the pack’s log checkpoint
+            {outcome.pack.log_split_views === 1 ? '' : 's'} disagree with one seen before. See Logs.
           </p>
         )}
       </div>

@@ -51,6 +51,13 @@ export interface ContextPackSummary extends Omit<ContextEvidence, 'head_trust' |
   anchors: number;
   /** The headers it carries, both ends included. */
   headers: { from: number; to: number };
+  /** Transparency-log checkpoints it carries (recorded as seen on import; docs/logs.md). */
+  checkpoints: number;
+  /**
+   * On the import's answer only: how many of its checkpoints disagree with one seen before (a
+   * split view; the Logs view shows them).
+   */
+  log_split_views?: number;
   /** When it was imported (ms since the epoch). */
   imported_at: number;
   /** Its file, relative to the data folder. */

@@ -52,11 +52,13 @@ export const contextSpec: CommandSpec = {
     '        (anchor records, a bundle’s anchors/<batch_id>.json, or bundles; with none, every',
     '        resolved anchor of the ledger): its block header, the transaction and its receipt,',
     '        their Merkle-Patricia proofs in the block’s transactions and receipts tries, and',
-    '        every header from the lowest such block to the chain’s head; plus the trust store.',
+    '        every header from the lowest such block to the chain’s head; plus the trust store',
+    '        and every transparency-log checkpoint this workstation has seen (docs/logs.md).',
     '        The zip’s manifest names the RPC, the time and the head, and is signed by this',
     '        workstation’s auditor key. Progress lines go to standard error.',
     'import  (offline) checks a pack whole (signature, files, chain of headers) and keeps it in',
-    '        the data folder, where the app answers anchoring steps 2 and 3 from it.',
+    '        the data folder, where the app answers anchoring steps 2 and 3 from it; its log',
+    '        checkpoints are recorded as seen (a split view with one seen before is reported).',
     'list    the imported packs; remove forgets one.',
     'pin     keeps a block hash you took from a trusted source; a pack whose header of that',
     '        block matches has its head "checked" instead of "claimed"; one that differs fails.',
@@ -195,6 +197,16 @@ export async function runContext(argv: readonly string[], terminal: Terminal): P
           `Imported ${summary.pack_id}: ${summary.anchors} anchor transactions, head block ${summary.head.number} of chain ${summary.chain_id}`,
         );
         writeLine(terminal.out, `  made ${summary.made_at} from ${summary.rpc}, signed by ${summary.signer}`);
+        if (summary.checkpoints > 0)
+          writeLine(
+            terminal.out,
+            `  ${summary.checkpoints} log checkpoint${summary.checkpoints === 1 ? '' : 's'} recorded as seen (evroom log list)`,
+          );
+        if (summary.log_split_views !== undefined)
+          writeLine(
+            terminal.out,
+            `  SPLIT VIEW: ${summary.log_split_views} of them disagree with a checkpoint seen before (evroom log list)`,
+          );
       });
       return 0;
     }
@@ -298,6 +310,15 @@ async function runExport(parsed: ParsedArguments, terminal: Terminal): Promise<n
     `  ${result.anchors} anchor transaction${result.anchors === 1 ? '' : 's'}, headers ${result.headers.from} to ${result.headers.to}`,
   );
   writeLine(terminal.out, `  made ${result.made_at} from ${result.rpc}, signed by ${result.signer}`);
+  if (result.checkpoints.carried > 0 || result.checkpoints.without_key > 0)
+    writeLine(
+      terminal.out,
+      `  ${result.checkpoints.carried} log checkpoint${result.checkpoints.carried === 1 ? '' : 's'}${
+        result.checkpoints.without_key > 0
+          ? `; ${result.checkpoints.without_key} seen but left out: no key here verifies them`
+          : ''
+      }`,
+    );
   if (result.missing.length > 0) writeLine(terminal.out, `  ${result.missing.length} not packed (see above)`);
   return 0;
 }
