@@ -55,8 +55,7 @@ import {
   unpinBlockHash,
 } from '../operations/context';
 import { loadSamples } from '../operations/load-samples';
-// TEMPORARY: operations/log-checkpoints.ts's listLogs/logDetail (h-tcli) replace these on merge.
-import { pendingListLogs, pendingLogDetail } from '../operations/log-checkpoints-pending';
+import { listLogs, logDetail } from '../operations/log-checkpoints';
 import { buyKeyOnChain, developmentAccountKey } from '../operations/payment-buy';
 import { listPayments } from '../operations/payments';
 import { receiptExportChunk } from '../operations/receipts-export';
@@ -644,8 +643,8 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return progress;
     },
 
-    'logs.list': () => pendingListLogs(workspace()),
-    'logs.detail': (input) => pendingLogDetail(workspace(), input.origin),
+    'logs.list': () => listLogs(workspace()),
+    'logs.detail': (input) => logDetail(workspace(), input.origin),
 
     'context.list': () => listContextPacks(workspace()),
     'context.import': async (input) => {

@@ -129,5 +129,21 @@ describe('app API: logs', () => {
     });
     expect((await call('bundles.get', { id: bundle?.id })).log).toEqual(bundle?.log);
     expect((await call('overview')).recentImports[0]?.log).toEqual(bundle?.log);
+
+    // The import recorded its checkpoint: the log is listed, and its page has the checkpoint.
+    const origin = bundle?.log?.origin ?? '';
+    const logs = await call('logs.list');
+    expect(logs).toEqual([
+      expect.objectContaining({
+        origin,
+        signer: 'advertised',
+        checkpoints: 1,
+        latest: expect.objectContaining({ tree_size: 3, source: `bundle:${bundle?.id}` }),
+      }),
+    ]);
+    const detail = await call('logs.detail', { origin });
+    expect(detail.history.map((checkpoint) => checkpoint.tree_size)).toEqual([3]);
+    expect(detail.history[0]?.note).toContain(`${origin}\n3\n`);
+    expect((await call('overview')).splitViews).toEqual([]);
   });
 });

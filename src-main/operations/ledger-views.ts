@@ -49,7 +49,7 @@ import {
   readManifest,
   readSignature,
 } from './bundle-views';
-import { pendingListLogs } from './log-checkpoints-pending';
+import { listLogs } from './log-checkpoints';
 import type { Workspace } from './workspace';
 
 /** The trust judgements a receipt needs attention for whatever its status: a revoked or expired signer. */
@@ -139,7 +139,7 @@ export function overview(workspace: Workspace): Overview {
     attention,
     unpinnedIssuers: unpinned.issuers,
     unpinnedIssuerCount: unpinned.total,
-    splitViews: pendingListLogs(workspace).filter((log) => log.consistency === 'split_view'),
+    splitViews: listLogs(workspace).filter((log) => log.consistency === 'split_view'),
   };
 }
 
