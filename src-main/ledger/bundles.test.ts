@@ -81,7 +81,7 @@ describe('bundles', () => {
     made.ledger.close();
     const ledger = openLedger(made.file);
     cleanups.unshift(() => ledger.close());
-    expect(ledger.schemaVersion).toBe(MIGRATIONS.length);
+    expect(ledger.schemaVersion).toBe(MIGRATIONS.length); // upgraded through 12 to the newest
     expect(getBundle(ledger.readable, 1)).toMatchObject({ status: 'partial', log: null });
     expect(() => ledger.writable.prepare(`UPDATE bundles SET log_json = '{not json'`).run()).toThrow(/CHECK/);
   });

@@ -6,7 +6,7 @@ import {
   recordConsistencyResult,
   recordSeenCheckpointRow,
 } from './seen-checkpoints';
-import { makeTemporaryLedger, migrationsWithSeenCheckpoints } from './test-support';
+import { makeTemporaryLedger } from './test-support';
 import type { Ledger } from './open-ledger';
 
 const ORIGIN = 'evroom.test/key/tenants/acme';
@@ -18,7 +18,7 @@ describe('seen checkpoints (migration 13)', () => {
   let dispose: () => void;
 
   beforeEach(() => {
-    ({ ledger, dispose } = makeTemporaryLedger({ migrations: migrationsWithSeenCheckpoints() }));
+    ({ ledger, dispose } = makeTemporaryLedger());
   });
   afterEach(() => dispose());
 

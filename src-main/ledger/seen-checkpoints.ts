@@ -66,6 +66,15 @@ function checkOrigin(value: unknown, name: string): string {
   return text;
 }
 
+/** An imported bundle with evidence from a log (its `bundles.log_json`, migration 12). */
+export interface LogBundleRecord {
+  id: number;
+  file_name: string | null;
+  imported_at: number;
+  /** The bundle's LogCompleteness as the import wrote it (parsed JSON). */
+  log: unknown;
+}
+
 /**
  * Records a seen checkpoint. Seen again (same origin, size and root), the first sighting's
  * source and time stay; its note is replaced only by one with more cosignature lines.
@@ -176,4 +185,26 @@ export function listConsistencyResults(database: ReadableDB, origin: string): Co
     sql`SELECT origin, from_size, from_root, to_size, to_root, result, source, checked_at FROM seen_consistency
         WHERE origin = ${origin} ORDER BY from_size, to_size, id`,
   );
+}
+
+/**
+ * The imported bundles whose log evidence is from one log (by the origin its `bundles.log_json`
+ * names), the latest import first.
+ *
+ * @param database - A readable handle.
+ * @param origin - The log's origin line.
+ */
+export function listBundlesOfLog(database: ReadableDB, origin: string): LogBundleRecord[] {
+  checkOrigin(origin, 'origin');
+  return queryAll<{ id: number; file_name: string | null; imported_at: number; log_json: string }>(
+    database,
+    sql`SELECT id, file_name, imported_at, log_json FROM bundles
+        WHERE log_json IS NOT NULL AND json_extract(log_json, '$.origin') = ${origin}
+        ORDER BY imported_at DESC, id DESC`,
+  ).map((row) => ({
+    id: row.id,
+    file_name: row.file_name,
+    imported_at: row.imported_at,
+    log: JSON.parse(row.log_json) as unknown,
+  }));
 }

@@ -8,8 +8,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Report, ReportStatus, TrustStatus } from '../../src-shared/verify/report';
-import { MIGRATIONS, type Migration } from './migrations/index';
-import { seenCheckpointsMigration } from './migrations/0013-seen-checkpoints';
 import { openLedger, type Ledger, type OpenLedgerOptions } from './open-ledger';
 import type { NewReceipt } from './receipts';
 
@@ -19,20 +17,6 @@ import type { NewReceipt } from './receipts';
 export function makeTemporaryDirectory(prefix = 'evroom-ledger-'): { directory: string; cleanup: () => void } {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   return { directory, cleanup: () => fs.rmSync(directory, { recursive: true, force: true }) };
-}
-
-/**
- * The migration list with migration 13 (seen checkpoints) in it. Until migrations 11 (the
- * service's log) and 12 (`bundles.log_json`) are in this branch and 13 is in MIGRATIONS, no-op
- * stand-ins fill the places of 11 and 12 (for the tests of migration 13 only).
- */
-export function migrationsWithSeenCheckpoints(): Migration[] {
-  if (MIGRATIONS.some((migration) => migration.version === seenCheckpointsMigration.version)) return [...MIGRATIONS];
-  const list: Migration[] = [...MIGRATIONS];
-  for (let version = list.length + 1; version < seenCheckpointsMigration.version; version += 1)
-    list.push({ version, name: `stand-in ${version}`, up: () => undefined });
-  list.push(seenCheckpointsMigration);
-  return list;
 }
 
 /**

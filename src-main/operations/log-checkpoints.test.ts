@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { didKeyFromEd25519, hexEncode, utf8Encode } from '../../src-shared/crypto';
 import { formatCheckpoint, formatNote, signCosignatureLine, signNoteLine } from '../../src-shared/crypto/signed-note';
 import { TlogMemory, tlogLeafHash } from '../../src-shared/crypto/tlog';
-import { listConsistencyResults, listSeenCheckpoints, openLedger } from '../ledger';
-import { makeTemporaryDirectory, migrationsWithSeenCheckpoints } from '../ledger/test-support';
-import { createTrustStore } from '../trust';
+import { insertBundle, listConsistencyResults, listSeenCheckpoints, updateBundle } from '../ledger';
+import type { LogCompleteness } from '../../src-shared/api/logs-contract';
+import { makeTemporaryDirectory } from '../ledger/test-support';
 import { OperationError } from './errors';
 import {
   checkpointStanding,
@@ -14,8 +14,9 @@ import {
   logDetail,
   recordConsistencyProof,
   recordSeenCheckpoint,
+  sizesToProve,
 } from './log-checkpoints';
-import { nodeCrypto, type Workspace } from './workspace';
+import { nodeCrypto, openWorkspace, type Workspace } from './workspace';
 
 const crypto = nodeCrypto();
 const sha256 = (data: Uint8Array): Uint8Array => crypto.sha256(data);
@@ -49,16 +50,7 @@ describe('the checkpoints a workstation has seen', () => {
 
   beforeEach(() => {
     const temporary = makeTemporaryDirectory('evroom-logs-');
-    const ledger = openLedger(path.join(temporary.directory, 'ledger.sqlite'), {
-      migrations: migrationsWithSeenCheckpoints(),
-    });
-    workspace = {
-      dataDirectory: temporary.directory,
-      ledger,
-      trust: createTrustStore(ledger),
-      crypto,
-      close: () => ledger.close(),
-    };
+    workspace = openWorkspace(path.join(temporary.directory, 'home'));
     cleanup = () => {
       workspace.close();
       temporary.cleanup();
@@ -130,6 +122,38 @@ describe('the checkpoints a workstation has seen', () => {
     ]);
   });
 
+  it('a long history checked one step at a time stays consistent end to end', () => {
+    const log = makeLog(201);
+    record(log, 1);
+    for (let size = 2; size <= 200; size += 1)
+      expect(record(log, size, { from: [size - 1] }).consistency).toBe('consistent');
+    // The newest, proved only from the one before, is consistent with the first through all of them.
+    expect(record(log, 201, { from: [200] })).toEqual({ consistency: 'consistent', unchecked_sizes: [] });
+    expect(listLogs(workspace)[0]).toMatchObject({ checkpoints: 201, consistency: 'consistent' });
+  });
+
+  it('asks for proofs only from sizes not already joined to the largest smaller one, and to every larger one', () => {
+    const log = makeLog(12);
+    record(log, 3);
+    record(log, 5);
+    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([3, 5]);
+    recordConsistencyProof(workspace, {
+      origin: ORIGIN,
+      from_size: 3,
+      to_size: 5,
+      proof: log.consistencyProof(3, 5),
+      source: 'bundle:1',
+    });
+    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([5]);
+    record(log, 9);
+    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([5, 9]);
+    expect(sizesToProve(workspace, ORIGIN, 5)).toEqual([3, 9]);
+    // 9 was seen with no proof: every smaller size needs its own proof to 12, until 9 is joined.
+    expect(sizesToProve(workspace, ORIGIN, 12)).toEqual([3, 5, 9]);
+    record(log, 9, { from: [5] });
+    expect(sizesToProve(workspace, ORIGIN, 12)).toEqual([9]);
+  });
+
   it('a checkpoint with no proof to an earlier one is unchecked, until a proof comes', () => {
     const log = makeLog(12);
     record(log, 4);
@@ -179,6 +203,8 @@ describe('the checkpoints a workstation has seen', () => {
       other_root_hex: hexEncode(log.root(4)),
     });
     expect(listConsistencyResults(workspace.ledger.readable, ORIGIN)).toMatchObject([{ result: 'inconsistent' }]);
+    // The log as a whole: a failed proof between two seen checkpoints of other sizes.
+    expect(listLogs(workspace)[0]).toMatchObject({ consistency: 'split_view', split: { size: 10, other_size: 4 } });
     // A later proof that holds does not undo it.
     record(log, 10, { from: [4] });
     expect(listLogs(workspace)[0]?.consistency).toBe('split_view');
@@ -231,6 +257,44 @@ describe('the checkpoints a workstation has seen', () => {
     ).toThrow(/no signature by someone.else/);
     expect(listLogs(workspace)).toEqual([]);
     expect(() => logDetail(workspace, ORIGIN)).toThrow(OperationError);
+  });
+
+  it('counts the imported bundles whose log evidence is from the log, and lists them in its detail', () => {
+    const log = makeLog(6);
+    record(log, 6);
+    const completeness = (origin: string): LogCompleteness => ({
+      status: 'complete',
+      origin,
+      key_name: KEY_NAME,
+      tree_size: 6,
+      root_hex: hexEncode(log.root(6)),
+      signer: 'advertised',
+      period: { since: null, until: null },
+      first_index: 0,
+      last_index: 5,
+      missing: [],
+      missing_count: 0,
+      stale: false,
+      consistency: 'consistent',
+      sentence: 'complete for the start to size 6 at size 6',
+    });
+    const bundle = (digit: string, origin: string | null): number => {
+      const { id } = insertBundle(workspace.ledger.writable, {
+        bundle_sha256: digit.repeat(64),
+        file_name: `${digit}.zip`,
+        manifest_json: '{}',
+        signature: {},
+      });
+      if (origin !== null) updateBundle(workspace.ledger.writable, id, { log: completeness(origin) });
+      return id;
+    };
+    const mine = bundle('1', ORIGIN);
+    bundle('2', `${KEY_NAME}/tenants/other`);
+    bundle('3', null);
+    expect(listLogs(workspace)[0]?.bundles).toBe(1);
+    expect(logDetail(workspace, ORIGIN).bundles_detail).toEqual([
+      { bundle_id: mine, file_name: '1.zip', imported_at: expect.any(Number), log: completeness(ORIGIN) },
+    ]);
   });
 
   it('the signer is pinned only for a log key pinned for the service role (or every role)', () => {

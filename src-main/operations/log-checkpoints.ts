@@ -25,6 +25,7 @@ import {
 import { tlogVerifyConsistency } from '../../src-shared/crypto/tlog';
 import type {
   LogBundleView,
+  LogCompleteness,
   LogConsistency,
   LogDetail,
   LogSigner,
@@ -32,6 +33,7 @@ import type {
   SeenCheckpointView,
 } from '../../src-shared/api/logs-contract';
 import {
+  listBundlesOfLog,
   listConsistencyResults,
   listSeenCheckpoints,
   listSeenOrigins,
@@ -168,16 +170,18 @@ function seenRootsOf(seen: readonly SeenCheckpointRecord[], size: number): strin
 }
 
 /**
- * What the seen checkpoints and the recorded results of one log say about the pair (a, b):
- * split when they have one size and two roots or a proof between them failed; consistent when a
- * chain of proofs that held leads from the smaller to the larger (consistency is transitive), or
- * the smaller is the empty tree; else unchecked.
+ * The consistency proofs recorded for one log as a graph: an edge from the smaller tree to the
+ * larger for each proof that held, and the pairs a proof failed for. Consistency is transitive,
+ * so a checkpoint is consistent with another when a chain of edges leads from the smaller to the
+ * larger (or the smaller is the empty tree). Every question is answered by one walk of the graph,
+ * so a log of many checkpoints costs about as many steps as it has proofs.
  */
-class Judge {
-  private readonly up = new Map<string, Set<string>>();
+class ProofGraph {
+  private readonly up = new Map<string, string[]>();
+  private readonly down = new Map<string, string[]>();
   private readonly failed = new Set<string>();
   constructor(
-    private readonly emptyRoot: string,
+    readonly emptyRoot: string,
     results: readonly ConsistencyResultRecord[],
   ) {
     for (const result of results) {
@@ -185,34 +189,38 @@ class Judge {
       const to = nodeKey({ size: result.to_size, root: result.to_root });
       if (result.result === 'inconsistent') this.failed.add(`${from}>${to}`);
       else {
-        const next = this.up.get(from) ?? new Set<string>();
-        next.add(to);
-        this.up.set(from, next);
+        this.up.set(from, [...(this.up.get(from) ?? []), to]);
+        this.down.set(to, [...(this.down.get(to) ?? []), from]);
       }
     }
   }
 
-  pair(a: Node, b: Node): 'consistent' | 'unchecked' | 'split' {
-    if (a.size === b.size) return a.root === b.root ? 'consistent' : 'split';
-    const [small, large] = a.size < b.size ? [a, b] : [b, a];
-    if (this.failed.has(`${nodeKey(small)}>${nodeKey(large)}`)) return 'split';
-    if (small.size === 0 && small.root === this.emptyRoot) return 'consistent';
-    return this.reaches(nodeKey(small), nodeKey(large)) ? 'consistent' : 'unchecked';
+  /** Whether a proof between these two failed (the smaller first). */
+  failedBetween(small: Node, large: Node): boolean {
+    return this.failed.has(`${nodeKey(small)}>${nodeKey(large)}`);
   }
 
-  private reaches(from: string, to: string): boolean {
-    const stack = [from];
-    const visited = new Set<string>([from]);
+  /** Whether the tree is the empty one, a prefix of every tree. */
+  isEmptyTree(node: Node): boolean {
+    return node.size === 0 && node.root === this.emptyRoot;
+  }
+
+  /**
+   * Every node a chain of proofs that held leads to from `start`, upwards (larger trees) or
+   * downwards (smaller ones); `bound` stops an upward walk above a size.
+   */
+  walk(start: Node, direction: 'up' | 'down', bound = Number.MAX_SAFE_INTEGER): Set<string> {
+    const edges = direction === 'up' ? this.up : this.down;
+    const seen = new Set<string>([nodeKey(start)]);
+    const stack = [nodeKey(start)];
     while (stack.length > 0) {
-      const current = stack.pop() as string;
-      if (current === to) return true;
-      for (const next of this.up.get(current) ?? []) {
-        if (visited.has(next)) continue;
-        visited.add(next);
+      for (const next of edges.get(stack.pop() as string) ?? []) {
+        if (seen.has(next) || Number(next.slice(0, next.indexOf(':'))) > bound) continue;
+        seen.add(next);
         stack.push(next);
       }
     }
-    return false;
+    return seen;
   }
 }
 
@@ -227,43 +235,76 @@ function standing(
   results: readonly ConsistencyResultRecord[],
   focus: Node,
 ): CheckpointRecordOutcome {
-  const judge = new Judge(emptyRootHex(crypto), results);
+  const graph = new ProofGraph(emptyRootHex(crypto), results);
+  const above = graph.walk(focus, 'up');
+  const below = graph.walk(focus, 'down');
   const unchecked = new Set<number>();
   let split: CheckpointRecordOutcome['split'];
   for (const other of seen) {
     const node = { size: other.tree_size, root: other.root };
-    if (nodeKey(node) === nodeKey(focus)) continue;
-    const verdict = judge.pair(focus, node);
-    if (verdict === 'split')
+    const key = nodeKey(node);
+    if (key === nodeKey(focus)) continue;
+    const [small, large] = node.size < focus.size ? [node, focus] : [focus, node];
+    if (node.size === focus.size || graph.failedBetween(small, large))
       split ??= { size: focus.size, root_hex: focus.root, other_size: node.size, other_root_hex: node.root };
-    else if (verdict === 'unchecked') unchecked.add(node.size);
+    else if (!graph.isEmptyTree(small) && !(node.size < focus.size ? below : above).has(key)) unchecked.add(node.size);
   }
   const unchecked_sizes = [...unchecked].sort((a, b) => a - b);
   if (split !== undefined) return { consistency: 'split_view', unchecked_sizes, split };
   return { consistency: unchecked_sizes.length > 0 ? 'unchecked' : 'consistent', unchecked_sizes };
 }
 
-/** How a whole log stands: a split view between any two of its checkpoints, else unchecked pairs, else consistent. */
+/**
+ * How a whole log stands: a split view between any two of its checkpoints (two roots at one
+ * size, or a failed proof between two seen), else `unchecked` when some checkpoint has no chain
+ * of proofs to the next larger one, else consistent (each reaching the next, all are consistent).
+ */
 function logStanding(
   crypto: CryptoProvider,
   seen: readonly SeenCheckpointRecord[],
   results: readonly ConsistencyResultRecord[],
 ): { consistency: LogConsistency; split?: CheckpointRecordOutcome['split'] } {
-  const judge = new Judge(emptyRootHex(crypto), results);
-  let unchecked = false;
-  for (let i = 0; i < seen.length; i += 1)
-    for (let j = i + 1; j < seen.length; j += 1) {
-      const a = seen[i] as SeenCheckpointRecord;
-      const b = seen[j] as SeenCheckpointRecord;
-      const verdict = judge.pair({ size: a.tree_size, root: a.root }, { size: b.tree_size, root: b.root });
-      if (verdict === 'split')
-        return {
-          consistency: 'split_view',
-          split: { size: a.tree_size, root_hex: a.root, other_size: b.tree_size, other_root_hex: b.root },
-        };
-      if (verdict === 'unchecked') unchecked = true;
-    }
-  return { consistency: unchecked ? 'unchecked' : 'consistent' };
+  const graph = new ProofGraph(emptyRootHex(crypto), results);
+  const bySize = new Map<number, SeenCheckpointRecord>();
+  for (const record of seen) {
+    const first = bySize.get(record.tree_size);
+    if (first === undefined) bySize.set(record.tree_size, record);
+    else if (first.root !== record.root)
+      return {
+        consistency: 'split_view',
+        split: {
+          size: first.tree_size,
+          root_hex: first.root,
+          other_size: record.tree_size,
+          other_root_hex: record.root,
+        },
+      };
+  }
+  const known = new Set(seen.map((record) => nodeKey({ size: record.tree_size, root: record.root })));
+  for (const result of results) {
+    const from = nodeKey({ size: result.from_size, root: result.from_root });
+    const to = nodeKey({ size: result.to_size, root: result.to_root });
+    if (result.result === 'inconsistent' && known.has(from) && known.has(to))
+      return {
+        consistency: 'split_view',
+        split: {
+          size: result.to_size,
+          root_hex: result.to_root,
+          other_size: result.from_size,
+          other_root_hex: result.from_root,
+        },
+      };
+  }
+  const ordered = [...bySize.values()]
+    .map((record) => ({ size: record.tree_size, root: record.root }))
+    .sort((a, b) => a.size - b.size);
+  for (let index = 0; index + 1 < ordered.length; index += 1) {
+    const small = ordered[index] as Node;
+    const large = ordered[index + 1] as Node;
+    if (!graph.isEmptyTree(small) && !graph.walk(small, 'up', large.size).has(nodeKey(large)))
+      return { consistency: 'unchecked' };
+  }
+  return { consistency: 'consistent' };
 }
 
 function checkInput(input: SeenCheckpointInput): { note: Note; rootHex: string } {
@@ -404,6 +445,37 @@ export function recordConsistencyProof(
 }
 
 /**
+ * The sizes of a log a new checkpoint of size `size` should be proved consistent with: every
+ * other size seen (but 0, a prefix of every tree), except a smaller size whose checkpoints all
+ * reach every checkpoint of the largest smaller size through proofs already checked: the proof
+ * from that size covers them (consistency is transitive), so a log checked every minute for a
+ * year asks for one proof per check, not one per checkpoint ever seen.
+ *
+ * @param workspace - The open workspace.
+ * @param origin - The log.
+ * @param size - The new checkpoint's size.
+ * @returns The smaller sizes to prove from, ascending, then the larger ones to prove to.
+ */
+export function sizesToProve(workspace: Workspace, origin: string, size: number): number[] {
+  checkSize(size, 'size');
+  const database = workspace.ledger.readable;
+  const seen = listSeenCheckpoints(database, origin);
+  const sizes = [...new Set(seen.map((record) => record.tree_size))].filter((other) => other !== 0 && other !== size);
+  const smaller = sizes.filter((other) => other < size).sort((a, b) => a - b);
+  const larger = sizes.filter((other) => other > size).sort((a, b) => a - b);
+  const largest = smaller.at(-1);
+  if (largest === undefined) return larger;
+  const graph = new ProofGraph(emptyRootHex(workspace.crypto), listConsistencyResults(database, origin));
+  const targets = seenRootsOf(seen, largest).map((root) => nodeKey({ size: largest, root }));
+  const covered = (other: number): boolean =>
+    seenRootsOf(seen, other).every((root) => {
+      const reached = graph.walk({ size: other, root }, 'up', largest);
+      return targets.every((target) => reached.has(target));
+    });
+  return [...smaller.filter((other) => other === largest || !covered(other)), ...larger];
+}
+
+/**
  * How one seen checkpoint stands with every other one of its log, from what is recorded.
  *
  * @param workspace - The open workspace.
@@ -507,14 +579,28 @@ function toView(record: SeenCheckpointRecord): SeenCheckpointView {
   };
 }
 
-/**
- * The imported bundles with evidence from a log. Migration 12 (`bundles.log_json`, written by
- * the import) is not in this branch yet: until it is, no bundle is counted.
- */
-function logBundlesBeforeMigration12(workspace: Workspace, origin: string): LogBundleView[] {
-  void workspace;
-  void origin;
-  return [];
+/** Whether a stored value has the shape of a LogCompleteness (the import wrote it; old rows may differ). */
+export function isLogCompleteness(value: unknown): value is LogCompleteness {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const log = value as Record<string, unknown>;
+  return (
+    typeof log.status === 'string' &&
+    typeof log.sentence === 'string' &&
+    typeof log.signer === 'string' &&
+    typeof log.period === 'object' &&
+    log.period !== null &&
+    Array.isArray(log.missing) &&
+    typeof log.missing_count === 'number'
+  );
+}
+
+/** The imported bundles with evidence from a log (`bundles.log_json`, migration 12), the latest first. */
+function logBundles(workspace: Workspace, origin: string): LogBundleView[] {
+  return listBundlesOfLog(workspace.ledger.readable, origin).flatMap((record) =>
+    isLogCompleteness(record.log)
+      ? [{ bundle_id: record.id, file_name: record.file_name, imported_at: record.imported_at, log: record.log }]
+      : [],
+  );
 }
 
 function logViewOf(workspace: Workspace, origin: string, seen: readonly SeenCheckpointRecord[]): LogView {
@@ -528,7 +614,7 @@ function logViewOf(workspace: Workspace, origin: string, seen: readonly SeenChec
     latest: toView(latest),
     consistency: judged.consistency,
     ...(judged.split === undefined ? {} : { split: judged.split }),
-    bundles: logBundlesBeforeMigration12(workspace, origin).length,
+    bundles: logBundles(workspace, origin).length,
   };
 }
 
@@ -562,6 +648,6 @@ export function logDetail(workspace: Workspace, origin: string): LogDetail {
   return {
     ...logViewOf(workspace, origin, seen),
     history: seen.map(toView),
-    bundles_detail: logBundlesBeforeMigration12(workspace, origin),
+    bundles_detail: logBundles(workspace, origin),
   };
 }

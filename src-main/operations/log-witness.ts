@@ -36,6 +36,7 @@ import {
   isLogKeyPinned,
   recordConsistencyProof,
   recordSeenCheckpoint,
+  sizesToProve,
   type CheckpointRecordOutcome,
 } from './log-checkpoints';
 import {
@@ -262,14 +263,13 @@ export async function checkLogAtService(
     );
 
   const seen = listSeenCheckpoints(workspace.ledger.readable, checkpoint.origin);
-  const sizes = [...new Set(seen.map((record) => record.tree_size))].filter((size) => size !== checkpoint.size);
   const source = `api:${base}`;
   const proofs: LogProofResult[] = [];
   const earlier: { from_size: number; from_root: Uint8Array; proof: Uint8Array[] }[] = [];
   const later: { to_size: number; proof: Uint8Array[] }[] = [];
-  for (const size of sizes.sort((a, b) => a - b)) {
+  for (const size of sizesToProve(workspace, checkpoint.origin, checkpoint.size)) {
     // The empty tree is a prefix of every tree: no proof to ask for.
-    if (size === 0 || checkpoint.size === 0) continue;
+    if (checkpoint.size === 0) continue;
     const [from, to] = size < checkpoint.size ? [size, checkpoint.size] : [checkpoint.size, size];
     let proof: Uint8Array[];
     try {

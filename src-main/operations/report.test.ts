@@ -20,6 +20,8 @@ import {
   listReports,
 } from './report';
 import { pinKey, revokeKey, unpinKey } from './trust';
+import { listBundles, updateBundle } from '../ledger';
+import type { LogCompleteness } from '../../src-shared/api/logs-contract';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from './workspace';
 
 const node = createNodeCryptoProvider();
@@ -89,6 +91,52 @@ describe('audit reports (operations)', () => {
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(keyFile)).mode & 0o777).toBe(0o700);
     expect(makeReport(workspace).report.signer.key_id).toBe(report.signer.key_id);
+  });
+
+  it('states the completeness of each bundle with log evidence, from what its import recorded', async () => {
+    const [bundle] = listBundles(workspace.ledger.readable, {}).rows;
+    const log: LogCompleteness = {
+      status: 'incomplete',
+      origin: 'receipts.test/log/tenants/acme',
+      key_name: 'receipts.test/log',
+      tree_size: 9,
+      root_hex: 'c'.repeat(64),
+      signer: 'advertised',
+      period: { since: '2026-11-01T00:00:00.000Z', until: null },
+      first_index: 2,
+      last_index: 8,
+      missing: [5],
+      missing_count: 1,
+      stale: false,
+      consistency: 'consistent',
+      sentence: 'incomplete: 1 leaf missing (index 5)',
+    };
+    updateBundle(workspace.ledger.writable, bundle!.id, { log });
+    const made = await createReport(workspace, {});
+    const text = readKeptReport(workspace, made.report_id);
+    const { report, verification } = readVerifiedReport(text, workspaceVerifyContext(workspace), 'kept');
+    expect(verification.status).toBe('PASS');
+    expect(report.completeness).toEqual([
+      {
+        bundle_sha256: bundle!.bundle_sha256,
+        tenant_id: bundle!.tenant_id,
+        origin: 'receipts.test/log/tenants/acme',
+        period: { since: '2026-11-01T00:00:00.000Z', until: null },
+        status: 'incomplete',
+        tree_size: 9,
+        first_index: 2,
+        last_index: 8,
+        missing_count: 1,
+        missing: [5],
+        stale: false,
+        signer: 'advertised',
+        consistency: 'consistent',
+        sentence: 'incomplete: 1 leaf missing (index 5)',
+      },
+    ]);
+    // A bundle without log files (log null) or whose log evidence is absent gives no member.
+    updateBundle(workspace.ledger.writable, bundle!.id, { log: { ...log, status: 'absent' } });
+    expect(makeReport(workspace).report.completeness).toBeUndefined();
   });
 
   it('refuses an as-of instant that is malformed or in the future, writing nothing', async () => {

@@ -69,6 +69,7 @@ import { withAuditorKey } from '../report/auditor-key';
 import { renderReportBytes, reportFormOf, writeReportForm, type ReportForm } from '../report/write';
 import { APP_VERSION } from '../version';
 import { OperationError } from './errors';
+import { isLogCompleteness } from './log-checkpoints';
 import { advertisedEntries } from './reevaluate-trust';
 import { workspaceVerifyContext, type Workspace } from './workspace';
 
@@ -288,17 +289,6 @@ function anchorStates(workspace: Workspace): Map<string, AnchorState> {
 }
 
 /**
- * A bundle's log completeness as the import recorded it (`bundles.log_json`, migration 12), or
- * null for a bundle without log evidence. Migration 12 is not in this branch yet: until it is,
- * every bundle reads as one without log evidence.
- */
-function bundleLogBeforeMigration12(workspace: Workspace, bundleId: number): LogCompleteness | null {
-  void workspace;
-  void bundleId;
-  return null;
-}
-
-/**
  * A bundle's completeness entry for a report, or undefined for a bundle without log evidence.
  *
  * @param bundle - The bundle's hash and tenant.
@@ -385,7 +375,7 @@ function reportBundles(
         signature_status: typeof signature.status === 'string' ? signature.status : 'unknown',
         findings: listed.length,
       });
-      const entry = completenessEntry(summary, bundleLogBeforeMigration12(workspace, summary.id));
+      const entry = completenessEntry(summary, isLogCompleteness(summary.log) ? summary.log : null);
       if (entry !== undefined) completeness.push(entry);
     }
     after = page.nextCursor ?? undefined;

@@ -11,6 +11,9 @@
  *   (from size and root, to size and root), whether it held, where the proof came from and
  *   when. One row per pair: a pair found inconsistent stays so, whatever proof comes later.
  *
+ * - an index of the imported bundles by the origin of their log evidence (`bundles.log_json`,
+ *   migration 12), for the bundles of one log in the Logs view.
+ *
  * Roots are lowercase hex, as everything of the logs contract is.
  */
 import type { WritableDB } from '../database';
@@ -43,6 +46,8 @@ CREATE TABLE seen_consistency (
   checked_at INTEGER NOT NULL CHECK (checked_at >= 0),
   UNIQUE (origin, from_size, from_root, to_size, to_root)
 ) STRICT;
+
+CREATE INDEX idx_bundles_log_origin ON bundles (json_extract(log_json, '$.origin')) WHERE log_json IS NOT NULL;
 `);
 }
 
