@@ -7,7 +7,7 @@
  * service (`evroom serve` over another data folder, started with the first one's log name)
  * issues other receipts under the same origin: its checkpoint at the same size has another
  * root, a split view, which is an alert on the Logs view and the first item of the Overview's
- * "Needs attention". axe checks the Logs views at every width and in print.
+ * "Needs attention". axe checks the Logs views at every width, in print and in the dark theme.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ import type { JsonValue } from '../src-shared/json/types';
 import { jcs } from '../src-shared/json/jcs';
 import { DEFAULT_ZIP_LIMITS, openZipArchive } from '../src-main/evidence';
 import { runEvroom, startServeChild, stopServeChild, type ServedChild } from '../src-main/test-support/serve-child';
-import { axeAcrossWidths } from './a11y';
+import { axeAcrossWidths, axeViolations, describeFindings } from './a11y';
 import { buildStoredZip } from './fixtures';
 import { REPO_ROOT, callApi, launchBrowser, startWebApp, type RunningApp } from './harness';
 
@@ -262,5 +262,29 @@ describe('transparency logs in the app', () => {
     messages.push(...(await axeAcrossWidths(page, 'overview with a split view')));
     expect(messages.join('\n')).toBe('');
     expect(failures).toEqual([]);
+  });
+
+  it('finds no axe violation in the dark theme on the logs, a log, the bundles and the overview', async () => {
+    const dark = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'dark' });
+    await dark.goto(app.url);
+    await dark.locator('html[data-theme="dark"]').waitFor({ state: 'attached' });
+    const messages: string[] = [];
+    const views: [string, () => Promise<void>][] = [
+      ['logs', () => dark.getByTestId('split-view-alert').waitFor()],
+      [`logs/${encodeURIComponent(origin)}`, () => dark.getByTestId('log-bundles').waitFor()],
+      ['bundles', () => dark.getByTestId('bundle-table').waitFor()],
+      ['bundles/2', () => dark.getByRole('heading', { name: 'Log completeness', level: 2 }).waitFor()],
+      ['overview', () => dark.getByTestId('attention-split-view').waitFor()],
+    ];
+    for (const [hash, ready] of views) {
+      await dark.evaluate((value) => {
+        (globalThis as unknown as { location: { hash: string } }).location.hash = `#/${value}`;
+      }, hash);
+      await ready();
+      const findings = await axeViolations(dark);
+      if (findings.length > 0) messages.push(describeFindings(`${hash} (dark)`, findings));
+    }
+    expect(messages.join('\n')).toBe('');
+    await dark.close();
   });
 });
