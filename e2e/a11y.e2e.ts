@@ -21,6 +21,7 @@ const VIEWS: { hash: string; ready: (page: Page) => Promise<void> }[] = [
   { hash: 'verify', ready: heading('Verify') },
   { hash: 'bundles', ready: heading('Bundles') },
   { hash: 'anchors', ready: heading('Anchors') },
+  { hash: 'logs', ready: heading('Logs') },
   { hash: 'trust', ready: heading('Trust store') },
   { hash: 'reports', ready: heading('Reports') },
   { hash: 'service', ready: heading('Service') },

@@ -138,6 +138,7 @@ describe('any window, and paper', () => {
       },
       { hash: `bundles/${bundleId}`, ready: heading('acme-evidence-2026-10.zip') },
       { hash: 'anchors', ready: heading('Anchors') },
+      { hash: 'logs', ready: heading('Logs') },
       { hash: 'trust', ready: async (page) => page.getByTestId('pinned-table').waitFor() },
       { hash: 'reports', ready: heading('Reports') },
       { hash: 'service', ready: heading('Service') },

@@ -16,6 +16,7 @@ import { SettingsView } from './views/settings';
 import { ReportsView } from './views/reports';
 import { ServiceView } from './views/service';
 import { AnchorsView } from './views/anchors';
+import { LogsView } from './views/logs';
 import { ErrorNotice, Page } from './components/ui';
 import { ShieldIcon } from './components/icons';
 
@@ -25,6 +26,7 @@ const NAVIGATION: { path: string; label: string; icon: ReactNode }[] = [
   { path: 'verify', label: 'Verify', icon: '✓' },
   { path: 'bundles', label: 'Bundles', icon: '▣' },
   { path: 'anchors', label: 'Anchors', icon: '⚓' },
+  { path: 'logs', label: 'Logs', icon: '≣' },
   { path: 'trust', label: 'Trust store', icon: <ShieldIcon size={14} /> },
   { path: 'reports', label: 'Reports', icon: '▤' },
   { path: 'service', label: 'Service', icon: '⇄' },
@@ -61,6 +63,9 @@ function viewFor(path: string[], query: URLSearchParams): ReactNode {
       return <BundlesView id={id ? Number(id) : undefined} />;
     case 'anchors':
       return <AnchorsView id={id} query={query} />;
+    case 'logs':
+      // An origin has slashes: encoded it is one segment, typed by hand it may be several.
+      return <LogsView origin={path.length > 1 ? path.slice(1).join('/') : undefined} />;
     case 'trust':
       return <TrustView />;
     case 'reports':

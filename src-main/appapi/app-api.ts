@@ -55,6 +55,7 @@ import {
   unpinBlockHash,
 } from '../operations/context';
 import { loadSamples } from '../operations/load-samples';
+import { listLogs, logDetail } from '../operations/log-checkpoints';
 import { buyKeyOnChain, developmentAccountKey } from '../operations/payment-buy';
 import { listPayments } from '../operations/payments';
 import { receiptExportChunk } from '../operations/receipts-export';
@@ -641,6 +642,9 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       if (!progress) throw notFound(`There is no anchor check job ${input.jobId}.`);
       return progress;
     },
+
+    'logs.list': () => listLogs(workspace()),
+    'logs.detail': (input) => logDetail(workspace(), input.origin),
 
     'context.list': () => listContextPacks(workspace()),
     'context.import': async (input) => {

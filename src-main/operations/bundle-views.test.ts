@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BundleCounts, BundleSignature } from '../../src-shared/api/contract';
-import { bundleVerdict } from './bundle-views';
+import { bundleVerdict, readLogCompleteness } from './bundle-views';
 
 function counts(byCode: Record<string, number>): BundleCounts {
   const total = Object.values(byCode).reduce((sum, value) => sum + value, 0);
@@ -118,5 +118,68 @@ describe('bundleVerdict', () => {
     expect(bundleVerdict('complete', signature('valid'), { ...counts({}), findingsTotal: undefined }).kind).toBe(
       'not_recorded',
     );
+  });
+});
+
+describe('readLogCompleteness', () => {
+  const stored = {
+    status: 'incomplete',
+    origin: 'evroom.local/0123456789abcdef/tenants/acme',
+    key_name: 'evroom.local/0123456789abcdef',
+    tree_size: 12,
+    root_hex: 'ab'.repeat(32),
+    signer: 'advertised',
+    period: { since: '2026-11-01T00:00:00Z', until: null },
+    first_index: 3,
+    last_index: 11,
+    missing: [5, 6],
+    missing_count: 2,
+    stale: false,
+    consistency: 'consistent',
+    sentence: 'incomplete: 2 leaves missing (indices 5, 6)',
+  };
+
+  it('reads what the import stored, as parsed JSON or as text', () => {
+    expect(readLogCompleteness(stored)).toEqual(stored);
+    expect(readLogCompleteness(JSON.stringify(stored))).toEqual(stored);
+  });
+
+  it('gives null for a bundle without log evidence or for something that is no completeness', () => {
+    for (const value of [undefined, null, '', 'not json', '[]', 42, [], { status: 'complete' }])
+      expect(readLogCompleteness(value), JSON.stringify(value)).toBeNull();
+  });
+
+  it('never reads an unknown status as complete, and drops members that are not what they say', () => {
+    const read = readLogCompleteness({
+      ...stored,
+      status: 'complete-ish',
+      signer: 'friend',
+      consistency: 'probably',
+      tree_size: -1,
+      first_index: 'three',
+      missing: [5, 'six', -7, 1.5, 8],
+      missing_count: 1,
+      stale: 'yes',
+      period: 'always',
+    });
+    expect(read).toMatchObject({
+      status: 'invalid',
+      signer: 'unknown',
+      first_index: null,
+      last_index: 11,
+      missing: [5, 8],
+      missing_count: 2,
+      stale: false,
+      period: { since: null, until: null },
+    });
+    expect(read).not.toHaveProperty('consistency');
+    expect(read).not.toHaveProperty('tree_size');
+  });
+
+  it('keeps at most the first 1,000 missing indices', () => {
+    const missing = Array.from({ length: 1500 }, (_, index) => index);
+    const read = readLogCompleteness({ ...stored, missing, missing_count: 1500 });
+    expect(read?.missing).toHaveLength(1000);
+    expect(read?.missing_count).toBe(1500);
   });
 });

@@ -13,7 +13,11 @@ import type {
   BundleManifest,
   BundleSignature,
   BundleVerdict,
+  LogCompleteness,
+  LogConsistency,
+  LogSigner,
 } from '../../src-shared/api/contract';
+import { LOG_COMPLETENESS_STATUSES, type LogCompletenessStatus } from '../../src-shared/api/logs-contract';
 import {
   REPORT_STATUSES,
   type BundleStatus,
@@ -136,6 +140,66 @@ export function readManifest(manifestJson: string): BundleManifest | undefined {
     keyId: text(source.key_id),
     fileCount: Array.isArray(source.files) ? source.files.length : undefined,
     declaredCounts: countEntries(source.counts),
+  };
+}
+
+/** Missing leaf indices kept in a completeness (the contract's "first 1,000"). */
+const MISSING_LISTED = 1000;
+const LOG_SIGNERS: readonly LogSigner[] = ['pinned', 'advertised', 'unknown'];
+const LOG_CONSISTENCIES: readonly LogConsistency[] = ['consistent', 'unchecked', 'split_view'];
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | undefined {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : undefined;
+}
+
+function nullableText(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * A bundle's stored log completeness (`bundles.log_json`, as the ledger parsed it or as text).
+ *
+ * @returns null for a bundle without log evidence, or when what is stored is not a completeness
+ *   at all (no sentence to show); a status this version does not know reads as `invalid`, so a
+ *   result it cannot judge is never shown as complete
+ */
+export function readLogCompleteness(value: unknown): LogCompleteness | null {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value) as unknown;
+    } catch {
+      return null;
+    }
+  }
+  const source = record(parsed);
+  const sentence = text(source?.sentence);
+  if (!source || sentence === undefined) return null;
+  const period = record(source.period);
+  const missing = Array.isArray(source.missing)
+    ? source.missing.flatMap((index) => (count(index) === undefined ? [] : [index as number])).slice(0, MISSING_LISTED)
+    : [];
+  const status: LogCompletenessStatus = oneOf(source.status, LOG_COMPLETENESS_STATUSES) ?? 'invalid';
+  const consistency = oneOf(source.consistency, LOG_CONSISTENCIES);
+  const origin = text(source.origin);
+  const keyName = text(source.key_name);
+  const treeSize = count(source.tree_size);
+  const rootHex = text(source.root_hex);
+  return {
+    status,
+    ...(origin === undefined ? {} : { origin }),
+    ...(keyName === undefined ? {} : { key_name: keyName }),
+    ...(treeSize === undefined ? {} : { tree_size: treeSize }),
+    ...(rootHex === undefined ? {} : { root_hex: rootHex }),
+    signer: oneOf(source.signer, LOG_SIGNERS) ?? 'unknown',
+    period: { since: nullableText(period?.since), until: nullableText(period?.until) },
+    first_index: count(source.first_index) ?? null,
+    last_index: count(source.last_index) ?? null,
+    missing,
+    missing_count: Math.max(count(source.missing_count) ?? 0, missing.length),
+    stale: source.stale === true,
+    ...(consistency === undefined ? {} : { consistency }),
+    sentence,
   };
 }
 

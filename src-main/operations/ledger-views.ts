@@ -41,7 +41,15 @@ import {
   type ReceiptSummary,
 } from '../ledger';
 import { receiptAnchor } from './anchors';
-import { bundleVerdict, readCounts, readFindings, readManifest, readSignature } from './bundle-views';
+import {
+  bundleVerdict,
+  readCounts,
+  readFindings,
+  readLogCompleteness,
+  readManifest,
+  readSignature,
+} from './bundle-views';
+import { listLogs } from './log-checkpoints';
 import type { Workspace } from './workspace';
 
 /** The trust judgements a receipt needs attention for whatever its status: a revoked or expired signer. */
@@ -91,6 +99,8 @@ export function toBundleSummary(summary: StoredBundleSummary): BundleSummary {
     signature,
     counts,
     verdict: bundleVerdict(summary.status, signature, counts),
+    // bundles.log_json (migration 12), null for a bundle without log files.
+    log: readLogCompleteness(summary.log),
   };
 }
 
@@ -129,6 +139,7 @@ export function overview(workspace: Workspace): Overview {
     attention,
     unpinnedIssuers: unpinned.issuers,
     unpinnedIssuerCount: unpinned.total,
+    splitViews: listLogs(workspace).filter((log) => log.consistency === 'split_view'),
   };
 }
 

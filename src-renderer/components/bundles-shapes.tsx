@@ -101,6 +101,17 @@ const FINDING_WORDS: Record<string, string> = {
   anchors_invalid: 'anchors file unusable',
   receipt_not_pass: 'receipt did not verify PASS',
   receipt_name_mismatch: 'file name is not the receipt id',
+  log_checkpoint_invalid: 'log checkpoint does not verify',
+  log_key_unknown: 'no known key signed the log checkpoint',
+  log_evidence_invalid: 'log evidence unusable',
+  log_proof_invalid: 'inclusion proof does not verify',
+  log_leaf_missing: 'log leaf missing from the period',
+  log_leaf_duplicate: 'log leaf given twice',
+  log_leaf_order: 'log leaves out of order',
+  log_receipt_unlogged: 'receipt not in the log',
+  log_boundary_invalid: 'period edge not where the bundle says',
+  log_checkpoint_stale: 'log checkpoint older than the receipts',
+  log_split_view: 'split view: checkpoints of the log disagree',
 };
 
 /** A finding code in words. */
@@ -148,6 +159,25 @@ export const FINDING_GROUPS: { id: string; title: string; description: string; c
       'manifest_signature_unsupported',
       'manifest_signature_invalid',
       'manifest_key_mismatch',
+    ],
+  },
+  {
+    id: 'log',
+    title: 'Log completeness',
+    description:
+      'Problems with the log evidence (log/checkpoint.txt and log/proofs.json): what they say about whether receipts were left out, and whether the log kept one history.',
+    codes: [
+      'log_split_view',
+      'log_leaf_missing',
+      'log_receipt_unlogged',
+      'log_leaf_duplicate',
+      'log_leaf_order',
+      'log_boundary_invalid',
+      'log_checkpoint_stale',
+      'log_proof_invalid',
+      'log_checkpoint_invalid',
+      'log_key_unknown',
+      'log_evidence_invalid',
     ],
   },
   {

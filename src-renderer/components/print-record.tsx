@@ -19,6 +19,13 @@ import { describeFormat } from './format-names';
 import { formatCount, formatInstant } from './ui';
 import './print-record.css';
 
+/** How the log key is known, in the record's words. */
+const SIGNER_WORDS = {
+  pinned: 'log key pinned',
+  advertised: 'log key not pinned',
+  unknown: 'log key unknown',
+} as const;
+
 /** Findings listed one by one on the bundle record; the rest are counted. */
 const FINDINGS_LISTED = 8;
 /** Rows of checks on the receipt record (checks alike share a row); the rest are counted. */
@@ -337,6 +344,25 @@ function BundleRecord({ bundle, stamp }: { bundle: BundleDetail; stamp: ReactNod
           {counts.byTrust.length === 0
             ? 'none recorded'
             : counts.byTrust.map(([trust, count]) => `${trust} ${formatCount(count)}`).join(' · ')}
+        </Row>
+        <Row label="Log completeness">
+          <span data-testid="print-log-completeness">
+            {bundle.log === null ? (
+              'no log evidence: the bundle cannot show that no receipt was left out'
+            ) : (
+              <>
+                {bundle.log.consistency === 'split_view' && 'SPLIT VIEW: '}
+                {bundle.log.sentence}
+                {bundle.log.origin !== undefined && (
+                  <>
+                    {' '}
+                    (log <Hash>{bundle.log.origin}</Hash>, {SIGNER_WORDS[bundle.log.signer]}
+                    {bundle.log.consistency === undefined ? '' : `, ${bundle.log.consistency.replace('_', ' ')}`})
+                  </>
+                )}
+              </>
+            )}
+          </span>
         </Row>
       </dl>
       <h2 className="print-record-heading">

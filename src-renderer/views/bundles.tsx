@@ -28,6 +28,7 @@ import {
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
 import { BundleImport } from '../components/bundles-import';
 import { PrintRecordButton } from '../components/print-record';
+import { LogCompletenessFields, LogCompletenessLine } from '../components/log-completeness';
 import {
   SignatureBadge,
   SignatureWithTrust,
@@ -137,7 +138,7 @@ function BundleList() {
                   <th scope="col">File</th>
                   <th scope="col">Tenant</th>
                   <th scope="col">Generated · imported (UTC)</th>
-                  <th scope="col">Verdict</th>
+                  <th scope="col">Verdict · log</th>
                   <th scope="col">Signature · signer</th>
                   <th scope="col" className="numeric">
                     Receipts
@@ -179,8 +180,11 @@ function BundleRow({ bundle }: { bundle: BundleSummary }) {
           <span className="muted">imported</span> {formatInstant(bundle.imported_at)}
         </span>
       </td>
-      <td>
+      <td className="bundle-verdict-cell">
         <VerdictBadge verdict={bundle.verdict} />
+        <span className="bundle-log">
+          <LogCompletenessLine log={bundle.log} />
+        </span>
       </td>
       <td>
         <SignatureWithTrust signature={signature} />
@@ -290,6 +294,17 @@ function BundleDetailContent({ bundle }: { bundle: BundleDetail }) {
         </Panel>
         <SignaturePanel signature={signature} />
       </div>
+      <Panel title="Log completeness">
+        {bundle.log === null ? (
+          <p className="muted" data-testid="log-completeness" data-log-status="none">
+            This bundle carries no log evidence (no <Code>log/checkpoint.txt</Code> and <Code>log/proofs.json</Code>):
+            it shows that its receipts are genuine, not that none was left out. A bundle exported by a service that logs
+            its receipts shows whether it is complete for its period.
+          </p>
+        ) : (
+          <LogCompletenessFields log={bundle.log} />
+        )}
+      </Panel>
       <CountsPanel counts={counts} bundleId={bundle.id} />
       <div id={FINDINGS_TARGET_ID} tabIndex={-1} className="findings-target">
         <FindingsPanel

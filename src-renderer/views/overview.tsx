@@ -22,6 +22,7 @@ import { Button, EmptyState, ErrorNotice, Loading, Page, Panel, formatCount, for
 import { StatusBadge, TrustBadge, statusMeaning, trustMeaning } from '../components/status';
 import { CopyButton } from '../components/receipts-shared';
 import { AnchorSummary } from '../components/anchor-summary';
+import { SplitViewAlert } from '../components/log-completeness';
 import './overview.css';
 
 /** The tone of each status's bar, matching its badge (the badge's word and icon carry the meaning). */
@@ -57,7 +58,7 @@ export function OverviewView() {
         data && data.receipts > 0 ? 'Your ledger at a glance. Every count opens the receipts behind it.' : undefined
       }
       actions={
-        data && (data.receipts > 0 || data.bundles > 0) ? (
+        data && (data.receipts > 0 || data.bundles > 0 || data.splitViews.length > 0) ? (
           <Button onClick={reload} disabled={loading}>
             Refresh
           </Button>
@@ -77,7 +78,7 @@ export function OverviewView() {
       )}
       {!data && !error && <Loading />}
       {data &&
-        (data.receipts === 0 && data.bundles === 0 ? (
+        (data.receipts === 0 && data.bundles === 0 && data.splitViews.length === 0 ? (
           <Welcome onLoaded={reload} pinnedKeys={data.pinnedKeys} />
         ) : (
           <Dashboard overview={data} />
@@ -535,19 +536,36 @@ function Unattributed({ count }: { count: number }) {
   );
 }
 
+/** Logs whose checkpoints disagree: the loudest finding, first in the list. */
+function SplitViews({ overview }: { overview: Overview }) {
+  return (
+    <section className="overview-attention-group" aria-labelledby="attention-split" data-testid="attention-split-view">
+      <h3 className="overview-attention-heading" id="attention-split">
+        Logs with a split view ({formatCount(overview.splitViews.length)})
+      </h3>
+      <SplitViewAlert logs={overview.splitViews} />
+      <p className="overview-more">
+        <a href={hrefFor(['logs'])}>Open the Logs view</a>
+      </p>
+    </section>
+  );
+}
+
 function Attention({ overview }: { overview: Overview }) {
   const rows = overview.attention;
   const unattributed = overview.byTrust.unattributed ?? 0;
-  if (rows.length === 0 && overview.unpinnedIssuerCount === 0 && unattributed === 0) {
+  const splits = overview.splitViews.length;
+  if (splits === 0 && rows.length === 0 && overview.unpinnedIssuerCount === 0 && unattributed === 0) {
     return (
       <p className="muted overview-none">
-        Nothing needs attention: every receipt passed its checks, every signing key is pinned, and none is revoked or
-        expired.
+        Nothing needs attention: every receipt passed its checks, every signing key is pinned, none is revoked or
+        expired, and no log shows a split view.
       </p>
     );
   }
   return (
     <>
+      {splits > 0 && <SplitViews overview={overview} />}
       {overview.unpinnedIssuerCount > 0 && <UnpinnedIssuers overview={overview} />}
       {unattributed > 0 && <Unattributed count={unattributed} />}
       {rows.length > 0 && <AttentionReceipts rows={rows} />}

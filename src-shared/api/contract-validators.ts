@@ -17,6 +17,7 @@ import { SIGNER_ROLES, type SignerRole } from '../verify/context';
 import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
 import { ANCHOR_LEDGER_STATES, chainSettingsInput } from './anchor-contract';
 import { CONTEXT_API } from './context-contract';
+import { LOGS_API } from './logs-contract';
 import {
   DEVELOPMENT_ACCOUNT_COUNT,
   MAX_UPLOAD_B64,
@@ -234,6 +235,7 @@ const jobInput = validatorOf(JobInputSchema);
 /** The contract: method name to input validator. Result types are in `AppApiResults`. */
 export const APP_API: Validators = {
   ...CONTEXT_API,
+  ...LOGS_API,
   info: noInput,
   overview: noInput,
   'receipts.get': idInput,

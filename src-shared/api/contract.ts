@@ -47,6 +47,7 @@ import {
   type Tier,
 } from './vocabulary';
 import type { ContextApiParams, ContextApiResults } from './context-contract';
+import type { LogCompleteness, LogsApiParams, LogsApiResults, LogView } from './logs-contract';
 import { ApiInputError } from './validate';
 import type {
   AnchorApiParams,
@@ -58,6 +59,7 @@ import type {
 
 export * from './anchor-contract';
 export * from './context-contract';
+export * from './logs-contract';
 export type { ContextEvidence, ContextHead, ContextPackSummary, PinnedBlock } from '../anchor/context';
 export { API_KEY_SCOPES, ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TIERS, TRUST_STATUSES };
 export type { ApiKeyScope, Tier };
@@ -291,6 +293,11 @@ export interface BundleSummary {
   counts: BundleCounts;
   /** What to say first about the bundle. */
   verdict: BundleVerdict;
+  /**
+   * What the bundle's log evidence proved (`bundles.log_json`): complete for its period, what is
+   * missing, or why it could not be checked; null for a bundle without log files.
+   */
+  log: LogCompleteness | null;
 }
 
 export interface BundleDetail extends BundleSummary {
@@ -317,6 +324,8 @@ export interface Overview {
   unpinnedIssuers: { issuer_key_id: string | null; receipts: number }[];
   /** How many distinct unpinned issuers there are in all (may exceed the list). */
   unpinnedIssuerCount: number;
+  /** The logs whose checkpoints disagree (a split view): the first thing that needs attention. */
+  splitViews: LogView[];
 }
 
 /** How many unpinned issuers the overview lists by name. */
@@ -614,7 +623,7 @@ export interface ReportDiffView {
  * `Static` type of its schema in contract-schemas.ts, so its type and its validator cannot
  * disagree; the others are written here and checked by hand in contract-validators.ts.
  */
-export interface AppApiParams extends AnchorApiParams, ContextApiParams {
+export interface AppApiParams extends AnchorApiParams, ContextApiParams, LogsApiParams {
   info: undefined;
   overview: undefined;
   'receipts.list': {
@@ -718,7 +727,7 @@ export type AppApiMethod = keyof AppApiParams;
 export type AppApiInput<M extends AppApiMethod> = AppApiParams[M];
 
 /** The result type of each method. */
-export interface AppApiResults extends AnchorApiResults, ContextApiResults {
+export interface AppApiResults extends AnchorApiResults, ContextApiResults, LogsApiResults {
   info: AppInfo;
   overview: Overview;
   'receipts.list': ReceiptPage;
