@@ -151,7 +151,7 @@ describe('transparency logs in the app', () => {
     await importInView(page, file, 'acme-evidence.zip');
     const line = page.getByTestId('log-completeness').first();
     await line.waitFor();
-    expect(await line.textContent()).toMatch(/complete for the start to size 3 at size 3/);
+    expect(await line.textContent()).toMatch(/complete for the whole log at size 3/);
     expect(await page.locator('[data-log-status="complete"]').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('log-origin-link').textContent()).toBe(origin);
 
