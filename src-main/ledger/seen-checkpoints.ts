@@ -4,8 +4,9 @@
  *
  * Nothing here verifies anything: the operations layer (src-main/operations/log-checkpoints.ts)
  * checks signatures and proofs and records what it found. A log is named by its checkpoints'
- * origin line; its checkpoints are kept per (origin, tree size, root), so two different roots
- * for one size (a split view) are both kept.
+ * origin line; its checkpoints are kept per (origin, log key, tree size, root), so two different
+ * roots for one size (a split view) are both kept, and checkpoints verified by different keys are
+ * kept apart (only those of one key are ever compared).
  */
 import { checkHex64, checkInstant, checkInteger, checkOneOf, checkText } from './checks';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
@@ -23,6 +24,8 @@ export interface SeenCheckpointRecord {
   id: number;
   origin: string;
   key_name: string;
+  /** The Ed25519 public key that verified the note, lowercase hex. */
+  log_key: string;
   tree_size: number;
   /** Lowercase hex. */
   root: string;
@@ -36,6 +39,8 @@ export interface SeenCheckpointRecord {
 export interface NewSeenCheckpoint {
   origin: string;
   key_name: string;
+  /** The Ed25519 public key that verified the note, lowercase hex. */
+  log_key: string;
   tree_size: number;
   root: string;
   note: string;
@@ -48,6 +53,8 @@ export interface NewSeenCheckpoint {
 /** A consistency result between two checkpoints of one log. */
 export interface ConsistencyResultRecord {
   origin: string;
+  /** The log key (hex) of both checkpoints. */
+  log_key: string;
   from_size: number;
   from_root: string;
   to_size: number;
@@ -90,6 +97,7 @@ export function recordSeenCheckpointRow(
 ): { record: SeenCheckpointRecord; inserted: boolean } {
   const origin = checkOrigin(input.origin, 'origin');
   const keyName = checkOrigin(input.key_name, 'key_name');
+  const logKey = checkHex64(input.log_key, 'log_key');
   const size = checkInteger(input.tree_size, 'tree_size');
   const root = checkHex64(input.root, 'root');
   const note = checkText(input.note, 'note', MAX_SEEN_NOTE);
@@ -98,19 +106,21 @@ export function recordSeenCheckpointRow(
   const seenAt = checkInstant(input.seen_at, 'seen_at');
   const inserted = execute(
     database,
-    sql`INSERT INTO seen_checkpoints (origin, key_name, tree_size, root, note, cosignatures, source, first_seen_at)
-        VALUES (${origin}, ${keyName}, ${size}, ${root}, ${note}, ${cosignatures}, ${source}, ${seenAt})
-        ON CONFLICT (origin, tree_size, root) DO NOTHING`,
+    sql`INSERT INTO seen_checkpoints (origin, key_name, log_key, tree_size, root, note, cosignatures, source, first_seen_at)
+        VALUES (${origin}, ${keyName}, ${logKey}, ${size}, ${root}, ${note}, ${cosignatures}, ${source}, ${seenAt})
+        ON CONFLICT (origin, log_key, tree_size, root) DO NOTHING`,
   );
   if (inserted.changes === 0)
     execute(
       database,
       sql`UPDATE seen_checkpoints SET note = ${note}, cosignatures = ${cosignatures}
-          WHERE origin = ${origin} AND tree_size = ${size} AND root = ${root} AND cosignatures < ${cosignatures}`,
+          WHERE origin = ${origin} AND log_key = ${logKey} AND tree_size = ${size} AND root = ${root}
+            AND cosignatures < ${cosignatures}`,
     );
   const record = queryOne<SeenCheckpointRecord>(
     database,
-    sql`SELECT * FROM seen_checkpoints WHERE origin = ${origin} AND tree_size = ${size} AND root = ${root}`,
+    sql`SELECT * FROM seen_checkpoints
+        WHERE origin = ${origin} AND log_key = ${logKey} AND tree_size = ${size} AND root = ${root}`,
   ) as SeenCheckpointRecord;
   return { record, inserted: inserted.changes === 1 };
 }
@@ -120,12 +130,20 @@ export function recordSeenCheckpointRow(
  *
  * @param database - A readable handle.
  * @param origin - The log's origin line.
+ * @param logKey - Only those verified by this key (hex); every key's when omitted.
  */
-export function listSeenCheckpoints(database: ReadableDB, origin: string): SeenCheckpointRecord[] {
+export function listSeenCheckpoints(database: ReadableDB, origin: string, logKey?: string): SeenCheckpointRecord[] {
   checkOrigin(origin, 'origin');
+  if (logKey === undefined)
+    return queryAll<SeenCheckpointRecord>(
+      database,
+      sql`SELECT * FROM seen_checkpoints WHERE origin = ${origin} ORDER BY tree_size DESC, first_seen_at, id`,
+    );
+  const key = checkHex64(logKey, 'log_key');
   return queryAll<SeenCheckpointRecord>(
     database,
-    sql`SELECT * FROM seen_checkpoints WHERE origin = ${origin} ORDER BY tree_size DESC, first_seen_at, id`,
+    sql`SELECT * FROM seen_checkpoints WHERE origin = ${origin} AND log_key = ${key}
+        ORDER BY tree_size DESC, first_seen_at, id`,
   );
 }
 
@@ -148,6 +166,7 @@ export function listSeenOrigins(database: ReadableDB): string[] {
  */
 export function recordConsistencyResult(database: WritableDB, input: NewConsistencyResult): ConsistencyResultRecord {
   const origin = checkOrigin(input.origin, 'origin');
+  const logKey = checkHex64(input.log_key, 'log_key');
   const fromSize = checkInteger(input.from_size, 'from_size');
   const fromRoot = checkHex64(input.from_root, 'from_root');
   const toSize = checkInteger(input.to_size, 'to_size');
@@ -158,16 +177,16 @@ export function recordConsistencyResult(database: WritableDB, input: NewConsiste
   const checkedAt = checkInstant(input.checked_at, 'checked_at');
   execute(
     database,
-    sql`INSERT INTO seen_consistency (origin, from_size, from_root, to_size, to_root, result, source, checked_at)
-        VALUES (${origin}, ${fromSize}, ${fromRoot}, ${toSize}, ${toRoot}, ${result}, ${source}, ${checkedAt})
-        ON CONFLICT (origin, from_size, from_root, to_size, to_root) DO UPDATE
+    sql`INSERT INTO seen_consistency (origin, log_key, from_size, from_root, to_size, to_root, result, source, checked_at)
+        VALUES (${origin}, ${logKey}, ${fromSize}, ${fromRoot}, ${toSize}, ${toRoot}, ${result}, ${source}, ${checkedAt})
+        ON CONFLICT (origin, log_key, from_size, from_root, to_size, to_root) DO UPDATE
         SET result = excluded.result, source = excluded.source, checked_at = excluded.checked_at
         WHERE seen_consistency.result = 'consistent' AND excluded.result = 'inconsistent'`,
   );
   return queryOne<ConsistencyResultRecord>(
     database,
-    sql`SELECT origin, from_size, from_root, to_size, to_root, result, source, checked_at FROM seen_consistency
-        WHERE origin = ${origin} AND from_size = ${fromSize} AND from_root = ${fromRoot}
+    sql`SELECT origin, log_key, from_size, from_root, to_size, to_root, result, source, checked_at FROM seen_consistency
+        WHERE origin = ${origin} AND log_key = ${logKey} AND from_size = ${fromSize} AND from_root = ${fromRoot}
           AND to_size = ${toSize} AND to_root = ${toRoot}`,
   ) as ConsistencyResultRecord;
 }
@@ -177,13 +196,25 @@ export function recordConsistencyResult(database: WritableDB, input: NewConsiste
  *
  * @param database - A readable handle.
  * @param origin - The log's origin line.
+ * @param logKey - Only those between checkpoints of this key (hex); every key's when omitted.
  */
-export function listConsistencyResults(database: ReadableDB, origin: string): ConsistencyResultRecord[] {
+export function listConsistencyResults(
+  database: ReadableDB,
+  origin: string,
+  logKey?: string,
+): ConsistencyResultRecord[] {
   checkOrigin(origin, 'origin');
+  if (logKey === undefined)
+    return queryAll<ConsistencyResultRecord>(
+      database,
+      sql`SELECT origin, log_key, from_size, from_root, to_size, to_root, result, source, checked_at
+          FROM seen_consistency WHERE origin = ${origin} ORDER BY from_size, to_size, id`,
+    );
+  const key = checkHex64(logKey, 'log_key');
   return queryAll<ConsistencyResultRecord>(
     database,
-    sql`SELECT origin, from_size, from_root, to_size, to_root, result, source, checked_at FROM seen_consistency
-        WHERE origin = ${origin} ORDER BY from_size, to_size, id`,
+    sql`SELECT origin, log_key, from_size, from_root, to_size, to_root, result, source, checked_at
+        FROM seen_consistency WHERE origin = ${origin} AND log_key = ${key} ORDER BY from_size, to_size, id`,
   );
 }
 

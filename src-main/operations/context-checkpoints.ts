@@ -113,6 +113,7 @@ export function recordPackCheckpoints(
       note: entry.note,
       origin: entry.origin,
       key_name: entry.key_name,
+      log_key: b64uDecode(entry.public_key),
       size: checkpoint.size,
       root: checkpoint.rootHash,
       source: `context:${pack.pack_id}`,

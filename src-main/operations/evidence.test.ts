@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { utf8Encode } from '../../src-shared/crypto';
+import { didKeyFromEd25519, utf8Encode } from '../../src-shared/crypto';
 import {
   logKeyEntry,
   makeLogEvidence,
@@ -47,8 +47,16 @@ function workspace(): { workspace: Workspace; directory: string } {
   return { workspace: opened, directory };
 }
 
-/** A bundle of the period 12:00:02 to 12:00:06 (leaves 2 to 5) of a log of the given receipts. */
-function logBundle(directory: string, log: readonly Uint8Array[], changes: Partial<LogEvidenceSpec> = {}): string {
+/**
+ * A bundle of the period 12:00:02 to 12:00:06 (leaves 2 to 5) of a log of the given receipts,
+ * its keys file advertising `advertised` as the log key.
+ */
+function logBundle(
+  directory: string,
+  log: readonly Uint8Array[],
+  changes: Partial<LogEvidenceSpec> = {},
+  advertised: { key: typeof logKey; keyId: string } = { key: logKey, keyId: 'did:svc:acme:log' },
+): string {
   const fixture = makeLogEvidence({
     crypto,
     key: logKey,
@@ -65,7 +73,7 @@ function logBundle(directory: string, log: readonly Uint8Array[], changes: Parti
   const keysText = new TextDecoder().decode(parts.files.get('keys/service-keys.json'));
   parts.files.set(
     'keys/service-keys.json',
-    utf8Encode(withKeyEntries(keysText, [logKeyEntry(crypto, logKey, 'did:svc:acme:log')])),
+    utf8Encode(withKeyEntries(keysText, [logKeyEntry(crypto, advertised.key, advertised.keyId)])),
   );
   parts.files.set('log/checkpoint.txt', utf8Encode(fixture.checkpoint));
   parts.files.set('log/proofs.json', utf8Encode(JSON.stringify(fixture.proofs)));
@@ -105,6 +113,34 @@ describe('importEvidence and the checkpoints seen', () => {
       log: { consistency: 'split_view' },
       findings: [{ code: 'log_split_view' }],
     });
+  });
+
+  it('gives no split view for a forged bundle signed by a key of its own under the pinned log key’s name', async () => {
+    const { workspace: opened, directory } = workspace();
+    const publicKey = crypto.ed25519PublicKey(logKey.seed);
+    opened.trust.pin({ key_id: didKeyFromEd25519(publicKey), algorithm: 'Ed25519', public_key: publicKey });
+    const log = logged.map((receipt) => receipt.bytes).slice(0, 8);
+    const first = await importEvidence(opened, logBundle(directory, log), { workers: 1 });
+    expect(first.findings).toEqual([]);
+    expect(first.log).toMatchObject({ signer: 'pinned', consistency: 'consistent' });
+    // The forger: the real origin and size, another root, signed as the log's key name by a key
+    // the bundle itself advertises.
+    const forger = { ...logKey, seed: new Uint8Array(32).fill(35) };
+    const forked = [...log.slice(0, 7), standardReceiptFile(40, issuerSeed, ISSUER, crypto).bytes];
+    const forged = await importEvidence(
+      opened,
+      logBundle(directory, forked, { key: forger }, { key: forger, keyId: 'did:svc:acme:forged' }),
+      { workers: 1 },
+    );
+    expect(forged.findings.map((finding) => finding.code)).not.toContain('log_split_view');
+    expect(forged.log).toMatchObject({ status: 'complete', signer: 'advertised', consistency: 'consistent' });
+    expect(listLogs(opened)).toMatchObject([
+      { origin: 'evroom.test/log/tenants/acme', consistency: 'consistent', signer: 'pinned', keys: 2, checkpoints: 2 },
+    ]);
+    // A real split view, by the pinned key, is still one.
+    const real = await importEvidence(opened, logBundle(directory, forked), { workers: 1 });
+    expect(real.findings.map((finding) => finding.code)).toEqual(['log_split_view']);
+    expect(listLogs(opened)).toMatchObject([{ consistency: 'split_view', keys: 2 }]);
   });
 
   it('records no checkpoint whose signer is unknown', async () => {

@@ -25,6 +25,9 @@ const ORIGIN = `${KEY_NAME}/tenants/acme`;
 const SEED = new Uint8Array(32).fill(7);
 const PUBLIC = crypto.ed25519PublicKey(SEED);
 const WITNESS_SEED = new Uint8Array(32).fill(9);
+/** Someone else's key, advertised (say, in a forged bundle's keys file) under the log's key name. */
+const FORGER_SEED = new Uint8Array(32).fill(11);
+const FORGER = crypto.ed25519PublicKey(FORGER_SEED);
 
 /** A log whose leaves are `leaf 0`, `leaf 1`, ...; `fork` changes the leaf at that index on. */
 function makeLog(size: number, fork?: number): TlogMemory {
@@ -36,10 +39,10 @@ function makeLog(size: number, fork?: number): TlogMemory {
   return log;
 }
 
-function checkpointOf(log: TlogMemory, size: number, cosign = false): { note: string; root: Uint8Array } {
+function checkpointOf(log: TlogMemory, size: number, cosign = false, seed = SEED): { note: string; root: Uint8Array } {
   const root = log.root(size);
   const text = formatCheckpoint({ origin: ORIGIN, size, rootHash: root, extensions: [] });
-  const lines = [signNoteLine(crypto, text, KEY_NAME, SEED)];
+  const lines = [signNoteLine(crypto, text, KEY_NAME, seed)];
   if (cosign) lines.push(signCosignatureLine(crypto, text, 'witness.example/w1', WITNESS_SEED, 1_760_000_000));
   return { note: formatNote(text, lines), root };
 }
@@ -69,6 +72,7 @@ describe('the checkpoints a workstation has seen', () => {
       note,
       origin: ORIGIN,
       key_name: KEY_NAME,
+      log_key: PUBLIC,
       size,
       root,
       source: options.source ?? 'api:http://127.0.0.1:1',
@@ -136,22 +140,23 @@ describe('the checkpoints a workstation has seen', () => {
     const log = makeLog(12);
     record(log, 3);
     record(log, 5);
-    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([3, 5]);
+    expect(sizesToProve(workspace, ORIGIN, 7, PUBLIC)).toEqual([3, 5]);
     recordConsistencyProof(workspace, {
       origin: ORIGIN,
+      log_key: PUBLIC,
       from_size: 3,
       to_size: 5,
       proof: log.consistencyProof(3, 5),
       source: 'bundle:1',
     });
-    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([5]);
+    expect(sizesToProve(workspace, ORIGIN, 7, PUBLIC)).toEqual([5]);
     record(log, 9);
-    expect(sizesToProve(workspace, ORIGIN, 7)).toEqual([5, 9]);
-    expect(sizesToProve(workspace, ORIGIN, 5)).toEqual([3, 9]);
+    expect(sizesToProve(workspace, ORIGIN, 7, PUBLIC)).toEqual([5, 9]);
+    expect(sizesToProve(workspace, ORIGIN, 5, PUBLIC)).toEqual([3, 9]);
     // 9 was seen with no proof: every smaller size needs its own proof to 12, until 9 is joined.
-    expect(sizesToProve(workspace, ORIGIN, 12)).toEqual([3, 5, 9]);
+    expect(sizesToProve(workspace, ORIGIN, 12, PUBLIC)).toEqual([3, 5, 9]);
     record(log, 9, { from: [5] });
-    expect(sizesToProve(workspace, ORIGIN, 12)).toEqual([9]);
+    expect(sizesToProve(workspace, ORIGIN, 12, PUBLIC)).toEqual([9]);
   });
 
   it('a checkpoint with no proof to an earlier one is unchecked, until a proof comes', () => {
@@ -163,6 +168,7 @@ describe('the checkpoints a workstation has seen', () => {
     expect(
       recordConsistencyProof(workspace, {
         origin: ORIGIN,
+        log_key: PUBLIC,
         from_size: 6,
         to_size: 12,
         proof: log.consistencyProof(6, 12),
@@ -187,6 +193,71 @@ describe('the checkpoints a workstation has seen', () => {
     const [view] = listLogs(workspace);
     expect(view?.consistency).toBe('split_view');
     expect(view?.split).toMatchObject({ size: 8, other_size: 8 });
+    expect(view?.keys).toBe(1);
+  });
+
+  it('a checkpoint signed by another key under the log key name is no split view of the log whose key is pinned', () => {
+    workspace.trust.pin({ key_id: didKeyFromEd25519(PUBLIC), algorithm: 'Ed25519', public_key: PUBLIC });
+    const log = makeLog(8);
+    const forked = makeLog(8, 5);
+    record(log, 8);
+    // A forged bundle: the real origin and size, another root, signed as KEY_NAME by a key of its own.
+    const forgedNote = checkpointOf(forked, 8, false, FORGER_SEED).note;
+    const forged = {
+      note: forgedNote,
+      origin: ORIGIN,
+      key_name: KEY_NAME,
+      size: 8,
+      root: forked.root(8),
+      source: 'bundle:66',
+    };
+    // Recorded under the pinned key it would not verify: refused, nothing written.
+    expect(() => recordSeenCheckpoint(workspace, { ...forged, log_key: PUBLIC })).toThrow(/does not verify/);
+    expect(recordSeenCheckpoint(workspace, { ...forged, log_key: FORGER })).toEqual({
+      consistency: 'consistent',
+      unchecked_sizes: [],
+    });
+    expect(checkpointStanding(workspace, ORIGIN, 8, log.root(8), PUBLIC).consistency).toBe('consistent');
+    const [view] = listLogs(workspace);
+    expect(view).toMatchObject({
+      origin: ORIGIN,
+      consistency: 'consistent',
+      keys: 2,
+      checkpoints: 2,
+      signer: 'pinned',
+      latest: { tree_size: 8, root_hex: hexEncode(log.root(8)) },
+    });
+    expect(view?.split).toBeUndefined();
+    expect(logDetail(workspace, ORIGIN).history).toHaveLength(2);
+    // Even two roots the forger's key signed at one size say nothing of the pinned key's log.
+    recordSeenCheckpoint(workspace, {
+      ...forged,
+      note: checkpointOf(log, 8, false, FORGER_SEED).note,
+      root: log.root(8),
+      log_key: FORGER,
+    });
+    expect(listLogs(workspace)[0]).toMatchObject({ consistency: 'consistent', keys: 2, checkpoints: 3 });
+    // The pinned key's own second root at that size is still a split view.
+    const other = makeLog(8, 2);
+    expect(record(other, 8).consistency).toBe('split_view');
+    expect(listLogs(workspace)[0]).toMatchObject({ consistency: 'split_view', keys: 2 });
+  });
+
+  it('with no key pinned, a split view under any one key is reported, never one across keys', () => {
+    const log = makeLog(8);
+    record(log, 8);
+    const forked = makeLog(8, 5);
+    const forgedNote = checkpointOf(forked, 8, false, FORGER_SEED).note;
+    const forged = { origin: ORIGIN, key_name: KEY_NAME, size: 8, log_key: FORGER, source: 'bundle:66' };
+    recordSeenCheckpoint(workspace, { ...forged, note: forgedNote, root: forked.root(8) });
+    expect(listLogs(workspace)[0]).toMatchObject({ consistency: 'consistent', keys: 2, signer: 'unknown' });
+    // The same (unpinned) key signing a second root at one size is a split view of that key.
+    recordSeenCheckpoint(workspace, {
+      ...forged,
+      note: checkpointOf(log, 8, false, FORGER_SEED).note,
+      root: log.root(8),
+    });
+    expect(listLogs(workspace)[0]).toMatchObject({ consistency: 'split_view', keys: 2 });
   });
 
   it('a consistency proof that fails between two seen checkpoints is a split view', () => {
@@ -208,7 +279,7 @@ describe('the checkpoints a workstation has seen', () => {
     // A later proof that holds does not undo it.
     record(log, 10, { from: [4] });
     expect(listLogs(workspace)[0]?.consistency).toBe('split_view');
-    expect(checkpointStanding(workspace, ORIGIN, 10, forked.root(10)).consistency).toBe('split_view');
+    expect(checkpointStanding(workspace, ORIGIN, 10, forked.root(10), PUBLIC).consistency).toBe('split_view');
   });
 
   it('a garbled proof is a split view too, and a proof from an unseen size changes nothing', () => {
@@ -221,6 +292,7 @@ describe('the checkpoints a workstation has seen', () => {
       note,
       origin: ORIGIN,
       key_name: KEY_NAME,
+      log_key: PUBLIC,
       size: 9,
       root,
       source: 'bundle:4',
@@ -240,6 +312,7 @@ describe('the checkpoints a workstation has seen', () => {
         note,
         origin: ORIGIN,
         key_name: KEY_NAME,
+        log_key: PUBLIC,
         size: 5,
         root: log.root(4),
         source: 'bundle:1',
@@ -250,6 +323,7 @@ describe('the checkpoints a workstation has seen', () => {
         note,
         origin: ORIGIN,
         key_name: 'someone.else/key',
+        log_key: PUBLIC,
         size: 5,
         root: log.root(5),
         source: 'bundle:1',

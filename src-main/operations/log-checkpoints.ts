@@ -4,9 +4,12 @@
  * between them, and what they add up to for each log.
  *
  * A log is one tenant's Merkle log at a service, named by its checkpoints' origin line. Two
- * checkpoints of one log disagree (a split view, the loudest finding the app has) when they have
- * the same size and different roots, or when a consistency proof between them fails. A
- * checkpoint with no chain of proofs to another one of another size is `unchecked` against it.
+ * checkpoints of one log verified by the same Ed25519 key disagree (a split view, the loudest
+ * finding the app has) when they have the same size and different roots, or when a consistency
+ * proof between them fails. A checkpoint with no chain of proofs to another one of another size
+ * is `unchecked` against it. Checkpoints verified by different keys are never compared: anyone
+ * can advertise a key under a service's note key name in a bundle, so only the key that signed
+ * both can make two checkpoints disagree (docs/logs.md, "Split views are judged per key").
  *
  * Callers verify the note's signature before they record it (the import with the bundle's or the
  * trust store's log key, `evroom log check` with the service's); this module checks that the note
@@ -52,6 +55,8 @@ export interface SeenCheckpointInput {
   note: string;
   origin: string;
   key_name: string;
+  /** The 32-byte Ed25519 public key that verified the note (as key_name); checkpoints are compared only with those of the same key. */
+  log_key: Uint8Array;
   size: number;
   root: Uint8Array;
   /** `bundle:<id>`, `api:<url>` or `context:<pack id>`. */
@@ -137,6 +142,7 @@ function checkProofAgainstSeen(
   database: WritableDB,
   crypto: CryptoProvider,
   origin: string,
+  logKey: string,
   from: { size: number; roots: readonly string[] },
   to: { size: number; roots: readonly string[] },
   proof: readonly Uint8Array[],
@@ -154,6 +160,7 @@ function checkProofAgainstSeen(
       );
       recordConsistencyResult(database, {
         origin,
+        log_key: logKey,
         from_size: from.size,
         from_root: fromRoot,
         to_size: to.size,
@@ -307,12 +314,16 @@ function logStanding(
   return { consistency: 'consistent' };
 }
 
-function checkInput(input: SeenCheckpointInput): { note: Note; rootHex: string } {
+function checkInput(
+  crypto: CryptoProvider,
+  input: SeenCheckpointInput,
+): { note: Note; rootHex: string; keyHex: string } {
   if (typeof input !== 'object' || input === null) throw new TypeError('recordSeenCheckpoint expects an input object');
   if (typeof input.note !== 'string') throw new TypeError('note must be a string');
   if (typeof input.origin !== 'string' || input.origin.length === 0) throw new TypeError('origin must be a string');
   if (typeof input.key_name !== 'string' || input.key_name.length === 0)
     throw new TypeError('key_name must be a string');
+  const keyHex = hexEncode(checkPublicKey(input.log_key, 'log_key'));
   checkSize(input.size, 'size');
   checkRoot(input.root, 'root');
   if (typeof input.source !== 'string' || input.source.length === 0) throw new TypeError('source must be a string');
@@ -341,7 +352,13 @@ function checkInput(input: SeenCheckpointInput): { note: Note; rootHex: string }
     throw new RangeError('The note is not the checkpoint named (origin, size and root must be the note’s)');
   if (!note.signatures.some((signature) => signature.name === input.key_name))
     throw new RangeError(`The note carries no signature by ${input.key_name}`);
-  return { note, rootHex };
+  if (
+    !verifyNote(crypto, note, noteKeysOf(crypto, input.key_name, [input.log_key])).some(
+      (result) => result.status === 'valid',
+    )
+  )
+    throw new RangeError(`The note's signature by ${input.key_name} does not verify with log_key`);
+  return { note, rootHex, keyHex };
 }
 
 /**
@@ -361,13 +378,14 @@ function checkInput(input: SeenCheckpointInput): { note: Note; rootHex: string }
  *   checkpoint named; NoteError for a note that does not parse; nothing is written then.
  */
 export function recordSeenCheckpoint(workspace: Workspace, input: SeenCheckpointInput): CheckpointRecordOutcome {
-  const { note, rootHex } = checkInput(input);
   const crypto = workspace.crypto;
+  const { note, rootHex, keyHex } = checkInput(crypto, input);
   const now = Date.now();
   return workspace.ledger.runInTransaction((database) => {
     recordSeenCheckpointRow(database, {
       origin: input.origin,
       key_name: input.key_name,
+      log_key: keyHex,
       tree_size: input.size,
       root: rootHex,
       note: input.note,
@@ -375,13 +393,14 @@ export function recordSeenCheckpoint(workspace: Workspace, input: SeenCheckpoint
       source: input.source,
       seen_at: now,
     });
-    const seen = listSeenCheckpoints(database, input.origin);
+    const seen = listSeenCheckpoints(database, input.origin, keyHex);
     for (const item of input.consistency ?? []) {
       const seenRoots = seenRootsOf(seen, item.from_size);
       checkProofAgainstSeen(
         database,
         crypto,
         input.origin,
+        keyHex,
         { size: item.from_size, roots: seenRoots.length > 0 ? seenRoots : [hexEncode(item.from_root)] },
         { size: input.size, roots: [rootHex] },
         item.proof,
@@ -389,7 +408,7 @@ export function recordSeenCheckpoint(workspace: Workspace, input: SeenCheckpoint
         now,
       );
     }
-    return standing(crypto, seen, listConsistencyResults(database, input.origin), {
+    return standing(crypto, seen, listConsistencyResults(database, input.origin, keyHex), {
       size: input.size,
       root: rootHex,
     });
@@ -399,18 +418,27 @@ export function recordSeenCheckpoint(workspace: Workspace, input: SeenCheckpoint
 /**
  * Checks a consistency proof between two sizes of a log the workstation has seen checkpoints of
  * at both sizes (`evroom log check` fetches them), against every pair of roots seen at those
- * sizes, and records each result.
+ * sizes verified by the same log key, and records each result.
  *
  * @param workspace - The open workspace.
- * @param input - The log, the two sizes (from <= to), the proof and where it came from.
+ * @param input - The log, the key that verified its checkpoints, the two sizes (from <= to), the
+ *   proof and where it came from.
  * @returns How the checkpoints of size `to` stand afterwards (the first of them).
  * @throws OperationError not_found when no checkpoint of either size is seen; TypeError/RangeError
  *   for input of the wrong shape.
  */
 export function recordConsistencyProof(
   workspace: Workspace,
-  input: { origin: string; from_size: number; to_size: number; proof: Uint8Array[]; source: string },
+  input: {
+    origin: string;
+    log_key: Uint8Array;
+    from_size: number;
+    to_size: number;
+    proof: Uint8Array[];
+    source: string;
+  },
 ): CheckpointRecordOutcome {
+  const keyHex = hexEncode(checkPublicKey(input.log_key, 'log_key'));
   checkSize(input.from_size, 'from_size');
   checkSize(input.to_size, 'to_size');
   if (input.from_size > input.to_size) throw new RangeError('from_size must not be above to_size');
@@ -418,26 +446,27 @@ export function recordConsistencyProof(
   if (typeof input.source !== 'string' || input.source.length === 0) throw new TypeError('source must be a string');
   const now = Date.now();
   return workspace.ledger.runInTransaction((database) => {
-    const seen = listSeenCheckpoints(database, input.origin);
+    const seen = listSeenCheckpoints(database, input.origin, keyHex);
     const fromRoots = seenRootsOf(seen, input.from_size);
     const toRoots = seenRootsOf(seen, input.to_size);
     if (fromRoots.length === 0 || toRoots.length === 0)
       throw new OperationError(
         'not_found',
         'not_found',
-        `No checkpoint of size ${fromRoots.length === 0 ? input.from_size : input.to_size} of ${input.origin} has been seen.`,
+        `No checkpoint of size ${fromRoots.length === 0 ? input.from_size : input.to_size} of ${input.origin} signed by this key has been seen.`,
       );
     checkProofAgainstSeen(
       database,
       workspace.crypto,
       input.origin,
+      keyHex,
       { size: input.from_size, roots: fromRoots },
       { size: input.to_size, roots: toRoots },
       proof,
       input.source,
       now,
     );
-    return standing(workspace.crypto, seen, listConsistencyResults(database, input.origin), {
+    return standing(workspace.crypto, seen, listConsistencyResults(database, input.origin, keyHex), {
       size: input.to_size,
       root: toRoots[0] as string,
     });
@@ -454,18 +483,20 @@ export function recordConsistencyProof(
  * @param workspace - The open workspace.
  * @param origin - The log.
  * @param size - The new checkpoint's size.
+ * @param logKey - The key that verified it: only checkpoints of that key count.
  * @returns The smaller sizes to prove from, ascending, then the larger ones to prove to.
  */
-export function sizesToProve(workspace: Workspace, origin: string, size: number): number[] {
+export function sizesToProve(workspace: Workspace, origin: string, size: number, logKey: Uint8Array): number[] {
   checkSize(size, 'size');
+  const keyHex = hexEncode(checkPublicKey(logKey, 'logKey'));
   const database = workspace.ledger.readable;
-  const seen = listSeenCheckpoints(database, origin);
+  const seen = listSeenCheckpoints(database, origin, keyHex);
   const sizes = [...new Set(seen.map((record) => record.tree_size))].filter((other) => other !== 0 && other !== size);
   const smaller = sizes.filter((other) => other < size).sort((a, b) => a - b);
   const larger = sizes.filter((other) => other > size).sort((a, b) => a - b);
   const largest = smaller.at(-1);
   if (largest === undefined) return larger;
-  const graph = new ProofGraph(emptyRootHex(workspace.crypto), listConsistencyResults(database, origin));
+  const graph = new ProofGraph(emptyRootHex(workspace.crypto), listConsistencyResults(database, origin, keyHex));
   const targets = seenRootsOf(seen, largest).map((root) => nodeKey({ size: largest, root }));
   const covered = (other: number): boolean =>
     seenRootsOf(seen, other).every((root) => {
@@ -476,26 +507,32 @@ export function sizesToProve(workspace: Workspace, origin: string, size: number)
 }
 
 /**
- * How one seen checkpoint stands with every other one of its log, from what is recorded.
+ * How one seen checkpoint stands with every other one of its log verified by the same key, from
+ * what is recorded.
  *
  * @param workspace - The open workspace.
  * @param origin - The log.
  * @param size - The checkpoint's size.
  * @param root - Its root.
+ * @param logKey - The key that verified it.
  */
 export function checkpointStanding(
   workspace: Workspace,
   origin: string,
   size: number,
   root: Uint8Array,
+  logKey: Uint8Array,
 ): CheckpointRecordOutcome {
   checkSize(size, 'size');
   checkRoot(root, 'root');
+  const keyHex = hexEncode(checkPublicKey(logKey, 'logKey'));
   const database = workspace.ledger.readable;
-  return standing(workspace.crypto, listSeenCheckpoints(database, origin), listConsistencyResults(database, origin), {
-    size,
-    root: hexEncode(root),
-  });
+  return standing(
+    workspace.crypto,
+    listSeenCheckpoints(database, origin, keyHex),
+    listConsistencyResults(database, origin, keyHex),
+    { size, root: hexEncode(root) },
+  );
 }
 
 /**
@@ -507,13 +544,13 @@ export function checkpointStanding(
  * @param publicKey - The 32-byte Ed25519 public key.
  */
 export function isLogKeyPinned(workspace: Workspace, publicKey: Uint8Array): boolean {
-  const hex = hexEncode(checkPublicKey(publicKey));
+  const hex = hexEncode(checkPublicKey(publicKey, 'publicKey'));
   return pinnedLogKeys(workspace).some((key) => hexEncode(key) === hex);
 }
 
-function checkPublicKey(value: unknown): Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError('publicKey must be a Uint8Array');
-  if (value.length !== 32) throw new RangeError('publicKey must be 32 bytes');
+function checkPublicKey(value: unknown, name: string): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
+  if (value.length !== 32) throw new RangeError(`${name} must be 32 bytes (an Ed25519 public key)`);
   return value;
 }
 
@@ -544,27 +581,16 @@ function noteKeysOf(crypto: CryptoProvider, name: string, publicKeys: readonly U
 }
 
 /**
- * How the key that signed a seen checkpoint is known: `pinned` when a log key pinned in the
- * trust store verifies its note, `advertised` when a key only advertised to this workstation
- * (a bundle's keys file, a service's /v1/keys) does, else `unknown`.
+ * How the key that verified a seen checkpoint (its `log_key`) is known: `pinned` when it is a
+ * log key pinned in the trust store, `advertised` when it is only advertised to this workstation
+ * (a bundle's keys file, a service's /v1/keys), else `unknown`.
  */
-function signerOf(workspace: Workspace, record: SeenCheckpointRecord): LogSigner {
-  let note: Note;
-  try {
-    note = parseNote(record.note);
-  } catch {
-    return 'unknown';
-  }
-  const verifiedBy = (publicKeys: Uint8Array[]): boolean =>
-    verifyNote(workspace.crypto, note, noteKeysOf(workspace.crypto, record.key_name, publicKeys)).some(
-      (result) => result.status === 'valid',
-    );
-  if (verifiedBy(pinnedLogKeys(workspace))) return 'pinned';
+function signerOf(workspace: Workspace, logKey: string): LogSigner {
+  if (pinnedLogKeys(workspace).some((key) => hexEncode(key) === logKey)) return 'pinned';
   const advertised = workspace.trust
     .listAdvertised()
-    .filter((key) => key.algorithm === 'Ed25519')
-    .map((key) => key.public_key);
-  return verifiedBy(advertised) ? 'advertised' : 'unknown';
+    .some((key) => key.algorithm === 'Ed25519' && hexEncode(key.public_key) === logKey);
+  return advertised ? 'advertised' : 'unknown';
 }
 
 function toView(record: SeenCheckpointRecord): SeenCheckpointView {
@@ -603,14 +629,37 @@ function logBundles(workspace: Workspace, origin: string): LogBundleView[] {
   );
 }
 
+const CONSISTENCY_RANK: Record<LogConsistency, number> = { split_view: 0, unchecked: 1, consistent: 2 };
+
+/**
+ * A log as the Logs view shows it. Its checkpoints are judged per key that verified them; when
+ * some are verified by a pinned log key, only those keys' checkpoints are judged (and the latest
+ * of them is shown), so a key a bundle merely advertises under the service's name cannot raise a
+ * split view for a log whose key is pinned. Else every key's checkpoints are judged, the worst
+ * standing of any key winning.
+ */
 function logViewOf(workspace: Workspace, origin: string, seen: readonly SeenCheckpointRecord[]): LogView {
-  const latest = seen[0] as SeenCheckpointRecord;
-  const judged = logStanding(workspace.crypto, seen, listConsistencyResults(workspace.ledger.readable, origin));
+  const results = listConsistencyResults(workspace.ledger.readable, origin);
+  const pinned = new Set(pinnedLogKeys(workspace).map((key) => hexEncode(key)));
+  const keys = [...new Set(seen.map((record) => record.log_key))];
+  const pinnedKeys = keys.filter((key) => pinned.has(key));
+  const judgedKeys = pinnedKeys.length > 0 ? pinnedKeys : keys;
+  let judged: ReturnType<typeof logStanding> = { consistency: 'consistent' };
+  for (const key of judgedKeys) {
+    const standingOfKey = logStanding(
+      workspace.crypto,
+      seen.filter((record) => record.log_key === key),
+      results.filter((result) => result.log_key === key),
+    );
+    if (CONSISTENCY_RANK[standingOfKey.consistency] < CONSISTENCY_RANK[judged.consistency]) judged = standingOfKey;
+  }
+  const latest = seen.find((record) => judgedKeys.includes(record.log_key)) as SeenCheckpointRecord;
   return {
     origin,
     key_name: latest.key_name,
-    signer: signerOf(workspace, latest),
+    signer: signerOf(workspace, latest.log_key),
     checkpoints: seen.length,
+    keys: keys.length,
     latest: toView(latest),
     consistency: judged.consistency,
     ...(judged.split === undefined ? {} : { split: judged.split }),

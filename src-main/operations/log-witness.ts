@@ -13,7 +13,7 @@
  *   the service. Offline, a checkpoint file of a seen log is cosigned on the same condition.
  */
 import { DomainError } from '../../src-shared/api/domain-error';
-import { hexEncode } from '../../src-shared/crypto';
+import { hexDecode, hexEncode } from '../../src-shared/crypto';
 import {
   formatNote,
   formatVkey,
@@ -211,9 +211,11 @@ export async function checkLogAtService(
     );
   let keyName: string;
   let signer: 'pinned' | 'advertised';
+  let logKey: Uint8Array;
   const pinnedValid = pinnedResults.find((result) => result.status === 'valid');
   if (pinnedValid !== undefined) {
     keyName = pinnedValid.key.name;
+    logKey = pinnedValid.key.publicKey;
     signer = 'pinned';
   } else {
     const advertised: NoteVerifierKey[] = keys.map((key) => ({
@@ -244,6 +246,7 @@ export async function checkLogAtService(
       );
     }
     keyName = valid.key.name;
+    logKey = valid.key.publicKey;
     signer = 'advertised';
     workspace.trust.recordAdvertised(
       keys
@@ -262,12 +265,13 @@ export async function checkLogAtService(
       `The checkpoint is of the log ${checkpoint.origin}, not of tenant ${options.tenant}'s (${expectedOrigin}).`,
     );
 
-  const seen = listSeenCheckpoints(workspace.ledger.readable, checkpoint.origin);
+  // Only checkpoints verified by the same key are compared (docs/logs.md, "Split views are judged per key").
+  const seen = listSeenCheckpoints(workspace.ledger.readable, checkpoint.origin, hexEncode(logKey));
   const source = `api:${base}`;
   const proofs: LogProofResult[] = [];
   const earlier: { from_size: number; from_root: Uint8Array; proof: Uint8Array[] }[] = [];
   const later: { to_size: number; proof: Uint8Array[] }[] = [];
-  for (const size of sizesToProve(workspace, checkpoint.origin, checkpoint.size)) {
+  for (const size of sizesToProve(workspace, checkpoint.origin, checkpoint.size, logKey)) {
     // The empty tree is a prefix of every tree: no proof to ask for.
     if (checkpoint.size === 0) continue;
     const [from, to] = size < checkpoint.size ? [size, checkpoint.size] : [checkpoint.size, size];
@@ -291,6 +295,7 @@ export async function checkLogAtService(
     note: text,
     origin: checkpoint.origin,
     key_name: keyName,
+    log_key: logKey,
     size: checkpoint.size,
     root: checkpoint.rootHash,
     source,
@@ -299,12 +304,13 @@ export async function checkLogAtService(
   for (const item of later)
     recordConsistencyProof(workspace, {
       origin: checkpoint.origin,
+      log_key: logKey,
       from_size: checkpoint.size,
       to_size: item.to_size,
       proof: item.proof,
       source,
     });
-  const outcome = checkpointStanding(workspace, checkpoint.origin, checkpoint.size, checkpoint.rootHash);
+  const outcome = checkpointStanding(workspace, checkpoint.origin, checkpoint.size, checkpoint.rootHash, logKey);
   return {
     api: base,
     tenant: options.tenant,
@@ -420,15 +426,18 @@ export function cosignCheckpointText(
       `No checkpoint of the log ${checkpoint.origin} has been seen here; check it first (evroom log check, or import a bundle).`,
     );
   const root = hexEncode(checkpoint.rootHash);
-  if (!seen.some((record) => record.tree_size === checkpoint.size && record.root === root))
+  const matching = seen.filter((record) => record.tree_size === checkpoint.size && record.root === root);
+  if (matching.length === 0)
     throw new LogRefusedError(
       'log_unknown',
       `This checkpoint (size ${checkpoint.size}) of ${checkpoint.origin} has not been seen here; check it first.`,
     );
-  refuseUnlessConsistent(
-    checkpointStanding(workspace, checkpoint.origin, checkpoint.size, checkpoint.rootHash),
-    `The checkpoint of size ${checkpoint.size}`,
-  );
+  // Seen under more than one key (rare): it must stand with the checkpoints of every one of them.
+  for (const record of matching)
+    refuseUnlessConsistent(
+      checkpointStanding(workspace, checkpoint.origin, checkpoint.size, checkpoint.rootHash, hexDecode(record.log_key)),
+      `The checkpoint of size ${checkpoint.size}`,
+    );
   const witness = cosignatureLine(workspace, note.text, options.name, options.now ?? new Date());
   const lines = note.signatures
     .filter((signature: NoteSignature) => signature.name !== witness.name)

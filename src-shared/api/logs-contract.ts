@@ -63,9 +63,16 @@ export interface SeenCheckpointView {
 export interface LogView {
   origin: string;
   key_name: string;
-  /** Whether the log key is pinned in the trust store. */
+  /** Whether the log key (of `latest`) is pinned in the trust store. */
   signer: LogSigner;
   checkpoints: number;
+  /**
+   * How many Ed25519 keys verified its checkpoints (under its note key name). Checkpoints are
+   * compared only with those of the same key; above 1, someone signed checkpoints of this origin
+   * with another key (a key a bundle advertised, say) and `consistency` is judged for the pinned
+   * key's checkpoints when one is pinned, else for each key's.
+   */
+  keys: number;
   latest: SeenCheckpointView;
   consistency: LogConsistency;
   /** The two checkpoints that disagree, when there is a split view. */

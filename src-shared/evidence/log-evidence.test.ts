@@ -367,6 +367,7 @@ describe('a bundle’s log evidence', () => {
       note: fixture.checkpoint,
       origin: 'evroom.test/log/tenants/acme',
       key_name: 'evroom.test/log',
+      log_key: crypto.ed25519PublicKey(logKey.seed),
       size: 8,
       root: fixture.tree.root(8),
     });

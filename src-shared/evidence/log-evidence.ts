@@ -393,6 +393,8 @@ export interface SeenLogCheckpoint {
   note: string;
   origin: string;
   key_name: string;
+  /** The Ed25519 public key that verified the note (the pinned one when a pinned key did). */
+  log_key: Uint8Array;
   size: number;
   root: Uint8Array;
   consistency: { from_size: number; from_root: Uint8Array; proof: Uint8Array[] }[];
@@ -456,6 +458,8 @@ export class LogEvidenceCheck {
   /** log/checkpoint.txt as text, once it parsed. */
   private noteText: string | undefined;
   private signer: LogSigner = 'unknown';
+  /** The public key that verified the checkpoint's note (set with `signer`). */
+  private signerKey: Uint8Array | undefined;
   /** The tree the leaves are checked against (the signed one), when it is usable. */
   private tree: { size: number; root: Uint8Array } | undefined;
   private readonly bySha = new Map<string, LeafState>();
@@ -577,9 +581,14 @@ export class LogEvidenceCheck {
       );
       return;
     }
-    if (valid.some((key) => isIn(pinned, key))) this.signer = 'pinned';
-    else if (valid.length > 0) this.signer = 'advertised';
-    else {
+    const pinnedValid = valid.find((key) => isIn(pinned, key));
+    if (pinnedValid !== undefined) {
+      this.signer = 'pinned';
+      this.signerKey = pinnedValid.publicKey;
+    } else if (valid.length > 0) {
+      this.signer = 'advertised';
+      this.signerKey = (valid[0] as NoteVerifierKey).publicKey;
+    } else {
       const named = name === undefined ? '' : ` ${printableName(name)}`;
       this.problem(
         'log_key_unknown',
@@ -873,12 +882,13 @@ export class LogEvidenceCheck {
   seenCheckpoint(): SeenLogCheckpoint | undefined {
     const { checkpoint, evidence, tree, noteText } = this;
     if (!this.finished || checkpoint === undefined || evidence === undefined || tree === undefined) return undefined;
-    if (noteText === undefined || this.signer === 'unknown') return undefined;
+    if (noteText === undefined || this.signer === 'unknown' || this.signerKey === undefined) return undefined;
     if (this.problems.some((problem) => problem.code === 'log_checkpoint_invalid')) return undefined;
     return {
       note: noteText,
       origin: checkpoint.origin,
       key_name: evidence.key_name,
+      log_key: this.signerKey,
       size: checkpoint.size,
       root: checkpoint.rootHash,
       consistency: this.consistent.map((proof) => ({ ...proof, proof: [...proof.proof] })),
