@@ -45,6 +45,7 @@ describe('app API: logs', () => {
       [{ origin: 'evroom.local/abc/tenants/acme extra' }, 'origin must contain no spaces and no “+”'],
       [{ origin: 'evroom.local/abc/tenants/acme\n' }, 'origin must contain no spaces and no “+”'],
       [{ origin: 'evroom.local/a+b/tenants/acme' }, 'origin must contain no spaces and no “+”'],
+      [{ origin: 'evroom.local/abc/tenants/acme\u0000' }, 'origin must contain no control characters'],
       [{ origin: 'x'.repeat(513) }, 'origin must be at most 512 characters'],
       [{ origin: 'evroom.local/x', other: 1 }, 'unknown member "other"'],
     ];

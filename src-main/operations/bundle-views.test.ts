@@ -78,6 +78,14 @@ describe('bundleVerdict', () => {
     );
     expect(other).toMatchObject({ kind: 'intact', tone: 'warn', other: 2 });
     expect(other.headline).toBe('Intact: every file matches the signed manifest; 2 other findings');
+    // The log's findings are said as such, and a split view is bad news, not a doubt.
+    const incomplete = bundleVerdict('complete', signature('valid'), counts({ log_leaf_missing: 1 }));
+    expect(incomplete).toMatchObject({ kind: 'intact', tone: 'warn', other: 0 });
+    expect(incomplete.headline).toBe('Intact: every file matches the signed manifest; 1 log finding');
+    expect(incomplete.detail).toContain('does not show the period complete');
+    const split = bundleVerdict('complete', signature('valid'), counts({ log_split_view: 1 }));
+    expect(split).toMatchObject({ kind: 'intact', tone: 'bad' });
+    expect(split.detail).toContain('a split view');
     // A revoked signer is never green.
     expect(bundleVerdict('complete', signature('valid', 'revoked'), counts({})).tone).toBe('warn');
   });

@@ -271,12 +271,21 @@ export function bundleVerdict(
     receiptsNotPass: amount('receipt_not_pass'),
     other: 0,
   };
+  // The log's findings (issue 28) are said as such: the completeness line beside the verdict tells the rest.
+  let logFindings = 0;
   for (const [code, value] of counts.findingsByCode) {
     if (['file_mismatch', 'file_missing', 'file_extra', 'receipt_not_pass'].includes(code)) continue;
     if (code.startsWith(SIGNATURE_FINDING_PREFIX)) continue;
+    if (code.startsWith('log_')) {
+      logFindings += value;
+      continue;
+    }
     tally.other += value;
   }
+  const splitView = amount('log_split_view') > 0;
   const parts = findingParts(tally);
+  if (logFindings > 0)
+    parts.push(`${logFindings.toLocaleString('en-US')} log ${logFindings === 1 ? 'finding' : 'findings'}`);
   const listed = parts.join(', ');
   const fileFindings = tally.changed + tally.missing + tally.extra;
   const verdict = (
@@ -361,13 +370,19 @@ export function bundleVerdict(
       `Every file matches the signed manifest, but receipts inside did not verify PASS: a receipt can be signed into a bundle already broken. ${signer}`,
     );
   }
-  if (tally.other > 0) {
+  if (tally.other > 0 || logFindings > 0) {
     return verdict(
       'intact',
-      'warn',
+      splitView ? 'bad' : 'warn',
       'Intact',
       `Intact: every file matches the signed manifest; ${listed}`,
-      `manifest.sig verifies and every file has the size and SHA-256 the manifest lists; every receipt verified PASS. ${signer}`,
+      `manifest.sig verifies and every file has the size and SHA-256 the manifest lists; every receipt verified PASS.${
+        logFindings > 0
+          ? splitView
+            ? ' Its log checkpoint disagrees with one seen before (a split view): see Logs.'
+            : ' Its log evidence does not show the period complete: see the completeness line.'
+          : ''
+      } ${signer}`,
     );
   }
   return verdict(

@@ -123,6 +123,9 @@ export const LOGS_API: { [M in keyof LogsApiParams]: (input: unknown) => LogsApi
     if (source.origin === undefined) throw new ApiInputError('origin is required: the log’s origin line', '/origin');
     const origin = stringField(source, 'origin', MAX_LOG_ORIGIN, 1);
     if (/[\s+]/u.test(origin)) throw new ApiInputError('origin must contain no spaces and no “+”', '/origin');
+    // eslint-disable-next-line no-control-regex -- control characters are what this check refuses
+    if (/[\u0000-\u001f\u007f]/.test(origin))
+      throw new ApiInputError('origin must contain no control characters', '/origin');
     return { origin };
   },
 };
