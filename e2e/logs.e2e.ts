@@ -4,13 +4,13 @@
  * HTTP, the tenant's evidence (with its log checkpoint and proofs) is fetched from the service
  * and imported in the Bundles view. The bundle says `complete for … at size N` and the Logs view
  * lists the log. A later bundle with one receipt taken out names the missing leaf. A second
- * service (`evroom serve` over another data folder, started with the first one's log name)
+ * service (`evroom serve` over another data folder, started with the first one's log name and log key)
  * issues other receipts under the same origin: its checkpoint at the same size has another
  * root, a split view, which is an alert on the Logs view and the first item of the Overview's
  * "Needs attention". axe checks the Logs views at every width, in print and in the dark theme.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,9 +226,14 @@ describe('transparency logs in the app', () => {
   });
 
   it('shows a split view when a second service signs another tree of the same log', async () => {
-    // A second service over its own data folder, under the first one's log name: the same origin.
+    // A second service over its own data folder, under the first one's log name and with the
+    // first one's log key (a service that forks its log keeps its key): the same origin, signed
+    // by the same key over another tree. A second service with a key of its own would only be
+    // another key claiming the origin, which is no split view of this log (docs/logs.md).
     const home = join(work, 'second');
-    mkdirSync(home, { recursive: true });
+    mkdirSync(join(home, 'service'), { recursive: true, mode: 0o700 });
+    copyFileSync(join(app.home, 'service', 'log-key.json'), join(home, 'service', 'log-key.json'));
+    chmodSync(join(home, 'service', 'log-key.json'), 0o600);
     expect((await runEvroom(home, ['tenants', 'create', TENANT, '--tier', 'pro'])).code).toBe(0);
     const issued = await runEvroom(home, ['apikeys', 'issue', '--tenant', TENANT, '--json']);
     expect(issued.code).toBe(0);

@@ -1,14 +1,14 @@
 /**
  * Log checkpoints in context packs (issue 28 with issue 29; docs/logs.md, "Air-gapped
  * workstations"): the online workstation packs every transparency-log checkpoint it has seen,
- * each with the log key that verified it there, and the air-gapped workstation records them as
+ * each with the log key that verified it there (kept with it when it was seen), and the air-gapped workstation records them as
  * seen, so its split-view check covers what the online machine saw.
  *
  * The pack's maker is trusted for nothing the workstation can check: each note must verify with
  * the key carried beside it, its checkpoint must be the origin the entry names, and whether that
  * key is pinned is the workstation's own trust store's answer (the Logs view says so).
  */
-import { b64uDecode, b64uEncode, type CryptoProvider } from '../../src-shared/crypto';
+import { b64uDecode, b64uEncode, hexDecode, type CryptoProvider } from '../../src-shared/crypto';
 import {
   NOTE_ED25519,
   noteKeyId,
@@ -32,43 +32,22 @@ function verifiesAs(crypto: CryptoProvider, note: Note, name: string, publicKey:
 }
 
 /**
- * Every checkpoint the workstation has seen, with the Ed25519 key (pinned or advertised here)
- * that verifies its note; a checkpoint no key here verifies is left out and counted.
+ * Every checkpoint the workstation has seen, each with the Ed25519 key that verified it when it
+ * was seen (a seen checkpoint is recorded only with its key).
  *
  * @param workspace - The open workspace.
- * @returns The entries to pack, and how many seen checkpoints had no key to go with them.
+ * @returns The entries to pack.
  */
-export function seenCheckpointsForPack(workspace: Workspace): {
-  entries: ContextCheckpointEntry[];
-  without_key: number;
-} {
-  const candidates = [
-    ...workspace.trust.list().filter((key) => key.status === 'pinned'),
-    ...workspace.trust.listAdvertised(),
-  ]
-    .filter((key) => key.algorithm === 'Ed25519' && key.public_key.length === 32)
-    .map((key) => key.public_key);
+export function seenCheckpointsForPack(workspace: Workspace): ContextCheckpointEntry[] {
   const database = workspace.ledger.readable;
-  const entries: ContextCheckpointEntry[] = [];
-  let withoutKey = 0;
-  for (const origin of listSeenOrigins(database)) {
-    for (const seen of listSeenCheckpoints(database, origin)) {
-      let note: Note;
-      try {
-        note = parseNote(seen.note);
-      } catch {
-        withoutKey += 1;
-        continue;
-      }
-      const key = candidates.find((publicKey) => verifiesAs(workspace.crypto, note, seen.key_name, publicKey));
-      if (key === undefined) {
-        withoutKey += 1;
-        continue;
-      }
-      entries.push({ origin, key_name: seen.key_name, note: seen.note, public_key: b64uEncode(key) });
-    }
-  }
-  return { entries, without_key: withoutKey };
+  return listSeenOrigins(database).flatMap((origin) =>
+    listSeenCheckpoints(database, origin).map((seen) => ({
+      origin,
+      key_name: seen.key_name,
+      note: seen.note,
+      public_key: b64uEncode(hexDecode(seen.log_key)),
+    })),
+  );
 }
 
 /**

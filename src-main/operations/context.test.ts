@@ -502,7 +502,7 @@ describe('imported packs and pins', () => {
         rpcUrl: anvil.rpcUrl,
         inputs: [file('first.json')],
       });
-      expect(exported.checkpoints).toEqual({ carried: 2, without_key: 0 });
+      expect(exported.checkpoints).toBe(2);
 
       // The air-gapped one has seen, of size 4, another root: the pack's size 4 is a split view (its size 6 has no proof to that root, so it stays unchecked), said on import.
       const other = new TlogMemory(sha256);

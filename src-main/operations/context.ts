@@ -100,8 +100,8 @@ export interface ContextExportResult {
   signer: string;
   anchors: number;
   headers: { from: number; to: number };
-  /** Transparency-log checkpoints carried, and seen ones left out because no key here verifies them. */
-  checkpoints: { carried: number; without_key: number };
+  /** Transparency-log checkpoints carried (every one this workstation has seen). */
+  checkpoints: number;
   /** Anchor transactions asked for but not carried, and why. */
   missing: { tx_hash: string; reason: string }[];
   bytes: number;
@@ -282,14 +282,13 @@ export async function exportContextPack(
     files.push({ name: contextAnchorFile(anchor.tx_hash), bytes: jsonBytes(anchor, true) });
   files.push({ name: CONTEXT_TRUST, bytes: new TextEncoder().encode(workspace.trust.exportKeys()) });
   const checkpoints = seenCheckpointsForPack(workspace);
-  if (checkpoints.entries.length > MAX_CONTEXT_CHECKPOINTS)
+  if (checkpoints.length > MAX_CONTEXT_CHECKPOINTS)
     throw new OperationError(
       'refused',
       'context_too_many_checkpoints',
-      `This workstation has seen ${checkpoints.entries.length} log checkpoints; a pack carries at most ${MAX_CONTEXT_CHECKPOINTS}.`,
+      `This workstation has seen ${checkpoints.length} log checkpoints; a pack carries at most ${MAX_CONTEXT_CHECKPOINTS}.`,
     );
-  if (checkpoints.entries.length > 0)
-    files.push({ name: CONTEXT_CHECKPOINTS, bytes: jsonBytes(checkpoints.entries, true) });
+  if (checkpoints.length > 0) files.push({ name: CONTEXT_CHECKPOINTS, bytes: jsonBytes(checkpoints, true) });
   const digests: Record<string, string> = {};
   for (const file of files) digests[file.name] = hexEncode(workspace.crypto.sha256(file.bytes));
   const headersRange = { from: gathered.headers[0]?.number ?? gathered.head.number, to: gathered.head.number };
@@ -332,7 +331,7 @@ export async function exportContextPack(
     signer: signed.manifest.signer,
     anchors: gathered.anchors.length,
     headers: headersRange,
-    checkpoints: { carried: checkpoints.entries.length, without_key: checkpoints.without_key },
+    checkpoints: checkpoints.length,
     missing: gathered.missing,
     bytes,
   };

@@ -176,6 +176,13 @@ function LogDetailContent({ log }: { log: LogDetail }) {
               <span key="key">
                 <LogSignerBadge signer={log.signer} /> <Code>{log.key_name}</Code>
                 <span className="muted log-field-note">{signerMeaning(log.signer)}</span>
+                {log.keys > 1 && (
+                  <span className="muted log-field-note" data-testid="log-keys">
+                    Checkpoints of this origin are signed by {formatCount(log.keys)} different keys. Consistency is
+                    judged for each key on its own (for the pinned key&rsquo;s checkpoints when one is pinned): a key
+                    that is not the service&rsquo;s cannot make a split view of its log.
+                  </span>
+                )}
               </span>,
             ],
             [

@@ -223,7 +223,7 @@ function printLogs(logs: LogView[], terminal: Terminal): void {
         : log.consistency;
     writeLine(
       terminal.out,
-      `${log.origin}  size ${log.latest.tree_size}  ${consistency}  key ${log.signer}  ${log.checkpoints} checkpoint(s)  ${log.bundles} bundle(s)`,
+      `${log.origin}  size ${log.latest.tree_size}  ${consistency}  key ${log.signer}${log.keys > 1 ? ` (${log.keys} keys sign this origin)` : ''}  ${log.checkpoints} checkpoint(s)  ${log.bundles} bundle(s)`,
     );
   }
 }
