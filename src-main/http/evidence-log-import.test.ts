@@ -6,75 +6,41 @@
  * checks").
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { b64uDecode } from '../../src-shared/crypto';
 import { getBundle } from '../ledger/index';
 import { importEvidence } from '../operations/evidence';
-import { createTenant, issueApiKey } from '../operations/service-admin';
-import { loadServiceKeys } from '../operations/service-keys';
-import { openWorkspace, type Workspace } from '../operations/workspace';
-import { buildService, type Service } from './service';
+import { openWorkspace } from '../operations/workspace';
+import { startLoggedService, type LoggedService } from '../test-support/logged-service';
 
-const EMIT = { agent_did: 'did:web:agent.example.com', input: 'Hello, log.', content_type: 'text/plain' };
 const LOG_NAME = 'logs.example.com/evroom';
-/** The service's clock: each receipt is issued at the instant the test sets. */
-const clock = { at: Date.parse('2026-11-02T10:00:00Z') };
 
 describe('a bundle the service served, imported', () => {
+  let served0: LoggedService;
   let directory: string;
-  let serviceWorkspace: Workspace;
-  let service: Service;
   let base: string;
-  let key: string;
 
   beforeAll(async () => {
-    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-served-log-'));
-    serviceWorkspace = openWorkspace(path.join(directory, 'service'));
-    const keys = loadServiceKeys(serviceWorkspace);
-    service = await buildService({
-      workspace: serviceWorkspace,
-      signer: {
-        key_id: keys.active.key_id,
-        seed: keys.active.seed,
-        public_key: keys.active.public_key,
-        listed: keys.listed,
-      },
-      now: () => new Date(clock.at),
-      log: { name: LOG_NAME, checkpointMs: 60_000 },
+    served0 = await startLoggedService({
+      logName: LOG_NAME,
+      start: '2026-11-02T10:00:00Z',
+      prefix: 'evroom-served-log-',
     });
-    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-    createTenant(serviceWorkspace, 'acme', 'scale');
-    key = issueApiKey(serviceWorkspace, 'acme').key;
+    ({ directory, base } = served0);
     // Leaves 0-4, issued at 10:00:01 ... 10:00:05.
     for (let second = 1; second <= 5; second += 1) {
-      clock.at = Date.parse(`2026-11-02T10:00:0${second}Z`);
-      const response = await fetch(`${base}/tenants/acme/receipts?profile=nano`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(EMIT),
-      });
-      expect(response.status, await response.text()).toBe(201);
+      await served0.issueAt(`2026-11-02T10:00:0${second}Z`);
       // A checkpoint at size 2 (signed on demand), for the bundle to prove itself consistent with.
-      if (second === 2) {
-        const checkpoint = await fetch(`${base}/tenants/acme/log/checkpoint`, {
-          headers: { authorization: `Bearer ${key}` },
-        });
-        expect(checkpoint.status).toBe(200);
-      }
+      if (second === 2) expect((await served0.get('log/checkpoint')).status).toBe(200);
     }
   });
   afterAll(async () => {
-    await service.close();
-    serviceWorkspace.close();
-    fs.rmSync(directory, { recursive: true, force: true });
+    await served0.close();
   });
 
   async function served(query: string): Promise<string> {
-    const response = await fetch(`${base}/tenants/acme/evidence${query}`, {
-      headers: { authorization: `Bearer ${key}` },
-    });
+    const response = await served0.get(`evidence${query}`);
     const bytes = Buffer.from(await response.arrayBuffer());
     expect(response.status, bytes.toString('utf8')).toBe(200);
     const file = path.join(directory, `served-${Math.random().toString(16).slice(2)}.zip`);

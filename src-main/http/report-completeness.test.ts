@@ -5,67 +5,35 @@
  * (docs/logs.md, "Completeness in audit reports"; docs/protocol.md section 13).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPLETENESS_SECTION, renderReportHtml, verifyReportHtml } from '../../src-shared/formats/report';
 import { importEvidence } from '../operations/evidence';
 import { createReport, readKeptReport, readVerifiedReport } from '../operations/report';
-import { createTenant, issueApiKey } from '../operations/service-admin';
-import { loadServiceKeys } from '../operations/service-keys';
-import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
-import { buildService, type Service } from './service';
+import { openWorkspace, workspaceVerifyContext } from '../operations/workspace';
+import { startLoggedService, type LoggedService } from '../test-support/logged-service';
 
-const EMIT = { agent_did: 'did:web:agent.example.com', input: 'Hello, report.', content_type: 'text/plain' };
 const LOG_NAME = 'reports.example.com/log';
-const clock = { at: Date.parse('2026-11-03T09:00:00Z') };
 
 describe('completeness in a report of a served bundle', () => {
+  let served: LoggedService;
   let directory: string;
-  let serviceWorkspace: Workspace;
-  let service: Service;
-  let base: string;
-  let key: string;
 
   beforeAll(async () => {
-    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-report-log-'));
-    serviceWorkspace = openWorkspace(path.join(directory, 'service'));
-    const keys = loadServiceKeys(serviceWorkspace);
-    service = await buildService({
-      workspace: serviceWorkspace,
-      signer: {
-        key_id: keys.active.key_id,
-        seed: keys.active.seed,
-        public_key: keys.active.public_key,
-        listed: keys.listed,
-      },
-      now: () => new Date(clock.at),
-      log: { name: LOG_NAME, checkpointMs: 60_000 },
+    served = await startLoggedService({
+      logName: LOG_NAME,
+      start: '2026-11-03T09:00:00Z',
+      prefix: 'evroom-report-log-',
     });
-    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-    createTenant(serviceWorkspace, 'acme', 'scale');
-    key = issueApiKey(serviceWorkspace, 'acme').key;
-    for (let second = 1; second <= 4; second += 1) {
-      clock.at = Date.parse(`2026-11-03T09:00:0${second}Z`);
-      const response = await fetch(`${base}/tenants/acme/receipts?profile=nano`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(EMIT),
-      });
-      expect(response.status, await response.text()).toBe(201);
-    }
+    directory = served.directory;
+    for (let second = 1; second <= 4; second += 1) await served.issueAt(`2026-11-03T09:00:0${second}Z`);
   });
   afterAll(async () => {
-    await service.close();
-    serviceWorkspace.close();
-    fs.rmSync(directory, { recursive: true, force: true });
+    await served.close();
   });
 
   it('states the period complete at the log’s size, signed, and shows it in the HTML', async () => {
-    const response = await fetch(
-      `${base}/tenants/acme/evidence?since=2026-11-03T09:00:02Z&until=2026-11-03T09:00:04Z`,
-      { headers: { authorization: `Bearer ${key}` } },
-    );
+    const response = await served.get('evidence?since=2026-11-03T09:00:02Z&until=2026-11-03T09:00:04Z');
     expect(response.status).toBe(200);
     const file = path.join(directory, 'period.zip');
     fs.writeFileSync(file, Buffer.from(await response.arrayBuffer()));
