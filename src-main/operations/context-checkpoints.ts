@@ -8,28 +8,13 @@
  * the key carried beside it, its checkpoint must be the origin the entry names, and whether that
  * key is pinned is the workstation's own trust store's answer (the Logs view says so).
  */
-import { b64uDecode, b64uEncode, hexDecode, type CryptoProvider } from '../../src-shared/crypto';
-import {
-  NOTE_ED25519,
-  noteKeyId,
-  parseCheckpoint,
-  parseNote,
-  verifyNote,
-  type Note,
-} from '../../src-shared/crypto/signed-note';
+import { b64uDecode, b64uEncode, hexDecode } from '../../src-shared/crypto';
+import { parseCheckpoint, parseNote, type Note } from '../../src-shared/crypto/signed-note';
 import type { ContextCheckpointEntry, OpenedContextPack } from '../anchor/context-pack';
 import { listSeenCheckpoints, listSeenOrigins } from '../ledger';
 import { OperationError } from './errors';
-import { recordSeenCheckpoint } from './log-checkpoints';
+import { noteSignedBy, recordSeenCheckpoint } from './log-checkpoints';
 import type { Workspace } from './workspace';
-
-/** Whether `publicKey` verifies `note` as the log key named `name`. */
-function verifiesAs(crypto: CryptoProvider, note: Note, name: string, publicKey: Uint8Array): boolean {
-  const sha256 = (data: Uint8Array): Uint8Array => crypto.sha256(data);
-  const key = { name, type: NOTE_ED25519, publicKey, keyId: noteKeyId(sha256, name, NOTE_ED25519, publicKey) };
-  const results = verifyNote(crypto, note, [key]);
-  return results.length > 0 && results.every((result) => result.status === 'valid');
-}
 
 /**
  * Every checkpoint the workstation has seen, each with the Ed25519 key that verified it when it
@@ -82,7 +67,7 @@ export function recordPackCheckpoints(
     }
     if (checkpoint.origin !== entry.origin)
       refuse(`is filed under another origin than its own (${checkpoint.origin}).`);
-    if (!verifiesAs(workspace.crypto, note, entry.key_name, b64uDecode(entry.public_key)))
+    if (!noteSignedBy(workspace.crypto, note, entry.key_name, b64uDecode(entry.public_key)))
       refuse(`does not verify with the log key carried beside it, as ${entry.key_name}.`);
     return { entry, checkpoint };
   });

@@ -352,11 +352,7 @@ function checkInput(
     throw new RangeError('The note is not the checkpoint named (origin, size and root must be the note’s)');
   if (!note.signatures.some((signature) => signature.name === input.key_name))
     throw new RangeError(`The note carries no signature by ${input.key_name}`);
-  if (
-    !verifyNote(crypto, note, noteKeysOf(crypto, input.key_name, [input.log_key])).some(
-      (result) => result.status === 'valid',
-    )
-  )
+  if (!noteSignedBy(crypto, note, input.key_name, input.log_key))
     throw new RangeError(`The note's signature by ${input.key_name} does not verify with log_key`);
   return { note, rootHex, keyHex };
 }
@@ -568,6 +564,19 @@ function pinnedLogKeys(workspace: Workspace): Uint8Array[] {
 }
 
 /** The note verifier keys of the Ed25519 keys given, under the log's note key name. */
+/**
+ * Whether a note carries a valid signature by `publicKey` under the note key name `name`
+ * (Ed25519, C2SP signed-note).
+ *
+ * @param crypto - The crypto provider.
+ * @param note - The parsed note.
+ * @param name - The note key name.
+ * @param publicKey - The 32-byte Ed25519 key.
+ */
+export function noteSignedBy(crypto: CryptoProvider, note: Note, name: string, publicKey: Uint8Array): boolean {
+  return verifyNote(crypto, note, noteKeysOf(crypto, name, [publicKey])).some((result) => result.status === 'valid');
+}
+
 function noteKeysOf(crypto: CryptoProvider, name: string, publicKeys: readonly Uint8Array[]): NoteVerifierKey[] {
   const sha256 = (data: Uint8Array): Uint8Array => crypto.sha256(data);
   return publicKeys
