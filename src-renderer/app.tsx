@@ -6,6 +6,7 @@ import type { Theme } from '../src-shared/api/contract';
 import { api, transportKind, useNoSession } from './api';
 import { hrefFor, useRoute } from './router';
 import { ApiCallError } from './transport';
+import { followMedia, mediaMatches } from './media';
 import { OverviewView } from './views/overview';
 import { ReceiptsView } from './views/receipts';
 import { ReceiptDetailView } from './views/receipt-detail';
@@ -33,16 +34,16 @@ const NAVIGATION: { path: string; label: string; icon: ReactNode }[] = [
   { path: 'settings', label: 'Settings', icon: '⚙' },
 ];
 
-const systemDark = window.matchMedia('(prefers-color-scheme: dark)');
+const SYSTEM_DARK = '(prefers-color-scheme: dark)';
 let chosenTheme: Theme = 'system';
 
 function paintTheme(): void {
-  const dark = chosenTheme === 'dark' || (chosenTheme === 'system' && systemDark.matches);
+  const dark = chosenTheme === 'dark' || (chosenTheme === 'system' && mediaMatches(SYSTEM_DARK));
   document.documentElement.dataset.theme = dark ? 'dark' : 'light';
 }
 
 // `system` follows the operating system, also when it changes while the app is open.
-systemDark.addEventListener('change', paintTheme);
+followMedia(SYSTEM_DARK, paintTheme);
 
 /** Applies the theme: `light`, `dark`, or `system` (resolved to one of the two). */
 export function applyTheme(theme: Theme): void {
@@ -114,7 +115,7 @@ function NoSessionNotice() {
 const SIDEBAR_CHOICE_KEY = 'evroom.sidebar';
 /** Below this window width the sidebar starts collapsed to its icons, unless the user chose. */
 export const SIDEBAR_COLLAPSE_BELOW = 960;
-const narrowWindow = window.matchMedia(`(max-width: ${SIDEBAR_COLLAPSE_BELOW - 1}px)`);
+const NARROW_WINDOW = `(max-width: ${SIDEBAR_COLLAPSE_BELOW - 1}px)`;
 
 function storedSidebarChoice(): boolean | undefined {
   try {
@@ -131,11 +132,12 @@ function storedSidebarChoice(): boolean | undefined {
  */
 function useSidebarExpanded(): [boolean, () => void] {
   const [choice, setChoice] = useState<boolean | undefined>(storedSidebarChoice);
-  const [narrow, setNarrow] = useState(narrowWindow.matches);
+  const [narrow, setNarrow] = useState(() => mediaMatches(NARROW_WINDOW));
   useEffect(() => {
-    const follow = (): void => setNarrow(narrowWindow.matches);
-    narrowWindow.addEventListener('change', follow);
-    return () => narrowWindow.removeEventListener('change', follow);
+    const unfollow = followMedia(NARROW_WINDOW, setNarrow);
+    // The window may have changed between the first render and now: catch up.
+    setNarrow(mediaMatches(NARROW_WINDOW));
+    return unfollow;
   }, []);
   const expanded = choice ?? !narrow;
   const toggle = (): void => {

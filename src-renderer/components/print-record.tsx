@@ -12,6 +12,7 @@ import { flushSync } from 'react-dom';
 import type { BundleDetail, ReceiptDetail } from '../../src-shared/api/contract';
 import type { Check } from '../../src-shared/verify/report';
 import { api } from '../api';
+import { followMedia, mediaMatches } from '../media';
 import { checkSummary, reportReading } from './report-view';
 import { CheckBadge, StatusBadge, TrustBadge, statusMeaning, trustMeaning } from './status';
 import { SignatureBadge, findingWords, groupFindings, signatureStyle } from './bundles-shapes';
@@ -64,7 +65,7 @@ function appVersion(): Promise<string> {
   return versionAsked;
 }
 
-const printMedia = window.matchMedia('print');
+const PRINT = 'print';
 
 /**
  * Whether the page is being printed, with the moment printing started and the app's version.
@@ -72,7 +73,7 @@ const printMedia = window.matchMedia('print');
  * taking effect), so on screen nothing of it is in the document to be found twice.
  */
 function usePrinting(): { printing: boolean; printedAt: number; version: string; start: () => void } {
-  const [printing, setPrinting] = useState(printMedia.matches);
+  const [printing, setPrinting] = useState(() => mediaMatches(PRINT));
   const [printedAt, setPrintedAt] = useState(() => Date.now());
   const [version, setVersion] = useState('');
   // Rendered at once (flushSync): the browser lays the page out for paper right after these events.
@@ -86,19 +87,18 @@ function usePrinting(): { printing: boolean; printedAt: number; version: string;
     void appVersion().then((value) => {
       if (live) setVersion(value);
     });
-    const stop = (): void => flushSync(() => setPrinting(printMedia.matches));
-    const follow = (): void => (printMedia.matches ? start() : stop());
+    const stop = (): void => flushSync(() => setPrinting(mediaMatches(PRINT)));
     window.addEventListener('beforeprint', start);
     window.addEventListener('afterprint', stop);
-    printMedia.addEventListener('change', follow);
+    const unfollow = followMedia(PRINT, (matches) => (matches ? start() : stop()));
     // Print media may have taken effect between this render and now (a resize remounts the
     // record's button, and print emulation can come before the listener is on): catch up.
-    if (printMedia.matches) start();
+    if (mediaMatches(PRINT)) start();
     return () => {
       live = false;
       window.removeEventListener('beforeprint', start);
       window.removeEventListener('afterprint', stop);
-      printMedia.removeEventListener('change', follow);
+      unfollow();
     };
   }, []);
   return { printing, printedAt, version, start };

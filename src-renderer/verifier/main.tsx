@@ -6,15 +6,16 @@ import { createRoot } from 'react-dom/client';
 import '../styles.css';
 import './verifier.css';
 import { VerifierApp } from './verifier-app';
+import { followMedia, mediaMatches } from '../media';
 
 // The page follows the system's light or dark scheme (styles.css reads data-theme), also when it
 // changes while the page is open.
-const dark = window.matchMedia('(prefers-color-scheme: dark)');
+const DARK = '(prefers-color-scheme: dark)';
 function paintTheme(): void {
-  document.documentElement.dataset.theme = dark.matches ? 'dark' : 'light';
+  document.documentElement.dataset.theme = mediaMatches(DARK) ? 'dark' : 'light';
 }
 paintTheme();
-dark.addEventListener('change', paintTheme);
+followMedia(DARK, paintTheme);
 
 const root = document.getElementById('root');
 if (root)
