@@ -171,6 +171,7 @@ export default tseslint.config(
               name: 'better-sqlite3',
               message: `Only src-main/ledger talks to SQLite; use its repositories. ${LAYERS}`,
             },
+            { name: 'pg', message: `Only src-main/ledger talks to PostgreSQL; use the service store. ${LAYERS}` },
             { name: 'yauzl', message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` },
             { name: 'yazl', message: `Only src-main/evidence reads or writes zip files. ${LAYERS}` },
             {
@@ -197,6 +198,7 @@ export default tseslint.config(
               name: 'better-sqlite3',
               message: `Only src-main/ledger talks to SQLite; use its repositories. ${LAYERS}`,
             },
+            { name: 'pg', message: `Only src-main/ledger talks to PostgreSQL. ${LAYERS}` },
             ...['yauzl', 'yazl', 'jszip'].map((name) => ({
               name,
               message: `Only src-main/evidence reads or writes zip files. ${LAYERS}`,
@@ -234,6 +236,7 @@ export default tseslint.config(
         {
           paths: [
             { name: 'better-sqlite3', message: `Only src-main/ledger talks to SQLite. ${LAYERS}` },
+            { name: 'pg', message: `Only src-main/ledger talks to PostgreSQL. ${LAYERS}` },
             ...CHAIN_MODULES.map((name) => ({ name, message: CHAIN_MESSAGE })),
           ],
           patterns: [

@@ -15,6 +15,7 @@ import type { AnchorBackend } from '../operations/anchor-submit';
 import type { Caller } from '../operations/service-admin';
 import type { WorkerOptions } from '../operations/service-issue';
 import type { ServiceLog } from '../operations/service-log';
+import type { ServiceStore } from '../operations/service-store';
 import { workspaceVerifyContext, type Workspace } from '../operations/workspace';
 
 /** How often /status is signed anew. */
@@ -41,6 +42,8 @@ export interface ServiceSigner {
 /** What every route module is given. */
 export interface ServiceContext {
   readonly workspace: Workspace;
+  /** The service's data (tenants, keys, quotas, issued receipts, logs, anchors, payments): SQLite or PostgreSQL. */
+  readonly store: ServiceStore;
   readonly signer: ServiceSigner;
   now(): Date;
   readonly freePerDay: number;

@@ -29,6 +29,7 @@ import {
   type VerifyPoolEvent,
 } from '../core/worker-pool';
 import type { Workspace } from '../operations/workspace';
+import { workspaceServiceStore, type ServiceStore } from '../operations/service-store';
 import type { PricingChain } from '../../src-shared/api/payments';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticateKey } from '../operations/service-admin';
@@ -86,6 +87,11 @@ export interface RequestRecord {
 
 export interface ServiceOptions {
   workspace: Workspace;
+  /**
+   * Where the service keeps its data: default the workspace's ledger (SQLite); a PostgreSQL
+   * store for several nodes on one database (operations/service-store.ts). The caller closes it.
+   */
+  store?: ServiceStore;
   signer: ServiceSigner;
   /** The clock (tests move it). Default: the system's. */
   now?: () => Date;
@@ -365,6 +371,7 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   let verifyPool: VerifyPool | undefined;
   const context: ServiceContext = {
     workspace: options.workspace,
+    store: options.store ?? workspaceServiceStore(options.workspace),
     signer: options.signer,
     now,
     freePerDay: options.freePerDay ?? FREE_RECEIPTS_PER_DAY,

@@ -1,0 +1,14 @@
+/**
+ * The PostgreSQL schema's migrations, in order (pg-migrate.ts runs them). One module per
+ * migration, numbered; never edit one that has shipped, add the next.
+ */
+
+/** One migration: its number, its name and its SQL (several statements). */
+export interface PgMigration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Every migration, ascending by version (each owner adds its line). */
+export const PG_MIGRATIONS: readonly PgMigration[] = [];
