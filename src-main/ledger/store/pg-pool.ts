@@ -116,7 +116,7 @@ export function isConnectionFailure(error: unknown): boolean {
       ].includes(code)
     )
       return true;
-    // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections? (no: 53300 is load), connection exceptions
+    // admin_shutdown, crash_shutdown, cannot_connect_now, and the connection exceptions (08xxx)
     if (code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('08')) return true;
   }
   return /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed and is not queryable/i.test(
