@@ -18,6 +18,9 @@ import type { Lease } from './cluster';
 import { LeaseLostError, StoreUnavailableError } from './errors';
 import { migratePg } from './pg-migrate';
 import { PG_MIGRATIONS, type PgMigration } from './pg-migrations/index';
+import { describePgUrl } from './pg-url';
+
+export { describePgUrl } from './pg-url';
 
 declare const readBrand: unique symbol;
 declare const writeBrand: unique symbol;
@@ -76,27 +79,6 @@ export interface PgPoolOptions {
 const ISOLATIONS: readonly PgIsolation[] = ['read committed', 'repeatable read', 'serializable'];
 /** Attempts of a write that keeps meeting serialization failures or deadlocks. */
 const WRITE_ATTEMPTS = 6;
-
-/**
- * `host:port/database` of a PostgreSQL URL: what errors and messages name (never the password).
- *
- * @throws RangeError when `url` is not a `postgres://` or `postgresql://` URL
- */
-export function describePgUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new RangeError('not a URL (expected postgres://user:password@host:port/database)');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
-    throw new RangeError(
-      `not a PostgreSQL URL: it starts with ${parsed.protocol}// (expected postgres:// or postgresql://)`,
-    );
-  if (parsed.hostname === '') throw new RangeError('the PostgreSQL URL names no host');
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || parsed.username || 'postgres';
-  return `${parsed.hostname}:${parsed.port || '5432'}/${database}`;
-}
 
 /** Whether an error of node-postgres means the database could not be reached (rule 7 of the brief). */
 export function isConnectionFailure(error: unknown): boolean {
