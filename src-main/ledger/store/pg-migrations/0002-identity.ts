@@ -82,4 +82,4 @@ CREATE TRIGGER audit_log_extends_chain BEFORE INSERT ON audit_log
 `;
 
 /** Migration 2: tenants, API keys, quota use, the audit log. */
-export const identityMigration: PgMigration = { version: 2, name: 'identity', sql: SQL };
+export const migration0002: PgMigration = { version: 2, name: 'identity', sql: SQL };
