@@ -53,8 +53,8 @@ export interface ServiceContext {
   now(): Date;
   readonly freePerDay: number;
   readonly proPerMonth: number;
-  /** The caller of a request that must carry an API key; 401 without a valid one. */
-  requireCaller(request: FastifyRequest): Caller;
+  /** The caller of a request that must carry an API key (read from the store each time); 401 without a valid one. */
+  requireCaller(request: FastifyRequest): Promise<Caller>;
   /** The latest signed /status. */
   status(): StatusDocument;
   /** The anchoring engine, unless the service runs without anchoring. */

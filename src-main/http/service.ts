@@ -422,13 +422,13 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
         },
       };
     },
-    requireCaller(request) {
+    async requireCaller(request) {
       const presented = bearer(request);
       if (presented === undefined)
         throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', {
           headers: { 'www-authenticate': 'Bearer' },
         });
-      const result = authenticateKey(options.workspace, presented, now());
+      const result = await authenticateKey(context.store, presented, now());
       if ('expired_at' in result)
         throw new HttpError(
           401,
