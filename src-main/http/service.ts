@@ -197,10 +197,10 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 }
 
 /** The tenants' logs under the data folder's log key (made on first start); the key is wiped if the name is refused. */
-function openLog(workspace: Workspace, name: string | undefined): ServiceLog {
+function openLog(workspace: Workspace, name: string | undefined, store: ServiceStore): ServiceLog {
   const key = loadLogKey(workspace);
   try {
-    return openServiceLog(workspace, key, name === undefined ? {} : { name });
+    return openServiceLog(workspace, key, { name, store });
   } catch (error) {
     key.seed.fill(0);
     throw error;
@@ -230,8 +230,8 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   if (!Number.isSafeInteger(checkpointMs) || checkpointMs < 1) {
     throw new RangeError('buildService: log.checkpointMs must be a whole number of milliseconds from 1');
   }
-  const log = openLog(options.workspace, options.log?.name);
   const store = options.store ?? workspaceServiceStore(options.workspace);
+  const log = openLog(options.workspace, options.log?.name, store);
   const node: ServiceNode = options.node ?? { id: newNodeId(), started_at: now().getTime() };
   try {
     await checkServiceKeys(store, { signing: options.signer.key_id, log: log.keyId }, node, now().getTime());
@@ -528,21 +528,32 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   app.addHook('onClose', async () => stopEvidenceWorker());
   // Checkpoints of the logs that grew, every checkpointMs and once more as the service closes
   // (after the requests in flight), so every receipt it issued is under a signed checkpoint.
+  // A tick while the last one still signs (a slow database) is skipped.
   let checkpointTimer: NodeJS.Timeout | undefined;
-  const signGrown = (): void => {
-    try {
-      log.signGrown(now());
-    } catch (error) {
-      app.log.error({ err: error }, 'signing the logs’ checkpoints failed; trying again at the next tick');
-    }
+  let signing: Promise<void> | undefined;
+  const signGrown = (): Promise<void> => {
+    signing ??= log
+      .signGrown(now())
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          app.log.error({ err: error }, 'signing the logs’ checkpoints failed; trying again at the next tick');
+        },
+      )
+      .finally(() => {
+        signing = undefined;
+      });
+    return signing;
   };
   app.addHook('onReady', async () => {
-    checkpointTimer = setInterval(signGrown, checkpointMs);
+    checkpointTimer = setInterval(() => void signGrown(), checkpointMs);
     checkpointTimer.unref();
   });
   app.addHook('onClose', async () => {
     clearInterval(checkpointTimer);
-    signGrown();
+    // The tick under way, if any, then one more that sees every receipt stored before the close.
+    await signing;
+    await signGrown();
     log.close();
   });
   try {
