@@ -35,6 +35,11 @@ import {
   tlogPeriodIndices,
 } from '../tlog';
 
+/** better-sqlite3's Buffers as plain Uint8Arrays (the same memory), as the PostgreSQL adapter answers. */
+function plainBytes(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 function readerOver(readable: ReadableDB, tenant: string): EvidenceReader {
   const run = <T>(fn: () => T): Promise<T> => {
     try {
@@ -62,7 +67,7 @@ function readerOver(readable: ReadableDB, tenant: string): EvidenceReader {
             receipt_id: stored.receipt_id,
             issuer_key_id: stored.issuer_key_id,
             format: stored.format,
-            raw: stored.raw,
+            raw: plainBytes(stored.raw),
             issued_at: stored.issued_at,
           };
         });
@@ -72,7 +77,13 @@ function readerOver(readable: ReadableDB, tenant: string): EvidenceReader {
         checkEvidenceRange(from, to, MAX_EVIDENCE_HASH_PAGE);
         return listTlogReceiptSha256(readable, tenant, from, to);
       }),
-    nodes: (level, from, to) => run(() => readTlogNodes(readable, tenant, level, from, to)),
+    nodes: (level, from, to) =>
+      run(() =>
+        readTlogNodes(readable, tenant, level, from, to).map((node) => ({
+          index: node.index,
+          hash: plainBytes(node.hash),
+        })),
+      ),
     anchors: (hashes) =>
       run(() => {
         const list = checkEvidenceHashes(hashes, MAX_EVIDENCE_ANCHOR_HASHES);
