@@ -84,7 +84,8 @@ CREATE TABLE tlog_nodes (tenant_id TEXT NOT NULL, level BIGINT NOT NULL, node_in
 CREATE TABLE tlog_checkpoints (tenant_id TEXT NOT NULL, tree_size BIGINT NOT NULL, root BYTEA NOT NULL, note TEXT NOT NULL,
   signed_at BIGINT NOT NULL, PRIMARY KEY (tenant_id, tree_size));
 CREATE TABLE tlog_cosignatures (tenant_id TEXT NOT NULL, tree_size BIGINT NOT NULL, key_name TEXT NOT NULL,
-  key_id BIGINT NOT NULL, line TEXT NOT NULL, received_at BIGINT NOT NULL, PRIMARY KEY (tenant_id, tree_size, key_name, key_id));
+  key_id BIGINT NOT NULL, line TEXT NOT NULL, received_at BIGINT NOT NULL,
+  position BIGINT GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (tenant_id, tree_size, key_name, key_id));
 CREATE TABLE anchors (id BIGSERIAL PRIMARY KEY, svc_anchor TEXT NOT NULL UNIQUE, pending_svc_anchor TEXT UNIQUE,
   batch_id TEXT NOT NULL, receipt_sha256 TEXT, record_json TEXT NOT NULL, status TEXT NOT NULL,
   created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
@@ -141,9 +142,10 @@ function buildSource(): { ledger: Ledger; dispose: () => void } {
       const note = formatNote(text, [signNoteLine(provider, text, NAME, LOG_SEED)]);
       insertTlogCheckpoint(database, { tenant_id: 'acme', tree_size: size, root, note, signed_at: T0 + size });
     }
+    // Listed in the order first received (b, then a), not by time or name.
     for (const [at, name] of [
-      [1, 'witness.example/a'],
       [2, 'witness.example/b'],
+      [1, 'witness.example/a'],
     ] as const)
       insertTlogCosignature(database, {
         tenant_id: 'acme',
@@ -297,6 +299,10 @@ describe.each(['sqlite', 'postgres'] as const)('the evidence domain on %s', (eng
       expect((await reader.checkpointAt(7))?.tree_size).toBe(7);
       expect(await reader.checkpointAt(8)).toBeUndefined();
       expect(await reader.cosignatures(SIZE)).toEqual(listTlogCosignatures(readable, 'acme', SIZE));
+      expect((await reader.cosignatures(SIZE)).map((line) => line.key_name)).toEqual([
+        'witness.example/b',
+        'witness.example/a',
+      ]);
       expect(await reader.cosignatures(7)).toEqual([]);
       for (const [since, until] of PERIODS)
         expect(await reader.periodIndices(SIZE, { since, until })).toEqual(

@@ -108,7 +108,7 @@ function readerOver(reader: PgReader, tenant: string): EvidenceReader {
       checkInteger(size, 'size');
       const { rows } = await reader.query<{ key_name: string; key_id: unknown; line: string; received_at: unknown }>(
         `SELECT key_name, key_id, line, received_at FROM tlog_cosignatures
-         WHERE tenant_id = $1 AND tree_size = $2 ORDER BY received_at, key_name, key_id`,
+         WHERE tenant_id = $1 AND tree_size = $2 ORDER BY position`,
         [tenant, size],
       );
       return rows.map((row): TlogCosignatureRecord => ({
