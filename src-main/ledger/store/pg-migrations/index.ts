@@ -4,6 +4,7 @@
  */
 
 import { migration0001 } from './0001-base';
+import { migration0002 } from './0002-identity';
 
 /** One migration: its number, its name and its SQL (several statements). */
 export interface PgMigration {
@@ -13,4 +14,4 @@ export interface PgMigration {
 }
 
 /** Every migration, ascending by version (each owner adds its line). */
-export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001];
+export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001, migration0002];
