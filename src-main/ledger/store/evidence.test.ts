@@ -65,12 +65,11 @@ function issuedAt(index: number): number | null {
   return T0 + index * 1000;
 }
 
-/** PostgreSQL tables this domain reads, as the brief fixes them, until migrations 0002-0004 are merged. */
+/** PostgreSQL tables this domain reads, as the brief fixes them, until migrations 0003 and 0004 are merged. */
 const STAND_IN = {
   version: PG_MIGRATIONS.length + 1,
   name: 'evidence-stand-in',
   sql: `
-CREATE TABLE tenants (id TEXT PRIMARY KEY, tier TEXT NOT NULL, created_at BIGINT NOT NULL);
 CREATE TABLE issued_receipts (
   id BIGSERIAL PRIMARY KEY, receipt_sha256 TEXT NOT NULL UNIQUE, raw BYTEA NOT NULL, ref TEXT NOT NULL,
   format TEXT NOT NULL, status TEXT NOT NULL, report_json TEXT NOT NULL, receipt_id TEXT, issued_at BIGINT,
