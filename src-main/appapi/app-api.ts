@@ -58,6 +58,7 @@ import { loadSamples } from '../operations/load-samples';
 import { listLogs, logDetail } from '../operations/log-checkpoints';
 import { buyKeyOnChain, developmentAccountKey } from '../operations/payment-buy';
 import { listPayments } from '../operations/payments';
+import { workspaceServiceStore } from '../operations/service-store';
 import { receiptExportChunk } from '../operations/receipts-export';
 import {
   createReport,
@@ -567,7 +568,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return toServiceStatus(control);
     },
 
-    'service.payments': (input) => listPayments(workspace(), { limit: input.limit ?? 200 }),
+    'service.payments': (input) => listPayments(workspaceServiceStore(workspace()), { limit: input.limit ?? 200 }),
 
     'service.buyKey': async (input) => {
       const status = serviceControl().status();

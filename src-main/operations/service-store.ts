@@ -7,7 +7,7 @@ import { postgresServiceStore, sqliteServiceStore } from '../ledger/store/open-s
 import type { ServiceStore } from '../ledger/store';
 import type { Workspace } from './workspace';
 
-export type { ServiceStore, StoreEngine } from '../ledger/store';
+export type { Lease, ServiceStore, StoreEngine } from '../ledger/store';
 export { LeaseLostError, StoreUnavailableError } from '../ledger/store';
 
 const sqliteStores = new WeakMap<Workspace, ServiceStore>();

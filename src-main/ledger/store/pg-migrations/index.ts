@@ -2,6 +2,7 @@
  * The PostgreSQL schema's migrations, in order (pg-migrate.ts runs them). One module per
  * migration, numbered; never edit one that has shipped, add the next.
  */
+import { paymentsMigration } from './0005-payments';
 
 /** One migration: its number, its name and its SQL (several statements). */
 export interface PgMigration {
@@ -11,4 +12,4 @@ export interface PgMigration {
 }
 
 /** Every migration, ascending by version (each owner adds its line). */
-export const PG_MIGRATIONS: readonly PgMigration[] = [];
+export const PG_MIGRATIONS: readonly PgMigration[] = [paymentsMigration];
