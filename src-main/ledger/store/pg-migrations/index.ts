@@ -2,6 +2,7 @@
  * The PostgreSQL schema's migrations, in order (pg-migrate.ts runs them). One module per
  * migration, numbered; never edit one that has shipped, add the next.
  */
+import { migration0001 } from './0001-base';
 import { paymentsMigration } from './0005-payments';
 
 /** One migration: its number, its name and its SQL (several statements). */
@@ -12,4 +13,4 @@ export interface PgMigration {
 }
 
 /** Every migration, ascending by version (each owner adds its line). */
-export const PG_MIGRATIONS: readonly PgMigration[] = [paymentsMigration];
+export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001, paymentsMigration];
