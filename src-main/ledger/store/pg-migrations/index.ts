@@ -3,6 +3,8 @@
  * migration, numbered; never edit one that has shipped, add the next.
  */
 
+import { migration0001 } from './0001-base';
+
 /** One migration: its number, its name and its SQL (several statements). */
 export interface PgMigration {
   readonly version: number;
@@ -11,4 +13,4 @@ export interface PgMigration {
 }
 
 /** Every migration, ascending by version (each owner adds its line). */
-export const PG_MIGRATIONS: readonly PgMigration[] = [];
+export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001];
