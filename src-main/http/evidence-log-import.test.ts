@@ -13,6 +13,7 @@ import { getBundle } from '../ledger/index';
 import { importEvidence } from '../operations/evidence';
 import { openWorkspace } from '../operations/workspace';
 import { startLoggedService, type LoggedService } from '../test-support/logged-service';
+import { stopTestStores } from '../test-support/service-store';
 
 const LOG_NAME = 'logs.example.com/evroom';
 
@@ -37,6 +38,7 @@ describe('a bundle the service served, imported', () => {
   });
   afterAll(async () => {
     await served0.close();
+    await stopTestStores();
   });
 
   async function served(query: string): Promise<string> {

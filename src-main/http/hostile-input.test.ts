@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wearableWorkedExample } from '../../src-shared/formats/wearable/example';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { createTenant, issueApiKey } from '../operations/service-admin';
-import { workspaceServiceStore } from '../operations/service-store';
+import type { ServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
 // What a hostile-input probe of the service found, each over real HTTP on 127.0.0.1 against a
@@ -20,6 +21,7 @@ const EMIT = { agent_did: 'did:web:agent.example.com', input: 'Hello, service.',
 
 let home: string;
 let workspace: Workspace;
+let store: ServiceStore;
 let service: Service;
 let base: string;
 let port: number;
@@ -28,20 +30,24 @@ let scaleKey: string;
 beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-hostile-'));
   workspace = openWorkspace(home);
+  store = await testServiceStore(workspace);
   const { active, listed } = loadServiceKeys(workspace);
   service = await buildService({
     workspace,
+    store,
     signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed },
   });
   base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   port = Number(new URL(base).port);
-  await createTenant(workspaceServiceStore(workspace), 'acme', 'scale');
-  scaleKey = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
+  await createTenant(store, 'acme', 'scale');
+  scaleKey = (await issueApiKey(store, 'acme')).key;
 });
 
 afterAll(async () => {
   await service?.close();
+  await store?.close();
   workspace?.close();
+  await stopTestStores();
   fs.rmSync(home, { recursive: true, force: true });
 });
 
@@ -245,10 +251,12 @@ describe('a service that is closing', () => {
   it('answers a request that arrives while it closes with 503 in PROTOCOL 10 shape', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-closing-'));
     const closingWorkspace = openWorkspace(folder);
+    const closingStore = await testServiceStore(closingWorkspace);
     try {
       const { active, listed } = loadServiceKeys(closingWorkspace);
       const closing = await buildService({
         workspace: closingWorkspace,
+        store: closingStore,
         signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed },
       });
       const address = new URL(await closing.app.listen({ host: '127.0.0.1', port: 0 }));
@@ -271,6 +279,7 @@ describe('a service that is closing', () => {
       expect(parsed.status).toBe(503);
       expectProtocolError(parsed.body, 'unavailable');
     } finally {
+      await closingStore.close();
       closingWorkspace.close();
       fs.rmSync(folder, { recursive: true, force: true });
     }
@@ -281,11 +290,13 @@ describe('a request whose body stops arriving', () => {
   it('is answered 408 in PROTOCOL 10 shape once its time is up, logs no internal fault, and lets the service close', async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-stalled-'));
     const stalledWorkspace = openWorkspace(folder);
+    const stalledStore = await testServiceStore(stalledWorkspace);
     const log: string[] = [];
     try {
       const { active, listed } = loadServiceKeys(stalledWorkspace);
       const stalled = await buildService({
         workspace: stalledWorkspace,
+        store: stalledStore,
         signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed },
         requestTimeoutMs: 400,
         logStream: { write: (line: string) => log.push(line) } as unknown as NodeJS.WritableStream,
@@ -310,8 +321,12 @@ describe('a request whose body stops arriving', () => {
       const closedAt = Date.now();
       await stalled.close();
       expect(Date.now() - closedAt).toBeLessThan(2_000);
+      // The request's own stream ends 'aborted' when its socket closes, which the service may
+      // handle after the close (it did on SQLite, before it on PostgreSQL): wait for it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       expect(log.join('')).not.toContain('internal error');
     } finally {
+      await stalledStore.close();
       stalledWorkspace.close();
       fs.rmSync(folder, { recursive: true, force: true });
     }

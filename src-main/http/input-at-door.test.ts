@@ -3,9 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, issueApiKey } from '../operations/service-admin';
-import { workspaceServiceStore } from '../operations/service-store';
+import type { ServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
 // Inputs that fit a route's schema but not what lies below it (the ledger's instants, a profile
@@ -17,6 +18,7 @@ const did = (length: number): string => `did:web:${'a'.repeat(length - 'did:web:
 describe('inputs refused at the door', () => {
   let directory: string;
   let workspace: Workspace;
+  let store: ServiceStore;
   let service: Service;
   let base: string;
   let key: string;
@@ -24,9 +26,11 @@ describe('inputs refused at the door', () => {
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-door-input-'));
     workspace = openWorkspace(directory);
+    store = await testServiceStore(workspace);
     const keys = loadServiceKeys(workspace);
     service = await buildService({
       workspace,
+      store,
       signer: {
         key_id: keys.active.key_id,
         seed: keys.active.seed,
@@ -35,12 +39,14 @@ describe('inputs refused at the door', () => {
       },
     });
     base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-    await createTenant(workspaceServiceStore(workspace), 'acme', 'enterprise');
-    key = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
+    await createTenant(store, 'acme', 'enterprise');
+    key = (await issueApiKey(store, 'acme')).key;
   });
   afterAll(async () => {
     await service?.close();
+    await store?.close();
     workspace?.close();
+    await stopTestStores();
     fs.rmSync(directory, { recursive: true, force: true });
   });
 

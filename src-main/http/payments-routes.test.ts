@@ -10,8 +10,9 @@ import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test
 import { startPaymentWatcher, type KeyDelivery } from '../operations/payment-watcher';
 import { observePayment, paymentKey } from '../operations/payments';
 import { loadServiceKeys } from '../operations/service-keys';
-import { workspaceServiceStore } from '../operations/service-store';
+import type { ServiceStore } from '../operations/service-store';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
 // The payment routes and bought keys over real HTTP on 127.0.0.1, paid on a real anvil with the real token.
@@ -22,6 +23,7 @@ const START = new Date('2026-11-26T00:00:00Z');
 let testChain: TestChainWithToken;
 let directory: string;
 let workspace: Workspace;
+let store: ServiceStore;
 let service: Service;
 let base: string;
 let clock = START;
@@ -62,9 +64,11 @@ beforeAll(async () => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-payment-routes-'));
   testChain = await startTestChainWithToken();
   workspace = openWorkspace(path.join(directory, 'home'));
+  store = await testServiceStore(workspace);
   const keys = loadServiceKeys(workspace);
   service = await buildService({
     workspace,
+    store,
     signer: {
       key_id: keys.active.key_id,
       seed: keys.active.seed,
@@ -78,7 +82,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.close();
+  await store?.close();
   workspace?.close();
+  await stopTestStores();
   await testChain?.stop();
   fs.rmSync(directory, { recursive: true, force: true });
 });
@@ -86,7 +92,7 @@ afterAll(async () => {
 describe('payments over HTTP', () => {
   it('a bought key emits receipts until its term ends, then answers 401 key_expired', async () => {
     const tx = await pay({ tier: 'pro', contact: 'http-buyer@example.com' }, 99_000_000n);
-    await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+    await observePayment(store, workspace, testChain.chain, tx, {
       confirmations: 1,
       now: START,
     });
@@ -113,7 +119,7 @@ describe('payments over HTTP', () => {
   it('GET /v1/payments/:tx says where a payment stands, never its contact, tenant or key', async () => {
     clock = START;
     const tx = await pay({ tier: 'scale', contact: 'status@example.com' }, 4_990_000_000n);
-    await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+    await observePayment(store, workspace, testChain.chain, tx, {
       confirmations: 1,
       now: START,
     });
@@ -143,7 +149,7 @@ describe('payments over HTTP', () => {
     const sealedTx = await pay({ tier: 'pro', contact: did }, 99_000_000n);
     const mailedTx = await pay({ tier: 'pro', contact: 'mailed@example.com' }, 99_000_000n);
     for (const tx of [sealedTx, mailedTx])
-      await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+      await observePayment(store, workspace, testChain.chain, tx, {
         confirmations: 1,
         now: START,
       });
@@ -151,7 +157,7 @@ describe('payments over HTTP', () => {
 
     const delivered: KeyDelivery[] = [];
     const watcher = startPaymentWatcher({
-      store: workspaceServiceStore(workspace),
+      store,
       workspace,
       chain: testChain.chain,
       confirmations: 1,

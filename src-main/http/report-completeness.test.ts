@@ -12,6 +12,7 @@ import { importEvidence } from '../operations/evidence';
 import { createReport, readKeptReport, readVerifiedReport } from '../operations/report';
 import { openWorkspace, workspaceVerifyContext } from '../operations/workspace';
 import { startLoggedService, type LoggedService } from '../test-support/logged-service';
+import { stopTestStores } from '../test-support/service-store';
 
 const LOG_NAME = 'reports.example.com/log';
 
@@ -30,6 +31,7 @@ describe('completeness in a report of a served bundle', () => {
   });
   afterAll(async () => {
     await served.close();
+    await stopTestStores();
   });
 
   it('states the period complete at the log’s size, signed, and shows it in the HTML', async () => {

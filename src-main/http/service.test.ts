@@ -10,14 +10,16 @@ import type { JsonObject } from '../../src-shared/verify/fields';
 import { ruleD1Payload } from '../../src-shared/verify/signature';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { createTenant, issueApiKey, revokeKeyByPrefix } from '../operations/service-admin';
-import { workspaceServiceStore } from '../operations/service-store';
+import type { ServiceStore } from '../operations/service-store';
 import { loadServiceKeys, rotateServiceKey } from '../operations/service-keys';
 import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { APP_VERSION } from '../version';
 import { buildService, type Service, type ServiceOptions } from './service';
 
-// The service over real HTTP on 127.0.0.1, on a real ledger in a temporary data folder.
+// The service over real HTTP on 127.0.0.1, on a real ledger in a temporary data folder, its
+// store the ledger's or a fresh PostgreSQL database (EVROOM_TEST_STORE, vitest.config.ts).
 
 const BIN = fileURLToPath(new URL('../../bin/evroom.mjs', import.meta.url));
 const node = createNodeCryptoProvider();
@@ -26,6 +28,7 @@ interface Running {
   service: Service;
   base: string;
   workspace: Workspace;
+  store: ServiceStore;
   home: string;
   close(): Promise<void>;
 }
@@ -34,8 +37,10 @@ async function start(directory: string, name: string, options: Partial<ServiceOp
   const home = path.join(directory, name);
   const workspace = openWorkspace(home);
   const keys = loadServiceKeys(workspace);
+  const store = await testServiceStore(workspace);
   const service = await buildService({
     workspace,
+    store,
     signer: {
       key_id: keys.active.key_id,
       seed: keys.active.seed,
@@ -49,9 +54,11 @@ async function start(directory: string, name: string, options: Partial<ServiceOp
     service,
     base: address,
     workspace,
+    store,
     home,
     close: async () => {
       await service.close();
+      await store.close();
       workspace.close();
     },
   };
@@ -86,6 +93,8 @@ function evroom(home: string, args: string[]) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+afterAll(stopTestStores);
+
 const EMIT = { agent_did: 'did:web:agent.example.com', input: 'Hello, service.', content_type: 'text/plain' };
 
 describe('the HTTP service', () => {
@@ -98,11 +107,11 @@ describe('the HTTP service', () => {
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-service-'));
     running = await start(directory, 'main');
-    await createTenant(workspaceServiceStore(running.workspace), 'acme', 'pro');
-    await createTenant(workspaceServiceStore(running.workspace), 'globex', 'scale');
-    proKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'acme')).key;
-    scaleKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'globex')).key;
-    otherKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'globex')).key;
+    await createTenant(running.store, 'acme', 'pro');
+    await createTenant(running.store, 'globex', 'scale');
+    proKey = (await issueApiKey(running.store, 'acme')).key;
+    scaleKey = (await issueApiKey(running.store, 'globex')).key;
+    otherKey = (await issueApiKey(running.store, 'globex')).key;
   });
   afterAll(async () => {
     await running.close();
@@ -235,8 +244,8 @@ describe('the HTTP service', () => {
       body: EMIT,
     });
     expect(guessed.status).toBe(401);
-    const revokedKey = await issueApiKey(workspaceServiceStore(running.workspace), 'acme');
-    await revokeKeyByPrefix(workspaceServiceStore(running.workspace), revokedKey.record.prefix);
+    const revokedKey = await issueApiKey(running.store, 'acme');
+    await revokeKeyByPrefix(running.store, revokedKey.record.prefix);
     expect((await call(running.base, 'POST', '/v1/receipt/emit', { key: revokedKey.key, body: EMIT })).status).toBe(
       401,
     );
@@ -402,8 +411,8 @@ describe('service limits', () => {
   it('counts a pro tenant per month, and rate-limits every route per address', async () => {
     const running = await start(directory, 'pro', { proPerMonth: 2, rateLimitPerMinute: 12 });
     try {
-      await createTenant(workspaceServiceStore(running.workspace), 'acme', 'pro');
-      const { key } = await issueApiKey(workspaceServiceStore(running.workspace), 'acme');
+      await createTenant(running.store, 'acme', 'pro');
+      const { key } = await issueApiKey(running.store, 'acme');
       expect((await call(running.base, 'POST', '/tenants/acme/receipts', { key, body: EMIT })).status).toBe(201);
       expect((await call(running.base, 'POST', '/v1/receipt/emit', { key, body: EMIT })).status).toBe(201);
       const over = await call(running.base, 'POST', '/tenants/acme/receipts', { key, body: EMIT });

@@ -19,11 +19,11 @@ import type { JsonValue } from '../../src-shared/json/types';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { DEFAULT_ZIP_LIMITS } from '../evidence/limits';
 import { openZipArchive } from '../evidence/zip-reader';
-import { listTlogCheckpoints, listTlogLeaves, tlogSize } from '../ledger';
 import { createTenant, issueApiKey } from '../operations/service-admin';
-import { workspaceServiceStore } from '../operations/service-store';
+import type { ServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service, type ServiceOptions } from './service';
 
 const node = createNodeCryptoProvider();
@@ -31,10 +31,13 @@ const sha256 = node.sha256;
 const EMIT = { agent_did: 'did:web:agent.example.com', input: 'Hello, log.', content_type: 'text/plain' };
 const LOG_NAME = 'logs.example.com/evroom';
 
+afterAll(stopTestStores);
+
 interface Running {
   service: Service;
   base: string;
   workspace: Workspace;
+  store: ServiceStore;
   close(): Promise<void>;
 }
 
@@ -44,8 +47,10 @@ const clock = { at: Date.parse('2026-11-02T10:00:00Z') };
 async function start(home: string, options: Partial<ServiceOptions> = {}): Promise<Running> {
   const workspace = openWorkspace(home);
   const keys = loadServiceKeys(workspace);
+  const store = await testServiceStore(workspace);
   const service = await buildService({
     workspace,
+    store,
     signer: {
       key_id: keys.active.key_id,
       seed: keys.active.seed,
@@ -61,8 +66,10 @@ async function start(home: string, options: Partial<ServiceOptions> = {}): Promi
     service,
     base,
     workspace,
+    store,
     close: async () => {
       await service.close();
+      await store.close();
       workspace.close();
     },
   };
@@ -159,12 +166,12 @@ describe('the tenants’ transparency logs', () => {
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-tlog-'));
     running = await start(path.join(directory, 'home'), { freePerDay: 2 });
-    await createTenant(workspaceServiceStore(running.workspace), 'acme', 'scale');
-    await createTenant(workspaceServiceStore(running.workspace), 'globex', 'scale');
-    await createTenant(workspaceServiceStore(running.workspace), 'hooli', 'free');
-    acmeKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'acme')).key;
-    globexKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'globex')).key;
-    freeKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'hooli')).key;
+    await createTenant(running.store, 'acme', 'scale');
+    await createTenant(running.store, 'globex', 'scale');
+    await createTenant(running.store, 'hooli', 'free');
+    acmeKey = (await issueApiKey(running.store, 'acme')).key;
+    globexKey = (await issueApiKey(running.store, 'globex')).key;
+    freeKey = (await issueApiKey(running.store, 'hooli')).key;
   });
   afterAll(async () => {
     await running.close();
@@ -174,20 +181,21 @@ describe('the tenants’ transparency logs', () => {
   it('appends each tenant receipt to its tenant’s log, in issuing order, in the transaction that stores it', async () => {
     const times = ['2026-11-02T10:00:01Z', '2026-11-02T10:00:02Z', '2026-11-02T10:00:03Z'];
     for (const at of times) issued.push(await issue(running.base, 'acme', acmeKey, at));
-    const leaves = listTlogLeaves(running.workspace.ledger.readable, 'acme', 0, 10);
-    expect(leaves.map((leaf) => leaf.leaf_index)).toEqual([0, 1, 2]);
-    expect(leaves.map((leaf) => hexEncode(leaf.leaf_hash))).toEqual(
-      issued.map((document) => hexEncode(leafOf(document))),
-    );
-    expect(leaves.map((leaf) => leaf.issued_at)).toEqual(times.map((at) => Date.parse(at)));
+    const [leaves, receipts] = await running.store.evidence.snapshot('acme', async (reader) => [
+      await reader.nodes(0, 0, 10),
+      await reader.leafReceipts(0, 10),
+    ]);
+    expect(leaves.map((leaf) => leaf.index)).toEqual([0, 1, 2]);
+    expect(leaves.map((leaf) => hexEncode(leaf.hash))).toEqual(issued.map((document) => hexEncode(leafOf(document))));
+    expect(receipts.map((receipt) => receipt.issued_at)).toEqual(times.map((at) => Date.parse(at)));
     // Another tenant's receipts and public receipts are not in acme's log.
     await issue(running.base, 'globex', globexKey, '2026-11-02T10:00:04Z');
     const free = await call(running.base, 'POST', '/v1/receipt/free', {
       body: { input: 'free text', purpose: 'a test' },
     });
     expect(free.status, free.text).toBe(201);
-    expect(tlogSize(running.workspace.ledger.readable, 'acme')).toBe(3);
-    expect(tlogSize(running.workspace.ledger.readable, 'globex')).toBe(1);
+    expect(await running.store.issuance.tlogSize('acme')).toBe(3);
+    expect(await running.store.issuance.tlogSize('globex')).toBe(1);
   });
 
   it('appends nothing for a receipt its quota refuses', async () => {
@@ -198,7 +206,7 @@ describe('the tenants’ transparency logs', () => {
       body: EMIT,
     });
     expect(refused.status).toBe(429);
-    expect(tlogSize(running.workspace.ledger.readable, 'hooli')).toBe(2);
+    expect(await running.store.issuance.tlogSize('hooli')).toBe(2);
   });
 
   it('serves a checkpoint signed by the key /v1/keys lists, covering every receipt issued before it', async () => {
@@ -254,8 +262,8 @@ describe('the tenants’ transparency logs', () => {
     expect(missing.status).toBe(400);
     const foreign = await call(running.base, 'GET', '/tenants/acme/log/proof?index=0&size=3', { key: globexKey });
     expect(foreign.status).toBe(403);
-    await createTenant(workspaceServiceStore(running.workspace), 'initech', 'scale');
-    const initechKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'initech')).key;
+    await createTenant(running.store, 'initech', 'scale');
+    const initechKey = (await issueApiKey(running.store, 'initech')).key;
     const empty = await call(running.base, 'GET', '/tenants/initech/log/proof?index=0&size=1', { key: initechKey });
     expect(empty.status).toBe(404);
     expect(empty.json['error']).toMatchObject({ code: 'not_found' });
@@ -559,29 +567,28 @@ describe('the tenants’ transparency logs', () => {
   it('signs the logs that grew by its timer, without a request asking, and once more as it stops', async () => {
     const home = path.join(directory, 'timer');
     let service = await start(home, { log: { name: LOG_NAME, checkpointMs: 20 } });
-    await createTenant(workspaceServiceStore(service.workspace), 'acme', 'scale');
-    const key = (await issueApiKey(workspaceServiceStore(service.workspace), 'acme')).key;
+    await createTenant(service.store, 'acme', 'scale');
+    const key = (await issueApiKey(service.store, 'acme')).key;
     await issue(service.base, 'acme', key, '2026-11-02T12:00:00Z');
     const deadline = Date.now() + 5_000;
-    while (listTlogCheckpoints(service.workspace.ledger.readable, 'acme').length === 0 && Date.now() < deadline)
+    while ((await service.store.issuance.listCheckpoints('acme')).length === 0 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(listTlogCheckpoints(service.workspace.ledger.readable, 'acme').map((entry) => entry.tree_size)).toEqual([1]);
+    expect((await service.store.issuance.listCheckpoints('acme')).map((entry) => entry.tree_size)).toEqual([1]);
     await service.close();
     // A receipt stored after the last tick is signed as the service stops.
     service = await start(home, { log: { name: LOG_NAME, checkpointMs: 60_000 } });
     await issue(service.base, 'acme', key, '2026-11-02T12:00:01Z');
     await service.service.close();
-    expect(listTlogCheckpoints(service.workspace.ledger.readable, 'acme').map((entry) => entry.tree_size)).toEqual([
-      1, 2,
-    ]);
+    expect((await service.store.issuance.listCheckpoints('acme')).map((entry) => entry.tree_size)).toEqual([1, 2]);
+    await service.store.close();
     service.workspace.close();
   });
 
   it('never signs two roots for one size, across a restart', async () => {
     const home = path.join(directory, 'restart');
     let service = await start(home);
-    await createTenant(workspaceServiceStore(service.workspace), 'acme', 'scale');
-    const key = (await issueApiKey(workspaceServiceStore(service.workspace), 'acme')).key;
+    await createTenant(service.store, 'acme', 'scale');
+    const key = (await issueApiKey(service.store, 'acme')).key;
     await issue(service.base, 'acme', key, '2026-11-02T11:00:00Z');
     await issue(service.base, 'acme', key, '2026-11-02T11:00:01Z');
     const before = await checkpointOf(service.base, 'acme', key);
@@ -594,7 +601,7 @@ describe('the tenants’ transparency logs', () => {
       await issue(service.base, 'acme', key, '2026-11-02T11:00:02Z');
       const grown = await checkpointOf(service.base, 'acme', key);
       expect(grown.checkpoint.size).toBe(3);
-      const sizes = listTlogCheckpoints(service.workspace.ledger.readable, 'acme').map((entry) => entry.tree_size);
+      const sizes = (await service.store.issuance.listCheckpoints('acme')).map((entry) => entry.tree_size);
       expect(sizes).toEqual([2, 3]);
       // The log key survived the restart: the same vkey.
       expect(await vkeyOf(service.base)).toBe(vkey);

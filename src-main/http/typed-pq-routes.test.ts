@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { b64Decode, b64uEncode } from '../../src-shared/crypto';
 import { loadServiceKeys } from '../operations/service-keys';
 import { pinKey } from '../operations/trust';
+import type { ServiceStore } from '../operations/service-store';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
 // The typed alias POST /verify over real HTTP on 127.0.0.1, with the real producer's documents
@@ -18,15 +20,18 @@ const read = (file: string): string => fs.readFileSync(dir + file, 'utf8');
 describe.each([0, 1])('typed-pq over the verify routes (verify threads: %i)', (verifyThreads) => {
   let directory: string;
   let workspace: Workspace;
+  let store: ServiceStore;
   let service: Service;
   let base: string;
 
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-typed-pq-routes-'));
     workspace = openWorkspace(path.join(directory, 'home'));
+    store = await testServiceStore(workspace);
     const keys = loadServiceKeys(workspace);
     service = await buildService({
       workspace,
+      store,
       signer: {
         key_id: keys.active.key_id,
         seed: keys.active.seed,
@@ -39,7 +44,9 @@ describe.each([0, 1])('typed-pq over the verify routes (verify threads: %i)', (v
   });
   afterAll(async () => {
     await service.close();
+    await store?.close();
     workspace.close();
+    await stopTestStores();
     fs.rmSync(directory, { recursive: true, force: true });
   });
 

@@ -5,8 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJsonBytes } from '../../src-shared/json';
 import type { Report } from '../../src-shared/verify/report';
 import { loadServiceKeys } from '../operations/service-keys';
+import type { ServiceStore } from '../operations/service-store';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { tryLoadCorpus, type CorpusCase } from '../test-support/conformance-corpus';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
 // The conformance corpus made from the real producers (test-vectors/, issue 24) through the
@@ -55,15 +57,18 @@ function expectCase(report: Report, entry: CorpusCase, door: string): void {
 describe.each([0, 1])('the conformance corpus through the service (verify threads: %i)', (verifyThreads) => {
   let directory: string;
   let workspace: Workspace;
+  let store: ServiceStore;
   let service: Service;
   let base: string;
 
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-verify-corpus-'));
     workspace = openWorkspace(path.join(directory, 'home'));
+    store = await testServiceStore(workspace);
     const keys = loadServiceKeys(workspace);
     service = await buildService({
       workspace,
+      store,
       signer: {
         key_id: keys.active.key_id,
         seed: keys.active.seed,
@@ -78,7 +83,9 @@ describe.each([0, 1])('the conformance corpus through the service (verify thread
   });
   afterAll(async () => {
     await service?.close();
+    await store?.close();
     workspace?.close();
+    await stopTestStores();
     if (directory) fs.rmSync(directory, { recursive: true, force: true });
   });
 

@@ -8,7 +8,9 @@ import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { standardReceiptFile } from '../operations/import-test-support';
 import { loadServiceKeys } from '../operations/service-keys';
 import { pinKey } from '../operations/trust';
+import type { ServiceStore } from '../operations/service-store';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
 // The verify routes' keys over real HTTP on 127.0.0.1, on a real ledger in a temporary folder:
@@ -25,6 +27,7 @@ const publicB = node.ed25519PublicKey(seedB);
 describe.each([0, 1])('the verify routes and the keys sent with a document (verify threads: %i)', (verifyThreads) => {
   let directory: string;
   let workspace: Workspace;
+  let store: ServiceStore;
   let service: Service;
   let base: string;
   let serviceKey: { key_id: string; public_key: Uint8Array };
@@ -32,6 +35,7 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-verify-keys-'));
     workspace = openWorkspace(path.join(directory, 'home'));
+    store = await testServiceStore(workspace);
     const keys = loadServiceKeys(workspace);
     // The service's own key ids are did:keys, which name their own key; a listed did:svc key
     // (as an operator could list) is what a sent key can contradict.
@@ -42,6 +46,7 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
     ];
     service = await buildService({
       workspace,
+      store,
       signer: { key_id: keys.active.key_id, seed: keys.active.seed, public_key: keys.active.public_key, listed },
       verifyThreads,
     });
@@ -49,7 +54,9 @@ describe.each([0, 1])('the verify routes and the keys sent with a document (veri
   });
   afterAll(async () => {
     await service.close();
+    await store?.close();
     workspace.close();
+    await stopTestStores();
     fs.rmSync(directory, { recursive: true, force: true });
   });
 

@@ -8,13 +8,13 @@ import { buildSamples, SAMPLES_NOW } from '../operations/samples';
 import { createHash } from 'node:crypto';
 import { jcs } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
-import { getReceipt } from '../ledger';
 import { toVerifiedReceipt, verifyReceiptBytes } from '../core/receipt-facts';
 import { createTenant, issueApiKey } from '../operations/service-admin';
-import { workspaceServiceStore } from '../operations/service-store';
+import type { ServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { pinKey, unpinKey } from '../operations/trust';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
 // The verify route answers the same, byte for byte, whether its requests are verified on the
@@ -22,9 +22,16 @@ import { buildService, type Service } from './service';
 // HTTP on 127.0.0.1, every sample of every format, with and without its keys, and bad bodies.
 // The check of what the service issues runs on the same workers and stores the same reports.
 
+/** The trust judgement of a stored report (its `trust.status`); '' when there is none. */
+function trustOf(reportJson: string | undefined): string {
+  if (reportJson === undefined) return '';
+  return (JSON.parse(reportJson) as { trust?: { status?: string } }).trust?.status ?? '';
+}
+
 describe('the verify route on worker threads', () => {
   let directory: string;
   let workspace: Workspace;
+  let store: ServiceStore;
   const services: { service: Service; base: string }[] = [];
   const samples = buildSamples();
   let signer: { key_id: string; public_key: Uint8Array };
@@ -34,14 +41,16 @@ describe('the verify route on worker threads', () => {
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-verify-pool-'));
     workspace = openWorkspace(path.join(directory, 'home'));
+    store = await testServiceStore(workspace);
     const keys = loadServiceKeys(workspace);
     signer = keys.active;
-    await createTenant(workspaceServiceStore(workspace), 'acme', 'scale');
-    apiKey = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
+    await createTenant(store, 'acme', 'scale');
+    apiKey = (await issueApiKey(store, 'acme')).key;
     const now = new Date(SAMPLES_NOW);
     for (const verifyThreads of [0, 2]) {
       const service = await buildService({
         workspace,
+        store,
         signer: {
           key_id: keys.active.key_id,
           seed: keys.active.seed,
@@ -56,7 +65,9 @@ describe('the verify route on worker threads', () => {
   });
   afterAll(async () => {
     for (const { service } of services) await service.close();
+    await store?.close();
     workspace.close();
+    await stopTestStores();
     fs.rmSync(directory, { recursive: true, force: true });
   });
 
@@ -162,15 +173,14 @@ describe('the verify route on worker threads', () => {
             body: JSON.stringify(document),
           }).then((answer) => answer.json())) as { status: string };
           expect(verified.status).toBe('PASS');
-          const row = getReceipt(
-            workspace.ledger.readable,
+          const row = await store.issuance.issued(
             createHash('sha256')
               .update(jcs(document as JsonValue))
               .digest('hex'),
           );
           expect(row?.status).toBe('PASS');
-          expect(JSON.stringify(row?.report)).toBe(expected(row?.raw ?? new Uint8Array()).json);
-          seen.add(row?.trust ?? '');
+          expect(row?.report_json).toBe(expected(row?.raw ?? new Uint8Array()).json);
+          seen.add(trustOf(row?.report_json));
         }
         trusts.push([...seen].join(','));
       }
@@ -191,6 +201,7 @@ describe('the verify route on worker threads', () => {
     const now = new Date(SAMPLES_NOW);
     const stopped = await buildService({
       workspace,
+      store,
       signer: {
         key_id: keys.active.key_id,
         seed: keys.active.seed,
@@ -230,8 +241,7 @@ describe('the verify route on worker threads', () => {
       });
       const text = await issued.text();
       expect(issued.status, text).toBe(201);
-      const row = getReceipt(
-        workspace.ledger.readable,
+      const row = await store.issuance.issued(
         createHash('sha256')
           .update(jcs(JSON.parse(text) as JsonValue))
           .digest('hex'),
@@ -255,6 +265,7 @@ describe('the verify route on worker threads', () => {
     const now = new Date(SAMPLES_NOW);
     const service = await buildService({
       workspace,
+      store,
       signer: {
         key_id: keys.active.key_id,
         seed: keys.active.seed,

@@ -7,16 +7,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTenant, issueApiKey } from '../operations/service-admin';
-import { workspaceServiceStore } from '../operations/service-store';
+import type { ServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { buildService, type Service } from '../http/service';
+import { testServiceStore } from './service-store';
 
 /** A running service with a tenant `acme` and its API key. */
 export interface LoggedService {
   /** A temporary folder the service's data folder is in; other workspaces may go beside it. */
   directory: string;
   workspace: Workspace;
+  /** The service's store (testServiceStore: SQLite, or PostgreSQL under EVROOM_TEST_STORE). */
+  store: ServiceStore;
   service: Service;
   base: string;
   key: string;
@@ -41,8 +44,10 @@ export async function startLoggedService(options: {
   const workspace = openWorkspace(path.join(directory, 'service'));
   const clock = { at: Date.parse(options.start) };
   const keys = loadServiceKeys(workspace);
+  const store = await testServiceStore(workspace);
   const service = await buildService({
     workspace,
+    store,
     signer: {
       key_id: keys.active.key_id,
       seed: keys.active.seed,
@@ -53,8 +58,8 @@ export async function startLoggedService(options: {
     log: { name: options.logName, checkpointMs: 60_000 },
   });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-  await createTenant(workspaceServiceStore(workspace), 'acme', 'scale');
-  const key = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
+  await createTenant(store, 'acme', 'scale');
+  const key = (await issueApiKey(store, 'acme')).key;
   const emit = {
     agent_did: 'did:web:agent.example.com',
     input: `Hello, ${options.logName}.`,
@@ -63,6 +68,7 @@ export async function startLoggedService(options: {
   return {
     directory,
     workspace,
+    store,
     service,
     base,
     key,
@@ -78,6 +84,7 @@ export async function startLoggedService(options: {
     get: (route) => fetch(`${base}/tenants/acme/${route}`, { headers: { authorization: `Bearer ${key}` } }),
     async close() {
       await service.close();
+      await store.close();
       workspace.close();
       fs.rmSync(directory, { recursive: true, force: true });
     },

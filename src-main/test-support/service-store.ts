@@ -17,21 +17,32 @@ import { startTestPostgres, type TestPostgres } from './postgres';
 export const TEST_STORE_ENGINE: StoreEngine = process.env.EVROOM_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
 let server: Promise<TestPostgres> | undefined;
+/** The database of each data folder: a folder opened again (a restart) finds its data again. */
+const databases = new Map<string, Promise<string>>();
 
 /**
- * A store for a service over `workspace`: its SQLite store, or a store on a fresh PostgreSQL
- * database (the server starts on first use and stops with {@link stopTestStores} or the process).
+ * A store for a service over `workspace`: its SQLite store, or a store on a PostgreSQL database
+ * of its own (the server starts on first use and stops with {@link stopTestStores} or the
+ * process). As the SQLite store, the database belongs to the workspace's data folder: a new
+ * folder gets a fresh database, the same folder opened again gets the same database. The
+ * caller closes the store.
  */
 export async function testServiceStore(workspace: Workspace): Promise<ServiceStore> {
   if (TEST_STORE_ENGINE === 'sqlite') return workspaceServiceStore(workspace);
   server ??= startTestPostgres();
-  const postgres = await server;
-  return openServiceStore(workspace, await postgres.createDatabase());
+  const postgres = server;
+  let database = databases.get(workspace.dataDirectory);
+  if (database === undefined) {
+    database = postgres.then((running) => running.createDatabase());
+    databases.set(workspace.dataDirectory, database);
+  }
+  return openServiceStore(workspace, await database);
 }
 
 /** Stops the PostgreSQL server of this process, if one was started (afterAll of a test file). */
 export async function stopTestStores(): Promise<void> {
   const running = server;
   server = undefined;
+  databases.clear();
   if (running !== undefined) await (await running).stop();
 }

@@ -14,9 +14,10 @@ import { verifyAnchor } from '../../anchor/verify-anchor';
 import { submitAnchor } from '../../operations/anchor-submit';
 import { describeError, HTTP_STATUS_OF_KIND } from '../../operations/errors';
 import { authenticate, createTenant, issueApiKey, revokeKeyByPrefix } from '../../operations/service-admin';
-import { workspaceServiceStore } from '../../operations/service-store';
+import type { ServiceStore } from '../../operations/service-store';
 import { loadServiceKeys } from '../../operations/service-keys';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
+import { stopTestStores, testServiceStore } from '../../test-support/service-store';
 import { buildService, type Service } from '../service';
 
 // The anchor routes over real HTTP on 127.0.0.1, a real ledger and a real anvil.
@@ -29,6 +30,7 @@ interface Running {
   service: Service;
   base: string;
   workspace: Workspace;
+  store: ServiceStore;
   engine?: AnchorEngine;
 }
 
@@ -36,8 +38,10 @@ async function start(home: string, engine: ((workspace: Workspace) => AnchorEngi
   const workspace = openWorkspace(home);
   const keys = loadServiceKeys(workspace);
   const made = engine?.(workspace);
+  const store = await testServiceStore(workspace);
   const service = await buildService({
     workspace,
+    store,
     signer: {
       key_id: keys.active.key_id,
       seed: keys.active.seed,
@@ -47,7 +51,7 @@ async function start(home: string, engine: ((workspace: Workspace) => AnchorEngi
     ...(made === undefined ? {} : { anchor: made }),
   });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-  return { service, base, workspace, ...(made === undefined ? {} : { engine: made }) };
+  return { service, base, workspace, store, ...(made === undefined ? {} : { engine: made }) };
 }
 
 async function call(
@@ -86,21 +90,23 @@ describe('the anchor routes', () => {
         new AnchorEngine({ ledger: workspace.ledger, chain, account, network: 'anvil-local', intervalMs: 60_000 }),
     );
     for (const tier of ['free', 'pro', 'scale', 'enterprise'] as const) {
-      await createTenant(workspaceServiceStore(running.workspace), tier, tier);
-      keys[tier] = (await issueApiKey(workspaceServiceStore(running.workspace), tier)).key;
+      await createTenant(running.store, tier, tier);
+      keys[tier] = (await issueApiKey(running.store, tier)).key;
     }
-    keys.revoked = (await issueApiKey(workspaceServiceStore(running.workspace), 'pro')).key;
-    await revokeKeyByPrefix(workspaceServiceStore(running.workspace), keys.revoked.slice(0, 'svc_pro_'.length + 8));
+    keys.revoked = (await issueApiKey(running.store, 'pro')).key;
+    await revokeKeyByPrefix(running.store, keys.revoked.slice(0, 'svc_pro_'.length + 8));
     bare = await start(path.join(directory, 'bare'), undefined);
-    await createTenant(workspaceServiceStore(bare.workspace), 'pro', 'pro');
-    keys.bare = (await issueApiKey(workspaceServiceStore(bare.workspace), 'pro')).key;
+    await createTenant(bare.store, 'pro', 'pro');
+    keys.bare = (await issueApiKey(bare.store, 'pro')).key;
   });
   afterAll(async () => {
     for (const service of [running, bare]) {
       await service?.service.close();
       await service?.engine?.stop();
+      await service?.store.close();
       service?.workspace.close();
     }
+    await stopTestStores();
     await anvil?.stop();
     fs.rmSync(directory, { recursive: true, force: true });
   });
@@ -120,7 +126,7 @@ describe('the anchor routes', () => {
 
   it('refuses a tier that does not anchor once, in the operation, with the one status 403 (PROTOCOL 8)', async () => {
     const body = { canonical_sha256: b64uEncode(digestOf('free tier')) };
-    const caller = await authenticate(workspaceServiceStore(running.workspace), keys.free!);
+    const caller = await authenticate(running.store, keys.free!);
     expect(caller?.key.tier).toBe('free');
     let thrown: unknown;
     try {

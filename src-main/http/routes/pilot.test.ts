@@ -12,9 +12,10 @@ import {
 import { jcs } from '../../../src-shared/json';
 import type { RosettaAnswerObligation } from '../../operations/rosetta';
 import { createTenant, issueApiKey } from '../../operations/service-admin';
-import { workspaceServiceStore } from '../../operations/service-store';
+import type { ServiceStore } from '../../operations/service-store';
 import { loadServiceKeys } from '../../operations/service-keys';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
+import { stopTestStores, testServiceStore } from '../../test-support/service-store';
 import { buildService, type Service } from '../service';
 
 // The pilot routes over real HTTP on 127.0.0.1, on a real workspace (SQLite ledger, service key)
@@ -22,6 +23,7 @@ import { buildService, type Service } from '../service';
 
 let home: string;
 let workspace: Workspace;
+let store: ServiceStore;
 let service: Service;
 let base: string;
 let partnerKey: string;
@@ -30,21 +32,25 @@ let plainKey: string;
 beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-pilot-'));
   workspace = openWorkspace(home);
+  store = await testServiceStore(workspace);
   const { active, listed } = loadServiceKeys(workspace);
   service = await buildService({
     workspace,
+    store,
     signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed },
   });
   base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-  await createTenant(workspaceServiceStore(workspace), 'partner-co', 'pro');
-  await createTenant(workspaceServiceStore(workspace), 'plain-co', 'pro');
-  partnerKey = (await issueApiKey(workspaceServiceStore(workspace), 'partner-co', ['partner'])).key;
-  plainKey = (await issueApiKey(workspaceServiceStore(workspace), 'plain-co')).key;
+  await createTenant(store, 'partner-co', 'pro');
+  await createTenant(store, 'plain-co', 'pro');
+  partnerKey = (await issueApiKey(store, 'partner-co', ['partner'])).key;
+  plainKey = (await issueApiKey(store, 'plain-co')).key;
 });
 
 afterAll(async () => {
   await service?.close();
+  await store?.close();
   workspace?.close();
+  await stopTestStores();
   fs.rmSync(home, { recursive: true, force: true });
 });
 
