@@ -146,6 +146,23 @@ describe.each([
     expect(await store.tlogSize('acme')).toBe(4);
   });
 
+  it('reads an issued receipt back by its hash: its bytes and its report at issuance', async () => {
+    const quota = { subject: 'tenant:acme', period: '2026-06', limit: 1 };
+    const [kept, refused] = [item('acme', { quota }), item('acme', { quota })];
+    await store.commit([kept, refused]);
+    const found = await store.issued(kept.row.receipt_sha256);
+    expect({ ...found, raw: hex(found?.raw ?? new Uint8Array()) }).toEqual({
+      receipt_sha256: kept.row.receipt_sha256,
+      raw: hex(kept.row.raw),
+      format: 'profile/standard',
+      status: 'PASS',
+      report_json: '{"status":"PASS"}',
+    });
+    expect(found?.raw).toBeInstanceOf(Uint8Array);
+    expect(await store.issued(refused.row.receipt_sha256)).toBeUndefined();
+    await expect(store.issued('not a hash')).rejects.toThrow(RangeError);
+  });
+
   it('uses a nonce once, and a receipt refused for its nonce uses no quota', async () => {
     const quota = { subject: 'tenant:acme', period: '2026-06', limit: 2 };
     const first = await store.commit([

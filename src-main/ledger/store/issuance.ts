@@ -36,6 +36,19 @@ export interface IssuedRow {
   ref: string;
 }
 
+/** An issued receipt as the store keeps it (read back by its hash). */
+export interface IssuedRecord {
+  /** Lowercase hex SHA-256 of the document's JCS form. */
+  receipt_sha256: string;
+  /** The JCS bytes as issued. */
+  raw: Uint8Array;
+  format: string;
+  /** The report's status at issuance. */
+  status: string;
+  /** The report at issuance (SerializedReport.json). */
+  report_json: string;
+}
+
 /** A quota a receipt counts against: at most `limit` receipts for `subject` in `period`. */
 export interface IssueQuota {
   subject: string;
@@ -128,6 +141,8 @@ export interface IssuanceStore {
    * @throws StoreUnavailableError when the database cannot be reached (nothing stored)
    */
   commit(items: readonly IssueItem[]): Promise<IssueOutcome[]>;
+  /** The issued receipt of this hash (lowercase hex), if the store holds it. */
+  issued(receiptSha256: string): Promise<IssuedRecord | undefined>;
   /** The number of leaves of a tenant's log. */
   tlogSize(tenantId: string): Promise<number>;
   /** The logs (of every tenant) that grew past their newest checkpoint, by tenant id. */

@@ -467,6 +467,22 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
         return commitOneByOne(items);
       }
     },
+    issued: async (receiptSha256) => {
+      const hash = checkHex64(receiptSha256, 'receiptSha256');
+      return pool.read(async (reader) => {
+        const { rows } = await reader.query<{
+          receipt_sha256: string;
+          raw: Uint8Array;
+          format: string;
+          status: string;
+          report_json: string;
+        }>('SELECT receipt_sha256, raw, format, status, report_json FROM issued_receipts WHERE receipt_sha256 = $1', [
+          hash,
+        ]);
+        const row = rows[0];
+        return row === undefined ? undefined : { ...row, raw: bytes(row.raw) };
+      });
+    },
     tlogSize: async (tenantId) => {
       const tenant = checkTenant(tenantId);
       return pool.read((reader) => logSize(reader, tenant));

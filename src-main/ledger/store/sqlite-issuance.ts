@@ -10,7 +10,7 @@
  * here is an ordinary ledger receipt whose source is `service` with the item's ref.
  */
 import { tlogConsistencyProof, tlogInclusionProof, tlogRoot } from '../../../src-shared/crypto/tlog';
-import { insertReceipts, type NewReceipt } from '../receipts';
+import { getReceipt, insertReceipts, type NewReceipt } from '../receipts';
 import { consumeQuota, recordWearableNonce } from '../service-state';
 import {
   appendTlogLeaves,
@@ -24,6 +24,7 @@ import {
   tlogSize,
   tlogsToSign,
 } from '../tlog';
+import { checkHex64 } from '../checks';
 import type { WritableDB } from '../database';
 import type { SqliteStoreDeps } from './deps';
 import type { IssuanceStore, IssueItem, IssueOutcome, IssueRefusal } from './issuance';
@@ -159,6 +160,13 @@ export function sqliteIssuance(deps: SqliteStoreDeps): IssuanceStore {
           };
         }),
       ),
+    issued: (receiptSha256) =>
+      settle(() => {
+        const found = getReceipt(ledger.readable, checkHex64(receiptSha256, 'receiptSha256'));
+        if (found === undefined) return undefined;
+        const { receipt_sha256, raw, format, status, report } = found;
+        return { receipt_sha256, raw, format, status, report_json: JSON.stringify(report) };
+      }),
     tlogSize: (tenantId) => settle(() => tlogSize(ledger.readable, tenantId)),
     tlogsToSign: () => settle(() => tlogsToSign(ledger.readable)),
     checkpointDue: (tenantId, emptyToo) =>
