@@ -350,7 +350,11 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
 
   app.setErrorHandler(async (error, request, reply) => {
     const answer = errorAnswer(error);
-    if (answer.internal) request.log.error({ ref: answer.internal.ref, err: answer.internal }, 'internal error');
+    // A body whose client went away (its socket closed: a request timed out with 408, or the
+    // client hung up) ends its stream 'aborted': no fault of the service, and no one to answer.
+    const gone = request.raw.aborted && (error as { code?: unknown }).code === 'ECONNRESET';
+    if (answer.internal && !gone)
+      request.log.error({ ref: answer.internal.ref, err: answer.internal }, 'internal error');
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   app.setNotFoundHandler(async (request, reply) =>
