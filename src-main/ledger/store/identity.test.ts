@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../test-support/postgres';
 import { auditRowHash, GENESIS_SHA256 } from '../audit-log';
 import { openLedger, type Ledger } from '../open-ledger';
