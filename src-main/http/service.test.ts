@@ -13,6 +13,7 @@ import { createTenant, issueApiKey, revokeKeyByPrefix } from '../operations/serv
 import { workspaceServiceStore } from '../operations/service-store';
 import { loadServiceKeys, rotateServiceKey } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { APP_VERSION } from '../version';
 import { buildService, type Service, type ServiceOptions } from './service';
 
 // The service over real HTTP on 127.0.0.1, on a real ledger in a temporary data folder.
@@ -189,6 +190,18 @@ describe('the HTTP service', () => {
     const key = keys.keys.find((entry) => entry.key_id === document.key_id);
     expect(key).toBeDefined();
     expect(node.ed25519Verify(b64uDecode(String(document.sig_b64u)), digest, b64uDecode(key!.public_key))).toBe(true);
+  });
+
+  it('lists its one node in /status (SQLite), with its version and ISO times', async () => {
+    const document = (await call(running.base, 'GET', '/status')).json as JsonObject;
+    expect(document.nodes).toEqual([
+      {
+        id: expect.stringMatching(new RegExp(`^[A-Za-z0-9.-]+-${process.pid}-[0-9a-f]{4}$`)),
+        version: APP_VERSION,
+        started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        heartbeat_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
+    ]);
   });
 
   it('answers verify with a report for any body, duplicate names MALFORMED, and {document, keys}', async () => {
