@@ -144,6 +144,21 @@ describe.each([
     expect(next.map(reason)).toEqual(['quota_exceeded', 'stored']);
     expect(stored(next[1])?.quotaUsed).toBe(1);
     expect(await store.tlogSize('acme')).toBe(4);
+    // A quota with room for a whole group counts each of its receipts in the group's order.
+    const august = { ...quota, period: '2026-08', limit: 5 };
+    const roomy = await store.commit([
+      item('acme', { quota: august }),
+      item('beta'),
+      item('acme', { quota: august }),
+      item('acme', { quota: august }),
+    ]);
+    expect(roomy.map((outcome) => stored(outcome)?.quotaUsed)).toEqual([1, undefined, 2, 3]);
+    const edge = await store.commit([
+      item('acme', { quota: august }),
+      item('acme', { quota: august }),
+      item('acme', { quota: august }),
+    ]);
+    expect(edge.map((outcome) => stored(outcome)?.quotaUsed)).toEqual([4, 5, undefined]);
   });
 
   it('uses a nonce once, and a receipt refused for its nonce uses no quota', async () => {

@@ -3,9 +3,10 @@
  *
  * A group commit is one read-committed transaction (pg-migrations/0003-issuance.ts):
  * - each item's quota is consumed by one upsert that adds 1 only while `used < limit`, so a quota
- *   is exact whichever node counts it (no row back: used up); items are counted in the order of
- *   their quota subject (and, within one, of the batch), so two nodes' transactions lock quota
- *   rows in one order;
+ *   is exact whichever node counts it (no row back: used up); the items of one quota in a batch
+ *   are counted by one such upsert adding them all while the quota has room for all (else one by
+ *   one); items are counted in the order of their quota subject (and, within one, of the batch),
+ *   so two nodes' transactions lock quota rows in one order;
  * - its nonce is inserted with ON CONFLICT DO NOTHING (no row: used before, by any node; the
  *   quota it took is given back in the same transaction);
  * - the accepted rows go into issued_receipts in one statement;
@@ -366,17 +367,55 @@ async function appendLeaves(
     );
 }
 
-/** The order items are counted in: by quota subject and period (one lock order for every node), else as given. */
-function countingOrder(items: readonly IssueItem[]): number[] {
+/**
+ * The items in the order they are counted: by quota subject and period (one lock order for every
+ * node), else as given; in runs that one statement may count together (one quota, no nonces).
+ */
+function countingRuns(items: readonly IssueItem[]): number[][] {
   const quotaKey = (item: IssueItem): string =>
-    item.quota === undefined ? '\uffff' : `${item.quota.subject}\u0000${item.quota.period}`;
-  return items
+    item.quota === undefined ? '\uffff' : `${item.quota.subject}\u0000${item.quota.period}\u0000${item.quota.limit}`;
+  const order = items
     .map((_, index) => index)
     .sort((a, b) => {
       const left = quotaKey(items[a] as IssueItem);
       const right = quotaKey(items[b] as IssueItem);
       return left < right ? -1 : left > right ? 1 : a - b;
     });
+  const runs: number[][] = [];
+  let run: number[] = [];
+  let runKey: string | undefined;
+  for (const index of order) {
+    const item = items[index] as IssueItem;
+    const together = item.quota !== undefined && item.nonce === undefined;
+    const itemKey = together ? quotaKey(item) : undefined;
+    if (itemKey === undefined || itemKey !== runKey) {
+      if (run.length > 0) runs.push(run);
+      run = [];
+    }
+    run.push(index);
+    runKey = itemKey;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+/**
+ * Consumes `count` uses of a quota at once, all or none, in one upsert (exact across nodes): the
+ * uses after them, or undefined when fewer than `count` are left.
+ */
+async function consumeQuotaRun(
+  writer: PgWriter,
+  quota: NonNullable<IssueItem['quota']>,
+  count: number,
+): Promise<number | undefined> {
+  const { rows } = await writer.query<{ used: unknown }>(
+    `INSERT INTO quota_usage (subject, period, used) SELECT $1, $2, $4::bigint WHERE $4::bigint <= $3::bigint
+     ON CONFLICT (subject, period) DO UPDATE SET used = quota_usage.used + $4::bigint
+       WHERE quota_usage.used + $4::bigint <= $3::bigint
+     RETURNING used`,
+    [quota.subject, quota.period, quota.limit, count],
+  );
+  return rows[0] === undefined ? undefined : int(rows[0].used);
 }
 
 /** The issuance domain on PostgreSQL. */
@@ -387,11 +426,24 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
   const commitTogether = (items: readonly IssueItem[]): Promise<Outcome[]> =>
     pool.write(async (writer) => {
       const outcomes: Outcome[] = items.map(() => ({ stored: true, id: 0 }));
-      for (const index of countingOrder(items)) {
-        const checked = await checkUse(writer, items[index] as IssueItem);
-        outcomes[index] = checked.ok
-          ? { stored: true, id: 0, ...(checked.quotaUsed === undefined ? {} : { quotaUsed: checked.quotaUsed }) }
-          : { stored: false, reason: checked.reason };
+      for (const run of countingRuns(items)) {
+        // A run of one quota's items is counted by one statement while the quota has room for
+        // all of them; else (at its edge) one by one, as a run of one.
+        const quota = (items[run[0] as number] as IssueItem).quota;
+        const used =
+          run.length > 1 && quota !== undefined ? await consumeQuotaRun(writer, quota, run.length) : undefined;
+        if (used !== undefined) {
+          run.forEach((index, position) => {
+            outcomes[index] = { stored: true, id: 0, quotaUsed: used - run.length + position + 1 };
+          });
+          continue;
+        }
+        for (const index of run) {
+          const checked = await checkUse(writer, items[index] as IssueItem);
+          outcomes[index] = checked.ok
+            ? { stored: true, id: 0, ...(checked.quotaUsed === undefined ? {} : { quotaUsed: checked.quotaUsed }) }
+            : { stored: false, reason: checked.reason };
+        }
       }
       const accepted = items.flatMap((item, index) => (outcomes[index]?.stored === true ? [index] : []));
       const ids = await insertRows(
