@@ -187,6 +187,20 @@ describe.each([
     expect(await store.tlogSize('acme')).toBe(2);
   });
 
+  it('stores a receipt once and logs it once, however often it is committed', async () => {
+    const once = item('acme');
+    const [second, third] = [item('acme'), item('acme')];
+    const first = await store.commit([once, second]);
+    const again = await store.commit([once, third, once]);
+    expect(again.map(reason)).toEqual(['stored', 'stored', 'stored']);
+    expect(stored(again[0])?.id).toBe(stored(first[0])?.id);
+    expect(stored(again[2])?.id).toBe(stored(first[0])?.id);
+    expect(await store.tlogSize('acme')).toBe(3);
+    const memory = new TlogMemory(sha256);
+    for (const entry of [once, second, third]) memory.append(entry.leaf?.hash as Uint8Array);
+    expect(hex((await store.checkpointDue('acme', false)).due?.root as Uint8Array)).toBe(hex(memory.root()));
+  });
+
   it('keeps a checkpoint per size, the first one kept when a size is signed again', async () => {
     expect((await store.checkpointDue('acme', false)).due).toBeUndefined();
     const empty = await store.checkpointDue('acme', true);
