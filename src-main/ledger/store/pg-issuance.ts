@@ -187,7 +187,7 @@ async function newestCheckpoint(reader: PgReader, tenant: string): Promise<TlogC
 function checkItem(item: IssueItem): void {
   const { row } = item;
   checkHex64(row.receipt_sha256, 'receipt_sha256');
-  if (!(row.raw instanceof Uint8Array) || row.raw.length === 0) throw new TypeError('raw must be non-empty bytes');
+  if (!(row.raw instanceof Uint8Array)) throw new TypeError('raw must be a Uint8Array');
   checkText(row.ref, 'ref', 1024);
   if (row.issued_at !== null) checkInteger(row.issued_at, 'issued_at', Number.MIN_SAFE_INTEGER);
   if (item.quota !== undefined) {
