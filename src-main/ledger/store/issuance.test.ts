@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { TlogMemory, tlogConsistencyProof, tlogLeafHash } from '../../../src-shared/crypto/tlog';
 import { startTestPostgres, type TestPostgres } from '../../test-support/postgres';
 import { LedgerError } from '../errors';
+import { StoreUnavailableError } from './errors';
 import { openLedger, type Ledger } from '../open-ledger';
 import { insertTenant } from '../service-state';
 import type { IssuanceStore, IssueItem, IssueOutcome } from './issuance';
@@ -411,5 +412,24 @@ describe('two nodes on one PostgreSQL database', () => {
     expect(outcomes.filter((outcome) => outcome === 'stored')).toHaveLength(16);
     expect(outcomes.filter((outcome) => outcome === 'full')).toHaveLength(8);
     expect(await nodes[1].listCosignatures('acme', 3)).toHaveLength(16);
+  });
+
+  it('refuses a whole group while the database is down, and stores the next once it is back', async () => {
+    const server = postgres as TestPostgres;
+    const quota = { subject: 'tenant:acme', period: '2026-06', limit: 5 };
+    await nodes[0].commit([item('acme', { quota })]);
+    await server.kill();
+    try {
+      await expect(nodes[0].commit([item('acme', { quota }), item('beta')])).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+    } finally {
+      await server.start();
+    }
+    // Nothing of the refused group was written: the next counts the second use, at leaf 1.
+    const after = await nodes[1].commit([item('acme', { quota })]);
+    expect(stored(after[0])?.quotaUsed).toBe(2);
+    expect(await nodes[0].tlogSize('acme')).toBe(2);
+    expect(await nodes[0].tlogSize('beta')).toBe(0);
   });
 });
