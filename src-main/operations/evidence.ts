@@ -9,7 +9,7 @@ import { exportBundle, stopExportWorker, type ExportOptions, type ExportResult }
 import { exportTenantBundle } from '../evidence/export-tenant';
 export { MAX_CONSISTENT_WITH } from '../evidence/log-evidence';
 import { parseNote } from '../../src-shared/crypto/signed-note';
-import { getTenant, latestTlogCheckpoint } from '../ledger';
+import { getTenant, getTrustedKey, latestTlogCheckpoint, listAdvertisedKeys } from '../ledger';
 import { importBundle, type ImportOptions, type ImportResult } from './import';
 import { OperationError } from './errors';
 import { loadServiceKeys } from './service-keys';
@@ -66,8 +66,9 @@ export function exportEvidence(
  * Exports a served tenant's evidence (the `log` option) from the service's store: from the
  * workspace's ledger file as {@link exportEvidence} does (SQLite, on the export worker when
  * `worker` is set), or from one snapshot of the PostgreSQL database, on the calling thread,
- * whichever node issued the receipts. The `export` audit row goes to the workspace's ledger, and
- * the keys file names the issuers its trust store knows.
+ * whichever node issued the receipts. The `export` audit row goes to the service's audit log
+ * (the store's), and the keys file names the issuers the node's trust store knows (the
+ * workspace's ledger, as the SQLite export names its own).
  *
  * @param workspace - The node's workspace (its data folder, trust store and audit rows).
  * @param store - The service's store.
@@ -84,7 +85,15 @@ export function exportServedEvidence(
   const { worker, onWorkerError, ...rest } = options;
   void worker;
   void onWorkerError;
-  return exportTenantBundle(workspace.ledger, store.evidence, { ...rest, dataDirectory: workspace.dataDirectory });
+  const readable = workspace.ledger.readable;
+  return exportTenantBundle(
+    store.evidence,
+    { ...rest, dataDirectory: workspace.dataDirectory },
+    {
+      knownKey: (keyId) => getTrustedKey(readable, keyId) ?? listAdvertisedKeys(readable, { key_id: keyId })[0],
+      audit: (action, subject, details) => store.identity.appendAudit({ action, subject, details }),
+    },
+  );
 }
 
 /**
