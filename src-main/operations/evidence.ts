@@ -142,7 +142,7 @@ export async function exportTenantEvidence(
   const log = openServiceLog(workspace, loadLogKey(workspace), name === undefined ? {} : { name });
   const { active } = loadServiceKeys(workspace);
   try {
-    log.freshCheckpoint(tenantId);
+    await log.freshCheckpoint(tenantId);
     return await exportEvidence(workspace, {
       ...rest,
       tenantId,

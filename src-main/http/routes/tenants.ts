@@ -75,6 +75,7 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
       const now = context.now();
       try {
         const issued = await issueProfile(context.workspace, context.signer, profile, body, {
+          store: context.store,
           now,
           ref: `tenant:${caller.tenant.id}`,
           quota: tenantQuota(caller.tenant, now, context),
@@ -124,8 +125,8 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
       }
       const consistentWith = consistentSizes(query.consistent_with);
       // Signed now if the log grew: the bundle's checkpoint covers every receipt issued before the request.
-      context.log.freshCheckpoint(caller.tenant.id, context.now());
-      for (const size of consistentWith) context.log.signedCheckpoint(caller.tenant.id, size, 'consistent_with');
+      await context.log.freshCheckpoint(caller.tenant.id, context.now());
+      for (const size of consistentWith) await context.log.signedCheckpoint(caller.tenant.id, size, 'consistent_with');
       const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-evidence-'));
       const file = path.join(folder, `${caller.tenant.id}.zip`);
       try {
