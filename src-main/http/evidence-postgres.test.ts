@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importEvidence } from '../operations/evidence';
+import { exportTenantEvidence, importEvidence } from '../operations/evidence';
 import { createTenant, issueApiKey } from '../operations/service-admin';
 import { loadServiceKeys } from '../operations/service-keys';
 import { loadLogKey } from '../operations/service-log';
@@ -173,11 +173,41 @@ describe('a tenant’s evidence from PostgreSQL', () => {
       expect(got.counts).toEqual(want.counts);
     }
 
+    // `evroom export --tenant acme` over node B's store: one more receipt through A, signed now.
+    nodeA.clock.at = Date.parse('2026-11-02T10:00:06Z');
+    const sixth = await fetch(`${nodeA.base}/tenants/acme/receipts?profile=nano`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent_did: 'did:web:agent.example.com', input: 'Hello 6.', content_type: 'text/plain' }),
+    });
+    expect(sixth.status).toBe(201);
+    const out = path.join(directory, 'cli-export.zip');
+    const exported = await exportTenantEvidence(nodeB.workspace, {
+      out,
+      tenantId: 'acme',
+      since: null,
+      until: null,
+      store: nodeB.store,
+    });
+    expect(exported).toMatchObject({ receipts: 6, log_tree_size: 6, tenant_id: 'acme' });
+    const cli = await imported(out);
+    expect(cli.findings).toEqual([]);
+    expect(cli.log).toMatchObject({ status: 'complete', sentence: 'complete for the whole log at size 6' });
+    await expect(
+      exportTenantEvidence(nodeB.workspace, {
+        out: path.join(directory, 'nobody.zip'),
+        tenantId: 'nobody',
+        since: null,
+        until: null,
+        store: nodeB.store,
+      }),
+    ).rejects.toThrow('This database has no tenant nobody.');
+
     // Each export's audit row is in the service's audit log, in the database.
     const audit = await nodeA.store.identity.listAudit({ limit: 100 });
     const exports = audit.filter((row) => row.action === 'export');
-    expect(exports).toHaveLength(3);
-    expect(exports.map((row) => (row.details as { receipts: number }).receipts).sort()).toEqual([0, 3, 5]);
+    expect(exports).toHaveLength(4);
+    expect(exports.map((row) => (row.details as { receipts: number }).receipts).sort()).toEqual([0, 3, 5, 6]);
   }, 120_000);
 
   it('serves an empty log’s evidence, as the SQLite service does', async () => {
