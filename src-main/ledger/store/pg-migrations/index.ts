@@ -2,8 +2,10 @@
  * The PostgreSQL schema's migrations, in order (pg-migrate.ts runs them). One module per
  * migration, numbered; never edit one that has shipped, add the next.
  */
+
 import { migration0001 } from './0001-base';
-import { anchoringMigration } from './0004-anchoring';
+import { migration0002 } from './0002-identity';
+import { issuanceMigration } from './0003-issuance';
 
 /** One migration: its number, its name and its SQL (several statements). */
 export interface PgMigration {
@@ -13,4 +15,4 @@ export interface PgMigration {
 }
 
 /** Every migration, ascending by version (each owner adds its line). */
-export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001, anchoringMigration];
+export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001, migration0002, issuanceMigration];
