@@ -6,6 +6,7 @@
 import { migration0001 } from './0001-base';
 import { migration0002 } from './0002-identity';
 import { issuanceMigration } from './0003-issuance';
+import { anchoringMigration } from './0004-anchoring';
 
 /** One migration: its number, its name and its SQL (several statements). */
 export interface PgMigration {
@@ -15,4 +16,9 @@ export interface PgMigration {
 }
 
 /** Every migration, ascending by version (each owner adds its line). */
-export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001, migration0002, issuanceMigration];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  migration0001,
+  migration0002,
+  issuanceMigration,
+  anchoringMigration,
+];
