@@ -14,6 +14,8 @@ import { buildService, type RequestRecord, type ServiceOptions } from '../http/s
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
+import { newNodeId, type ServiceNode } from '../operations/service-node';
+import { workspaceServiceStore } from '../operations/service-store';
 import { startPaymentWatcher, type PaymentWatcher } from '../operations/payment-watcher';
 import { sealApiKey } from '../../src-shared/payments/sealed-key';
 import type { MailTransport } from '../delivery/key-message';
@@ -103,14 +105,15 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     seed.fill(0);
     throw error;
   }
+  // This process among the store's nodes: the /status node list and the anchoring lease's holder.
+  const node: ServiceNode = { id: newNodeId(), started_at: (options.now?.() ?? new Date()).getTime() };
   let anchoring: Anchoring | undefined;
   if (options.anchor !== false) {
     try {
-      anchoring = await startAnchoring(
-        options.dataDirectory,
-        workspace.ledger,
-        options.anchor ?? { chain: { kind: 'embedded' } },
-      );
+      anchoring = await startAnchoring(options.dataDirectory, workspaceServiceStore(workspace), {
+        ...(options.anchor ?? { chain: { kind: 'embedded' } }),
+        node: node.id,
+      });
     } catch (error) {
       workspace.close();
       seed.fill(0);
@@ -133,6 +136,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   }
   const service = await buildService({
     ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
+    node,
     pricingChains: anchoring?.payments === undefined ? [] : [pricingChain(anchoring.payments.config)],
     workspace,
     signer: { key_id: keys.active.key_id, seed, public_key: keys.active.public_key, listed: keys.listed },
