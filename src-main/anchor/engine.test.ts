@@ -139,6 +139,43 @@ describe('AnchorEngine on a real anvil', () => {
     expect(recordOf(ledger, resolved.svc_anchor as string)).toEqual(resolved);
   }, 60_000);
 
+  it('queues submissions made at once in few store transactions (group commit), each caller its own answer', async () => {
+    const ledger = temporaryLedger();
+    const store = sqliteServiceStore(ledger, sha256);
+    let transactions = 0;
+    const counted = {
+      cluster: store.cluster,
+      anchoring: {
+        ...store.anchoring,
+        queue: (entries: Parameters<typeof store.anchoring.queue>[0]) => {
+          transactions += 1;
+          return store.anchoring.queue(entries);
+        },
+      },
+    };
+    const engine = new AnchorEngine({
+      store: counted,
+      chain,
+      account: await funded(chain),
+      network: 'anvil-local',
+      intervalMs: 60_000,
+    });
+    const digests = Array.from({ length: 300 }, (_, index) => digestOf(`at once ${index}`));
+    const bad = engine.submit(new Uint8Array(31));
+    const answers = await Promise.all(
+      digests.map((digest, index) => engine.submit(digest, { tenantId: index % 2 === 0 ? 'even' : 'odd' })),
+    );
+    await expect(bad).rejects.toThrow(RangeError);
+    expect(transactions).toBeLessThanOrEqual(3);
+    for (const [index, answer] of answers.entries()) {
+      expect(answer.outcome).toBe('queued');
+      expect(answer.svc_anchor.endsWith(`:${Buffer.from(digests[index]!.subarray(0, 8)).toString('hex')}`)).toBe(true);
+    }
+    expect(new Set(answers.map((answer) => answer.svc_anchor)).size).toBe(300);
+    expect((await engine.status()).pending_hashes).toBe(300);
+    expect((await engine.submit(digests[7]!)).outcome).toBe('existing');
+  });
+
   it('closes batches on its own every interval and resolves them with start()', async () => {
     const ledger = temporaryLedger();
     const engine = new AnchorEngine({

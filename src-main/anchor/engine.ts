@@ -41,12 +41,14 @@ import { hexEncode, lowerHexDecode } from '../../src-shared/crypto/encoding';
 import { anchorTree, type HashFunction } from '../../src-shared/crypto/merkle';
 import {
   batchEtaSeconds,
+  checkQueueEntry,
   type AnchorBacklog,
   type AnchorBatchRecord,
   type QueuedAnchorHash,
+  type QueueOutcome,
 } from '../ledger/anchor-batches';
-import { ANCHORING_LEASE, type AnchoringStore } from '../ledger/store/anchoring';
-import type { ClusterStore, Lease } from '../ledger/store/cluster';
+import { ANCHORING_LEASE, type AnchoringStore, type AnchorQueueEntry } from '../ledger/store/anchoring';
+import { LEASE_TTL_MS, RENEW_EVERY_MS, type ClusterStore, type Lease } from '../ledger/store/cluster';
 import { LeaseLostError } from '../ledger/store/errors';
 import { failpoint } from '../core/failpoints';
 import { ChainError, type ChainClient } from './chain';
@@ -59,10 +61,12 @@ export const DEFAULT_ANCHOR_CONFIRMATIONS = 1;
 export const DEFAULT_MAX_BACKOFF_MS = 30_000;
 /** The first wait after a chain error. */
 const BASE_BACKOFF_MS = 500;
+/** The most hashes one queue transaction carries. */
+const MAX_QUEUE_GROUP = 1000;
 /** How long the anchoring lease lasts unless renewed, by default. */
-export const DEFAULT_LEASE_TTL_MS = 15_000;
+export const DEFAULT_LEASE_TTL_MS = LEASE_TTL_MS;
 /** How often its holder renews it (and another node tries to take it), by default. */
-export const DEFAULT_LEASE_RENEW_MS = 5_000;
+export const DEFAULT_LEASE_RENEW_MS = RENEW_EVERY_MS;
 
 /** How to run the engine. */
 export interface AnchorEngineOptions {
@@ -112,6 +116,12 @@ export interface AnchorEngineStatus extends AnchorBacklog {
   next_retry_at: string | null;
 }
 
+/** An entry checked now, so that a bad one fails its own submission, never the group it would join. */
+function checkedEntry(entry: AnchorQueueEntry): AnchorQueueEntry {
+  checkQueueEntry(entry);
+  return entry;
+}
+
 const nodeSha256: HashFunction = (data) => new Uint8Array(createHash('sha256').update(data).digest());
 
 /** The anchoring engine of one service node, over the service store and one chain. */
@@ -134,6 +144,13 @@ export class AnchorEngine {
   /** Until when the lease surely lasts (performance.now()): the last successful attempt's start plus the TTL. */
   private leaseDeadline = 0;
   private leaseInFlight: Promise<Lease | undefined> | undefined;
+  /** Submissions waiting for the next queue transaction. */
+  private readonly waiting: {
+    entries: AnchorQueueEntry[];
+    resolve: (outcomes: QueueOutcome[]) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
+  private flushing = false;
   private running: Promise<void> | undefined;
   private stopped = true;
   private failures = 0;
@@ -197,14 +214,19 @@ export class AnchorEngine {
       if (!(digest instanceof Uint8Array) || digest.length !== 32)
         throw new RangeError('submit expects the 32-byte digest');
     const at = this.now().getTime();
-    const queued = await this.options.store.anchoring.queue(
-      digests.map((digest) => ({
+    const entries = digests.map((digest) =>
+      checkedEntry({
         digest: hexEncode(digest),
         tenant_id: options.tenantId ?? null,
         at,
         interval_ms: Math.ceil(this.intervalMs),
-      })),
+      }),
     );
+    if (entries.length === 0) return [];
+    const queued = await new Promise<QueueOutcome[]>((resolve, reject) => {
+      this.waiting.push({ entries, resolve, reject });
+      this.flushQueue();
+    });
     return queued.map((entry): SubmitOutcome => {
       if (entry.outcome === 'conflict')
         return { outcome: 'conflict', svc_anchor: entry.svc_anchor, batch_id: entry.batch.batch_id };
@@ -215,6 +237,44 @@ export class AnchorEngine {
         eta_seconds: batchEtaSeconds(entry.batch, at),
       };
     });
+  }
+
+  /**
+   * Queues what is waiting in one store transaction (a group commit): the submissions made
+   * while a transaction runs go in the next one, so under load each transaction carries many
+   * hashes and the open batch's row (which every node's queueing locks) is taken once for them.
+   */
+  private flushQueue(): void {
+    if (this.flushing || this.waiting.length === 0) return;
+    const group: typeof this.waiting = [];
+    let size = 0;
+    while (
+      this.waiting.length > 0 &&
+      (group.length === 0 || size + (this.waiting[0]?.entries.length ?? 0) <= MAX_QUEUE_GROUP)
+    ) {
+      const next = this.waiting.shift() as (typeof this.waiting)[number];
+      group.push(next);
+      size += next.entries.length;
+    }
+    this.flushing = true;
+    this.options.store.anchoring
+      .queue(group.flatMap((request) => request.entries))
+      .then(
+        (outcomes) => {
+          let offset = 0;
+          for (const request of group) {
+            request.resolve(outcomes.slice(offset, offset + request.entries.length));
+            offset += request.entries.length;
+          }
+        },
+        (error: unknown) => {
+          for (const request of group) request.reject(error);
+        },
+      )
+      .finally(() => {
+        this.flushing = false;
+        this.flushQueue();
+      });
   }
 
   /** The backlog and the last chain error. */
