@@ -47,8 +47,8 @@ async function pay(
 }
 
 /** What the service makes of a presented key at an instant: the tenant, `expired`, or `unknown`. */
-function judgeKey(workspace: Workspace, key: string, now: Date): string {
-  const result = authenticateKey(workspace, key, now);
+async function judgeKey(workspace: Workspace, key: string, now: Date): Promise<string> {
+  const result = await authenticateKey(workspaceServiceStore(workspace), key, now);
   if ('caller' in result) return result.caller.tenant.id;
   return 'expired_at' in result ? `expired ${new Date(result.expired_at).toISOString()}` : 'unknown';
 }
@@ -91,7 +91,7 @@ describe('observePayment on a real chain', () => {
       const { key, prefix } = paymentKey(workspace, 'anvil-local', tx, 'pro');
       expect(prefix).toBe(view.key_prefix);
       expect(JSON.stringify(view)).not.toContain(key);
-      expect(judgeKey(workspace, key, new Date(at.getTime() + DAY))).toBe(view.tenant_id);
+      expect(await judgeKey(workspace, key, new Date(at.getTime() + DAY))).toBe(view.tenant_id);
 
       const audit = listAuditEntries(workspace.ledger.readable, { limit: 1000 }).length;
       const again = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
@@ -143,12 +143,12 @@ describe('observePayment on a real chain', () => {
       expect(listTenants(workspace.ledger.readable).map((tenant) => tenant.id)).toHaveLength(2);
 
       const { key } = paymentKey(workspace, 'anvil-local', first.tx_hash, 'pro');
-      expect(judgeKey(workspace, key, new Date(end - 1))).toBe(first.tenant_id);
-      expect(judgeKey(workspace, key, new Date(end))).toBe(`expired ${new Date(end).toISOString()}`);
+      expect(await judgeKey(workspace, key, new Date(end - 1))).toBe(first.tenant_id);
+      expect(await judgeKey(workspace, key, new Date(end))).toBe(`expired ${new Date(end).toISOString()}`);
       // An operator's key of the same tenant does not expire.
-      const operatorKey = issueApiKey(workspace, first.tenant_id as string).key;
-      expect(judgeKey(workspace, operatorKey, new Date(end + 400 * DAY))).toBe(first.tenant_id);
-      expect(judgeKey(workspace, `svc_pro_${'A'.repeat(32)}`, new Date(end))).toBe('unknown');
+      const operatorKey = (await issueApiKey(workspaceServiceStore(workspace), first.tenant_id as string)).key;
+      expect(await judgeKey(workspace, operatorKey, new Date(end + 400 * DAY))).toBe(first.tenant_id);
+      expect(await judgeKey(workspace, `svc_pro_${'A'.repeat(32)}`, new Date(end))).toBe('unknown');
 
       // Renewed after it lapsed: the term starts again from the payment, and the old key works again.
       const lapsed = new Date(end + 5 * DAY);
@@ -160,7 +160,7 @@ describe('observePayment on a real chain', () => {
         { confirmations: 1, now: lapsed },
       );
       expect(renewal.expires_at).toBe(lapsed.getTime() + TERM_MS.month);
-      expect(judgeKey(workspace, key, new Date(lapsed.getTime() + DAY))).toBe(first.tenant_id);
+      expect(await judgeKey(workspace, key, new Date(lapsed.getTime() + DAY))).toBe(first.tenant_id);
     } finally {
       workspace.close();
     }
@@ -328,7 +328,7 @@ describe('observePayment on a real chain', () => {
     const workspace = freshWorkspace();
     try {
       // An operator made the tenant the contact's id would be.
-      createTenant(workspace, paymentTenantId('pro', 'taken.example'), 'pro');
+      await createTenant(workspaceServiceStore(workspace), paymentTenantId('pro', 'taken.example'), 'pro');
       const view = await observePayment(
         workspaceServiceStore(workspace),
         workspace,

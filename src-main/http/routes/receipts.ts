@@ -41,7 +41,7 @@ export async function receiptRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = context.requireCaller(request);
+      const caller = await context.requireCaller(request);
       const profile = requestedProfile(request);
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();

@@ -69,7 +69,7 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = tenantCaller(context, request);
+      const caller = await tenantCaller(context, request);
       const profile = requestedProfile(request);
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();
@@ -108,7 +108,7 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = tenantCaller(context, request);
+      const caller = await tenantCaller(context, request);
       const query = request.query as { since?: string; until?: string; consistent_with?: string };
       const since = periodBound(query.since, 'since');
       const until = periodBound(query.until, 'until');

@@ -30,7 +30,7 @@ export async function wearableRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = context.requireCaller(request);
+      const caller = await context.requireCaller(request);
       const fields = readBody<WearableCallerFields>(request, CALLER_FIELDS_SCHEMA);
       const issued = await issueWearableReceipt(context.workspace, context.signer, fields, {
         now: context.now(),

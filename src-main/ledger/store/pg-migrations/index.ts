@@ -3,6 +3,7 @@
  * migration, numbered; never edit one that has shipped, add the next.
  */
 import { migration0001 } from './0001-base';
+import { migration0002 } from './0002-identity';
 import { paymentsMigration } from './0005-payments';
 
 /** One migration: its number, its name and its SQL (several statements). */
@@ -13,4 +14,4 @@ export interface PgMigration {
 }
 
 /** Every migration, ascending by version (each owner adds its line). */
-export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001, paymentsMigration];
+export const PG_MIGRATIONS: readonly PgMigration[] = [migration0001, migration0002, paymentsMigration];
