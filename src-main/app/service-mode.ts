@@ -15,6 +15,7 @@ export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
 import { workspaceServiceStore } from '../operations/service-store';
+import { newNodeId } from '../operations/service-node';
 import { startPaymentWatcher, type PaymentWatcher } from '../operations/payment-watcher';
 import { sealApiKey } from '../../src-shared/payments/sealed-key';
 import type { MailTransport } from '../delivery/key-message';
@@ -133,8 +134,11 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     }
   }
   const store = workspaceServiceStore(workspace);
+  // One id for this process: the node /status lists and the payment lease's holder.
+  const node = { id: newNodeId(), started_at: Date.now() };
   const service = await buildService({
     store,
+    node,
     ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
     pricingChains: anchoring?.payments === undefined ? [] : [pricingChain(anchoring.payments.config)],
     workspace,
@@ -157,6 +161,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const anchorConfig = options.anchor === false ? undefined : options.anchor;
       watcher = startPaymentWatcher({
         store,
+        node: node.id,
         workspace,
         chain: payments,
         confirmations: anchorConfig?.confirmations ?? 1,
