@@ -40,7 +40,7 @@ import { checkServiceKeys, newNodeId, type ServiceNode } from '../operations/ser
 import type { PricingChain } from '../../src-shared/api/payments';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticateKey } from '../operations/service-admin';
-import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
+import { servedVerifierPage } from '../operations/verifier-page';
 import { addJsonBodyParser } from '../operations/json-body';
 import { stopEvidenceWorker } from '../operations/evidence';
 import { DEFAULT_LOG_CHECKPOINT_MS, loadLogKey, openServiceLog, type ServiceLog } from '../operations/service-log';
@@ -197,10 +197,10 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 }
 
 /** The tenants' logs under the data folder's log key (made on first start); the key is wiped if the name is refused. */
-function openLog(workspace: Workspace, name: string | undefined): ServiceLog {
+function openLog(workspace: Workspace, name: string | undefined, store: ServiceStore): ServiceLog {
   const key = loadLogKey(workspace);
   try {
-    return openServiceLog(workspace, key, name === undefined ? {} : { name });
+    return openServiceLog(workspace, key, { name, store });
   } catch (error) {
     key.seed.fill(0);
     throw error;
@@ -230,8 +230,8 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   if (!Number.isSafeInteger(checkpointMs) || checkpointMs < 1) {
     throw new RangeError('buildService: log.checkpointMs must be a whole number of milliseconds from 1');
   }
-  const log = openLog(options.workspace, options.log?.name);
   const store = options.store ?? workspaceServiceStore(options.workspace);
+  const log = openLog(options.workspace, options.log?.name, store);
   const node: ServiceNode = options.node ?? { id: newNodeId(), started_at: now().getTime() };
   try {
     await checkServiceKeys(store, { signing: options.signer.key_id, log: log.keyId }, node, now().getTime());
@@ -481,15 +481,16 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
       },
     },
     async (_request, reply) => {
-      const page = await verifierPage();
+      // Its bytes, encoded once: a string of the page would be encoded again on every request.
+      const page = await servedVerifierPage();
       // The page carries its own policy (default-src 'none'); the header says the same to the
       // browser, and what only a header can say: no page may frame this one.
       return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .header('content-security-policy', `${verifierPagePolicy(page)}; ${VERIFIER_FRAME_ANCESTORS}`)
+        .header('content-security-policy', `${page.policy}; ${VERIFIER_FRAME_ANCESTORS}`)
         .header('x-content-type-options', 'nosniff')
-        .send(page);
+        .send(page.bytes);
     },
   );
   // The verify route's workers start last, once nothing else can fail, and stop with the app.
@@ -528,21 +529,32 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   app.addHook('onClose', async () => stopEvidenceWorker());
   // Checkpoints of the logs that grew, every checkpointMs and once more as the service closes
   // (after the requests in flight), so every receipt it issued is under a signed checkpoint.
+  // A tick while the last one still signs (a slow database) is skipped.
   let checkpointTimer: NodeJS.Timeout | undefined;
-  const signGrown = (): void => {
-    try {
-      log.signGrown(now());
-    } catch (error) {
-      app.log.error({ err: error }, 'signing the logs’ checkpoints failed; trying again at the next tick');
-    }
+  let signing: Promise<void> | undefined;
+  const signGrown = (): Promise<void> => {
+    signing ??= log
+      .signGrown(now())
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          app.log.error({ err: error }, 'signing the logs’ checkpoints failed; trying again at the next tick');
+        },
+      )
+      .finally(() => {
+        signing = undefined;
+      });
+    return signing;
   };
   app.addHook('onReady', async () => {
-    checkpointTimer = setInterval(signGrown, checkpointMs);
+    checkpointTimer = setInterval(() => void signGrown(), checkpointMs);
     checkpointTimer.unref();
   });
   app.addHook('onClose', async () => {
     clearInterval(checkpointTimer);
-    signGrown();
+    // The tick under way, if any, then one more that sees every receipt stored before the close.
+    await signing;
+    await signGrown();
     log.close();
   });
   try {

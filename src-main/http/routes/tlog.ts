@@ -78,11 +78,11 @@ export async function tlogRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const caller = await tenantCaller(context, request);
-      const checkpoint = context.log.freshCheckpoint(caller.tenant.id, context.now());
+      const checkpoint = await context.log.freshCheckpoint(caller.tenant.id, context.now());
       return reply
         .type('text/plain; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .send(context.log.servedNote(checkpoint));
+        .send(await context.log.servedNote(checkpoint));
     },
   );
 
@@ -151,7 +151,7 @@ export async function tlogRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const caller = await tenantCaller(context, request);
       const body = readBody<{ vkey: string; checkpoint: string }>(request, COSIGNATURE_BODY_SCHEMA);
-      const served = context.log.cosign(caller.tenant.id, body, context.now());
+      const served = await context.log.cosign(caller.tenant.id, body, context.now());
       return reply.code(201).type('text/plain; charset=utf-8').send(served);
     },
   );

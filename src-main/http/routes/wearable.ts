@@ -33,6 +33,7 @@ export async function wearableRoutes(app: FastifyInstance): Promise<void> {
       const caller = await context.requireCaller(request);
       const fields = readBody<WearableCallerFields>(request, CALLER_FIELDS_SCHEMA);
       const issued = await issueWearableReceipt(context.workspace, context.signer, fields, {
+        store: context.store,
         now: context.now(),
         ref: `tenant:${caller.tenant.id}`,
         ...context.issueWorkers(request),
