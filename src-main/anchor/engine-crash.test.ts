@@ -9,6 +9,7 @@ import { generatePrivateKey } from 'viem/accounts';
 import { isResolvedAnchorUrn } from '../../src-shared/anchor/urn';
 import { b64uEncode } from '../../src-shared/crypto';
 import { createTenant, issueApiKey } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { openWorkspace } from '../operations/workspace';
 import { startAnvil, type AnvilProcess } from './anvil';
 import { anchorAccount, ChainClient } from './chain';
@@ -73,8 +74,8 @@ async function stop(served: Served): Promise<void> {
 async function prepare(name: string): Promise<{ home: string; apiKey: string; keyFile: string; address: string }> {
   const home = path.join(directory, name);
   const workspace = openWorkspace(home);
-  createTenant(workspace, 'acme', 'pro');
-  const apiKey = issueApiKey(workspace, 'acme').key;
+  await createTenant(workspaceServiceStore(workspace), 'acme', 'pro');
+  const apiKey = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
   workspace.close();
   const privateKey = generatePrivateKey();
   const keyFile = path.join(directory, `${name}.key`);

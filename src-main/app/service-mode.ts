@@ -14,6 +14,7 @@ import { buildService, type RequestRecord, type ServiceOptions } from '../http/s
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
+import { workspaceServiceStore } from '../operations/service-store';
 import { startPaymentWatcher, type PaymentWatcher } from '../operations/payment-watcher';
 import { sealApiKey } from '../../src-shared/payments/sealed-key';
 import type { MailTransport } from '../delivery/key-message';
@@ -131,7 +132,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       throw error;
     }
   }
+  const store = workspaceServiceStore(workspace);
   const service = await buildService({
+    store,
     ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
     pricingChains: anchoring?.payments === undefined ? [] : [pricingChain(anchoring.payments.config)],
     workspace,
@@ -153,6 +156,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const payments = anchoring.payments;
       const anchorConfig = options.anchor === false ? undefined : options.anchor;
       watcher = startPaymentWatcher({
+        store,
         workspace,
         chain: payments,
         confirmations: anchorConfig?.confirmations ?? 1,

@@ -75,6 +75,7 @@ import {
   tenantQuotaUse,
   tenants,
 } from '../operations/service-admin';
+import { workspaceServiceStore, type ServiceStore } from '../operations/service-store';
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, textBytes, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type VerifyExtras, type Workspace } from '../operations/workspace';
@@ -341,12 +342,17 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     return options.service;
   }
 
-  function tenantView(tenant: TenantRecord, now: Date): TenantView {
+  /** The service's store the Service view reads and writes (the data folder's ledger). */
+  function serviceStore(): ServiceStore {
+    return workspaceServiceStore(workspace());
+  }
+
+  async function tenantView(tenant: TenantRecord, now: Date): Promise<TenantView> {
     return {
       id: tenant.id,
       tier: tenant.tier,
       created_at: tenant.created_at,
-      quota: tenantQuotaUse(workspace(), tenant, now),
+      quota: await tenantQuotaUse(serviceStore(), tenant, now),
     };
   }
 
@@ -567,7 +573,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return toServiceStatus(control);
     },
 
-    'service.payments': (input) => listPayments(workspace(), { limit: input.limit ?? 200 }),
+    'service.payments': (input) => listPayments(workspaceServiceStore(workspace()), { limit: input.limit ?? 200 }),
 
     'service.buyKey': async (input) => {
       const status = serviceControl().status();
@@ -599,21 +605,24 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return { tx_hash: bought.tx_hash };
     },
 
-    'tenants.list': () => {
+    'tenants.list': async () => {
       const now = new Date();
-      return tenants(workspace()).map((tenant) => tenantView(tenant, now));
+      const list = await tenants(serviceStore());
+      const views: TenantView[] = [];
+      for (const tenant of list) views.push(await tenantView(tenant, now));
+      return views;
     },
 
-    'tenants.create': (input) => tenantView(createTenant(workspace(), input.id, input.tier), new Date()),
+    'tenants.create': async (input) => tenantView(await createTenant(serviceStore(), input.id, input.tier), new Date()),
 
-    'apikeys.list': (input) => apiKeys(workspace(), input.tenant).map(toApiKey),
+    'apikeys.list': async (input) => (await apiKeys(serviceStore(), input.tenant)).map(toApiKey),
 
-    'apikeys.issue': (input) => {
-      const { key, record } = issueApiKey(workspace(), input.tenant, input.scopes ?? []);
+    'apikeys.issue': async (input) => {
+      const { key, record } = await issueApiKey(serviceStore(), input.tenant, input.scopes ?? []);
       return { key, apiKey: toApiKey(record) };
     },
 
-    'apikeys.revoke': (input) => toApiKey(revokeKeyByPrefix(workspace(), input.prefix)),
+    'apikeys.revoke': async (input) => toApiKey(await revokeKeyByPrefix(serviceStore(), input.prefix)),
 
     'anchors.batches': (input) => anchorBatches(workspace(), input),
     'anchors.list': (input) => listAnchorRows(workspace(), input),

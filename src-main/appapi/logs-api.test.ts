@@ -7,6 +7,7 @@ import { createPortableProvider } from '../../src-shared/crypto';
 import { signClassical } from '../../src-shared/formats/classical';
 import { exportTenantEvidence } from '../operations/evidence';
 import { createTenant } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { issueProfile } from '../operations/service-issue';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
@@ -95,7 +96,7 @@ describe('app API: logs', () => {
     const served = openWorkspace(join(scratch, 'service'));
     try {
       const keys = loadServiceKeys(served);
-      createTenant(served, 'acme', 'scale');
+      await createTenant(workspaceServiceStore(served), 'acme', 'scale');
       for (let index = 0; index < 3; index += 1)
         await issueProfile(
           served,

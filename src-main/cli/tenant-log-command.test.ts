@@ -13,6 +13,7 @@ import { DEFAULT_ZIP_LIMITS } from '../evidence/limits';
 import { openZipArchive } from '../evidence/zip-reader';
 import { listTlogLeaves } from '../ledger';
 import { createTenant } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { issueProfile } from '../operations/service-issue';
 import { loadServiceKeys } from '../operations/service-keys';
 import { defaultLogName } from '../operations/service-log';
@@ -52,7 +53,7 @@ describe('evroom export --tenant over a service’s data folder', () => {
     home = path.join(directory, 'home');
     const workspace = openWorkspace(home);
     try {
-      createTenant(workspace, 'acme', 'scale');
+      await createTenant(workspaceServiceStore(workspace), 'acme', 'scale');
       const signer = loadServiceKeys(workspace).active;
       for (const [index, at] of ['2026-11-02T10:00:00Z', '2026-11-02T11:00:00Z', '2026-11-02T12:00:00Z'].entries()) {
         const issued = await issueProfile(

@@ -146,7 +146,7 @@ export class ExportError extends DomainError {
 }
 
 /** The key ids an envelope's `signatures` name, one per role; none when it cannot be read. */
-function envelopeRoleKeyIds(raw: Uint8Array | undefined): string[] {
+export function envelopeRoleKeyIds(raw: Uint8Array | undefined): string[] {
   if (raw === undefined) return [];
   try {
     const document = JSON.parse(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')) as {
@@ -218,6 +218,21 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     onWorkerError?.(error);
     result = await writeBundle(ledger.file, rest, onProgress);
   }
+  recordExport(ledger, rest, result, started, onProgress);
+  return result;
+}
+
+/**
+ * After an export: its `export` audit row in the ledger (the file, its SHA-256, the counts and
+ * the filters, or the log period), and the last progress event.
+ */
+export function recordExport(
+  ledger: Ledger,
+  options: Pick<BundleOptions, 'filters' | 'log'>,
+  result: ExportResult,
+  started: number,
+  onProgress: ((event: ExportProgress) => void) | undefined,
+): void {
   appendAudit(ledger.writable, 'export', result.file, {
     sha256: result.sha256,
     bytes: result.bytes,
@@ -228,9 +243,9 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     key_created: result.keyCreated,
     tenant_id: result.tenant_id,
     filters:
-      rest.log === undefined
-        ? (rest.filters ?? {})
-        : { log: { since: rest.log.since, until: rest.log.until, tree_size: result.log_tree_size ?? null } },
+      options.log === undefined
+        ? (options.filters ?? {})
+        : { log: { since: options.log.since, until: options.log.until, tree_size: result.log_tree_size ?? null } },
   });
   const seconds = (performance.now() - started) / 1000;
   onProgress?.({
@@ -240,13 +255,13 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
     perSecond: seconds > 0 ? Math.round(result.receipts / seconds) : 0,
     secondsLeft: 0,
   });
-  return result;
 }
 
 /** An export's options as the export worker gets them: everything but the callback. */
 export type BundleOptions = Omit<ExportOptions, 'onProgress' | 'worker' | 'onWorkerError'>;
 
-function checkExportOptions(options: BundleOptions): void {
+/** Checks an export's output and tenant id (TypeError / RangeError). */
+export function checkExportOptions(options: BundleOptions): void {
   if (typeof options.out !== 'string' || options.out.length === 0)
     throw new TypeError('exportBundle: out must be a path');
   const tenantId = options.tenantId ?? DEFAULT_EXPORT_TENANT;
@@ -310,39 +325,8 @@ async function writeSnapshot(
     throw new ExportError('out_exists', `${out} exists; choose another name or allow overwriting.`);
   }
   const crypto = createNodeCryptoProvider();
-  const { key, created: keyCreated } =
-    options.signingKey === undefined
-      ? loadOrCreateSigningKey(options.dataDirectory, crypto, { now })
-      : {
-          key: {
-            key_id: options.signingKey.key_id,
-            algorithm: 'Ed25519' as const,
-            public_key: options.signingKey.public_key,
-            seed: options.signingKey.seed.slice(),
-          },
-          created: false,
-        };
-  const progress = createProgressReporter<ExportPhase, ExportProgress>(
-    onProgress,
-    (phase, fields, perSecond, secondsLeft) => ({
-      phase,
-      receiptsWritten: fields.receiptsWritten ?? 0,
-      receiptsTotal: fields.receiptsTotal ?? 0,
-      perSecond,
-      secondsLeft,
-    }),
-  );
-
-  const temporary = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(6).toString('hex')}.partial`);
+  const { key, keyCreated, progress, temporary } = startBundle(options, out, now, crypto, onProgress);
   const written = { receipts: 0, anchors: 0, keys: 0 };
-  try {
-    fs.writeFileSync(temporary, '', { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    key.seed.fill(0);
-    throw new ExportError('out_unwritable', `Cannot write beside ${out}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
   try {
     // The import's default limits: what we write must import back anywhere without raising them
     // (the writer stores an entry that deflate would shrink past the ratio limit).
@@ -444,59 +428,23 @@ async function writeSnapshot(
         anchorsAfter = page.nextCursor ?? undefined;
       } while (anchorsAfter !== undefined);
     }
-    for (const [batchId, anchors] of [...anchorsByBatch].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const text = serializeAnchorsFile(batchId, anchors);
-      const name = `anchors/${batchId}.json`;
-      writer.add(name, () => record(name, utf8Encode(text)));
-    }
-
-    const keys: KeyEntry[] = [publicEntry(key)];
-    for (const issuer of [...issuers].sort()) {
-      if (issuer === key.key_id || !isKeyId(issuer)) continue;
-      const known = getTrustedKey(readable, issuer) ?? listAdvertisedKeys(readable, { key_id: issuer })[0];
-      if (known !== undefined) keys.push(publicEntry(known));
-    }
-    const logKey = options.log?.key;
-    const keysText =
-      logKey === undefined
-        ? serializeKeyFile(keys)
-        : withLogKey(serializeKeyFile(keys), {
-            key_id: logKey.key_id,
-            algorithm: 'Ed25519',
-            public_key: b64uEncode(logKey.public_key),
-            use: ['log-checkpoints'],
-            note_key_name: logKey.note_key_name,
-            vkey: logKey.vkey,
-          });
-    writer.add(KEYS_NAME, () => record(KEYS_NAME, utf8Encode(keysText)));
-
-    // The manifest is made when the writer reaches it: every file before it is written by then.
-    let manifestBytes: Uint8Array | undefined;
-    writer.add(MANIFEST_NAME, () => {
-      progress.update('finishing', fields.receiptsWritten, total, fields);
-      manifestBytes = utf8Encode(
-        serializeManifest({
-          bundle_format: BUNDLE_FORMAT,
-          tenant_id: tenantId,
-          generated_at: generatedAt,
-          key_id: key.key_id,
-          files,
-          counts: { receipts, anchors: anchorCount },
-        }),
-      );
-      return manifestBytes;
-    });
-    writer.add(SIGNATURE_NAME, () => {
-      if (manifestBytes === undefined) throw new Error('manifest.json was not written before manifest.sig');
-      const signature = signManifest(manifestBytes, key.seed, key.key_id, crypto);
-      key.seed.fill(0);
-      return utf8Encode(serializeManifestSignature(signature));
+    const keyCount = addBundleTail(writer, {
+      record,
+      anchorsByBatch,
+      issuers,
+      knownKey: (keyId) => getTrustedKey(readable, keyId) ?? listAdvertisedKeys(readable, { key_id: keyId })[0],
+      key,
+      logKey: options.log?.key,
+      manifest: { tenantId, generatedAt, receipts, anchors: anchorCount },
+      files,
+      onManifest: () => progress.update('finishing', fields.receiptsWritten, total, fields),
+      crypto,
     });
     await writer.finish();
     fs.renameSync(temporary, out);
     written.receipts = receipts;
     written.anchors = anchorCount;
-    written.keys = keys.length;
+    written.keys = keyCount;
   } catch (error) {
     fs.rmSync(temporary, { force: true });
     throw error;
@@ -519,6 +467,139 @@ async function writeSnapshot(
     generated_at: generatedAt,
     ...(logEvidence === undefined ? {} : { log_tree_size: logEvidence.tree_size }),
   };
+}
+
+/** The signing key, progress reporter and temporary file an export starts with. */
+export interface BundleStart {
+  key: { key_id: string; algorithm: 'Ed25519'; public_key: Uint8Array; seed: Uint8Array };
+  keyCreated: boolean;
+  progress: ReturnType<typeof createProgressReporter<ExportPhase, ExportProgress>>;
+  /** The file the zip is written to, beside `out`, renamed into place when complete. */
+  temporary: string;
+}
+
+/**
+ * Starts writing a bundle: the signing key (the caller's, copied, or the data folder's export
+ * key), the progress reporter, and the empty temporary file beside `out` (0600).
+ *
+ * @throws ExportError out_unwritable (the key's seed is wiped); SigningKeyError
+ */
+export function startBundle(
+  options: Pick<BundleOptions, 'signingKey' | 'dataDirectory'>,
+  out: string,
+  now: Date,
+  crypto: ReturnType<typeof createNodeCryptoProvider>,
+  onProgress: ((event: ExportProgress) => void) | undefined,
+): BundleStart {
+  const { key, created: keyCreated } =
+    options.signingKey === undefined
+      ? loadOrCreateSigningKey(options.dataDirectory, crypto, { now })
+      : {
+          key: {
+            key_id: options.signingKey.key_id,
+            algorithm: 'Ed25519' as const,
+            public_key: options.signingKey.public_key,
+            seed: options.signingKey.seed.slice(),
+          },
+          created: false,
+        };
+  const progress = createProgressReporter<ExportPhase, ExportProgress>(
+    onProgress,
+    (phase, fields, perSecond, secondsLeft) => ({
+      phase,
+      receiptsWritten: fields.receiptsWritten ?? 0,
+      receiptsTotal: fields.receiptsTotal ?? 0,
+      perSecond,
+      secondsLeft,
+    }),
+  );
+
+  const temporary = path.join(path.dirname(out), `.${path.basename(out)}.${randomBytes(6).toString('hex')}.partial`);
+  try {
+    fs.writeFileSync(temporary, '', { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    key.seed.fill(0);
+    throw new ExportError('out_unwritable', `Cannot write beside ${out}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return { key, keyCreated, progress, temporary };
+}
+
+/** A key an issuer id names, as the trust store knows it. */
+export type KnownKey = Parameters<typeof publicEntry>[0];
+
+/**
+ * Adds what follows a bundle's receipts and log files: `anchors/<batch>.json` for each batch,
+ * the keys file (the signing key, the known issuers, the log key), then manifest.json and
+ * manifest.sig, made when the writer reaches them.
+ *
+ * @returns How many keys the keys file lists.
+ */
+export function addBundleTail(
+  writer: ReturnType<typeof createZipWriter>,
+  input: {
+    record: (name: string, data: Uint8Array) => Uint8Array;
+    anchorsByBatch: ReadonlyMap<string, { receipt_sha256: string | null; record: unknown }[]>;
+    issuers: ReadonlySet<string>;
+    knownKey: (keyId: string) => KnownKey | undefined;
+    key: BundleStart['key'];
+    logKey: NonNullable<ExportOptions['log']>['key'] | undefined;
+    manifest: { tenantId: string; generatedAt: string; receipts: number; anchors: number };
+    files: ManifestFile[];
+    onManifest: () => void;
+    crypto: ReturnType<typeof createNodeCryptoProvider>;
+  },
+): number {
+  const { record, key, logKey, crypto } = input;
+  for (const [batchId, anchors] of [...input.anchorsByBatch].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const text = serializeAnchorsFile(batchId, anchors);
+    const name = `anchors/${batchId}.json`;
+    writer.add(name, () => record(name, utf8Encode(text)));
+  }
+
+  const keys: KeyEntry[] = [publicEntry(key)];
+  for (const issuer of [...input.issuers].sort()) {
+    if (issuer === key.key_id || !isKeyId(issuer)) continue;
+    const known = input.knownKey(issuer);
+    if (known !== undefined) keys.push(publicEntry(known));
+  }
+  const keysText =
+    logKey === undefined
+      ? serializeKeyFile(keys)
+      : withLogKey(serializeKeyFile(keys), {
+          key_id: logKey.key_id,
+          algorithm: 'Ed25519',
+          public_key: b64uEncode(logKey.public_key),
+          use: ['log-checkpoints'],
+          note_key_name: logKey.note_key_name,
+          vkey: logKey.vkey,
+        });
+  writer.add(KEYS_NAME, () => record(KEYS_NAME, utf8Encode(keysText)));
+
+  // The manifest is made when the writer reaches it: every file before it is written by then.
+  let manifestBytes: Uint8Array | undefined;
+  writer.add(MANIFEST_NAME, () => {
+    input.onManifest();
+    manifestBytes = utf8Encode(
+      serializeManifest({
+        bundle_format: BUNDLE_FORMAT,
+        tenant_id: input.manifest.tenantId,
+        generated_at: input.manifest.generatedAt,
+        key_id: key.key_id,
+        files: input.files,
+        counts: { receipts: input.manifest.receipts, anchors: input.manifest.anchors },
+      }),
+    );
+    return manifestBytes;
+  });
+  writer.add(SIGNATURE_NAME, () => {
+    if (manifestBytes === undefined) throw new Error('manifest.json was not written before manifest.sig');
+    const signature = signManifest(manifestBytes, key.seed, key.key_id, crypto);
+    key.seed.fill(0);
+    return utf8Encode(serializeManifestSignature(signature));
+  });
+  return keys.length;
 }
 
 /** A key file's text with one more entry (the log key, with members KeyEntry has no place for). */

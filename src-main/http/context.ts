@@ -15,7 +15,8 @@ import type { AnchorBackend } from '../operations/anchor-submit';
 import type { Caller } from '../operations/service-admin';
 import type { WorkerOptions } from '../operations/service-issue';
 import type { ServiceLog } from '../operations/service-log';
-import type { ServiceStore } from '../operations/service-store';
+import type { NodeRecord, ServiceStore } from '../operations/service-store';
+import type { ServiceNode } from '../operations/service-node';
 import { workspaceVerifyContext, type Workspace } from '../operations/workspace';
 
 /** How often /status is signed anew. */
@@ -44,12 +45,16 @@ export interface ServiceContext {
   readonly workspace: Workspace;
   /** The service's data (tenants, keys, quotas, issued receipts, logs, anchors, payments): SQLite or PostgreSQL. */
   readonly store: ServiceStore;
+  /** This process among the store's nodes. */
+  readonly node: ServiceNode;
+  /** The nodes seen in the last 10 minutes, newest heartbeat first, as of the last heartbeat (every 5 s). */
+  nodes(): readonly NodeRecord[];
   readonly signer: ServiceSigner;
   now(): Date;
   readonly freePerDay: number;
   readonly proPerMonth: number;
-  /** The caller of a request that must carry an API key; 401 without a valid one. */
-  requireCaller(request: FastifyRequest): Caller;
+  /** The caller of a request that must carry an API key (read from the store each time); 401 without a valid one. */
+  requireCaller(request: FastifyRequest): Promise<Caller>;
   /** The latest signed /status. */
   status(): StatusDocument;
   /** The anchoring engine, unless the service runs without anchoring. */

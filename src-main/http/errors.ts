@@ -7,6 +7,10 @@
  */
 import type { ErrorDetail } from '../../src-shared/api/error-envelope';
 import { describeError, HTTP_STATUS_OF_KIND, OperationError, type InternalFault } from '../operations/errors';
+import { StoreUnavailableError } from '../operations/service-store';
+
+/** What a client is told when the service's database is down (never where the database is). */
+export const STORE_UNAVAILABLE_MESSAGE = 'The service’s database is unavailable for the moment; try again shortly.';
 
 /** An error the service answers with a specific status and code (401, 403, 429, ...). */
 export class HttpError extends Error {
@@ -142,6 +146,14 @@ export function errorAnswer(error: unknown): {
   body: ServiceErrorBody;
   internal?: InternalFault;
 } {
+  // The database down (PostgreSQL restarting, unreachable): nothing was written; the client
+  // tries again. The database's address stays in the operator's log, not the answer.
+  if (error instanceof StoreUnavailableError)
+    return {
+      status: 503,
+      headers: { 'retry-after': '1' },
+      body: { error: { code: 'unavailable', message: STORE_UNAVAILABLE_MESSAGE, details: [] } },
+    };
   if (error instanceof HttpError) {
     return {
       status: error.statusCode,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wearableWorkedExample } from '../../src-shared/formats/wearable/example';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { createTenant, issueApiKey } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { buildService, type Service } from './service';
@@ -34,8 +35,8 @@ beforeAll(async () => {
   });
   base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   port = Number(new URL(base).port);
-  createTenant(workspace, 'acme', 'scale');
-  scaleKey = issueApiKey(workspace, 'acme').key;
+  await createTenant(workspaceServiceStore(workspace), 'acme', 'scale');
+  scaleKey = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
 });
 
 afterAll(async () => {

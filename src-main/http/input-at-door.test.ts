@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, issueApiKey } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { buildService, type Service } from './service';
@@ -34,8 +35,8 @@ describe('inputs refused at the door', () => {
       },
     });
     base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-    createTenant(workspace, 'acme', 'enterprise');
-    key = issueApiKey(workspace, 'acme').key;
+    await createTenant(workspaceServiceStore(workspace), 'acme', 'enterprise');
+    key = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
   });
   afterAll(async () => {
     await service?.close();

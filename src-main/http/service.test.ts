@@ -10,9 +10,11 @@ import type { JsonObject } from '../../src-shared/verify/fields';
 import { ruleD1Payload } from '../../src-shared/verify/signature';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { createTenant, issueApiKey, revokeKeyByPrefix } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { loadServiceKeys, rotateServiceKey } from '../operations/service-keys';
 import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { APP_VERSION } from '../version';
 import { buildService, type Service, type ServiceOptions } from './service';
 
 // The service over real HTTP on 127.0.0.1, on a real ledger in a temporary data folder.
@@ -96,11 +98,11 @@ describe('the HTTP service', () => {
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-service-'));
     running = await start(directory, 'main');
-    createTenant(running.workspace, 'acme', 'pro');
-    createTenant(running.workspace, 'globex', 'scale');
-    proKey = issueApiKey(running.workspace, 'acme').key;
-    scaleKey = issueApiKey(running.workspace, 'globex').key;
-    otherKey = issueApiKey(running.workspace, 'globex').key;
+    await createTenant(workspaceServiceStore(running.workspace), 'acme', 'pro');
+    await createTenant(workspaceServiceStore(running.workspace), 'globex', 'scale');
+    proKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'acme')).key;
+    scaleKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'globex')).key;
+    otherKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'globex')).key;
   });
   afterAll(async () => {
     await running.close();
@@ -191,6 +193,18 @@ describe('the HTTP service', () => {
     expect(node.ed25519Verify(b64uDecode(String(document.sig_b64u)), digest, b64uDecode(key!.public_key))).toBe(true);
   });
 
+  it('lists its one node in /status (SQLite), with its version and ISO times', async () => {
+    const document = (await call(running.base, 'GET', '/status')).json as JsonObject;
+    expect(document.nodes).toEqual([
+      {
+        id: expect.stringMatching(new RegExp(`^[A-Za-z0-9.-]+-${process.pid}-[0-9a-f]{4}$`)),
+        version: APP_VERSION,
+        started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        heartbeat_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
+    ]);
+  });
+
   it('answers verify with a report for any body, duplicate names MALFORMED, and {document, keys}', async () => {
     const duplicate = await call(running.base, 'POST', '/v1/receipt/verify', { raw: '{"a":1,"a":2}' });
     expect(duplicate.status).toBe(200);
@@ -221,8 +235,8 @@ describe('the HTTP service', () => {
       body: EMIT,
     });
     expect(guessed.status).toBe(401);
-    const revokedKey = issueApiKey(running.workspace, 'acme');
-    revokeKeyByPrefix(running.workspace, revokedKey.record.prefix);
+    const revokedKey = await issueApiKey(workspaceServiceStore(running.workspace), 'acme');
+    await revokeKeyByPrefix(workspaceServiceStore(running.workspace), revokedKey.record.prefix);
     expect((await call(running.base, 'POST', '/v1/receipt/emit', { key: revokedKey.key, body: EMIT })).status).toBe(
       401,
     );
@@ -388,8 +402,8 @@ describe('service limits', () => {
   it('counts a pro tenant per month, and rate-limits every route per address', async () => {
     const running = await start(directory, 'pro', { proPerMonth: 2, rateLimitPerMinute: 12 });
     try {
-      createTenant(running.workspace, 'acme', 'pro');
-      const { key } = issueApiKey(running.workspace, 'acme');
+      await createTenant(workspaceServiceStore(running.workspace), 'acme', 'pro');
+      const { key } = await issueApiKey(workspaceServiceStore(running.workspace), 'acme');
       expect((await call(running.base, 'POST', '/tenants/acme/receipts', { key, body: EMIT })).status).toBe(201);
       expect((await call(running.base, 'POST', '/v1/receipt/emit', { key, body: EMIT })).status).toBe(201);
       const over = await call(running.base, 'POST', '/tenants/acme/receipts', { key, body: EMIT });

@@ -29,7 +29,14 @@ import {
   type VerifyPoolEvent,
 } from '../core/worker-pool';
 import type { Workspace } from '../operations/workspace';
-import { workspaceServiceStore, type ServiceStore } from '../operations/service-store';
+import {
+  NODES_SEEN_WITHIN_MS,
+  RENEW_EVERY_MS,
+  workspaceServiceStore,
+  type NodeRecord,
+  type ServiceStore,
+} from '../operations/service-store';
+import { checkServiceKeys, newNodeId, type ServiceNode } from '../operations/service-node';
 import type { PricingChain } from '../../src-shared/api/payments';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticateKey } from '../operations/service-admin';
@@ -92,6 +99,13 @@ export interface ServiceOptions {
    * store for several nodes on one database (operations/service-store.ts). The caller closes it.
    */
   store?: ServiceStore;
+  /**
+   * This process among the store's nodes (default: a new id, started now). With PostgreSQL the
+   * service refuses to start when its signing or log key differs from the database's
+   * (operations/service-node.ts); it heartbeats every 5 s and /status lists the nodes seen in
+   * the last 10 minutes.
+   */
+  node?: ServiceNode;
   signer: ServiceSigner;
   /** The clock (tests move it). Default: the system's. */
   now?: () => Date;
@@ -183,10 +197,10 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 }
 
 /** The tenants' logs under the data folder's log key (made on first start); the key is wiped if the name is refused. */
-function openLog(workspace: Workspace, name: string | undefined): ServiceLog {
+function openLog(workspace: Workspace, name: string | undefined, store: ServiceStore): ServiceLog {
   const key = loadLogKey(workspace);
   try {
-    return openServiceLog(workspace, key, name === undefined ? {} : { name });
+    return openServiceLog(workspace, key, { name, store });
   } catch (error) {
     key.seed.fill(0);
     throw error;
@@ -216,7 +230,15 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   if (!Number.isSafeInteger(checkpointMs) || checkpointMs < 1) {
     throw new RangeError('buildService: log.checkpointMs must be a whole number of milliseconds from 1');
   }
-  const log = openLog(options.workspace, options.log?.name);
+  const store = options.store ?? workspaceServiceStore(options.workspace);
+  const log = openLog(options.workspace, options.log?.name, store);
+  const node: ServiceNode = options.node ?? { id: newNodeId(), started_at: now().getTime() };
+  try {
+    await checkServiceKeys(store, { signing: options.signer.key_id, log: log.keyId }, node, now().getTime());
+  } catch (error) {
+    log.close();
+    throw error;
+  }
   const app = Fastify({
     logger:
       options.logStream === undefined
@@ -369,9 +391,12 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
 
   let statusDocument: StatusDocument | undefined;
   let verifyPool: VerifyPool | undefined;
+  let nodes: readonly NodeRecord[] = [];
   const context: ServiceContext = {
     workspace: options.workspace,
-    store: options.store ?? workspaceServiceStore(options.workspace),
+    store,
+    node,
+    nodes: () => nodes,
     signer: options.signer,
     now,
     freePerDay: options.freePerDay ?? FREE_RECEIPTS_PER_DAY,
@@ -397,13 +422,13 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
         },
       };
     },
-    requireCaller(request) {
+    async requireCaller(request) {
       const presented = bearer(request);
       if (presented === undefined)
         throw new HttpError(401, 'unauthorized', 'This route needs an API key: Authorization: Bearer svc_…', {
           headers: { 'www-authenticate': 'Bearer' },
         });
-      const result = authenticateKey(options.workspace, presented, now());
+      const result = await authenticateKey(context.store, presented, now());
       if ('expired_at' in result)
         throw new HttpError(
           401,
@@ -473,25 +498,63 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
     verifyPool = createVerifyPool({ size: verifyThreads, onEvent: (event) => logPoolEvent(app, event) });
     app.addHook('onClose', async () => verifyPool?.close());
   }
+  // The heartbeat: every RENEW_EVERY_MS this node says it is alive and reads the nodes /status
+  // lists. A database that is down is logged once; the beats go on and recover with it.
+  let heartbeatTimer: NodeJS.Timeout | undefined;
+  let beating = false;
+  let beatFailing = false;
+  const beat = async (): Promise<void> => {
+    if (beating) return;
+    beating = true;
+    try {
+      const at = now().getTime();
+      await store.cluster.heartbeat({ id: node.id, started_at: node.started_at, version: APP_VERSION }, at);
+      nodes = await store.cluster.listNodes(at - NODES_SEEN_WITHIN_MS);
+      if (beatFailing) app.log.info('the heartbeat reaches the database again');
+      beatFailing = false;
+    } catch (error) {
+      if (!beatFailing) app.log.error({ err: error }, 'the heartbeat failed; trying again every 5 s');
+      beatFailing = true;
+    } finally {
+      beating = false;
+    }
+  };
+  app.addHook('onReady', async () => {
+    await beat();
+    heartbeatTimer = setInterval(() => void beat(), RENEW_EVERY_MS);
+    heartbeatTimer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(heartbeatTimer));
   // The thread that writes tenants' evidence (started by the first such request) ends with it.
   app.addHook('onClose', async () => stopEvidenceWorker());
   // Checkpoints of the logs that grew, every checkpointMs and once more as the service closes
   // (after the requests in flight), so every receipt it issued is under a signed checkpoint.
+  // A tick while the last one still signs (a slow database) is skipped.
   let checkpointTimer: NodeJS.Timeout | undefined;
-  const signGrown = (): void => {
-    try {
-      log.signGrown(now());
-    } catch (error) {
-      app.log.error({ err: error }, 'signing the logs’ checkpoints failed; trying again at the next tick');
-    }
+  let signing: Promise<void> | undefined;
+  const signGrown = (): Promise<void> => {
+    signing ??= log
+      .signGrown(now())
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          app.log.error({ err: error }, 'signing the logs’ checkpoints failed; trying again at the next tick');
+        },
+      )
+      .finally(() => {
+        signing = undefined;
+      });
+    return signing;
   };
   app.addHook('onReady', async () => {
-    checkpointTimer = setInterval(signGrown, checkpointMs);
+    checkpointTimer = setInterval(() => void signGrown(), checkpointMs);
     checkpointTimer.unref();
   });
   app.addHook('onClose', async () => {
     clearInterval(checkpointTimer);
-    signGrown();
+    // The tick under way, if any, then one more that sees every receipt stored before the close.
+    await signing;
+    await signGrown();
     log.close();
   });
   try {

@@ -20,8 +20,8 @@ export const TENANT_PARAMS = {
  *
  * @throws HttpError 401 without a valid key, 403 for a key of another tenant
  */
-export function tenantCaller(context: ServiceContext, request: FastifyRequest): Caller {
-  const caller = context.requireCaller(request);
+export async function tenantCaller(context: ServiceContext, request: FastifyRequest): Promise<Caller> {
+  const caller = await context.requireCaller(request);
   const { id } = request.params as { id: string };
   if (caller.tenant.id !== id) throw new HttpError(403, 'forbidden', 'This API key belongs to another tenant.');
   return caller;

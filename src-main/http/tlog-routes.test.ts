@@ -21,6 +21,7 @@ import { DEFAULT_ZIP_LIMITS } from '../evidence/limits';
 import { openZipArchive } from '../evidence/zip-reader';
 import { listTlogCheckpoints, listTlogLeaves, tlogSize } from '../ledger';
 import { createTenant, issueApiKey } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { buildService, type Service, type ServiceOptions } from './service';
@@ -158,12 +159,12 @@ describe('the tenants’ transparency logs', () => {
   beforeAll(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-tlog-'));
     running = await start(path.join(directory, 'home'), { freePerDay: 2 });
-    createTenant(running.workspace, 'acme', 'scale');
-    createTenant(running.workspace, 'globex', 'scale');
-    createTenant(running.workspace, 'hooli', 'free');
-    acmeKey = issueApiKey(running.workspace, 'acme').key;
-    globexKey = issueApiKey(running.workspace, 'globex').key;
-    freeKey = issueApiKey(running.workspace, 'hooli').key;
+    await createTenant(workspaceServiceStore(running.workspace), 'acme', 'scale');
+    await createTenant(workspaceServiceStore(running.workspace), 'globex', 'scale');
+    await createTenant(workspaceServiceStore(running.workspace), 'hooli', 'free');
+    acmeKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'acme')).key;
+    globexKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'globex')).key;
+    freeKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'hooli')).key;
   });
   afterAll(async () => {
     await running.close();
@@ -253,8 +254,8 @@ describe('the tenants’ transparency logs', () => {
     expect(missing.status).toBe(400);
     const foreign = await call(running.base, 'GET', '/tenants/acme/log/proof?index=0&size=3', { key: globexKey });
     expect(foreign.status).toBe(403);
-    createTenant(running.workspace, 'initech', 'scale');
-    const initechKey = issueApiKey(running.workspace, 'initech').key;
+    await createTenant(workspaceServiceStore(running.workspace), 'initech', 'scale');
+    const initechKey = (await issueApiKey(workspaceServiceStore(running.workspace), 'initech')).key;
     const empty = await call(running.base, 'GET', '/tenants/initech/log/proof?index=0&size=1', { key: initechKey });
     expect(empty.status).toBe(404);
     expect(empty.json['error']).toMatchObject({ code: 'not_found' });
@@ -558,8 +559,8 @@ describe('the tenants’ transparency logs', () => {
   it('signs the logs that grew by its timer, without a request asking, and once more as it stops', async () => {
     const home = path.join(directory, 'timer');
     let service = await start(home, { log: { name: LOG_NAME, checkpointMs: 20 } });
-    createTenant(service.workspace, 'acme', 'scale');
-    const key = issueApiKey(service.workspace, 'acme').key;
+    await createTenant(workspaceServiceStore(service.workspace), 'acme', 'scale');
+    const key = (await issueApiKey(workspaceServiceStore(service.workspace), 'acme')).key;
     await issue(service.base, 'acme', key, '2026-11-02T12:00:00Z');
     const deadline = Date.now() + 5_000;
     while (listTlogCheckpoints(service.workspace.ledger.readable, 'acme').length === 0 && Date.now() < deadline)
@@ -579,8 +580,8 @@ describe('the tenants’ transparency logs', () => {
   it('never signs two roots for one size, across a restart', async () => {
     const home = path.join(directory, 'restart');
     let service = await start(home);
-    createTenant(service.workspace, 'acme', 'scale');
-    const key = issueApiKey(service.workspace, 'acme').key;
+    await createTenant(workspaceServiceStore(service.workspace), 'acme', 'scale');
+    const key = (await issueApiKey(workspaceServiceStore(service.workspace), 'acme')).key;
     await issue(service.base, 'acme', key, '2026-11-02T11:00:00Z');
     await issue(service.base, 'acme', key, '2026-11-02T11:00:01Z');
     const before = await checkpointOf(service.base, 'acme', key);

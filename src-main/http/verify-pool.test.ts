@@ -11,6 +11,7 @@ import type { JsonValue } from '../../src-shared/json/types';
 import { getReceipt } from '../ledger';
 import { toVerifiedReceipt, verifyReceiptBytes } from '../core/receipt-facts';
 import { createTenant, issueApiKey } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { pinKey, unpinKey } from '../operations/trust';
 import { openWorkspace, workspaceVerifyContext, type Workspace } from '../operations/workspace';
@@ -35,8 +36,8 @@ describe('the verify route on worker threads', () => {
     workspace = openWorkspace(path.join(directory, 'home'));
     const keys = loadServiceKeys(workspace);
     signer = keys.active;
-    createTenant(workspace, 'acme', 'scale');
-    apiKey = issueApiKey(workspace, 'acme').key;
+    await createTenant(workspaceServiceStore(workspace), 'acme', 'scale');
+    apiKey = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
     const now = new Date(SAMPLES_NOW);
     for (const verifyThreads of [0, 2]) {
       const service = await buildService({

@@ -125,6 +125,31 @@ export function findQueuedAnchor(
 }
 
 /**
+ * A queue entry's fields, checked (shared with the PostgreSQL adapter, store/pg-anchoring.ts).
+ *
+ * @throws TypeError / RangeError for bad input
+ */
+export function checkQueueEntry(entry: {
+  digest: string;
+  tenant_id?: string | null;
+  at?: number;
+  interval_ms: number;
+}): {
+  digest: string;
+  tenantId: string | null;
+  at: number;
+  intervalMs: number;
+} {
+  if (typeof entry !== 'object' || entry === null) throw new TypeError('entry must be an object');
+  return {
+    digest: checkHex64(entry.digest, 'entry.digest'),
+    tenantId: checkOptionalText(entry.tenant_id, 'entry.tenant_id', 64),
+    at: checkInstant(entry.at, 'entry.at'),
+    intervalMs: checkInteger(entry.interval_ms, 'entry.interval_ms', 1, 365 * 86_400_000),
+  };
+}
+
+/**
  * Queues a digest in the open batch (opening one at `at` when none is open) and writes its
  * pending anchor row, in one transaction. The same digest in the same open batch (or a pending
  * URN already queued for the same digest) gives the same URN and writes nothing.
@@ -139,10 +164,7 @@ export function queueAnchorHash(
   database: WritableDB,
   entry: { digest: string; tenant_id?: string | null; at?: number; interval_ms: number },
 ): QueueOutcome {
-  const digest = checkHex64(entry.digest, 'entry.digest');
-  const tenantId = checkOptionalText(entry.tenant_id, 'entry.tenant_id', 64);
-  const at = checkInstant(entry.at, 'entry.at');
-  const intervalMs = checkInteger(entry.interval_ms, 'entry.interval_ms', 1, 365 * 86_400_000);
+  const { digest, tenantId, at, intervalMs } = checkQueueEntry(entry);
   return transaction(database, (db) => {
     let batch = getOpenAnchorBatch(db);
     if (batch === undefined) {
@@ -214,6 +236,27 @@ export function closeAnchorBatch(database: WritableDB, id: number, options: { at
 }
 
 /**
+ * A signed transaction's fields, checked (shared with store/pg-anchoring.ts).
+ *
+ * @throws RangeError / TypeError for bad input
+ */
+export function checkAnchorTransaction<
+  T extends { merkle_root: string; network: string; raw_tx: string; tx_hash: string; nonce: number; sender: string },
+>(tx: T): T {
+  if (typeof tx !== 'object' || tx === null) throw new TypeError('tx must be an object');
+  checkHex64(tx.merkle_root, 'tx.merkle_root');
+  checkText(tx.network, 'tx.network', 64);
+  if (typeof tx.raw_tx !== 'string' || !/^0x(?:[0-9a-f]{2}){1,2046}$/.test(tx.raw_tx))
+    throw new RangeError('tx.raw_tx must be 0x and lowercase hex bytes');
+  if (typeof tx.tx_hash !== 'string' || !/^0x[0-9a-f]{64}$/.test(tx.tx_hash))
+    throw new RangeError('tx.tx_hash must be 0x and 64 lowercase hex characters');
+  if (typeof tx.sender !== 'string' || !/^0x[0-9a-f]{40}$/.test(tx.sender))
+    throw new RangeError('tx.sender must be 0x and 40 lowercase hex characters');
+  checkInteger(tx.nonce, 'tx.nonce');
+  return tx;
+}
+
+/**
  * Records a batch's signed transaction (before it is broadcast). A signed batch may be given a
  * new transaction only when its old one can never be mined (its nonce went to another
  * transaction); the engine decides that.
@@ -230,15 +273,7 @@ export function recordAnchorTransaction(
   tx: { merkle_root: string; network: string; raw_tx: string; tx_hash: string; nonce: number; sender: string },
   options: { at?: number } = {},
 ): AnchorBatchRecord {
-  const root = checkHex64(tx.merkle_root, 'tx.merkle_root');
-  const network = checkText(tx.network, 'tx.network', 64);
-  if (typeof tx.raw_tx !== 'string' || !/^0x(?:[0-9a-f]{2}){1,2046}$/.test(tx.raw_tx))
-    throw new RangeError('tx.raw_tx must be 0x and lowercase hex bytes');
-  if (typeof tx.tx_hash !== 'string' || !/^0x[0-9a-f]{64}$/.test(tx.tx_hash))
-    throw new RangeError('tx.tx_hash must be 0x and 64 lowercase hex characters');
-  if (typeof tx.sender !== 'string' || !/^0x[0-9a-f]{40}$/.test(tx.sender))
-    throw new RangeError('tx.sender must be 0x and 40 lowercase hex characters');
-  const nonce = checkInteger(tx.nonce, 'tx.nonce');
+  const { merkle_root: root, network, nonce } = checkAnchorTransaction(tx);
   const at = checkInstant(options.at, 'at');
   return transaction(database, (db) => {
     requireState(db, id, ['closed', 'signed'], 'recordAnchorTransaction');

@@ -24,6 +24,7 @@ export const HTTP_STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   too_large: 413,
   cancelled: 409,
   too_many: 429,
+  unavailable: 503,
   internal: 500,
 };
 

@@ -6,6 +6,7 @@
  * These functions bind them to a workspace, so no door passes a ledger or a data folder of its own.
  */
 import { exportBundle, stopExportWorker, type ExportOptions, type ExportResult } from '../evidence/export-bundle';
+import { exportTenantBundle } from '../evidence/export-tenant';
 export { MAX_CONSISTENT_WITH } from '../evidence/log-evidence';
 import { parseNote } from '../../src-shared/crypto/signed-note';
 import { getTenant, latestTlogCheckpoint } from '../ledger';
@@ -15,6 +16,7 @@ import { loadServiceKeys } from './service-keys';
 import { loadLogKey, openServiceLog, type ServiceLog } from './service-log';
 import { checkAnchorsOffline } from './anchors';
 import { recordSeenCheckpoint } from './log-checkpoints';
+import type { ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
 /**
@@ -58,6 +60,31 @@ export function exportEvidence(
   options: Omit<ExportOptions, 'dataDirectory'>,
 ): Promise<ExportResult> {
   return exportBundle(workspace.ledger, { ...options, dataDirectory: workspace.dataDirectory });
+}
+
+/**
+ * Exports a served tenant's evidence (the `log` option) from the service's store: from the
+ * workspace's ledger file as {@link exportEvidence} does (SQLite, on the export worker when
+ * `worker` is set), or from one snapshot of the PostgreSQL database, on the calling thread,
+ * whichever node issued the receipts. The `export` audit row goes to the workspace's ledger, and
+ * the keys file names the issuers its trust store knows.
+ *
+ * @param workspace - The node's workspace (its data folder, trust store and audit rows).
+ * @param store - The service's store.
+ * @param options - As exportEvidence's, with `log`; no `filters`.
+ * @returns What was written.
+ * @throws as exportEvidence; StoreUnavailableError when the database cannot be reached
+ */
+export function exportServedEvidence(
+  workspace: Workspace,
+  store: ServiceStore,
+  options: Omit<ExportOptions, 'dataDirectory' | 'filters' | 'log'> & { log: NonNullable<ExportOptions['log']> },
+): Promise<ExportResult> {
+  if (store.evidence.exportPath === 'ledger-file') return exportEvidence(workspace, options);
+  const { worker, onWorkerError, ...rest } = options;
+  void worker;
+  void onWorkerError;
+  return exportTenantBundle(workspace.ledger, store.evidence, { ...rest, dataDirectory: workspace.dataDirectory });
 }
 
 /**
@@ -106,7 +133,7 @@ export async function exportTenantEvidence(
   const log = openServiceLog(workspace, loadLogKey(workspace), name === undefined ? {} : { name });
   const { active } = loadServiceKeys(workspace);
   try {
-    log.freshCheckpoint(tenantId);
+    await log.freshCheckpoint(tenantId);
     return await exportEvidence(workspace, {
       ...rest,
       tenantId,

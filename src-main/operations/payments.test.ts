@@ -13,6 +13,7 @@ import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test
 import { listApiKeys, listAuditEntries, listTenants } from '../ledger';
 import { listPayments, observePayment, paymentKey, paymentStatus, paymentTenantId, sealedEnvelope } from './payments';
 import { authenticateKey, createTenant, issueApiKey } from './service-admin';
+import { workspaceServiceStore } from './service-store';
 import { openWorkspace, type Workspace } from './workspace';
 
 // Payments on a real anvil with the real token contract, judged and issued into a real ledger.
@@ -46,8 +47,8 @@ async function pay(
 }
 
 /** What the service makes of a presented key at an instant: the tenant, `expired`, or `unknown`. */
-function judgeKey(workspace: Workspace, key: string, now: Date): string {
-  const result = authenticateKey(workspace, key, now);
+async function judgeKey(workspace: Workspace, key: string, now: Date): Promise<string> {
+  const result = await authenticateKey(workspaceServiceStore(workspace), key, now);
   if ('caller' in result) return result.caller.tenant.id;
   return 'expired_at' in result ? `expired ${new Date(result.expired_at).toISOString()}` : 'unknown';
 }
@@ -69,7 +70,10 @@ describe('observePayment on a real chain', () => {
     try {
       const at = new Date('2026-11-26T00:00:00Z');
       const tx = await pay({ tier: 'pro', contact: 'Buyer@Example.com' }, PRO_MONTH);
-      const view = await observePayment(workspace, chain, tx, { confirmations: 1, now: at });
+      const view = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
+        confirmations: 1,
+        now: at,
+      });
       expect(view).toMatchObject({
         tx_hash: tx,
         network: 'anvil-local',
@@ -87,15 +91,18 @@ describe('observePayment on a real chain', () => {
       const { key, prefix } = paymentKey(workspace, 'anvil-local', tx, 'pro');
       expect(prefix).toBe(view.key_prefix);
       expect(JSON.stringify(view)).not.toContain(key);
-      expect(judgeKey(workspace, key, new Date(at.getTime() + DAY))).toBe(view.tenant_id);
+      expect(await judgeKey(workspace, key, new Date(at.getTime() + DAY))).toBe(view.tenant_id);
 
       const audit = listAuditEntries(workspace.ledger.readable, { limit: 1000 }).length;
-      const again = await observePayment(workspace, chain, tx, { confirmations: 1, now: new Date(at.getTime() + 5) });
+      const again = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
+        confirmations: 1,
+        now: new Date(at.getTime() + 5),
+      });
       expect(again).toEqual(view);
       expect(listApiKeys(workspace.ledger.readable)).toHaveLength(1);
       expect(listAuditEntries(workspace.ledger.readable, { limit: 1000 })).toHaveLength(audit);
-      expect(listPayments(workspace)).toEqual([view]);
-      expect(paymentStatus(workspace, tx.toUpperCase().replace('0X', '0x'))).toEqual(view);
+      expect(await listPayments(workspaceServiceStore(workspace))).toEqual([view]);
+      expect(await paymentStatus(workspaceServiceStore(workspace), tx.toUpperCase().replace('0X', '0x'))).toEqual(view);
     } finally {
       workspace.close();
     }
@@ -106,6 +113,7 @@ describe('observePayment on a real chain', () => {
     try {
       const start = new Date('2026-11-26T00:00:00Z');
       const first = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'renew@example.com' }, PRO_MONTH),
@@ -113,6 +121,7 @@ describe('observePayment on a real chain', () => {
       );
       const later = new Date(start.getTime() + 10 * DAY);
       const second = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'RENEW@example.com' }, PRO_MONTH * 10n),
@@ -124,6 +133,7 @@ describe('observePayment on a real chain', () => {
       // Both bought keys carry the tenant's end; another tier is another tenant.
       expect(listApiKeys(workspace.ledger.readable).map((record) => record.expires_at)).toEqual([end, end]);
       const scale = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'scale', contact: 'renew@example.com' }, 499_000_000n),
@@ -133,23 +143,24 @@ describe('observePayment on a real chain', () => {
       expect(listTenants(workspace.ledger.readable).map((tenant) => tenant.id)).toHaveLength(2);
 
       const { key } = paymentKey(workspace, 'anvil-local', first.tx_hash, 'pro');
-      expect(judgeKey(workspace, key, new Date(end - 1))).toBe(first.tenant_id);
-      expect(judgeKey(workspace, key, new Date(end))).toBe(`expired ${new Date(end).toISOString()}`);
+      expect(await judgeKey(workspace, key, new Date(end - 1))).toBe(first.tenant_id);
+      expect(await judgeKey(workspace, key, new Date(end))).toBe(`expired ${new Date(end).toISOString()}`);
       // An operator's key of the same tenant does not expire.
-      const operatorKey = issueApiKey(workspace, first.tenant_id as string).key;
-      expect(judgeKey(workspace, operatorKey, new Date(end + 400 * DAY))).toBe(first.tenant_id);
-      expect(judgeKey(workspace, `svc_pro_${'A'.repeat(32)}`, new Date(end))).toBe('unknown');
+      const operatorKey = (await issueApiKey(workspaceServiceStore(workspace), first.tenant_id as string)).key;
+      expect(await judgeKey(workspace, operatorKey, new Date(end + 400 * DAY))).toBe(first.tenant_id);
+      expect(await judgeKey(workspace, `svc_pro_${'A'.repeat(32)}`, new Date(end))).toBe('unknown');
 
       // Renewed after it lapsed: the term starts again from the payment, and the old key works again.
       const lapsed = new Date(end + 5 * DAY);
       const renewal = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'renew@example.com' }, PRO_MONTH),
         { confirmations: 1, now: lapsed },
       );
       expect(renewal.expires_at).toBe(lapsed.getTime() + TERM_MS.month);
-      expect(judgeKey(workspace, key, new Date(lapsed.getTime() + DAY))).toBe(first.tenant_id);
+      expect(await judgeKey(workspace, key, new Date(lapsed.getTime() + DAY))).toBe(first.tenant_id);
     } finally {
       workspace.close();
     }
@@ -159,7 +170,8 @@ describe('observePayment on a real chain', () => {
     const workspace = freshWorkspace();
     try {
       const now = new Date('2026-11-26T00:00:00Z');
-      const observe = (tx: string) => observePayment(workspace, chain, tx, { confirmations: 1, now });
+      const observe = (tx: string) =>
+        observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations: 1, now });
 
       const underpaid = await observe(await pay({ tier: 'pro', contact: 'cheap@example.com' }, 50_000_000n));
       expect(underpaid).toMatchObject({ state: 'underpaid', tier: 'pro', amount: '50000000', key_prefix: null });
@@ -194,7 +206,9 @@ describe('observePayment on a real chain', () => {
 
       expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
       expect(listTenants(workspace.ledger.readable)).toEqual([]);
-      expect(listPayments(workspace).map((payment) => payment.delivery.state)).toEqual(Array(7).fill('none'));
+      expect((await listPayments(workspaceServiceStore(workspace))).map((payment) => payment.delivery.state)).toEqual(
+        Array(7).fill('none'),
+      );
     } finally {
       workspace.close();
     }
@@ -218,7 +232,7 @@ describe('observePayment on a real chain', () => {
         chain.config.token,
         call,
       );
-      const view = await observePayment(workspace, chain, tx, { confirmations: 1 });
+      const view = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations: 1 });
       expect(view).toMatchObject({ state: 'memo_invalid', amount: PRO_MONTH.toString(), token: chain.config.token });
       expect(view.reason).toMatch(/not transfer\(address,uint256\)/);
       expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
@@ -233,29 +247,38 @@ describe('observePayment on a real chain', () => {
       const now = new Date('2026-11-26T00:00:00Z');
       const snapshot = await testChain.snapshot();
       const tx = await pay({ tier: 'pro', contact: 'reorg@example.com' }, PRO_MONTH);
-      expect(await observePayment(workspace, chain, tx, { confirmations: 3, now })).toMatchObject({
+      expect(
+        await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations: 3, now }),
+      ).toMatchObject({
         state: 'pending_confirmations',
         term: 'month',
         key_prefix: null,
       });
       await testChain.mine(1);
-      expect((await observePayment(workspace, chain, tx, { confirmations: 3, now })).state).toBe(
-        'pending_confirmations',
-      );
+      expect(
+        (await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations: 3, now })).state,
+      ).toBe('pending_confirmations');
       await testChain.revert(snapshot);
       await testChain.mine(5);
-      const dropped = await observePayment(workspace, chain, tx, { confirmations: 3, now });
+      const dropped = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
+        confirmations: 3,
+        now,
+      });
       expect(dropped).toMatchObject({ state: 'dropped', key_prefix: null });
       expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
       expect(listTenants(workspace.ledger.readable)).toEqual([]);
 
       // A payment that stays on chain is issued once deep enough.
       const kept = await pay({ tier: 'pro', contact: 'kept@example.com' }, PRO_MONTH);
-      expect((await observePayment(workspace, chain, kept, { confirmations: 3, now })).state).toBe(
-        'pending_confirmations',
-      );
+      expect(
+        (await observePayment(workspaceServiceStore(workspace), workspace, chain, kept, { confirmations: 3, now }))
+          .state,
+      ).toBe('pending_confirmations');
       await testChain.mine(2);
-      expect((await observePayment(workspace, chain, kept, { confirmations: 3, now })).state).toBe('issued');
+      expect(
+        (await observePayment(workspaceServiceStore(workspace), workspace, chain, kept, { confirmations: 3, now }))
+          .state,
+      ).toBe('issued');
     } finally {
       workspace.close();
     }
@@ -266,26 +289,36 @@ describe('observePayment on a real chain', () => {
     try {
       const did = didKeyFromEd25519(new Uint8Array(32).fill(3));
       const tx = await pay({ tier: 'scale', contact: did }, 499_000_000n);
-      const view = await observePayment(workspace, chain, tx, { confirmations: 1, mailChannel: 'smtp' });
+      const view = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
+        confirmations: 1,
+        mailChannel: 'smtp',
+      });
       expect(view).toMatchObject({ state: 'issued', contact: did, delivery: { channel: 'sealed', to: did } });
-      expect(() => sealedEnvelope(workspace, tx)).toThrow(expect.objectContaining({ code: 'not_found' }));
+      await expect(sealedEnvelope(workspaceServiceStore(workspace), tx)).rejects.toThrow(
+        expect.objectContaining({ code: 'not_found' }),
+      );
       const mailed = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'example.net' }, PRO_MONTH),
         { confirmations: 1, mailChannel: 'smtp' },
       );
       expect(mailed.delivery).toMatchObject({ channel: 'smtp', to: 'postmaster@example.net' });
-      expect(() => sealedEnvelope(workspace, mailed.tx_hash)).toThrow(expect.objectContaining({ code: 'not_sealed' }));
-
-      await expect(observePayment(workspace, chain, `0x${'9'.repeat(64)}`, { confirmations: 1 })).rejects.toThrow(
-        expect.objectContaining({ code: 'not_found' }),
+      await expect(sealedEnvelope(workspaceServiceStore(workspace), mailed.tx_hash)).rejects.toThrow(
+        expect.objectContaining({ code: 'not_sealed' }),
       );
-      await expect(observePayment(workspace, chain, '0x1234', { confirmations: 1 })).rejects.toThrow(
+
+      await expect(
+        observePayment(workspaceServiceStore(workspace), workspace, chain, `0x${'9'.repeat(64)}`, { confirmations: 1 }),
+      ).rejects.toThrow(expect.objectContaining({ code: 'not_found' }));
+      await expect(
+        observePayment(workspaceServiceStore(workspace), workspace, chain, '0x1234', { confirmations: 1 }),
+      ).rejects.toThrow(expect.objectContaining({ code: 'invalid_request' }));
+      await expect(paymentStatus(workspaceServiceStore(workspace), 'nope')).rejects.toThrow(
         expect.objectContaining({ code: 'invalid_request' }),
       );
-      expect(() => paymentStatus(workspace, 'nope')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
-      expect(paymentStatus(workspace, `0x${'9'.repeat(64)}`)).toBeUndefined();
+      expect(await paymentStatus(workspaceServiceStore(workspace), `0x${'9'.repeat(64)}`)).toBeUndefined();
     } finally {
       workspace.close();
     }
@@ -295,8 +328,9 @@ describe('observePayment on a real chain', () => {
     const workspace = freshWorkspace();
     try {
       // An operator made the tenant the contact's id would be.
-      createTenant(workspace, paymentTenantId('pro', 'taken.example'), 'pro');
+      await createTenant(workspaceServiceStore(workspace), paymentTenantId('pro', 'taken.example'), 'pro');
       const view = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'taken.example' }, PRO_MONTH),

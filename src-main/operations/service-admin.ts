@@ -15,23 +15,10 @@ import {
   type ApiKeyScope,
   type Tier,
 } from '../../src-shared/api/vocabulary';
-import {
-  appendAudit,
-  countReceipts,
-  findApiKey,
-  getTenant,
-  insertApiKey,
-  insertTenant,
-  listApiKeys,
-  listTenants,
-  quotaUsed,
-  revokeApiKey,
-  type ApiKeyRecord,
-  type TenantRecord,
-} from '../ledger';
+import type { ApiKeyRecord, TenantRecord } from '../ledger';
 import { OperationError } from './errors';
 import { FREE_RECEIPTS_PER_DAY, PRO_RECEIPTS_PER_MONTH, tenantQuota } from './service-issue';
-import type { Workspace } from './workspace';
+import type { ServiceStore } from './service-store';
 
 /** Random characters after the tier prefix (32 b64u characters: 192 bits). */
 const KEY_RANDOM_LENGTH = 32;
@@ -51,7 +38,7 @@ export interface Caller {
  *
  * @throws OperationError invalid_request (bad id or tier), conflict (the id exists).
  */
-export function createTenant(workspace: Workspace, id: string, tier: Tier): TenantRecord {
+export async function createTenant(store: ServiceStore, id: string, tier: Tier): Promise<TenantRecord> {
   if (!isTenantId(id)) {
     throw new OperationError(
       'invalid_input',
@@ -67,21 +54,18 @@ export function createTenant(workspace: Workspace, id: string, tier: Tier): Tena
       details: [{ path: '/tier', message: 'unknown tier' }],
     });
   }
-  return workspace.ledger.runInTransaction((database) => {
-    if (getTenant(database, id) !== undefined) {
-      throw new OperationError('conflict', 'conflict', `The tenant ${id} exists already.`, {
-        details: [{ path: '/id', message: 'exists already' }],
-      });
-    }
-    const tenant = insertTenant(database, { id, tier, at: Date.now() });
-    appendAudit(database, 'tenant-create', id, { tier });
-    return tenant;
-  });
+  const tenant = await store.identity.createTenant({ id, tier, at: Date.now() });
+  if (tenant === undefined) {
+    throw new OperationError('conflict', 'conflict', `The tenant ${id} exists already.`, {
+      details: [{ path: '/id', message: 'exists already' }],
+    });
+  }
+  return tenant;
 }
 
 /** Every tenant. */
-export function tenants(workspace: Workspace): TenantRecord[] {
-  return listTenants(workspace.ledger.readable);
+export function tenants(store: ServiceStore): Promise<TenantRecord[]> {
+  return store.identity.listTenants();
 }
 
 /** A tenant's use of its quota in the current period. */
@@ -101,22 +85,18 @@ export interface QuotaUse {
  * receipt. Scale and enterprise tenants count against no quota, so nothing is counted for them;
  * their use is the receipts the service stored for them that were issued this UTC month.
  */
-export function tenantQuotaUse(workspace: Workspace, tenant: TenantRecord, now: Date): QuotaUse {
+export async function tenantQuotaUse(store: ServiceStore, tenant: TenantRecord, now: Date): Promise<QuotaUse> {
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('now must be a valid Date');
   const quota = tenantQuota(tenant, now, { freePerDay: FREE_RECEIPTS_PER_DAY, proPerMonth: PRO_RECEIPTS_PER_MONTH });
   if (quota !== undefined)
     return {
       period: quota.period,
-      used: quotaUsed(workspace.ledger.readable, quota.subject, quota.period),
+      used: await store.identity.quotaUsed(quota.subject, quota.period),
       limit: quota.limit,
     };
   const from = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
   const to = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
-  const used = countReceipts(workspace.ledger.readable, {
-    source: { kind: 'service', ref: `tenant:${tenant.id}` },
-    from,
-    to,
-  });
+  const used = await store.identity.countTenantReceipts(tenant.id, from, to);
   return { period: now.toISOString().slice(0, 7), used, limit: null };
 }
 
@@ -130,11 +110,11 @@ function keyHash(key: string): string {
  * @returns the key (shown this once, never stored) and its record
  * @throws OperationError not_found (no such tenant), invalid_request (an unknown scope)
  */
-export function issueApiKey(
-  workspace: Workspace,
+export async function issueApiKey(
+  store: ServiceStore,
   tenantId: string,
   scopes: readonly string[] = [],
-): { key: string; record: ApiKeyRecord } {
+): Promise<{ key: string; record: ApiKeyRecord }> {
   for (const scope of scopes) {
     if (!(API_KEY_SCOPES as readonly string[]).includes(scope)) {
       throw new OperationError(
@@ -147,27 +127,27 @@ export function issueApiKey(
       );
     }
   }
-  return workspace.ledger.runInTransaction((database) => {
-    const tenant = getTenant(database, tenantId);
-    if (tenant === undefined)
-      throw new OperationError('not_found', 'not_found', `There is no tenant ${tenantId}.`, {
-        details: [{ path: '/tenant', message: 'no such tenant' }],
-      });
-    const random = randomBytes(24).toString('base64url');
-    if (random.length !== KEY_RANDOM_LENGTH) throw new Error('unexpected API key length');
-    const key = `${API_KEY_PREFIXES[tenant.tier]}${random}`;
-    const prefix = `${API_KEY_PREFIXES[tenant.tier]}${random.slice(0, PREFIX_RANDOM_LENGTH)}`;
-    const record = insertApiKey(database, {
-      key_sha256: keyHash(key),
-      prefix,
-      tenant_id: tenant.id,
-      tier: tenant.tier,
-      scopes: [...new Set(scopes)] as ApiKeyScope[],
-      at: Date.now(),
+  const noTenant = () =>
+    new OperationError('not_found', 'not_found', `There is no tenant ${tenantId}.`, {
+      details: [{ path: '/tenant', message: 'no such tenant' }],
     });
-    appendAudit(database, 'apikey-issue', prefix, { tenant: tenant.id, tier: tenant.tier, scopes: record.scopes });
-    return { key, record };
+  // A tenant's tier never changes, so the key minted for the tier read here is the tenant's.
+  const tenant = typeof tenantId === 'string' ? await store.identity.getTenant(tenantId) : undefined;
+  if (tenant === undefined) throw noTenant();
+  const random = randomBytes(24).toString('base64url');
+  if (random.length !== KEY_RANDOM_LENGTH) throw new Error('unexpected API key length');
+  const key = `${API_KEY_PREFIXES[tenant.tier]}${random}`;
+  const prefix = `${API_KEY_PREFIXES[tenant.tier]}${random.slice(0, PREFIX_RANDOM_LENGTH)}`;
+  const record = await store.identity.issueApiKey({
+    key_sha256: keyHash(key),
+    prefix,
+    tenant_id: tenant.id,
+    tier: tenant.tier,
+    scopes: [...new Set(scopes)] as ApiKeyScope[],
+    at: Date.now(),
   });
+  if (record === undefined) throw noTenant();
+  return { key, record };
 }
 
 /**
@@ -175,14 +155,14 @@ export function issueApiKey(
  *
  * @throws OperationError not_found (a tenant that does not exist)
  */
-export function apiKeys(workspace: Workspace, tenantId?: string): ApiKeyRecord[] {
+export async function apiKeys(store: ServiceStore, tenantId?: string): Promise<ApiKeyRecord[]> {
   // A tenant that does not exist is a mistake worth saying, not an empty list.
-  if (tenantId !== undefined && getTenant(workspace.ledger.readable, tenantId) === undefined) {
+  if (tenantId !== undefined && (await store.identity.getTenant(tenantId)) === undefined) {
     throw new OperationError('not_found', 'not_found', `There is no tenant ${tenantId}.`, {
       details: [{ path: '/tenant', message: 'no such tenant' }],
     });
   }
-  return listApiKeys(workspace.ledger.readable, tenantId);
+  return store.identity.listApiKeys(tenantId);
 }
 
 /**
@@ -190,7 +170,7 @@ export function apiKeys(workspace: Workspace, tenantId?: string): ApiKeyRecord[]
  *
  * @throws OperationError not_found (no key with this prefix)
  */
-export function revokeKeyByPrefix(workspace: Workspace, prefix: string): ApiKeyRecord {
+export async function revokeKeyByPrefix(store: ServiceStore, prefix: string): Promise<ApiKeyRecord> {
   if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 32) {
     throw new OperationError(
       'invalid_input',
@@ -198,20 +178,13 @@ export function revokeKeyByPrefix(workspace: Workspace, prefix: string): ApiKeyR
       'Name the key by its prefix (as `evroom apikeys list` shows it).',
     );
   }
-  return workspace.ledger.runInTransaction((database) => {
-    try {
-      const record = revokeApiKey(database, prefix, Date.now());
-      appendAudit(database, 'apikey-revoke', prefix, { tenant: record.tenant_id });
-      return record;
-    } catch (error) {
-      if (error instanceof Error && (error as { code?: string }).code === 'not_found') {
-        throw new OperationError('not_found', 'not_found', `No API key has the prefix ${prefix}.`, {
-          details: [{ path: '/prefix', message: 'no such key' }],
-        });
-      }
-      throw error;
-    }
-  });
+  const record = await store.identity.revokeApiKey(prefix, Date.now());
+  if (record === undefined) {
+    throw new OperationError('not_found', 'not_found', `No API key has the prefix ${prefix}.`, {
+      details: [{ path: '/prefix', message: 'no such key' }],
+    });
+  }
+  return record;
 }
 
 /**
@@ -221,8 +194,12 @@ export function revokeKeyByPrefix(workspace: Workspace, prefix: string): ApiKeyR
  * @param now - The instant to judge a bought key's expiry at (default now).
  * @returns the caller, or undefined for a key that is unknown, revoked or past its term
  */
-export function authenticate(workspace: Workspace, presented: string, now: Date = new Date()): Caller | undefined {
-  const result = authenticateKey(workspace, presented, now);
+export async function authenticate(
+  store: ServiceStore,
+  presented: string,
+  now: Date = new Date(),
+): Promise<Caller | undefined> {
+  const result = await authenticateKey(store, presented, now);
   return 'caller' in result ? result.caller : undefined;
 }
 
@@ -234,16 +211,17 @@ export function authenticate(workspace: Workspace, presented: string, now: Date 
  * @returns `{caller}`; `{expired_at}` (ms) for a key bought on chain whose term ended at or before
  *   `now`; `{unknown: true}` for a key that is unknown or revoked
  */
-export function authenticateKey(
-  workspace: Workspace,
+export async function authenticateKey(
+  store: ServiceStore,
   presented: string,
   now: Date,
-): { caller: Caller } | { expired_at: number } | { unknown: true } {
+): Promise<{ caller: Caller } | { expired_at: number } | { unknown: true }> {
   if (typeof presented !== 'string' || presented.length === 0 || presented.length > MAX_PRESENTED_KEY)
     return { unknown: true };
-  const key = findApiKey(workspace.ledger.readable, keyHash(presented));
-  if (key === undefined || key.revoked_at !== null) return { unknown: true };
+  // Read from the store on every request (no cache): a key revoked on any node is refused here at once.
+  const holder = await store.identity.findKeyHolder(keyHash(presented));
+  if (holder === undefined || holder.key.revoked_at !== null) return { unknown: true };
+  const { key, tenant } = holder;
   if (key.expires_at !== undefined && key.expires_at <= now.getTime()) return { expired_at: key.expires_at };
-  const tenant = getTenant(workspace.ledger.readable, key.tenant_id);
-  return tenant === undefined ? { unknown: true } : { caller: { tenant, key } };
+  return { caller: { tenant, key } };
 }

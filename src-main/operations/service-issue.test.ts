@@ -9,6 +9,7 @@ import { createVerifyPool, type VerifyPool } from '../core/worker-pool';
 import { OperationError } from './errors';
 import { issueProfile, type EmitRequest, type IssuingKey } from './service-issue';
 import { createTenant } from './service-admin';
+import { workspaceServiceStore } from './service-store';
 import { loadServiceKeys } from './service-keys';
 import { openWorkspace, type Workspace } from './workspace';
 
@@ -28,12 +29,12 @@ describe('issuing receipts together', () => {
   let workspace: Workspace;
   let signer: IssuingKey;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-service-issue-'));
     workspace = openWorkspace(path.join(directory, 'home'));
     signer = loadServiceKeys(workspace).active;
     // The tenant whose log its receipts go to (a tenant's receipt is appended in its transaction).
-    createTenant(workspace, 'acme', 'pro');
+    await createTenant(workspaceServiceStore(workspace), 'acme', 'pro');
   });
   afterEach(() => {
     workspace.close();

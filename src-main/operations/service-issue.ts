@@ -2,10 +2,11 @@
  * What the HTTP service issues: profile receipts (emit, free, tenant) and wearable receipts.
  *
  * Each receipt is signed with the service's active key, verified before it is answered (the
- * service never hands out a document `evroom verify` would reject), and stored in the ledger as
- * an ordinary receipt whose source is `service` with the tenant (or `public`) in its ref, in the
- * same transaction that counts it against its quota and appends it to the tenant's log
- * (docs/logs.md, "The service's log"). A quota that is used up stores and appends nothing.
+ * service never hands out a document `evroom verify` would reject), and stored in the service's
+ * store (the ledger, where it is an ordinary receipt whose source is `service` with the tenant
+ * or `public` in its ref; or PostgreSQL's issued_receipts) in the same transaction that counts it
+ * against its quota, records its nonce and appends it to the tenant's log (docs/logs.md, "The
+ * service's log"). A quota that is used up stores and appends nothing.
  */
 import { hexEncode, utf8Encode } from '../../src-shared/crypto';
 import { jcs } from '../../src-shared/json';
@@ -21,18 +22,12 @@ import type { Tier } from '../../src-shared/api/vocabulary';
 import { isJsonObject, type JsonObject } from '../../src-shared/verify/fields';
 import type { Report, SerializedReport } from '../../src-shared/verify/report';
 import { tlogLeafHash } from '../../src-shared/crypto/tlog';
-import {
-  appendTlogLeaves,
-  consumeQuota,
-  insertReceipts,
-  recordWearableNonce,
-  type NewReceipt,
-  type TenantRecord,
-  type WritableDB,
-} from '../ledger';
+import type { TenantRecord } from '../ledger';
+import type { IssuanceStore, IssueItem, IssueNonce, IssueOutcome } from '../ledger/store/issuance';
 import { toVerifiedReceipt, verifyReceiptBytes, type VerifiedReceipt } from '../core/receipt-facts';
 import type { ReceiptKeys, VerifyPool } from '../core/worker-pool';
 import { OperationError } from './errors';
+import { workspaceServiceStore, type ServiceStore } from './service-store';
 import { workspaceTrustKeys, workspaceVerifyContext, type Workspace } from './workspace';
 
 /** Receipts per UTC day per client address on the free route, and of a free tenant (spec section 8). */
@@ -131,144 +126,121 @@ function profileFields(
 
 /** One receipt waiting for the next group commit. */
 interface PendingWrite {
-  /** The ledger row. */
-  row: NewReceipt;
-  /** What must hold for it to be stored (a quota, a fresh nonce), checked in its transaction; throws to refuse it. */
-  check: ((database: WritableDB) => number | undefined) | undefined;
-  /** The tenant whose log it is appended to, and its leaf hash; none for a public receipt. */
-  leaf: { tenant: string; hash: Uint8Array } | undefined;
+  /** What the store is given: the row, its quota, its nonce, its leaf. */
+  item: IssueItem;
   resolve(stored: { id: number; quotaUsed: number | undefined }): void;
   reject(error: unknown): void;
 }
 
-const pendingWrites = new WeakMap<Workspace, PendingWrite[]>();
+/** Per store: the receipts waiting for its next commit, and whether a commit is under way. */
+interface WriteQueue {
+  pending: PendingWrite[];
+  /** A flush is scheduled for the next turn of the event loop. */
+  scheduled: boolean;
+  /** A commit is under way: the next waits for it (so a tenant's receipts reach its log in order). */
+  busy: boolean;
+}
+
+const writeQueues = new WeakMap<IssuanceStore, WriteQueue>();
 
 /** The tenant of a ledger ref `tenant:<id>`, whose log its receipts go to; none for other refs. */
 export function loggedTenant(ref: string): string | undefined {
   return ref.startsWith('tenant:') ? ref.slice('tenant:'.length) : undefined;
 }
 
-/** Appends the stored receipt of `item` to its tenant's log (in the transaction that stored it). */
-function appendLeaf(workspace: Workspace, database: WritableDB, item: PendingWrite, receipt: number): void {
-  if (item.leaf === undefined) return;
-  appendTlogLeaves(database, workspace.crypto.sha256, item.leaf.tenant, [{ receipt, leaf_hash: item.leaf.hash }]);
+/** Why the store refused an item, as the caller is told. */
+function refusal(item: IssueItem, outcome: Extract<IssueOutcome, { stored: false }>): Error {
+  const quota = item.quota;
+  if (outcome.reason === 'quota_exceeded' && quota !== undefined)
+    return new OperationError(
+      'too_many',
+      'quota_exceeded',
+      `The quota of ${quota.limit} receipts for ${quota.period} is used up.`,
+      { facts: { period: quota.period, limit: quota.limit } },
+    );
+  if (outcome.reason === 'nonce_reused')
+    return new OperationError(
+      'conflict',
+      'conflict',
+      'This observation_nonce was used before for this device; a nonce is used once.',
+      { details: [{ path: '/observation_nonce', message: 'used before for this device commitment' }] },
+    );
+  return new Error(`the receipt was not stored${outcome.detail === undefined ? '' : `: ${outcome.detail}`}`);
 }
 
 /**
- * Commits every receipt queued in this turn of the event loop in one transaction.
+ * Commits every receipt queued in this turn of the event loop in one store call (one
+ * transaction; src-main/ledger/store/issuance.ts).
  *
- * Each receipt's check (its quota, its nonce) runs in a savepoint of its own, so one refused
- * receipt leaves the others to be stored; then the accepted receipts are stored with one insert
- * call, so the ledger's counts and search index are updated once per batch, not once per
- * receipt. A row the ledger refuses (a defect) undoes that, and each receipt is then stored on
- * its own. A commit waits for the disk (synchronous = FULL), so sharing it among the requests
- * that arrived together is what lets the service issue more than one receipt per disk flush; no
- * request is answered before its receipt is committed. A failed commit refuses them all, and
- * nothing of the batch (no quota use either) is stored. A tenant's receipt is appended to its
- * log in the same savepoint as its row, in the order of the queue.
+ * Each receipt's checks (its quota, its nonce) are the store's, each refusing only its own
+ * receipt; the accepted receipts are stored together and each tenant's are appended to its log
+ * in the order of the queue. A commit waits for the disk (SQLite: synchronous = FULL;
+ * PostgreSQL: the WAL flush), so sharing it among the requests that arrived together is what
+ * lets the service issue more than one receipt per flush; no request is answered before its
+ * receipt is committed. A failed commit refuses them all, and nothing of the batch (no quota use
+ * either) is stored. One commit per store runs at a time: what is queued meanwhile waits for it
+ * and goes in the next, so batches reach the logs in the order they were queued.
  */
-function flushWrites(workspace: Workspace): void {
-  const queue = pendingWrites.get(workspace) ?? [];
-  pendingWrites.delete(workspace);
-  type Outcome = { ok: true; quotaUsed: number | undefined; id: number } | { ok: false; error: unknown };
-  let outcomes: Outcome[] = [];
-  /** Runs an item's check in a savepoint of its own: its outcome, without an id yet. */
-  const checked = (database: WritableDB, item: PendingWrite): Outcome => {
-    const check = item.check;
-    try {
-      return {
-        ok: true,
-        quotaUsed: check === undefined ? undefined : workspace.ledger.runInTransaction(() => check(database)),
-        id: 0,
-      };
-    } catch (error) {
-      return { ok: false, error };
-    }
+function flushWrites(store: IssuanceStore, queue: WriteQueue): void {
+  queue.scheduled = false;
+  const batch = queue.pending;
+  if (batch.length === 0) return;
+  queue.pending = [];
+  queue.busy = true;
+  const settled = (): void => {
+    queue.busy = false;
+    if (queue.pending.length > 0) schedule(store, queue);
   };
-  try {
-    workspace.ledger.runInTransaction((database) => {
-      try {
-        // Every check, then one insert of the accepted rows, all in a savepoint.
-        outcomes = workspace.ledger.runInTransaction(() => {
-          const batch = queue.map((item) => checked(database, item));
-          const accepted = queue.filter((_, index) => batch[index]?.ok === true);
-          const rows = insertReceipts(
-            database,
-            accepted.map((item) => item.row),
-          );
-          let position = 0;
-          batch.forEach((outcome, index) => {
-            if (!outcome.ok) return;
-            const row = rows[position];
-            position += 1;
-            if (row === undefined) throw new Error('the receipt was not stored');
-            outcome.id = row.id;
-            appendLeaf(workspace, database, queue[index] as PendingWrite, row.id);
-          });
-          return batch;
-        });
-      } catch {
-        // A row the ledger refused (a defect): undo the batch and store each receipt in a
-        // savepoint of its own, so only the one that fails is refused.
-        outcomes = queue.map((item) => {
-          try {
-            return workspace.ledger.runInTransaction((): Outcome => {
-              const outcome = checked(database, item);
-              if (!outcome.ok) return outcome;
-              const [row] = insertReceipts(database, [item.row]);
-              if (row === undefined) throw new Error('the receipt was not stored');
-              appendLeaf(workspace, database, item, row.id);
-              return { ...outcome, id: row.id };
-            });
-          } catch (error) {
-            return { ok: false, error };
-          }
-        });
-      }
-    });
-  } catch (error) {
-    for (const item of queue) item.reject(error);
-    return;
-  }
-  queue.forEach((item, index) => {
-    const outcome = outcomes[index];
-    if (outcome?.ok) item.resolve({ id: outcome.id, quotaUsed: outcome.quotaUsed });
-    else item.reject(outcome?.error ?? new Error('the receipt was not stored'));
-  });
+  store.commit(batch.map((pending) => pending.item)).then(
+    (outcomes) => {
+      settled();
+      batch.forEach((pending, index) => {
+        const outcome = outcomes[index];
+        if (outcome === undefined) pending.reject(new Error('the receipt was not stored'));
+        else if (outcome.stored) pending.resolve({ id: outcome.id, quotaUsed: outcome.quotaUsed });
+        else pending.reject(refusal(pending.item, outcome));
+      });
+    },
+    (error: unknown) => {
+      settled();
+      for (const pending of batch) pending.reject(error);
+    },
+  );
 }
 
-function enqueueWrite(
-  workspace: Workspace,
-  row: NewReceipt,
-  check: PendingWrite['check'],
-  leaf: PendingWrite['leaf'],
-): Promise<{ id: number; quotaUsed: number | undefined }> {
+function schedule(store: IssuanceStore, queue: WriteQueue): void {
+  if (queue.scheduled || queue.busy) return;
+  queue.scheduled = true;
+  setImmediate(() => flushWrites(store, queue));
+}
+
+function enqueueWrite(store: IssuanceStore, item: IssueItem): Promise<{ id: number; quotaUsed: number | undefined }> {
   return new Promise((resolve, reject) => {
-    let queue = pendingWrites.get(workspace);
+    let queue = writeQueues.get(store);
     if (queue === undefined) {
-      queue = [];
-      pendingWrites.set(workspace, queue);
-      setImmediate(() => flushWrites(workspace));
+      queue = { pending: [], scheduled: false, busy: false };
+      writeQueues.set(store, queue);
     }
-    queue.push({ row, check, leaf, resolve, reject });
+    queue.pending.push({ item, resolve, reject });
+    schedule(store, queue);
   });
 }
 
-/** Per workspace and tenant: settled when the tenant's last signed receipt has been queued (or refused). */
-const tenantTurns = new WeakMap<Workspace, Map<string, Promise<void>>>();
+/** Per store and tenant: settled when the tenant's last signed receipt has been queued (or refused). */
+const tenantTurns = new WeakMap<IssuanceStore, Map<string, Promise<void>>>();
 
 /**
  * A turn in the tenant's queue, taken when its receipt is signed: `ready` settles once every
- * receipt of the tenant signed before it has been queued for the ledger (or refused), and
+ * receipt of the tenant signed before it has been queued for the store (or refused), and
  * `done` is called once this one has. A tenant's receipts so reach its log in the order they
  * were signed, so their issuing times never go backwards along the log, even when their checks
  * on the worker threads finish in another order (docs/logs.md, "The service's log").
  */
-function takeTurn(workspace: Workspace, tenant: string): { ready: Promise<void>; done: () => void } {
-  let turns = tenantTurns.get(workspace);
+function takeTurn(store: IssuanceStore, tenant: string): { ready: Promise<void>; done: () => void } {
+  let turns = tenantTurns.get(store);
   if (turns === undefined) {
     turns = new Map();
-    tenantTurns.set(workspace, turns);
+    tenantTurns.set(store, turns);
   }
   const ready = turns.get(tenant) ?? Promise.resolve();
   let done!: () => void;
@@ -354,23 +326,33 @@ function verifiesAsIssued(document: JsonObject, report: SerializedReport): boole
   );
 }
 
+/** Where a receipt is stored and what it counts against. */
+interface StoreOptions extends WorkerOptions {
+  ref: string;
+  quota?: Quota | undefined;
+  now: Date;
+  /** The service's store (default: the workspace's own, SQLite). */
+  store?: ServiceStore | undefined;
+}
+
 /**
  * Verifies what the service signed, then counts and stores it at the next group commit.
  *
- * @throws OperationError quota_exceeded (kind too_many: nothing stored); an internal error when
- *   the document would not verify (a fault of ours)
+ * @throws OperationError quota_exceeded (kind too_many: nothing stored), conflict (a nonce used
+ *   before: nothing stored); an internal error when the document would not verify (a fault of ours)
  */
 async function store(
   workspace: Workspace,
   document: JsonObject,
-  options: { ref: string; quota?: Quota | undefined; now: Date } & WorkerOptions,
+  options: StoreOptions,
   signer: IssuingKey,
-  extra?: (database: WritableDB, receiptSha256: string) => void,
+  nonce?: Omit<IssueNonce, 'at'>,
 ): Promise<Issued> {
   const bytes = utf8Encode(jcs(document as JsonValue));
   const tenant = loggedTenant(options.ref);
+  const issuance = (options.store ?? workspaceServiceStore(workspace)).issuance;
   // Taken before the first await: the turn follows the order of signing.
-  const turn = tenant === undefined ? undefined : takeTurn(workspace, tenant);
+  const turn = tenant === undefined ? undefined : takeTurn(issuance, tenant);
   let stored: Promise<{ id: number; quotaUsed: number | undefined }>;
   let facts: VerifiedReceipt;
   try {
@@ -378,7 +360,21 @@ async function store(
     if (!verifiesAsIssued(document, facts.report))
       throw new Error(`the service signed a document that does not verify (${facts.report.status}): ${facts.problem}`);
     await turn?.ready;
-    stored = queueStore(workspace, bytes, facts, options, tenant, extra);
+    const item: IssueItem = {
+      row: {
+        receipt_sha256: facts.receipt_sha256,
+        raw: bytes,
+        report: facts.report,
+        receipt_id: facts.receipt_id,
+        issued_at: facts.issued_at,
+        issuer_key_id: facts.issuer_key_id,
+        ref: options.ref,
+      },
+      quota: options.quota,
+      nonce: nonce === undefined ? undefined : { ...nonce, at: options.now.getTime() },
+      leaf: tenant === undefined ? undefined : { tenant, hash: tlogLeafHash(workspace.crypto.sha256, bytes) },
+    };
+    stored = enqueueWrite(issuance, item);
   } finally {
     turn?.done();
   }
@@ -391,51 +387,6 @@ async function store(
   };
 }
 
-/** Queues a checked receipt for the next group commit, with its quota, its extra check and its leaf. */
-function queueStore(
-  workspace: Workspace,
-  bytes: Uint8Array,
-  facts: VerifiedReceipt,
-  options: { ref: string; quota?: Quota | undefined },
-  tenant: string | undefined,
-  extra: ((database: WritableDB, receiptSha256: string) => void) | undefined,
-): Promise<{ id: number; quotaUsed: number | undefined }> {
-  const { ref, quota } = options;
-  const check =
-    quota === undefined && extra === undefined
-      ? undefined
-      : (database: WritableDB): number | undefined => {
-          let quotaUsed: number | undefined;
-          if (quota !== undefined) {
-            const counted = consumeQuota(database, quota.subject, quota.period, quota.limit);
-            if (!counted.allowed) {
-              throw new OperationError(
-                'too_many',
-                'quota_exceeded',
-                `The quota of ${quota.limit} receipts for ${quota.period} is used up.`,
-                {
-                  facts: { period: quota.period, limit: quota.limit },
-                },
-              );
-            }
-            quotaUsed = counted.used;
-          }
-          extra?.(database, facts.receipt_sha256);
-          return quotaUsed;
-        };
-  const row: NewReceipt = {
-    receipt_sha256: facts.receipt_sha256,
-    raw: bytes,
-    report: facts.report,
-    receipt_id: facts.receipt_id,
-    issued_at: facts.issued_at,
-    issuer_key_id: facts.issuer_key_id,
-    source: { kind: 'service', ref },
-  };
-  const leaf = tenant === undefined ? undefined : { tenant, hash: tlogLeafHash(workspace.crypto.sha256, bytes) };
-  return enqueueWrite(workspace, row, check, leaf);
-}
-
 /**
  * Issues a profile receipt (emit, the free route, tenant receipts).
  *
@@ -446,7 +397,7 @@ export function issueProfile(
   signer: IssuingKey,
   profile: EmitProfile,
   request: EmitRequest,
-  options: { now: Date; ref: string; quota?: Quota | undefined } & WorkerOptions,
+  options: StoreOptions,
 ): Promise<Issued> {
   let document: JsonObject;
   try {
@@ -512,7 +463,7 @@ export async function issueWearableReceipt(
   workspace: Workspace,
   signer: IssuingKey,
   fields: WearableCallerFields,
-  options: { now: Date; ref: string } & WorkerOptions,
+  options: Omit<StoreOptions, 'quota'>,
 ): Promise<Issued> {
   let document: JsonObject;
   try {
@@ -528,22 +479,8 @@ export async function issueWearableReceipt(
     throw error;
   }
   const body = document['signed_body'] as JsonObject;
-  return store(workspace, document, options, signer, (database, receiptSha256) => {
-    const fresh = recordWearableNonce(database, {
-      device_id_commitment_sha256: String(body['device_id_commitment_sha256']),
-      observation_nonce: String(body['observation_nonce']),
-      receipt_sha256: receiptSha256,
-      at: options.now.getTime(),
-    });
-    if (!fresh) {
-      throw new OperationError(
-        'conflict',
-        'conflict',
-        'This observation_nonce was used before for this device; a nonce is used once.',
-        {
-          details: [{ path: '/observation_nonce', message: 'used before for this device commitment' }],
-        },
-      );
-    }
+  return store(workspace, document, options, signer, {
+    device_id_commitment_sha256: String(body['device_id_commitment_sha256']),
+    observation_nonce: String(body['observation_nonce']),
   });
 }

@@ -1,20 +1,22 @@
 /**
  * The service's transparency logs, one per tenant (issue 28; docs/logs.md, "The service's log").
  *
- * Leaves are appended where receipts are stored (service-issue.ts). This module holds the log
+ * Leaves are appended where receipts are stored (service-issue.ts), in the service's store
+ * (src-main/ledger/store/issuance.ts: SQLite, or PostgreSQL shared by several nodes, each of
+ * which signs the logs that grew whichever node stored their leaves). This module holds the log
  * key (its own Ed25519 key, `service/log-key.json`, 0600, made on first start), signs checkpoints
  * in the C2SP tlog-checkpoint / signed-note format for every log that grew (by the service's
  * timer, and on demand before a checkpoint or an evidence answer), answers inclusion and
  * consistency proofs at sizes it signed, and keeps the cosignatures witnesses give.
  *
  * One key and one note key name (the log name) sign every tenant's log; the origin of tenant T's
- * log is `NAME/tenants/T`. A size is signed once (the ledger's primary key), so no two roots
- * are ever signed for one size, across restarts too: a size already signed is never signed again.
+ * log is `NAME/tenants/T`. A size is signed once (the store's primary key; a second node's
+ * signature of a size already kept is dropped), so no two roots are ever signed for one size,
+ * across restarts and nodes too: a size already signed is never signed again.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { hexEncode } from '../../src-shared/crypto';
-import { tlogConsistencyProof, tlogInclusionProof, tlogRoot, type TlogNodeSource } from '../../src-shared/crypto/tlog';
 import {
   formatCheckpoint,
   formatNote,
@@ -31,21 +33,10 @@ import {
   type NoteVerifierKey,
 } from '../../src-shared/crypto/signed-note';
 import { createPrivateKey, readPrivateKeyFile, writePrivateKeyFile, type PrivateKey } from '../core/private-key-file';
-import {
-  getTlogCheckpoint,
-  insertTlogCheckpoint,
-  insertTlogCosignature,
-  latestTlogCheckpoint,
-  listTlogCosignatures,
-  MAX_TLOG_COSIGNATURES,
-  tlogNodeSource,
-  tlogSize,
-  tlogsToSign,
-  type ReadableDB,
-  type TlogCheckpointRecord,
-} from '../ledger';
+import { MAX_TLOG_COSIGNATURES, type TlogCheckpointRecord } from '../ledger/store/issuance';
 import { OperationError } from './errors';
 import { SERVICE_KEYS_FOLDER } from './service-keys';
+import { workspaceServiceStore, type ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
 /** The log key's file in the service's key folder. */
@@ -125,39 +116,47 @@ export interface ServiceLog {
   readonly publicKey: Uint8Array;
   /** The origin of a tenant's log: `NAME/tenants/T`. */
   origin(tenantId: string): string;
-  /** Signs a checkpoint of every log that grew since its last one; returns how many were signed. */
-  signGrown(now?: Date): number;
+  /**
+   * Signs a checkpoint of every log that grew since its last one, whichever node stored its
+   * leaves; returns how many were signed.
+   */
+  signGrown(now?: Date): Promise<number>;
   /**
    * The newest checkpoint of a tenant's log, signed now when the log grew since the last one (or
    * has none yet, even empty), so it covers every receipt stored before the call.
    */
-  freshCheckpoint(tenantId: string, now?: Date): TlogCheckpointRecord;
+  freshCheckpoint(tenantId: string, now?: Date): Promise<TlogCheckpointRecord>;
   /** The checkpoint note as served: the signed note, then the cosignature lines it was given. */
-  servedNote(checkpoint: TlogCheckpointRecord): string;
+  servedNote(checkpoint: TlogCheckpointRecord): Promise<string>;
   /**
    * Refuses a size this log never signed a checkpoint at (400, naming `what`: the query
    * parameter), or returns that checkpoint.
    */
-  signedCheckpoint(tenantId: string, size: number, what: string): TlogCheckpointRecord;
+  signedCheckpoint(tenantId: string, size: number, what: string): Promise<TlogCheckpointRecord>;
   /** RFC 9162 inclusion proof of leaf `index` in the tree of `size` (a signed size). */
-  inclusion(tenantId: string, index: number, size: number): InclusionAnswer;
+  inclusion(tenantId: string, index: number, size: number): Promise<InclusionAnswer>;
   /** RFC 9162 consistency proof from size `from` to `to` (a signed size). */
-  consistency(tenantId: string, from: number, to: number): ConsistencyAnswer;
+  consistency(tenantId: string, from: number, to: number): Promise<ConsistencyAnswer>;
   /** Checks and keeps a witness's cosignature of a checkpoint; returns that checkpoint as now served. */
-  cosign(tenantId: string, request: { vkey: string; checkpoint: string }, now?: Date): string;
+  cosign(tenantId: string, request: { vkey: string; checkpoint: string }, now?: Date): Promise<string>;
   /** Wipes the key's seed (the service closed). */
   close(): void;
 }
 
 /**
- * The service's logs over the workspace's ledger.
+ * The service's logs over the service's store.
  *
  * @param workspace - The open workspace.
  * @param key - The log key (see {@link loadLogKey}); its seed is used until close.
- * @param options - `name`: the log name (default {@link defaultLogName}).
+ * @param options - `name`: the log name (default {@link defaultLogName}); `store`: the service's
+ *   store (default the workspace's own, SQLite).
  * @throws RangeError for a name that {@link isLogName} refuses.
  */
-export function openServiceLog(workspace: Workspace, key: PrivateKey, options: { name?: string } = {}): ServiceLog {
+export function openServiceLog(
+  workspace: Workspace,
+  key: PrivateKey,
+  options: { name?: string | undefined; store?: ServiceStore | undefined } = {},
+): ServiceLog {
   if (key.algorithm !== 'Ed25519') throw new TypeError('The log key must be an Ed25519 key');
   const sha256 = workspace.crypto.sha256;
   const name = options.name ?? defaultLogName(sha256, key.public_key);
@@ -166,30 +165,30 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
   const vkey = formatVkey(sha256, name, NOTE_ED25519, key.public_key);
   const keyId = noteKeyId(sha256, name, NOTE_ED25519, key.public_key);
   const origin = (tenantId: string): string => `${name}/tenants/${tenantId}`;
-  const ledger = workspace.ledger;
+  const issuance = (options.store ?? workspaceServiceStore(workspace)).issuance;
 
-  function signNow(tenantId: string, now: Date, unsignedToo: boolean): TlogCheckpointRecord | undefined {
-    return ledger.runInTransaction((database) => {
-      const size = tlogSize(database, tenantId);
-      const latest = latestTlogCheckpoint(database, tenantId);
-      if (latest !== undefined ? latest.tree_size >= size : !unsignedToo && size === 0) return latest;
-      const root = tlogRoot(sha256, size, tlogNodeSource(database, tenantId));
-      const text = formatCheckpoint({ origin: origin(tenantId), size, rootHash: root, extensions: [] });
-      const note = formatNote(text, [signNoteLine(workspace.crypto, text, name, seed)]);
-      return insertTlogCheckpoint(database, {
-        tenant_id: tenantId,
-        tree_size: size,
-        root,
-        note,
-        signed_at: now.getTime(),
-      });
+  /**
+   * Signs the log's size and root now when it grew past its newest checkpoint. Another node may
+   * sign the same size meanwhile: the store keeps the first, and both get it.
+   */
+  async function signNow(tenantId: string, now: Date, unsignedToo: boolean): Promise<TlogCheckpointRecord | undefined> {
+    const { latest, due } = await issuance.checkpointDue(tenantId, unsignedToo);
+    if (due === undefined) return latest;
+    const text = formatCheckpoint({ origin: origin(tenantId), size: due.size, rootHash: due.root, extensions: [] });
+    const note = formatNote(text, [signNoteLine(workspace.crypto, text, name, seed)]);
+    return issuance.insertCheckpoint({
+      tenant_id: tenantId,
+      tree_size: due.size,
+      root: due.root,
+      note,
+      signed_at: now.getTime(),
     });
   }
 
-  function signedSize(database: ReadableDB, tenantId: string, size: number, what: string): TlogCheckpointRecord {
-    const checkpoint = getTlogCheckpoint(database, tenantId, size);
+  async function signedSize(tenantId: string, size: number, what: string): Promise<TlogCheckpointRecord> {
+    const checkpoint = await issuance.getCheckpoint(tenantId, size);
     if (checkpoint !== undefined) return checkpoint;
-    const latest = latestTlogCheckpoint(database, tenantId);
+    const latest = await issuance.latestCheckpoint(tenantId);
     throw new OperationError(
       'invalid_input',
       'invalid_request',
@@ -198,8 +197,8 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
     );
   }
 
-  function emptyLog(database: ReadableDB, tenantId: string): void {
-    if (tlogSize(database, tenantId) === 0)
+  async function emptyLog(tenantId: string): Promise<void> {
+    if ((await issuance.tlogSize(tenantId)) === 0)
       throw new OperationError(
         'not_found',
         'not_found',
@@ -207,12 +206,8 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
       );
   }
 
-  function nodes(database: ReadableDB, tenantId: string): TlogNodeSource {
-    return tlogNodeSource(database, tenantId);
-  }
-
-  function servedNote(checkpoint: TlogCheckpointRecord): string {
-    const lines = listTlogCosignatures(ledger.readable, checkpoint.tenant_id, checkpoint.tree_size);
+  async function servedNote(checkpoint: TlogCheckpointRecord): Promise<string> {
+    const lines = await issuance.listCosignatures(checkpoint.tenant_id, checkpoint.tree_size);
     return checkpoint.note + lines.map((line) => `${line.line}\n`).join('');
   }
 
@@ -223,24 +218,23 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
     keyId: key.key_id,
     publicKey: key.public_key,
     origin,
-    signGrown(now = new Date()) {
+    async signGrown(now = new Date()) {
       let signed = 0;
-      for (const grown of tlogsToSign(ledger.readable)) {
-        if (signNow(grown.tenant_id, now, false) !== undefined) signed += 1;
+      for (const grown of await issuance.tlogsToSign()) {
+        if ((await signNow(grown.tenant_id, now, false)) !== undefined) signed += 1;
       }
       return signed;
     },
-    freshCheckpoint(tenantId, now = new Date()) {
-      const checkpoint = signNow(tenantId, now, true);
+    async freshCheckpoint(tenantId, now = new Date()) {
+      const checkpoint = await signNow(tenantId, now, true);
       if (checkpoint === undefined) throw new Error('no checkpoint was signed');
       return checkpoint;
     },
     servedNote,
-    signedCheckpoint: (tenantId, size, what) => signedSize(ledger.readable, tenantId, size, what),
-    inclusion(tenantId, index, size) {
-      const database = ledger.readable;
-      emptyLog(database, tenantId);
-      signedSize(database, tenantId, size, 'size');
+    signedCheckpoint: (tenantId, size, what) => signedSize(tenantId, size, what),
+    async inclusion(tenantId, index, size) {
+      await emptyLog(tenantId);
+      await signedSize(tenantId, size, 'size');
       if (index >= size) {
         throw new OperationError(
           'invalid_input',
@@ -249,12 +243,11 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
           { details: [{ path: '?index', message: `must be below size ${size}` }] },
         );
       }
-      return { index, size, hashes: tlogInclusionProof(sha256, index, size, nodes(database, tenantId)).map(hexEncode) };
+      return { index, size, hashes: (await issuance.inclusionProof(tenantId, index, size)).map(hexEncode) };
     },
-    consistency(tenantId, from, to) {
-      const database = ledger.readable;
-      emptyLog(database, tenantId);
-      signedSize(database, tenantId, to, 'to');
+    async consistency(tenantId, from, to) {
+      await emptyLog(tenantId);
+      await signedSize(tenantId, to, 'to');
       if (from < 1 || from > to) {
         throw new OperationError(
           'invalid_input',
@@ -263,9 +256,9 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
           { details: [{ path: '?from', message: `must be from 1 to ${to}` }] },
         );
       }
-      return { from, to, hashes: tlogConsistencyProof(sha256, from, to, nodes(database, tenantId)).map(hexEncode) };
+      return { from, to, hashes: (await issuance.consistencyProof(tenantId, from, to)).map(hexEncode) };
     },
-    cosign(tenantId, request, now = new Date()) {
+    async cosign(tenantId, request, now = new Date()) {
       const refuse = (message: string, pointer: string, detail: string): never => {
         throw new OperationError('invalid_input', 'invalid_request', message, {
           details: [{ path: pointer, message: detail }],
@@ -301,7 +294,7 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
         if (!(error instanceof NoteError)) throw error;
         return refuse(`checkpoint is not a signed checkpoint: ${error.message}`, '/checkpoint', 'is malformed');
       }
-      const signed = getTlogCheckpoint(ledger.readable, tenantId, size);
+      const signed = await issuance.getCheckpoint(tenantId, size);
       if (signed === undefined || !signed.note.startsWith(`${note.text}\n`))
         refuse(
           `The checkpoint's text is not one this log signed${signed === undefined ? ` (it signed no checkpoint at size ${size})` : ''}; cosign a checkpoint as the service serves it.`,
@@ -320,16 +313,14 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
         );
       const line = note.signatures.find((entry) => entry.name === witness.name && entry.keyId === witness.keyId)?.line;
       if (line === undefined) throw new Error('the verified cosignature has no line');
-      const outcome = ledger.runInTransaction((database) =>
-        insertTlogCosignature(database, {
-          tenant_id: tenantId,
-          tree_size: size,
-          key_name: witness.name,
-          key_id: witness.keyId,
-          line,
-          received_at: now.getTime(),
-        }),
-      );
+      const outcome = await issuance.addCosignature({
+        tenant_id: tenantId,
+        tree_size: size,
+        key_name: witness.name,
+        key_id: witness.keyId,
+        line,
+        received_at: now.getTime(),
+      });
       if (outcome === 'full') {
         throw new OperationError(
           'conflict',
@@ -337,7 +328,7 @@ export function openServiceLog(workspace: Workspace, key: PrivateKey, options: {
           `This checkpoint keeps ${MAX_TLOG_COSIGNATURES} cosignatures already, the most it keeps; a key that cosigned it may cosign again.`,
         );
       }
-      const stored = getTlogCheckpoint(ledger.readable, tenantId, size);
+      const stored = await issuance.getCheckpoint(tenantId, size);
       if (stored === undefined) throw new Error('the cosigned checkpoint disappeared');
       return servedNote(stored);
     },

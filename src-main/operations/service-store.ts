@@ -7,8 +7,12 @@ import { postgresServiceStore, sqliteServiceStore } from '../ledger/store/open-s
 import type { ServiceStore } from '../ledger/store';
 import type { Workspace } from './workspace';
 
-export type { ServiceStore, StoreEngine } from '../ledger/store';
+export type { Lease, ServiceStore, StoreEngine } from '../ledger/store';
 export { LeaseLostError, StoreUnavailableError } from '../ledger/store';
+export type { NodeRecord } from '../ledger/store';
+export { NODES_SEEN_WITHIN_MS, RENEW_EVERY_MS } from '../ledger/store';
+/** `host:port/database` of a PostgreSQL URL (never its password); RangeError when it is not one. */
+export { describePgUrl as describeDatabaseUrl } from '../ledger/store/pg-url';
 
 const sqliteStores = new WeakMap<Workspace, ServiceStore>();
 

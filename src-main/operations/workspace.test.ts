@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ledgerFileIn, MIGRATIONS, openLedger, openLedgerReadOnly } from '../ledger';
 import { pinKey, unpinKey } from './trust';
 import { createTenant } from './service-admin';
+import { workspaceServiceStore } from './service-store';
 import { openWorkspace, readTrustStore, workspaceTrustKeys, workspaceVerifyContext, type Workspace } from './workspace';
 
 describe('workspace', () => {
@@ -65,13 +66,13 @@ describe('workspace', () => {
     expect(workspaceVerifyContext(workspace).advertised).toEqual([]);
   });
 
-  it('answers the same keys object until the trust store itself changes', () => {
+  it('answers the same keys object until the trust store itself changes', async () => {
     const publicKey = workspace.crypto.ed25519PublicKey(new Uint8Array(32).fill(3));
     const first = workspaceTrustKeys(workspace);
     expect(workspaceTrustKeys(workspace)).toBe(first);
     // Another change to the ledger, committed by another connection: the keys are read again, and kept.
     const other = openWorkspace(home);
-    createTenant(other, 'acme', 'pro');
+    await createTenant(workspaceServiceStore(other), 'acme', 'pro');
     other.close();
     expect(workspaceTrustKeys(workspace)).toBe(first);
     pinKey(workspace, { key_id: 'did:svc:acme:k1', algorithm: 'Ed25519', public_key: publicKey });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTenant, issueApiKey } from '../operations/service-admin';
+import { workspaceServiceStore } from '../operations/service-store';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { buildService, type Service } from '../http/service';
@@ -52,8 +53,8 @@ export async function startLoggedService(options: {
     log: { name: options.logName, checkpointMs: 60_000 },
   });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-  createTenant(workspace, 'acme', 'scale');
-  const key = issueApiKey(workspace, 'acme').key;
+  await createTenant(workspaceServiceStore(workspace), 'acme', 'scale');
+  const key = (await issueApiKey(workspaceServiceStore(workspace), 'acme')).key;
   const emit = {
     agent_did: 'did:web:agent.example.com',
     input: `Hello, ${options.logName}.`,

@@ -24,6 +24,8 @@
  * - `too_large`: over a size limit (413, exit 2).
  * - `cancelled`: stopped on request (409, exit 2).
  * - `too_many`: a quota or rate is used up (429, exit 2).
+ * - `unavailable`: something it needs is down for now, e.g. the service's database; try again
+ *   shortly (503 with Retry-After, exit 2).
  * - `internal`: a fault of ours (500, exit 2).
  */
 export type ErrorKind =
@@ -35,6 +37,7 @@ export type ErrorKind =
   | 'too_large'
   | 'cancelled'
   | 'too_many'
+  | 'unavailable'
   | 'internal';
 
 /** One place a domain error points at, as the envelope's details carry it. */

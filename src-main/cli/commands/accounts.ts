@@ -5,6 +5,7 @@
  */
 import { TIERS, type Tier } from '../../../src-shared/api/vocabulary';
 import { apiKeys, createTenant, issueApiKey, revokeKeyByPrefix, tenants } from '../../operations/service-admin';
+import { workspaceServiceStore, type ServiceStore } from '../../operations/service-store';
 import { CliError } from '../cli-error';
 import {
   flag,
@@ -92,6 +93,11 @@ function refuseOptions(command: string, parsed: ParsedArguments, names: readonly
     if (parsed.values[name] !== undefined) throw new CliError(`${command}: --${name} is not an option of ${command}`);
 }
 
+/** Runs `run` on the service store of the data folder's workspace (closed after). */
+function withCliStore<T>(command: string, run: (store: ServiceStore) => Promise<T>): Promise<T> {
+  return withCliWorkspace(command, (workspace) => run(workspaceServiceStore(workspace)));
+}
+
 function when(millis: number | null): string {
   return millis === null ? '-' : new Date(millis).toISOString();
 }
@@ -109,15 +115,13 @@ export async function runTenants(argv: readonly string[], terminal: Terminal): P
       if (tier === undefined) throw new CliError(`tenants create: give the tier with --tier (${TIERS.join(', ')})`);
       if (!(TIERS as readonly string[]).includes(tier))
         throw new CliError(`tenants create: --tier must be one of ${TIERS.join(', ')}, not "${tier}"`);
-      const tenant = await withCliWorkspace('tenants create', (workspace) =>
-        createTenant(workspace, id as string, tier as Tier),
-      );
+      const tenant = await withCliStore('tenants create', (store) => createTenant(store, id as string, tier as Tier));
       writeLine(terminal.out, json ? JSON.stringify(tenant) : `Created tenant ${tenant.id} (${tenant.tier}).`);
       return 0;
     }
     case 'list': {
       positionals('tenants list', parsed, 0, '');
-      const list = await withCliWorkspace('tenants list', (workspace) => tenants(workspace));
+      const list = await withCliStore('tenants list', (store) => tenants(store));
       if (json) writeLine(terminal.out, JSON.stringify({ tenants: list }));
       else if (list.length === 0)
         writeLine(terminal.out, 'No tenants yet. Create one: evroom tenants create ID --tier pro');
@@ -147,8 +151,8 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
       positionals('apikeys issue', parsed, 0, '');
       const tenant = optionValue(parsed, 'tenant');
       if (tenant === undefined) throw new CliError('apikeys issue: name the tenant with --tenant ID');
-      const { key, record } = await withCliWorkspace('apikeys issue', (workspace) =>
-        issueApiKey(workspace, tenant, optionValues(parsed, 'scope')),
+      const { key, record } = await withCliStore('apikeys issue', (store) =>
+        issueApiKey(store, tenant, optionValues(parsed, 'scope')),
       );
       if (json) {
         writeLine(
@@ -173,9 +177,7 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
     }
     case 'list': {
       positionals('apikeys list', parsed, 0, '');
-      const list = await withCliWorkspace('apikeys list', (workspace) =>
-        apiKeys(workspace, optionValue(parsed, 'tenant')),
-      );
+      const list = await withCliStore('apikeys list', (store) => apiKeys(store, optionValue(parsed, 'tenant')));
       if (json) writeLine(terminal.out, JSON.stringify({ keys: list }));
       else if (list.length === 0)
         writeLine(terminal.out, 'No API keys yet. Issue one: evroom apikeys issue --tenant ID');
@@ -199,9 +201,7 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
     }
     case 'revoke': {
       const [prefix] = positionals('apikeys revoke', parsed, 1, 'the key by its prefix (see evroom apikeys list)');
-      const record = await withCliWorkspace('apikeys revoke', (workspace) =>
-        revokeKeyByPrefix(workspace, prefix as string),
-      );
+      const record = await withCliStore('apikeys revoke', (store) => revokeKeyByPrefix(store, prefix as string));
       writeLine(
         terminal.out,
         json

@@ -14,6 +14,7 @@ import { verifyAnchor } from '../../anchor/verify-anchor';
 import { submitAnchor } from '../../operations/anchor-submit';
 import { describeError, HTTP_STATUS_OF_KIND } from '../../operations/errors';
 import { authenticate, createTenant, issueApiKey, revokeKeyByPrefix } from '../../operations/service-admin';
+import { workspaceServiceStore } from '../../operations/service-store';
 import { loadServiceKeys } from '../../operations/service-keys';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
 import { buildService, type Service } from '../service';
@@ -85,14 +86,14 @@ describe('the anchor routes', () => {
         new AnchorEngine({ ledger: workspace.ledger, chain, account, network: 'anvil-local', intervalMs: 60_000 }),
     );
     for (const tier of ['free', 'pro', 'scale', 'enterprise'] as const) {
-      createTenant(running.workspace, tier, tier);
-      keys[tier] = issueApiKey(running.workspace, tier).key;
+      await createTenant(workspaceServiceStore(running.workspace), tier, tier);
+      keys[tier] = (await issueApiKey(workspaceServiceStore(running.workspace), tier)).key;
     }
-    keys.revoked = issueApiKey(running.workspace, 'pro').key;
-    revokeKeyByPrefix(running.workspace, keys.revoked.slice(0, 'svc_pro_'.length + 8));
+    keys.revoked = (await issueApiKey(workspaceServiceStore(running.workspace), 'pro')).key;
+    await revokeKeyByPrefix(workspaceServiceStore(running.workspace), keys.revoked.slice(0, 'svc_pro_'.length + 8));
     bare = await start(path.join(directory, 'bare'), undefined);
-    createTenant(bare.workspace, 'pro', 'pro');
-    keys.bare = issueApiKey(bare.workspace, 'pro').key;
+    await createTenant(workspaceServiceStore(bare.workspace), 'pro', 'pro');
+    keys.bare = (await issueApiKey(workspaceServiceStore(bare.workspace), 'pro')).key;
   });
   afterAll(async () => {
     for (const service of [running, bare]) {
@@ -119,7 +120,7 @@ describe('the anchor routes', () => {
 
   it('refuses a tier that does not anchor once, in the operation, with the one status 403 (PROTOCOL 8)', async () => {
     const body = { canonical_sha256: b64uEncode(digestOf('free tier')) };
-    const caller = authenticate(running.workspace, keys.free!);
+    const caller = await authenticate(workspaceServiceStore(running.workspace), keys.free!);
     expect(caller?.key.tier).toBe('free');
     let thrown: unknown;
     try {

@@ -61,7 +61,7 @@ export async function anchorRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = context.requireCaller(request);
+      const caller = await context.requireCaller(request);
       requireAnchoringTier(caller);
       const body = readBody<AnchorRequest>(request, ANCHOR_BODY_SCHEMA);
       if (context.anchor === undefined)

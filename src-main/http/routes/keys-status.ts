@@ -37,6 +37,25 @@ export function anchorStatus(context: ServiceContext): JsonObject {
   };
 }
 
+/** The nodes as /status lists them: id, version, and ISO times of their start and last heartbeat. */
+export function nodesStatus(context: ServiceContext): JsonObject[] {
+  return context.nodes().map((node) => ({
+    id: node.id,
+    version: node.version,
+    started_at: new Date(node.started_at).toISOString(),
+    heartbeat_at: new Date(node.heartbeat_at).toISOString(),
+  }));
+}
+
+/** The ids of the nodes listed (a change of them signs /status anew). */
+function nodeIds(context: ServiceContext): string {
+  return context
+    .nodes()
+    .map((node) => node.id)
+    .sort()
+    .join(' ');
+}
+
 /** What /status is made from: every route's name, and where the signed document goes. */
 export interface StatusSource {
   routes(): readonly string[];
@@ -81,6 +100,7 @@ export async function keysStatusRoutes(app: FastifyInstance, status: StatusSourc
   );
 
   let signedAnchor = '';
+  let signedNodes = '';
   function regenerate(): void {
     const endpoints = [...new Set(status.routes())]
       .filter((route) => !route.endsWith(' /openapi.json') && !route.endsWith(' /verifier'))
@@ -88,11 +108,13 @@ export async function keysStatusRoutes(app: FastifyInstance, status: StatusSourc
       .map((route) => ({ route, status: 'up' }));
     const anchor = anchorStatus(context);
     signedAnchor = JSON.stringify(anchor);
+    signedNodes = nodeIds(context);
     const unsigned: JsonObject = {
       generated_at: context.now().toISOString(),
       key_id: context.signer.key_id,
       endpoints,
       anchor,
+      nodes: nodesStatus(context),
     };
     status.update(signRuleD1(unsigned, context.signer.seed, context.workspace.crypto));
   }
@@ -107,7 +129,7 @@ export async function keysStatusRoutes(app: FastifyInstance, status: StatusSourc
     {
       schema: {
         summary:
-          'Every route’s status and the anchoring backlog, signed under Rule D1, regenerated every 60 s (and within a second of a backlog change)',
+          'Every route’s status, the anchoring backlog and the service’s nodes, signed under Rule D1, regenerated every 60 s (and within a second of a backlog change, at once when a node joins or leaves)',
         tags: ['keys'],
       },
     },
@@ -117,6 +139,8 @@ export async function keysStatusRoutes(app: FastifyInstance, status: StatusSourc
         backlogCheckedAt = at;
         if (JSON.stringify(anchorStatus(context)) !== signedAnchor) regenerate();
       }
+      // A node that joined or left the list: sign anew (the heartbeat times follow every 60 s).
+      if (nodeIds(context) !== signedNodes) regenerate();
       const document = context.status();
       if (served?.document !== document) served = { document, json: JSON.stringify(document) };
       return reply.type('application/json; charset=utf-8').send(served.json);

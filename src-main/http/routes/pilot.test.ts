@@ -12,6 +12,7 @@ import {
 import { jcs } from '../../../src-shared/json';
 import type { RosettaAnswerObligation } from '../../operations/rosetta';
 import { createTenant, issueApiKey } from '../../operations/service-admin';
+import { workspaceServiceStore } from '../../operations/service-store';
 import { loadServiceKeys } from '../../operations/service-keys';
 import { openWorkspace, type Workspace } from '../../operations/workspace';
 import { buildService, type Service } from '../service';
@@ -35,10 +36,10 @@ beforeAll(async () => {
     signer: { key_id: active.key_id, seed: active.seed, public_key: active.public_key, listed },
   });
   base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-  createTenant(workspace, 'partner-co', 'pro');
-  createTenant(workspace, 'plain-co', 'pro');
-  partnerKey = issueApiKey(workspace, 'partner-co', ['partner']).key;
-  plainKey = issueApiKey(workspace, 'plain-co').key;
+  await createTenant(workspaceServiceStore(workspace), 'partner-co', 'pro');
+  await createTenant(workspaceServiceStore(workspace), 'plain-co', 'pro');
+  partnerKey = (await issueApiKey(workspaceServiceStore(workspace), 'partner-co', ['partner'])).key;
+  plainKey = (await issueApiKey(workspaceServiceStore(workspace), 'plain-co')).key;
 });
 
 afterAll(async () => {

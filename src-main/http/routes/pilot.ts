@@ -105,8 +105,8 @@ export const PROSPECTOR_BODY_SCHEMA = {
  *
  * @throws HttpError 401 unauthorized, 403 partner_only
  */
-export function requirePartner(request: FastifyRequest, context: ServiceContext): Caller {
-  const caller = context.requireCaller(request);
+export async function requirePartner(request: FastifyRequest, context: ServiceContext): Promise<Caller> {
+  const caller = await context.requireCaller(request);
   if (!caller.key.scopes.includes(PARTNER_SCOPE)) {
     throw new HttpError(
       403,
@@ -130,7 +130,7 @@ export async function pilotRoutes(app: FastifyInstance): Promise<void> {
     },
   };
   async function normalize(request: FastifyRequest): Promise<unknown> {
-    requirePartner(request, context);
+    await requirePartner(request, context);
     return normalizeObligations(readBody<RosettaRequest>(request, ROSETTA_BODY_SCHEMA));
   }
   app.post('/v1/rosetta/normalize', rosetta, normalize);
@@ -151,7 +151,7 @@ export async function pilotRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      requirePartner(request, context);
+      await requirePartner(request, context);
       const body = readBody<{ surface: Surface }>(request, PROSPECTOR_BODY_SCHEMA);
       return qualifySurface(body.surface, context.workspace.crypto);
     },

@@ -41,12 +41,13 @@ export async function receiptRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = context.requireCaller(request);
+      const caller = await context.requireCaller(request);
       const profile = requestedProfile(request);
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();
       try {
         const issued = await issueProfile(context.workspace, context.signer, profile, body, {
+          store: context.store,
           now,
           ref: `tenant:${caller.tenant.id}`,
           quota: tenantQuota(caller.tenant, now, context),
@@ -78,6 +79,7 @@ export async function receiptRoutes(app: FastifyInstance): Promise<void> {
           'nano',
           { agent_did: FREE_AGENT_DID, input: body.input, content_type: 'text/plain' },
           {
+            store: context.store,
             now,
             ref: 'public',
             quota: { subject: `ip:${request.ip}`, period: now.toISOString().slice(0, 10), limit: context.freePerDay },

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
 import { anchorIssuedReceipt } from '../../operations/anchor-submit';
-import { exportEvidence, MAX_CONSISTENT_WITH, tenantLogOption } from '../../operations/evidence';
+import { exportServedEvidence, MAX_CONSISTENT_WITH, tenantLogOption } from '../../operations/evidence';
 import { issueProfile, tenantQuota, type EmitRequest } from '../../operations/service-issue';
 import { readBody } from '../body';
 import { serviceContext } from '../context';
@@ -69,12 +69,13 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = tenantCaller(context, request);
+      const caller = await tenantCaller(context, request);
       const profile = requestedProfile(request);
       const body = readBody<EmitRequest>(request, EMIT_BODY_SCHEMA);
       const now = context.now();
       try {
         const issued = await issueProfile(context.workspace, context.signer, profile, body, {
+          store: context.store,
           now,
           ref: `tenant:${caller.tenant.id}`,
           quota: tenantQuota(caller.tenant, now, context),
@@ -108,7 +109,7 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = tenantCaller(context, request);
+      const caller = await tenantCaller(context, request);
       const query = request.query as { since?: string; until?: string; consistent_with?: string };
       const since = periodBound(query.since, 'since');
       const until = periodBound(query.until, 'until');
@@ -124,12 +125,12 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
       }
       const consistentWith = consistentSizes(query.consistent_with);
       // Signed now if the log grew: the bundle's checkpoint covers every receipt issued before the request.
-      context.log.freshCheckpoint(caller.tenant.id, context.now());
-      for (const size of consistentWith) context.log.signedCheckpoint(caller.tenant.id, size, 'consistent_with');
+      await context.log.freshCheckpoint(caller.tenant.id, context.now());
+      for (const size of consistentWith) await context.log.signedCheckpoint(caller.tenant.id, size, 'consistent_with');
       const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-evidence-'));
       const file = path.join(folder, `${caller.tenant.id}.zip`);
       try {
-        await exportEvidence(context.workspace, {
+        await exportServedEvidence(context.workspace, context.store, {
           out: file,
           tenantId: caller.tenant.id,
           signingKey: context.signer,
@@ -140,8 +141,8 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
             consistentWith,
           }),
           now: context.now(),
-          // Off the HTTP thread: the zip writer moves one entry per turn of the event loop, and
-          // this loop's turns are long while requests keep coming.
+          // Off the HTTP thread (SQLite): the zip writer moves one entry per turn of the event
+          // loop, and this loop's turns are long while requests keep coming.
           worker: true,
           onWorkerError: (error) =>
             request.log.error({ err: error }, 'export worker failed; writing the evidence on the HTTP thread'),

@@ -77,12 +77,12 @@ export async function tlogRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = tenantCaller(context, request);
-      const checkpoint = context.log.freshCheckpoint(caller.tenant.id, context.now());
+      const caller = await tenantCaller(context, request);
+      const checkpoint = await context.log.freshCheckpoint(caller.tenant.id, context.now());
       return reply
         .type('text/plain; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .send(context.log.servedNote(checkpoint));
+        .send(await context.log.servedNote(checkpoint));
     },
   );
 
@@ -105,7 +105,7 @@ export async function tlogRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const caller = tenantCaller(context, request);
+      const caller = await tenantCaller(context, request);
       const query = request.query as { index: string; size: string };
       return context.log.inclusion(caller.tenant.id, whole(query.index, 'index'), whole(query.size, 'size'));
     },
@@ -130,7 +130,7 @@ export async function tlogRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const caller = tenantCaller(context, request);
+      const caller = await tenantCaller(context, request);
       const query = request.query as { from: string; to: string };
       return context.log.consistency(caller.tenant.id, whole(query.from, 'from'), whole(query.to, 'to'));
     },
@@ -149,9 +149,9 @@ export async function tlogRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = tenantCaller(context, request);
+      const caller = await tenantCaller(context, request);
       const body = readBody<{ vkey: string; checkpoint: string }>(request, COSIGNATURE_BODY_SCHEMA);
-      const served = context.log.cosign(caller.tenant.id, body, context.now());
+      const served = await context.log.cosign(caller.tenant.id, body, context.now());
       return reply.code(201).type('text/plain; charset=utf-8').send(served);
     },
   );

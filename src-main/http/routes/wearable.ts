@@ -30,9 +30,10 @@ export async function wearableRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const caller = context.requireCaller(request);
+      const caller = await context.requireCaller(request);
       const fields = readBody<WearableCallerFields>(request, CALLER_FIELDS_SCHEMA);
       const issued = await issueWearableReceipt(context.workspace, context.signer, fields, {
+        store: context.store,
         now: context.now(),
         ref: `tenant:${caller.tenant.id}`,
         ...context.issueWorkers(request),

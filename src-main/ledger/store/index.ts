@@ -16,7 +16,8 @@ import type { IssuanceStore } from './issuance';
 import type { PaymentStore } from './payments';
 
 export { LeaseLostError, StoreUnavailableError } from './errors';
-export type { Lease, NodeRecord, ClusterStore } from './cluster';
+export type { Lease, NodeRecord, ClusterStore, ServiceKeyClaim, ServiceKeyRole } from './cluster';
+export { LEASE_NAMES, LEASE_TTL_MS, NODES_SEEN_WITHIN_MS, RENEW_EVERY_MS } from './cluster';
 
 /** Which engine a store runs on. */
 export type StoreEngine = 'sqlite' | 'postgres';

@@ -18,6 +18,9 @@ import type { Lease } from './cluster';
 import { LeaseLostError, StoreUnavailableError } from './errors';
 import { migratePg } from './pg-migrate';
 import { PG_MIGRATIONS, type PgMigration } from './pg-migrations/index';
+import { describePgUrl } from './pg-url';
+
+export { describePgUrl } from './pg-url';
 
 declare const readBrand: unique symbol;
 declare const writeBrand: unique symbol;
@@ -77,27 +80,6 @@ const ISOLATIONS: readonly PgIsolation[] = ['read committed', 'repeatable read',
 /** Attempts of a write that keeps meeting serialization failures or deadlocks. */
 const WRITE_ATTEMPTS = 6;
 
-/**
- * `host:port/database` of a PostgreSQL URL: what errors and messages name (never the password).
- *
- * @throws RangeError when `url` is not a `postgres://` or `postgresql://` URL
- */
-export function describePgUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new RangeError('not a URL (expected postgres://user:password@host:port/database)');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:')
-    throw new RangeError(
-      `not a PostgreSQL URL: it starts with ${parsed.protocol}// (expected postgres:// or postgresql://)`,
-    );
-  if (parsed.hostname === '') throw new RangeError('the PostgreSQL URL names no host');
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || parsed.username || 'postgres';
-  return `${parsed.hostname}:${parsed.port || '5432'}/${database}`;
-}
-
 /** Whether an error of node-postgres means the database could not be reached (rule 7 of the brief). */
 export function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -116,7 +98,7 @@ export function isConnectionFailure(error: unknown): boolean {
       ].includes(code)
     )
       return true;
-    // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections? (no: 53300 is load), connection exceptions
+    // admin_shutdown, crash_shutdown, cannot_connect_now, and the connection exceptions (08xxx)
     if (code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('08')) return true;
   }
   return /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed and is not queryable/i.test(
