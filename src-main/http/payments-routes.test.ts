@@ -15,7 +15,8 @@ import { openWorkspace, type Workspace } from '../operations/workspace';
 import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
-// The payment routes and bought keys over real HTTP on 127.0.0.1, paid on a real anvil with the real token.
+// The payment routes and bought keys over real HTTP on 127.0.0.1, paid on a real anvil with the real token,
+// on the test's store (SQLite, or PostgreSQL with EVROOM_TEST_STORE=postgres).
 
 const EMIT = { agent_did: 'did:web:agent.example.com', input: 'Bought on chain.', content_type: 'text/plain' };
 const START = new Date('2026-11-26T00:00:00Z');
@@ -64,8 +65,8 @@ beforeAll(async () => {
   directory = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-payment-routes-'));
   testChain = await startTestChainWithToken();
   workspace = openWorkspace(path.join(directory, 'home'));
-  store = await testServiceStore(workspace);
   const keys = loadServiceKeys(workspace);
+  store = await testServiceStore(workspace);
   service = await buildService({
     workspace,
     store,
@@ -83,8 +84,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.close();
   await store?.close();
-  workspace?.close();
   await stopTestStores();
+  workspace?.close();
   await testChain?.stop();
   fs.rmSync(directory, { recursive: true, force: true });
 });
