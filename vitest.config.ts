@@ -29,8 +29,14 @@ export default defineConfig({
         test: {
           name: 'http-postgres',
           include: ['src-main/http/**/*.test.ts'],
-          // No service in the first; the second runs on PostgreSQL in the unit project already.
-          exclude: ['src-main/http/errors.test.ts', 'src-main/http/service-nodes.test.ts'],
+          // Not again: errors.test.ts builds no service; the others name their engine themselves
+          // (several nodes on one PostgreSQL, or both engines side by side) and run in `unit`.
+          exclude: [
+            'src-main/http/errors.test.ts',
+            'src-main/http/service-nodes.test.ts',
+            'src-main/http/evidence-postgres.test.ts',
+            'src-main/http/tlog-routes-nodes.test.ts',
+          ],
           env: { EVROOM_TEST_STORE: 'postgres' },
         },
       },

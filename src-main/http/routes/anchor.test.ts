@@ -34,11 +34,11 @@ interface Running {
   engine?: AnchorEngine;
 }
 
-async function start(home: string, engine: ((workspace: Workspace) => AnchorEngine) | undefined): Promise<Running> {
+async function start(home: string, engine: ((store: ServiceStore) => AnchorEngine) | undefined): Promise<Running> {
   const workspace = openWorkspace(home);
   const keys = loadServiceKeys(workspace);
-  const made = engine?.(workspace);
   const store = await testServiceStore(workspace);
+  const made = engine?.(store);
   const service = await buildService({
     workspace,
     store,
@@ -86,9 +86,9 @@ describe('the anchor routes', () => {
     await chain.fundOnDevelopmentChain(account.address);
     running = await start(
       path.join(directory, 'main'),
-      (workspace) =>
+      (store) =>
         new AnchorEngine({
-          store: workspaceServiceStore(workspace),
+          store,
           chain,
           account,
           network: 'anvil-local',
