@@ -306,6 +306,9 @@ function emitFloorParts(home: string): { signRate: number; rowRate: number } {
   }
 }
 
+/** Seconds of load on each route of each node before the store comparison's rows. */
+const WARMUP_S = quick ? 1 : 3;
+
 /** A row of the store comparison: the load on one or more nodes, and the CPU each side spent. */
 interface StoreRow {
   store: string;
@@ -582,6 +585,27 @@ async function compareStores(): Promise<void> {
       const databaseUrl = setup.postgres ? await postgres.createDatabase(`bench${index + 1}`) : undefined;
       const running = await nodes(`store${index + 1}`, setup.count, databaseUrl);
       const databasePids = (): number[] => (databaseUrl === undefined ? [] : postgresPids(postgres.dataDir));
+      // Each route warmed up first on every node (V8 compiles, the verification worker starts).
+      await Promise.all(
+        running.urls.flatMap((node, at) => [
+          autocannon({
+            url: `${node}/v1/receipt/emit?profile=standard`,
+            method: 'POST',
+            headers: { ...json, authorization: `Bearer ${running.keys[at] ?? ''}` },
+            body: emitBody,
+            connections: 4,
+            duration: WARMUP_S,
+          }),
+          autocannon({
+            url: `${node}/v1/receipt/verify`,
+            method: 'POST',
+            headers: json,
+            body: verifyBody,
+            connections: 4,
+            duration: WARMUP_S,
+          }),
+        ]),
+      );
       rows.push(
         await storeLoad(
           setup.store,

@@ -25,7 +25,10 @@
  * Options: --duration S (default 60), --warmup S (default 10), --connections N (default 32),
  * --ledger-cache MIB (the service's ledger page cache, default 4),
  * --quick (5 s soak, 2 s warm-up, RSS growth printed but not judged: CI runs it through
- * bench/soak.quick.test.ts; the 10% bound is the full soak's).
+ * bench/soak.quick.test.ts; the 10% bound is the full soak's), --database postgres (issue 27:
+ * the soaked service's tenants, keys and receipts on a throwaway PostgreSQL of the tests'
+ * harness, src-main/test-support/postgres.ts, with `--no-anchor`, as nodes on PostgreSQL need
+ * --chain-rpc to anchor; the RSS is the service's, not the database's).
  * Prints one JSON line (`soak result: {...}`) last, for tests and docs/security.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -65,6 +68,13 @@ const duration = Number(argument('duration') ?? (quick ? 5 : 60));
 const warmup = Number(argument('warmup') ?? (quick ? 2 : 10));
 const connections = Number(argument('connections') ?? 32);
 const ledgerCache = argument('ledger-cache') ?? '4';
+const database = argument('database');
+if (database !== undefined && database !== 'postgres') {
+  console.error('bench/soak.ts: --database takes `postgres` (a throwaway server of the tests’ harness)');
+  process.exit(2);
+}
+/** `--database URL` for the soaked service and its admin commands, once the server runs. */
+let storeArgs: string[] = [];
 
 function evroom(home: string, args: string[]): string {
   const result = spawnSync(process.execPath, [BIN, ...args], {
@@ -123,18 +133,25 @@ async function main(): Promise<void> {
   const guessHome = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-soak-guess-'));
   const children: ChildProcess[] = [];
   const failures: string[] = [];
+  const postgres =
+    database === 'postgres' ? await (await import('../src-main/test-support/postgres')).startTestPostgres() : undefined;
   try {
-    evroom(home, ['tenants', 'create', 'tenant-a', '--tier', 'scale']);
-    evroom(home, ['tenants', 'create', 'tenant-b', '--tier', 'scale']);
-    const keyA = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--json'])) as { key: string })
-      .key;
+    if (postgres !== undefined) storeArgs = ['--database', await postgres.createDatabase('soak'), '--no-anchor'];
+    const adminArgs = storeArgs.filter((arg) => arg !== '--no-anchor');
+    const evroomAdmin = (at: string, args: string[]): string => evroom(at, [...args, ...adminArgs]);
+    evroomAdmin(home, ['tenants', 'create', 'tenant-a', '--tier', 'scale']);
+    evroomAdmin(home, ['tenants', 'create', 'tenant-b', '--tier', 'scale']);
+    const keyA = (
+      JSON.parse(evroomAdmin(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--json'])) as { key: string }
+    ).key;
     const partnerA = (
-      JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--scope', 'partner', '--json'])) as {
+      JSON.parse(evroomAdmin(home, ['apikeys', 'issue', '--tenant', 'tenant-a', '--scope', 'partner', '--json'])) as {
         key: string;
       }
     ).key;
-    const keyB = (JSON.parse(evroom(home, ['apikeys', 'issue', '--tenant', 'tenant-b', '--json'])) as { key: string })
-      .key;
+    const keyB = (
+      JSON.parse(evroomAdmin(home, ['apikeys', 'issue', '--tenant', 'tenant-b', '--json'])) as { key: string }
+    ).key;
 
     const { receipt, keyFile, crypto } = signedStandardReceipt('did:svc:soak:k1');
     const verifyBody = JSON.stringify({ document: receipt, keys: keyFile });
@@ -210,7 +227,7 @@ async function main(): Promise<void> {
       { method: 'POST', path: '/v1/prospector/qualify', headers: asPartner, body: JSON.stringify({ surface }) },
     ];
 
-    const service = await startService(home, ['--rate-limit', '1000000', '--ledger-cache', ledgerCache]);
+    const service = await startService(home, ['--rate-limit', '1000000', '--ledger-cache', ledgerCache, ...storeArgs]);
     children.push(service.child);
     const pid = service.child.pid ?? 0;
 
@@ -367,6 +384,7 @@ async function main(): Promise<void> {
       '5xx': result['5xx'],
       errors: result.errors,
       timeouts: result.timeouts,
+      store: postgres === undefined ? 'sqlite' : 'postgres',
       warmupSeconds,
       rssStartMiB: Number(rssStart.toFixed(1)),
       rssEndMiB: Number(rssEnd.toFixed(1)),
@@ -385,7 +403,7 @@ async function main(): Promise<void> {
       failures,
     };
     console.log(
-      `bench/soak.ts: ${duration} s at ${connections} connections over ${requests.length} requests of every route (warm-up ${warmupSeconds} s, until RSS settled; ledger cache ${ledgerCache} MiB); node ${process.version}, ${os.cpus().length} cores`,
+      `bench/soak.ts: ${duration} s at ${connections} connections over ${requests.length} requests of every route (warm-up ${warmupSeconds} s, until RSS settled; ledger cache ${ledgerCache} MiB; store ${postgres === undefined ? 'SQLite' : 'PostgreSQL, --no-anchor'}); node ${process.version}, ${os.cpus().length} cores`,
     );
     console.log(
       `requests ${summary.requests} (${summary.rps}/s), p50 ${summary.p50} ms, p99 ${summary.p99} ms, answers ${JSON.stringify(summary.status)}, 5xx ${summary['5xx']}`,
@@ -411,6 +429,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 500));
     fs.rmSync(home, { recursive: true, force: true });
     fs.rmSync(guessHome, { recursive: true, force: true });
+    await postgres?.stop();
   }
 }
 
