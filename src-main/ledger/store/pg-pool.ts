@@ -131,6 +131,17 @@ const types = {
 
 type Client = pg.PoolClient;
 
+/** The error a checked-out connection reported while no query was in flight (it then goes back broken). */
+const checkedOut = new WeakMap<Client, { listener: (error: Error) => void; error?: Error }>();
+
+/** Gives the connection back to the pool; a broken one is discarded. */
+function releaseClient(client: Client, broken: Error | undefined): void {
+  const state = checkedOut.get(client);
+  checkedOut.delete(client);
+  if (state !== undefined) client.removeListener('error', state.listener);
+  client.release(broken ?? state?.error);
+}
+
 function handle<H>(client: Client): H {
   return {
     query: async (text: string, params?: readonly unknown[]) => {
@@ -170,13 +181,24 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
   // the next transaction opens a new one. Without a listener the process would crash.
   pool.on('error', () => undefined);
 
-  /** A connection; connection failures become StoreUnavailableError. */
+  /**
+   * A connection; connection failures become StoreUnavailableError. While it is checked out the
+   * pool does not listen for its errors: a server that goes away between two queries would emit
+   * one with no listener (an uncaught exception). The query in flight, or the next, fails anyway.
+   */
   const connect = async (): Promise<Client> => {
+    let client: Client;
     try {
-      return await pool.connect();
+      client = await pool.connect();
     } catch (error) {
       throw isConnectionFailure(error) ? unavailable(where, error) : error;
     }
+    const state: { listener: (error: Error) => void; error?: Error } = {
+      listener: (error) => (state.error = error),
+    };
+    client.on('error', state.listener);
+    checkedOut.set(client, state);
+    return client;
   };
 
   /**
@@ -215,7 +237,7 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
           throw error;
         }
       } finally {
-        client.release(broken);
+        releaseClient(client, broken);
       }
     }
   };
@@ -233,7 +255,7 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
       }
       throw error;
     } finally {
-      client.release(broken);
+      releaseClient(client, broken);
     }
   } catch (error) {
     await pool.end().catch(() => undefined);
