@@ -15,6 +15,7 @@ export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
 import { openServiceStore, type ServiceStore } from '../operations/service-store';
+import { newNodeId, type ServiceNode } from '../operations/service-node';
 import { startPaymentWatcher, type PaymentWatcher } from '../operations/payment-watcher';
 import { sealApiKey } from '../../src-shared/payments/sealed-key';
 import type { MailTransport } from '../delivery/key-message';
@@ -122,14 +123,15 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     await closeData();
     throw error;
   }
+  // This process among the store's nodes: the /status node list and the anchoring lease's holder.
+  const node: ServiceNode = { id: newNodeId(), started_at: (options.now?.() ?? new Date()).getTime() };
   let anchoring: Anchoring | undefined;
   if (options.anchor !== false) {
     try {
-      anchoring = await startAnchoring(
-        options.dataDirectory,
-        workspace.ledger,
-        options.anchor ?? { chain: { kind: 'embedded' } },
-      );
+      anchoring = await startAnchoring(options.dataDirectory, store, {
+        ...(options.anchor ?? { chain: { kind: 'embedded' } }),
+        node: node.id,
+      });
     } catch (error) {
       await closeData();
       throw error;
@@ -155,6 +157,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       pricingChains: anchoring?.payments === undefined ? [] : [pricingChain(anchoring.payments.config)],
       workspace,
       store,
+      node,
       signer: { key_id: keys.active.key_id, seed, public_key: keys.active.public_key, listed: keys.listed },
       ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
       ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
@@ -179,6 +182,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const anchorConfig = options.anchor === false ? undefined : options.anchor;
       watcher = startPaymentWatcher({
         store,
+        node: node.id,
         workspace,
         chain: payments,
         confirmations: anchorConfig?.confirmations ?? 1,

@@ -131,17 +131,6 @@ const types = {
 
 type Client = pg.PoolClient;
 
-/** The error a checked-out connection reported while no query was in flight (it then goes back broken). */
-const checkedOut = new WeakMap<Client, { listener: (error: Error) => void; error?: Error }>();
-
-/** Gives the connection back to the pool; a broken one is discarded. */
-function releaseClient(client: Client, broken: Error | undefined): void {
-  const state = checkedOut.get(client);
-  checkedOut.delete(client);
-  if (state !== undefined) client.removeListener('error', state.listener);
-  client.release(broken ?? state?.error);
-}
-
 function handle<H>(client: Client): H {
   return {
     query: async (text: string, params?: readonly unknown[]) => {
@@ -181,24 +170,13 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
   // the next transaction opens a new one. Without a listener the process would crash.
   pool.on('error', () => undefined);
 
-  /**
-   * A connection; connection failures become StoreUnavailableError. While it is checked out the
-   * pool does not listen for its errors: a server that goes away between two queries would emit
-   * one with no listener (an uncaught exception). The query in flight, or the next, fails anyway.
-   */
+  /** A connection; connection failures become StoreUnavailableError. */
   const connect = async (): Promise<Client> => {
-    let client: Client;
     try {
-      client = await pool.connect();
+      return await pool.connect();
     } catch (error) {
       throw isConnectionFailure(error) ? unavailable(where, error) : error;
     }
-    const state: { listener: (error: Error) => void; error?: Error } = {
-      listener: (error) => (state.error = error),
-    };
-    client.on('error', state.listener);
-    checkedOut.set(client, state);
-    return client;
   };
 
   /**
@@ -209,6 +187,13 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
     for (let attempt = 0; ; attempt += 1) {
       const client = await connect();
       let broken: Error | undefined;
+      // A connection that drops while checked out (the server restarting between two statements)
+      // is reported as an 'error' event, which would crash the process unheard; the next
+      // statement then fails as a connection failure, and the connection is discarded.
+      const dropped = (error: Error): void => {
+        broken = error;
+      };
+      client.on('error', dropped);
       try {
         try {
           await client.query(begin);
@@ -237,7 +222,8 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
           throw error;
         }
       } finally {
-        releaseClient(client, broken);
+        client.off('error', dropped);
+        client.release(broken);
       }
     }
   };
@@ -246,6 +232,10 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
   try {
     const client = await connect();
     let broken: Error | undefined;
+    const dropped = (error: Error): void => {
+      broken = error;
+    };
+    client.on('error', dropped);
     try {
       await migratePg(client, migrations);
     } catch (error) {
@@ -255,7 +245,8 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
       }
       throw error;
     } finally {
-      releaseClient(client, broken);
+      client.off('error', dropped);
+      client.release(broken);
     }
   } catch (error) {
     await pool.end().catch(() => undefined);
