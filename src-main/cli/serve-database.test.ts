@@ -122,12 +122,40 @@ describe('admin commands with --database', () => {
     }
   });
 
-  it('opens the database (migrating it) and closes it', async () => {
+  it('tenants and apikeys act on the database, seen from another data folder', async () => {
     const url = await databaseUrl();
-    const result = evroom(path.join(directory, 'admin'), ['tenants', 'list', '--database', url]);
-    // Until the account operations take the store, a database is refused without a change.
-    expect(result.stderr).not.toContain('s3cret-pw');
+    const created = evroom(path.join(directory, 'admin-1'), [
+      'tenants',
+      'create',
+      'acme',
+      '--tier',
+      'pro',
+      '--database',
+      url,
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const issued = evroom(path.join(directory, 'admin-1'), ['apikeys', 'issue', '--tenant', 'acme', '--json'], {
+      EVROOM_DATABASE_URL: url,
+    });
+    expect(issued.code, issued.stderr).toBe(0);
+    const { prefix } = JSON.parse(issued.stdout) as { prefix: string };
+    // Another machine's data folder, the same database.
+    const listed = evroom(path.join(directory, 'admin-2'), ['apikeys', 'list', '--json', '--database', url]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { keys: { prefix: string }[] }).keys.map((key) => key.prefix)).toEqual([
+      prefix,
+    ]);
+    const tenants = evroom(path.join(directory, 'admin-2'), ['tenants', 'list', '--json', '--database', url]);
+    expect((JSON.parse(tenants.stdout) as { tenants: { id: string }[] }).tenants.map((t) => t.id)).toEqual(['acme']);
+    // The data folder's own ledger has none of it.
+    const local = evroom(path.join(directory, 'admin-2'), ['tenants', 'list', '--json']);
+    expect((JSON.parse(local.stdout) as { tenants: unknown[] }).tenants).toEqual([]);
+    for (const result of [created, issued, listed, tenants]) expect(result.stderr).not.toContain('s3cret-pw');
+  });
+
+  it('refuses --database where it is not taken, rather than ignoring it', () => {
+    const result = evroom(path.join(directory, 'admin-3'), ['apikeys', 'payments', '--database', 'postgres://u@h/d']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('tenants list: --database is not taken by this command in this build');
+    expect(result.stderr).toContain('apikeys payments: --database is not an option of apikeys payments');
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src-shared/verify/fields';
 import { startTestPostgres, type TestPostgres } from '../test-support/postgres';
 import { loadServiceKeys } from '../operations/service-keys';
+import { createTenant, issueApiKey } from '../operations/service-admin';
 import { openServiceStore, type ServiceStore } from '../operations/service-store';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { buildService, type Service } from './service';
@@ -77,5 +78,34 @@ describe('nodes on one PostgreSQL database', () => {
     fs.copyFileSync(path.join(homeA, 'service', 'signing-key.json'), path.join(homeD, 'service', 'signing-key.json'));
     await expect(startNode(homeD, url, 'node-d')).rejects.toThrow(/This node's log key .* copy service\/log-key\.json/);
     expect((await a.store.cluster.listNodes(0)).map((node) => node.id).sort()).toEqual(['node-a', 'node-b']);
+  });
+
+  it('answers 503 unavailable with Retry-After: 1 while the database is down, and recovers with it', async () => {
+    const url = await server.createDatabase();
+    const node = await startNode(path.join(directory, 'down'), url, 'node-down');
+    await createTenant(node.store, 'acme', 'pro');
+    const { key } = await issueApiKey(node.store, 'acme');
+    const anchor = (): Promise<Response> =>
+      fetch(`${node.base}/v1/anchor`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ canonical_sha256: 'A'.repeat(43) }),
+      });
+    // Up: the key is looked up in the database; this service has no anchoring.
+    expect(((await (await anchor()).json()) as { error: { code: string } }).error.code).toBe('anchoring_unavailable');
+    await server.kill();
+    try {
+      const down = await anchor();
+      expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('1');
+      const body = (await down.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('unavailable');
+      expect(body.error.message).not.toContain('127.0.0.1');
+      // The rest of the service still answers.
+      expect((await fetch(`${node.base}/status`)).status).toBe(200);
+    } finally {
+      await server.start();
+    }
+    expect(((await (await anchor()).json()) as { error: { code: string } }).error.code).toBe('anchoring_unavailable');
   });
 });

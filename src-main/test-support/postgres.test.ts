@@ -2,8 +2,9 @@
  * The test PostgreSQL harness: a real server that starts, answers, survives a crash and a
  * restart, gives fresh databases, and leaves nothing behind once stopped.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable, startTestPostgres, type TestPostgres } from './postgres';
@@ -72,5 +73,43 @@ describe('startTestPostgres', () => {
     expect(await accepts(other.port)).toBe(false);
     expect(existsSync(other.dataDir)).toBe(false);
     await expect(other.createDatabase()).rejects.toThrow(/stopped for good/);
+  });
+
+  it('leaves no server behind when the process that started it is killed with SIGKILL', async () => {
+    const harness = fileURLToPath(new URL('./postgres.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const { startTestPostgres } = await import(${JSON.stringify(harness)});
+         const pg = await startTestPostgres();
+         console.log(JSON.stringify({ port: pg.port, dataDir: pg.dataDir }));
+         setInterval(() => undefined, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const started = await new Promise<{ port: number; dataDir: string }>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(JSON.parse(out) as { port: number; dataDir: string });
+        });
+        child.once('exit', () => reject(new Error('the child ended before its server started')));
+      });
+      expect(await accepts(started.port)).toBe(true);
+      child.kill('SIGKILL');
+      let gone = false;
+      for (let tries = 0; tries < 100 && !gone; tries += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        gone = !(await accepts(started.port)) && !existsSync(started.dataDir);
+      }
+      expect(gone).toBe(true);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
   });
 });

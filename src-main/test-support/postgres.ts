@@ -200,7 +200,7 @@ export async function startTestPostgres(): Promise<TestPostgres> {
           // already gone
         }
       }
-      rmSync(folder, { recursive: true, force: true });
+      rmSync(folder, { recursive: true, force: true, maxRetries: 5 });
     }
   };
   running.add(stopNow);

@@ -29,7 +29,7 @@ export const tenantsSpec: CommandSpec = {
     'A tenant is who the service issues receipts for. Its tier sets its quota (free 100 a day,',
     'pro 50,000 a month, scale and enterprise unlimited) and the prefix of its API keys.',
     'ID: 1 to 64 characters from A-Z a-z 0-9 . _ -',
-    DATABASE_HELP,
+    ...DATABASE_HELP,
   ],
   options: {
     ...DATABASE_OPTION,
@@ -60,7 +60,8 @@ export const apikeysSpec: CommandSpec = {
     'payments  every payment seen, the latest first: state, tier, term, amount, contact, key prefix',
     '        and delivery (docs/payments.md)',
     ...BUYER_DESCRIPTION,
-    `issue, list, revoke: ${DATABASE_HELP}`,
+    'issue, list, revoke:',
+    ...DATABASE_HELP,
   ],
   options: {
     ...DATABASE_OPTION,

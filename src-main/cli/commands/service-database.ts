@@ -21,8 +21,11 @@ export const DATABASE_OPTION: Record<string, OptionSpec> = {
   },
 };
 
-/** The help line every command with `--database` adds. */
-export const DATABASE_HELP = `--database URL (or ${DATABASE_ENV}; the flag wins) works on a PostgreSQL database shared by several service nodes instead of the data folder's ledger; the password is never printed (docs/deploy.md).`;
+/** The help lines every command with `--database` adds. */
+export const DATABASE_HELP: readonly string[] = [
+  `--database URL (or ${DATABASE_ENV}; the flag wins): a PostgreSQL database shared by several`,
+  'service nodes instead of the data folder’s ledger; its password is never printed (docs/deploy.md).',
+];
 
 /**
  * The database URL asked for: `--database`, else EVROOM_DATABASE_URL (an empty one is unset),

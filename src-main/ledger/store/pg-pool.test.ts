@@ -232,6 +232,35 @@ describe('the database down', () => {
     expect(rows).toEqual([{ x: 2 }]);
   });
 
+  it('a server gone while a transaction holds its connection between queries is no uncaught error', async () => {
+    const pool = await open(await server.createDatabase());
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let began: () => void = () => undefined;
+    const begun = new Promise<void>((resolve) => (began = resolve));
+    const write = pool.write(async (writer) => {
+      await writer.query('SELECT 1');
+      began();
+      await gate; // the connection is checked out, no query in flight
+      await writer.query('SELECT 2');
+    });
+    const settled = write.then(
+      () => 'committed',
+      (error: unknown) => error,
+    );
+    await begun;
+    await server.kill();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the connection's end arrives now
+      release();
+      expect(await settled).toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await server.start();
+    }
+    // The broken connection went back discarded: the next transaction works.
+    await expect(pool.read((reader) => reader.query('SELECT 3 AS n'))).resolves.toMatchObject({ rows: [{ n: 3 }] });
+  });
+
   it('a restart between transactions goes unnoticed (dropped idle connections are replaced)', async () => {
     const pool = await open(await server.createDatabase());
     await pool.read((reader) => reader.query('SELECT 1'));
