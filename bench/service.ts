@@ -23,6 +23,16 @@
  *
  * Options: --duration S (per row, default 10), --connections N (default 32), --quick (1 s rows,
  * for CI: checks that everything answers 2xx, not the targets), --write-baseline.
+ *
+ * `--database postgres` (issue 27) compares the stores in one run instead: the emit and verify
+ * routes on SQLite (one node), on PostgreSQL with one node and with two nodes sharing one
+ * database (the load split evenly between them, a tenant per node), each row with req/s, p50 and
+ * p99, and the CPU each side spends per request: the service's processes (every thread) and the
+ * database's (the PostgreSQL server and its backends; on SQLite the database runs inside the
+ * service). PostgreSQL is a throwaway server from Debian's package (the tests' harness,
+ * src-main/test-support/postgres.ts) made durable for the run (fsync, full-page writes and
+ * synchronous commits on, as SQLite's synchronous = FULL). Every node runs with --no-anchor,
+ * SQLite too, so the rows differ by their store alone.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -60,8 +70,49 @@ function argument(name: string): string | undefined {
   return index === -1 ? undefined : process.argv[index + 1];
 }
 const quick = process.argv.includes('--quick');
+const database = argument('database');
+if (database !== undefined && database !== 'postgres') {
+  console.error('bench/service.ts: --database takes `postgres` (a throwaway server of the tests’ harness)');
+  process.exit(2);
+}
 const duration = Number(argument('duration') ?? (quick ? 1 : 10));
 const connections = Number(argument('connections') ?? 32);
+
+/** CPU time (ms) of whole processes so far (every thread), from /proc (Linux; 0 for one gone). */
+function processCpu(pids: readonly number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
+/** The PostgreSQL server's processes: the postmaster (postmaster.pid's first line) and its children. */
+function postgresPids(dataDir: string): number[] {
+  let postmaster: number;
+  try {
+    postmaster = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return [];
+  }
+  const pids = [postmaster];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
 
 function evroom(home: string, args: string[]): string {
   const result = spawnSync(process.execPath, [BIN, ...args], {
@@ -248,7 +299,297 @@ function emitFloorParts(home: string): { signRate: number; rowRate: number } {
   }
 }
 
+/** A row of the store comparison: the load on one or more nodes, and the CPU each side spent. */
+interface StoreRow {
+  store: string;
+  route: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  requests: number;
+  /** CPU µs per request of the service's processes (all threads), and of the database's (PostgreSQL only). */
+  serviceCpu: number;
+  databaseCpu: number | undefined;
+}
+
+/**
+ * The same load split evenly over `targets` (each its own autocannon at connections / targets),
+ * with the CPU the service's processes and the database's processes spent meanwhile. Rates
+ * add up; p50 and p99 are the slower node's.
+ */
+async function storeLoad(
+  store: string,
+  route: string,
+  targets: { url: string; headers: Record<string, string>; body: string }[],
+  servicePids: number[],
+  databasePids: () => number[],
+): Promise<StoreRow> {
+  const serviceBefore = processCpu(servicePids);
+  const databaseBefore = processCpu(databasePids());
+  const results = await Promise.all(
+    targets.map((target) =>
+      autocannon({
+        url: target.url,
+        method: 'POST',
+        headers: target.headers,
+        body: target.body,
+        connections: Math.max(1, Math.round(connections / targets.length)),
+        duration,
+        pipelining: 1,
+      }),
+    ),
+  );
+  const serviceMs = processCpu(servicePids) - serviceBefore;
+  const databasePidsNow = databasePids();
+  const databaseMs = databasePidsNow.length === 0 ? undefined : processCpu(databasePidsNow) - databaseBefore;
+  const requests = results.reduce((sum, result) => sum + result.requests.total, 0);
+  const perRequest = (ms: number): number => (requests === 0 ? 0 : (ms * 1000) / requests);
+  return {
+    store,
+    route,
+    rps: results.reduce((sum, result) => sum + result.requests.average, 0),
+    p50: Math.max(...results.map((result) => result.latency.p50)),
+    p99: Math.max(...results.map((result) => result.latency.p99)),
+    non2xx: results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0),
+    requests,
+    serviceCpu: perRequest(serviceMs),
+    databaseCpu: databaseMs === undefined ? undefined : perRequest(databaseMs),
+  };
+}
+
+/** `psql` of the newest Debian PostgreSQL, as the tests' harness finds its binaries. */
+function psqlBinary(): string {
+  const root = '/usr/lib/postgresql';
+  const version = fs
+    .readdirSync(root)
+    .filter((name) => /^\d+$/.test(name) && fs.existsSync(path.join(root, name, 'bin', 'psql')))
+    .sort((a, b) => Number(b) - Number(a))[0];
+  if (version === undefined) throw new Error('no psql under /usr/lib/postgresql');
+  return path.join(root, version, 'bin', 'psql');
+}
+
+/**
+ * `--database postgres`: the emit and verify routes per store in one run (see the file's
+ * comment): SQLite with one node, PostgreSQL with one and with two nodes on one database.
+ */
+async function compareStores(): Promise<void> {
+  // The harness is for tests; the bench borrows it (Debian's binaries, a temporary folder).
+  const { postgresAvailable, startTestPostgres } = await import('../src-main/test-support/postgres');
+  if (!postgresAvailable()) {
+    console.error('bench/service.ts --database postgres: PostgreSQL is not installed (apt-get install postgresql).');
+    process.exitCode = 1;
+    return;
+  }
+  const help = spawnSync(process.execPath, [BIN, 'serve', '--help'], { encoding: 'utf8' });
+  if (!`${help.stdout}${help.stderr}`.includes('--database')) {
+    console.error(
+      'bench/service.ts --database postgres: this evroom has no `serve --database` yet (issue 27); the SQLite row alone follows.',
+    );
+  }
+  const withPostgres = `${help.stdout}${help.stderr}`.includes('--database');
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-bench-stores-'));
+  const children: ChildProcess[] = [];
+  const postgres = withPostgres ? await startTestPostgres() : undefined;
+  try {
+    if (postgres !== undefined) {
+      // Durable, as the SQLite ledger is (synchronous = FULL): the harness runs its server with
+      // fsync and full-page writes off on its command line, which no setting overrides, so the
+      // bench stops it and starts it again on the same folder and port with PostgreSQL's
+      // defaults for both (the harness's stop still stops it and removes the folder).
+      await postgres.kill();
+      startDurable(postgres.dataDir, postgres.port);
+      execPsql(psqlBinary(), postgres.url, 'SHOW fsync', 'on');
+    }
+    const { receipt, keyFile } = signedStandardReceipt('did:svc:bench:k1');
+    const verifyBody = JSON.stringify({ document: receipt, keys: keyFile });
+    const json = { 'content-type': 'application/json' };
+    const emitBody = JSON.stringify({
+      agent_did: 'did:web:agent.example.com',
+      content_sha256: 'b'.repeat(64),
+      content_type: 'text/plain',
+    });
+
+    /** Nodes on one store: a data folder each (the second holds a copy of the first's service keys). */
+    async function nodes(
+      name: string,
+      count: number,
+      databaseUrl: string | undefined,
+    ): Promise<{ urls: string[]; keys: string[]; pids: number[] }> {
+      const homes = Array.from({ length: count }, (_, index) => path.join(root, `${name}-${index + 1}`));
+      const storeArgs = databaseUrl === undefined ? [] : ['--database', databaseUrl];
+      const keys: string[] = [];
+      for (let index = 0; index < count; index += 1) {
+        const tenant = `bench-${name}-${index + 1}`;
+        evroom(homes[0]!, ['tenants', 'create', tenant, '--tier', 'scale', ...storeArgs]);
+        keys.push(
+          (
+            JSON.parse(evroom(homes[0]!, ['apikeys', 'issue', '--tenant', tenant, '--json', ...storeArgs])) as {
+              key: string;
+            }
+          ).key,
+        );
+      }
+      const urls: string[] = [];
+      const pids: number[] = [];
+      for (const [index, home] of homes.entries()) {
+        // Every node of one database holds the same service keys (docs/deploy.md): the first's.
+        if (index > 0) fs.cpSync(path.join(homes[0]!, 'service'), path.join(home, 'service'), { recursive: true });
+        const node = await startChild(
+          process.execPath,
+          [BIN, 'serve', '--port', '0', '--quiet', '--rate-limit', '1000000', '--no-anchor', ...storeArgs],
+          { ...process.env, EVROOM_HOME: home },
+          /service at (http:\/\/127\.0\.0\.1:\d+)/,
+        );
+        children.push(node.child);
+        urls.push(node.url);
+        pids.push(node.child.pid ?? 0);
+      }
+      return { urls, keys, pids };
+    }
+
+    const rows: StoreRow[] = [];
+    // A fresh database for each PostgreSQL setup: its nodes register their service keys there.
+    const setups: { store: string; count: number; postgres: boolean }[] = [
+      { store: 'SQLite, 1 node', count: 1, postgres: false },
+      ...(postgres === undefined
+        ? []
+        : [
+            { store: 'PostgreSQL, 1 node', count: 1, postgres: true },
+            { store: 'PostgreSQL, 2 nodes', count: 2, postgres: true },
+          ]),
+    ];
+    for (const [index, setup] of setups.entries()) {
+      const databaseUrl =
+        setup.postgres && postgres !== undefined ? await postgres.createDatabase(`bench${index + 1}`) : undefined;
+      const running = await nodes(`store${index + 1}`, setup.count, databaseUrl);
+      const databasePids = (): number[] =>
+        databaseUrl === undefined || postgres === undefined ? [] : postgresPids(postgres.dataDir);
+      rows.push(
+        await storeLoad(
+          setup.store,
+          'POST /v1/receipt/emit (standard)',
+          running.urls.map((node, at) => ({
+            url: `${node}/v1/receipt/emit?profile=standard`,
+            headers: { ...json, authorization: `Bearer ${running.keys[at] ?? ''}` },
+            body: emitBody,
+          })),
+          running.pids,
+          databasePids,
+        ),
+      );
+      rows.push(
+        await storeLoad(
+          setup.store,
+          'POST /v1/receipt/verify (standard)',
+          running.urls.map((node) => ({ url: `${node}/v1/receipt/verify`, headers: json, body: verifyBody })),
+          running.pids,
+          databasePids,
+        ),
+      );
+      for (const child of children.splice(0)) child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+
+    console.log(
+      `bench/service.ts --database postgres: ${connections} connections split evenly over the nodes, ${duration} s a row, every node its own process with --no-anchor; node ${process.version}, ${os.cpus().length} cores (service, database and autocannon share them)`,
+    );
+    console.log('');
+    console.log(
+      [
+        'store'.padEnd(20),
+        'route'.padEnd(36),
+        'req/s'.padStart(8),
+        'p50 ms'.padStart(7),
+        'p99 ms'.padStart(7),
+        'non-2xx'.padStart(8),
+        'service CPU µs/req'.padStart(19),
+        'database CPU µs/req'.padStart(20),
+      ].join(' '),
+    );
+    for (const row of rows) {
+      console.log(
+        [
+          row.store.padEnd(20),
+          row.route.padEnd(36),
+          Math.round(row.rps).toLocaleString('en-US').padStart(8),
+          String(row.p50).padStart(7),
+          String(row.p99).padStart(7),
+          String(row.non2xx).padStart(8),
+          row.serviceCpu.toFixed(0).padStart(19),
+          (row.databaseCpu === undefined ? 'in the service' : row.databaseCpu.toFixed(0)).padStart(20),
+        ].join(' '),
+      );
+    }
+    // The model (bench/README.md): a PostgreSQL host of C cores saturates at C * 1e6 / D
+    // receipts a second, D its CPU µs per receipt; N nodes give min(N * R1, that).
+    const pgEmit = rows.find((row) => row.store === 'PostgreSQL, 1 node' && row.route.includes('emit'));
+    if (pgEmit?.databaseCpu !== undefined && pgEmit.databaseCpu > 0) {
+      const perCore = 1e6 / pgEmit.databaseCpu;
+      const perNode = 1e6 / pgEmit.serviceCpu;
+      console.log('');
+      console.log(
+        `model: one PostgreSQL core takes ${Math.round(perCore).toLocaleString('en-US')} receipts/s (${pgEmit.databaseCpu.toFixed(0)} µs of database CPU a receipt); one node core ${Math.round(perNode).toLocaleString('en-US')} receipts/s (${pgEmit.serviceCpu.toFixed(0)} µs of service CPU); so a database host of C cores saturates at about ${Math.round(perCore).toLocaleString('en-US')} x C receipts/s, reached by about ${(perCore / perNode).toFixed(1)} x C node cores`,
+      );
+    }
+    console.log(
+      'target: none binding for the store comparison (issue 27 asks for the figures and the model); zero non-2xx on every row',
+    );
+    const failures = rows.filter((row) => row.non2xx > 0);
+    if (failures.length > 0) {
+      console.error(`non-2xx answers: ${failures.map((row) => `${row.store} ${row.route} ${row.non2xx}`).join(', ')}`);
+      process.exitCode = 1;
+    }
+    console.log(`stores result: ${JSON.stringify(rows)}`);
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await postgres?.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs one SQL statement through psql on the harness's server (trust authentication on
+ * 127.0.0.1) and checks its one-line answer.
+ */
+function execPsql(psql: string, url: string, statement: string, expected: string): void {
+  const result = spawnSync(psql, [url, '-v', 'ON_ERROR_STOP=1', '-qAtc', statement], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`psql: ${statement}: ${result.stderr}`);
+  if (result.stdout.trim() !== expected) throw new Error(`psql: ${statement} answered ${result.stdout.trim()}`);
+}
+
+/**
+ * Starts the harness's stopped server again with fsync and full-page writes on (PostgreSQL's
+ * defaults), as the server's user when this runs as root, as the harness does.
+ */
+function startDurable(dataDir: string, port: number): void {
+  const pgCtl = path.join(path.dirname(psqlBinary()), 'pg_ctl');
+  const folder = path.dirname(dataDir);
+  const args = [
+    '-D',
+    dataDir,
+    '-l',
+    path.join(folder, 'server.log'),
+    '-w',
+    '-t',
+    '60',
+    '-o',
+    `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c max_connections=200`,
+    'start',
+  ];
+  const asRoot = process.getuid?.() === 0;
+  const result = asRoot
+    ? spawnSync('runuser', ['-u', 'postgres', '--', pgCtl, ...args], { encoding: 'utf8' })
+    : spawnSync(pgCtl, args, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`pg_ctl start: ${result.stderr}${result.stdout}`);
+}
+
 async function main(): Promise<void> {
+  if (database === 'postgres') {
+    await compareStores();
+    return;
+  }
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-bench-service-'));
   const children: ChildProcess[] = [];
   try {

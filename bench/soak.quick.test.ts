@@ -35,6 +35,8 @@ describe('bench/soak.ts --quick', () => {
       firstAnswers: Record<string, number>;
     };
     expect(result.failures).toEqual([]);
+    // The RSS growth and its target are printed (bench/quick.test.ts asks every bench for its targets).
+    expect(stdout).toMatch(/growth -?[\d.]+% \(target: under 10%/);
     expect(code).toBe(0);
     expect(result['5xx']).toBe(0);
     expect(result.requests).toBeGreaterThan(50);

@@ -243,8 +243,14 @@ async function main(): Promise<void> {
     }
     const rssStart = rssOf(pid);
     let rssPeak = rssStart;
+    // The RSS every 10 s of the soak, to show whether it settles (a 10-minute run: --duration 600).
+    const rssSeries: number[] = [];
+    let samples = 0;
     const sampler = setInterval(() => {
-      rssPeak = Math.max(rssPeak, rssOf(pid));
+      const now = rssOf(pid);
+      rssPeak = Math.max(rssPeak, now);
+      samples += 1;
+      if (samples % 20 === 0) rssSeries.push(Number(now.toFixed(1)));
     }, 500);
 
     // Isolation while the load runs: each tenant's evidence, over and over, and cross requests.
@@ -340,6 +346,8 @@ async function main(): Promise<void> {
       rssEndMiB: Number(rssEnd.toFixed(1)),
       rssPeakMiB: Number(rssPeak.toFixed(1)),
       rssGrowthPercent: Number((growth * 100).toFixed(1)),
+      rssGrowthTargetPercent: 10,
+      rssEvery10sMiB: rssSeries,
       isolationRounds,
       crossTenantRequests: crossAnswers,
       guessedKeys401: unauthorized,
@@ -354,7 +362,11 @@ async function main(): Promise<void> {
       `requests ${summary.requests} (${summary.rps}/s), p50 ${summary.p50} ms, p99 ${summary.p99} ms, answers ${JSON.stringify(summary.status)}, 5xx ${summary['5xx']}`,
     );
     console.log(
-      `service RSS ${summary.rssStartMiB} MiB after warm-up, ${summary.rssEndMiB} MiB at the end (${summary.rssGrowthPercent}%), peak ${summary.rssPeakMiB} MiB`,
+      `service RSS ${summary.rssStartMiB} MiB after warm-up, ${summary.rssEndMiB} MiB at the end: growth ${summary.rssGrowthPercent}% (target: under 10%${quick ? ', judged on the full soak only' : ''}; ${quick ? 'not judged' : growth < 0.1 ? 'met' : 'MISSED'}), peak ${summary.rssPeakMiB} MiB`,
+    );
+    console.log(`service RSS every 10 s of the soak (MiB): ${rssSeries.join(', ') || '(under 10 s)'}`);
+    console.log(
+      `target: zero 5xx (${summary['5xx'] === 0 ? 'met' : 'MISSED'}); zero connection errors and timeouts (${summary.errors + summary.timeouts === 0 ? 'met' : 'MISSED'})`,
     );
     console.log(
       `tenant isolation: ${isolationRounds} rounds of both tenants' evidence under load, ${crossAnswers} cross-tenant requests all 403`,

@@ -38,12 +38,13 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { encodeAnchorHash, type PendingAnchorRecord } from '../../src-shared/anchor/proof';
 import { resolvedAnchorUrn } from '../../src-shared/anchor/urn';
 import { hexEncode, lowerHexDecode } from '../../src-shared/crypto/encoding';
-import { anchorTree, type HashFunction } from '../../src-shared/crypto/merkle';
+import { anchorTreeLevels, type AnchorTreeLevels, type HashFunction } from '../../src-shared/crypto/merkle';
 import {
   batchEtaSeconds,
   checkQueueEntry,
   type AnchorBacklog,
   type AnchorBatchRecord,
+  type AnchorResolution,
   type QueuedAnchorHash,
   type QueueOutcome,
 } from '../ledger/anchor-batches';
@@ -477,17 +478,18 @@ export class AnchorEngine {
     );
   }
 
-  private async tree(batch: AnchorBatchRecord): Promise<{
-    hashes: QueuedAnchorHash[];
-    root: Uint8Array;
-    paths: Uint8Array[][];
-  }> {
+  /**
+   * The batch's tree as one flat buffer per level: paths are made one at a time when their
+   * records are written, so a batch of a minute's receipts (tens of thousands under load) never
+   * holds every path at once (bench/README.md, "The soak's memory").
+   */
+  private async tree(batch: AnchorBatchRecord): Promise<{ hashes: QueuedAnchorHash[]; tree: AnchorTreeLevels }> {
     const hashes = await this.options.store.anchoring.batchHashes(batch.id);
-    const { root, paths } = anchorTree(
+    const tree = anchorTreeLevels(
       nodeSha256,
       hashes.map((hash) => lowerHexDecode(hash.digest) as Uint8Array),
     );
-    return { hashes, root, paths };
+    return { hashes, tree };
   }
 
   private async nextNonce(): Promise<number> {
@@ -497,7 +499,7 @@ export class AnchorEngine {
   }
 
   private async sign(batch: AnchorBatchRecord, lease: Lease): Promise<AnchorBatchRecord> {
-    const { root } = await this.tree(batch);
+    const { root } = (await this.tree(batch)).tree;
     const nonce = await this.nextNonce();
     const signed = await this.options.chain.signAnchorTransaction(this.options.account, root, nonce);
     this.stillHolding(lease);
@@ -564,12 +566,14 @@ export class AnchorEngine {
     if (receipt === 'reverted')
       throw new ChainError('rejected', `The anchor transaction ${batch.tx_hash} of batch ${batch.batch_id} reverted.`);
     if (receipt === undefined) return;
-    const { hashes, root, paths } = await this.tree(batch);
-    if (hexEncode(root) !== batch.merkle_root)
+    const { hashes, tree } = await this.tree(batch);
+    if (hexEncode(tree.root) !== batch.merkle_root)
       throw new Error(`Batch ${batch.id}: its hashes no longer give the recorded root.`);
     const verifiedAt = this.now().toISOString();
-    const merkleRoot = encodeAnchorHash(root);
-    const records = hashes.map((hash, index) => {
+    const merkleRoot = encodeAnchorHash(tree.root);
+    // Each hash's record is made when the ledger writes it, and is garbage right after.
+    const record = (index: number): AnchorResolution => {
+      const hash = hashes[index] as (typeof hashes)[number];
       const svcAnchor = resolvedAnchorUrn({
         network: this.network,
         block_height: tx.blockNumber as number,
@@ -586,16 +590,16 @@ export class AnchorEngine {
           block_height: tx.blockNumber as number,
           tx_hash: batch.tx_hash as string,
           merkle_root: merkleRoot,
-          merkle_path: (paths[index] as Uint8Array[]).map(encodeAnchorHash),
+          merkle_path: tree.path(index).map(encodeAnchorHash),
           verified_at: verifiedAt,
         },
       };
-    });
+    };
     this.stillHolding(lease);
     await this.options.store.anchoring.resolveBatch(
       lease,
       batch.id,
-      { block_height: tx.blockNumber, records },
+      { block_height: tx.blockNumber, records: { count: hashes.length, record } },
       this.now().getTime(),
     );
   }

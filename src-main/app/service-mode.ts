@@ -134,7 +134,9 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       throw error;
     }
   }
+  const store = workspaceServiceStore(workspace);
   const service = await buildService({
+    store,
     ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
     node,
     pricingChains: anchoring?.payments === undefined ? [] : [pricingChain(anchoring.payments.config)],
@@ -157,6 +159,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const payments = anchoring.payments;
       const anchorConfig = options.anchor === false ? undefined : options.anchor;
       watcher = startPaymentWatcher({
+        store,
         workspace,
         chain: payments,
         confirmations: anchorConfig?.confirmations ?? 1,

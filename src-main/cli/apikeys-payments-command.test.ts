@@ -10,6 +10,7 @@ import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test
 import { listApiKeys } from '../ledger';
 import { startPaymentWatcher, type KeyDelivery } from '../operations/payment-watcher';
 import { paymentKey, paymentStatus } from '../operations/payments';
+import { workspaceServiceStore } from '../operations/service-store';
 import { openWorkspace } from '../operations/workspace';
 
 // `evroom apikeys redeem|payments` as a child process, on a real anvil with the real token; and
@@ -174,7 +175,10 @@ describe('evroom apikeys redeem and payments', () => {
     expect(killed.signal).toBe('SIGKILL');
     let workspace = openWorkspace(home);
     try {
-      expect(paymentStatus(workspace, tx)).toMatchObject({ state: 'pending_confirmations', key_prefix: null });
+      expect(await paymentStatus(workspaceServiceStore(workspace), tx)).toMatchObject({
+        state: 'pending_confirmations',
+        key_prefix: null,
+      });
       expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
     } finally {
       workspace.close();
@@ -190,12 +194,13 @@ describe('evroom apikeys redeem and payments', () => {
     try {
       const delivered: KeyDelivery[] = [];
       const watcher = startPaymentWatcher({
+        store: workspaceServiceStore(workspace),
         workspace,
         chain: testChain.chain,
         confirmations: 1,
         intervalMs: 60_000,
         // The other tests' payments on this chain are not this service's business here.
-        fromBlock: paymentStatus(workspace, tx)?.block_number ?? 0,
+        fromBlock: (await paymentStatus(workspaceServiceStore(workspace), tx))?.block_number ?? 0,
         delivery: {
           mailChannel: 'outbox',
           deliver: async (delivery) => {
@@ -207,9 +212,14 @@ describe('evroom apikeys redeem and payments', () => {
       await watcher.passNow();
       await watcher.passNow();
       await watcher.stop();
-      expect(paymentStatus(workspace, tx)).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+      expect(await paymentStatus(workspaceServiceStore(workspace), tx)).toMatchObject({
+        state: 'issued',
+        delivery: { state: 'delivered' },
+      });
       const keys = listApiKeys(workspace.ledger.readable);
-      expect(keys.map((key) => key.tenant_id)).toEqual([paymentStatus(workspace, tx)?.tenant_id]);
+      expect(keys.map((key) => key.tenant_id)).toEqual([
+        (await paymentStatus(workspaceServiceStore(workspace), tx))?.tenant_id,
+      ]);
       expect(delivered).toHaveLength(1);
       expect(delivered[0]?.key).toBe(paymentKey(workspace, 'anvil-local', tx, 'pro').key);
     } finally {

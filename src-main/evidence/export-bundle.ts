@@ -689,6 +689,13 @@ interface PendingExport {
   onProgress: ((event: ExportProgress) => void) | undefined;
 }
 
+/**
+ * The export worker's young generation, as the verification workers' (src-main/core/worker-pool.ts):
+ * an export's garbage is a page of rows, their file entries and deflated chunks at a time, and
+ * V8's default (16 MB semi-spaces) held about 30 MB more of the service's RSS under load for it.
+ */
+const EXPORT_WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 /** The export worker of this process, started on the first export that asks for it. */
 let exportWorker: { worker: Worker; jobs: Map<number, PendingExport> } | undefined;
 let lastJob = 0;
@@ -703,7 +710,10 @@ let lastJob = 0;
 function theExportWorker(): { worker: Worker; jobs: Map<number, PendingExport> } {
   if (exportWorker !== undefined) return exportWorker;
   const source = exportWorkerSource();
-  const worker = source.kind === 'file' ? new Worker(source.url) : new Worker(source.code, { eval: true });
+  const worker =
+    source.kind === 'file'
+      ? new Worker(source.url, { resourceLimits: EXPORT_WORKER_LIMITS })
+      : new Worker(source.code, { eval: true, resourceLimits: EXPORT_WORKER_LIMITS });
   const state = { worker, jobs: new Map<number, PendingExport>() };
   const fail = (error: Error): void => {
     if (exportWorker === state) exportWorker = undefined;

@@ -10,6 +10,7 @@ import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test
 import { startPaymentWatcher, type KeyDelivery } from '../operations/payment-watcher';
 import { observePayment, paymentKey } from '../operations/payments';
 import { loadServiceKeys } from '../operations/service-keys';
+import { workspaceServiceStore } from '../operations/service-store';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { buildService, type Service } from './service';
 
@@ -85,7 +86,10 @@ afterAll(async () => {
 describe('payments over HTTP', () => {
   it('a bought key emits receipts until its term ends, then answers 401 key_expired', async () => {
     const tx = await pay({ tier: 'pro', contact: 'http-buyer@example.com' }, 99_000_000n);
-    await observePayment(workspace, testChain.chain, tx, { confirmations: 1, now: START });
+    await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+      confirmations: 1,
+      now: START,
+    });
     const { key } = paymentKey(workspace, 'anvil-local', tx, 'pro');
     clock = new Date(START.getTime() + TERM_MS.month - 1);
     expect((await emit(key)).status).toBe(201);
@@ -109,7 +113,10 @@ describe('payments over HTTP', () => {
   it('GET /v1/payments/:tx says where a payment stands, never its contact, tenant or key', async () => {
     clock = START;
     const tx = await pay({ tier: 'scale', contact: 'status@example.com' }, 4_990_000_000n);
-    await observePayment(workspace, testChain.chain, tx, { confirmations: 1, now: START });
+    await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+      confirmations: 1,
+      now: START,
+    });
     const answer = await get(`/v1/payments/${tx.toUpperCase().replace('0X', '0x')}`);
     expect(answer).toEqual({
       status: 200,
@@ -136,11 +143,15 @@ describe('payments over HTTP', () => {
     const sealedTx = await pay({ tier: 'pro', contact: did }, 99_000_000n);
     const mailedTx = await pay({ tier: 'pro', contact: 'mailed@example.com' }, 99_000_000n);
     for (const tx of [sealedTx, mailedTx])
-      await observePayment(workspace, testChain.chain, tx, { confirmations: 1, now: START });
+      await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+        confirmations: 1,
+        now: START,
+      });
     expect((await get(`/v1/apikeys/pickup/${sealedTx}`)).json).toMatchObject({ error: { code: 'not_found' } });
 
     const delivered: KeyDelivery[] = [];
     const watcher = startPaymentWatcher({
+      store: workspaceServiceStore(workspace),
       workspace,
       chain: testChain.chain,
       confirmations: 1,

@@ -12,6 +12,7 @@ import { createNodeCryptoProvider } from '../core/node-crypto-provider';
 import { createTenant, issueApiKey, revokeKeyByPrefix } from '../operations/service-admin';
 import { workspaceServiceStore } from '../operations/service-store';
 import { loadServiceKeys, rotateServiceKey } from '../operations/service-keys';
+import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { openWorkspace, type Workspace } from '../operations/workspace';
 import { APP_VERSION } from '../version';
 import { buildService, type Service, type ServiceOptions } from './service';
@@ -345,6 +346,11 @@ describe('the HTTP service', () => {
     const tags = [...page.text.matchAll(/<(script|link)\b([^>]*)>/g)].map((match) => match[2] ?? '');
     expect(tags.length).toBeGreaterThan(0);
     expect(tags.filter((attributes) => /\b(src|href)=/.test(attributes))).toEqual([]);
+    // The page as the app builds it, byte for byte, under its own policy.
+    const built = await verifierPage();
+    expect(page.text).toBe(built);
+    expect(page.headers.get('content-length')).toBe(String(Buffer.byteLength(built)));
+    expect(page.headers.get('content-security-policy')).toBe(`${verifierPagePolicy(built)}; frame-ancestors 'none'`);
   }, 120_000);
 
   it('answers pricing and the rubric', async () => {

@@ -40,7 +40,7 @@ import { checkServiceKeys, newNodeId, type ServiceNode } from '../operations/ser
 import type { PricingChain } from '../../src-shared/api/payments';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticateKey } from '../operations/service-admin';
-import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
+import { servedVerifierPage } from '../operations/verifier-page';
 import { addJsonBodyParser } from '../operations/json-body';
 import { stopEvidenceWorker } from '../operations/evidence';
 import { DEFAULT_LOG_CHECKPOINT_MS, loadLogKey, openServiceLog, type ServiceLog } from '../operations/service-log';
@@ -481,15 +481,16 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
       },
     },
     async (_request, reply) => {
-      const page = await verifierPage();
+      // Its bytes, encoded once: a string of the page would be encoded again on every request.
+      const page = await servedVerifierPage();
       // The page carries its own policy (default-src 'none'); the header says the same to the
       // browser, and what only a header can say: no page may frame this one.
       return reply
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .header('content-security-policy', `${verifierPagePolicy(page)}; ${VERIFIER_FRAME_ANCESTORS}`)
+        .header('content-security-policy', `${page.policy}; ${VERIFIER_FRAME_ANCESTORS}`)
         .header('x-content-type-options', 'nosniff')
-        .send(page);
+        .send(page.bytes);
     },
   );
   // The verify route's workers start last, once nothing else can fail, and stop with the app.

@@ -142,7 +142,23 @@ describe('anchor batches', () => {
       /cover exactly/,
     );
     expect(getAnchor(reopened.readable, queued[1]!.svc_anchor)?.status).toBe('pending');
-    const resolved = resolveAnchorBatch(reopened.writable, id, { block_height: 7, records }, { at: AT + 7000 });
+    // Records made one at a time as they are written: as many as the hashes but one of them twice
+    // is refused too, and the record written before it is rolled back.
+    const twice = { count: records.length, record: () => records[0]! };
+    expect(() => resolveAnchorBatch(reopened.writable, id, { block_height: 7, records: twice })).toThrow(
+      /cover exactly/,
+    );
+    expect(getAnchor(reopened.readable, queued[0]!.svc_anchor)?.status).toBe('pending');
+    const asked: number[] = [];
+    const source = {
+      count: records.length,
+      record: (index: number) => {
+        asked.push(index);
+        return records[index]!;
+      },
+    };
+    const resolved = resolveAnchorBatch(reopened.writable, id, { block_height: 7, records: source }, { at: AT + 7000 });
+    expect(asked).toEqual(records.map((_, index) => index));
     expect(resolved).toMatchObject({ state: 'resolved', block_height: 7 });
     expect(getAnchor(reopened.readable, queued[0]!.svc_anchor)).toMatchObject({
       status: 'resolved',

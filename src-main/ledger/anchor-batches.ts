@@ -330,34 +330,68 @@ export function recordAnchorBatchError(
   });
 }
 
+/** One hash of a batch resolved: its pending URN, its resolved URN and its record. */
+export interface AnchorResolution {
+  pending: string;
+  svc_anchor: string;
+  record: unknown;
+}
+
+/**
+ * A batch's resolutions made one at a time as they are written, so that a large batch never
+ * holds every record (and every Merkle path) at once.
+ */
+export interface AnchorResolutionSource {
+  /** How many there are. */
+  readonly count: number;
+  /** The resolution at `index` (0 to count - 1), each asked for once. */
+  record(index: number): AnchorResolution;
+}
+
 /**
  * Resolves a posted batch: each hash's anchors row gets its resolved URN and record, and the
  * batch its block height, in one transaction.
  *
- * @param resolution - `block_height`, and for each hash of the batch its pending URN, resolved URN and record
+ * @param resolution - `block_height`, and for each hash of the batch its pending URN, resolved
+ *   URN and record: a list, or a source that makes each when it is written
  * @returns the resolved batch
- * @throws RangeError when the batch is not posted or the records do not cover its hashes
+ * @throws RangeError when the batch is not posted or the records do not cover its hashes (then
+ *   nothing is written)
  */
 export function resolveAnchorBatch(
   database: WritableDB,
   id: number,
-  resolution: { block_height: number; records: readonly { pending: string; svc_anchor: string; record: unknown }[] },
+  resolution: { block_height: number; records: readonly AnchorResolution[] | AnchorResolutionSource },
   options: { at?: number } = {},
 ): AnchorBatchRecord {
   const height = checkInteger(resolution.block_height, 'resolution.block_height');
   const at = checkInstant(options.at, 'at');
-  if (!Array.isArray(resolution.records)) throw new TypeError('resolution.records must be an array');
+  const given = resolution.records;
+  const source: AnchorResolutionSource | undefined = Array.isArray(given)
+    ? { count: given.length, record: (index) => given[index] as AnchorResolution }
+    : typeof given === 'object' &&
+        given !== null &&
+        Number.isSafeInteger((given as AnchorResolutionSource).count) &&
+        typeof (given as AnchorResolutionSource).record === 'function'
+      ? (given as AnchorResolutionSource)
+      : undefined;
+  if (source === undefined) throw new TypeError('resolution.records must be an array or a record source');
   return transaction(database, (db) => {
     const batch = requireState(db, id, ['posted'], 'resolveAnchorBatch');
     const hashes = listBatchHashes(db, id);
-    const given = new Set(resolution.records.map((entry) => entry.pending));
-    if (hashes.length !== resolution.records.length || hashes.some((hash) => !given.has(hash.svc_anchor))) {
-      throw new RangeError(
+    const uncovered = (): RangeError =>
+      new RangeError(
         `resolveAnchorBatch: the records must cover exactly the ${hashes.length} hashes of batch ${batch.id}`,
       );
-    }
-    for (const entry of resolution.records)
+    if (hashes.length !== source.count) throw uncovered();
+    // As many records as hashes, each a hash of the batch and none twice: every hash is covered.
+    // A record that breaks this throws, and the transaction writes nothing.
+    const pending = new Set(hashes.map((hash) => hash.svc_anchor));
+    for (let index = 0; index < source.count; index += 1) {
+      const entry = source.record(index);
+      if (!pending.delete(entry.pending)) throw uncovered();
       resolveAnchor(db, entry.pending, { svc_anchor: entry.svc_anchor, record: entry.record }, { at });
+    }
     execute(
       db,
       sql`UPDATE anchor_batches SET state = 'resolved', block_height = ${height}, resolved_at = ${at}, last_error = NULL, next_attempt_at = NULL WHERE id = ${id}`,

@@ -108,17 +108,20 @@ function toRecord(row: PaymentRow): PaymentRecord {
   return { ...rest, from: from_address, sealed: sealed === 1 };
 }
 
-function checkNetwork(value: unknown): string {
+/** A network name, checked (1 to 64 characters). */
+export function checkNetwork(value: unknown): string {
   return checkText(value, 'network', 64);
 }
 
-function checkTxHash(value: unknown, name = 'tx_hash'): string {
+/** A transaction or block hash, checked (0x and 64 lowercase hex). */
+export function checkTxHash(value: unknown, name = 'tx_hash'): string {
   if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
   if (!TX_HASH.test(value)) throw new RangeError(`${name} must be 0x and 64 lowercase hex digits`);
   return value;
 }
 
-function checkAddress(value: unknown, name: string): string {
+/** An address, checked (0x and 40 lowercase hex). */
+export function checkAddress(value: unknown, name: string): string {
   if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
   if (!ADDRESS.test(value)) throw new RangeError(`${name} must be 0x and 40 lowercase hex digits`);
   return value;
@@ -143,6 +146,57 @@ function selectPayment(database: ReadableDB, network: string, txHash: string): P
  * @throws TypeError/RangeError for bad input
  */
 export function recordPayment(database: WritableDB, payment: NewPayment): { record: PaymentRecord; created: boolean } {
+  const row = checkNewPayment(payment);
+  const {
+    network,
+    txHash,
+    blockNumber,
+    blockHash,
+    from,
+    token,
+    amount,
+    tier,
+    term,
+    contact,
+    issuerDid,
+    state,
+    reason,
+    at,
+  } = row;
+  const result = execute(
+    database,
+    sql`INSERT INTO payments (network, tx_hash, block_number, block_hash, from_address, token, amount, tier, term,
+          contact, issuer_did, state, reason, seen_at, updated_at)
+        VALUES (${network}, ${txHash}, ${blockNumber}, ${blockHash}, ${from}, ${token}, ${amount}, ${tier}, ${term},
+          ${contact}, ${issuerDid}, ${state}, ${reason}, ${at}, ${at})
+        ON CONFLICT (network, tx_hash) DO NOTHING`,
+  );
+  const record = selectPayment(database, network, txHash);
+  if (record === undefined) throw new Error('recordPayment: the row is missing after its insert');
+  return { record, created: result.changes === 1 };
+}
+
+/**
+ * A new payment's values, checked (recordPayment; the PostgreSQL store uses them too).
+ *
+ * @throws TypeError/RangeError for bad input
+ */
+export function checkNewPayment(payment: NewPayment): {
+  network: string;
+  txHash: string;
+  blockNumber: number | null;
+  blockHash: string | null;
+  from: string | null;
+  token: string | null;
+  amount: string | null;
+  tier: MemoTier | null;
+  term: PaymentTerm | null;
+  contact: string | null;
+  issuerDid: string | null;
+  state: PaymentState;
+  reason: string | null;
+  at: number;
+} {
   checkObject(payment, 'payment');
   const network = checkNetwork(payment.network);
   const txHash = checkTxHash(payment.tx_hash);
@@ -165,17 +219,22 @@ export function recordPayment(database: WritableDB, payment: NewPayment): { reco
   const contact = optional(payment.contact, (value) => checkText(value, 'payment.contact', 512));
   const issuerDid = optional(payment.issuer_did, (value) => checkText(value, 'payment.issuer_did', 512));
   const reason = optional(payment.reason, (value) => checkText(value, 'payment.reason', 2048));
-  const result = execute(
-    database,
-    sql`INSERT INTO payments (network, tx_hash, block_number, block_hash, from_address, token, amount, tier, term,
-          contact, issuer_did, state, reason, seen_at, updated_at)
-        VALUES (${network}, ${txHash}, ${blockNumber}, ${blockHash}, ${from}, ${token}, ${amount}, ${tier}, ${term},
-          ${contact}, ${issuerDid}, ${state}, ${reason}, ${at}, ${at})
-        ON CONFLICT (network, tx_hash) DO NOTHING`,
-  );
-  const record = selectPayment(database, network, txHash);
-  if (record === undefined) throw new Error('recordPayment: the row is missing after its insert');
-  return { record, created: result.changes === 1 };
+  return {
+    network,
+    txHash,
+    blockNumber,
+    blockHash,
+    from,
+    token,
+    amount,
+    tier,
+    term,
+    contact,
+    issuerDid,
+    state,
+    reason,
+    at,
+  };
 }
 
 /** One payment of a network, if recorded. */

@@ -12,6 +12,7 @@ import { outboxTransport } from '../delivery/outbox-transport';
 import { getPaymentCursor, listApiKeys } from '../ledger';
 import { deliveryBackoffMs, startPaymentWatcher, type KeyDelivery, type PaymentWatcher } from './payment-watcher';
 import { paymentKey, paymentStatus, sealedEnvelope } from './payments';
+import { workspaceServiceStore } from './service-store';
 import { openWorkspace, type Workspace } from './workspace';
 
 // The watcher on a real anvil with the real token, delivering through a small real transport
@@ -65,6 +66,7 @@ async function withWatcher<T>(
 ): Promise<T> {
   const head = await testChain.chain.head();
   const watcher = startPaymentWatcher({
+    store: workspaceServiceStore(workspace),
     workspace,
     chain: testChain.chain,
     confirmations: options.confirmations,
@@ -108,14 +110,17 @@ describe('the payment watcher', () => {
           const where = testChain.chain.config;
           const tx = await pay({ tier: 'pro', contact: 'watch@example.com' });
           await watcher.passNow();
-          const pending = paymentStatus(workspace, tx);
+          const pending = await paymentStatus(workspaceServiceStore(workspace), tx);
           expect(pending).toMatchObject({ state: 'pending_confirmations' });
           const block = pending?.block_number as number;
           // Block `block` has 1 confirmation of 3: the cursor stays at or before it.
           expect(getPaymentCursor(workspace.ledger.readable, where) ?? 0).toBeLessThanOrEqual(block);
           await testChain.mine(2);
           await watcher.passNow();
-          expect(paymentStatus(workspace, tx)).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+          expect(await paymentStatus(workspaceServiceStore(workspace), tx)).toMatchObject({
+            state: 'issued',
+            delivery: { state: 'delivered' },
+          });
           expect(getPaymentCursor(workspace.ledger.readable, where)).toBe(block + 1);
           await watcher.passNow();
           expect(listApiKeys(workspace.ledger.readable)).toHaveLength(1);
@@ -149,11 +154,14 @@ describe('the payment watcher', () => {
           const snapshot = await testChain.snapshot();
           const tx = await pay({ tier: 'pro', contact: 'gone@example.com' });
           await watcher.passNow();
-          expect(paymentStatus(workspace, tx)?.state).toBe('pending_confirmations');
+          expect((await paymentStatus(workspaceServiceStore(workspace), tx))?.state).toBe('pending_confirmations');
           await testChain.revert(snapshot);
           await testChain.mine(4);
           await watcher.passNow();
-          expect(paymentStatus(workspace, tx)).toMatchObject({ state: 'dropped', key_prefix: null });
+          expect(await paymentStatus(workspaceServiceStore(workspace), tx)).toMatchObject({
+            state: 'dropped',
+            key_prefix: null,
+          });
           expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
           expect(transport.calls).toBe(0);
         },
@@ -176,8 +184,11 @@ describe('the payment watcher', () => {
           const tx = await pay({ tier: 'pro', contact: 'retry@example.com' });
           const { key } = paymentKey(workspace, 'anvil-local', tx, 'pro');
           await watcher.passNow();
-          expect(paymentStatus(workspace, tx)?.delivery).toMatchObject({ state: 'pending', attempts: 1 });
-          const error = paymentStatus(workspace, tx)?.delivery.last_error ?? '';
+          expect((await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery).toMatchObject({
+            state: 'pending',
+            attempts: 1,
+          });
+          const error = (await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery.last_error ?? '';
           expect(error).toContain('relay refused the message holding [key]');
           expect(error).not.toContain(key);
           // Not due yet: no attempt.
@@ -185,13 +196,16 @@ describe('the payment watcher', () => {
           expect(transport.calls).toBe(1);
           clock = new Date(clock.getTime() + deliveryBackoffMs(1));
           await watcher.passNow();
-          expect(paymentStatus(workspace, tx)?.delivery).toMatchObject({ state: 'pending', attempts: 2 });
+          expect((await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery).toMatchObject({
+            state: 'pending',
+            attempts: 2,
+          });
           clock = new Date(clock.getTime() + deliveryBackoffMs(2) - 1);
           await watcher.passNow();
           expect(transport.calls).toBe(2);
           clock = new Date(clock.getTime() + 1);
           await watcher.passNow();
-          expect(paymentStatus(workspace, tx)?.delivery).toMatchObject({
+          expect((await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery).toMatchObject({
             state: 'delivered',
             attempts: 3,
             last_error: null,
@@ -201,8 +215,11 @@ describe('the payment watcher', () => {
           const did = didKeyFromEd25519(new Uint8Array(32).fill(8));
           const sealedTx = await pay({ tier: 'pro', contact: did });
           await watcher.passNow();
-          expect(paymentStatus(workspace, sealedTx)?.delivery).toMatchObject({ channel: 'sealed', state: 'delivered' });
-          expect(JSON.stringify(paymentStatus(workspace, sealedTx))).not.toContain(
+          expect((await paymentStatus(workspaceServiceStore(workspace), sealedTx))?.delivery).toMatchObject({
+            channel: 'sealed',
+            state: 'delivered',
+          });
+          expect(JSON.stringify(await paymentStatus(workspaceServiceStore(workspace), sealedTx))).not.toContain(
             paymentKey(workspace, 'anvil-local', sealedTx, 'pro').key,
           );
         },
@@ -238,9 +255,12 @@ describe('the payment watcher', () => {
           const eml = fs.readFileSync(path.join(directory, 'outbox-real', `${mailTx}.eml`), 'utf8');
           expect(eml).toContain('To: mail@example.org');
           expect(eml).toContain(mailKey);
-          expect(paymentStatus(workspace, mailTx)?.delivery).toMatchObject({ channel: 'outbox', state: 'delivered' });
+          expect((await paymentStatus(workspaceServiceStore(workspace), mailTx))?.delivery).toMatchObject({
+            channel: 'outbox',
+            state: 'delivered',
+          });
 
-          const envelope = sealedEnvelope(workspace, sealedTx);
+          const envelope = await sealedEnvelope(workspaceServiceStore(workspace), sealedTx);
           expect(openSealedApiKey(envelope, seed)).toBe(paymentKey(workspace, 'anvil-local', sealedTx, 'scale').key);
           expect(() => openSealedApiKey(envelope, new Uint8Array(32).fill(22))).toThrow();
         },
@@ -255,6 +275,7 @@ describe('the payment watcher', () => {
     const workspace = freshWorkspace();
     try {
       const base = {
+        store: workspaceServiceStore(workspace),
         workspace,
         chain: testChain.chain,
         intervalMs: 1000,

@@ -9,21 +9,21 @@
  * pass, so a reorganisation there is seen. Passes never overlap. A delivery that fails is tried
  * again after 1 s, doubling to at most 5 minutes, until it succeeds; its attempts and last error
  * (never the key) are recorded.
+ *
+ * Several service nodes on one database run one watcher at a time: a node watches only while it
+ * holds the `payments` lease (cluster.ts; TTL 15 s, renewed every 5 s, taken over when its
+ * holder stops renewing), every write of a pass carries the lease's fence, and a node stops
+ * acting as soon as a renewal fails or a write answers that the lease is another's.
  */
 import type { DeliveryChannel, PaymentTerm } from '../../src-shared/api/payments';
 import type { StablecoinChain } from '../anchor/stablecoin';
-import {
-  advancePaymentCursor,
-  appendAudit,
-  dueDeliveries,
-  getPaymentCursor,
-  markDelivered,
-  recordDeliveryFailure,
-  unconfirmedPayments,
-  type PaymentRecord,
-} from '../ledger';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { PaymentRecord } from '../ledger';
+import { PAYMENTS_LEASE } from '../ledger/store/payments';
 import { describeError } from './errors';
 import { observePayment, paymentKey } from './payments';
+import { LeaseLostError, type Lease, type ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
 /** The first wait after a failed delivery, and the longest. */
@@ -31,6 +31,9 @@ export const DELIVERY_RETRY_FIRST_MS = 1000;
 export const DELIVERY_RETRY_MAX_MS = 5 * 60 * 1000;
 /** Blocks read per getLogs call. */
 const LOG_CHUNK_BLOCKS = 2000;
+/** The payment lease's time to live, and how often its holder renews it. */
+export const PAYMENT_LEASE_TTL_MS = 15_000;
+export const PAYMENT_LEASE_RENEW_MS = 5_000;
 
 /** One key to deliver: what a transport needs (the key is derived again for each attempt). */
 export interface KeyDelivery {
@@ -58,7 +61,12 @@ export interface PaymentDelivery {
 
 /** What the watcher is given. */
 export interface PaymentWatcherOptions {
+  /** The service's store: payments, the cursor, and the `payments` lease. */
+  store: ServiceStore;
+  /** The data folder's workspace (bought keys are derived under its secret). */
   workspace: Workspace;
+  /** This node's id, the lease's holder (default `<hostname>-<pid>-<4 hex>`). */
+  node?: string;
   chain: StablecoinChain;
   /** Confirmations before a key is issued (serve's `--confirmations`); 1 or more. */
   confirmations: number;
@@ -77,8 +85,10 @@ export interface PaymentWatcherOptions {
 export interface PaymentWatcher {
   /** Stops the loop, after the pass in progress. */
   stop(): Promise<void>;
-  /** Runs one pass now (after the one in progress), and resolves when it is done. */
+  /** Runs one pass now (after the one in progress), and resolves when it is done (nothing unless this node holds the lease). */
   passNow(): Promise<void>;
+  /** Whether this node holds the `payments` lease (it watches) as far as it knows. */
+  holdsLease(): boolean;
 }
 
 /** The wait after `attempts` failed attempts: 1 s, 2 s, 4 s, ... at most 5 minutes. */
@@ -97,7 +107,7 @@ function message(error: unknown): string {
  * @returns the watcher; stop it before closing the workspace
  */
 export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatcher {
-  const { workspace, chain, confirmations, intervalMs, delivery } = options;
+  const { store, workspace, chain, confirmations, intervalMs, delivery } = options;
   if (!Number.isSafeInteger(confirmations) || confirmations < 1)
     throw new RangeError('startPaymentWatcher: confirmations must be a whole number from 1');
   if (!Number.isSafeInteger(intervalMs) || intervalMs < 10)
@@ -110,17 +120,52 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
   const firstBlock = options.fromBlock ?? 0;
   if (!Number.isSafeInteger(firstBlock) || firstBlock < 0)
     throw new RangeError('startPaymentWatcher: fromBlock must be a whole number from 0');
+  const node = options.node ?? `${hostname()}-${process.pid}-${randomBytes(2).toString('hex')}`;
+
+  // The lease: held while renewals succeed; a pass acts only under it.
+  let lease: Lease | undefined;
+  function dropLease(reason: string): void {
+    if (lease === undefined) return;
+    lease = undefined;
+    log(`payments: this node stops watching (${reason})`);
+  }
+  let renewing: Promise<void> | undefined;
+  function renewLease(): Promise<void> {
+    renewing ??= takeLease().finally(() => {
+      renewing = undefined;
+    });
+    return renewing;
+  }
+  async function takeLease(): Promise<void> {
+    try {
+      const held = await store.cluster.acquireLease(PAYMENTS_LEASE, node, PAYMENT_LEASE_TTL_MS, Date.now());
+      if (held === undefined) dropLease('another node holds the payments lease');
+      else {
+        if (lease === undefined) log(`payments: this node (${node}) watches payments, lease fence ${held.fence}`);
+        lease = held;
+      }
+    } catch (error) {
+      dropLease(`the lease could not be renewed: ${message(error)}`);
+    }
+  }
+  /** The lease a write goes under; throws when this node no longer holds it (the pass stops). */
+  function underLease(): Lease {
+    if (lease === undefined) throw new LeaseLostError('this node no longer holds the payments lease');
+    return lease;
+  }
 
   async function observe(txHash: string): Promise<boolean> {
     try {
-      const view = await observePayment(workspace, chain, txHash, {
+      const view = await observePayment(store, workspace, chain, txHash, {
         confirmations,
         now: now(),
         mailChannel: delivery.mailChannel,
+        lease: underLease(),
       });
       if (view.state !== 'pending_confirmations') log(`payment ${txHash}: ${view.state}`);
       return true;
     } catch (error) {
+      if (error instanceof LeaseLostError) throw error;
       log(`payment ${txHash}: not observed (${message(error)}); tried again on the next pass`);
       return false;
     }
@@ -129,7 +174,7 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
   async function scan(): Promise<void> {
     const head = await chain.head();
     const confirmedThrough = head - confirmations + 1;
-    const start = getPaymentCursor(workspace.ledger.readable, where) ?? firstBlock;
+    const start = (await store.payments.cursor(where)) ?? firstBlock;
     let advanceTo = confirmedThrough + 1;
     const seen = new Set<string>();
     for (let from = start; from <= head; from += LOG_CHUNK_BLOCKS) {
@@ -141,12 +186,12 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
       }
     }
     // Payments recorded earlier and still waiting (their blocks may be behind the cursor now).
-    for (const payment of unconfirmedPayments(workspace.ledger.readable, where.network)) {
+    for (const payment of await store.payments.unconfirmed(where.network)) {
       if (seen.has(payment.tx_hash)) continue;
       await observe(payment.tx_hash);
     }
     if (advanceTo > start)
-      advancePaymentCursor(workspace.ledger.writable, { ...where, next_block: advanceTo, at: now().getTime() });
+      await store.payments.advanceCursor({ ...where, next_block: advanceTo, at: now().getTime() }, underLease());
   }
 
   async function deliverOne(payment: PaymentRecord): Promise<void> {
@@ -156,6 +201,7 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
     const channel: DeliveryChannel = payment.delivery_channel === 'sealed' ? 'sealed' : delivery.mailChannel;
     const { key } = paymentKey(workspace, payment.network, payment.tx_hash, tier);
     const at = (): number => now().getTime();
+    underLease();
     try {
       const result = await delivery.deliver({
         tx_hash: payment.tx_hash,
@@ -169,25 +215,21 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
       });
       if (channel === 'sealed' && (typeof result?.sealed !== 'object' || result.sealed === null))
         throw new Error('the sealed delivery returned no envelope');
-      workspace.ledger.runInTransaction((database) => {
-        const sealed = channel === 'sealed' ? { sealed: result.sealed } : {};
-        if (
-          markDelivered(database, { network: payment.network, tx_hash: payment.tx_hash, channel, ...sealed, at: at() })
-        )
-          appendAudit(database, 'payment-deliver', payment.tx_hash, { network: payment.network, channel, to });
-      });
+      const sealed = channel === 'sealed' ? { sealed: result.sealed } : {};
+      await store.payments.delivered(
+        { network: payment.network, tx_hash: payment.tx_hash, channel, to, ...sealed, at: at() },
+        underLease(),
+      );
       log(`payment ${payment.tx_hash}: key ${payment.key_prefix ?? ''}… delivered (${channel})`);
     } catch (error) {
+      if (error instanceof LeaseLostError) throw error;
       // The transports never put the key in a message; this makes sure of it.
       const text = message(error).split(key).join('[key]').slice(0, 2000) || 'delivery failed';
       const next = at() + deliveryBackoffMs(payment.delivery_attempts + 1);
-      recordDeliveryFailure(workspace.ledger.writable, {
-        network: payment.network,
-        tx_hash: payment.tx_hash,
-        error: text,
-        next_at: next,
-        at: at(),
-      });
+      await store.payments.deliveryFailed(
+        { network: payment.network, tx_hash: payment.tx_hash, error: text, next_at: next, at: at() },
+        underLease(),
+      );
       log(
         `payment ${payment.tx_hash}: delivery (${channel}) failed: ${text}; tried again at ${new Date(next).toISOString()}`,
       );
@@ -195,21 +237,27 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
   }
 
   async function deliverDue(): Promise<void> {
-    for (const payment of dueDeliveries(workspace.ledger.readable, now().getTime())) {
+    for (const payment of await store.payments.dueDeliveries(now().getTime())) {
       if (payment.network !== where.network) continue;
       await deliverOne(payment);
     }
   }
 
   async function pass(): Promise<void> {
+    if (stopped) return;
+    if (lease === undefined || lease.expiresAt - Date.now() < PAYMENT_LEASE_TTL_MS - PAYMENT_LEASE_RENEW_MS)
+      await renewLease();
+    if (lease === undefined) return;
     try {
       await scan();
     } catch (error) {
+      if (error instanceof LeaseLostError) return dropLease(message(error));
       log(`payments: the chain could not be read (${message(error)}); tried again on the next pass`);
     }
     try {
       await deliverDue();
     } catch (error) {
+      if (error instanceof LeaseLostError) return dropLease(message(error));
       log(`payments: deliveries stopped for this pass (${message(error)})`);
     }
   }
@@ -217,6 +265,11 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  // Renewed on its own clock too, so a long pass keeps the lease.
+  const renewer = setInterval(() => {
+    if (lease !== undefined && !stopped) void renewLease();
+  }, PAYMENT_LEASE_RENEW_MS);
+  renewer.unref?.();
   function enqueue(): Promise<void> {
     running = running.then(pass, pass);
     return running;
@@ -232,10 +285,17 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
 
   return {
     passNow: () => enqueue(),
+    holdsLease: () => lease !== undefined,
     stop: async () => {
       stopped = true;
+      clearInterval(renewer);
       if (timer !== undefined) clearTimeout(timer);
       await running;
+      await renewing;
+      const held = lease;
+      lease = undefined;
+      // Given up at once, so another node takes over without waiting for it to lapse.
+      if (held !== undefined) await store.cluster.releaseLease(held).catch(() => undefined);
     },
   };
 }

@@ -70,7 +70,10 @@ describe('observePayment on a real chain', () => {
     try {
       const at = new Date('2026-11-26T00:00:00Z');
       const tx = await pay({ tier: 'pro', contact: 'Buyer@Example.com' }, PRO_MONTH);
-      const view = await observePayment(workspace, chain, tx, { confirmations: 1, now: at });
+      const view = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
+        confirmations: 1,
+        now: at,
+      });
       expect(view).toMatchObject({
         tx_hash: tx,
         network: 'anvil-local',
@@ -91,12 +94,15 @@ describe('observePayment on a real chain', () => {
       expect(await judgeKey(workspace, key, new Date(at.getTime() + DAY))).toBe(view.tenant_id);
 
       const audit = listAuditEntries(workspace.ledger.readable, { limit: 1000 }).length;
-      const again = await observePayment(workspace, chain, tx, { confirmations: 1, now: new Date(at.getTime() + 5) });
+      const again = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
+        confirmations: 1,
+        now: new Date(at.getTime() + 5),
+      });
       expect(again).toEqual(view);
       expect(listApiKeys(workspace.ledger.readable)).toHaveLength(1);
       expect(listAuditEntries(workspace.ledger.readable, { limit: 1000 })).toHaveLength(audit);
-      expect(listPayments(workspace)).toEqual([view]);
-      expect(paymentStatus(workspace, tx.toUpperCase().replace('0X', '0x'))).toEqual(view);
+      expect(await listPayments(workspaceServiceStore(workspace))).toEqual([view]);
+      expect(await paymentStatus(workspaceServiceStore(workspace), tx.toUpperCase().replace('0X', '0x'))).toEqual(view);
     } finally {
       workspace.close();
     }
@@ -107,6 +113,7 @@ describe('observePayment on a real chain', () => {
     try {
       const start = new Date('2026-11-26T00:00:00Z');
       const first = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'renew@example.com' }, PRO_MONTH),
@@ -114,6 +121,7 @@ describe('observePayment on a real chain', () => {
       );
       const later = new Date(start.getTime() + 10 * DAY);
       const second = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'RENEW@example.com' }, PRO_MONTH * 10n),
@@ -125,6 +133,7 @@ describe('observePayment on a real chain', () => {
       // Both bought keys carry the tenant's end; another tier is another tenant.
       expect(listApiKeys(workspace.ledger.readable).map((record) => record.expires_at)).toEqual([end, end]);
       const scale = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'scale', contact: 'renew@example.com' }, 499_000_000n),
@@ -144,6 +153,7 @@ describe('observePayment on a real chain', () => {
       // Renewed after it lapsed: the term starts again from the payment, and the old key works again.
       const lapsed = new Date(end + 5 * DAY);
       const renewal = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'renew@example.com' }, PRO_MONTH),
@@ -160,7 +170,8 @@ describe('observePayment on a real chain', () => {
     const workspace = freshWorkspace();
     try {
       const now = new Date('2026-11-26T00:00:00Z');
-      const observe = (tx: string) => observePayment(workspace, chain, tx, { confirmations: 1, now });
+      const observe = (tx: string) =>
+        observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations: 1, now });
 
       const underpaid = await observe(await pay({ tier: 'pro', contact: 'cheap@example.com' }, 50_000_000n));
       expect(underpaid).toMatchObject({ state: 'underpaid', tier: 'pro', amount: '50000000', key_prefix: null });
@@ -195,7 +206,9 @@ describe('observePayment on a real chain', () => {
 
       expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
       expect(listTenants(workspace.ledger.readable)).toEqual([]);
-      expect(listPayments(workspace).map((payment) => payment.delivery.state)).toEqual(Array(7).fill('none'));
+      expect((await listPayments(workspaceServiceStore(workspace))).map((payment) => payment.delivery.state)).toEqual(
+        Array(7).fill('none'),
+      );
     } finally {
       workspace.close();
     }
@@ -219,7 +232,7 @@ describe('observePayment on a real chain', () => {
         chain.config.token,
         call,
       );
-      const view = await observePayment(workspace, chain, tx, { confirmations: 1 });
+      const view = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations: 1 });
       expect(view).toMatchObject({ state: 'memo_invalid', amount: PRO_MONTH.toString(), token: chain.config.token });
       expect(view.reason).toMatch(/not transfer\(address,uint256\)/);
       expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
@@ -234,29 +247,38 @@ describe('observePayment on a real chain', () => {
       const now = new Date('2026-11-26T00:00:00Z');
       const snapshot = await testChain.snapshot();
       const tx = await pay({ tier: 'pro', contact: 'reorg@example.com' }, PRO_MONTH);
-      expect(await observePayment(workspace, chain, tx, { confirmations: 3, now })).toMatchObject({
+      expect(
+        await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations: 3, now }),
+      ).toMatchObject({
         state: 'pending_confirmations',
         term: 'month',
         key_prefix: null,
       });
       await testChain.mine(1);
-      expect((await observePayment(workspace, chain, tx, { confirmations: 3, now })).state).toBe(
-        'pending_confirmations',
-      );
+      expect(
+        (await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations: 3, now })).state,
+      ).toBe('pending_confirmations');
       await testChain.revert(snapshot);
       await testChain.mine(5);
-      const dropped = await observePayment(workspace, chain, tx, { confirmations: 3, now });
+      const dropped = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
+        confirmations: 3,
+        now,
+      });
       expect(dropped).toMatchObject({ state: 'dropped', key_prefix: null });
       expect(listApiKeys(workspace.ledger.readable)).toEqual([]);
       expect(listTenants(workspace.ledger.readable)).toEqual([]);
 
       // A payment that stays on chain is issued once deep enough.
       const kept = await pay({ tier: 'pro', contact: 'kept@example.com' }, PRO_MONTH);
-      expect((await observePayment(workspace, chain, kept, { confirmations: 3, now })).state).toBe(
-        'pending_confirmations',
-      );
+      expect(
+        (await observePayment(workspaceServiceStore(workspace), workspace, chain, kept, { confirmations: 3, now }))
+          .state,
+      ).toBe('pending_confirmations');
       await testChain.mine(2);
-      expect((await observePayment(workspace, chain, kept, { confirmations: 3, now })).state).toBe('issued');
+      expect(
+        (await observePayment(workspaceServiceStore(workspace), workspace, chain, kept, { confirmations: 3, now }))
+          .state,
+      ).toBe('issued');
     } finally {
       workspace.close();
     }
@@ -267,26 +289,36 @@ describe('observePayment on a real chain', () => {
     try {
       const did = didKeyFromEd25519(new Uint8Array(32).fill(3));
       const tx = await pay({ tier: 'scale', contact: did }, 499_000_000n);
-      const view = await observePayment(workspace, chain, tx, { confirmations: 1, mailChannel: 'smtp' });
+      const view = await observePayment(workspaceServiceStore(workspace), workspace, chain, tx, {
+        confirmations: 1,
+        mailChannel: 'smtp',
+      });
       expect(view).toMatchObject({ state: 'issued', contact: did, delivery: { channel: 'sealed', to: did } });
-      expect(() => sealedEnvelope(workspace, tx)).toThrow(expect.objectContaining({ code: 'not_found' }));
+      await expect(sealedEnvelope(workspaceServiceStore(workspace), tx)).rejects.toThrow(
+        expect.objectContaining({ code: 'not_found' }),
+      );
       const mailed = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'example.net' }, PRO_MONTH),
         { confirmations: 1, mailChannel: 'smtp' },
       );
       expect(mailed.delivery).toMatchObject({ channel: 'smtp', to: 'postmaster@example.net' });
-      expect(() => sealedEnvelope(workspace, mailed.tx_hash)).toThrow(expect.objectContaining({ code: 'not_sealed' }));
-
-      await expect(observePayment(workspace, chain, `0x${'9'.repeat(64)}`, { confirmations: 1 })).rejects.toThrow(
-        expect.objectContaining({ code: 'not_found' }),
+      await expect(sealedEnvelope(workspaceServiceStore(workspace), mailed.tx_hash)).rejects.toThrow(
+        expect.objectContaining({ code: 'not_sealed' }),
       );
-      await expect(observePayment(workspace, chain, '0x1234', { confirmations: 1 })).rejects.toThrow(
+
+      await expect(
+        observePayment(workspaceServiceStore(workspace), workspace, chain, `0x${'9'.repeat(64)}`, { confirmations: 1 }),
+      ).rejects.toThrow(expect.objectContaining({ code: 'not_found' }));
+      await expect(
+        observePayment(workspaceServiceStore(workspace), workspace, chain, '0x1234', { confirmations: 1 }),
+      ).rejects.toThrow(expect.objectContaining({ code: 'invalid_request' }));
+      await expect(paymentStatus(workspaceServiceStore(workspace), 'nope')).rejects.toThrow(
         expect.objectContaining({ code: 'invalid_request' }),
       );
-      expect(() => paymentStatus(workspace, 'nope')).toThrow(expect.objectContaining({ code: 'invalid_request' }));
-      expect(paymentStatus(workspace, `0x${'9'.repeat(64)}`)).toBeUndefined();
+      expect(await paymentStatus(workspaceServiceStore(workspace), `0x${'9'.repeat(64)}`)).toBeUndefined();
     } finally {
       workspace.close();
     }
@@ -298,6 +330,7 @@ describe('observePayment on a real chain', () => {
       // An operator made the tenant the contact's id would be.
       await createTenant(workspaceServiceStore(workspace), paymentTenantId('pro', 'taken.example'), 'pro');
       const view = await observePayment(
+        workspaceServiceStore(workspace),
         workspace,
         chain,
         await pay({ tier: 'pro', contact: 'taken.example' }, PRO_MONTH),

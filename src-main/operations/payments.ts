@@ -24,7 +24,7 @@ import {
   type PaymentTerm,
   type PaymentView,
 } from '../../src-shared/api/payments';
-import { API_KEY_PREFIXES, isTenantId, type Tier } from '../../src-shared/api/vocabulary';
+import { API_KEY_PREFIXES, isTenantId } from '../../src-shared/api/vocabulary';
 import {
   contactKind,
   deliveryAddress,
@@ -37,26 +37,10 @@ import { ANCHOR_FOLDER } from '../anchor/anchoring';
 import { ChainClient, ChainError } from '../anchor/chain';
 import { readStoredStablecoin, StablecoinChain, type PaymentTransaction } from '../anchor/stablecoin';
 import { failpoint } from '../core/failpoints';
-import {
-  appendAudit,
-  findPaymentsByTx,
-  getPayment,
-  getSealedEnvelope,
-  getTenant,
-  insertApiKey,
-  insertTenant,
-  listPaymentRecords,
-  markPaymentIssued,
-  movePendingPayment,
-  recordPayment,
-  setTenantPaidUntil,
-  settlePayment,
-  tenantPaidUntil,
-  tenantPaymentContact,
-  type PaymentRecord,
-} from '../ledger';
+import type { PaymentRecord } from '../ledger';
 import { OperationError } from './errors';
 import { SERVICE_KEYS_FOLDER } from './service-keys';
+import type { Lease, ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
 /** The secret bought keys are derived under, in the service folder of the data folder. */
@@ -322,15 +306,16 @@ async function fetchHead(chain: StablecoinChain): Promise<number> {
 }
 
 /** Records a judged transaction the first time (with its audit row); a recorded one is left as it is. */
-function record(
-  workspace: Workspace,
+async function record(
+  store: ServiceStore,
   network: string,
   transaction: PaymentTransaction,
   judgement: Judgement,
   at: number,
-): PaymentRecord {
-  return workspace.ledger.runInTransaction((database) => {
-    const result = recordPayment(database, {
+  lease: Lease | undefined,
+): Promise<PaymentRecord> {
+  const result = await store.payments.record(
+    {
       network,
       tx_hash: transaction.tx_hash,
       block_number: transaction.block_number,
@@ -345,109 +330,85 @@ function record(
       state: judgement.state,
       reason: judgement.reason,
       at,
-    });
-    if (result.created)
-      appendAudit(
-        database,
-        'payment-record',
-        transaction.tx_hash,
-        { network, state: judgement.state, tier: judgement.memo?.tier ?? null },
-        { at },
-      );
-    return result.record;
-  });
+    },
+    lease,
+  );
+  return result.record;
 }
 
-function settle(
-  workspace: Workspace,
+async function settle(
+  store: ServiceStore,
   network: string,
   txHash: string,
   state: PaymentState,
   reason: string,
   at: number,
-): void {
-  workspace.ledger.runInTransaction((database) => {
-    if (settlePayment(database, { network, tx_hash: txHash, state, reason, at }))
-      appendAudit(database, 'payment-record', txHash, { network, state }, { at });
-  });
+  lease: Lease | undefined,
+): Promise<void> {
+  await store.payments.settle({ network, tx_hash: txHash, state, reason, at }, lease);
 }
 
 /** Issues the key of a confirmed payment in one transaction; nothing when it is no longer waiting. */
-function issue(workspace: Workspace, payment: PaymentRecord, mailChannel: 'outbox' | 'smtp', at: number): void {
+async function issue(
+  store: ServiceStore,
+  workspace: Workspace,
+  payment: PaymentRecord,
+  mailChannel: 'outbox' | 'smtp',
+  at: number,
+  lease: Lease | undefined,
+): Promise<void> {
   const tier = payment.tier;
   const term = payment.term;
   const contact = payment.contact;
   if ((tier !== 'pro' && tier !== 'scale') || term === null || contact === null)
     throw new Error('issue: a payment waiting for confirmations lacks its tier, term or contact');
   const derived = paymentKey(workspace, payment.network, payment.tx_hash, tier);
-  workspace.ledger.runInTransaction((database) => {
-    const current = getPayment(database, payment.network, payment.tx_hash);
-    if (current?.state !== 'pending_confirmations') return;
-    let tenantId = paymentTenantId(tier, contact);
-    let tenant = getTenant(database, tenantId);
-    if (tenant !== undefined && tenantPaymentContact(database, tenantId) !== contact) {
-      // The id is another contact's (or an operator's tenant): this contact gets the long form.
-      tenantId = paymentTenantId(tier, contact, true);
-      tenant = getTenant(database, tenantId);
-      if (tenant !== undefined && tenantPaymentContact(database, tenantId) !== contact)
-        throw new OperationError('conflict', 'conflict', `The tenant ${tenantId} belongs to another contact.`);
-    }
-    if (tenant === undefined) {
-      tenant = insertTenant(database, { id: tenantId, tier: tier as Tier, at });
-      appendAudit(database, 'tenant-create', tenantId, { tier, payment: payment.tx_hash }, { at });
-    }
-    const end = Math.max(at, tenantPaidUntil(database, tenantId) ?? 0) + TERM_MS[term];
-    insertApiKey(database, {
-      key_sha256: createHash('sha256').update(derived.key, 'utf8').digest('hex'),
-      prefix: derived.prefix,
-      tenant_id: tenantId,
-      tier,
-      scopes: [],
-      at,
-      payment_tx: payment.tx_hash,
-      expires_at: end,
-    });
-    setTenantPaidUntil(database, tenantId, end);
-    const channel: DeliveryChannel = contactKind(contact) === 'did_key' ? 'sealed' : mailChannel;
-    markPaymentIssued(database, {
+  const channel: DeliveryChannel = contactKind(contact) === 'did_key' ? 'sealed' : mailChannel;
+  const result = await store.payments.issueKey(
+    {
       network: payment.network,
       tx_hash: payment.tx_hash,
-      tenant_id: tenantId,
-      key_prefix: derived.prefix,
+      tier,
       term,
-      expires_at: end,
+      contact,
+      // The short id, or the long form when the short one is another contact's (or an operator's tenant).
+      tenant_ids: [paymentTenantId(tier, contact), paymentTenantId(tier, contact, true)],
+      key_sha256: createHash('sha256').update(derived.key, 'utf8').digest('hex'),
+      key_prefix: derived.prefix,
+      term_ms: TERM_MS[term],
       delivery_channel: channel,
       delivery_to: deliveryAddress(contact),
-      reason: `${payment.reason ?? 'Paid.'} Key ${derived.prefix}… issued to the tenant ${tenantId}, paid until ${new Date(end).toISOString()}.`,
+      reason: (tenantId, end) =>
+        `${payment.reason ?? 'Paid.'} Key ${derived.prefix}… issued to the tenant ${tenantId}, paid until ${new Date(end).toISOString()}.`,
       at,
-    });
-    appendAudit(
-      database,
-      'payment-issue',
-      payment.tx_hash,
-      { network: payment.network, tenant: tenantId, prefix: derived.prefix, term, expires_at: end },
-      { at },
-    );
-  });
+    },
+    lease,
+  );
+  if (result.outcome === 'tenant_taken')
+    throw new OperationError('conflict', 'conflict', `The tenant ${result.tenant_id} belongs to another contact.`);
 }
 
 /**
  * Observes one payment transaction: records what it comes to (the first time), and issues its key
  * once it has its confirmations. Seen again, a decided transaction changes nothing.
  *
- * @param workspace - The open workspace.
+ * @param store - The service's store (any node: issuing is decided under the payment's row lock).
+ * @param workspace - The open workspace (the secret keys are derived under).
  * @param chain - The token and treasury payments go to, on their chain.
  * @param txHash - The transaction, `0x` and 64 hex.
- * @param options - Confirmations, the clock, the mail channel.
+ * @param options - Confirmations, the clock, the mail channel; `lease`, the payment watcher's
+ *   lease, which every write checks (LeaseLostError when another node holds it now).
  * @returns the payment as it now stands
  * @throws OperationError invalid_request (not a hash), not_found (the chain does not know the
- *   transaction, or it is not mined, and it was never recorded), chain_unavailable
+ *   transaction, or it is not mined, and it was never recorded), chain_unavailable; LeaseLostError;
+ *   StoreUnavailableError
  */
 export async function observePayment(
+  store: ServiceStore,
   workspace: Workspace,
   chain: StablecoinChain,
   txHash: string,
-  options: ObserveOptions,
+  options: ObserveOptions & { lease?: Lease },
 ): Promise<PaymentView> {
   const hash = checkTxHash(txHash);
   const confirmations = options.confirmations;
@@ -455,10 +416,15 @@ export async function observePayment(
     throw new RangeError('observePayment: confirmations must be a whole number from 1');
   const at = instant(options.now);
   const mailChannel = options.mailChannel ?? 'outbox';
+  const lease = options.lease;
   const network = chain.config.network;
-  const known = getPayment(workspace.ledger.readable, network, hash);
+  const payments = store.payments;
+  const current = async (): Promise<PaymentView> =>
+    paymentView((await payments.getPayment(network, hash)) as PaymentRecord);
+  const known = await payments.getPayment(network, hash);
   if (known !== undefined && known.state !== 'pending_confirmations') return paymentView(known);
 
+  const dropped = `The transaction left the chain before its ${confirmations} confirmation(s) (a reorganisation): no key is issued.`;
   const transaction = await fetchTransaction(chain, hash);
   if (transaction === undefined) {
     if (known === undefined)
@@ -468,54 +434,44 @@ export async function observePayment(
         `The chain ${network} does not know the transaction ${hash}, or it is not mined yet.`,
         { details: [{ path: '/tx', message: 'no such mined transaction' }] },
       );
-    settle(
-      workspace,
-      network,
-      hash,
-      'dropped',
-      `The transaction left the chain before its ${confirmations} confirmation(s) (a reorganisation): no key is issued.`,
-      at,
-    );
-    return paymentView(getPayment(workspace.ledger.readable, network, hash) as PaymentRecord);
+    await settle(store, network, hash, 'dropped', dropped, at, lease);
+    return current();
   }
   const judgement = judgePayment(transaction, chain.config);
-  const recorded = record(workspace, network, transaction, judgement, at);
+  const recorded = await record(store, network, transaction, judgement, at, lease);
   if (recorded.state !== 'pending_confirmations') return paymentView(recorded);
   if (judgement.state !== 'pending_confirmations') {
     // Recorded as valid, now judged otherwise: the transaction was mined again differently.
-    settle(workspace, network, hash, judgement.state, judgement.reason, at);
-    return paymentView(getPayment(workspace.ledger.readable, network, hash) as PaymentRecord);
+    await settle(store, network, hash, judgement.state, judgement.reason, at, lease);
+    return current();
   }
   if (recorded.block_hash !== transaction.block_hash)
-    movePendingPayment(workspace.ledger.writable, {
-      network,
-      tx_hash: hash,
-      block_number: transaction.block_number,
-      block_hash: transaction.block_hash,
-      at,
-    });
-  if (depth(await fetchHead(chain), transaction) < confirmations)
-    return paymentView(getPayment(workspace.ledger.readable, network, hash) as PaymentRecord);
+    await payments.movePending(
+      {
+        network,
+        tx_hash: hash,
+        block_number: transaction.block_number,
+        block_hash: transaction.block_hash,
+        at,
+      },
+      lease,
+    );
+  if (depth(await fetchHead(chain), transaction) < confirmations) return current();
 
   failpoint('payments.after-record');
 
   // Confirmed: fetch it again right before issuing; gone now means a reorganisation took it.
   const again = await fetchTransaction(chain, hash);
   if (again === undefined) {
-    settle(
-      workspace,
-      network,
-      hash,
-      'dropped',
-      `The transaction left the chain before its ${confirmations} confirmation(s) (a reorganisation): no key is issued.`,
-      at,
-    );
+    await settle(store, network, hash, 'dropped', dropped, at, lease);
   } else {
     const second = judgePayment(again, chain.config);
-    if (second.state !== 'pending_confirmations') settle(workspace, network, hash, second.state, second.reason, at);
-    else if (depth(await fetchHead(chain), again) >= confirmations) issue(workspace, recorded, mailChannel, at);
+    if (second.state !== 'pending_confirmations')
+      await settle(store, network, hash, second.state, second.reason, at, lease);
+    else if (depth(await fetchHead(chain), again) >= confirmations)
+      await issue(store, workspace, recorded, mailChannel, at, lease);
   }
-  return paymentView(getPayment(workspace.ledger.readable, network, hash) as PaymentRecord);
+  return current();
 }
 
 /**
@@ -523,13 +479,13 @@ export async function observePayment(
  *
  * @param options - `limit`: 1 to 1000 (default 100).
  */
-export function listPayments(workspace: Workspace, options: { limit?: number } = {}): PaymentView[] {
+export async function listPayments(store: ServiceStore, options: { limit?: number } = {}): Promise<PaymentView[]> {
   const limit = options.limit ?? 100;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
     throw new OperationError('invalid_input', 'invalid_request', 'The limit is a whole number from 1 to 1000.', {
       details: [{ path: '/limit', message: 'out of range' }],
     });
-  return listPaymentRecords(workspace.ledger.readable, { limit }).map(paymentView);
+  return (await store.payments.list({ limit })).map(paymentView);
 }
 
 /**
@@ -537,8 +493,8 @@ export function listPayments(workspace: Workspace, options: { limit?: number } =
  *
  * @throws OperationError invalid_request for a hash that is not one
  */
-export function paymentStatus(workspace: Workspace, txHash: string): PaymentView | undefined {
-  const [latest] = findPaymentsByTx(workspace.ledger.readable, checkTxHash(txHash));
+export async function paymentStatus(store: ServiceStore, txHash: string): Promise<PaymentView | undefined> {
+  const [latest] = await store.payments.findByTx(checkTxHash(txHash));
   return latest === undefined ? undefined : paymentView(latest);
 }
 
@@ -549,11 +505,11 @@ export function paymentStatus(workspace: Workspace, txHash: string): PaymentView
  * @throws OperationError not_found (no such payment, or its key is not sealed yet), not_sealed
  *   (the key went by mail), invalid_request
  */
-export function sealedEnvelope(workspace: Workspace, txHash: string): unknown {
+export async function sealedEnvelope(store: ServiceStore, txHash: string): Promise<unknown> {
   const hash = checkTxHash(txHash);
-  const stored = getSealedEnvelope(workspace.ledger.readable, hash);
+  const stored = await store.payments.sealedEnvelope(hash);
   if (stored !== undefined) return JSON.parse(stored) as unknown;
-  const [payment] = findPaymentsByTx(workspace.ledger.readable, hash);
+  const [payment] = await store.payments.findByTx(hash);
   if (payment !== undefined && payment.state === 'issued' && payment.delivery_channel !== 'sealed')
     throw new OperationError(
       'conflict',

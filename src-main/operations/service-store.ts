@@ -7,7 +7,7 @@ import { postgresServiceStore, sqliteServiceStore } from '../ledger/store/open-s
 import type { ServiceStore } from '../ledger/store';
 import type { Workspace } from './workspace';
 
-export type { ServiceStore, StoreEngine } from '../ledger/store';
+export type { Lease, ServiceStore, StoreEngine } from '../ledger/store';
 export { LeaseLostError, StoreUnavailableError } from '../ledger/store';
 export type { NodeRecord } from '../ledger/store';
 export { NODES_SEEN_WITHIN_MS, RENEW_EVERY_MS } from '../ledger/store';

@@ -130,6 +130,37 @@ export function verifierPage(): Promise<string> {
   return cached;
 }
 
+/** The page as a server sends it: its UTF-8 bytes and the policy of its meta tag. */
+export interface ServedVerifierPage {
+  /** The page's UTF-8 encoding, made once: sent as they are, every time. */
+  readonly bytes: Buffer;
+  /** The policy the page's meta tag carries ({@link verifierPagePolicy}). */
+  readonly policy: string;
+}
+
+let served: Promise<ServedVerifierPage> | undefined;
+
+/**
+ * The reference verifier page ready to serve, encoded and its policy read once for the life of
+ * the process. The page is about 1 MB of text with characters beyond Latin-1, so V8 holds it as
+ * 2 MB of two-byte text: sent as a string, each request built, flattened and encoded a new
+ * 2 MB string, which under load was most of the service's allocation (bench/README.md, "The
+ * soak's memory").
+ *
+ * @returns The page's bytes and policy.
+ * @throws OperationError as {@link verifierPage} and {@link verifierPagePolicy}.
+ */
+export function servedVerifierPage(): Promise<ServedVerifierPage> {
+  served ??= verifierPage()
+    .then((page) => ({ bytes: Buffer.from(page, 'utf8'), policy: verifierPagePolicy(page) }))
+    .catch((error: unknown) => {
+      // A failure is not kept: the next call tries again.
+      served = undefined;
+      throw error;
+    });
+  return served;
+}
+
 /** The policy of a page's `<meta http-equiv="Content-Security-Policy">`. */
 const POLICY_META = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/;
 

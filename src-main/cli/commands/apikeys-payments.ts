@@ -6,6 +6,7 @@
 import type { PaymentView } from '../../../src-shared/api/payments';
 import { formatUnits } from '../../../src-shared/api/payments';
 import { listPayments, observePayment, redeemChain } from '../../operations/payments';
+import { workspaceServiceStore } from '../../operations/service-store';
 import { CliError } from '../cli-error';
 import { flag, integerOption, optionValue, type ParsedArguments } from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
@@ -81,7 +82,7 @@ export async function runRedeem(parsed: ParsedArguments, terminal: Terminal): Pr
       rpcUrl: rpc,
       ...(named === 3 ? { token, treasury, network } : {}),
     });
-    return observePayment(workspace, chain, tx, { confirmations });
+    return observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations });
   });
   if (flag(parsed, 'json')) writeLine(terminal.out, JSON.stringify(view));
   else for (const line of summary(view)) writeLine(terminal.out, line);
@@ -98,7 +99,9 @@ export async function runPayments(parsed: ParsedArguments, terminal: Terminal): 
     if (optionValue(parsed, name) !== undefined)
       throw new CliError(`apikeys payments: --${name} is for apikeys redeem`);
   const limit = integerOption('apikeys payments', parsed, 'limit', 1, 1000) ?? 100;
-  const list = await withCliWorkspace('apikeys payments', (workspace) => listPayments(workspace, { limit }));
+  const list = await withCliWorkspace('apikeys payments', (workspace) =>
+    listPayments(workspaceServiceStore(workspace), { limit }),
+  );
   if (flag(parsed, 'json')) {
     writeLine(terminal.out, JSON.stringify({ payments: list }));
     return 0;

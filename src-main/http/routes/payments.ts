@@ -63,7 +63,7 @@ export async function paymentRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const tx = (request.params as { tx: string }).tx;
-      const view = paymentStatus(context.workspace, tx);
+      const view = await paymentStatus(context.store, tx);
       if (view === undefined)
         throw new OperationError(
           'not_found',
@@ -92,7 +92,7 @@ export async function paymentRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const envelope = sealedEnvelope(context.workspace, (request.params as { tx: string }).tx);
+      const envelope = await sealedEnvelope(context.store, (request.params as { tx: string }).tx);
       return reply.header('cache-control', 'no-store').send(envelope);
     },
   );

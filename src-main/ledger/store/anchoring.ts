@@ -11,10 +11,19 @@
  * Owned by h-anchor; the adapters are sqlite-anchoring.ts (the ledger's anchor-batches.ts, as
  * before) and pg-anchoring.ts (pg-migrations/0004-anchoring.ts).
  */
-import type { AnchorBacklog, AnchorBatchRecord, QueuedAnchorHash, QueueOutcome } from '../anchor-batches';
+import type {
+  AnchorBacklog,
+  AnchorBatchRecord,
+  AnchorResolution,
+  AnchorResolutionSource,
+  QueuedAnchorHash,
+  QueueOutcome,
+} from '../anchor-batches';
 import type { Lease } from './cluster';
 
 export type {
+  AnchorResolution,
+  AnchorResolutionSource,
   AnchorBacklog,
   AnchorBatchRecord,
   AnchorBatchState,
@@ -52,10 +61,14 @@ export interface AnchorTransactionRecord {
 }
 
 /** What resolving a posted batch writes. */
-export interface AnchorResolution {
+export interface AnchorBatchResolution {
   block_height: number;
-  /** For each hash of the batch: its pending URN, its resolved URN and its resolved record (spec 2.6). */
-  records: readonly { pending: string; svc_anchor: string; record: unknown }[];
+  /**
+   * For each hash of the batch: its pending URN, its resolved URN and its resolved record (spec
+   * 2.6); a list, or a source that makes each one when it is written (a large batch never holds
+   * every record and Merkle path at once).
+   */
+  records: readonly AnchorResolution[] | AnchorResolutionSource;
 }
 
 /** The anchoring domain of the service store. Every method is one transaction. */
@@ -133,5 +146,5 @@ export interface AnchoringStore {
    *
    * @throws LeaseLostError; RangeError when the batch is not posted or the records do not cover its hashes
    */
-  resolveBatch(lease: Lease, id: number, resolution: AnchorResolution, at: number): Promise<AnchorBatchRecord>;
+  resolveBatch(lease: Lease, id: number, resolution: AnchorBatchResolution, at: number): Promise<AnchorBatchRecord>;
 }

@@ -7,6 +7,7 @@ import { migration0001 } from './0001-base';
 import { migration0002 } from './0002-identity';
 import { issuanceMigration } from './0003-issuance';
 import { anchoringMigration } from './0004-anchoring';
+import { paymentsMigration } from './0005-payments';
 
 /** One migration: its number, its name and its SQL (several statements). */
 export interface PgMigration {
@@ -21,4 +22,5 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   migration0002,
   issuanceMigration,
   anchoringMigration,
+  paymentsMigration,
 ];
