@@ -105,12 +105,14 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     seed.fill(0);
     throw error;
   }
-  // This process among the store's nodes: the /status node list and the anchoring lease's holder.
+  // The service's store (anchoring and the routes share it), and this process among its nodes:
+  // the /status node list and the anchoring lease's holder.
+  const store = workspaceServiceStore(workspace);
   const node: ServiceNode = { id: newNodeId(), started_at: (options.now?.() ?? new Date()).getTime() };
   let anchoring: Anchoring | undefined;
   if (options.anchor !== false) {
     try {
-      anchoring = await startAnchoring(options.dataDirectory, workspaceServiceStore(workspace), {
+      anchoring = await startAnchoring(options.dataDirectory, store, {
         ...(options.anchor ?? { chain: { kind: 'embedded' } }),
         node: node.id,
       });
@@ -134,7 +136,6 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       throw error;
     }
   }
-  const store = workspaceServiceStore(workspace);
   const service = await buildService({
     store,
     ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
