@@ -14,7 +14,7 @@
 import type {
   AnchorBacklog,
   AnchorBatchRecord,
-  AnchorResolution,
+  AnchorResolution as HashResolution,
   AnchorResolutionSource,
   QueuedAnchorHash,
   QueueOutcome,
@@ -22,8 +22,6 @@ import type {
 import type { Lease } from './cluster';
 
 export type {
-  AnchorResolution,
-  AnchorResolutionSource,
   AnchorBacklog,
   AnchorBatchRecord,
   AnchorBatchState,
@@ -61,14 +59,14 @@ export interface AnchorTransactionRecord {
 }
 
 /** What resolving a posted batch writes. */
-export interface AnchorBatchResolution {
+export interface AnchorResolution {
   block_height: number;
   /**
    * For each hash of the batch: its pending URN, its resolved URN and its resolved record (spec
-   * 2.6); a list, or a source that makes each one when it is written (a large batch never holds
-   * every record and Merkle path at once).
+   * 2.6); or a source that makes each when it is written, so a large batch never holds every
+   * record and Merkle path at once.
    */
-  records: readonly AnchorResolution[] | AnchorResolutionSource;
+  records: readonly HashResolution[] | AnchorResolutionSource;
 }
 
 /** The anchoring domain of the service store. Every method is one transaction. */
@@ -146,5 +144,5 @@ export interface AnchoringStore {
    *
    * @throws LeaseLostError; RangeError when the batch is not posted or the records do not cover its hashes
    */
-  resolveBatch(lease: Lease, id: number, resolution: AnchorBatchResolution, at: number): Promise<AnchorBatchRecord>;
+  resolveBatch(lease: Lease, id: number, resolution: AnchorResolution, at: number): Promise<AnchorBatchRecord>;
 }
