@@ -234,6 +234,48 @@ describe.each([
     });
   });
 
+  it('resolves a batch from a record source made one record at a time, and writes nothing when it repeats a hash', async () => {
+    const store = await makeStore();
+    const { anchoring } = store;
+    const lease = await leaseOf(store);
+    const texts = Array.from({ length: 1203 }, (_, index) => `large ${index}`);
+    const queued = await anchoring.queue(texts.map((text) => entry(text)));
+    const id = queued[0]!.batch.id;
+    await anchoring.closeBatch(lease, id, T0 + 1);
+    await anchoring.recordTransaction(lease, id, txFor(id, 0), T0 + 2);
+    await anchoring.markPosted(lease, id, T0 + 3);
+    const hashes = await anchoring.batchHashes(id);
+    const made: number[] = [];
+    const resolution = (index: number) => {
+      made.push(index);
+      const hash = hashes[index]!;
+      const svcAnchor = resolvedAnchorUrn({
+        network: 'anvil-local',
+        block_height: 5,
+        tx_hash: txFor(id, 0).tx_hash,
+        suffix: hash.digest.slice(0, 16),
+      });
+      return { pending: hash.svc_anchor, svc_anchor: svcAnchor, record: { svc_anchor: svcAnchor, index } };
+    };
+    const repeating = { count: hashes.length, record: (index: number) => resolution(index === 1202 ? 0 : index) };
+    await expect(anchoring.resolveBatch(lease, id, { block_height: 5, records: repeating }, T0 + 4)).rejects.toThrow(
+      /cover exactly the 1203 hashes/,
+    );
+    expect(await anchoring.recordAt(hashes[3]!.svc_anchor, T0)).toMatchObject({ svc_anchor: hashes[3]!.svc_anchor });
+    expect((await anchoring.unfinishedBatches()).map((batch) => batch.state)).toEqual(['posted']);
+    made.length = 0;
+    const resolved = await anchoring.resolveBatch(
+      lease,
+      id,
+      { block_height: 5, records: { count: hashes.length, record: resolution } },
+      T0 + 5,
+    );
+    expect(resolved).toMatchObject({ state: 'resolved', block_height: 5 });
+    expect(made).toEqual(hashes.map((_, index) => index));
+    expect(await anchoring.recordAt(hashes[1202]!.svc_anchor, T0)).toMatchObject({ index: 1202 });
+    expect((await anchoring.backlog()).pending_hashes).toBe(0);
+  });
+
   it('refuses a nonce or a transaction already recorded for another batch', async () => {
     const store = await makeStore();
     const { anchoring } = store;

@@ -22,12 +22,14 @@ import {
   type AnchorBacklog,
   type AnchorBatchRecord,
   type AnchorBatchState,
+  type AnchorResolution,
+  type AnchorResolutionSource,
   type QueuedAnchorHash,
   type QueueOutcome,
 } from '../anchor-batches';
 import { checkInteger, checkText, toJsonText } from '../checks';
 import { LedgerError } from '../errors';
-import type { AnchoringStore, AnchorResolution } from './anchoring';
+import type { AnchoringStore } from './anchoring';
 import type { Lease } from './cluster';
 import type { PgStoreDeps } from './deps';
 import { assertFence, type PgReader, type PgWriter } from './pg-pool';
@@ -138,13 +140,23 @@ async function getAnchorRow(db: PgReader, svcAnchor: string): Promise<Row | unde
   return rows[0];
 }
 
-/** One hash's resolution, checked: its pending and resolved URNs agree, its record is JSON. */
-function checkHashResolution(entry: { pending: string; svc_anchor: string; record: unknown }): {
-  pending: string;
-  svc_anchor: string;
-  json: string;
-} {
-  const from = parseAnchorUrn(entry.pending);
+/** The resolutions given, as a source (a list or a source already), or undefined when neither. */
+function resolutionSource(given: unknown): AnchorResolutionSource | undefined {
+  if (Array.isArray(given)) {
+    const list = given as readonly AnchorResolution[];
+    return { count: list.length, record: (index) => list[index] as AnchorResolution };
+  }
+  return typeof given === 'object' &&
+    given !== null &&
+    Number.isSafeInteger((given as AnchorResolutionSource).count) &&
+    typeof (given as AnchorResolutionSource).record === 'function'
+    ? (given as AnchorResolutionSource)
+    : undefined;
+}
+
+/** One resolution checked as the ledger's resolveAnchor checks it: its URNs' forms and suffixes, its record as JSON. */
+function checkResolved(entry: AnchorResolution): { pending: string; svc_anchor: string; json: string } {
+  const from = parseAnchorUrn(entry?.pending);
   if (from?.status !== 'pending') throw new RangeError('pendingSvcAnchor must be a pending anchor URN');
   const to = parseAnchorUrn(entry.svc_anchor);
   if (to?.status !== 'resolved') throw new RangeError('resolved.svc_anchor must be a resolved anchor URN');
@@ -155,33 +167,8 @@ function checkHashResolution(entry: { pending: string; svc_anchor: string; recor
   return { pending: entry.pending, svc_anchor: entry.svc_anchor, json: toJsonText(entry.record, 'resolved.record') };
 }
 
-/** The resolution's height, and its records one at a time (an array, or a source that makes each when asked). */
-function checkResolution(resolution: AnchorResolution): {
-  height: number;
-  count: number;
-  entry: (index: number) => { pending: string; svc_anchor: string; json: string };
-} {
-  if (typeof resolution !== 'object' || resolution === null) throw new TypeError('resolution must be an object');
-  const height = checkInteger(resolution.block_height, 'resolution.block_height');
-  const given = resolution.records;
-  if (Array.isArray(given)) {
-    const list = given as readonly { pending: string; svc_anchor: string; record: unknown }[];
-    return { height, count: list.length, entry: (index) => checkHashResolution(list[index] as (typeof list)[number]) };
-  }
-  const source = given as { count?: unknown; record?: unknown };
-  if (
-    typeof source !== 'object' ||
-    source === null ||
-    !Number.isSafeInteger(source.count) ||
-    typeof source.record !== 'function'
-  )
-    throw new TypeError('resolution.records must be an array or a record source');
-  const { count, record } = given as {
-    count: number;
-    record: (index: number) => { pending: string; svc_anchor: string; record: unknown };
-  };
-  return { height, count, entry: (index) => checkHashResolution(record(index)) };
-}
+/** How many anchors rows one statement resolves. */
+const RESOLVE_CHUNK = 500;
 
 /** The anchoring domain on PostgreSQL. */
 export function pgAnchoring(deps: PgStoreDeps): AnchoringStore {
@@ -205,13 +192,40 @@ export function pgAnchoring(deps: PgStoreDeps): AnchoringStore {
       if (checked.length === 0) return [];
       return pool.write(async (db) => {
         const outcomes: QueueOutcome[] = [];
+        // The open batch stays locked by this transaction from its first entry on (the batch
+        // writer's close waits for it), so the entries after the first go in the same batch and
+        // its hash count is written once, at the end.
+        let open: AnchorBatchRecord | undefined;
+        let added = 0;
+        const current = (): AnchorBatchRecord => ({
+          ...(open as AnchorBatchRecord),
+          hash_count: (open as AnchorBatchRecord).hash_count + added,
+        });
         for (const { digest, tenantId, at, intervalMs } of checked) {
-          const batch = await lockOpenBatch(db, at, intervalMs);
+          open ??= await lockOpenBatch(db, at, intervalMs);
+          const batch = open;
           const svcAnchor = pendingAnchorUrn(batch.batch_id, digest.slice(0, 16));
-          const queued = await db.query<Row>('SELECT * FROM anchor_queue WHERE svc_anchor = $1', [svcAnchor]);
-          if (queued.rows[0] !== undefined) {
+          const record: PendingAnchorRecord = {
+            svc_anchor: svcAnchor,
+            batch_id: batch.batch_id,
+            eta_seconds: batchEtaSeconds(batch, at),
+          };
+          // The pending row first: a URN already taken (queued before, in this batch or an
+          // earlier one of the same minute, or an anchor stored otherwise) inserts nothing.
+          const inserted = await db.query(
+            `INSERT INTO anchors (svc_anchor, pending_svc_anchor, batch_id, receipt_sha256, record_json, status, created_at, updated_at)
+             VALUES ($1, $1, $2, $3, $4, 'pending', $5, $5) ON CONFLICT DO NOTHING`,
+            [svcAnchor, batch.batch_id, digest, JSON.stringify(record), at],
+          );
+          if (inserted.rowCount === 0) {
+            const queued = await db.query<Row>('SELECT * FROM anchor_queue WHERE svc_anchor = $1', [svcAnchor]);
+            if (queued.rows[0] === undefined) {
+              outcomes.push({ outcome: 'conflict', svc_anchor: svcAnchor, batch: current() });
+              continue;
+            }
             const hash = toHash(queued.rows[0]);
-            const holder = (await batchById(db, hash.batch)) as AnchorBatchRecord;
+            const holder =
+              hash.batch === batch.id ? current() : ((await batchById(db, hash.batch)) as AnchorBatchRecord);
             outcomes.push({
               outcome: hash.digest === digest ? 'existing' : 'conflict',
               svc_anchor: svcAnchor,
@@ -219,29 +233,15 @@ export function pgAnchoring(deps: PgStoreDeps): AnchoringStore {
             });
             continue;
           }
-          if ((await getAnchorRow(db, svcAnchor)) !== undefined) {
-            outcomes.push({ outcome: 'conflict', svc_anchor: svcAnchor, batch });
-            continue;
-          }
           await db.query(
             'INSERT INTO anchor_queue (batch, digest, svc_anchor, tenant_id, submitted_at) VALUES ($1, $2, $3, $4, $5)',
             [batch.id, digest, svcAnchor, tenantId, at],
           );
-          const counted = await updateBatch(db, 'UPDATE anchor_batches SET hash_count = hash_count + 1 WHERE id = $1', [
-            batch.id,
-          ]);
-          const record: PendingAnchorRecord = {
-            svc_anchor: svcAnchor,
-            batch_id: batch.batch_id,
-            eta_seconds: batchEtaSeconds(batch, at),
-          };
-          await db.query(
-            `INSERT INTO anchors (svc_anchor, pending_svc_anchor, batch_id, receipt_sha256, record_json, status, created_at, updated_at)
-             VALUES ($1, $1, $2, $3, $4, 'pending', $5, $5)`,
-            [svcAnchor, batch.batch_id, digest, JSON.stringify(record), at],
-          );
-          outcomes.push({ outcome: 'queued', svc_anchor: svcAnchor, batch: counted });
+          added += 1;
+          outcomes.push({ outcome: 'queued', svc_anchor: svcAnchor, batch: current() });
         }
+        if (open !== undefined && added > 0)
+          await db.query('UPDATE anchor_batches SET hash_count = hash_count + $2 WHERE id = $1', [open.id, added]);
         return outcomes;
       });
     },
@@ -382,7 +382,10 @@ export function pgAnchoring(deps: PgStoreDeps): AnchoringStore {
 
     async resolveBatch(lease, id, resolution, at) {
       checkInteger(id, 'id', 1);
-      const { height, count, entry } = checkResolution(resolution);
+      if (typeof resolution !== 'object' || resolution === null) throw new TypeError('resolution must be an object');
+      const height = checkInteger(resolution.block_height, 'resolution.block_height');
+      const source = resolutionSource(resolution.records);
+      if (source === undefined) throw new TypeError('resolution.records must be an array or a record source');
       checkInteger(at, 'at');
       return fenced(lease, async (db) => {
         const batch = await requireState(db, id, ['posted'], 'resolveAnchorBatch');
@@ -391,21 +394,31 @@ export function pgAnchoring(deps: PgStoreDeps): AnchoringStore {
           new RangeError(
             `resolveAnchorBatch: the records must cover exactly the ${hashes.length} hashes of batch ${batch.id}`,
           );
-        if (hashes.length !== count) throw uncovered();
-        const expected = new Set(hashes.map((hash) => hash.svc_anchor));
-        // Each record is made, written and dropped in turn; a record for a hash not in the batch
-        // (or one given twice) undoes the whole transaction.
-        for (let index = 0; index < count; index += 1) {
-          const resolved = entry(index);
-          if (!expected.delete(resolved.pending)) throw uncovered();
+        if (hashes.length !== source.count) throw uncovered();
+        // As many records as hashes, each a hash of the batch and none twice: every hash is
+        // covered. A record that breaks this throws, and the transaction writes nothing. The
+        // records are made and written a chunk at a time.
+        const pending = new Set(hashes.map((hash) => hash.svc_anchor));
+        for (let from = 0; from < source.count; from += RESOLVE_CHUNK) {
+          const chunk: { pending: string; svc_anchor: string; json: string }[] = [];
+          for (let index = from; index < Math.min(source.count, from + RESOLVE_CHUNK); index += 1) {
+            const entry = checkResolved(source.record(index));
+            if (!pending.delete(entry.pending)) throw uncovered();
+            chunk.push(entry);
+          }
           const updated = await db.query(
-            `UPDATE anchors SET svc_anchor = $2, pending_svc_anchor = coalesce(pending_svc_anchor, $1),
-                    record_json = $3, status = 'resolved', updated_at = $4
-             WHERE id = (SELECT id FROM anchors WHERE svc_anchor = $1 OR pending_svc_anchor = $1 LIMIT 1)`,
-            [resolved.pending, resolved.svc_anchor, resolved.json, at],
+            `UPDATE anchors AS a SET svc_anchor = u.resolved, record_json = u.json, status = 'resolved', updated_at = $4
+             FROM unnest($1::text[], $2::text[], $3::text[]) AS u(pending, resolved, json)
+             WHERE a.pending_svc_anchor = u.pending`,
+            [
+              chunk.map((entry) => entry.pending),
+              chunk.map((entry) => entry.svc_anchor),
+              chunk.map((entry) => entry.json),
+              at,
+            ],
           );
-          if (updated.rowCount !== 1)
-            throw new LedgerError('not_found', `No anchor ${resolved.pending} in the ledger.`);
+          if (updated.rowCount !== chunk.length)
+            throw new LedgerError('not_found', `Batch ${batch.id}: an anchor of its hashes is not in the ledger.`);
         }
         return updateBatch(
           db,
