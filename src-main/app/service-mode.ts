@@ -182,6 +182,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       const anchorConfig = options.anchor === false ? undefined : options.anchor;
       watcher = startPaymentWatcher({
         store,
+        node: node.id,
         workspace,
         chain: payments,
         confirmations: anchorConfig?.confirmations ?? 1,

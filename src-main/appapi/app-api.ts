@@ -573,7 +573,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return toServiceStatus(control);
     },
 
-    'service.payments': (input) => listPayments(workspaceServiceStore(workspace()), { limit: input.limit ?? 200 }),
+    'service.payments': (input) => listPayments(serviceStore(), { limit: input.limit ?? 200 }),
 
     'service.buyKey': async (input) => {
       const status = serviceControl().status();

@@ -10,11 +10,13 @@ import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test
 import { startPaymentWatcher, type KeyDelivery } from '../operations/payment-watcher';
 import { observePayment, paymentKey } from '../operations/payments';
 import { loadServiceKeys } from '../operations/service-keys';
-import { workspaceServiceStore } from '../operations/service-store';
+import type { ServiceStore } from '../operations/service-store';
 import { openWorkspace, type Workspace } from '../operations/workspace';
+import { stopTestStores, testServiceStore } from '../test-support/service-store';
 import { buildService, type Service } from './service';
 
-// The payment routes and bought keys over real HTTP on 127.0.0.1, paid on a real anvil with the real token.
+// The payment routes and bought keys over real HTTP on 127.0.0.1, paid on a real anvil with the real token,
+// on the test's store (SQLite, or PostgreSQL with EVROOM_TEST_STORE=postgres).
 
 const EMIT = { agent_did: 'did:web:agent.example.com', input: 'Bought on chain.', content_type: 'text/plain' };
 const START = new Date('2026-11-26T00:00:00Z');
@@ -22,6 +24,7 @@ const START = new Date('2026-11-26T00:00:00Z');
 let testChain: TestChainWithToken;
 let directory: string;
 let workspace: Workspace;
+let store: ServiceStore;
 let service: Service;
 let base: string;
 let clock = START;
@@ -63,8 +66,10 @@ beforeAll(async () => {
   testChain = await startTestChainWithToken();
   workspace = openWorkspace(path.join(directory, 'home'));
   const keys = loadServiceKeys(workspace);
+  store = await testServiceStore(workspace);
   service = await buildService({
     workspace,
+    store,
     signer: {
       key_id: keys.active.key_id,
       seed: keys.active.seed,
@@ -78,6 +83,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.close();
+  await store?.close();
+  await stopTestStores();
   workspace?.close();
   await testChain?.stop();
   fs.rmSync(directory, { recursive: true, force: true });
@@ -86,7 +93,7 @@ afterAll(async () => {
 describe('payments over HTTP', () => {
   it('a bought key emits receipts until its term ends, then answers 401 key_expired', async () => {
     const tx = await pay({ tier: 'pro', contact: 'http-buyer@example.com' }, 99_000_000n);
-    await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+    await observePayment(store, workspace, testChain.chain, tx, {
       confirmations: 1,
       now: START,
     });
@@ -113,7 +120,7 @@ describe('payments over HTTP', () => {
   it('GET /v1/payments/:tx says where a payment stands, never its contact, tenant or key', async () => {
     clock = START;
     const tx = await pay({ tier: 'scale', contact: 'status@example.com' }, 4_990_000_000n);
-    await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+    await observePayment(store, workspace, testChain.chain, tx, {
       confirmations: 1,
       now: START,
     });
@@ -143,7 +150,7 @@ describe('payments over HTTP', () => {
     const sealedTx = await pay({ tier: 'pro', contact: did }, 99_000_000n);
     const mailedTx = await pay({ tier: 'pro', contact: 'mailed@example.com' }, 99_000_000n);
     for (const tx of [sealedTx, mailedTx])
-      await observePayment(workspaceServiceStore(workspace), workspace, testChain.chain, tx, {
+      await observePayment(store, workspace, testChain.chain, tx, {
         confirmations: 1,
         now: START,
       });
@@ -151,7 +158,7 @@ describe('payments over HTTP', () => {
 
     const delivered: KeyDelivery[] = [];
     const watcher = startPaymentWatcher({
-      store: workspaceServiceStore(workspace),
+      store: store,
       workspace,
       chain: testChain.chain,
       confirmations: 1,

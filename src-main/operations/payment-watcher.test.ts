@@ -270,6 +270,58 @@ describe('the payment watcher', () => {
     }
   });
 
+  it('watches on one node at a time: the holder of the payments lease; another takes over when it stops or loses it', async () => {
+    const workspace = freshWorkspace();
+    const store = workspaceServiceStore(workspace);
+    const transport = folderTransport(path.join(directory, 'out-lease'));
+    const fromBlock = (await testChain.chain.head()) + 1;
+    const start = (node: string): PaymentWatcher =>
+      startPaymentWatcher({
+        store,
+        workspace,
+        node,
+        chain: testChain.chain,
+        confirmations: 1,
+        intervalMs: 60_000,
+        fromBlock,
+        delivery: { mailChannel: 'outbox', deliver: transport.deliver },
+      });
+    const a = start('node-a');
+    let b: PaymentWatcher | undefined;
+    try {
+      await a.passNow();
+      b = start('node-b');
+      await b.passNow();
+      expect([a.holdsLease(), b.holdsLease()]).toEqual([true, false]);
+      const first = await pay({ tier: 'pro', contact: 'lease-a@example.com' });
+      await b.passNow();
+      expect(await paymentStatus(store, first)).toBeUndefined();
+      await a.passNow();
+      expect(await paymentStatus(store, first)).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+
+      // Another node took the lease (a lapse): the old holder's next write is refused, it stops.
+      const taken = await store.cluster.acquireLease('payments', 'node-c', 15_000, Date.now() + 60_000);
+      expect(taken).toBeDefined();
+      const second = await pay({ tier: 'pro', contact: 'lease-c@example.com' });
+      await a.passNow();
+      expect(a.holdsLease()).toBe(false);
+      expect(await paymentStatus(store, second)).toBeUndefined();
+      if (taken !== undefined) await store.cluster.releaseLease(taken);
+
+      // Node a stops for good (giving nothing up: it holds nothing); b takes over and catches up.
+      await a.stop();
+      await b.passNow();
+      expect(b.holdsLease()).toBe(true);
+      expect(await paymentStatus(store, second)).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+      expect(listApiKeys(workspace.ledger.readable)).toHaveLength(2);
+      expect(transport.calls).toBe(2);
+    } finally {
+      await a.stop();
+      await b?.stop();
+      workspace.close();
+    }
+  });
+
   it('waits 1 s after the first failure, doubling to at most 5 minutes, and refuses bad options', () => {
     expect([1, 2, 3, 4, 9, 10, 50].map(deliveryBackoffMs)).toEqual([1000, 2000, 4000, 8000, 256_000, 300_000, 300_000]);
     const workspace = freshWorkspace();

@@ -17,12 +17,11 @@
  */
 import type { DeliveryChannel, PaymentTerm } from '../../src-shared/api/payments';
 import type { StablecoinChain } from '../anchor/stablecoin';
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { PaymentRecord } from '../ledger';
 import { PAYMENTS_LEASE } from '../ledger/store/payments';
 import { describeError } from './errors';
 import { observePayment, paymentKey } from './payments';
+import { newNodeId } from './service-node';
 import { LeaseLostError, type Lease, type ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
@@ -120,7 +119,7 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
   const firstBlock = options.fromBlock ?? 0;
   if (!Number.isSafeInteger(firstBlock) || firstBlock < 0)
     throw new RangeError('startPaymentWatcher: fromBlock must be a whole number from 0');
-  const node = options.node ?? `${hostname()}-${process.pid}-${randomBytes(2).toString('hex')}`;
+  const node = options.node ?? newNodeId();
 
   // The lease: held while renewals succeed; a pass acts only under it.
   let lease: Lease | undefined;

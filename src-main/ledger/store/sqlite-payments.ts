@@ -1,6 +1,7 @@
 /**
  * The SQLite adapter of payments.ts: the ledger's payment functions (ledger/payments.ts), each
- * call one transaction. One node, so a lease passed is always current (no fence to check).
+ * call one transaction. A write under a lease checks its fence first (sqliteAssertFence), so a
+ * lost lease writes nothing.
  */
 import { appendAudit } from '../audit-log';
 import {
@@ -23,15 +24,23 @@ import {
   unconfirmedPayments,
 } from '../payments';
 import { getTenant, insertApiKey, insertTenant } from '../service-state';
+import type { WritableDB } from '../database';
+import type { Lease } from './cluster';
 import type { SqliteStoreDeps } from './deps';
+import { sqliteAssertFence } from './sqlite-cluster';
 import type { PaymentKeyIssueResult, PaymentStore } from './payments';
 
 /** The payments domain on SQLite. */
 export function sqlitePayments(deps: SqliteStoreDeps): PaymentStore {
   const { ledger } = deps;
-  const write = <T>(fn: Parameters<typeof ledger.runInTransaction<T>>[0]): Promise<T> => {
+  const write = <T>(lease: Lease | undefined, fn: (database: WritableDB) => T): Promise<T> => {
     try {
-      return Promise.resolve(ledger.runInTransaction(fn));
+      return Promise.resolve(
+        ledger.runInTransaction((database) => {
+          if (lease !== undefined) sqliteAssertFence(ledger, lease);
+          return fn(database);
+        }),
+      );
     } catch (error) {
       return Promise.reject(error as Error);
     }
@@ -52,8 +61,8 @@ export function sqlitePayments(deps: SqliteStoreDeps): PaymentStore {
     sealedEnvelope: (txHash) => read(() => getSealedEnvelope(ledger.readable, txHash)),
     cursor: (key) => read(() => getPaymentCursor(ledger.readable, key)),
 
-    record: (payment) =>
-      write((database) => {
+    record: (payment, lease) =>
+      write(lease, (database) => {
         const result = recordPayment(database, payment);
         if (result.created)
           appendAudit(
@@ -66,8 +75,8 @@ export function sqlitePayments(deps: SqliteStoreDeps): PaymentStore {
         return result;
       }),
 
-    settle: (change) =>
-      write((database) => {
+    settle: (change, lease) =>
+      write(lease, (database) => {
         const moved = settlePayment(database, change);
         if (moved)
           appendAudit(
@@ -80,10 +89,10 @@ export function sqlitePayments(deps: SqliteStoreDeps): PaymentStore {
         return moved;
       }),
 
-    movePending: (change) => write((database) => movePendingPayment(database, change)),
+    movePending: (change, lease) => write(lease, (database) => movePendingPayment(database, change)),
 
-    issueKey: (issue) =>
-      write((database): PaymentKeyIssueResult => {
+    issueKey: (issue, lease) =>
+      write(lease, (database): PaymentKeyIssueResult => {
         const current = getPayment(database, issue.network, issue.tx_hash);
         if (current?.state !== 'pending_confirmations') return { outcome: 'not_waiting', record: current };
         const { at, contact, tier } = issue;
@@ -138,10 +147,10 @@ export function sqlitePayments(deps: SqliteStoreDeps): PaymentStore {
         return { outcome: 'issued', record };
       }),
 
-    deliveryFailed: (change) => write((database) => recordDeliveryFailure(database, change)),
+    deliveryFailed: (change, lease) => write(lease, (database) => recordDeliveryFailure(database, change)),
 
-    delivered: (change) =>
-      write((database) => {
+    delivered: (change, lease) =>
+      write(lease, (database) => {
         const sealed = change.sealed === undefined ? {} : { sealed: change.sealed };
         const done = markDelivered(database, {
           network: change.network,
@@ -161,6 +170,6 @@ export function sqlitePayments(deps: SqliteStoreDeps): PaymentStore {
         return done;
       }),
 
-    advanceCursor: (change) => write((database) => advancePaymentCursor(database, change)),
+    advanceCursor: (change, lease) => write(lease, (database) => advancePaymentCursor(database, change)),
   };
 }
