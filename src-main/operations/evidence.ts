@@ -10,7 +10,7 @@ import { exportTenantBundle } from '../evidence/export-tenant';
 export { MAX_CONSISTENT_WITH } from '../evidence/log-evidence';
 import { parseNote } from '../../src-shared/crypto/signed-note';
 import { isTenantId } from '../../src-shared/api/vocabulary';
-import { getTenant, getTrustedKey, listAdvertisedKeys } from '../ledger';
+import { getTrustedKey, listAdvertisedKeys } from '../ledger';
 import { importBundle, type ImportOptions, type ImportResult } from './import';
 import { OperationError } from './errors';
 import { loadServiceKeys } from './service-keys';
@@ -112,11 +112,6 @@ export function tenantLogOption(
     ...(request.consistentWith === undefined ? {} : { consistentWith: [...request.consistentWith] }),
     key: { key_id: log.keyId, public_key: log.publicKey, note_key_name: log.name, vkey: log.vkey },
   };
-}
-
-/** Whether the workspace's ledger is a service's with this tenant (whose receipts are logged). */
-export function isServedTenant(workspace: Workspace, tenantId: string): boolean {
-  return getTenant(workspace.ledger.readable, tenantId) !== undefined;
 }
 
 /**

@@ -1,7 +1,6 @@
 /**
  * `evroom export [filters] --out FILE.zip`: write a signed evidence bundle of ledger receipts.
  */
-import { isTenantId } from '../../../src-shared/api/vocabulary';
 import { isManifestTenantId, MAX_MANIFEST_TENANT_ID_LENGTH } from '../../../src-shared/evidence/manifest';
 import { isTimestamp, timestampToMillis } from '../../../src-shared/verify/timestamp';
 import { ExportError, LogEvidenceError, SigningKeyError, type ExportProgress } from '../../evidence/index';
@@ -11,12 +10,20 @@ import { flag, optionValue, parseCommandArguments, type CommandSpec } from '../a
 import { paint, writeLine, type Terminal } from '../terminal';
 import { createProgressBar, rateText } from './import';
 import { FILTER_OPTIONS, openCliWorkspace, readFilters } from './ledger';
-import { exportEvidence, exportTenantEvidence, isServedTenant } from '../../operations/evidence';
+import { exportEvidence, exportTenantEvidence, isStoreTenant } from '../../operations/evidence';
+import {
+  openServiceStore,
+  StoreUnavailableError,
+  workspaceServiceStore,
+  type ServiceStore,
+} from '../../operations/service-store';
+import { DATABASE_HELP, DATABASE_OPTION, databaseUrlOf } from './service-database';
 
 export const exportSpec: CommandSpec = {
   name: 'export',
   summary: 'Export ledger receipts as a signed evidence bundle',
-  usage: 'evroom export [filters] --out FILE.zip [--tenant ID [--since TS] [--until TS]] [--force] [--json]',
+  usage:
+    'evroom export [filters] --out FILE.zip [--tenant ID [--since TS] [--until TS] [--database URL]] [--force] [--json]',
   description: [
     'Writes the receipts that match the filters (all of them without filters), their anchor',
     'records and the keys that verify them, in the evidence bundle format `evroom import` reads.',
@@ -27,6 +34,7 @@ export const exportSpec: CommandSpec = {
     'evidence as GET /tenants/ID/evidence does: its logged receipts issued in [--since, --until),',
     'the log’s signed checkpoint and proofs (log/checkpoint.txt, log/proofs.json; docs/logs.md),',
     'signed by the service’s key. The filters do not apply to it.',
+    `With a service on PostgreSQL, ${DATABASE_HELP} It exports a served --tenant's evidence only.`,
   ],
   options: {
     ...FILTER_OPTIONS,
@@ -40,6 +48,7 @@ export const exportSpec: CommandSpec = {
     until: { type: 'string', value: 'TS', help: 'with a served --tenant: receipts issued before TS' },
     force: { type: 'boolean', help: 'replace FILE when it exists' },
     json: { type: 'boolean', help: 'print one JSON object with the result' },
+    ...DATABASE_OPTION,
   },
   exitCodes: ['0  written', '2  usage or I/O error (nothing written)'],
   examples: [
@@ -90,10 +99,18 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
   const until = periodBound(parsed, 'until');
   if (since !== undefined && until !== undefined && timestampToMillis(until) <= timestampToMillis(since))
     throw new CliError('export: --until must be after --since (the period is since <= issued_at < until)');
+  const databaseUrl = databaseUrlOf('export', parsed);
+  if (databaseUrl !== undefined && tenant === undefined)
+    throw new CliError("export: --database exports a served tenant's evidence; name the tenant with --tenant");
   const workspace = openCliWorkspace('export');
   const bar = createProgressBar(terminal);
+  let store: ServiceStore | undefined;
   try {
-    const served = tenant !== undefined && isTenantId(tenant) && isServedTenant(workspace, tenant);
+    store =
+      databaseUrl === undefined ? workspaceServiceStore(workspace) : await openServiceStore(workspace, databaseUrl);
+    const served = tenant !== undefined && (await isStoreTenant(store, tenant));
+    if (!served && databaseUrl !== undefined)
+      throw new CliError(`export: the service's database has no tenant "${tenant}"`);
     if (!served && (since !== undefined || until !== undefined))
       throw new CliError(
         `export: --since and --until export a served tenant's evidence; this data folder's service has no tenant ${tenant === undefined ? '(name one with --tenant)' : `"${tenant}"`}`,
@@ -114,6 +131,7 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
           until: until ?? null,
           overwrite: flag(parsed, 'force'),
           onProgress,
+          store,
         })
       : await exportEvidence(workspace, {
           out,
@@ -152,12 +170,14 @@ export async function runExport(argv: readonly string[], terminal: Terminal): Pr
       error instanceof ExportError ||
       error instanceof SigningKeyError ||
       error instanceof LedgerError ||
-      error instanceof LogEvidenceError
+      error instanceof LogEvidenceError ||
+      error instanceof StoreUnavailableError
     ) {
       throw new CliError(`export: ${error.message}`);
     }
     throw error;
   } finally {
+    if (databaseUrl !== undefined) await store?.close();
     workspace.close();
   }
 }
