@@ -122,10 +122,11 @@ function buildLedger(home: string, count: number): void {
 
 /**
  * The append's cost where the service pays it: receipts stored in group commits of 16 (one
- * insertReceipts call per commit, as service-issue.ts's flushWrites does), with and without
- * each one's leaf hash and append to a tenant log of `count` leaves. CPU microseconds per
- * receipt (this thread's user + system time: what the service's HTTP thread pays; the disk's
- * flushes are waited, not spent), the best of 5 rounds, the two kinds taken in turn.
+ * insertReceipts call per commit, as the service's group commit does on SQLite,
+ * src-main/ledger/store/sqlite-issuance.ts), with and without each one's leaf hash and append
+ * to a tenant log of `count` leaves. CPU microseconds per receipt (this thread's user + system
+ * time: what the service's HTTP thread pays; the disk's flushes are waited, not spent), the best
+ * of 5 rounds, the two kinds taken in turn.
  */
 function appendCost(home: string, count: number, receipts: number): { withLog: number; without: number } {
   const ledger = openLedger(ledgerFileIn(home));

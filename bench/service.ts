@@ -32,7 +32,12 @@
  * service). PostgreSQL is a throwaway server from Debian's package (the tests' harness,
  * src-main/test-support/postgres.ts) made durable for the run (fsync, full-page writes and
  * synchronous commits on, as SQLite's synchronous = FULL). Every node runs with --no-anchor,
- * SQLite too, so the rows differ by their store alone.
+ * SQLite too, so the rows differ by their store alone. Before the HTTP rows, the store floor:
+ * each store's `issuance.commit` in this process (groups of 16 standard receipts, each with a
+ * quota and a log leaf, as the emit route stores them), receipts/s and the CPU per receipt of
+ * this process and of the PostgreSQL server: the per-receipt database cost the model of N nodes
+ * in bench/README.md rests on. Without `serve --database` (before issue 27's CLI lands) the HTTP
+ * rows are SQLite's alone.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -49,7 +54,9 @@ import { issueProfileReceipt } from '../src-shared/formats/profile';
 import { toVerifiedReceipt, verifyReceiptBytes } from '../src-main/core/receipt-facts';
 import { insertReceipts, type NewReceipt } from '../src-main/ledger';
 import { loadServiceKeys } from '../src-main/operations/service-keys';
-import { openWorkspace, workspaceVerifyContext } from '../src-main/operations/workspace';
+import { openWorkspace, workspaceVerifyContext, type Workspace } from '../src-main/operations/workspace';
+import { openServiceStore, type ServiceStore } from '../src-main/operations/service-store';
+import type { IssueItem } from '../src-main/ledger/store/issuance';
 import { bestRate, readBaseline, type Baseline } from './harness';
 
 const BIN = fileURLToPath(new URL('../bin/evroom.mjs', import.meta.url));
@@ -358,6 +365,100 @@ async function storeLoad(
   };
 }
 
+/** A store's group commits measured in this process: the issuance method alone, no HTTP. */
+interface StoreFloor {
+  store: string;
+  receipts: number;
+  rate: number;
+  /** CPU µs per receipt of this process (the store's adapter: SQLite itself, or node-postgres). */
+  clientCpu: number;
+  /** CPU µs per receipt of the PostgreSQL server's processes; undefined on SQLite. */
+  databaseCpu: number | undefined;
+}
+
+/**
+ * Issued receipts stored through a store's `issuance.commit` in group commits of
+ * {@link FLOOR_BATCH}, each receipt with a quota and a log leaf as the emit route stores it, from
+ * `lanes` commits in flight at once (PostgreSQL: as many pool connections): the database's own
+ * cost per receipt, which the model of N nodes rests on.
+ */
+async function storeFloor(
+  name: string,
+  store: ServiceStore,
+  workspace: Workspace,
+  databasePids: () => number[],
+): Promise<StoreFloor> {
+  const signer = loadServiceKeys(workspace).active;
+  const context = workspaceVerifyContext(workspace, {
+    advertised: [{ key_id: signer.key_id, algorithm: 'Ed25519', public_key: signer.public_key }],
+  });
+  const tenant = 'floor';
+  await store.identity.createTenant({ id: tenant, tier: 'scale', at: Date.now() });
+  const now = new Date();
+  const period = now.toISOString().slice(0, 7);
+  const count = (quick ? 20 : 150) * FLOOR_BATCH;
+  const items: IssueItem[] = Array.from({ length: count }, (_, index) => {
+    const bytes = utf8Encode(
+      jcs(
+        issueProfileReceipt(
+          'standard',
+          {
+            agent_did: 'did:web:agent.example.com',
+            content: { sha256: index.toString(16).padStart(64, '0'), type: 'text/plain' },
+            smsh: { sealed: false, declaration: 'No sealed evidence accompanies this receipt.' },
+            hktn_context: { reputation_tier: 'unrated' },
+          },
+          signer.seed,
+          signer.key_id,
+          workspace.crypto,
+          { now },
+        ) as JsonValue,
+      ),
+    );
+    const facts = toVerifiedReceipt(verifyReceiptBytes(bytes, context));
+    const leafInput = new Uint8Array(bytes.length + 1);
+    leafInput.set(bytes, 1);
+    return {
+      row: {
+        receipt_sha256: facts.receipt_sha256,
+        raw: bytes,
+        report: facts.report,
+        receipt_id: facts.receipt_id,
+        issued_at: facts.issued_at,
+        issuer_key_id: facts.issuer_key_id,
+        ref: `tenant:${tenant}`,
+      },
+      quota: { subject: `tenant:${tenant}`, period, limit: 1_000_000_000 },
+      leaf: { tenant, hash: workspace.crypto.sha256(leafInput) },
+    };
+  });
+  const lanes = store.engine === 'postgres' ? 4 : 1;
+  let next = 0;
+  const databaseBefore = processCpu(databasePids());
+  const client = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < items.length) {
+        const batch = items.slice(next, next + FLOOR_BATCH);
+        next += FLOOR_BATCH;
+        const outcomes = await store.issuance.commit(batch);
+        if (outcomes.some((outcome) => !outcome.stored)) throw new Error(`${name}: a floor receipt was not stored`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const clientUs = process.cpuUsage(client);
+  const pids = databasePids();
+  return {
+    store: name,
+    receipts: count,
+    rate: count / seconds,
+    clientCpu: (clientUs.user + clientUs.system) / count,
+    databaseCpu: pids.length === 0 ? undefined : ((processCpu(pids) - databaseBefore) * 1000) / count,
+  };
+}
+
 /** `psql` of the newest Debian PostgreSQL, as the tests' harness finds its binaries. */
 function psqlBinary(): string {
   const root = '/usr/lib/postgresql';
@@ -384,15 +485,15 @@ async function compareStores(): Promise<void> {
   const help = spawnSync(process.execPath, [BIN, 'serve', '--help'], { encoding: 'utf8' });
   if (!`${help.stdout}${help.stderr}`.includes('--database')) {
     console.error(
-      'bench/service.ts --database postgres: this evroom has no `serve --database` yet (issue 27); the SQLite row alone follows.',
+      'bench/service.ts --database postgres: this evroom has no `serve --database` yet (issue 27): the HTTP rows are SQLite’s alone; the store floor runs on both.',
     );
   }
   const withPostgres = `${help.stdout}${help.stderr}`.includes('--database');
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'evroom-bench-stores-'));
   const children: ChildProcess[] = [];
-  const postgres = withPostgres ? await startTestPostgres() : undefined;
+  const postgres = await startTestPostgres();
   try {
-    if (postgres !== undefined) {
+    {
       // Durable, as the SQLite ledger is (synchronous = FULL): the harness runs its server with
       // fsync and full-page writes off on its command line, which no setting overrides, so the
       // bench stops it and starts it again on the same folder and port with PostgreSQL's
@@ -449,10 +550,28 @@ async function compareStores(): Promise<void> {
     }
 
     const rows: StoreRow[] = [];
+    // The store floor: group commits through each store's issuance method, in this process.
+    const floors: StoreFloor[] = [];
+    {
+      const workspace = openWorkspace(path.join(root, 'floor'));
+      try {
+        const sqlite = await openServiceStore(workspace);
+        floors.push(await storeFloor('SQLite', sqlite, workspace, () => []));
+        const pg = await openServiceStore(workspace, await postgres.createDatabase('floor'));
+        try {
+          floors.push(await storeFloor('PostgreSQL', pg, workspace, () => postgresPids(postgres.dataDir)));
+        } finally {
+          await pg.close();
+        }
+      } finally {
+        workspace.close();
+      }
+    }
+
     // A fresh database for each PostgreSQL setup: its nodes register their service keys there.
     const setups: { store: string; count: number; postgres: boolean }[] = [
       { store: 'SQLite, 1 node', count: 1, postgres: false },
-      ...(postgres === undefined
+      ...(!withPostgres
         ? []
         : [
             { store: 'PostgreSQL, 1 node', count: 1, postgres: true },
@@ -460,11 +579,9 @@ async function compareStores(): Promise<void> {
           ]),
     ];
     for (const [index, setup] of setups.entries()) {
-      const databaseUrl =
-        setup.postgres && postgres !== undefined ? await postgres.createDatabase(`bench${index + 1}`) : undefined;
+      const databaseUrl = setup.postgres ? await postgres.createDatabase(`bench${index + 1}`) : undefined;
       const running = await nodes(`store${index + 1}`, setup.count, databaseUrl);
-      const databasePids = (): number[] =>
-        databaseUrl === undefined || postgres === undefined ? [] : postgresPids(postgres.dataDir);
+      const databasePids = (): number[] => (databaseUrl === undefined ? [] : postgresPids(postgres.dataDir));
       rows.push(
         await storeLoad(
           setup.store,
@@ -521,6 +638,19 @@ async function compareStores(): Promise<void> {
         ].join(' '),
       );
     }
+    console.log('');
+    console.log(
+      `store floor: issuance.commit in this process, groups of ${FLOOR_BATCH} standard receipts each with a quota and a log leaf (PostgreSQL: 4 commits in flight, durable)`,
+    );
+    for (const floor of floors)
+      console.log(
+        `  ${floor.store.padEnd(11)} ${Math.round(floor.rate).toLocaleString('en-US').padStart(7)} receipts/s; CPU per receipt: this process ${floor.clientCpu.toFixed(0)} µs, ${floor.databaseCpu === undefined ? 'the database runs in it' : `the PostgreSQL server ${floor.databaseCpu.toFixed(0)} µs`} (${floor.receipts} receipts)`,
+      );
+    const pgFloor = floors.find((floor) => floor.databaseCpu !== undefined);
+    if (pgFloor?.databaseCpu !== undefined && pgFloor.databaseCpu > 0)
+      console.log(
+        `model from the floor: one PostgreSQL core stores about ${Math.round(1e6 / pgFloor.databaseCpu).toLocaleString('en-US')} receipts/s (group commits of ${FLOOR_BATCH}); a database host of C cores saturates near ${Math.round(1e6 / pgFloor.databaseCpu).toLocaleString('en-US')} x C receipts/s, whatever the number of nodes`,
+      );
     // The model (bench/README.md): a PostgreSQL host of C cores saturates at C * 1e6 / D
     // receipts a second, D its CPU µs per receipt; N nodes give min(N * R1, that).
     const pgEmit = rows.find((row) => row.store === 'PostgreSQL, 1 node' && row.route.includes('emit'));
@@ -540,11 +670,11 @@ async function compareStores(): Promise<void> {
       console.error(`non-2xx answers: ${failures.map((row) => `${row.store} ${row.route} ${row.non2xx}`).join(', ')}`);
       process.exitCode = 1;
     }
-    console.log(`stores result: ${JSON.stringify(rows)}`);
+    console.log(`stores result: ${JSON.stringify({ rows, floors })}`);
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await postgres?.stop();
+    await postgres.stop();
     fs.rmSync(root, { recursive: true, force: true });
   }
 }

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
 import { isAnchorNetwork } from '../../src-shared/anchor/urn';
-import type { Ledger } from '../ledger/open-ledger';
+import type { ServiceStore } from '../ledger/store';
 import { EMBEDDED_NETWORK, startAnvil, type AnvilProcess } from './anvil';
 import { anchorAccount, ChainClient, ChainError, readAnchorKeyFile } from './chain';
 import { AnchorEngine } from './engine';
@@ -52,6 +52,8 @@ export interface AnchoringConfig {
   confirmations?: number;
   /** Where chain errors go, one line each. */
   log?: (line: string) => void;
+  /** This node's id (the anchoring lease's holder when it writes the batches); default one made by the engine. */
+  node?: string;
 }
 
 /** Anchoring, running. */
@@ -121,10 +123,10 @@ export function startWatchdog(child: ChildProcess): ChildProcess | undefined {
 }
 
 /**
- * Starts anchoring over a ledger.
+ * Starts anchoring over the service store.
  *
  * @param dataDirectory - The data folder (embedded chain state and key live in its anchor/).
- * @param ledger - The open ledger.
+ * @param store - The service store (batches and hashes; the anchoring lease).
  * @param config - See {@link AnchoringConfig}.
  * @returns the running engine and how to stop it
  * @throws AnchoringConfigError for a bad network name, interval or confirmations; ChainError
@@ -132,7 +134,7 @@ export function startWatchdog(child: ChildProcess): ChildProcess | undefined {
  */
 export async function startAnchoring(
   dataDirectory: string,
-  ledger: Ledger,
+  store: ServiceStore,
   config: AnchoringConfig,
 ): Promise<Anchoring> {
   const intervalSeconds = config.intervalSeconds ?? 60;
@@ -197,7 +199,8 @@ export async function startAnchoring(
       : error;
   }
   const engine = new AnchorEngine({
-    ledger,
+    store,
+    ...(config.node === undefined ? {} : { node: config.node }),
     chain,
     account,
     network,

@@ -8,6 +8,7 @@ import { isPendingAnchorUrn, isResolvedAnchorUrn } from '../../src-shared/anchor
 import { anchorBacklog, anchorRecordAt, listUnfinishedAnchorBatches } from '../ledger/anchor-batches';
 import { getAnchor } from '../ledger/anchors';
 import { openLedger, type Ledger } from '../ledger/open-ledger';
+import { sqliteServiceStore } from '../ledger/store/open-store';
 import { startAnvil, type AnvilProcess } from './anvil';
 import { anchorAccount, ChainClient } from './chain';
 import { AnchorEngine } from './engine';
@@ -43,7 +44,7 @@ async function funded(client: ChainClient): Promise<ReturnType<typeof anchorAcco
 async function drain(engine: AnchorEngine, ledger: Ledger, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (anchorBacklog(ledger.readable).pending_hashes > 0) {
-    if (Date.now() > until) throw new Error(`still pending: ${JSON.stringify(engine.status())}`);
+    if (Date.now() > until) throw new Error(`still pending: ${JSON.stringify(await engine.status())}`);
     await engine.tick();
     await sleep(30);
   }
@@ -65,11 +66,17 @@ describe('AnchorEngine on a real anvil', () => {
   it('anchors 1,000 hashes in two batches, one transaction each, and every proof verifies in all three steps', async () => {
     const ledger = temporaryLedger();
     const account = await funded(chain);
-    const engine = new AnchorEngine({ ledger, chain, account, network: 'anvil-local', intervalMs: 60_000 });
+    const engine = new AnchorEngine({
+      store: sqliteServiceStore(ledger, sha256),
+      chain,
+      account,
+      network: 'anvil-local',
+      intervalMs: 60_000,
+    });
     const digests = Array.from({ length: 1000 }, (_, index) => digestOf(`receipt ${index}`));
-    const answers = engine.submitMany(digests.slice(0, 600));
+    const answers = await engine.submitMany(digests.slice(0, 600));
     await engine.closeNow();
-    answers.push(...engine.submitMany(digests.slice(600)));
+    answers.push(...(await engine.submitMany(digests.slice(600))));
     await engine.closeNow();
     for (const answer of answers) {
       expect(answer.outcome).toBe('queued');
@@ -92,7 +99,7 @@ describe('AnchorEngine on a real anvil', () => {
     expect(batches.size).toBe(2);
     // Exactly one transaction per batch: the account sent two.
     expect(await chain.minedNonce(account.address)).toBe(2);
-    expect(engine.status()).toMatchObject({
+    expect(await engine.status()).toMatchObject({
       pending_hashes: 0,
       batches: { resolved: 2, open: 0, closed: 0, signed: 0, posted: 0 },
       last_error: null,
@@ -102,26 +109,26 @@ describe('AnchorEngine on a real anvil', () => {
   it('gives the same record for the same hash in one open batch, and refuses a second digest with the same suffix', async () => {
     const ledger = temporaryLedger();
     const engine = new AnchorEngine({
-      ledger,
+      store: sqliteServiceStore(ledger, sha256),
       chain,
       account: await funded(chain),
       network: 'anvil-local',
       intervalMs: 60_000,
     });
     const digest = digestOf('twice');
-    const first = engine.submit(digest);
-    const second = engine.submit(digest);
+    const first = await engine.submit(digest);
+    const second = await engine.submit(digest);
     expect(first.outcome).toBe('queued');
     expect(second.outcome).toBe('existing');
     expect(second.svc_anchor).toBe(first.svc_anchor);
     expect(second.batch_id).toBe(first.batch_id);
-    expect(engine.status().pending_hashes).toBe(1);
+    expect((await engine.status()).pending_hashes).toBe(1);
     // Committed before submit returned: another connection sees the pending row.
     expect(getAnchor(ledger.readable, first.svc_anchor)?.status).toBe('pending');
     const twin = new Uint8Array(digest);
     twin[31] = (twin[31] ?? 0) ^ 1;
-    expect(engine.submit(twin)).toMatchObject({ outcome: 'conflict', svc_anchor: first.svc_anchor });
-    expect(engine.status().pending_hashes).toBe(1);
+    expect(await engine.submit(twin)).toMatchObject({ outcome: 'conflict', svc_anchor: first.svc_anchor });
+    expect((await engine.status()).pending_hashes).toBe(1);
     const pending = recordOf(ledger, first.svc_anchor);
     expect(pending).toMatchObject({ svc_anchor: first.svc_anchor, batch_id: first.batch_id });
     expect((pending as { eta_seconds: number }).eta_seconds).toBeGreaterThan(0);
@@ -132,10 +139,47 @@ describe('AnchorEngine on a real anvil', () => {
     expect(recordOf(ledger, resolved.svc_anchor as string)).toEqual(resolved);
   }, 60_000);
 
+  it('queues submissions made at once in few store transactions (group commit), each caller its own answer', async () => {
+    const ledger = temporaryLedger();
+    const store = sqliteServiceStore(ledger, sha256);
+    let transactions = 0;
+    const counted = {
+      cluster: store.cluster,
+      anchoring: {
+        ...store.anchoring,
+        queue: (entries: Parameters<typeof store.anchoring.queue>[0]) => {
+          transactions += 1;
+          return store.anchoring.queue(entries);
+        },
+      },
+    };
+    const engine = new AnchorEngine({
+      store: counted,
+      chain,
+      account: await funded(chain),
+      network: 'anvil-local',
+      intervalMs: 60_000,
+    });
+    const digests = Array.from({ length: 300 }, (_, index) => digestOf(`at once ${index}`));
+    const bad = engine.submit(new Uint8Array(31));
+    const answers = await Promise.all(
+      digests.map((digest, index) => engine.submit(digest, { tenantId: index % 2 === 0 ? 'even' : 'odd' })),
+    );
+    await expect(bad).rejects.toThrow(RangeError);
+    expect(transactions).toBeLessThanOrEqual(3);
+    for (const [index, answer] of answers.entries()) {
+      expect(answer.outcome).toBe('queued');
+      expect(answer.svc_anchor.endsWith(`:${Buffer.from(digests[index]!.subarray(0, 8)).toString('hex')}`)).toBe(true);
+    }
+    expect(new Set(answers.map((answer) => answer.svc_anchor)).size).toBe(300);
+    expect((await engine.status()).pending_hashes).toBe(300);
+    expect((await engine.submit(digests[7]!)).outcome).toBe('existing');
+  });
+
   it('closes batches on its own every interval and resolves them with start()', async () => {
     const ledger = temporaryLedger();
     const engine = new AnchorEngine({
-      ledger,
+      store: sqliteServiceStore(ledger, sha256),
       chain,
       account: await funded(chain),
       network: 'anvil-local',
@@ -144,7 +188,7 @@ describe('AnchorEngine on a real anvil', () => {
     });
     engine.start();
     cleanups.push(() => engine.stop());
-    const answer = engine.submit(digestOf('on schedule'));
+    const answer = await engine.submit(digestOf('on schedule'));
     const until = Date.now() + 15_000;
     while (!isResolvedAnchorUrn(recordOf(ledger, answer.svc_anchor)?.svc_anchor)) {
       if (Date.now() > until) throw new Error('not resolved');
@@ -163,21 +207,21 @@ describe('AnchorEngine on a real anvil', () => {
     const ledger = temporaryLedger();
     const account = await funded(client);
     const engine = new AnchorEngine({
-      ledger,
+      store: sqliteServiceStore(ledger, sha256),
       chain: client,
       account,
       network: 'anvil-local',
       intervalMs: 60_000,
       maxBackoffMs: 400,
     });
-    const before = engine.submit(digestOf('before the outage'));
+    const before = await engine.submit(digestOf('before the outage'));
     await engine.closeNow();
     await drain(engine, ledger);
     await sleep(1200); // anvil writes its state every second
     await own.stop();
-    const during = engine.submit(digestOf('during the outage'));
+    const during = await engine.submit(digestOf('during the outage'));
     await engine.closeNow();
-    const status = engine.status();
+    const status = await engine.status();
     expect(status.last_error).toMatch(/does not answer/);
     expect(status.next_retry_at).not.toBeNull();
     expect(status).toMatchObject({ pending_hashes: 1, batches: { closed: 1 } });
@@ -190,7 +234,7 @@ describe('AnchorEngine on a real anvil', () => {
     own = await startAnvil({ stateFile, port: own.port });
     cleanups.push(() => own.stop());
     await drain(engine, ledger);
-    expect(engine.status()).toMatchObject({ last_error: null, next_retry_at: null, pending_hashes: 0 });
+    expect(await engine.status()).toMatchObject({ last_error: null, next_retry_at: null, pending_hashes: 0 });
     for (const [text, answer] of [
       ['before the outage', before],
       ['during the outage', during],

@@ -14,8 +14,8 @@ import { buildService, type RequestRecord, type ServiceOptions } from '../http/s
 export { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../http/service';
 import { loadServiceKeys } from '../operations/service-keys';
 import { openWorkspace } from '../operations/workspace';
-import { workspaceServiceStore } from '../operations/service-store';
-import { newNodeId } from '../operations/service-node';
+import { openServiceStore, type ServiceStore } from '../operations/service-store';
+import { newNodeId, type ServiceNode } from '../operations/service-node';
 import { startPaymentWatcher, type PaymentWatcher } from '../operations/payment-watcher';
 import { sealApiKey } from '../../src-shared/payments/sealed-key';
 import type { MailTransport } from '../delivery/key-message';
@@ -64,6 +64,11 @@ export interface StartServiceOptions {
   smtpUrl?: string;
   /** The tenants' logs: their name and how often the logs that grew are signed (buildService's `log`). */
   log?: { name?: string; checkpointMs?: number };
+  /**
+   * The service's data in this PostgreSQL database, shared with the other nodes on it
+   * (docs/deploy.md), instead of the data folder's ledger. Its password is never shown.
+   */
+  databaseUrl?: string;
 }
 
 /** The folder of bought keys' messages when no SMTP server is given. */
@@ -93,6 +98,20 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     throw error;
   }
   const seed = keys.active.seed;
+  let store: ServiceStore;
+  try {
+    store = await openServiceStore(workspace, options.databaseUrl);
+  } catch (error) {
+    workspace.close();
+    seed.fill(0);
+    throw error;
+  }
+  /** Closes the store, then the workspace, and wipes the key (every way out after this point). */
+  const closeData = async (): Promise<void> => {
+    await store.close();
+    workspace.close();
+    seed.fill(0);
+  };
   let mail: MailTransport;
   try {
     // Checked before anything starts: a mistyped SMTP URL is a usage error, not a failing delivery later.
@@ -101,21 +120,20 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
         ? outboxTransport(path.join(options.dataDirectory, OUTBOX_FOLDER))
         : smtpTransport(options.smtpUrl);
   } catch (error) {
-    workspace.close();
-    seed.fill(0);
+    await closeData();
     throw error;
   }
+  // This process among the store's nodes: the /status node list and the anchoring lease's holder.
+  const node: ServiceNode = { id: newNodeId(), started_at: (options.now?.() ?? new Date()).getTime() };
   let anchoring: Anchoring | undefined;
   if (options.anchor !== false) {
     try {
-      anchoring = await startAnchoring(
-        options.dataDirectory,
-        workspace.ledger,
-        options.anchor ?? { chain: { kind: 'embedded' } },
-      );
+      anchoring = await startAnchoring(options.dataDirectory, store, {
+        ...(options.anchor ?? { chain: { kind: 'embedded' } }),
+        node: node.id,
+      });
     } catch (error) {
-      workspace.close();
-      seed.fill(0);
+      await closeData();
       throw error;
     }
   }
@@ -128,27 +146,30 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       paymentsFromBlock = await anchoring.payments.head();
     } catch (error) {
       await anchoring.close();
-      workspace.close();
-      seed.fill(0);
+      await closeData();
       throw error;
     }
   }
-  const store = workspaceServiceStore(workspace);
-  // One id for this process: the node /status lists and the payment lease's holder.
-  const node = { id: newNodeId(), started_at: Date.now() };
-  const service = await buildService({
-    store,
-    node,
-    ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
-    pricingChains: anchoring?.payments === undefined ? [] : [pricingChain(anchoring.payments.config)],
-    workspace,
-    signer: { key_id: keys.active.key_id, seed, public_key: keys.active.public_key, listed: keys.listed },
-    ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
-    ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
-    ...(options.now === undefined ? {} : { now: options.now }),
-    verifyThreads: options.verifyThreads ?? defaultVerifyThreads(),
-    ...(options.log === undefined ? {} : { log: options.log }),
-  });
+  let service;
+  try {
+    service = await buildService({
+      ...(anchoring === undefined ? {} : { anchor: anchoring.engine }),
+      pricingChains: anchoring?.payments === undefined ? [] : [pricingChain(anchoring.payments.config)],
+      workspace,
+      store,
+      node,
+      signer: { key_id: keys.active.key_id, seed, public_key: keys.active.public_key, listed: keys.listed },
+      ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
+      ...(options.logStream === undefined ? {} : { logStream: options.logStream }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+      verifyThreads: options.verifyThreads ?? defaultVerifyThreads(),
+      ...(options.log === undefined ? {} : { log: options.log }),
+    });
+  } catch (error) {
+    await anchoring?.close();
+    await closeData();
+    throw error;
+  }
   const host = options.host ?? '127.0.0.1';
   let watcher: PaymentWatcher | undefined;
   const stopWatcher = async (): Promise<void> => {
@@ -184,8 +205,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     await stopWatcher();
     await service.close();
     await anchoring?.close();
-    workspace.close();
-    seed.fill(0);
+    await closeData();
     const code = (error as { code?: string }).code;
     // The system's code stays on the error so a caller can word it its own way (the app's Service view).
     throw Object.assign(
@@ -217,8 +237,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       await stopWatcher();
       await service.close();
       await anchoring?.close();
-      workspace.close();
-      seed.fill(0);
+      await closeData();
     },
   };
 }

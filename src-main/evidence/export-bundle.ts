@@ -223,8 +223,8 @@ export async function exportBundle(ledger: Ledger, options: ExportOptions): Prom
 }
 
 /**
- * After an export: its `export` audit row in the ledger (the file, its SHA-256, the counts and
- * the filters, or the log period), and the last progress event.
+ * After an export: its `export` audit row in the ledger (see {@link exportAuditDetails}), and
+ * the last progress event.
  */
 export function recordExport(
   ledger: Ledger,
@@ -233,7 +233,16 @@ export function recordExport(
   started: number,
   onProgress: ((event: ExportProgress) => void) | undefined,
 ): void {
-  appendAudit(ledger.writable, 'export', result.file, {
+  appendAudit(ledger.writable, 'export', result.file, exportAuditDetails(options, result));
+  reportExportDone(result, started, onProgress);
+}
+
+/** An `export` audit row's details: the file's SHA-256 and size, the counts, and the filters or the log period. */
+export function exportAuditDetails(
+  options: Pick<BundleOptions, 'filters' | 'log'>,
+  result: ExportResult,
+): Record<string, unknown> {
+  return {
     sha256: result.sha256,
     bytes: result.bytes,
     receipts: result.receipts,
@@ -246,7 +255,15 @@ export function recordExport(
       options.log === undefined
         ? (options.filters ?? {})
         : { log: { since: options.log.since, until: options.log.until, tree_size: result.log_tree_size ?? null } },
-  });
+  };
+}
+
+/** An export's last progress event (`done`), with its rate since `started` (performance.now()). */
+export function reportExportDone(
+  result: ExportResult,
+  started: number,
+  onProgress: ((event: ExportProgress) => void) | undefined,
+): void {
   const seconds = (performance.now() - started) / 1000;
   onProgress?.({
     phase: 'done',

@@ -16,14 +16,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { utf8Encode } from '../../src-shared/crypto';
 import { createNodeCryptoProvider } from '../core/node-crypto-provider';
-import { getTrustedKey, listAdvertisedKeys, type Ledger } from '../ledger/index';
 import type { EvidenceReader, EvidenceStore } from '../ledger/store/evidence';
 import { receiptPath } from './bundle-layout';
 import { BundleError } from './errors';
 import {
   addBundleTail,
   checkExportOptions,
-  recordExport,
+  exportAuditDetails,
+  reportExportDone,
   DEFAULT_EXPORT_TENANT,
   envelopeRoleKeyIds,
   ExportError,
@@ -193,21 +193,24 @@ async function writeFromSnapshot(
 
 /**
  * A served tenant's evidence from the service store, as exportBundle writes it from the ledger
- * with the `log` option: the bundle from the store's snapshot, then the `export` audit row and
+ * with the `log` option: the bundle from the store's snapshot, then its `export` audit row and
  * the last progress event.
  *
- * @param ledger - The node's own ledger: its trust store names the issuers' keys, and it keeps
- *   the audit row.
  * @param store - The store's evidence domain.
  * @param options - As exportBundle's, with `log` (its tenant is the bundle's); `filters` and
  *   `worker` do not apply (the snapshot is read on the calling thread).
+ * @param node - What the node itself holds: the keys its trust store knows, and where the
+ *   `export` audit row goes (the service's audit log).
  * @throws as {@link exportTenantSnapshot}
  */
 export async function exportTenantBundle(
-  ledger: Ledger,
   store: Pick<EvidenceStore, 'snapshot'>,
   options: Omit<ExportOptions, 'filters' | 'worker' | 'onWorkerError' | 'log'> & {
     log: NonNullable<ExportOptions['log']>;
+  },
+  node: {
+    knownKey: (keyId: string) => KnownKey | undefined;
+    audit: (action: 'export', subject: string, details: Record<string, unknown>) => Promise<unknown>;
   },
 ): Promise<ExportResult> {
   const started = performance.now();
@@ -215,10 +218,10 @@ export async function exportTenantBundle(
   const result = await exportTenantSnapshot(store, {
     ...rest,
     tenantId: rest.tenantId ?? rest.log.tenantId,
-    knownKey: (keyId) =>
-      getTrustedKey(ledger.readable, keyId) ?? listAdvertisedKeys(ledger.readable, { key_id: keyId })[0],
+    knownKey: node.knownKey,
     ...(onProgress === undefined ? {} : { onProgress }),
   });
-  recordExport(ledger, rest, result, started, onProgress);
+  await node.audit('export', result.file, exportAuditDetails(rest, result));
+  reportExportDone(result, started, onProgress);
   return result;
 }

@@ -11,15 +11,15 @@ import type { PendingAnchorRecord } from '../../src-shared/anchor/proof';
 import { parseAnchorUrn } from '../../src-shared/anchor/urn';
 import type { Tier } from '../../src-shared/api/vocabulary';
 import type { AnchorEngineStatus, SubmitOutcome } from '../anchor/engine';
-import { anchorRecordAt } from '../ledger/anchor-batches';
 import { OperationError } from './errors';
 import type { Caller } from './service-admin';
-import type { Workspace } from './workspace';
+import type { ServiceStore } from './service-store';
 
 /** What the doors need of the engine. */
 export interface AnchorBackend {
-  submit(digest: Uint8Array, options?: { tenantId?: string }): SubmitOutcome;
-  status(): AnchorEngineStatus;
+  /** Queues a digest; committed to the service store when the promise settles. */
+  submit(digest: Uint8Array, options?: { tenantId?: string }): Promise<SubmitOutcome>;
+  status(): Promise<AnchorEngineStatus>;
 }
 
 /** Tiers whose keys may call `POST /v1/anchor` (spec section 8: pro on demand, scale and enterprise). */
@@ -96,10 +96,14 @@ export function decodeCanonicalSha256(text: string): Uint8Array {
  * @throws OperationError forbidden (a tier that does not anchor), invalid_request (hash), conflict (another hash
  *   with the same 16-hex suffix already holds this batch's URN)
  */
-export function submitAnchor(backend: AnchorBackend, caller: Caller, request: AnchorRequest): PendingAnchorRecord {
+export async function submitAnchor(
+  backend: AnchorBackend,
+  caller: Caller,
+  request: AnchorRequest,
+): Promise<PendingAnchorRecord> {
   requireAnchoringTier(caller);
   const digest = decodeCanonicalSha256(request.canonical_sha256);
-  const outcome = backend.submit(digest, { tenantId: caller.tenant.id });
+  const outcome = await backend.submit(digest, { tenantId: caller.tenant.id });
   if (outcome.outcome === 'conflict') {
     throw new OperationError(
       'conflict',
@@ -118,13 +122,13 @@ export function submitAnchor(backend: AnchorBackend, caller: Caller, request: An
  * @returns the pending record, or null when the tier is not anchored automatically, anchoring
  *   is off, or (never in practice) another hash holds the URN
  */
-export function anchorIssuedReceipt(
+export async function anchorIssuedReceipt(
   backend: AnchorBackend | undefined,
   caller: Caller,
   receiptSha256: string,
-): PendingAnchorRecord | null {
+): Promise<PendingAnchorRecord | null> {
   if (backend === undefined || !AUTO_ANCHOR_TIERS.includes(caller.tenant.tier)) return null;
-  const outcome = backend.submit(hexDecode(receiptSha256), { tenantId: caller.tenant.id });
+  const outcome = await backend.submit(hexDecode(receiptSha256), { tenantId: caller.tenant.id });
   return outcome.outcome === 'conflict'
     ? null
     : { svc_anchor: outcome.svc_anchor, batch_id: outcome.batch_id, eta_seconds: outcome.eta_seconds };
@@ -133,12 +137,12 @@ export function anchorIssuedReceipt(
 /**
  * The record of an anchor URN, pending or resolved.
  *
- * @param workspace - Its ledger holds the anchors (read even when anchoring is off).
+ * @param store - The service store holds the anchors (read even when anchoring is off, and from any node).
  * @param urn - The URN as given (already URL-decoded).
  * @param now - For a pending record's eta.
  * @throws OperationError invalid_request (not an anchor URN), not_found
  */
-export function lookupAnchor(workspace: Workspace, urn: string, now: Date): Record<string, unknown> {
+export async function lookupAnchor(store: ServiceStore, urn: string, now: Date): Promise<Record<string, unknown>> {
   if (parseAnchorUrn(urn) === undefined) {
     throw new OperationError(
       'invalid_input',
@@ -147,7 +151,7 @@ export function lookupAnchor(workspace: Workspace, urn: string, now: Date): Reco
       { facts: { path: '/svc_anchor' } },
     );
   }
-  const record = anchorRecordAt(workspace.ledger.readable, urn, now.getTime());
+  const record = await store.anchoring.recordAt(urn, now.getTime());
   if (record === undefined) throw new OperationError('not_found', 'not_found', `No anchor ${urn} here.`);
   return record;
 }

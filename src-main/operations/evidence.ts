@@ -9,14 +9,15 @@ import { exportBundle, stopExportWorker, type ExportOptions, type ExportResult }
 import { exportTenantBundle } from '../evidence/export-tenant';
 export { MAX_CONSISTENT_WITH } from '../evidence/log-evidence';
 import { parseNote } from '../../src-shared/crypto/signed-note';
-import { getTenant, latestTlogCheckpoint } from '../ledger';
+import { isTenantId } from '../../src-shared/api/vocabulary';
+import { getTenant, getTrustedKey, listAdvertisedKeys } from '../ledger';
 import { importBundle, type ImportOptions, type ImportResult } from './import';
 import { OperationError } from './errors';
 import { loadServiceKeys } from './service-keys';
 import { loadLogKey, openServiceLog, type ServiceLog } from './service-log';
 import { checkAnchorsOffline } from './anchors';
 import { recordSeenCheckpoint } from './log-checkpoints';
-import type { ServiceStore } from './service-store';
+import { workspaceServiceStore, type ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
 /**
@@ -66,8 +67,9 @@ export function exportEvidence(
  * Exports a served tenant's evidence (the `log` option) from the service's store: from the
  * workspace's ledger file as {@link exportEvidence} does (SQLite, on the export worker when
  * `worker` is set), or from one snapshot of the PostgreSQL database, on the calling thread,
- * whichever node issued the receipts. The `export` audit row goes to the workspace's ledger, and
- * the keys file names the issuers its trust store knows.
+ * whichever node issued the receipts. The `export` audit row goes to the service's audit log
+ * (the store's), and the keys file names the issuers the node's trust store knows (the
+ * workspace's ledger, as the SQLite export names its own).
  *
  * @param workspace - The node's workspace (its data folder, trust store and audit rows).
  * @param store - The service's store.
@@ -84,7 +86,15 @@ export function exportServedEvidence(
   const { worker, onWorkerError, ...rest } = options;
   void worker;
   void onWorkerError;
-  return exportTenantBundle(workspace.ledger, store.evidence, { ...rest, dataDirectory: workspace.dataDirectory });
+  const readable = workspace.ledger.readable;
+  return exportTenantBundle(
+    store.evidence,
+    { ...rest, dataDirectory: workspace.dataDirectory },
+    {
+      knownKey: (keyId) => getTrustedKey(readable, keyId) ?? listAdvertisedKeys(readable, { key_id: keyId })[0],
+      audit: (action, subject, details) => store.identity.appendAudit({ action, subject, details }),
+    },
+  );
 }
 
 /**
@@ -110,12 +120,22 @@ export function isServedTenant(workspace: Workspace, tenantId: string): boolean 
 }
 
 /**
- * Exports a served tenant's evidence from the service's data folder (`evroom export --tenant T`),
- * as `GET /tenants/:id/evidence` does: the tenant's logged receipts of the period, the log's
+ * Whether the service's store has this tenant (whose receipts are logged).
+ *
+ * @throws StoreUnavailableError when the database cannot be reached
+ */
+export async function isStoreTenant(store: ServiceStore, tenantId: string): Promise<boolean> {
+  return isTenantId(tenantId) && (await store.evidence.hasTenant(tenantId));
+}
+
+/**
+ * Exports a served tenant's evidence from the service's store (`evroom export --tenant T`; the
+ * data folder's ledger unless `store` names another, a PostgreSQL database), as
+ * `GET /tenants/:id/evidence` does: the tenant's logged receipts of the period, the log's
  * checkpoint (signed now with the log key if the log grew since its last one, under the name
  * its last checkpoint bears) and proofs, the manifest signed by the service's signing key.
  *
- * @throws OperationError not_found for a tenant this ledger does not know; as exportEvidence
+ * @throws OperationError not_found for a tenant the store does not know; as exportServedEvidence
  */
 export async function exportTenantEvidence(
   workspace: Workspace,
@@ -123,18 +143,25 @@ export async function exportTenantEvidence(
     tenantId: string;
     since: string | null;
     until: string | null;
+    /** The service's store (default the workspace's own, SQLite). */
+    store?: ServiceStore;
   },
 ): Promise<ExportResult> {
-  const { tenantId, since, until, ...rest } = options;
-  if (getTenant(workspace.ledger.readable, tenantId) === undefined)
-    throw new OperationError('not_found', 'not_found', `This ledger has no tenant ${tenantId}.`);
-  const latest = latestTlogCheckpoint(workspace.ledger.readable, tenantId);
+  const { tenantId, since, until, store: given, ...rest } = options;
+  const store = given ?? workspaceServiceStore(workspace);
+  if (!(await isStoreTenant(store, tenantId)))
+    throw new OperationError(
+      'not_found',
+      'not_found',
+      `This ${store.engine === 'sqlite' ? 'ledger' : 'database'} has no tenant ${tenantId}.`,
+    );
+  const latest = await store.evidence.snapshot(tenantId, (reader) => reader.checkpoint());
   const name = latest === undefined ? undefined : parseNote(latest.note).signatures[0]?.name;
-  const log = openServiceLog(workspace, loadLogKey(workspace), name === undefined ? {} : { name });
+  const log = openServiceLog(workspace, loadLogKey(workspace), { ...(name === undefined ? {} : { name }), store });
   const { active } = loadServiceKeys(workspace);
   try {
     await log.freshCheckpoint(tenantId);
-    return await exportEvidence(workspace, {
+    return await exportServedEvidence(workspace, store, {
       ...rest,
       tenantId,
       signingKey: { key_id: active.key_id, seed: active.seed, public_key: active.public_key },

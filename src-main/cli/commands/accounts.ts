@@ -5,7 +5,7 @@
  */
 import { TIERS, type Tier } from '../../../src-shared/api/vocabulary';
 import { apiKeys, createTenant, issueApiKey, revokeKeyByPrefix, tenants } from '../../operations/service-admin';
-import { workspaceServiceStore, type ServiceStore } from '../../operations/service-store';
+import type { ServiceStore } from '../../operations/service-store';
 import { CliError } from '../cli-error';
 import {
   flag,
@@ -18,29 +18,36 @@ import {
 import { writeLine, type Terminal } from '../terminal';
 import { PAYMENT_OPTIONS, runPayments, runRedeem } from './apikeys-payments';
 import { BUYER_DESCRIPTION, BUYER_OPTIONS, BUYER_USAGE, runApikeysBuy, runApikeysPickup } from './apikeys-buyer';
-import { withCliWorkspace } from './ledger';
+import { DATABASE_HELP, DATABASE_OPTION, databaseUrlOf, withServiceStore } from './service-database';
 
 export const tenantsSpec: CommandSpec = {
   name: 'tenants',
   summary: 'Create and list the HTTP service’s tenants',
-  usage: 'evroom tenants create ID --tier free|pro|scale|enterprise [--json]\n       evroom tenants list [--json]',
+  usage:
+    'evroom tenants create ID --tier free|pro|scale|enterprise [--database URL] [--json]\n       evroom tenants list [--database URL] [--json]',
   description: [
     'A tenant is who the service issues receipts for. Its tier sets its quota (free 100 a day,',
     'pro 50,000 a month, scale and enterprise unlimited) and the prefix of its API keys.',
     'ID: 1 to 64 characters from A-Z a-z 0-9 . _ -',
+    DATABASE_HELP,
   ],
   options: {
+    ...DATABASE_OPTION,
     tier: { type: 'string', value: 'TIER', help: `the tier: ${TIERS.join(', ')}` },
     json: { type: 'boolean', help: 'print JSON' },
   },
   exitCodes: ['0  done', '2  refused (nothing changed), usage or I/O error'],
-  examples: ['evroom tenants create acme --tier pro', 'evroom tenants list --json'],
+  examples: [
+    'evroom tenants create acme --tier pro',
+    'evroom tenants list --json',
+    'evroom tenants list --database "$EVROOM_DATABASE_URL"',
+  ],
 };
 
 export const apikeysSpec: CommandSpec = {
   name: 'apikeys',
   summary: 'Issue, list, revoke, buy and redeem API keys of the HTTP service',
-  usage: `evroom apikeys issue --tenant ID [--scope partner] [--json]\n       evroom apikeys list [--tenant ID] [--json]\n       evroom apikeys revoke PREFIX\n       evroom apikeys redeem --tx HASH --rpc URL [--token ADDRESS --treasury ADDRESS --network NAME] [--confirmations N] [--json]\n       evroom apikeys payments [--limit N] [--json]\n       ${BUYER_USAGE.join('\n       ')}`,
+  usage: `evroom apikeys issue --tenant ID [--scope partner] [--database URL] [--json]\n       evroom apikeys list [--tenant ID] [--database URL] [--json]\n       evroom apikeys revoke PREFIX [--database URL]\n       evroom apikeys redeem --tx HASH --rpc URL [--token ADDRESS --treasury ADDRESS --network NAME] [--confirmations N] [--json]\n       evroom apikeys payments [--limit N] [--json]\n       ${BUYER_USAGE.join('\n       ')}`,
   description: [
     'issue   makes a key for a tenant (svc_<tier>_ + 32 random characters) and prints it ONCE;',
     '        only its SHA-256 is kept. --scope partner opens the pilot routes.',
@@ -53,8 +60,10 @@ export const apikeysSpec: CommandSpec = {
     'payments  every payment seen, the latest first: state, tier, term, amount, contact, key prefix',
     '        and delivery (docs/payments.md)',
     ...BUYER_DESCRIPTION,
+    `issue, list, revoke: ${DATABASE_HELP}`,
   ],
   options: {
+    ...DATABASE_OPTION,
     tenant: { type: 'string', value: 'ID', help: 'the tenant' },
     scope: { type: 'string', multiple: true, value: 'SCOPE', help: 'a scope for the key (partner)' },
     ...PAYMENT_OPTIONS,
@@ -93,9 +102,17 @@ function refuseOptions(command: string, parsed: ParsedArguments, names: readonly
     if (parsed.values[name] !== undefined) throw new CliError(`${command}: --${name} is not an option of ${command}`);
 }
 
-/** Runs `run` on the service store of the data folder's workspace (closed after). */
-function withCliStore<T>(command: string, run: (store: ServiceStore) => Promise<T>): Promise<T> {
-  return withCliWorkspace(command, (workspace) => run(workspaceServiceStore(workspace)));
+/**
+ * Runs an account operation on the service's store: the database of --database (or
+ * EVROOM_DATABASE_URL), else the data folder's ledger; the store is opened (and a database
+ * migrated) first and closed after.
+ */
+function withCliStore<T>(
+  command: string,
+  parsed: ParsedArguments,
+  run: (store: ServiceStore) => Promise<T>,
+): Promise<T> {
+  return withServiceStore(command, databaseUrlOf(command, parsed), (store) => run(store));
 }
 
 function when(millis: number | null): string {
@@ -115,13 +132,15 @@ export async function runTenants(argv: readonly string[], terminal: Terminal): P
       if (tier === undefined) throw new CliError(`tenants create: give the tier with --tier (${TIERS.join(', ')})`);
       if (!(TIERS as readonly string[]).includes(tier))
         throw new CliError(`tenants create: --tier must be one of ${TIERS.join(', ')}, not "${tier}"`);
-      const tenant = await withCliStore('tenants create', (store) => createTenant(store, id as string, tier as Tier));
+      const tenant = await withCliStore('tenants create', parsed, (store) =>
+        createTenant(store, id as string, tier as Tier),
+      );
       writeLine(terminal.out, json ? JSON.stringify(tenant) : `Created tenant ${tenant.id} (${tenant.tier}).`);
       return 0;
     }
     case 'list': {
       positionals('tenants list', parsed, 0, '');
-      const list = await withCliStore('tenants list', (store) => tenants(store));
+      const list = await withCliStore('tenants list', parsed, (store) => tenants(store));
       if (json) writeLine(terminal.out, JSON.stringify({ tenants: list }));
       else if (list.length === 0)
         writeLine(terminal.out, 'No tenants yet. Create one: evroom tenants create ID --tier pro');
@@ -143,7 +162,8 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
   if (sub !== undefined && sub.startsWith('-')) parseCommandArguments(apikeysSpec, argv);
   const parsed = parseCommandArguments(apikeysSpec, rest);
   const json = flag(parsed, 'json');
-  if (sub === 'redeem' || sub === 'payments') refuseOptions(`apikeys ${sub}`, parsed, ['tenant', 'scope']);
+  if (sub === 'redeem' || sub === 'payments') refuseOptions(`apikeys ${sub}`, parsed, ['tenant', 'scope', 'database']);
+  else if (sub === 'buy' || sub === 'pickup') refuseOptions(`apikeys ${sub}`, parsed, ['database']);
   else if (sub === 'issue' || sub === 'list' || sub === 'revoke')
     refuseOptions(`apikeys ${sub}`, parsed, Object.keys(PAYMENT_OPTIONS));
   switch (sub) {
@@ -151,7 +171,7 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
       positionals('apikeys issue', parsed, 0, '');
       const tenant = optionValue(parsed, 'tenant');
       if (tenant === undefined) throw new CliError('apikeys issue: name the tenant with --tenant ID');
-      const { key, record } = await withCliStore('apikeys issue', (store) =>
+      const { key, record } = await withCliStore('apikeys issue', parsed, (store) =>
         issueApiKey(store, tenant, optionValues(parsed, 'scope')),
       );
       if (json) {
@@ -177,7 +197,7 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
     }
     case 'list': {
       positionals('apikeys list', parsed, 0, '');
-      const list = await withCliStore('apikeys list', (store) => apiKeys(store, optionValue(parsed, 'tenant')));
+      const list = await withCliStore('apikeys list', parsed, (store) => apiKeys(store, optionValue(parsed, 'tenant')));
       if (json) writeLine(terminal.out, JSON.stringify({ keys: list }));
       else if (list.length === 0)
         writeLine(terminal.out, 'No API keys yet. Issue one: evroom apikeys issue --tenant ID');
@@ -201,7 +221,9 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
     }
     case 'revoke': {
       const [prefix] = positionals('apikeys revoke', parsed, 1, 'the key by its prefix (see evroom apikeys list)');
-      const record = await withCliStore('apikeys revoke', (store) => revokeKeyByPrefix(store, prefix as string));
+      const record = await withCliStore('apikeys revoke', parsed, (store) =>
+        revokeKeyByPrefix(store, prefix as string),
+      );
       writeLine(
         terminal.out,
         json

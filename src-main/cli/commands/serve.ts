@@ -3,20 +3,25 @@
  */
 import type { AnchoringConfig } from '../../anchor/anchoring';
 import { MAX_POOL_SIZE as MAX_VERIFY_THREADS } from '../../core/worker-pool';
-import { resolveDataDirectory } from '../../ledger/data-directory';
+import { ledgerFileIn, resolveDataDirectory } from '../../ledger/data-directory';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../operations/service-issue';
 import { rotateServiceKey } from '../../operations/service-keys';
+import { newNodeId, registerRotatedKey } from '../../operations/service-node';
 import { DEFAULT_LOG_CHECKPOINT_MS, isLogName, LOG_NAME_RULE } from '../../operations/service-log';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec } from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
-import { withCliWorkspace } from './ledger';
+import { DATABASE_HELP, DATABASE_OPTION, databaseUrlOf, describeStore, withServiceStore } from './service-database';
+
+/** Why `serve --database` needs a chain of its own (brief rule 10). */
+export const DATABASE_NEEDS_CHAIN_RPC =
+  "With --database, anchoring needs --chain-rpc: each node's embedded chain would be a chain of its own; pass --chain-rpc URL, or --no-anchor.";
 
 export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
   usage:
-    'evroom serve [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL] [--log-name NAME] [--log-checkpoint-ms MS]',
+    'evroom serve [--database URL] [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL] [--log-name NAME] [--log-checkpoint-ms MS]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -39,8 +44,16 @@ export const serveSpec: CommandSpec = {
     'Each tenant’s receipts go into a transparency log of its own (docs/logs.md): checkpoints',
     'signed with the log key (made on first start, service/log-key.json, mode 600) under',
     '--log-name, at most every --log-checkpoint-ms while a log grows.',
+    'Several nodes, one database: with --database URL (or EVROOM_DATABASE_URL) tenants, API keys,',
+    'quotas, issued receipts and their logs, anchors and payments live in PostgreSQL, and any',
+    'number of `evroom serve` processes behind a load balancer serve them. Every node holds the',
+    'same service/ folder (its keys; a node with other keys refuses to start), anchors on one',
+    'chain (--chain-rpc; the embedded chain is refused) and is listed by /status. The second',
+    'line on standard error names the store: `store: postgres HOST:PORT/DB` or `store: sqlite FILE`.',
+    DATABASE_HELP,
   ],
   options: {
+    ...DATABASE_OPTION,
     port: { type: 'string', value: 'N', help: 'the port (default 8787; 0: any free port)' },
     host: { type: 'string', value: 'ADDR', help: 'the address to listen on (default 127.0.0.1)' },
     'rate-limit': {
@@ -103,13 +116,17 @@ export const serveSpec: CommandSpec = {
       help: `how often the logs that grew are signed, in ms (default ${DEFAULT_LOG_CHECKPOINT_MS}; 1 to 60000)`,
     },
   },
-  exitCodes: ['0  stopped by Ctrl-C or SIGTERM', '2  usage error, or the address or data folder cannot be used'],
+  exitCodes: [
+    '0  stopped by Ctrl-C or SIGTERM',
+    '2  usage error, or the address, the data folder or the database cannot be used',
+  ],
   examples: [
     'evroom serve',
     'evroom serve --port 0',
     'evroom serve --host 0.0.0.0 --port 8080',
     'evroom serve --chain-rpc https://mainnet.base.org --chain-name base --chain-key-file anchor-key --confirmations 3',
     'evroom serve --no-anchor',
+    'evroom serve --database postgres://evroom:PASSWORD@db.internal:5432/evroom --host 0.0.0.0 --chain-rpc https://mainnet.base.org --chain-name base --chain-key-file anchor-key',
     'evroom serve --chain-rpc https://mainnet.base.org --chain-name base --chain-key-file anchor-key --stablecoin 0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913 --treasury 0xYourTreasury --smtp smtps://keys%40example.com:PASSWORD@smtp.example.com:465',
   ],
 };
@@ -117,15 +134,18 @@ export const serveSpec: CommandSpec = {
 export const serviceSpec: CommandSpec = {
   name: 'service',
   summary: 'Manage the HTTP service’s signing keys',
-  usage: 'evroom service keys rotate [--json]',
+  usage: 'evroom service keys rotate [--database URL] [--json]',
   description: [
     'keys rotate  retires the signing key (kept in service/retired/, still listed by /v1/keys as',
     '             retired, so what it signed keeps verifying) and makes a new one. Restart a',
     '             running service to sign with the new key.',
+    '             With --database the new key becomes the one the database registers: copy this',
+    '             service/ folder to every node, then restart them (docs/deploy.md).',
+    DATABASE_HELP,
   ],
-  options: { json: { type: 'boolean', help: 'print JSON' } },
-  exitCodes: ['0  done', '2  usage or I/O error'],
-  examples: ['evroom service keys rotate'],
+  options: { ...DATABASE_OPTION, json: { type: 'boolean', help: 'print JSON' } },
+  exitCodes: ['0  done', '2  usage or I/O error, or the database cannot be reached'],
+  examples: ['evroom service keys rotate', 'evroom service keys rotate --database "$EVROOM_DATABASE_URL"'],
 };
 
 function wholeNumber(name: string, text: string | undefined, min: number, max: number, fallback: number): number {
@@ -234,6 +254,7 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
     60_000,
     DEFAULT_LOG_CHECKPOINT_MS,
   );
+  const databaseUrl = databaseUrlOf('serve', parsed);
   const smtpUrl = optionValue(parsed, 'smtp');
   if (smtpUrl !== undefined && flag(parsed, 'no-anchor'))
     throw new CliError('serve: --smtp delivers bought API keys; with --no-anchor the service takes no payments');
@@ -244,6 +265,8 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
     if (error instanceof CliError) throw error;
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
   }
+  if (databaseUrl !== undefined && anchor !== false && anchor.chain.kind === 'embedded')
+    throw new CliError(`serve: ${DATABASE_NEEDS_CHAIN_RPC}`);
   let service;
   try {
     // Loaded when serving, not for every evroom command: Fastify and its plugins take a while to load.
@@ -259,11 +282,13 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }),
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
       log: { checkpointMs, ...(logName === undefined ? {} : { name: logName }) },
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
     });
   } catch (error) {
     throw new CliError(`serve: ${error instanceof Error ? error.message : String(error)}`);
   }
   writeLine(terminal.out, `Evidence Room service at ${service.url}`);
+  writeLine(terminal.err, `store: ${describeStore(databaseUrl, ledgerFileIn(resolveDataDirectory()))}`);
   writeLine(
     terminal.err,
     service.anchor === null
@@ -290,7 +315,12 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
     process.on('SIGTERM', stop);
   });
   await service.close();
-  writeLine(terminal.err, 'Stopped; the ledger is closed.');
+  writeLine(
+    terminal.err,
+    databaseUrl === undefined
+      ? 'Stopped; the ledger is closed.'
+      : 'Stopped; the ledger and the database connections are closed.',
+  );
   return 0;
 }
 
@@ -303,7 +333,13 @@ export async function runService(argv: readonly string[], terminal: Terminal): P
   const parsed = parseCommandArguments(serviceSpec, rest);
   if (parsed.positionals.length > 0)
     throw new CliError(`service keys rotate: unexpected argument "${parsed.positionals[0]}"`);
-  const rotated = await withCliWorkspace('service keys rotate', (workspace) => rotateServiceKey(workspace));
+  const databaseUrl = databaseUrlOf('service keys rotate', parsed);
+  const rotated = await withServiceStore('service keys rotate', databaseUrl, async (store, workspace) => {
+    // Opened first: an unreachable database stops the rotation before any file changes.
+    const made = rotateServiceKey(workspace);
+    await registerRotatedKey(store, made.key_id, { id: newNodeId(), started_at: Date.now() }, Date.now());
+    return made;
+  });
   writeLine(
     terminal.out,
     flag(parsed, 'json')

@@ -83,7 +83,13 @@ describe('the anchor routes', () => {
     running = await start(
       path.join(directory, 'main'),
       (workspace) =>
-        new AnchorEngine({ ledger: workspace.ledger, chain, account, network: 'anvil-local', intervalMs: 60_000 }),
+        new AnchorEngine({
+          store: workspaceServiceStore(workspace),
+          chain,
+          account,
+          network: 'anvil-local',
+          intervalMs: 60_000,
+        }),
     );
     for (const tier of ['free', 'pro', 'scale', 'enterprise'] as const) {
       await createTenant(workspaceServiceStore(running.workspace), tier, tier);
@@ -115,7 +121,7 @@ describe('the anchor routes', () => {
     const free = await call(running.base, 'POST', '/v1/anchor', { key: keys.free!, body });
     expect(free.status).toBe(403);
     expect(free.json.error).toMatchObject({ code: 'forbidden' });
-    expect(running.engine!.status().pending_hashes).toBe(0);
+    expect((await running.engine!.status()).pending_hashes).toBe(0);
   });
 
   it('refuses a tier that does not anchor once, in the operation, with the one status 403 (PROTOCOL 8)', async () => {
@@ -124,7 +130,7 @@ describe('the anchor routes', () => {
     expect(caller?.key.tier).toBe('free');
     let thrown: unknown;
     try {
-      submitAnchor(running.engine!, caller!, body);
+      await submitAnchor(running.engine!, caller!, body);
     } catch (error) {
       thrown = error;
     }
@@ -142,7 +148,7 @@ describe('the anchor routes', () => {
       expect(answer.status, answer.text).toBe(403);
       expect(answer.json).toEqual({ error: envelope });
     }
-    expect(running.engine!.status().pending_hashes).toBe(0);
+    expect((await running.engine!.status()).pending_hashes).toBe(0);
   });
 
   it('answers 400 with a pointer for anything but canonical_sha256 as base64url of 32 bytes', async () => {
@@ -166,7 +172,7 @@ describe('the anchor routes', () => {
           raw,
         ).toContain(pointer);
     }
-    expect(running.engine!.status().pending_hashes).toBe(0);
+    expect((await running.engine!.status()).pending_hashes).toBe(0);
   });
 
   it('queues a hash with 202, gives the same record twice, 409 for another hash with its suffix, and GET answers pending then resolved', async () => {
@@ -203,7 +209,7 @@ describe('the anchor routes', () => {
     // Unencoded colons work too.
     expect((await call(running.base, 'GET', `/v1/anchor/${urn}`)).json.svc_anchor).toBe(urn);
     await running.engine!.closeNow();
-    for (let tries = 0; running.engine!.status().pending_hashes > 0 && tries < 200; tries += 1)
+    for (let tries = 0; (await running.engine!.status()).pending_hashes > 0 && tries < 200; tries += 1)
       await running.engine!.tick();
     const resolved = await call(running.base, 'GET', anchorPath(urn));
     expect(resolved.status).toBe(200);

@@ -70,7 +70,7 @@ export async function anchorRoutes(app: FastifyInstance): Promise<void> {
           'anchoring_unavailable',
           'This service runs without anchoring (--no-anchor); nothing was queued.',
         );
-      return reply.code(202).send(submitAnchor(context.anchor, caller, body));
+      return reply.code(202).send(await submitAnchor(context.anchor, caller, body));
     },
   );
 
@@ -89,6 +89,6 @@ export async function anchorRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) =>
-      lookupAnchor(context.workspace, (request.params as { svc_anchor: string }).svc_anchor, context.now()),
+      lookupAnchor(context.store, (request.params as { svc_anchor: string }).svc_anchor, context.now()),
   );
 }

@@ -22,9 +22,9 @@ const BACKLOG_CHECK_MS = 1000;
  * The anchoring engine's backlog as /status shows it: hashes not yet resolved, batches by
  * state, the last chain error and the next retry; `{enabled: false}` without anchoring.
  */
-export function anchorStatus(context: ServiceContext): JsonObject {
+export async function anchorStatus(context: ServiceContext): Promise<JsonObject> {
   if (context.anchor === undefined) return { enabled: false };
-  const status = context.anchor.status();
+  const status = await context.anchor.status();
   return {
     enabled: true,
     network: status.network,
@@ -101,12 +101,12 @@ export async function keysStatusRoutes(app: FastifyInstance, status: StatusSourc
 
   let signedAnchor = '';
   let signedNodes = '';
-  function regenerate(): void {
+  async function regenerate(): Promise<void> {
     const endpoints = [...new Set(status.routes())]
       .filter((route) => !route.endsWith(' /openapi.json') && !route.endsWith(' /verifier'))
       .sort()
       .map((route) => ({ route, status: 'up' }));
-    const anchor = anchorStatus(context);
+    const anchor = await anchorStatus(context);
     signedAnchor = JSON.stringify(anchor);
     signedNodes = nodeIds(context);
     const unsigned: JsonObject = {
@@ -137,10 +137,10 @@ export async function keysStatusRoutes(app: FastifyInstance, status: StatusSourc
       const at = Date.now();
       if (context.anchor !== undefined && at - backlogCheckedAt >= BACKLOG_CHECK_MS) {
         backlogCheckedAt = at;
-        if (JSON.stringify(anchorStatus(context)) !== signedAnchor) regenerate();
+        if (JSON.stringify(await anchorStatus(context)) !== signedAnchor) await regenerate();
       }
       // A node that joined or left the list: sign anew (the heartbeat times follow every 60 s).
-      if (nodeIds(context) !== signedNodes) regenerate();
+      if (nodeIds(context) !== signedNodes) await regenerate();
       const document = context.status();
       if (served?.document !== document) served = { document, json: JSON.stringify(document) };
       return reply.type('application/json; charset=utf-8').send(served.json);
@@ -149,8 +149,9 @@ export async function keysStatusRoutes(app: FastifyInstance, status: StatusSourc
 
   let timer: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
-    regenerate();
-    timer = setInterval(regenerate, STATUS_INTERVAL_MS);
+    await regenerate();
+    // A store that does not answer for a moment keeps the last signed document until the next run.
+    timer = setInterval(() => void regenerate().catch(() => undefined), STATUS_INTERVAL_MS);
     timer.unref();
   });
   app.addHook('onClose', async () => clearInterval(timer));

@@ -84,7 +84,7 @@ export async function tenantRoutes(app: FastifyInstance): Promise<void> {
         // Scale and enterprise receipts are queued for anchoring (null without anchoring or on other tiers).
         return reply.code(201).send({
           receipt: issued.document,
-          anchor: anchorIssuedReceipt(context.anchor, caller, issued.receipt_sha256),
+          anchor: await anchorIssuedReceipt(context.anchor, caller, issued.receipt_sha256),
         });
       } catch (error) {
         throw asQuotaError(error, now);

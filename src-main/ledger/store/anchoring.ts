@@ -11,7 +11,14 @@
  * Owned by h-anchor; the adapters are sqlite-anchoring.ts (the ledger's anchor-batches.ts, as
  * before) and pg-anchoring.ts (pg-migrations/0004-anchoring.ts).
  */
-import type { AnchorBacklog, AnchorBatchRecord, QueuedAnchorHash, QueueOutcome } from '../anchor-batches';
+import type {
+  AnchorBacklog,
+  AnchorBatchRecord,
+  AnchorResolution as HashResolution,
+  AnchorResolutionSource,
+  QueuedAnchorHash,
+  QueueOutcome,
+} from '../anchor-batches';
 import type { Lease } from './cluster';
 
 export type {
@@ -54,8 +61,12 @@ export interface AnchorTransactionRecord {
 /** What resolving a posted batch writes. */
 export interface AnchorResolution {
   block_height: number;
-  /** For each hash of the batch: its pending URN, its resolved URN and its resolved record (spec 2.6). */
-  records: readonly { pending: string; svc_anchor: string; record: unknown }[];
+  /**
+   * For each hash of the batch: its pending URN, its resolved URN and its resolved record (spec
+   * 2.6); or a source that makes each when it is written, so a large batch never holds every
+   * record and Merkle path at once.
+   */
+  records: readonly HashResolution[] | AnchorResolutionSource;
 }
 
 /** The anchoring domain of the service store. Every method is one transaction. */

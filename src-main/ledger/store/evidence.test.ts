@@ -42,7 +42,6 @@ import {
 import { makeReceipt, makeTemporaryDirectory, makeTemporaryLedger, sha256Hex } from '../test-support';
 import { MAX_EVIDENCE_PAGE, type EvidenceStore } from './evidence';
 import { pgEvidence } from './pg-evidence';
-import { PG_MIGRATIONS } from './pg-migrations/index';
 import { openPgPool, type PgPool } from './pg-pool';
 import { sqliteEvidence } from './sqlite-evidence';
 
@@ -64,33 +63,6 @@ function issuedAt(index: number): number | null {
   if (index % 997 === 500) return T0 + (index - 3) * 1000 - 1;
   return T0 + index * 1000;
 }
-
-/** PostgreSQL tables this domain reads, as the brief fixes them, until migrations 0003 and 0004 are merged. */
-const STAND_IN = {
-  version: PG_MIGRATIONS.length + 1,
-  name: 'evidence-stand-in',
-  sql: `
-CREATE TABLE issued_receipts (
-  id BIGSERIAL PRIMARY KEY, receipt_sha256 TEXT NOT NULL UNIQUE, raw BYTEA NOT NULL, ref TEXT NOT NULL,
-  format TEXT NOT NULL, status TEXT NOT NULL, report_json TEXT NOT NULL, receipt_id TEXT, issued_at BIGINT,
-  issuer_key_id TEXT, stored_at BIGINT NOT NULL);
-CREATE INDEX issued_receipts_ref_time ON issued_receipts (ref, issued_at, id);
-CREATE TABLE tlog_leaves (tenant_id TEXT NOT NULL REFERENCES tenants (id), leaf_index BIGINT NOT NULL,
-  leaf_hash BYTEA NOT NULL, receipt_id BIGINT NOT NULL REFERENCES issued_receipts (id), PRIMARY KEY (tenant_id, leaf_index));
-CREATE UNIQUE INDEX idx_tlog_leaves_receipt ON tlog_leaves (tenant_id, receipt_id);
-CREATE TABLE tlog_nodes (tenant_id TEXT NOT NULL, level BIGINT NOT NULL, node_index BIGINT NOT NULL, hash BYTEA NOT NULL,
-  PRIMARY KEY (tenant_id, level, node_index));
-CREATE TABLE tlog_checkpoints (tenant_id TEXT NOT NULL, tree_size BIGINT NOT NULL, root BYTEA NOT NULL, note TEXT NOT NULL,
-  signed_at BIGINT NOT NULL, PRIMARY KEY (tenant_id, tree_size));
-CREATE TABLE tlog_cosignatures (tenant_id TEXT NOT NULL, tree_size BIGINT NOT NULL, key_name TEXT NOT NULL,
-  key_id BIGINT NOT NULL, line TEXT NOT NULL, received_at BIGINT NOT NULL,
-  position BIGINT GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (tenant_id, tree_size, key_name, key_id));
-CREATE TABLE anchors (id BIGSERIAL PRIMARY KEY, svc_anchor TEXT NOT NULL UNIQUE, pending_svc_anchor TEXT UNIQUE,
-  batch_id TEXT NOT NULL, receipt_sha256 TEXT, record_json TEXT NOT NULL, status TEXT NOT NULL,
-  created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
-CREATE INDEX idx_anchors_receipt ON anchors (receipt_sha256, id) WHERE receipt_sha256 IS NOT NULL;
-`,
-};
 
 let server: TestPostgres;
 let source: { ledger: Ledger; dispose: () => void };
@@ -258,7 +230,7 @@ beforeAll(async () => {
   closers.push(() => server.stop());
   source = buildSource();
   closers.push(source.dispose);
-  pgPool = await openPgPool(await server.createDatabase(), { migrations: [...PG_MIGRATIONS, STAND_IN] });
+  pgPool = await openPgPool(await server.createDatabase());
   closers.push(() => pgPool.close());
   await copyToPostgres(source.ledger, pgPool);
 }, 180_000);

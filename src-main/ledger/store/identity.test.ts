@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../test-support/postgres';
 import { auditRowHash, GENESIS_SHA256 } from '../audit-log';
 import { openLedger, type Ledger } from '../open-ledger';
@@ -65,21 +65,6 @@ async function makeSqlite(): Promise<Engine> {
 
 let server: TestPostgres | undefined;
 
-const ISSUED_RECEIPTS_DDL = `
-CREATE TABLE IF NOT EXISTS issued_receipts (
-  id BIGSERIAL PRIMARY KEY,
-  receipt_sha256 TEXT NOT NULL UNIQUE,
-  raw BYTEA NOT NULL,
-  ref TEXT NOT NULL,
-  format TEXT NOT NULL,
-  status TEXT NOT NULL,
-  report_json TEXT NOT NULL,
-  receipt_id TEXT,
-  issued_at BIGINT,
-  issuer_key_id TEXT,
-  stored_at BIGINT NOT NULL
-)`;
-
 async function makePg(): Promise<Engine> {
   server ??= await startTestPostgres();
   const url = await server.createDatabase();
@@ -91,9 +76,6 @@ async function makePg(): Promise<Engine> {
     store,
     async seedReceipt(tenantId, issuedAt) {
       const raw = randomBytes(32);
-      // Issuance's table (migration 0003, fixed by the store brief): created here from that DDL
-      // while this branch runs without it; a no-op once the migration has made it.
-      await seeder.write((writer) => writer.query(ISSUED_RECEIPTS_DDL));
       await seeder.write((writer) =>
         writer.query(
           `INSERT INTO issued_receipts (receipt_sha256, raw, ref, format, status, report_json, issued_at, stored_at)

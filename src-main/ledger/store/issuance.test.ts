@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { TlogMemory, tlogConsistencyProof, tlogLeafHash } from '../../../src-shared/crypto/tlog';
 import { startTestPostgres, type TestPostgres } from '../../test-support/postgres';
 import { LedgerError } from '../errors';
+import { StoreUnavailableError } from './errors';
 import { openLedger, type Ledger } from '../open-ledger';
 import { insertTenant } from '../service-state';
 import type { IssuanceStore, IssueItem, IssueOutcome } from './issuance';
@@ -144,6 +145,21 @@ describe.each([
     expect(next.map(reason)).toEqual(['quota_exceeded', 'stored']);
     expect(stored(next[1])?.quotaUsed).toBe(1);
     expect(await store.tlogSize('acme')).toBe(4);
+    // A quota with room for a whole group counts each of its receipts in the group's order.
+    const august = { ...quota, period: '2026-08', limit: 5 };
+    const roomy = await store.commit([
+      item('acme', { quota: august }),
+      item('beta'),
+      item('acme', { quota: august }),
+      item('acme', { quota: august }),
+    ]);
+    expect(roomy.map((outcome) => stored(outcome)?.quotaUsed)).toEqual([1, undefined, 2, 3]);
+    const edge = await store.commit([
+      item('acme', { quota: august }),
+      item('acme', { quota: august }),
+      item('acme', { quota: august }),
+    ]);
+    expect(edge.map((outcome) => stored(outcome)?.quotaUsed)).toEqual([4, 5, undefined]);
   });
 
   it('uses a nonce once, and a receipt refused for its nonce uses no quota', async () => {
@@ -170,6 +186,20 @@ describe.each([
     expect(outcomes.map(reason)).toEqual(['stored', 'failed', 'stored']);
     expect(outcomes.map((outcome) => stored(outcome)?.quotaUsed)).toEqual([1, undefined, 2]);
     expect(await store.tlogSize('acme')).toBe(2);
+  });
+
+  it('stores a receipt once and logs it once, however often it is committed', async () => {
+    const once = item('acme');
+    const [second, third] = [item('acme'), item('acme')];
+    const first = await store.commit([once, second]);
+    const again = await store.commit([once, third, once]);
+    expect(again.map(reason)).toEqual(['stored', 'stored', 'stored']);
+    expect(stored(again[0])?.id).toBe(stored(first[0])?.id);
+    expect(stored(again[2])?.id).toBe(stored(first[0])?.id);
+    expect(await store.tlogSize('acme')).toBe(3);
+    const memory = new TlogMemory(sha256);
+    for (const entry of [once, second, third]) memory.append(entry.leaf?.hash as Uint8Array);
+    expect(hex((await store.checkpointDue('acme', false)).due?.root as Uint8Array)).toBe(hex(memory.root()));
   });
 
   it('keeps a checkpoint per size, the first one kept when a size is signed again', async () => {
@@ -382,5 +412,24 @@ describe('two nodes on one PostgreSQL database', () => {
     expect(outcomes.filter((outcome) => outcome === 'stored')).toHaveLength(16);
     expect(outcomes.filter((outcome) => outcome === 'full')).toHaveLength(8);
     expect(await nodes[1].listCosignatures('acme', 3)).toHaveLength(16);
+  });
+
+  it('refuses a whole group while the database is down, and stores the next once it is back', async () => {
+    const server = postgres as TestPostgres;
+    const quota = { subject: 'tenant:acme', period: '2026-06', limit: 5 };
+    await nodes[0].commit([item('acme', { quota })]);
+    await server.kill();
+    try {
+      await expect(nodes[0].commit([item('acme', { quota }), item('beta')])).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+    } finally {
+      await server.start();
+    }
+    // Nothing of the refused group was written: the next counts the second use, at leaf 1.
+    const after = await nodes[1].commit([item('acme', { quota })]);
+    expect(stored(after[0])?.quotaUsed).toBe(2);
+    expect(await nodes[0].tlogSize('acme')).toBe(2);
+    expect(await nodes[0].tlogSize('beta')).toBe(0);
   });
 });

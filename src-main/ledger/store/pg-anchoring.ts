@@ -27,7 +27,7 @@ import {
 } from '../anchor-batches';
 import { checkInteger, checkText, toJsonText } from '../checks';
 import { LedgerError } from '../errors';
-import type { AnchoringStore } from './anchoring';
+import type { AnchoringStore, AnchorResolution } from './anchoring';
 import type { Lease } from './cluster';
 import type { PgStoreDeps } from './deps';
 import { assertFence, type PgReader, type PgWriter } from './pg-pool';
@@ -138,25 +138,49 @@ async function getAnchorRow(db: PgReader, svcAnchor: string): Promise<Row | unde
   return rows[0];
 }
 
-function checkResolution(resolution: {
-  block_height: number;
-  records: readonly { pending: string; svc_anchor: string; record: unknown }[];
-}): { height: number; records: { pending: string; svc_anchor: string; json: string }[] } {
+/** One hash's resolution, checked: its pending and resolved URNs agree, its record is JSON. */
+function checkHashResolution(entry: { pending: string; svc_anchor: string; record: unknown }): {
+  pending: string;
+  svc_anchor: string;
+  json: string;
+} {
+  const from = parseAnchorUrn(entry.pending);
+  if (from?.status !== 'pending') throw new RangeError('pendingSvcAnchor must be a pending anchor URN');
+  const to = parseAnchorUrn(entry.svc_anchor);
+  if (to?.status !== 'resolved') throw new RangeError('resolved.svc_anchor must be a resolved anchor URN');
+  if (to.suffix !== from.suffix)
+    throw new RangeError(
+      `resolved.svc_anchor ends with ${to.suffix}, another digest than the pending URN's ${from.suffix}`,
+    );
+  return { pending: entry.pending, svc_anchor: entry.svc_anchor, json: toJsonText(entry.record, 'resolved.record') };
+}
+
+/** The resolution's height, and its records one at a time (an array, or a source that makes each when asked). */
+function checkResolution(resolution: AnchorResolution): {
+  height: number;
+  count: number;
+  entry: (index: number) => { pending: string; svc_anchor: string; json: string };
+} {
   if (typeof resolution !== 'object' || resolution === null) throw new TypeError('resolution must be an object');
   const height = checkInteger(resolution.block_height, 'resolution.block_height');
-  if (!Array.isArray(resolution.records)) throw new TypeError('resolution.records must be an array');
-  const records = resolution.records.map((entry) => {
-    const from = parseAnchorUrn(entry.pending);
-    if (from?.status !== 'pending') throw new RangeError('pendingSvcAnchor must be a pending anchor URN');
-    const to = parseAnchorUrn(entry.svc_anchor);
-    if (to?.status !== 'resolved') throw new RangeError('resolved.svc_anchor must be a resolved anchor URN');
-    if (to.suffix !== from.suffix)
-      throw new RangeError(
-        `resolved.svc_anchor ends with ${to.suffix}, another digest than the pending URN's ${from.suffix}`,
-      );
-    return { pending: entry.pending, svc_anchor: entry.svc_anchor, json: toJsonText(entry.record, 'resolved.record') };
-  });
-  return { height, records };
+  const given = resolution.records;
+  if (Array.isArray(given)) {
+    const list = given as readonly { pending: string; svc_anchor: string; record: unknown }[];
+    return { height, count: list.length, entry: (index) => checkHashResolution(list[index] as (typeof list)[number]) };
+  }
+  const source = given as { count?: unknown; record?: unknown };
+  if (
+    typeof source !== 'object' ||
+    source === null ||
+    !Number.isSafeInteger(source.count) ||
+    typeof source.record !== 'function'
+  )
+    throw new TypeError('resolution.records must be an array or a record source');
+  const { count, record } = given as {
+    count: number;
+    record: (index: number) => { pending: string; svc_anchor: string; record: unknown };
+  };
+  return { height, count, entry: (index) => checkHashResolution(record(index)) };
 }
 
 /** The anchoring domain on PostgreSQL. */
@@ -358,24 +382,30 @@ export function pgAnchoring(deps: PgStoreDeps): AnchoringStore {
 
     async resolveBatch(lease, id, resolution, at) {
       checkInteger(id, 'id', 1);
-      const { height, records } = checkResolution(resolution);
+      const { height, count, entry } = checkResolution(resolution);
       checkInteger(at, 'at');
       return fenced(lease, async (db) => {
         const batch = await requireState(db, id, ['posted'], 'resolveAnchorBatch');
         const hashes = await listHashes(db, id);
-        const given = new Set(records.map((entry) => entry.pending));
-        if (hashes.length !== records.length || hashes.some((hash) => !given.has(hash.svc_anchor)))
-          throw new RangeError(
+        const uncovered = (): RangeError =>
+          new RangeError(
             `resolveAnchorBatch: the records must cover exactly the ${hashes.length} hashes of batch ${batch.id}`,
           );
-        for (const entry of records) {
+        if (hashes.length !== count) throw uncovered();
+        const expected = new Set(hashes.map((hash) => hash.svc_anchor));
+        // Each record is made, written and dropped in turn; a record for a hash not in the batch
+        // (or one given twice) undoes the whole transaction.
+        for (let index = 0; index < count; index += 1) {
+          const resolved = entry(index);
+          if (!expected.delete(resolved.pending)) throw uncovered();
           const updated = await db.query(
             `UPDATE anchors SET svc_anchor = $2, pending_svc_anchor = coalesce(pending_svc_anchor, $1),
                     record_json = $3, status = 'resolved', updated_at = $4
              WHERE id = (SELECT id FROM anchors WHERE svc_anchor = $1 OR pending_svc_anchor = $1 LIMIT 1)`,
-            [entry.pending, entry.svc_anchor, entry.json, at],
+            [resolved.pending, resolved.svc_anchor, resolved.json, at],
           );
-          if (updated.rowCount !== 1) throw new LedgerError('not_found', `No anchor ${entry.pending} in the ledger.`);
+          if (updated.rowCount !== 1)
+            throw new LedgerError('not_found', `No anchor ${resolved.pending} in the ledger.`);
         }
         return updateBatch(
           db,

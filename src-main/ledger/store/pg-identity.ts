@@ -116,11 +116,22 @@ function checkNote(note: AuditNote): { action: string; subject: string; details:
 }
 
 /**
- * Appends an audit row inside `writer`'s transaction. The table lock (EXCLUSIVE: reads go on)
+ * Appends one row to the service's audit log inside `writer`'s transaction, so that it commits
+ * with the change it records (the payments domain's writes use it too). Take it as the
+ * transaction's last statement: it holds the audit table's lock until the commit.
+ *
+ * @throws TypeError / RangeError for a bad action, subject or details (audit-log.ts's rules)
+ */
+export function pgAppendAudit(writer: PgWriter, note: AuditNote): Promise<AuditEntry> {
+  return appendChecked(writer, checkNote(note));
+}
+
+/**
+ * Appends a checked audit row inside `writer`'s transaction. The table lock (EXCLUSIVE: reads go on)
  * serializes appends across nodes until this transaction ends, so the row read as the last is
  * the last, and ids run without gaps.
  */
-async function appendAudit(
+async function appendChecked(
   writer: PgWriter,
   checked: { action: string; subject: string; details: string; at: number },
 ): Promise<AuditEntry> {
@@ -181,7 +192,7 @@ export function pgIdentity(deps: PgStoreDeps): IdentityStore {
         const row = inserted.rows[0];
         if (row === undefined) return undefined;
         const created = toTenant(row);
-        await appendAudit(writer, checkNote(tenantCreatedAudit(created)));
+        await pgAppendAudit(writer, tenantCreatedAudit(created));
         return created;
       });
     },
@@ -233,7 +244,7 @@ export function pgIdentity(deps: PgStoreDeps): IdentityStore {
         }
         if (row === undefined) throw new Error('INSERT … RETURNING gave no row');
         const record = toApiKey(row);
-        await appendAudit(writer, checkNote(keyIssuedAudit(record)));
+        await pgAppendAudit(writer, keyIssuedAudit(record));
         return record;
       });
     },
@@ -287,7 +298,7 @@ export function pgIdentity(deps: PgStoreDeps): IdentityStore {
         ).rows[0];
         if (row === undefined) return undefined;
         const record = toApiKey(row);
-        await appendAudit(writer, checkNote(keyRevokedAudit(record, when)));
+        await pgAppendAudit(writer, keyRevokedAudit(record, when));
         return record;
       });
     },
@@ -323,7 +334,7 @@ export function pgIdentity(deps: PgStoreDeps): IdentityStore {
 
     async appendAudit(note) {
       const checked = checkNote(note);
-      return pool.write((writer) => appendAudit(writer, checked));
+      return pool.write((writer) => appendChecked(writer, checked));
     },
 
     async listAudit(page = {}) {

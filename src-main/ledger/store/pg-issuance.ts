@@ -3,9 +3,10 @@
  *
  * A group commit is one read-committed transaction (pg-migrations/0003-issuance.ts):
  * - each item's quota is consumed by one upsert that adds 1 only while `used < limit`, so a quota
- *   is exact whichever node counts it (no row back: used up); items are counted in the order of
- *   their quota subject (and, within one, of the batch), so two nodes' transactions lock quota
- *   rows in one order;
+ *   is exact whichever node counts it (no row back: used up); the items of one quota in a batch
+ *   are counted by one such upsert adding them all while the quota has room for all (else one by
+ *   one); items are counted in the order of their quota subject (and, within one, of the batch),
+ *   so two nodes' transactions lock quota rows in one order;
  * - its nonce is inserted with ON CONFLICT DO NOTHING (no row: used before, by any node; the
  *   quota it took is given back in the same transaction);
  * - the accepted rows go into issued_receipts in one statement;
@@ -98,32 +99,27 @@ function nodesRead(run: (node: TlogNodeSource) => unknown): { level: number; ind
   return [...wanted.values()];
 }
 
-/** Reads the given complete nodes of a tenant's log (level 0: the leaves) in at most two queries. */
+/** Reads the given complete nodes of a tenant's log (level 0: the leaves) in one query. */
 async function readNodes(
   reader: PgReader,
   tenant: string,
   wanted: readonly { level: number; index: number }[],
 ): Promise<Map<string, Uint8Array>> {
   const found = new Map<string, Uint8Array>();
+  if (wanted.length === 0) return found;
   const leaves = wanted.filter((node) => node.level === 0).map((node) => node.index);
   const inner = wanted.filter((node) => node.level > 0);
-  if (leaves.length > 0) {
-    const { rows } = await reader.query<{ leaf_index: unknown; leaf_hash: Uint8Array }>(
-      'SELECT leaf_index, leaf_hash FROM tlog_leaves WHERE tenant_id = $1 AND leaf_index = ANY($2::bigint[])',
-      [tenant, leaves],
-    );
-    for (const row of rows) found.set(key(0, int(row.leaf_index)), bytes(row.leaf_hash));
-  }
-  if (inner.length > 0) {
-    const { rows } = await reader.query<{ level: unknown; node_index: unknown; hash: Uint8Array }>(
-      `SELECT n.level, n.node_index, n.hash FROM tlog_nodes n
-       JOIN unnest($2::bigint[], $3::bigint[]) AS w (level, node_index)
-         ON n.level = w.level AND n.node_index = w.node_index
-       WHERE n.tenant_id = $1`,
-      [tenant, inner.map((node) => node.level), inner.map((node) => node.index)],
-    );
-    for (const row of rows) found.set(key(int(row.level), int(row.node_index)), bytes(row.hash));
-  }
+  const { rows } = await reader.query<{ level: unknown; node_index: unknown; hash: Uint8Array }>(
+    `SELECT 0 AS level, leaf_index AS node_index, leaf_hash AS hash FROM tlog_leaves
+     WHERE tenant_id = $1 AND leaf_index = ANY($2::bigint[])
+     UNION ALL
+     SELECT n.level, n.node_index, n.hash FROM tlog_nodes n
+     JOIN unnest($3::bigint[], $4::bigint[]) AS w (level, node_index)
+       ON n.level = w.level AND n.node_index = w.node_index
+     WHERE n.tenant_id = $1`,
+    [tenant, leaves, inner.map((node) => node.level), inner.map((node) => node.index)],
+  );
+  for (const row of rows) found.set(key(int(row.level), int(row.node_index)), bytes(row.hash));
   return found;
 }
 
@@ -191,7 +187,7 @@ async function newestCheckpoint(reader: PgReader, tenant: string): Promise<TlogC
 function checkItem(item: IssueItem): void {
   const { row } = item;
   checkHex64(row.receipt_sha256, 'receipt_sha256');
-  if (!(row.raw instanceof Uint8Array) || row.raw.length === 0) throw new TypeError('raw must be non-empty bytes');
+  if (!(row.raw instanceof Uint8Array)) throw new TypeError('raw must be a Uint8Array');
   checkText(row.ref, 'ref', 1024);
   if (row.issued_at !== null) checkInteger(row.issued_at, 'issued_at', Number.MIN_SAFE_INTEGER);
   if (item.quota !== undefined) {
@@ -257,8 +253,15 @@ async function checkUse(
   return { ok: true, quotaUsed };
 }
 
-/** Stores the rows (one statement): each one's id, the existing row's for a receipt stored before. */
-async function insertRows(writer: PgWriter, items: readonly IssueItem[], at: number): Promise<number[]> {
+/**
+ * Stores the rows (one statement): each one's id, the existing row's for a receipt stored before
+ * (then `created` is false).
+ */
+async function insertRows(
+  writer: PgWriter,
+  items: readonly IssueItem[],
+  at: number,
+): Promise<{ id: number; created: boolean }[]> {
   if (items.length === 0) return [];
   const rows = items.map((item) => item.row);
   const inserted = await writer.query<{ id: unknown; receipt_sha256: string }>(
@@ -283,6 +286,7 @@ async function insertRows(writer: PgWriter, items: readonly IssueItem[], at: num
     ],
   );
   const ids = new Map(inserted.rows.map((row) => [row.receipt_sha256, int(row.id)]));
+  const created = new Set(ids.keys());
   const missing = rows.filter((row) => !ids.has(row.receipt_sha256)).map((row) => row.receipt_sha256);
   if (missing.length > 0) {
     const existing = await writer.query<{ id: unknown; receipt_sha256: string }>(
@@ -294,7 +298,9 @@ async function insertRows(writer: PgWriter, items: readonly IssueItem[], at: num
   return rows.map((row) => {
     const id = ids.get(row.receipt_sha256);
     if (id === undefined) throw new Error('the receipt was not stored');
-    return id;
+    // A second copy in one batch is not created again.
+    const fresh = created.delete(row.receipt_sha256);
+    return { id, created: fresh };
   });
 }
 
@@ -307,16 +313,23 @@ async function appendLeaves(
   writer: PgWriter,
   sha256: (bytes: Uint8Array) => Uint8Array,
   tenant: string,
-  leaves: readonly { receipt: number; hash: Uint8Array }[],
+  leaves: readonly { receipt: number; hash: Uint8Array; created: boolean }[],
 ): Promise<void> {
   if (leaves.length === 0) return;
   await writer.query("SELECT pg_advisory_xact_lock(hashtext('tlog:' || $1))", [tenant]);
   const size = await logSize(writer, tenant);
-  const logged = await writer.query<{ receipt_id: unknown }>(
-    'SELECT receipt_id FROM tlog_leaves WHERE tenant_id = $1 AND receipt_id = ANY($2::bigint[])',
-    [tenant, leaves.map((leaf) => leaf.receipt)],
-  );
-  const skip = new Set(logged.rows.map((row) => int(row.receipt_id)));
+  // Only a receipt stored before may be in the log already.
+  const old = leaves.filter((leaf) => !leaf.created).map((leaf) => leaf.receipt);
+  const logged =
+    old.length === 0
+      ? []
+      : (
+          await writer.query<{ receipt_id: unknown }>(
+            'SELECT receipt_id FROM tlog_leaves WHERE tenant_id = $1 AND receipt_id = ANY($2::bigint[])',
+            [tenant, old],
+          )
+        ).rows;
+  const skip = new Set(logged.map((row) => int(row.receipt_id)));
   // The right edge of the tree at `size`: the only old nodes an append reads.
   const nodes =
     size === 0
@@ -366,17 +379,55 @@ async function appendLeaves(
     );
 }
 
-/** The order items are counted in: by quota subject and period (one lock order for every node), else as given. */
-function countingOrder(items: readonly IssueItem[]): number[] {
+/**
+ * The items in the order they are counted: by quota subject and period (one lock order for every
+ * node), else as given; in runs that one statement may count together (one quota, no nonces).
+ */
+function countingRuns(items: readonly IssueItem[]): number[][] {
   const quotaKey = (item: IssueItem): string =>
-    item.quota === undefined ? '\uffff' : `${item.quota.subject}\u0000${item.quota.period}`;
-  return items
+    item.quota === undefined ? '\uffff' : `${item.quota.subject}\u0000${item.quota.period}\u0000${item.quota.limit}`;
+  const order = items
     .map((_, index) => index)
     .sort((a, b) => {
       const left = quotaKey(items[a] as IssueItem);
       const right = quotaKey(items[b] as IssueItem);
       return left < right ? -1 : left > right ? 1 : a - b;
     });
+  const runs: number[][] = [];
+  let run: number[] = [];
+  let runKey: string | undefined;
+  for (const index of order) {
+    const item = items[index] as IssueItem;
+    const together = item.quota !== undefined && item.nonce === undefined;
+    const itemKey = together ? quotaKey(item) : undefined;
+    if (itemKey === undefined || itemKey !== runKey) {
+      if (run.length > 0) runs.push(run);
+      run = [];
+    }
+    run.push(index);
+    runKey = itemKey;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+/**
+ * Consumes `count` uses of a quota at once, all or none, in one upsert (exact across nodes): the
+ * uses after them, or undefined when fewer than `count` are left.
+ */
+async function consumeQuotaRun(
+  writer: PgWriter,
+  quota: NonNullable<IssueItem['quota']>,
+  count: number,
+): Promise<number | undefined> {
+  const { rows } = await writer.query<{ used: unknown }>(
+    `INSERT INTO quota_usage (subject, period, used) SELECT $1, $2, $4::bigint WHERE $4::bigint <= $3::bigint
+     ON CONFLICT (subject, period) DO UPDATE SET used = quota_usage.used + $4::bigint
+       WHERE quota_usage.used + $4::bigint <= $3::bigint
+     RETURNING used`,
+    [quota.subject, quota.period, quota.limit, count],
+  );
+  return rows[0] === undefined ? undefined : int(rows[0].used);
 }
 
 /** The issuance domain on PostgreSQL. */
@@ -387,11 +438,24 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
   const commitTogether = (items: readonly IssueItem[]): Promise<Outcome[]> =>
     pool.write(async (writer) => {
       const outcomes: Outcome[] = items.map(() => ({ stored: true, id: 0 }));
-      for (const index of countingOrder(items)) {
-        const checked = await checkUse(writer, items[index] as IssueItem);
-        outcomes[index] = checked.ok
-          ? { stored: true, id: 0, ...(checked.quotaUsed === undefined ? {} : { quotaUsed: checked.quotaUsed }) }
-          : { stored: false, reason: checked.reason };
+      for (const run of countingRuns(items)) {
+        // A run of one quota's items is counted by one statement while the quota has room for
+        // all of them; else (at its edge) one by one, as a run of one.
+        const quota = (items[run[0] as number] as IssueItem).quota;
+        const used =
+          run.length > 1 && quota !== undefined ? await consumeQuotaRun(writer, quota, run.length) : undefined;
+        if (used !== undefined) {
+          run.forEach((index, position) => {
+            outcomes[index] = { stored: true, id: 0, quotaUsed: used - run.length + position + 1 };
+          });
+          continue;
+        }
+        for (const index of run) {
+          const checked = await checkUse(writer, items[index] as IssueItem);
+          outcomes[index] = checked.ok
+            ? { stored: true, id: 0, ...(checked.quotaUsed === undefined ? {} : { quotaUsed: checked.quotaUsed }) }
+            : { stored: false, reason: checked.reason };
+        }
       }
       const accepted = items.flatMap((item, index) => (outcomes[index]?.stored === true ? [index] : []));
       const ids = await insertRows(
@@ -399,15 +463,16 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
         accepted.map((index) => items[index] as IssueItem),
         Date.now(),
       );
-      const byTenant = new Map<string, { receipt: number; hash: Uint8Array }[]>();
+      const byTenant = new Map<string, { receipt: number; hash: Uint8Array; created: boolean }[]>();
       accepted.forEach((index, position) => {
         const outcome = outcomes[index];
-        const id = ids[position] as number;
-        if (outcome?.stored === true) outcome.id = id;
+        const row = ids[position];
+        if (row === undefined) throw new Error('the receipt was not stored');
+        if (outcome?.stored === true) outcome.id = row.id;
         const leaf = (items[index] as IssueItem).leaf;
         if (leaf === undefined) return;
         const list = byTenant.get(leaf.tenant) ?? [];
-        list.push({ receipt: id, hash: leaf.hash });
+        list.push({ receipt: row.id, hash: leaf.hash, created: row.created });
         byTenant.set(leaf.tenant, list);
       });
       // Tenants in one order on every node, so two batches never wait on each other's locks.
@@ -429,13 +494,15 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
           if (!checked.ok) {
             outcomes.push({ stored: false, reason: checked.reason });
           } else {
-            const [id] = await insertRows(writer, [item], Date.now());
-            if (id === undefined) throw new Error('the receipt was not stored');
+            const [row] = await insertRows(writer, [item], Date.now());
+            if (row === undefined) throw new Error('the receipt was not stored');
             if (item.leaf !== undefined)
-              await appendLeaves(writer, sha256, item.leaf.tenant, [{ receipt: id, hash: item.leaf.hash }]);
+              await appendLeaves(writer, sha256, item.leaf.tenant, [
+                { receipt: row.id, hash: item.leaf.hash, created: row.created },
+              ]);
             outcomes.push({
               stored: true,
-              id,
+              id: row.id,
               ...(checked.quotaUsed === undefined ? {} : { quotaUsed: checked.quotaUsed }),
             });
           }

@@ -7,6 +7,7 @@
  * database migrated by a newer build (a version this build does not know) is refused: running
  * old code on a newer schema could write what the new code no longer reads.
  */
+import { DomainError, type ErrorKind } from '../../../src-shared/api/domain-error';
 import type { PgMigration } from './pg-migrations/index';
 
 /** What the runner needs of a connection (node-postgres's client). */
@@ -18,8 +19,10 @@ export interface MigrationClient {
 export const MIGRATION_LOCK_KEY = 270_127_001;
 
 /** The database's schema is newer than this build: upgrade this node. */
-export class SchemaTooNewError extends Error {
+export class SchemaTooNewError extends DomainError {
   override readonly name = 'SchemaTooNewError';
+  override readonly code = 'schema_too_new';
+  override readonly kind: ErrorKind = 'refused';
 }
 
 /**

@@ -100,6 +100,9 @@ export function isConnectionFailure(error: unknown): boolean {
       return true;
     // admin_shutdown, crash_shutdown, cannot_connect_now, and the connection exceptions (08xxx)
     if (code === '57P01' || code === '57P02' || code === '57P03' || code.startsWith('08')) return true;
+    // The database refuses this node (a wrong password, no such database or role): to a node
+    // it is as unreachable, and the message (never the password) says why.
+    if (code.startsWith('28') || code === '3D000') return true;
   }
   return /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed and is not queryable/i.test(
     error.message,

@@ -1,7 +1,7 @@
 /**
  * The SQLite adapter of anchoring.ts: the ledger's anchor-batches.ts, as the engine used it
- * before the store (one node: the anchoring lease is always this node's, so its fence is not
- * checked here).
+ * before the store. One node: the anchoring lease is the process's (sqlite-cluster.ts), and each
+ * write of the batch writer still checks its fence first, in its transaction.
  */
 import {
   anchorBacklog,
@@ -18,11 +18,20 @@ import {
   resolveAnchorBatch,
 } from '../anchor-batches';
 import type { AnchoringStore } from './anchoring';
+import type { Lease } from './cluster';
 import type { SqliteStoreDeps } from './deps';
+import { sqliteAssertFence } from './sqlite-cluster';
+import type { WritableDB } from '../database';
 
 /** The anchoring domain on SQLite. */
 export function sqliteAnchoring(deps: SqliteStoreDeps): AnchoringStore {
   const { ledger } = deps;
+  /** A write of the batch writer: the fence first, then `fn`, in one transaction. */
+  const fenced = async <T>(lease: Lease, fn: (db: WritableDB) => T): Promise<T> =>
+    ledger.runInTransaction((db) => {
+      sqliteAssertFence(ledger, lease);
+      return fn(db);
+    });
   return {
     queue: async (entries) => {
       if (!Array.isArray(entries)) throw new TypeError('entries must be an array');
@@ -34,10 +43,10 @@ export function sqliteAnchoring(deps: SqliteStoreDeps): AnchoringStore {
     unfinishedBatches: async () => listUnfinishedAnchorBatches(ledger.readable),
     batchHashes: async (batch) => listBatchHashes(ledger.readable, batch),
     highestNonce: async (network, sender) => highestRecordedNonce(ledger.readable, network, sender),
-    closeBatch: async (_lease, id, at) => closeAnchorBatch(ledger.writable, id, { at }),
-    recordTransaction: async (_lease, id, tx, at) => recordAnchorTransaction(ledger.writable, id, tx, { at }),
-    markPosted: async (_lease, id, at) => markAnchorBatchPosted(ledger.writable, id, { at }),
-    recordError: async (_lease, id, failure) => recordAnchorBatchError(ledger.writable, id, failure),
-    resolveBatch: async (_lease, id, resolution, at) => resolveAnchorBatch(ledger.writable, id, resolution, { at }),
+    closeBatch: (lease, id, at) => fenced(lease, (db) => closeAnchorBatch(db, id, { at })),
+    recordTransaction: (lease, id, tx, at) => fenced(lease, (db) => recordAnchorTransaction(db, id, tx, { at })),
+    markPosted: (lease, id, at) => fenced(lease, (db) => markAnchorBatchPosted(db, id, { at })),
+    recordError: (lease, id, failure) => fenced(lease, (db) => recordAnchorBatchError(db, id, failure)),
+    resolveBatch: (lease, id, resolution, at) => fenced(lease, (db) => resolveAnchorBatch(db, id, resolution, { at })),
   };
 }

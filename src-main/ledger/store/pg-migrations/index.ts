@@ -2,6 +2,7 @@
  * The PostgreSQL schema's migrations, in order (pg-migrate.ts runs them). One module per
  * migration, numbered; never edit one that has shipped, add the next.
  */
+
 import { migration0001 } from './0001-base';
 import { migration0002 } from './0002-identity';
 import { issuanceMigration } from './0003-issuance';
