@@ -187,6 +187,13 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
     for (let attempt = 0; ; attempt += 1) {
       const client = await connect();
       let broken: Error | undefined;
+      // A connection that drops while checked out (the server restarting between two statements)
+      // is reported as an 'error' event, which would crash the process unheard; the next
+      // statement then fails as a connection failure, and the connection is discarded.
+      const dropped = (error: Error): void => {
+        broken = error;
+      };
+      client.on('error', dropped);
       try {
         try {
           await client.query(begin);
@@ -215,6 +222,7 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
           throw error;
         }
       } finally {
+        client.off('error', dropped);
         client.release(broken);
       }
     }
@@ -224,6 +232,10 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
   try {
     const client = await connect();
     let broken: Error | undefined;
+    const dropped = (error: Error): void => {
+      broken = error;
+    };
+    client.on('error', dropped);
     try {
       await migratePg(client, migrations);
     } catch (error) {
@@ -233,6 +245,7 @@ export async function openPgPool(url: string, options: PgPoolOptions = {}): Prom
       }
       throw error;
     } finally {
+      client.off('error', dropped);
       client.release(broken);
     }
   } catch (error) {
