@@ -12,6 +12,7 @@ import { startPaymentWatcher, type KeyDelivery } from '../operations/payment-wat
 import { paymentKey, paymentStatus } from '../operations/payments';
 import { workspaceServiceStore } from '../operations/service-store';
 import { openWorkspace } from '../operations/workspace';
+import { startTestPostgres } from '../test-support/postgres';
 
 // `evroom apikeys redeem|payments` as a child process, on a real anvil with the real token; and
 // the redeem killed between recording a payment and issuing its key (failpoint
@@ -104,6 +105,40 @@ describe('evroom apikeys redeem and payments', () => {
     expect(keys.stdout).toMatch(new RegExp(`${view.key_prefix} .* active until \\d{4}-`));
     const listed = await evroom(home, ['apikeys', 'payments', '--json', '--limit', '5']);
     expect(JSON.parse(listed.stdout)).toEqual({ payments: [expect.objectContaining({ tx_hash: tx })] });
+  });
+
+  it("redeems and lists on the service's PostgreSQL database with --database or EVROOM_DATABASE_URL, not in the data folder's ledger", async () => {
+    const postgres = await startTestPostgres();
+    try {
+      const url = await postgres.createDatabase();
+      const home = embeddedHome();
+      const tx = await pay({ tier: 'pro', contact: 'cli-pg@example.com' });
+      const redeemed = await evroom(home, [
+        'apikeys',
+        'redeem',
+        '--tx',
+        tx,
+        '--rpc',
+        testChain.rpcUrl,
+        '--database',
+        url,
+        '--json',
+      ]);
+      expect(redeemed.code, redeemed.stderr).toBe(0);
+      expect(JSON.parse(redeemed.stdout)).toMatchObject({ state: 'issued', contact: 'cli-pg@example.com' });
+      // In the database (listed by the variable as by the flag), not in the data folder's ledger.
+      const listed = await evroom(home, ['apikeys', 'payments', '--json'], { EVROOM_DATABASE_URL: url });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual({
+        payments: [expect.objectContaining({ tx_hash: tx, state: 'issued' })],
+      });
+      const local = await evroom(home, ['apikeys', 'payments', '--json']);
+      expect(JSON.parse(local.stdout)).toEqual({ payments: [] });
+      const keys = await evroom(home, ['apikeys', 'list', '--json', '--database', url]);
+      expect((JSON.parse(keys.stdout) as { keys: unknown[] }).keys).toHaveLength(1);
+    } finally {
+      await postgres.stop();
+    }
   });
 
   it('takes the token, treasury and network by name, and records an underpaid payment without a key', async () => {

@@ -11,8 +11,9 @@ import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test
 import { outboxTransport } from '../delivery/outbox-transport';
 import { getPaymentCursor, listApiKeys } from '../ledger';
 import { deliveryBackoffMs, startPaymentWatcher, type KeyDelivery, type PaymentWatcher } from './payment-watcher';
-import { paymentKey, paymentStatus, sealedEnvelope } from './payments';
-import { workspaceServiceStore } from './service-store';
+import { observePayment, paymentKey, paymentStatus, paymentTenantId, sealedEnvelope } from './payments';
+import { startTestPostgres } from '../test-support/postgres';
+import { openServiceStore, workspaceServiceStore, type ServiceStore } from './service-store';
 import { openWorkspace, type Workspace } from './workspace';
 
 // The watcher on a real anvil with the real token, delivering through a small real transport
@@ -340,4 +341,75 @@ describe('the payment watcher', () => {
       workspace.close();
     }
   });
+});
+
+describe('the payment watcher on two nodes of one PostgreSQL', () => {
+  it('one node watches; a redeem on the other issues no second key; the other takes over when the holder stops', async () => {
+    const postgres = await startTestPostgres();
+    const workspace = freshWorkspace();
+    const stores: ServiceStore[] = [];
+    const watchers: PaymentWatcher[] = [];
+    try {
+      const url = await postgres.createDatabase();
+      const [storeA, storeB] = [await openServiceStore(workspace, url), await openServiceStore(workspace, url)] as [
+        ServiceStore,
+        ServiceStore,
+      ];
+      stores.push(storeA, storeB);
+      const transport = folderTransport(path.join(directory, 'out-pg'));
+      const fromBlock = (await testChain.chain.head()) + 1;
+      const start = (store: ServiceStore, node: string): PaymentWatcher => {
+        const watcher = startPaymentWatcher({
+          store,
+          workspace,
+          node,
+          chain: testChain.chain,
+          confirmations: 1,
+          intervalMs: 60_000,
+          fromBlock,
+          delivery: { mailChannel: 'outbox', deliver: transport.deliver },
+        });
+        watchers.push(watcher);
+        return watcher;
+      };
+      const a = start(storeA, 'node-a');
+      await a.passNow();
+      const b = start(storeB, 'node-b');
+      await b.passNow();
+      expect([a.holdsLease(), b.holdsLease()]).toEqual([true, false]);
+
+      // Both nodes pass at once: one watches; the payment is issued and delivered once.
+      const first = await pay({ tier: 'pro', contact: 'pg-a@example.com' });
+      await Promise.all([a.passNow(), b.passNow()]);
+      expect(await paymentStatus(storeB, first)).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+      expect(transport.calls).toBe(1);
+
+      // `apikeys redeem` on node B races node A's watcher: one key.
+      const second = await pay({ tier: 'pro', contact: 'pg-b@example.com' });
+      const [, redeemed] = await Promise.all([
+        a.passNow(),
+        observePayment(storeB, workspace, testChain.chain, second, { confirmations: 1 }),
+      ]);
+      expect(redeemed.state).toBe('issued');
+      const keys = await storeA.identity.listApiKeys();
+      expect(keys.map((key) => key.tenant_id).sort()).toEqual([
+        paymentTenantId('pro', 'pg-a@example.com'),
+        paymentTenantId('pro', 'pg-b@example.com'),
+      ]);
+
+      // The holder stops (giving the lease up): node B takes over and watches from the cursor.
+      await a.stop();
+      const third = await pay({ tier: 'pro', contact: 'pg-c@example.com' });
+      await b.passNow();
+      expect(b.holdsLease()).toBe(true);
+      expect(await paymentStatus(storeA, third)).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+      expect(await storeB.identity.listApiKeys()).toHaveLength(3);
+      expect(transport.calls).toBe(3);
+    } finally {
+      for (const watcher of watchers) await watcher.stop();
+      for (const store of stores) await store.close();
+      workspace.close();
+      await postgres.stop();
+    }
+  }, 120_000);
 });

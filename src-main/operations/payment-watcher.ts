@@ -22,7 +22,7 @@ import { PAYMENTS_LEASE } from '../ledger/store/payments';
 import { describeError } from './errors';
 import { observePayment, paymentKey } from './payments';
 import { newNodeId } from './service-node';
-import { LeaseLostError, type Lease, type ServiceStore } from './service-store';
+import { LeaseLostError, StoreUnavailableError, type Lease, type ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
 /** The first wait after a failed delivery, and the longest. */
@@ -251,7 +251,11 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
       await scan();
     } catch (error) {
       if (error instanceof LeaseLostError) return dropLease(message(error));
-      log(`payments: the chain could not be read (${message(error)}); tried again on the next pass`);
+      log(
+        error instanceof StoreUnavailableError
+          ? `payments: the database is unavailable (${message(error)}); tried again on the next pass`
+          : `payments: the chain could not be read (${message(error)}); tried again on the next pass`,
+      );
     }
     try {
       await deliverDue();

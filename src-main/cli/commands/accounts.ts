@@ -47,7 +47,7 @@ export const tenantsSpec: CommandSpec = {
 export const apikeysSpec: CommandSpec = {
   name: 'apikeys',
   summary: 'Issue, list, revoke, buy and redeem API keys of the HTTP service',
-  usage: `evroom apikeys issue --tenant ID [--scope partner] [--database URL] [--json]\n       evroom apikeys list [--tenant ID] [--database URL] [--json]\n       evroom apikeys revoke PREFIX [--database URL]\n       evroom apikeys redeem --tx HASH --rpc URL [--token ADDRESS --treasury ADDRESS --network NAME] [--confirmations N] [--json]\n       evroom apikeys payments [--limit N] [--json]\n       ${BUYER_USAGE.join('\n       ')}`,
+  usage: `evroom apikeys issue --tenant ID [--scope partner] [--database URL] [--json]\n       evroom apikeys list [--tenant ID] [--database URL] [--json]\n       evroom apikeys revoke PREFIX [--database URL]\n       evroom apikeys redeem --tx HASH --rpc URL [--token ADDRESS --treasury ADDRESS --network NAME] [--confirmations N] [--database URL] [--json]\n       evroom apikeys payments [--limit N] [--database URL] [--json]\n       ${BUYER_USAGE.join('\n       ')}`,
   description: [
     'issue   makes a key for a tenant (svc_<tier>_ + 32 random characters) and prints it ONCE;',
     '        only its SHA-256 is kept. --scope partner opens the pilot routes.',
@@ -163,7 +163,7 @@ export async function runApikeys(argv: readonly string[], terminal: Terminal): P
   if (sub !== undefined && sub.startsWith('-')) parseCommandArguments(apikeysSpec, argv);
   const parsed = parseCommandArguments(apikeysSpec, rest);
   const json = flag(parsed, 'json');
-  if (sub === 'redeem' || sub === 'payments') refuseOptions(`apikeys ${sub}`, parsed, ['tenant', 'scope', 'database']);
+  if (sub === 'redeem' || sub === 'payments') refuseOptions(`apikeys ${sub}`, parsed, ['tenant', 'scope']);
   else if (sub === 'buy' || sub === 'pickup') refuseOptions(`apikeys ${sub}`, parsed, ['database']);
   else if (sub === 'issue' || sub === 'list' || sub === 'revoke')
     refuseOptions(`apikeys ${sub}`, parsed, Object.keys(PAYMENT_OPTIONS));

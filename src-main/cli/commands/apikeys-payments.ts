@@ -2,15 +2,16 @@
  * `evroom apikeys redeem --tx HASH` (one payment observed by hand, as the service's watcher
  * would) and `evroom apikeys payments` (every payment with its state, for operators):
  * PROTOCOL section 13, docs/payments.md. Neither prints a key: the buyer's delivery holds it.
+ * Both work on the service's store: `--database URL` (or EVROOM_DATABASE_URL) for a service on
+ * PostgreSQL, from any machine holding its data folder's payment key secret.
  */
 import type { PaymentView } from '../../../src-shared/api/payments';
 import { formatUnits } from '../../../src-shared/api/payments';
 import { listPayments, observePayment, redeemChain } from '../../operations/payments';
-import { workspaceServiceStore } from '../../operations/service-store';
 import { CliError } from '../cli-error';
 import { flag, integerOption, optionValue, type ParsedArguments } from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
-import { withCliWorkspace } from './ledger';
+import { databaseUrlOf, withServiceStore } from './service-database';
 
 /** The options `apikeys redeem` and `apikeys payments` add to `evroom apikeys`. */
 export const PAYMENT_OPTIONS = {
@@ -77,13 +78,17 @@ export async function runRedeem(parsed: ParsedArguments, terminal: Terminal): Pr
     );
   const confirmations = integerOption('apikeys redeem', parsed, 'confirmations', 1, 1000) ?? 1;
   if (optionValue(parsed, 'limit') !== undefined) throw new CliError('apikeys redeem: --limit is for apikeys payments');
-  const view = await withCliWorkspace('apikeys redeem', async (workspace) => {
-    const chain = await redeemChain(workspace, {
-      rpcUrl: rpc,
-      ...(named === 3 ? { token, treasury, network } : {}),
-    });
-    return observePayment(workspaceServiceStore(workspace), workspace, chain, tx, { confirmations });
-  });
+  const view = await withServiceStore(
+    'apikeys redeem',
+    databaseUrlOf('apikeys redeem', parsed),
+    async (store, workspace) => {
+      const chain = await redeemChain(workspace, {
+        rpcUrl: rpc,
+        ...(named === 3 ? { token, treasury, network } : {}),
+      });
+      return observePayment(store, workspace, chain, tx, { confirmations });
+    },
+  );
   if (flag(parsed, 'json')) writeLine(terminal.out, JSON.stringify(view));
   else for (const line of summary(view)) writeLine(terminal.out, line);
   return 0;
@@ -99,8 +104,8 @@ export async function runPayments(parsed: ParsedArguments, terminal: Terminal): 
     if (optionValue(parsed, name) !== undefined)
       throw new CliError(`apikeys payments: --${name} is for apikeys redeem`);
   const limit = integerOption('apikeys payments', parsed, 'limit', 1, 1000) ?? 100;
-  const list = await withCliWorkspace('apikeys payments', (workspace) =>
-    listPayments(workspaceServiceStore(workspace), { limit }),
+  const list = await withServiceStore('apikeys payments', databaseUrlOf('apikeys payments', parsed), (store) =>
+    listPayments(store, { limit }),
   );
   if (flag(parsed, 'json')) {
     writeLine(terminal.out, JSON.stringify({ payments: list }));

@@ -18,7 +18,6 @@ import {
   type PaymentTerm,
 } from '../../../src-shared/api/payments';
 import { isTenantId, TENANT_ID_RULE } from '../../../src-shared/api/vocabulary';
-import { auditRowHash, GENESIS_SHA256 } from '../audit-log';
 import { checkHex64, checkInstant, checkInteger, checkObject, checkOneOf, checkText, toJsonText } from '../checks';
 import {
   checkAddress,
@@ -31,6 +30,7 @@ import {
 } from '../payments';
 import type { Lease } from './cluster';
 import type { PgStoreDeps } from './deps';
+import { pgAppendAudit } from './pg-identity';
 import { assertFence, type PgReader, type PgWriter } from './pg-pool';
 import type { PaymentCursorKey, PaymentKeyIssueResult, PaymentStore } from './payments';
 
@@ -84,37 +84,15 @@ async function fence(writer: PgWriter, lease: Lease | undefined): Promise<void> 
   if (lease !== undefined) await assertFence(writer, lease);
 }
 
-/**
- * Appends a row to the hash-chained audit log inside the writer's transaction, as audit-log.ts's
- * appendAudit does; the table lock serializes appends across nodes (the identity adapter takes the
- * same lock), so ids run without gaps.
- */
-async function appendAudit(
+/** Appends an audit row in the writer's transaction (the identity adapter's chain, under its table lock). */
+function appendAudit(
   writer: PgWriter,
   action: string,
   subject: string,
   details: unknown,
   at: number,
-): Promise<void> {
-  const detailsJson = toJsonText(details, 'details');
-  await writer.query('LOCK TABLE audit_log IN EXCLUSIVE MODE');
-  const last = (
-    await writer.query<{ id: number | string; row_sha256: string }>(
-      'SELECT id, row_sha256 FROM audit_log ORDER BY id DESC LIMIT 1',
-    )
-  ).rows[0];
-  const row = {
-    id: (last === undefined ? 0 : Number(last.id)) + 1,
-    at: checkInstant(at, 'at'),
-    action,
-    subject,
-    details_json: detailsJson,
-    prev_sha256: last?.row_sha256 ?? GENESIS_SHA256,
-  };
-  await writer.query(
-    `INSERT INTO audit_log (id, at, action, subject, details, prev_sha256, row_sha256) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [row.id, row.at, row.action, row.subject, row.details_json, row.prev_sha256, auditRowHash(row)],
-  );
+): Promise<unknown> {
+  return pgAppendAudit(writer, { action, subject, details, at });
 }
 
 /** The payments domain on PostgreSQL. */
