@@ -154,8 +154,9 @@ describe('admin commands with --database', () => {
   });
 
   it('refuses --database where it is not taken, rather than ignoring it', () => {
-    const result = evroom(path.join(directory, 'admin-3'), ['apikeys', 'payments', '--database', 'postgres://u@h/d']);
+    // A buyer's commands talk to a service, never to its database.
+    const result = evroom(path.join(directory, 'admin-3'), ['apikeys', 'pickup', '--database', 'postgres://u@h/d']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('apikeys payments: --database is not an option of apikeys payments');
+    expect(result.stderr).toContain('apikeys pickup: --database is not an option of apikeys pickup');
   });
 });
