@@ -54,6 +54,15 @@ describe('layering lint rules', () => {
     expect(await ruleIds(zip, 'src-main/evidence/probe.ts')).toEqual([]);
   });
 
+  it('keeps PostgreSQL in src-main/ledger: the service reaches it through the store', async () => {
+    const postgres = "import pg from 'pg';\nexport const x = pg;\n";
+    expect(await ruleIds(postgres, 'src-main/http/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(postgres, 'src-main/operations/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(postgres, 'src-main/anchor/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(postgres, 'src-main/evidence/probe.ts')).toContain('no-restricted-imports');
+    expect(await ruleIds(postgres, 'src-main/ledger/store/probe.ts')).toEqual([]);
+  });
+
   it('keeps src-main/core beneath the zip library, and the zip library beneath the operations', async () => {
     const evidence = "import { openZipArchive } from '../evidence/zip-reader';\nexport const x = openZipArchive;\n";
     const operations = "import { importBundle } from '../operations/import';\nexport const x = importBundle;\n";
