@@ -5,7 +5,39 @@
  * type is a TypeError, a wrong length, range or spelling a RangeError, and nothing is written.
  */
 
+import { isTenantId } from '../../src-shared/api/vocabulary';
+
 const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * Require a tenant id (vocabulary.ts's rule).
+ *
+ * @throws TypeError when not a string; RangeError when not a tenant id
+ */
+export function checkTenantId(tenantId: unknown): string {
+  if (typeof tenantId !== 'string') throw new TypeError('tenantId must be a string');
+  if (!isTenantId(tenantId)) throw new RangeError('tenantId is not a tenant id');
+  return tenantId;
+}
+
+/**
+ * Require a 32-byte hash.
+ *
+ * @throws TypeError when not a Uint8Array; RangeError when not 32 bytes long
+ */
+export function checkHash32(value: unknown, name: string): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
+  if (value.length !== 32) throw new RangeError(`${name} must be 32 bytes`);
+  return value;
+}
+
+/**
+ * A blob as the database driver hands it back (a Buffer over a shared pool, from better-sqlite3
+ * and node-postgres alike) copied into plain bytes of its own.
+ */
+export function plainBytes(value: Uint8Array): Uint8Array {
+  return new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice();
+}
 
 /**
  * Require a HEX64 string (64 lowercase hex characters).

@@ -9,10 +9,9 @@
  * {@link MAX_TLOG_COSIGNATURES} per checkpoint, one per key.
  */
 import { createHash } from 'node:crypto';
-import { isTenantId } from '../../src-shared/api/vocabulary';
 import type { HashFunction } from '../../src-shared/crypto/merkle';
 import { tlogCompletedNodes, tlogLeafHash, type TlogNodeSource } from '../../src-shared/crypto/tlog';
-import { checkInstant, checkInteger, checkText } from './checks';
+import { checkHash32, checkInstant, checkInteger, checkTenantId, checkText, plainBytes } from './checks';
 import { execute, queryAll, queryOne, type ReadableDB, type WritableDB } from './database';
 import { LedgerError } from './errors';
 import { sql, type SqlQuery } from './sql';
@@ -48,23 +47,6 @@ export interface TlogLeafRecord {
   receipt: number;
   receipt_sha256: string;
   issued_at: number | null;
-}
-
-function checkTenant(tenantId: unknown): string {
-  if (typeof tenantId !== 'string') throw new TypeError('tenantId must be a string');
-  if (!isTenantId(tenantId)) throw new RangeError('tenantId is not a tenant id');
-  return tenantId;
-}
-
-function checkHash(value: unknown, name: string): Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
-  if (value.length !== 32) throw new RangeError(`${name} must be 32 bytes`);
-  return value;
-}
-
-function bytes(value: Uint8Array): Uint8Array {
-  // better-sqlite3 hands BLOBs back as Buffers; callers get plain bytes.
-  return new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice();
 }
 
 /**
@@ -118,7 +100,7 @@ export const tlogQueries = {
  * @throws TypeError / RangeError for a malformed tenant id
  */
 export function tlogSize(database: ReadableDB, tenantId: string): number {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   const row = queryOne<{ leaf_index: number }>(database, tlogQueries.size(tenant));
   return row === undefined ? 0 : row.leaf_index + 1;
 }
@@ -128,14 +110,14 @@ export function tlogSize(database: ReadableDB, tenantId: string): number {
  * the levels above the stored nodes. An unknown node throws (a proof asked beyond the log).
  */
 export function tlogNodeSource(database: ReadableDB, tenantId: string): TlogNodeSource {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   return (level, index) => {
     const row =
       level === 0
         ? queryOne<{ hash: Uint8Array }>(database, tlogQueries.leaf(tenant, index))
         : queryOne<{ hash: Uint8Array }>(database, tlogQueries.node(tenant, level, index));
     if (row === undefined) throw new RangeError(`the log of ${tenant} has no node (${level}, ${index})`);
-    return bytes(row.hash);
+    return plainBytes(row.hash);
   };
 }
 
@@ -156,12 +138,12 @@ export function appendTlogLeaves(
   tenantId: string,
   leaves: readonly { receipt: number; leaf_hash: Uint8Array }[],
 ): number[] {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   if (typeof sha256 !== 'function') throw new TypeError('sha256 must be a function');
   if (!Array.isArray(leaves)) throw new TypeError('leaves must be an array');
   const checked = leaves.map((leaf, position) => ({
     receipt: checkInteger(leaf.receipt, `leaves[${position}].receipt`, 1),
-    leaf_hash: checkHash(leaf.leaf_hash, `leaves[${position}].leaf_hash`),
+    leaf_hash: checkHash32(leaf.leaf_hash, `leaves[${position}].leaf_hash`),
   }));
   if (checked.length === 0) return [];
   const node = tlogNodeSource(database, tenant);
@@ -202,7 +184,7 @@ export function backfillTenantLogs(database: WritableDB): number {
   );
   for (const row of rows) {
     appendTlogLeaves(database, nodeSha256, row.tenant, [
-      { receipt: row.receipt, leaf_hash: tlogLeafHash(nodeSha256, bytes(row.raw)) },
+      { receipt: row.receipt, leaf_hash: tlogLeafHash(nodeSha256, plainBytes(row.raw)) },
     ]);
   }
   return rows.length;
@@ -214,7 +196,7 @@ export function backfillTenantLogs(database: WritableDB): number {
  * @throws RangeError when from > to
  */
 export function listTlogLeaves(database: ReadableDB, tenantId: string, from: number, to: number): TlogLeafRecord[] {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   checkInteger(from, 'from');
   checkInteger(to, 'to');
   if (from > to) throw new RangeError('from must not be after to');
@@ -224,7 +206,7 @@ export function listTlogLeaves(database: ReadableDB, tenantId: string, from: num
         FROM tlog_leaves l JOIN receipts r ON r.id = l.receipt_id
         WHERE l.tenant_id = ${tenant} AND l.leaf_index >= ${from} AND l.leaf_index < ${to}
         ORDER BY l.leaf_index`,
-  ).map((row) => ({ ...row, leaf_hash: bytes(row.leaf_hash) }));
+  ).map((row) => ({ ...row, leaf_hash: plainBytes(row.leaf_hash) }));
 }
 
 // The receipts' issued time as idx_receipts_issued orders it: coalesce(issued_at, -1).
@@ -237,7 +219,7 @@ const NO_LATER_BOUND = Number.MAX_SAFE_INTEGER;
  * @throws RangeError when from > to
  */
 export function listTlogReceiptRows(database: ReadableDB, tenantId: string, from: number, to: number): number[] {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   checkInteger(from, 'from');
   checkInteger(to, 'to');
   if (from > to) throw new RangeError('from must not be after to');
@@ -259,7 +241,7 @@ export function listTlogReceiptSha256(
   from: number,
   to: number,
 ): { leaf_index: number; receipt_sha256: string }[] {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   checkInteger(from, 'from');
   checkInteger(to, 'to');
   if (from > to) throw new RangeError('from must not be after to');
@@ -288,7 +270,7 @@ export function tlogPeriodIndices(
   size: number,
   period: { since: number | null; until: number | null },
 ): { first: number; last: number } | null {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   checkInteger(size, 'size');
   const since = period.since === null ? null : checkInteger(period.since, 'since', Number.MIN_SAFE_INTEGER);
   const until = period.until === null ? null : checkInteger(period.until, 'until', Number.MIN_SAFE_INTEGER);
@@ -322,7 +304,7 @@ export function tlogLastIndexBefore(
   size: number,
   before: number,
 ): number | null {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   checkInteger(size, 'size');
   checkInteger(before, 'before', Number.MIN_SAFE_INTEGER);
   if (before <= 0) return null;
@@ -348,7 +330,7 @@ export function readTlogNodes(
   from: number,
   to: number,
 ): { index: number; hash: Uint8Array }[] {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   checkInteger(level, 'level', 0, 62);
   checkInteger(from, 'from');
   checkInteger(to, 'to');
@@ -369,7 +351,7 @@ interface CheckpointRow {
 }
 
 function toCheckpoint(row: CheckpointRow): TlogCheckpointRecord {
-  return { ...row, root: bytes(row.root) };
+  return { ...row, root: plainBytes(row.root) };
 }
 
 /**
@@ -383,9 +365,9 @@ export function insertTlogCheckpoint(
   database: WritableDB,
   checkpoint: { tenant_id: string; tree_size: number; root: Uint8Array; note: string; signed_at?: number },
 ): TlogCheckpointRecord {
-  const tenant = checkTenant(checkpoint.tenant_id);
+  const tenant = checkTenantId(checkpoint.tenant_id);
   const size = checkInteger(checkpoint.tree_size, 'tree_size');
-  const root = checkHash(checkpoint.root, 'root');
+  const root = checkHash32(checkpoint.root, 'root');
   const note = checkText(checkpoint.note, 'note', MAX_TLOG_NOTE_LENGTH);
   const at = checkInstant(checkpoint.signed_at, 'signed_at');
   const existing = getTlogCheckpoint(database, tenant, size);
@@ -412,7 +394,7 @@ export function getTlogCheckpoint(
   tenantId: string,
   size: number,
 ): TlogCheckpointRecord | undefined {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   checkInteger(size, 'size');
   const row = queryOne<CheckpointRow>(
     database,
@@ -424,7 +406,7 @@ export function getTlogCheckpoint(
 
 /** The newest (largest) checkpoint of a tenant's log, if any. */
 export function latestTlogCheckpoint(database: ReadableDB, tenantId: string): TlogCheckpointRecord | undefined {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   const row = queryOne<CheckpointRow>(
     database,
     sql`SELECT tenant_id, tree_size, root, note, signed_at FROM tlog_checkpoints
@@ -435,7 +417,7 @@ export function latestTlogCheckpoint(database: ReadableDB, tenantId: string): Tl
 
 /** Every checkpoint of a tenant's log, smallest first. */
 export function listTlogCheckpoints(database: ReadableDB, tenantId: string): TlogCheckpointRecord[] {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   return queryAll<CheckpointRow>(
     database,
     sql`SELECT tenant_id, tree_size, root, note, signed_at FROM tlog_checkpoints
@@ -481,7 +463,7 @@ export function insertTlogCosignature(
     received_at?: number;
   },
 ): 'stored' | 'replaced' | 'full' {
-  const tenant = checkTenant(cosignature.tenant_id);
+  const tenant = checkTenantId(cosignature.tenant_id);
   const size = checkInteger(cosignature.tree_size, 'tree_size');
   const name = checkText(cosignature.key_name, 'key_name', 1024);
   const keyId = checkInteger(cosignature.key_id, 'key_id', 0, 0xffff_ffff);
@@ -509,7 +491,7 @@ export function insertTlogCosignature(
 
 /** The cosignature lines of a checkpoint, in the order they were first received. */
 export function listTlogCosignatures(database: ReadableDB, tenantId: string, size: number): TlogCosignatureRecord[] {
-  const tenant = checkTenant(tenantId);
+  const tenant = checkTenantId(tenantId);
   checkInteger(size, 'size');
   return queryAll<TlogCosignatureRecord>(
     database,

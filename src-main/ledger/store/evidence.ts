@@ -15,7 +15,7 @@
  * A snapshot is a read transaction held while the zip is written (the only way to stream a large
  * period from one view); it writes nothing and locks nothing a writer waits for.
  */
-import { isTenantId } from '../../../src-shared/api/vocabulary';
+import { checkTenantId } from '../checks';
 import { checkHex64, checkInteger } from '../checks';
 import type { TlogCheckpointRecord, TlogCosignatureRecord } from '../tlog';
 
@@ -130,9 +130,7 @@ export interface EvidenceStore {
  * @throws TypeError / RangeError when it is not one
  */
 export function checkEvidenceTenant(tenantId: unknown): string {
-  if (typeof tenantId !== 'string') throw new TypeError('tenantId must be a string');
-  if (!isTenantId(tenantId)) throw new RangeError('tenantId is not a tenant id');
-  return tenantId;
+  return checkTenantId(tenantId);
 }
 
 /**

@@ -16,7 +16,6 @@
  * A row the database refuses fails the transaction; it is then run again with each item in a
  * savepoint of its own, so only that item is refused (`failed`).
  */
-import { isTenantId } from '../../../src-shared/api/vocabulary';
 import {
   tlogCompletedNodes,
   tlogConsistencyProof,
@@ -24,7 +23,7 @@ import {
   tlogRoot,
   type TlogNodeSource,
 } from '../../../src-shared/crypto/tlog';
-import { checkHex64, checkInteger, checkText } from '../checks';
+import { checkHash32, checkHex64, checkInteger, checkTenantId, checkText, plainBytes } from '../checks';
 import { LedgerError } from '../errors';
 import { MAX_TLOG_COSIGNATURES, MAX_TLOG_NOTE_LENGTH } from '../tlog';
 import type { PgStoreDeps } from './deps';
@@ -40,23 +39,6 @@ import type {
 import type { PgReader, PgWriter } from './pg-pool';
 
 type Outcome = IssueOutcome;
-
-function checkTenant(tenantId: unknown): string {
-  if (typeof tenantId !== 'string') throw new TypeError('tenantId must be a string');
-  if (!isTenantId(tenantId)) throw new RangeError('tenantId is not a tenant id');
-  return tenantId;
-}
-
-function checkHash(value: unknown, name: string): Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
-  if (value.length !== 32) throw new RangeError(`${name} must be 32 bytes`);
-  return value;
-}
-
-/** node-postgres hands BYTEA back as a Buffer: callers get plain bytes. */
-function bytes(value: Uint8Array): Uint8Array {
-  return new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice();
-}
 
 /** BYTEA parameters go as Buffers (node-postgres escapes those, in arrays too). */
 function buffer(value: Uint8Array): Buffer {
@@ -119,7 +101,7 @@ async function readNodes(
      WHERE n.tenant_id = $1`,
     [tenant, leaves, inner.map((node) => node.level), inner.map((node) => node.index)],
   );
-  for (const row of rows) found.set(key(int(row.level), int(row.node_index)), bytes(row.hash));
+  for (const row of rows) found.set(key(int(row.level), int(row.node_index)), plainBytes(row.hash));
   return found;
 }
 
@@ -161,7 +143,7 @@ function toCheckpoint(row: CheckpointRow): TlogCheckpointRecord {
   return {
     tenant_id: row.tenant_id,
     tree_size: int(row.tree_size),
-    root: bytes(row.root),
+    root: plainBytes(row.root),
     note: row.note,
     signed_at: int(row.signed_at),
   };
@@ -201,8 +183,8 @@ function checkItem(item: IssueItem): void {
     checkInteger(item.nonce.at, 'at');
   }
   if (item.leaf !== undefined) {
-    checkTenant(item.leaf.tenant);
-    checkHash(item.leaf.hash, 'leaf hash');
+    checkTenantId(item.leaf.tenant);
+    checkHash32(item.leaf.hash, 'leaf hash');
   }
 }
 
@@ -547,11 +529,11 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
           hash,
         ]);
         const row = rows[0];
-        return row === undefined ? undefined : { ...row, raw: bytes(row.raw) };
+        return row === undefined ? undefined : { ...row, raw: plainBytes(row.raw) };
       });
     },
     tlogSize: async (tenantId) => {
-      const tenant = checkTenant(tenantId);
+      const tenant = checkTenantId(tenantId);
       return pool.read((reader) => logSize(reader, tenant));
     },
     tlogsToSign: () =>
@@ -571,7 +553,7 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
           .filter((row) => (row.signed === null ? row.size > 0 : row.size > row.signed));
       }),
     checkpointDue: async (tenantId, emptyToo) => {
-      const tenant = checkTenant(tenantId);
+      const tenant = checkTenantId(tenantId);
       return pool.read(async (reader) => {
         const size = await logSize(reader, tenant);
         const latest = await newestCheckpoint(reader, tenant);
@@ -582,9 +564,9 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
       });
     },
     insertCheckpoint: async (checkpoint) => {
-      const tenant = checkTenant(checkpoint.tenant_id);
+      const tenant = checkTenantId(checkpoint.tenant_id);
       const size = checkInteger(checkpoint.tree_size, 'tree_size');
-      const root = checkHash(checkpoint.root, 'root');
+      const root = checkHash32(checkpoint.root, 'root');
       const note = checkText(checkpoint.note, 'note', MAX_TLOG_NOTE_LENGTH);
       const at = checkInteger(checkpoint.signed_at, 'signed_at');
       return pool.write(async (writer) => {
@@ -612,16 +594,16 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
       });
     },
     getCheckpoint: async (tenantId, size) => {
-      const tenant = checkTenant(tenantId);
+      const tenant = checkTenantId(tenantId);
       checkInteger(size, 'size');
       return pool.read((reader) => checkpointAt(reader, tenant, size));
     },
     latestCheckpoint: async (tenantId) => {
-      const tenant = checkTenant(tenantId);
+      const tenant = checkTenantId(tenantId);
       return pool.read((reader) => newestCheckpoint(reader, tenant));
     },
     listCheckpoints: async (tenantId) => {
-      const tenant = checkTenant(tenantId);
+      const tenant = checkTenantId(tenantId);
       return pool.read(async (reader) => {
         const { rows } = await reader.query<CheckpointRow>(
           `SELECT ${CHECKPOINT_COLUMNS} FROM tlog_checkpoints WHERE tenant_id = $1 ORDER BY tree_size`,
@@ -631,15 +613,15 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
       });
     },
     inclusionProof: async (tenantId, index, size) => {
-      const tenant = checkTenant(tenantId);
+      const tenant = checkTenantId(tenantId);
       return pool.read((reader) => overLog(reader, tenant, (node) => tlogInclusionProof(sha256, index, size, node)));
     },
     consistencyProof: async (tenantId, from, to) => {
-      const tenant = checkTenant(tenantId);
+      const tenant = checkTenantId(tenantId);
       return pool.read((reader) => overLog(reader, tenant, (node) => tlogConsistencyProof(sha256, from, to, node)));
     },
     addCosignature: async (cosignature) => {
-      const tenant = checkTenant(cosignature.tenant_id);
+      const tenant = checkTenantId(cosignature.tenant_id);
       const size = checkInteger(cosignature.tree_size, 'tree_size');
       const name = checkText(cosignature.key_name, 'key_name', 1024);
       const keyId = checkInteger(cosignature.key_id, 'key_id', 0, 0xffff_ffff);
@@ -674,7 +656,7 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
       });
     },
     listCosignatures: async (tenantId, size) => {
-      const tenant = checkTenant(tenantId);
+      const tenant = checkTenantId(tenantId);
       checkInteger(size, 'size');
       return pool.read(async (reader) => {
         const { rows } = await reader.query<{ key_name: string; key_id: unknown; line: string; received_at: unknown }>(
