@@ -193,6 +193,19 @@ describe('the Service view on PostgreSQL', () => {
     });
     expect(await api.answer('service.start', {})).toMatchObject({ ok: false, error: { code: 'unavailable' } });
     expect((await call('service.status')).running).toBe(false);
+    // A server that answers but has no such database: told the same way, not an internal fault.
+    await call('settings.set', { service_database: url.replace(/\/[^/]*$/, '/no_such_database') });
+    for (const method of ['tenants.list', 'service.start'] as const)
+      expect(await api.answer(method, {})).toMatchObject({
+        ok: false,
+        error: {
+          code: 'unavailable',
+          message: expect.stringMatching(
+            /^The database at 127\.0\.0\.1:\d+\/no_such_database is unavailable: database "no_such_database" does not exist$/,
+          ),
+        },
+      });
+    expect(logged).toEqual([]);
     // Pointed back at a database that is up, the view works, and nothing was written anywhere.
     await call('settings.set', { service_database: url });
     expect(await call('tenants.list')).toEqual([]);
