@@ -36,7 +36,11 @@ describe('the app’s HTTP service control', () => {
   });
 
   it('starts on 127.0.0.1, answers the running service when started twice, and stops', async () => {
-    expect(await call('service.status')).toEqual({ running: false, requests: [] });
+    expect(await call('service.status')).toEqual({
+      running: false,
+      requests: [],
+      store: { engine: 'sqlite', where: 'this workspace’s ledger' },
+    });
     const [first, second] = await Promise.all([call('service.start', {}), call('service.start', {})]);
     expect(first.running).toBe(true);
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

@@ -41,13 +41,21 @@ export function createServiceControl(dataDirectory: string): AppServiceControl {
     return next;
   }
 
-  async function start(port: number): Promise<{ url: string; port: number }> {
+  async function start(port: number, options: { databaseUrl?: string } = {}): Promise<{ url: string; port: number }> {
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new RangeError('port must be a whole number from 0 to 65535');
     return serialised(async () => {
       if (running !== undefined) return { url: running.url, port: running.port };
       try {
-        running = await startService({ dataDirectory, host: APP_SERVICE_HOST, port });
+        const databaseUrl = options.databaseUrl;
+        running = await startService({
+          dataDirectory,
+          host: APP_SERVICE_HOST,
+          port,
+          // On PostgreSQL the app's service runs without anchoring: nodes sharing a database must
+          // share one chain, and the embedded chain is this process's own (docs/deploy.md).
+          ...(databaseUrl === undefined ? {} : { databaseUrl, anchor: false as const }),
+        });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'EADDRINUSE') {

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
   ApiInputError,
+  PASSWORD_MASK,
+  maskDatabaseUrl,
   type AdvertisedKey,
   type ApiKeyView,
   type AppApiAnswer,
@@ -75,7 +77,12 @@ import {
   tenantQuotaUse,
   tenants,
 } from '../operations/service-admin';
-import { workspaceServiceStore, type ServiceStore } from '../operations/service-store';
+import {
+  describeDatabaseUrl,
+  openServiceStore,
+  workspaceServiceStore,
+  type ServiceStore,
+} from '../operations/service-store';
 import { pinKey, revokeKey, unpinKey } from '../operations/trust';
 import { saveVerified, textBytes, verifyBytes } from '../operations/verify';
 import { openWorkspace, workspaceVerifyContext, type VerifyExtras, type Workspace } from '../operations/workspace';
@@ -95,7 +102,7 @@ import {
 import { createAnchorCheckJobs } from './anchor-check-jobs';
 import { createImportJobs } from './import-jobs';
 import type { ServiceControl } from './service-control';
-import { readSettings, writeSettings } from './settings-store';
+import { readServiceDatabaseUrl, readSettings, writeServiceDatabaseUrl, writeSettings } from './settings-store';
 
 export { ApiInputError };
 
@@ -198,10 +205,11 @@ function toApiKey(record: ApiKeyRecord): ApiKeyView {
   };
 }
 
-function toServiceStatus(service: ServiceControl): ServiceStatus {
+function toServiceStatus(service: ServiceControl, store: ServiceStatus['store']): ServiceStatus {
   const status = service.status();
   return {
     running: status.running,
+    store,
     ...(status.running && status.url !== undefined ? { url: status.url } : {}),
     ...(status.running && status.port !== undefined ? { port: status.port } : {}),
     ...(status.running && status.payments !== undefined
@@ -293,7 +301,13 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
 
   function settings(): Settings {
     const stored = readSettings(options.dataDirectory);
-    return { dataDirectory: options.dataDirectory, ...stored };
+    const database = readServiceDatabaseUrl(options.dataDirectory);
+    return {
+      dataDirectory: options.dataDirectory,
+      ...stored,
+      // The password stays in main: the renderer gets it masked.
+      service_database: database === null ? null : maskDatabaseUrl(database),
+    };
   }
 
   function startImport(file: string, fileName: string, cleanup?: () => void): ImportProgress {
@@ -342,18 +356,79 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     return options.service;
   }
 
-  /** The service's store the Service view reads and writes (the data folder's ledger). */
-  function serviceStore(): ServiceStore {
-    return workspaceServiceStore(workspace());
+  // The PostgreSQL store of the Service view, opened on first use and kept while the setting
+  // names the same URL (closed when it changes and when the app closes).
+  let postgres: { url: string; store: Promise<ServiceStore> } | undefined;
+
+  function closePostgres(): void {
+    const open = postgres;
+    postgres = undefined;
+    if (open !== undefined) void open.store.then((store) => store.close()).catch(() => undefined);
   }
 
-  async function tenantView(tenant: TenantRecord, now: Date): Promise<TenantView> {
+  /**
+   * The service's store the Service view reads and writes: the data folder's ledger, or the
+   * PostgreSQL database of Settings' "Service database".
+   *
+   * @throws StoreUnavailableError when that database cannot be reached (nothing is kept open)
+   */
+  async function serviceStore(): Promise<ServiceStore> {
+    const url = readServiceDatabaseUrl(options.dataDirectory);
+    if (url === null) {
+      closePostgres();
+      return workspaceServiceStore(workspace());
+    }
+    if (postgres?.url !== url) {
+      closePostgres();
+      const opening = openServiceStore(workspace(), url);
+      const entry = { url, store: opening };
+      postgres = entry;
+      // A database that could not be reached is tried again on the next call.
+      opening.catch(() => {
+        if (postgres === entry) postgres = undefined;
+      });
+    }
+    return postgres.store;
+  }
+
+  /** Which store the Service view is on, in words (never a password). */
+  function storeView(): ServiceStatus['store'] {
+    const url = readServiceDatabaseUrl(options.dataDirectory);
+    return url === null
+      ? { engine: 'sqlite', where: 'this workspace’s ledger' }
+      : { engine: 'postgres', where: describeDatabaseUrl(url) };
+  }
+
+  async function tenantView(store: ServiceStore, tenant: TenantRecord, now: Date): Promise<TenantView> {
     return {
       id: tenant.id,
       tier: tenant.tier,
       created_at: tenant.created_at,
-      quota: await tenantQuotaUse(serviceStore(), tenant, now),
+      quota: await tenantQuotaUse(store, tenant, now),
     };
+  }
+
+  /**
+   * The `service_database` of `settings.set` as it will be stored: null, a new URL, or the stored
+   * one when the masked URL the app answered comes back unchanged.
+   *
+   * @throws ApiInputError when it is not a PostgreSQL URL, or a masked password that is not the stored one's
+   */
+  function serviceDatabaseOf(given: string | null): string | null {
+    if (given === null) return null;
+    const stored = readServiceDatabaseUrl(options.dataDirectory);
+    if (stored !== null && given === maskDatabaseUrl(stored)) return stored;
+    try {
+      describeDatabaseUrl(given);
+    } catch (error) {
+      throw new ApiInputError(`service_database: ${(error as Error).message}`, '/service_database');
+    }
+    if (given.includes(PASSWORD_MASK))
+      throw new ApiInputError(
+        `service_database: ${PASSWORD_MASK} stands for the stored password of another URL; type the password again`,
+        '/service_database',
+      );
+    return given;
   }
 
   async function exportTo(file: string, filters?: ReceiptFilters): Promise<ExportResult> {
@@ -476,6 +551,19 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     'settings.get': () => settings(),
 
     'settings.set': (input) => {
+      // Everything is checked before anything is written: a refusal changes nothing.
+      const database = input.service_database === undefined ? undefined : serviceDatabaseOf(input.service_database);
+      if (
+        database !== undefined &&
+        database !== readServiceDatabaseUrl(options.dataDirectory) &&
+        options.service?.status().running === true
+      )
+        throw new OperationError(
+          'conflict',
+          'service_running',
+          'Stop the service before changing its database: it runs on the current one.',
+          { details: [{ path: '/service_database', message: 'the service is running' }] },
+        );
       const current = readSettings(options.dataDirectory);
       const next = {
         theme: input.theme ?? current.theme,
@@ -484,6 +572,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       };
       mkdirSync(options.dataDirectory, { recursive: true, mode: 0o700 });
       writeSettings(options.dataDirectory, next);
+      if (database !== undefined) writeServiceDatabaseUrl(options.dataDirectory, database);
       return settings();
     },
 
@@ -559,21 +648,22 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       };
     },
 
-    'service.status': () => toServiceStatus(serviceControl()),
+    'service.status': () => toServiceStatus(serviceControl(), storeView()),
 
     'service.start': async (input) => {
       const control = serviceControl();
-      await control.start(input.port ?? 0);
-      return toServiceStatus(control);
+      const databaseUrl = readServiceDatabaseUrl(options.dataDirectory);
+      await control.start(input.port ?? 0, databaseUrl === null ? {} : { databaseUrl });
+      return toServiceStatus(control, storeView());
     },
 
     'service.stop': async () => {
       const control = serviceControl();
       await control.stop();
-      return toServiceStatus(control);
+      return toServiceStatus(control, storeView());
     },
 
-    'service.payments': (input) => listPayments(serviceStore(), { limit: input.limit ?? 200 }),
+    'service.payments': async (input) => listPayments(await serviceStore(), { limit: input.limit ?? 200 }),
 
     'service.buyKey': async (input) => {
       const status = serviceControl().status();
@@ -607,22 +697,26 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
 
     'tenants.list': async () => {
       const now = new Date();
-      const list = await tenants(serviceStore());
+      const store = await serviceStore();
+      const list = await tenants(store);
       const views: TenantView[] = [];
-      for (const tenant of list) views.push(await tenantView(tenant, now));
+      for (const tenant of list) views.push(await tenantView(store, tenant, now));
       return views;
     },
 
-    'tenants.create': async (input) => tenantView(await createTenant(serviceStore(), input.id, input.tier), new Date()),
+    'tenants.create': async (input) => {
+      const store = await serviceStore();
+      return tenantView(store, await createTenant(store, input.id, input.tier), new Date());
+    },
 
-    'apikeys.list': async (input) => (await apiKeys(serviceStore(), input.tenant)).map(toApiKey),
+    'apikeys.list': async (input) => (await apiKeys(await serviceStore(), input.tenant)).map(toApiKey),
 
     'apikeys.issue': async (input) => {
-      const { key, record } = await issueApiKey(serviceStore(), input.tenant, input.scopes ?? []);
+      const { key, record } = await issueApiKey(await serviceStore(), input.tenant, input.scopes ?? []);
       return { key, apiKey: toApiKey(record) };
     },
 
-    'apikeys.revoke': async (input) => toApiKey(await revokeKeyByPrefix(serviceStore(), input.prefix)),
+    'apikeys.revoke': async (input) => toApiKey(await revokeKeyByPrefix(await serviceStore(), input.prefix)),
 
     'anchors.batches': (input) => anchorBatches(workspace(), input),
     'anchors.list': (input) => listAnchorRows(workspace(), input),
@@ -721,6 +815,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
     },
   };
   dispatch.close = () => {
+    closePostgres();
     opened?.close();
     opened = undefined;
   };

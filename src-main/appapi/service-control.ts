@@ -31,10 +31,13 @@ export interface PaymentChainLike {
 export interface ServiceControl {
   /**
    * Starts the service on 127.0.0.1 (port 0: any free port); answers the running one when it runs.
+   * With `databaseUrl` its data is in that PostgreSQL database (Settings, "Service database")
+   * instead of the data folder's ledger.
    *
-   * @throws OperationError conflict `port_in_use` when the port is taken (refused `port_unavailable` when it needs privileges)
+   * @throws OperationError conflict `port_in_use` when the port is taken (refused `port_unavailable` when it needs privileges);
+   *   StoreUnavailableError when the database cannot be reached
    */
-  start(port: number): Promise<{ url: string; port: number }>;
+  start(port: number, options?: { databaseUrl?: string }): Promise<{ url: string; port: number }>;
   /** Stops it (requests in flight finish); nothing when it is not running. */
   stop(): Promise<void>;
   /** Whether it runs, where, on which payment chain, and the requests answered last (newest first). */

@@ -1,12 +1,14 @@
 /**
- * The app's settings: one small JSON file in the data directory.
+ * The app's settings: one small JSON file in the data directory, and the Service view's database
+ * URL in a file of its own (it may hold a password: 0600, never answered to the renderer in clear).
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   DEFAULT_CONFIRMATIONS,
   MAX_CONFIRMATIONS,
   THEMES,
+  databaseUrlProblem,
   isRpcUrl,
   type ChainSettings,
   type Limits,
@@ -82,5 +84,41 @@ export function writeSettings(dataDirectory: string, settings: StoredSettings): 
   const file = join(dataDirectory, FILE_NAME);
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temporary, file);
+}
+
+const DATABASE_FILE_NAME = 'service-database-url';
+
+/**
+ * The Service view's PostgreSQL URL (with its password), or null for the workspace's ledger. A
+ * file that holds no valid URL counts as none.
+ */
+export function readServiceDatabaseUrl(dataDirectory: string): string | null {
+  const file = join(dataDirectory, DATABASE_FILE_NAME);
+  if (!existsSync(file)) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
+  return text === '' || databaseUrlProblem(text) !== undefined ? null : text;
+}
+
+/**
+ * Stores the Service view's database URL (0600, atomically), or removes it (null: the ledger).
+ *
+ * @param url - A URL `databaseUrlProblem` accepts, or null.
+ */
+export function writeServiceDatabaseUrl(dataDirectory: string, url: string | null): void {
+  const file = join(dataDirectory, DATABASE_FILE_NAME);
+  if (url === null) {
+    rmSync(file, { force: true });
+    return;
+  }
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${url}\n`, { mode: 0o600 });
+  // The mode above applies only to a new file (and the umask): make sure.
+  chmodSync(temporary, 0o600);
   renameSync(temporary, file);
 }

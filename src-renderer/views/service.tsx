@@ -167,6 +167,19 @@ export function ServiceView() {
       {actionError && <ErrorNotice title="The service could not be started or stopped" message={actionError} />}
 
       <Panel title="Status" className="service-status-panel">
+        {status && (
+          <p className="service-store" data-testid="service-store" data-engine={status.store.engine}>
+            Store:{' '}
+            {status.store.engine === 'postgres' ? (
+              <>
+                PostgreSQL <Code>{status.store.where}</Code>
+              </>
+            ) : (
+              'SQLite, this workspace’s ledger'
+            )}{' '}
+            <span className="muted">(Settings, “Service database”)</span>
+          </p>
+        )}
         {!status ? (
           !loadError && <Loading label="Reading the service’s state…" />
         ) : running ? (

@@ -11,6 +11,7 @@ import { THEMES, type Limits, type Settings, type Theme } from '../../src-shared
 import { api, errorMessage, useApi } from '../api';
 import { Button, ErrorNotice, Loading, Page, Panel, formatCount } from '../components/ui';
 import { ChainSettingsForm } from '../components/chain-settings';
+import { ServiceDatabaseSettings } from '../components/service-database-settings';
 import { ContextPacksSettings, PinnedBlocksSettings } from '../components/context-settings';
 import './settings.css';
 
@@ -210,6 +211,10 @@ function SettingsForm({ initial, onTheme }: { initial: Settings; onTheme: (theme
 
       <Panel title="Chain for anchor checks">
         <ChainSettingsForm initial={initial.chain} />
+      </Panel>
+
+      <Panel title="Service database">
+        <ServiceDatabaseSettings initial={initial.service_database} />
       </Panel>
 
       <Panel title="Context packs">

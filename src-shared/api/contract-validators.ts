@@ -18,6 +18,7 @@ import { KEY_ID_RULE, keyIdProblem } from '../verify/keys';
 import { ANCHOR_LEDGER_STATES, chainSettingsInput } from './anchor-contract';
 import { CONTEXT_API } from './context-contract';
 import { LOGS_API } from './logs-contract';
+import { serviceDatabaseInput } from './service-database';
 import {
   DEVELOPMENT_ACCOUNT_COUNT,
   MAX_UPLOAD_B64,
@@ -356,7 +357,7 @@ export const APP_API: Validators = {
     return result;
   },
   'settings.set': (input) => {
-    const source = objectInput(input, ['theme', 'limits', 'chain']);
+    const source = objectInput(input, ['theme', 'limits', 'chain', 'service_database']);
     const result: AppApiParams['settings.set'] = {};
     put(result, 'theme', optionalOneOf(source, 'theme', THEMES));
     if (source.limits !== undefined) {
@@ -368,6 +369,7 @@ export const APP_API: Validators = {
       result.limits = chosen;
     }
     if (source.chain !== undefined) result.chain = chainSettingsInput(source.chain);
+    if (source.service_database !== undefined) result.service_database = serviceDatabaseInput(source.service_database);
     return result;
   },
   'exports.create': (input) => {

@@ -49,6 +49,7 @@ import {
 import type { ContextApiParams, ContextApiResults } from './context-contract';
 import type { LogCompleteness, LogsApiParams, LogsApiResults, LogView } from './logs-contract';
 import { ApiInputError } from './validate';
+import type { ServiceStoreView } from './service-database';
 import type {
   AnchorApiParams,
   AnchorApiResults,
@@ -60,6 +61,7 @@ import type {
 export * from './anchor-contract';
 export * from './context-contract';
 export * from './logs-contract';
+export * from './service-database';
 export type { ContextEvidence, ContextHead, ContextPackSummary, PinnedBlock } from '../anchor/context';
 export { API_KEY_SCOPES, ApiInputError, KEY_ALGORITHMS, REPORT_STATUSES, TIERS, TRUST_STATUSES };
 export type { ApiKeyScope, Tier };
@@ -429,6 +431,11 @@ export interface Settings {
   limits: Limits;
   /** The chain the anchors view asks for steps 2-3 of a check. */
   chain: ChainSettings;
+  /**
+   * The Service view's database: null for this workspace's ledger (SQLite), or a PostgreSQL URL
+   * with its password masked ({@link maskDatabaseUrl}); sent back unchanged, it keeps the password.
+   */
+  service_database: string | null;
 }
 
 export interface ExportResult {
@@ -480,6 +487,8 @@ export interface ServiceStatus {
   payments?: ServicePaymentChain;
   /** The requests answered last, newest first (kept after a stop until the next start). */
   requests: ServiceRequest[];
+  /** The store the Service view reads and writes and the service starts on (Settings, "Service database"). */
+  store: ServiceStoreView;
 }
 
 /** How many development accounts the embedded chain funds (anvil's well-known accounts 0 to 9). */
@@ -687,7 +696,13 @@ export interface AppApiParams extends AnchorApiParams, ContextApiParams, LogsApi
   /** The last `limit` entries, 200 when absent. */
   'trust.audit': Static<typeof TrustAuditSchema>;
   'settings.get': undefined;
-  'settings.set': { theme?: Theme; limits?: Partial<Limits>; chain?: Partial<ChainSettings> };
+  'settings.set': {
+    theme?: Theme;
+    limits?: Partial<Limits>;
+    chain?: Partial<ChainSettings>;
+    /** null (or "") for this workspace's ledger, or a `postgres://` / `postgresql://` URL. */
+    service_database?: string | null;
+  };
   'exports.create': { filters?: ReceiptFilters; name?: string };
   'samples.load': undefined;
   'reports.list': undefined;
