@@ -434,8 +434,15 @@ describe('service limits', () => {
     const workspace = openWorkspace(home);
     try {
       const before = loadServiceKeys(workspace);
-      const rotated = rotateServiceKey(workspace);
+      const store = await testServiceStore(workspace);
+      const rotated = await rotateServiceKey(workspace, store).finally(() => store.close());
       expect(rotated.retired_key_id).toBe(before.active.key_id);
+      // The rotation is among the service's audit rows, in its store (SQLite or PostgreSQL).
+      const reopened = await testServiceStore(workspace);
+      const audit = await reopened.identity.listAudit().finally(() => reopened.close());
+      expect(audit.filter((row) => row.action === 'service-key-rotate')).toMatchObject([
+        { subject: rotated.key_id, details: { retired: before.active.key_id } },
+      ]);
       const after = loadServiceKeys(workspace);
       expect(after.active.key_id).toBe(rotated.key_id);
       expect(after.listed.map((key) => [key.key_id, key.active])).toEqual([

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { KeyEntry } from '../../src-shared/verify/context';
 import { createPrivateKey, readPrivateKeyFile, writePrivateKeyFile, type PrivateKey } from '../core/private-key-file';
-import { appendAudit } from '../ledger';
+import { newNodeId, registerRotatedKey } from './service-node';
+import type { ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
 /** The folder of the service's keys inside the data folder. */
@@ -90,11 +91,17 @@ export function loadServiceKeys(workspace: Workspace): ServiceKeys {
 }
 
 /**
- * Retires the active signing key and makes a new one.
+ * Retires the active signing key and makes a new one, then tells the service's store: the key
+ * registry the nodes check on start (PostgreSQL; docs/deploy.md) and the service's audit rows.
+ * Open the store first, so an unreachable database stops the rotation before any file changes.
  *
  * @returns the new key's id and the retired one's
  */
-export function rotateServiceKey(workspace: Workspace, now = new Date()): { key_id: string; retired_key_id: string } {
+export async function rotateServiceKey(
+  workspace: Workspace,
+  store: ServiceStore,
+  now = new Date(),
+): Promise<{ key_id: string; retired_key_id: string }> {
   const { active } = loadServiceKeys(workspace);
   const retiredId = active.key_id;
   active.seed.fill(0);
@@ -111,6 +118,12 @@ export function rotateServiceKey(workspace: Workspace, now = new Date()): { key_
   const next = createPrivateKey('Ed25519', workspace.crypto, { label: LABEL, createdAt: now });
   writePrivateKeyFile(path.join(folder, ACTIVE_FILE), next);
   next.seed.fill(0);
-  appendAudit(workspace.ledger.writable, 'service-key-rotate', next.key_id, { retired: retiredId });
+  await registerRotatedKey(store, next.key_id, { id: newNodeId(), started_at: now.getTime() }, now.getTime());
+  await store.identity.appendAudit({
+    action: 'service-key-rotate',
+    subject: next.key_id,
+    details: { retired: retiredId },
+    at: now.getTime(),
+  });
   return { key_id: next.key_id, retired_key_id: retiredId };
 }

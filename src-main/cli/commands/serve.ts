@@ -6,7 +6,6 @@ import { MAX_POOL_SIZE as MAX_VERIFY_THREADS } from '../../core/worker-pool';
 import { ledgerFileIn, resolveDataDirectory } from '../../ledger/data-directory';
 import { DEFAULT_RATE_LIMIT_PER_MINUTE } from '../../operations/service-issue';
 import { rotateServiceKey } from '../../operations/service-keys';
-import { newNodeId, registerRotatedKey } from '../../operations/service-node';
 import { DEFAULT_LOG_CHECKPOINT_MS, isLogName, LOG_NAME_RULE } from '../../operations/service-log';
 import { CliError } from '../cli-error';
 import { flag, optionValue, parseCommandArguments, type CommandSpec } from '../arguments';
@@ -334,12 +333,10 @@ export async function runService(argv: readonly string[], terminal: Terminal): P
   if (parsed.positionals.length > 0)
     throw new CliError(`service keys rotate: unexpected argument "${parsed.positionals[0]}"`);
   const databaseUrl = databaseUrlOf('service keys rotate', parsed);
-  const rotated = await withServiceStore('service keys rotate', databaseUrl, async (store, workspace) => {
-    // Opened first: an unreachable database stops the rotation before any file changes.
-    const made = rotateServiceKey(workspace);
-    await registerRotatedKey(store, made.key_id, { id: newNodeId(), started_at: Date.now() }, Date.now());
-    return made;
-  });
+  // The store is opened first: an unreachable database stops the rotation before any file changes.
+  const rotated = await withServiceStore('service keys rotate', databaseUrl, (store, workspace) =>
+    rotateServiceKey(workspace, store),
+  );
   writeLine(
     terminal.out,
     flag(parsed, 'json')
