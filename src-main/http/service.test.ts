@@ -14,7 +14,7 @@ import type { ServiceStore } from '../operations/service-store';
 import { loadServiceKeys, rotateServiceKey } from '../operations/service-keys';
 import { verifierPage, verifierPagePolicy } from '../operations/verifier-page';
 import { openWorkspace, type Workspace } from '../operations/workspace';
-import { stopTestStores, testServiceStore } from '../test-support/service-store';
+import { stopTestStores, TEST_STORE_ENGINE, testServiceStore } from '../test-support/service-store';
 import { APP_VERSION } from '../version';
 import { buildService, type Service, type ServiceOptions } from './service';
 
@@ -214,6 +214,13 @@ describe('the HTTP service', () => {
     ]);
   });
 
+  it('runs on the store its test project names (http-postgres on PostgreSQL, unit on SQLite)', ({ task }) => {
+    // A harness that quietly fell back to SQLite would make the http-postgres project a second
+    // SQLite run; this test is the project's check that it is not.
+    const expected = task.file.projectName === 'http-postgres' ? 'postgres' : 'sqlite';
+    expect(TEST_STORE_ENGINE).toBe(expected);
+    expect(running.store.engine).toBe(expected);
+  });
   it('answers verify with a report for any body, duplicate names MALFORMED, and {document, keys}', async () => {
     const duplicate = await call(running.base, 'POST', '/v1/receipt/verify', { raw: '{"a":1,"a":2}' });
     expect(duplicate.status).toBe(200);
