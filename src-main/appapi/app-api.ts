@@ -357,38 +357,59 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
   }
 
   // The PostgreSQL store of the Service view, opened on first use and kept while the setting
-  // names the same URL (closed when it changes and when the app closes).
-  let postgres: { url: string; store: Promise<ServiceStore> } | undefined;
+  // names the same URL. It is retired when the setting changes and when the app closes, and
+  // closed once the calls that are using it have finished (never under a call in flight).
+  interface PostgresEntry {
+    readonly url: string;
+    readonly store: Promise<ServiceStore>;
+    users: number;
+    retired: boolean;
+  }
+  let postgres: PostgresEntry | undefined;
+
+  function closeEntry(entry: PostgresEntry): void {
+    void entry.store.then((store) => store.close()).catch(() => undefined);
+  }
 
   function closePostgres(): void {
     const open = postgres;
     postgres = undefined;
-    if (open !== undefined) void open.store.then((store) => store.close()).catch(() => undefined);
+    if (open === undefined) return;
+    open.retired = true;
+    if (open.users === 0) closeEntry(open);
   }
 
   /**
-   * The service's store the Service view reads and writes: the data folder's ledger, or the
-   * PostgreSQL database of Settings' "Service database".
+   * Runs `use` on the service's store the Service view reads and writes: the data folder's
+   * ledger, or the PostgreSQL database of Settings' "Service database". A setting changed while
+   * `use` runs closes the old database only after `use` has finished.
    *
    * @throws StoreUnavailableError when that database cannot be reached (nothing is kept open)
    */
-  async function serviceStore(): Promise<ServiceStore> {
+  async function withServiceStore<T>(use: (store: ServiceStore) => Promise<T>): Promise<T> {
     const url = readServiceDatabaseUrl(options.dataDirectory);
     if (url === null) {
       closePostgres();
-      return workspaceServiceStore(workspace());
+      return use(workspaceServiceStore(workspace()));
     }
     if (postgres?.url !== url) {
       closePostgres();
       const opening = openServiceStore(workspace(), url);
-      const entry = { url, store: opening };
-      postgres = entry;
+      const fresh: PostgresEntry = { url, store: opening, users: 0, retired: false };
+      postgres = fresh;
       // A database that could not be reached is tried again on the next call.
       opening.catch(() => {
-        if (postgres === entry) postgres = undefined;
+        if (postgres === fresh) postgres = undefined;
       });
     }
-    return postgres.store;
+    const entry = postgres;
+    entry.users += 1;
+    try {
+      return await use(await entry.store);
+    } finally {
+      entry.users -= 1;
+      if (entry.retired && entry.users === 0) closeEntry(entry);
+    }
   }
 
   /** Which store the Service view is on, in words (never a password). */
@@ -663,7 +684,7 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return toServiceStatus(control, storeView());
     },
 
-    'service.payments': async (input) => listPayments(await serviceStore(), { limit: input.limit ?? 200 }),
+    'service.payments': (input) => withServiceStore((store) => listPayments(store, { limit: input.limit ?? 200 })),
 
     'service.buyKey': async (input) => {
       const status = serviceControl().status();
@@ -695,28 +716,28 @@ export function createAppApi(options: AppApiOptions): AppApiDispatcher {
       return { tx_hash: bought.tx_hash };
     },
 
-    'tenants.list': async () => {
-      const now = new Date();
-      const store = await serviceStore();
-      const list = await tenants(store);
-      const views: TenantView[] = [];
-      for (const tenant of list) views.push(await tenantView(store, tenant, now));
-      return views;
-    },
+    'tenants.list': () =>
+      withServiceStore(async (store) => {
+        const now = new Date();
+        const list = await tenants(store);
+        const views: TenantView[] = [];
+        for (const tenant of list) views.push(await tenantView(store, tenant, now));
+        return views;
+      }),
 
-    'tenants.create': async (input) => {
-      const store = await serviceStore();
-      return tenantView(store, await createTenant(store, input.id, input.tier), new Date());
-    },
+    'tenants.create': (input) =>
+      withServiceStore(async (store) => tenantView(store, await createTenant(store, input.id, input.tier), new Date())),
 
-    'apikeys.list': async (input) => (await apiKeys(await serviceStore(), input.tenant)).map(toApiKey),
+    'apikeys.list': (input) => withServiceStore(async (store) => (await apiKeys(store, input.tenant)).map(toApiKey)),
 
-    'apikeys.issue': async (input) => {
-      const { key, record } = await issueApiKey(await serviceStore(), input.tenant, input.scopes ?? []);
-      return { key, apiKey: toApiKey(record) };
-    },
+    'apikeys.issue': (input) =>
+      withServiceStore(async (store) => {
+        const { key, record } = await issueApiKey(store, input.tenant, input.scopes ?? []);
+        return { key, apiKey: toApiKey(record) };
+      }),
 
-    'apikeys.revoke': async (input) => toApiKey(await revokeKeyByPrefix(await serviceStore(), input.prefix)),
+    'apikeys.revoke': (input) =>
+      withServiceStore(async (store) => toApiKey(await revokeKeyByPrefix(store, input.prefix))),
 
     'anchors.batches': (input) => anchorBatches(workspace(), input),
     'anchors.list': (input) => listAnchorRows(workspace(), input),

@@ -210,4 +210,20 @@ describe('the Service view on PostgreSQL', () => {
     await call('settings.set', { service_database: url });
     expect(await call('tenants.list')).toEqual([]);
   });
+
+  it('finishes a call in flight on the old database when the setting changes under it', async () => {
+    await call('settings.set', { service_database: url });
+    for (let index = 0; index < 40; index += 1) await call('tenants.create', { id: `t${index}`, tier: 'pro' });
+    // The listing reads each tenant's quota use in turn; the setting changes and the next call
+    // (on the data folder's ledger) retires the old database while the listing is still reading.
+    const listing = api.answer('tenants.list', {});
+    await call('settings.set', { service_database: null });
+    expect(await call('tenants.list')).toEqual([]);
+    const listed = await listing;
+    expect(listed).toMatchObject({ ok: true });
+    expect((listed as { result: unknown[] }).result).toHaveLength(40);
+    // Pointed back, the database is opened again and still holds them.
+    await call('settings.set', { service_database: url });
+    expect(await call('tenants.list')).toHaveLength(40);
+  });
 });
