@@ -222,7 +222,14 @@ describe('a tenant’s evidence from PostgreSQL', () => {
     const localKey = (await issueApiKey(local.store, 'acme')).key;
     const got = await imported(await evidence(node, key, ''));
     const want = await imported(await evidence(local, localKey, ''));
-    // (The import finds an empty log's bundle stale on either store: the same finding.)
+    // An empty log's bundle is complete at size 0 on either store (docs/logs.md, "What the import checks", freshness).
+    expect(got.findings).toEqual([]);
+    expect(got.log).toMatchObject({
+      status: 'complete',
+      tree_size: 0,
+      stale: false,
+      sentence: 'complete for the whole log at size 0',
+    });
     expect(got.findings).toEqual(want.findings);
     expect(got.counts).toEqual(want.counts);
     expect(got.log).toEqual(want.log);
