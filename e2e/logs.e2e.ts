@@ -217,6 +217,15 @@ describe('transparency logs in the app', () => {
     await page.getByRole('heading', { name: `Log of tenant ${TENANT}`, level: 1 }).waitFor();
     await expect.poll(() => page.locator('[data-testid="log-history"] tbody tr').count()).toBe(2);
     expect(await page.locator('[data-testid="log-history"] tbody tr').first().getAttribute('data-tree-size')).toBe('5');
+    // Each checkpoint names the key that verified it: the note key id of the service's vkey.
+    const keys = (await (await fetch(`${serviceUrl}/v1/keys`)).json()) as { keys: { use: string[]; vkey?: string }[] };
+    const keyId = keys.keys.find((entry) => entry.use.includes('log-checkpoints'))?.vkey?.split('+')[1];
+    expect(keyId).toMatch(/^[0-9a-f]{8}$/);
+    for (const keyCell of await page.locator('[data-testid="log-history"] tbody tr').all()) {
+      expect(await keyCell.getAttribute('data-key-id')).toBe(keyId);
+      expect(await keyCell.textContent()).toContain(keyId as string);
+      expect(await keyCell.locator('[data-log-signer]').getAttribute('data-log-signer')).toBe('advertised');
+    }
     expect(await page.locator('[data-consistency]').first().getAttribute('data-consistency')).toBe('consistent');
     expect(await page.locator('[data-testid="log-bundles"] tbody tr').count()).toBe(2);
     expect(await page.locator('[data-testid="log-bundles"] tr[data-log-status="incomplete"]').count()).toBe(1);

@@ -114,4 +114,12 @@ describe('evroom export --tenant --database', () => {
     expect(down.stderr).not.toContain('s3cret-pw');
     expect(fs.existsSync(path.join(directory, 'down.zip'))).toBe(false);
   });
+
+  it('says what --database does in its help, in words', () => {
+    const help = evroom(path.join(directory, 'help'), ['export', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'With a service on PostgreSQL, --database URL (or EVROOM_DATABASE_URL; the flag wins): a PostgreSQL database shared by several service nodes instead of the data folder’s ledger;',
+    );
+  });
 });

@@ -222,9 +222,33 @@ describe('a tenant’s evidence from PostgreSQL', () => {
     const localKey = (await issueApiKey(local.store, 'acme')).key;
     const got = await imported(await evidence(node, key, ''));
     const want = await imported(await evidence(local, localKey, ''));
-    // (The import finds an empty log's bundle stale on either store: the same finding.)
+    // An empty log's bundle is complete at size 0 on either store (docs/logs.md, "What the import checks", freshness).
+    expect(got.findings).toEqual([]);
+    expect(got.log).toMatchObject({
+      status: 'complete',
+      tree_size: 0,
+      stale: false,
+      sentence: 'complete for the whole log at size 0',
+    });
     expect(got.findings).toEqual(want.findings);
     expect(got.counts).toEqual(want.counts);
     expect(got.log).toEqual(want.log);
+
+    // `evroom export --tenant beta` of a tenant whose log has no checkpoint yet signs under the
+    // name the service signs under (the store's last checkpoint bears it), not the default name.
+    for (const served of [node, local]) {
+      await createTenant(served.store, 'beta', 'scale');
+      const out = path.join(directory, `beta-${served === node ? 'pg' : 'sqlite'}.zip`);
+      await exportTenantEvidence(served.workspace, {
+        out,
+        tenantId: 'beta',
+        since: null,
+        until: null,
+        store: served.store,
+      });
+      const beta = await imported(out);
+      expect(beta.findings).toEqual([]);
+      expect(beta.log).toMatchObject({ status: 'complete', origin: `${LOG_NAME}/tenants/beta`, tree_size: 0 });
+    }
   }, 120_000);
 });

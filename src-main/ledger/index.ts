@@ -185,6 +185,7 @@ export {
   getTlogCheckpoint,
   insertTlogCheckpoint,
   insertTlogCosignature,
+  lastSignedTlogCheckpoint,
   latestTlogCheckpoint,
   listTlogCheckpoints,
   listTlogCosignatures,

@@ -415,6 +415,20 @@ export function latestTlogCheckpoint(database: ReadableDB, tenantId: string): Tl
   return row === undefined ? undefined : toCheckpoint(row);
 }
 
+/**
+ * The checkpoint signed last, of any tenant's log (the latest `signed_at`), if any: it bears the
+ * name the service signs under now. A scan of the checkpoints, for the rare caller that needs
+ * that name for a log with no checkpoint of its own; never on a request's path.
+ */
+export function lastSignedTlogCheckpoint(database: ReadableDB): TlogCheckpointRecord | undefined {
+  const row = queryOne<CheckpointRow>(
+    database,
+    sql`SELECT tenant_id, tree_size, root, note, signed_at FROM tlog_checkpoints
+        ORDER BY signed_at DESC, tenant_id, tree_size DESC LIMIT 1`,
+  );
+  return row === undefined ? undefined : toCheckpoint(row);
+}
+
 /** Every checkpoint of a tenant's log, smallest first. */
 export function listTlogCheckpoints(database: ReadableDB, tenantId: string): TlogCheckpointRecord[] {
   const tenant = checkTenantId(tenantId);

@@ -128,7 +128,8 @@ export async function isStoreTenant(store: ServiceStore, tenantId: string): Prom
  * data folder's ledger unless `store` names another, a PostgreSQL database), as
  * `GET /tenants/:id/evidence` does: the tenant's logged receipts of the period, the log's
  * checkpoint (signed now with the log key if the log grew since its last one, under the name
- * its last checkpoint bears) and proofs, the manifest signed by the service's signing key.
+ * its last checkpoint bears, or for a log without one the name of the store's last checkpoint of
+ * any tenant) and proofs, the manifest signed by the service's signing key.
  *
  * @throws OperationError not_found for a tenant the store does not know; as exportServedEvidence
  */
@@ -150,7 +151,12 @@ export async function exportTenantEvidence(
       'not_found',
       `This ${store.engine === 'sqlite' ? 'ledger' : 'database'} has no tenant ${tenantId}.`,
     );
-  const latest = await store.evidence.snapshot(tenantId, (reader) => reader.checkpoint());
+  // The name the tenant's newest checkpoint bears; for a log with none yet, the name the service
+  // signs under now (its last checkpoint of any tenant bears it), so the first checkpoint this
+  // export signs is of the origin the service would sign (docs/logs.md, "The service's log").
+  const latest =
+    (await store.evidence.snapshot(tenantId, (reader) => reader.checkpoint())) ??
+    (await store.issuance.lastSignedCheckpoint());
   const name = latest === undefined ? undefined : parseNote(latest.note).signatures[0]?.name;
   const log = openServiceLog(workspace, loadLogKey(workspace), { ...(name === undefined ? {} : { name }), store });
   const { active } = loadServiceKeys(workspace);

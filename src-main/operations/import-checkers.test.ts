@@ -290,6 +290,22 @@ describe('the import and the browser reference verifier check bundles alike', ()
       expect(logOf(verdict)).toMatchObject({ stale: true, tree_size: 5 });
     });
 
+    it('an empty log is complete at size 0, not stale', async () => {
+      const verdict = await same(
+        logBundle({
+          spec: { log: [], period: { since: null, until: null }, first: null, last: null, before: null, after: null },
+          receipts: [],
+        }),
+      );
+      expect(findingCodes(verdict)).toEqual([]);
+      expect(logOf(verdict)).toMatchObject({
+        status: 'complete',
+        stale: false,
+        tree_size: 0,
+        sentence: 'complete for the whole log at size 0',
+      });
+    });
+
     it('wrong boundaries fail', async () => {
       const verdict = await same(
         logBundle({ proofs: (proofs) => ({ ...proofs, period: { since: '2026-11-01T12:00:01Z', until: UNTIL } }) }),

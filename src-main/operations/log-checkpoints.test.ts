@@ -1,7 +1,14 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { didKeyFromEd25519, hexEncode, utf8Encode } from '../../src-shared/crypto';
-import { formatCheckpoint, formatNote, signCosignatureLine, signNoteLine } from '../../src-shared/crypto/signed-note';
+import {
+  formatCheckpoint,
+  formatNote,
+  NOTE_ED25519,
+  noteKeyId,
+  signCosignatureLine,
+  signNoteLine,
+} from '../../src-shared/crypto/signed-note';
 import { TlogMemory, tlogLeafHash } from '../../src-shared/crypto/tlog';
 import { insertBundle, listConsistencyResults, listSeenCheckpoints, updateBundle } from '../ledger';
 import type { LogCompleteness } from '../../src-shared/api/logs-contract';
@@ -228,7 +235,20 @@ describe('the checkpoints a workstation has seen', () => {
       latest: { tree_size: 8, root_hex: hexEncode(log.root(8)) },
     });
     expect(view?.split).toBeUndefined();
+    // The history says which key verified each checkpoint: its note key id and how it is known.
+    const keyIdOf = (publicKey: Uint8Array): string =>
+      noteKeyId(crypto.sha256, KEY_NAME, NOTE_ED25519, publicKey).toString(16).padStart(8, '0');
+    expect(keyIdOf(PUBLIC)).not.toBe(keyIdOf(FORGER));
+    expect(
+      logDetail(workspace, ORIGIN).history.map(({ root_hex, key_id, signer }) => ({ root_hex, key_id, signer })),
+    ).toEqual(
+      expect.arrayContaining([
+        { root_hex: hexEncode(log.root(8)), key_id: keyIdOf(PUBLIC), signer: 'pinned' },
+        { root_hex: hexEncode(forked.root(8)), key_id: keyIdOf(FORGER), signer: 'unknown' },
+      ]),
+    );
     expect(logDetail(workspace, ORIGIN).history).toHaveLength(2);
+    expect(view?.latest).toMatchObject({ key_id: keyIdOf(PUBLIC), signer: 'pinned' });
     // Even two roots the forger's key signed at one size say nothing of the pinned key's log.
     recordSeenCheckpoint(workspace, {
       ...forged,

@@ -602,7 +602,11 @@ function signerOf(workspace: Workspace, logKey: string): LogSigner {
   return advertised ? 'advertised' : 'unknown';
 }
 
-function toView(record: SeenCheckpointRecord): SeenCheckpointView {
+/**
+ * A seen checkpoint as the views show it, with the key that verified it: its note key id and how
+ * it is known (`signerOf`, asked once per key by {@link viewMaker}).
+ */
+function toView(record: SeenCheckpointRecord, keyId: string, signer: LogSigner): SeenCheckpointView {
   return {
     tree_size: record.tree_size,
     root_hex: record.root,
@@ -611,6 +615,23 @@ function toView(record: SeenCheckpointRecord): SeenCheckpointView {
     first_seen_at: record.first_seen_at,
     note: record.note,
     cosignatures: record.cosignatures,
+    key_id: keyId,
+    signer,
+  };
+}
+
+/** Turns seen checkpoints into views, reading the trust store once per key (a history may be long). */
+function viewMaker(workspace: Workspace): (record: SeenCheckpointRecord) => SeenCheckpointView {
+  const known = new Map<string, { keyId: string; signer: LogSigner }>();
+  return (record) => {
+    const cacheKey = `${record.key_name}\n${record.log_key}`;
+    let key = known.get(cacheKey);
+    if (key === undefined) {
+      const id = noteKeyId(workspace.crypto.sha256, record.key_name, NOTE_ED25519, hexDecode(record.log_key));
+      key = { keyId: id.toString(16).padStart(8, '0'), signer: signerOf(workspace, record.log_key) };
+      known.set(cacheKey, key);
+    }
+    return toView(record, key.keyId, key.signer);
   };
 }
 
@@ -647,7 +668,12 @@ const CONSISTENCY_RANK: Record<LogConsistency, number> = { split_view: 0, unchec
  * split view for a log whose key is pinned. Else every key's checkpoints are judged, the worst
  * standing of any key winning.
  */
-function logViewOf(workspace: Workspace, origin: string, seen: readonly SeenCheckpointRecord[]): LogView {
+function logViewOf(
+  workspace: Workspace,
+  origin: string,
+  seen: readonly SeenCheckpointRecord[],
+  view: (record: SeenCheckpointRecord) => SeenCheckpointView = viewMaker(workspace),
+): LogView {
   const results = listConsistencyResults(workspace.ledger.readable, origin);
   const pinned = new Set(pinnedLogKeys(workspace).map((key) => hexEncode(key)));
   const keys = [...new Set(seen.map((record) => record.log_key))];
@@ -663,13 +689,14 @@ function logViewOf(workspace: Workspace, origin: string, seen: readonly SeenChec
     if (CONSISTENCY_RANK[standingOfKey.consistency] < CONSISTENCY_RANK[judged.consistency]) judged = standingOfKey;
   }
   const latest = seen.find((record) => judgedKeys.includes(record.log_key)) as SeenCheckpointRecord;
+  const latestView = view(latest);
   return {
     origin,
     key_name: latest.key_name,
-    signer: signerOf(workspace, latest.log_key),
+    signer: latestView.signer,
     checkpoints: seen.length,
     keys: keys.length,
-    latest: toView(latest),
+    latest: latestView,
     consistency: judged.consistency,
     ...(judged.split === undefined ? {} : { split: judged.split }),
     bundles: logBundles(workspace, origin).length,
@@ -703,9 +730,10 @@ export function logDetail(workspace: Workspace, origin: string): LogDetail {
   const seen = listSeenCheckpoints(workspace.ledger.readable, origin);
   if (seen.length === 0)
     throw new OperationError('not_found', 'not_found', `No checkpoint of the log ${origin} has been seen.`);
+  const view = viewMaker(workspace);
   return {
-    ...logViewOf(workspace, origin, seen),
-    history: seen.map(toView),
+    ...logViewOf(workspace, origin, seen, view),
+    history: seen.map(view),
     bundles_detail: logBundles(workspace, origin),
   };
 }

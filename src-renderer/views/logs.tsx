@@ -204,7 +204,10 @@ function LogDetailContent({ log }: { log: LogDetail }) {
         />
       </Panel>
       <Panel title={`Checkpoint history (${formatCount(log.history.length)})`}>
-        <p className="muted log-intro">Every checkpoint of this log the workstation has seen, largest tree first.</p>
+        <p className="muted log-intro">
+          Every checkpoint of this log the workstation has seen, largest tree first, with the key that verified it (its
+          note key id, as in the key&rsquo;s vkey).
+        </p>
         <TableScroll label="Checkpoint history">
           <table className="table log-history" data-testid="log-history">
             <caption className="visually-hidden">Checkpoints of {log.origin}, largest tree first</caption>
@@ -214,6 +217,7 @@ function LogDetailContent({ log }: { log: LogDetail }) {
                   Tree size
                 </th>
                 <th scope="col">Root</th>
+                <th scope="col">Signed by</th>
                 <th scope="col">Seen first (UTC)</th>
                 <th scope="col">Where</th>
                 <th scope="col">Witnesses</th>
@@ -291,10 +295,15 @@ function SourceCell({ source }: { source: string }) {
 
 function CheckpointRow({ checkpoint }: { checkpoint: SeenCheckpointView }) {
   return (
-    <tr data-tree-size={checkpoint.tree_size}>
+    <tr data-tree-size={checkpoint.tree_size} data-key-id={checkpoint.key_id}>
       <td className="numeric">{formatCount(checkpoint.tree_size)}</td>
       <td>
         <ShortHash hex={checkpoint.root_hex} />
+      </td>
+      <td className="nowrap">
+        <span title={`${checkpoint.key_name}, note key id ${checkpoint.key_id}: ${signerMeaning(checkpoint.signer)}`}>
+          <Code>{checkpoint.key_id}</Code> <LogSignerBadge signer={checkpoint.signer} />
+        </span>
       </td>
       <td className="nowrap">{formatInstant(checkpoint.first_seen_at)}</td>
       <td className="log-source">

@@ -57,6 +57,13 @@ export interface SeenCheckpointView {
   note: string;
   /** Cosignature lines it carried (witnesses). */
   cosignatures: number;
+  /**
+   * The note key id (8 lowercase hex digits, as in a vkey) of the Ed25519 key that verified it
+   * under `key_name`: checkpoints of one origin verified by different keys have different ids.
+   */
+  key_id: string;
+  /** How that key is known to this workstation now. */
+  signer: LogSigner;
 }
 
 /** One log the workstation has seen checkpoints of. */

@@ -165,6 +165,29 @@ describe('a bundle’s log evidence', () => {
     expect(log).toMatchObject({ status: 'complete', first_index: null, last_index: null });
   });
 
+  it('is complete for an empty log: size 0, no leaf, no boundary (not stale)', () => {
+    for (const period of [
+      { since: null, until: null },
+      { since: SINCE, until: UNTIL },
+    ]) {
+      const fixture = makeLogEvidence(spec({ log: [], period, first: null, last: null, before: null, after: null }));
+      const { log, codes } = run({ checkpoint: fixture.checkpoint, proofs: fixture.proofs }, { receipts: [] });
+      expect(codes).toEqual([]);
+      expect(log).toMatchObject({ status: 'complete', stale: false, tree_size: 0, first_index: null });
+    }
+    const whole = makeLogEvidence(
+      spec({ log: [], period: { since: null, until: null }, first: null, last: null, before: null, after: null }),
+    );
+    expect(run({ checkpoint: whole.checkpoint, proofs: whole.proofs }, { receipts: [] }).log?.sentence).toBe(
+      'complete for the whole log at size 0',
+    );
+    // A size-0 checkpoint under a bundle whose period holds a leaf is still stale.
+    const stale = makeLogEvidence(spec({ size: 0, before: null, after: null, first: 0, last: 0 }));
+    expect(run({ checkpoint: stale.checkpoint, proofs: stale.proofs }, { receipts: [0] }).codes).toEqual([
+      'log_checkpoint_stale',
+    ]);
+  });
+
   it('names a receipt removed from the bundle as missing, by its index', () => {
     const fixture = makeLogEvidence(spec());
     // The receipt file is gone, its leaf still listed.

@@ -670,7 +670,9 @@ export class LogEvidenceCheck {
       if (stale) staleFrom = staleFrom === undefined ? leaf.index : Math.min(staleFrom, leaf.index);
       this.bySha.set(leaf.receipt_sha256, { index: leaf.index, inclusion: leaf.inclusion, matched: false, stale });
     }
-    if (last >= size) staleFrom = staleFrom === undefined ? Math.max(first, size) : staleFrom;
+    // An empty period (first and last null) reaches no leaf: an empty log's size-0 checkpoint covers it.
+    if (evidence.last_index !== null && last >= size)
+      staleFrom = staleFrom === undefined ? Math.max(first, size) : staleFrom;
     for (const boundary of [evidence.before, evidence.after]) {
       if (boundary !== null && boundary.index >= size) staleFrom = staleFrom ?? boundary.index;
     }

@@ -34,7 +34,7 @@ export const exportSpec: CommandSpec = {
     'evidence as GET /tenants/ID/evidence does: its logged receipts issued in [--since, --until),',
     'the log’s signed checkpoint and proofs (log/checkpoint.txt, log/proofs.json; docs/logs.md),',
     'signed by the service’s key. The filters do not apply to it.',
-    `With a service on PostgreSQL, ${DATABASE_HELP} It exports a served --tenant's evidence only.`,
+    `With a service on PostgreSQL, ${DATABASE_HELP.join(' ')} It exports a served --tenant's evidence only.`,
   ],
   options: {
     ...FILTER_OPTIONS,

@@ -220,6 +220,7 @@ describe.each([
   });
 
   it('keeps a checkpoint per size, the first one kept when a size is signed again', async () => {
+    expect(await store.lastSignedCheckpoint()).toBeUndefined();
     expect((await store.checkpointDue('acme', false)).due).toBeUndefined();
     const empty = await store.checkpointDue('acme', true);
     expect(empty.due?.size).toBe(0);
@@ -266,6 +267,17 @@ describe.each([
     });
     expect((await store.listCheckpoints('acme')).map((checkpoint) => checkpoint.tree_size)).toEqual([2, 3]);
     expect((await store.latestCheckpoint('acme'))?.tree_size).toBe(3);
+    // The checkpoint signed last, of any tenant: the latest signed_at.
+    expect(await store.lastSignedCheckpoint()).toMatchObject({ tenant_id: 'acme', tree_size: 3, note: 'third\n' });
+    const beta = await store.checkpointDue('beta', false);
+    await store.insertCheckpoint({
+      tenant_id: 'beta',
+      tree_size: 1,
+      root: beta.due?.root as Uint8Array,
+      note: 'beta\n',
+      signed_at: NOW + 5,
+    });
+    expect(await store.lastSignedCheckpoint()).toMatchObject({ tenant_id: 'beta', tree_size: 1, note: 'beta\n' });
   });
 
   it('gives the inclusion and consistency proofs of the in-memory log at every size', async () => {

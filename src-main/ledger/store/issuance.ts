@@ -164,6 +164,11 @@ export interface IssuanceStore {
   getCheckpoint(tenantId: string, size: number): Promise<TlogCheckpointRecord | undefined>;
   /** The newest checkpoint of a tenant's log, if any. */
   latestCheckpoint(tenantId: string): Promise<TlogCheckpointRecord | undefined>;
+  /**
+   * The checkpoint signed last, of any tenant's log, if any: it bears the name the service signs
+   * under now (a scan, for a log with no checkpoint of its own; never on a request's path).
+   */
+  lastSignedCheckpoint(): Promise<TlogCheckpointRecord | undefined>;
   /** Every checkpoint of a tenant's log, smallest first. */
   listCheckpoints(tenantId: string): Promise<TlogCheckpointRecord[]>;
   /**

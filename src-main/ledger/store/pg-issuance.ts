@@ -602,6 +602,13 @@ export function pgIssuance(deps: PgStoreDeps): IssuanceStore {
       const tenant = checkTenantId(tenantId);
       return pool.read((reader) => newestCheckpoint(reader, tenant));
     },
+    lastSignedCheckpoint: async () =>
+      pool.read(async (reader) => {
+        const { rows } = await reader.query<CheckpointRow>(
+          `SELECT ${CHECKPOINT_COLUMNS} FROM tlog_checkpoints ORDER BY signed_at DESC, tenant_id, tree_size DESC LIMIT 1`,
+        );
+        return rows[0] === undefined ? undefined : toCheckpoint(rows[0]);
+      }),
     listCheckpoints: async (tenantId) => {
       const tenant = checkTenantId(tenantId);
       return pool.read(async (reader) => {

@@ -17,6 +17,7 @@ import {
   getTlogCheckpoint,
   insertTlogCheckpoint,
   insertTlogCosignature,
+  lastSignedTlogCheckpoint,
   latestTlogCheckpoint,
   listTlogCheckpoints,
   listTlogCosignatures,
@@ -183,6 +184,7 @@ export function sqliteIssuance(deps: SqliteStoreDeps): IssuanceStore {
       settle(() => ledger.runInTransaction((database) => insertTlogCheckpoint(database, checkpoint))),
     getCheckpoint: (tenantId, size) => settle(() => getTlogCheckpoint(ledger.readable, tenantId, size)),
     latestCheckpoint: (tenantId) => settle(() => latestTlogCheckpoint(ledger.readable, tenantId)),
+    lastSignedCheckpoint: () => settle(() => lastSignedTlogCheckpoint(ledger.readable)),
     listCheckpoints: (tenantId) => settle(() => listTlogCheckpoints(ledger.readable, tenantId)),
     inclusionProof: (tenantId, index, size) =>
       settle(() => tlogInclusionProof(sha256, index, size, tlogNodeSource(ledger.readable, tenantId))),
