@@ -461,5 +461,7 @@ describe('evroom log against evroom serve', () => {
     expect(logs).toMatchObject([
       { origin: 'receipts.test/log/tenants/acme', consistency: 'consistent', checkpoints: 3 },
     ]);
+    // The workstation's own record counts its cosignature at once (the Logs view's Witnesses).
+    expect(logs).toMatchObject([{ latest: { tree_size: 7, cosignatures: 1 } }]);
   }, 120_000);
 });

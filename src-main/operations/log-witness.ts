@@ -82,6 +82,8 @@ export interface LogCheckResult {
   root_hex: string;
   /** `pinned`: the trust store's log key verified it; `advertised`: only the service's own word. */
   signer: 'pinned' | 'advertised';
+  /** The Ed25519 log key (hex) that verified the checkpoint. */
+  log_key_hex: string;
   /** The checkpoint as served (its note, with the cosignature lines the service was given). */
   note: string;
   cosignatures: number;
@@ -319,6 +321,7 @@ export async function checkLogAtService(
     tree_size: checkpoint.size,
     root_hex: hexEncode(checkpoint.rootHash),
     signer,
+    log_key_hex: hexEncode(logKey),
     note: text,
     cosignatures: note.signatures.filter((signature) => signature.name !== keyName).length,
     seen_before: seen.length,
@@ -385,12 +388,25 @@ export async function cosignAtService(
     vkey: witness.vkey,
     checkpoint: formatNote(note.text, [...logLines, witness.line]),
   });
+  const servedWithCosignature = served.split('\n').includes(witness.line);
+  // The workstation's own record of the checkpoint counts the cosignatures it now carries (the
+  // Logs view's "Witnesses"), this one included, without waiting for the next check.
+  if (servedWithCosignature)
+    recordSeenCheckpoint(workspace, {
+      note: served,
+      origin: check.origin,
+      key_name: check.key_name,
+      log_key: hexDecode(check.log_key_hex),
+      size: check.tree_size,
+      root: hexDecode(check.root_hex),
+      source: `api:${check.api}`,
+    });
   return {
     check,
     witness: { name: witness.name, vkey: witness.vkey },
     line: witness.line,
     served,
-    served_with_cosignature: served.split('\n').includes(witness.line),
+    served_with_cosignature: servedWithCosignature,
   };
 }
 
