@@ -112,7 +112,18 @@ describe('evroom apikeys redeem and payments', () => {
     try {
       const url = await postgres.createDatabase();
       const home = embeddedHome();
+      // Without the service's payment key secret, refused before anything is recorded.
       const tx = await pay({ tier: 'pro', contact: 'cli-pg@example.com' });
+      const bare = await evroom(home, ['apikeys', 'redeem', '--tx', tx, '--rpc', testChain.rpcUrl, '--database', url]);
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).not.toMatch(/\n\s+at /);
+      expect(bare.stderr).toContain(`${path.join(home, 'service', 'payment-key-secret')} is missing`);
+      expect(fs.existsSync(path.join(home, 'service', 'payment-key-secret'))).toBe(false);
+      const none = await evroom(home, ['apikeys', 'payments', '--json', '--database', url]);
+      expect(JSON.parse(none.stdout)).toEqual({ payments: [] });
+      // The data folder holds the secret, as a node's copied service/ folder does.
+      fs.mkdirSync(path.join(home, 'service'), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(home, 'service', 'payment-key-secret'), `${'5a'.repeat(32)}\n`, { mode: 0o600 });
       const redeemed = await evroom(home, [
         'apikeys',
         'redeem',

@@ -11,7 +11,14 @@ import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test
 import { outboxTransport } from '../delivery/outbox-transport';
 import { getPaymentCursor, listApiKeys } from '../ledger';
 import { deliveryBackoffMs, startPaymentWatcher, type KeyDelivery, type PaymentWatcher } from './payment-watcher';
-import { observePayment, paymentKey, paymentStatus, paymentTenantId, sealedEnvelope } from './payments';
+import {
+  observePayment,
+  paymentKey,
+  paymentKeySecretId,
+  paymentStatus,
+  paymentTenantId,
+  sealedEnvelope,
+} from './payments';
 import { startTestPostgres } from '../test-support/postgres';
 import { openServiceStore, workspaceServiceStore, type ServiceStore } from './service-store';
 import { openWorkspace, type Workspace } from './workspace';
@@ -230,6 +237,53 @@ describe('the payment watcher', () => {
     }
   });
 
+  it('never delivers a key derived under another secret than the one it was issued under; the restored secret delivers it', async () => {
+    const workspace = freshWorkspace();
+    const transport = folderTransport(path.join(directory, 'out-secret'));
+    // observePayment makes the delivery due at the real time: the watcher's clock starts after it.
+    let clock = new Date(Date.now() + 60_000);
+    try {
+      const tx = await pay({ tier: 'pro', contact: 'restored@example.com' });
+      const store = workspaceServiceStore(workspace);
+      expect((await observePayment(store, workspace, testChain.chain, tx, { confirmations: 1 })).state).toBe('issued');
+      const issuedKey = paymentKey(workspace, 'anvil-local', tx, 'pro').key;
+      // The data folder comes back from a backup without its secret: a new one is made.
+      const file = path.join(workspace.dataDirectory, 'service', 'payment-key-secret');
+      const original = fs.readFileSync(file);
+      fs.rmSync(file);
+      expect(paymentKey(workspace, 'anvil-local', tx, 'pro').key).not.toBe(issuedKey);
+      const watcher = startPaymentWatcher({
+        store,
+        workspace,
+        chain: testChain.chain,
+        confirmations: 1,
+        intervalMs: 60_000,
+        now: () => clock,
+        fromBlock: (await testChain.chain.head()) + 1,
+        delivery: { mailChannel: 'outbox', deliver: transport.deliver },
+      });
+      try {
+        await watcher.passNow();
+        expect(transport.calls).toBe(0);
+        const pending = (await paymentStatus(store, tx))?.delivery;
+        expect(pending).toMatchObject({ state: 'pending', attempts: 1 });
+        expect(pending?.last_error).toContain("this data folder's service/payment-key-secret is not the one the key");
+        fs.writeFileSync(file, original, { mode: 0o600 });
+        clock = new Date(clock.getTime() + deliveryBackoffMs(1));
+        await watcher.passNow();
+        expect((await paymentStatus(store, tx))?.delivery).toMatchObject({ state: 'delivered', attempts: 2 });
+        const delivered = JSON.parse(fs.readFileSync(path.join(directory, 'out-secret', `${tx}.json`), 'utf8')) as {
+          key: string;
+        };
+        expect(delivered.key).toBe(issuedKey);
+      } finally {
+        await watcher.stop();
+      }
+    } finally {
+      workspace.close();
+    }
+  });
+
   it('delivers through the real outbox transport, and seals a did:key’s key so that only its holder opens it', async () => {
     const workspace = freshWorkspace();
     const outbox = outboxTransport(path.join(directory, 'outbox-real'));
@@ -351,6 +405,8 @@ describe('the payment watcher on two nodes of one PostgreSQL', () => {
     const watchers: PaymentWatcher[] = [];
     try {
       const url = await postgres.createDatabase();
+      // As evroom serve does on its first start: the payment key secret both nodes' folders hold.
+      paymentKeySecretId(workspace);
       const [storeA, storeB] = [await openServiceStore(workspace, url), await openServiceStore(workspace, url)] as [
         ServiceStore,
         ServiceStore,

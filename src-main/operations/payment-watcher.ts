@@ -198,10 +198,15 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
     if ((tier !== 'pro' && tier !== 'scale') || term === null || tenantId === null || expiresAt === null || to === null)
       throw new Error(`payment ${payment.tx_hash}: an issued payment lacks its tier, term, tenant or contact`);
     const channel: DeliveryChannel = payment.delivery_channel === 'sealed' ? 'sealed' : delivery.mailChannel;
-    const { key } = paymentKey(workspace, payment.network, payment.tx_hash, tier);
+    const { key, prefix } = paymentKey(workspace, payment.network, payment.tx_hash, tier);
     const at = (): number => now().getTime();
     underLease();
     try {
+      // A key derived under another secret than the one it was issued under would not work: never send it.
+      if (prefix !== payment.key_prefix)
+        throw new Error(
+          `the key derived here (${prefix}…) is not the one issued (${payment.key_prefix ?? '-'}…): this data folder's service/payment-key-secret is not the one the key was issued under; restore it from a backup or copy it from the node that issued the key`,
+        );
       const result = await delivery.deliver({
         tx_hash: payment.tx_hash,
         channel,

@@ -7,7 +7,7 @@
  */
 import type { PaymentView } from '../../../src-shared/api/payments';
 import { formatUnits } from '../../../src-shared/api/payments';
-import { listPayments, observePayment, redeemChain } from '../../operations/payments';
+import { checkPaymentKeySecret, listPayments, observePayment, redeemChain } from '../../operations/payments';
 import { CliError } from '../cli-error';
 import { flag, integerOption, optionValue, type ParsedArguments } from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
@@ -82,6 +82,8 @@ export async function runRedeem(parsed: ParsedArguments, terminal: Terminal): Pr
     'apikeys redeem',
     databaseUrlOf('apikeys redeem', parsed),
     async (store, workspace) => {
+      // Before anything is recorded: a key issued under another secret than the nodes' would not work.
+      await checkPaymentKeySecret(store, workspace, Date.now());
       const chain = await redeemChain(workspace, {
         rpcUrl: rpc,
         ...(named === 3 ? { token, treasury, network } : {}),
