@@ -101,6 +101,30 @@ describe('evroom apikeys redeem and payments', () => {
     expect(table.stdout).toContain('99.000000');
     expect(table.stdout).toContain(view.key_prefix);
     expect(table.stdout).toContain('outbox pending');
+    expect(table.stdout).not.toContain('last try');
+    // A service whose mail relay is down: the table says why the key has not gone yet.
+    const service = openWorkspace(home);
+    try {
+      const watcher = startPaymentWatcher({
+        store: workspaceServiceStore(service),
+        workspace: service,
+        chain: testChain.chain,
+        confirmations: 1,
+        intervalMs: 60_000,
+        fromBlock: (await testChain.chain.head()) + 1,
+        delivery: {
+          mailChannel: 'outbox',
+          deliver: () => Promise.reject(new Error('the relay answered 421: try again later')),
+        },
+      });
+      await watcher.passNow();
+      await watcher.stop();
+    } finally {
+      service.close();
+    }
+    const failing = await evroom(home, ['apikeys', 'payments']);
+    expect(failing.stdout).toContain('outbox pending (1 tries)');
+    expect(failing.stdout).toMatch(/\n {15}last try: the relay answered 421: try again later\n/);
     const keys = await evroom(home, ['apikeys', 'list']);
     expect(keys.stdout).toMatch(new RegExp(`${view.key_prefix} .* active until \\d{4}-`));
     const listed = await evroom(home, ['apikeys', 'payments', '--json', '--limit', '5']);

@@ -9,8 +9,16 @@ import { encodeMemo, transferCalldata, type PaymentMemo } from '../../src-shared
 import { DEVELOPMENT_ACCOUNT_KEYS, sendCall } from '../anchor/stablecoin';
 import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test-support';
 import { outboxTransport } from '../delivery/outbox-transport';
+import { smtpTransport } from '../delivery/smtp-transport';
+import { SMTPServer } from 'smtp-server';
 import { getPaymentCursor, listApiKeys } from '../ledger';
-import { deliveryBackoffMs, startPaymentWatcher, type KeyDelivery, type PaymentWatcher } from './payment-watcher';
+import {
+  DELIVERY_RETRY_MAX_MS,
+  deliveryBackoffMs,
+  startPaymentWatcher,
+  type KeyDelivery,
+  type PaymentWatcher,
+} from './payment-watcher';
 import {
   observePayment,
   paymentKey,
@@ -234,6 +242,61 @@ describe('the payment watcher', () => {
       );
     } finally {
       workspace.close();
+    }
+  });
+
+  it('tries a lasting refusal of a real SMTP server again only every 5 minutes, saying so', async () => {
+    const workspace = freshWorkspace();
+    let refuse = true;
+    const received: string[] = [];
+    const server = new SMTPServer({
+      logger: false,
+      disabledCommands: ['STARTTLS'],
+      authOptional: true,
+      onRcptTo(address, _session, callback) {
+        if (refuse) {
+          const error = Object.assign(new Error('5.1.1 no such mailbox'), { responseCode: 550 });
+          callback(error);
+        } else callback();
+      },
+      onData(stream, session, callback) {
+        stream.on('data', () => undefined);
+        stream.on('end', () => {
+          received.push(session.envelope.rcptTo.map((to) => to.address).join(','));
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const mail = smtpTransport(`smtp://127.0.0.1:${(server.server.address() as { port: number }).port}`);
+    let clock = new Date(Date.now() + 60_000);
+    try {
+      await withWatcher(
+        workspace,
+        { confirmations: 1, now: () => clock, deliver: async (delivery) => (await mail.send(delivery), {}) },
+        async (watcher) => {
+          const tx = await pay({ tier: 'pro', contact: 'gone@example.com' });
+          await watcher.passNow();
+          const first = (await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery;
+          expect(first).toMatchObject({ state: 'pending', attempts: 1 });
+          expect(first?.last_error).toMatch(/refused \(550.*a lasting failure: tried again every 5 minutes/);
+          // Not after the 1 s a passing failure waits: after 5 minutes.
+          clock = new Date(clock.getTime() + deliveryBackoffMs(1));
+          await watcher.passNow();
+          expect((await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery.attempts).toBe(1);
+          refuse = false;
+          clock = new Date(clock.getTime() - deliveryBackoffMs(1) + DELIVERY_RETRY_MAX_MS);
+          await watcher.passNow();
+          expect((await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery).toMatchObject({
+            state: 'delivered',
+            attempts: 2,
+          });
+          expect(received).toEqual(['gone@example.com']);
+        },
+      );
+    } finally {
+      workspace.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 

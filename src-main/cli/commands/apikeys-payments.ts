@@ -121,7 +121,7 @@ export async function runPayments(parsed: ParsedArguments, terminal: Terminal): 
     terminal.out,
     `${'TX'.padEnd(14)} ${'STATE'.padEnd(22)} ${'TIER'.padEnd(10)} ${'TERM'.padEnd(5)} ${'AMOUNT'.padEnd(16)} ${'CONTACT'.padEnd(32)} ${'KEY'.padEnd(20)} DELIVERY`,
   );
-  for (const view of list)
+  for (const view of list) {
     writeLine(
       terminal.out,
       [
@@ -135,5 +135,9 @@ export async function runPayments(parsed: ParsedArguments, terminal: Terminal): 
         delivery(view),
       ].join(' '),
     );
+    // Why a key has not reached its buyer yet, under its row (never the key: the watcher keeps it out).
+    if (view.delivery.state === 'pending' && view.delivery.last_error !== null)
+      writeLine(terminal.out, `${''.padEnd(15)}last try: ${view.delivery.last_error}`);
+  }
   return 0;
 }
