@@ -256,7 +256,7 @@ export async function checkPaymentKeySecret(store: ServiceStore, workspace: Work
 }
 
 /** The refusal of a data folder whose payment key secret is not the database's. */
-export function paymentSecretMismatch(workspace: Workspace): OperationError {
+function paymentSecretMismatch(workspace: Workspace): OperationError {
   return new OperationError(
     'conflict',
     'service_key_mismatch',
