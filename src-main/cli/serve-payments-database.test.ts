@@ -96,15 +96,17 @@ afterAll(async () => {
   fs.rmSync(directory, { recursive: true, force: true });
 });
 
-describe('bought keys on two evroom serve --database nodes', () => {
-  it('one key per payment whichever node watches; redeem and payments --database on an admin machine', async () => {
-    const url = await server.createDatabase();
-    const anchorKey = generatePrivateKey();
-    await testChain.client.fundOnDevelopmentChain(privateKeyToAccount(anchorKey).address);
-    const keyFile = path.join(directory, 'anchor-key');
-    fs.writeFileSync(keyFile, `${anchorKey}\n`, { mode: 0o600 });
-    const { token, treasury } = testChain.chain.config;
-    const args = [
+/** A fresh database, and the serve arguments of a node on it selling keys on the test chain. */
+async function nodeArguments(name: string): Promise<{ url: string; args: string[] }> {
+  const url = await server.createDatabase();
+  const anchorKey = generatePrivateKey();
+  await testChain.client.fundOnDevelopmentChain(privateKeyToAccount(anchorKey).address);
+  const keyFile = path.join(directory, `${name}-anchor-key`);
+  fs.writeFileSync(keyFile, `${anchorKey}\n`, { mode: 0o600 });
+  const { token, treasury } = testChain.chain.config;
+  return {
+    url,
+    args: [
       '--database',
       url,
       '--chain-rpc',
@@ -117,7 +119,14 @@ describe('bought keys on two evroom serve --database nodes', () => {
       token,
       '--treasury',
       treasury,
-    ];
+    ],
+  };
+}
+
+describe('bought keys on two evroom serve --database nodes', () => {
+  it('one key per payment whichever node watches; redeem and payments --database on an admin machine', async () => {
+    const { url, args } = await nodeArguments('first');
+    const { token, treasury } = testChain.chain.config;
     const homeA = path.join(directory, 'node-a');
     const homeB = path.join(directory, 'node-b');
     const admin = path.join(directory, 'admin');
@@ -231,5 +240,46 @@ describe('bought keys on two evroom serve --database nodes', () => {
     expect(table.stdout).toMatch(/^TX +STATE +TIER +TERM +AMOUNT +CONTACT +KEY +DELIVERY$/m);
     for (const key of [firstKey, secondKey])
       expect(table.stdout + listed.stdout + keys.stdout + a.stderr() + b.stderr()).not.toContain(key);
+  }, 240_000);
+
+  it('the watcher killed between recording and issuing: the other node takes over and issues exactly one key', async () => {
+    const { url, args } = await nodeArguments('crash');
+    // The first test's payments are in blocks before this service's first start: not its business.
+    await testChain.mine();
+    const homeA = path.join(directory, 'crash-a');
+    const homeB = path.join(directory, 'crash-b');
+    const a = await startServeChild(homeA, args, { EVROOM_FAILPOINTS: 'payments.after-record=kill' });
+    children.push(a);
+    copyServiceFolder(homeA, homeB);
+    const b = await startServeChild(homeB, args);
+    children.push(b);
+    expect(a.stderr()).toContain('payments: this node');
+
+    const tx = await pay({ tier: 'pro', contact: 'pg-crash@example.com' }, 9);
+    // Node A, the lease's holder, records the confirmed payment and dies before issuing.
+    const death = await Promise.race([a.exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
+    expect((death as { signal?: string } | undefined)?.signal, a.stderr()).toBe('SIGKILL');
+    const between = evroom(homeB, ['apikeys', 'payments', '--json', '--database', url]);
+    expect(JSON.parse(between.stdout)).toEqual({
+      payments: [expect.objectContaining({ tx_hash: tx, state: 'pending_confirmations', key_prefix: null })],
+    });
+
+    // Node B takes the lease over once A's lapses (15 s), issues once and delivers once.
+    let status: Status = {};
+    for (let tries = 0; tries < 60 && status.delivery?.state !== 'delivered'; tries += 1) {
+      status = await delivered(b.url, tx);
+    }
+    expect(status).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+    const key = keyInOutbox([homeA, homeB], tx);
+    expect(fs.existsSync(path.join(homeB, 'outbox', `${tx}.eml`))).toBe(true);
+    expect(await emitWith(b.url, key)).toBe(201);
+
+    // Node A again, without the failpoint: nothing changes.
+    const again = await startServeChild(homeA, args);
+    children.push(again);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const keys = evroom(homeB, ['apikeys', 'list', '--json', '--database', url]);
+    expect((JSON.parse(keys.stdout) as { keys: unknown[] }).keys).toHaveLength(1);
+    expect(fs.existsSync(path.join(homeA, 'outbox', `${tx}.eml`))).toBe(false);
   }, 240_000);
 });
