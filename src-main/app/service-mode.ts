@@ -62,6 +62,11 @@ export interface StartServiceOptions {
    * data folder's `outbox/` (docs/payments.md).
    */
   smtpUrl?: string;
+  /**
+   * The address buyers reach the service at (http or https), told in bought keys' messages.
+   * Default: the address it listens at, unless that is every address (0.0.0.0, ::): then none.
+   */
+  publicUrl?: string;
   /** The tenants' logs: their name and how often the logs that grew are signed (buildService's `log`). */
   log?: { name?: string; checkpointMs?: number };
   /**
@@ -177,6 +182,12 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   };
   try {
     await service.app.listen({ host, port: options.port });
+    const listening = service.app.server.address();
+    const serviceUrl =
+      options.publicUrl ??
+      (host === '0.0.0.0' || host === '::' || typeof listening !== 'object' || listening === null
+        ? undefined
+        : `http://${host.includes(':') ? `[${host}]` : host}:${listening.port}`);
     if (anchoring?.payments !== undefined) {
       const payments = anchoring.payments;
       const anchorConfig = options.anchor === false ? undefined : options.anchor;
@@ -194,7 +205,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
           deliver: async (delivery) => {
             if (delivery.channel === 'sealed')
               return { sealed: sealApiKey(delivery.to, delivery.key, delivery.tx_hash) };
-            await mail.send(delivery);
+            // Where to use the key, for the message's example.
+            await mail.send(serviceUrl === undefined ? delivery : { ...delivery, service_url: serviceUrl });
             return {};
           },
         },

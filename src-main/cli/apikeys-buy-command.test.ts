@@ -92,6 +92,9 @@ describe('evroom apikeys buy and pickup against evroom serve on the embedded cha
       expect(eml).toMatch(/^To: alice@example\.com\r$/m);
       const key = KEY_PATTERN.exec(eml)?.[0];
       expect(key).toMatch(/^svc_pro_/);
+      // The buyer is told where to use the key: the service's address, as it listens.
+      expect(eml).toContain(`Service:  ${served.url}\r\n`);
+      expect(eml).toContain(`curl -X POST "${served.url}/v1/receipt/emit?profile=standard"`);
       expect(await emitWith(served.url, key!)).toBe(201);
       // Operators see the payment, never the key.
       const payments = await evroom(home, ['apikeys', 'payments', '--json']);
@@ -213,7 +216,12 @@ describe('evroom apikeys buy and pickup against evroom serve on the embedded cha
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.server.address() as { port: number }).port;
     const home = path.join(root, 'smtp');
-    const served = await serve(home, ['--smtp', `smtp://127.0.0.1:${port}`]);
+    const served = await serve(home, [
+      '--smtp',
+      `smtp://127.0.0.1:${port}`,
+      '--public-url',
+      'https://keys.example.org/',
+    ]);
     try {
       expect(served.stderr()).toContain(`Bought keys are delivered by SMTP through`);
       const bought = await evroom(home, [
@@ -238,6 +246,8 @@ describe('evroom apikeys buy and pickup against evroom serve on the embedded cha
       // A domain's key goes to its postmaster (RFC 5321 4.5.1).
       expect(received[0]?.to).toEqual(['postmaster@example.org']);
       expect(received[0]?.data).toContain(`Message-ID: <${answer.tx_hash}@evidence-room.invalid>`);
+      // --public-url: the address buyers reach the service at, behind its proxy.
+      expect(received[0]?.data).toContain('Service:  https://keys.example.org\r\n');
       const key = KEY_PATTERN.exec(received[0]?.data ?? '')?.[0];
       expect(await emitWith(served.url, key!)).toBe(201);
       expect(fs.existsSync(path.join(home, 'outbox'))).toBe(false);

@@ -101,6 +101,30 @@ describe('evroom apikeys redeem and payments', () => {
     expect(table.stdout).toContain('99.000000');
     expect(table.stdout).toContain(view.key_prefix);
     expect(table.stdout).toContain('outbox pending');
+    expect(table.stdout).not.toContain('last try');
+    // A service whose mail relay is down: the table says why the key has not gone yet.
+    const service = openWorkspace(home);
+    try {
+      const watcher = startPaymentWatcher({
+        store: workspaceServiceStore(service),
+        workspace: service,
+        chain: testChain.chain,
+        confirmations: 1,
+        intervalMs: 60_000,
+        fromBlock: (await testChain.chain.head()) + 1,
+        delivery: {
+          mailChannel: 'outbox',
+          deliver: () => Promise.reject(new Error('the relay answered 421: try again later')),
+        },
+      });
+      await watcher.passNow();
+      await watcher.stop();
+    } finally {
+      service.close();
+    }
+    const failing = await evroom(home, ['apikeys', 'payments']);
+    expect(failing.stdout).toContain('outbox pending (1 tries)');
+    expect(failing.stdout).toMatch(/\n {15}last try: the relay answered 421: try again later\n/);
     const keys = await evroom(home, ['apikeys', 'list']);
     expect(keys.stdout).toMatch(new RegExp(`${view.key_prefix} .* active until \\d{4}-`));
     const listed = await evroom(home, ['apikeys', 'payments', '--json', '--limit', '5']);
@@ -112,7 +136,18 @@ describe('evroom apikeys redeem and payments', () => {
     try {
       const url = await postgres.createDatabase();
       const home = embeddedHome();
+      // Without the service's payment key secret, refused before anything is recorded.
       const tx = await pay({ tier: 'pro', contact: 'cli-pg@example.com' });
+      const bare = await evroom(home, ['apikeys', 'redeem', '--tx', tx, '--rpc', testChain.rpcUrl, '--database', url]);
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).not.toMatch(/\n\s+at /);
+      expect(bare.stderr).toContain(`${path.join(home, 'service', 'payment-key-secret')} is missing`);
+      expect(fs.existsSync(path.join(home, 'service', 'payment-key-secret'))).toBe(false);
+      const none = await evroom(home, ['apikeys', 'payments', '--json', '--database', url]);
+      expect(JSON.parse(none.stdout)).toEqual({ payments: [] });
+      // The data folder holds the secret, as a node's copied service/ folder does.
+      fs.mkdirSync(path.join(home, 'service'), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(home, 'service', 'payment-key-secret'), `${'5a'.repeat(32)}\n`, { mode: 0o600 });
       const redeemed = await evroom(home, [
         'apikeys',
         'redeem',

@@ -92,6 +92,12 @@ describe('evroom serve sells API keys on the embedded chain', () => {
       ],
       [['--no-anchor', '--treasury', `0x${'2'.repeat(40)}`], /--no-anchor and --treasury do not go together/],
       [
+        ['--public-url', 'keys.example.org'],
+        /--public-url must be an http:\/\/ or https:\/\/ URL .*not 'keys\.example\.org'/,
+      ],
+      [['--public-url', 'https://a b'], /--public-url must be an http:\/\/ or https:\/\/ URL/],
+      [['--no-anchor', '--public-url', 'https://keys.example.org'], /with --no-anchor the service takes no payments/],
+      [
         [
           '--chain-rpc',
           'http://127.0.0.1:1',

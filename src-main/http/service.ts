@@ -37,6 +37,7 @@ import {
   type ServiceStore,
 } from '../operations/service-store';
 import { checkServiceKeys, newNodeId, type ServiceNode } from '../operations/service-node';
+import { paymentKeySecretId } from '../operations/payments';
 import type { PricingChain } from '../../src-shared/api/payments';
 import type { AnchorBackend } from '../operations/anchor-submit';
 import { authenticateKey } from '../operations/service-admin';
@@ -234,7 +235,13 @@ export async function buildService(options: ServiceOptions): Promise<Service> {
   const log = openLog(options.workspace, options.log?.name, store);
   const node: ServiceNode = options.node ?? { id: newNodeId(), started_at: now().getTime() };
   try {
-    await checkServiceKeys(store, { signing: options.signer.key_id, log: log.keyId }, node, now().getTime());
+    await checkServiceKeys(
+      store,
+      // The payment key secret is made here on a first start, so the service/ folder copied to other nodes holds it.
+      { signing: options.signer.key_id, log: log.keyId, payment: paymentKeySecretId(options.workspace) },
+      node,
+      now().getTime(),
+    );
   } catch (error) {
     log.close();
     throw error;

@@ -9,9 +9,24 @@ import { encodeMemo, transferCalldata, type PaymentMemo } from '../../src-shared
 import { DEVELOPMENT_ACCOUNT_KEYS, sendCall } from '../anchor/stablecoin';
 import { startTestChainWithToken, type TestChainWithToken } from '../anchor/test-support';
 import { outboxTransport } from '../delivery/outbox-transport';
+import { smtpTransport } from '../delivery/smtp-transport';
+import { SMTPServer } from 'smtp-server';
 import { getPaymentCursor, listApiKeys } from '../ledger';
-import { deliveryBackoffMs, startPaymentWatcher, type KeyDelivery, type PaymentWatcher } from './payment-watcher';
-import { observePayment, paymentKey, paymentStatus, paymentTenantId, sealedEnvelope } from './payments';
+import {
+  DELIVERY_RETRY_MAX_MS,
+  deliveryBackoffMs,
+  startPaymentWatcher,
+  type KeyDelivery,
+  type PaymentWatcher,
+} from './payment-watcher';
+import {
+  observePayment,
+  paymentKey,
+  paymentKeySecretId,
+  paymentStatus,
+  paymentTenantId,
+  sealedEnvelope,
+} from './payments';
 import { startTestPostgres } from '../test-support/postgres';
 import { openServiceStore, workspaceServiceStore, type ServiceStore } from './service-store';
 import { openWorkspace, type Workspace } from './workspace';
@@ -230,6 +245,108 @@ describe('the payment watcher', () => {
     }
   });
 
+  it('tries a lasting refusal of a real SMTP server again only every 5 minutes, saying so', async () => {
+    const workspace = freshWorkspace();
+    let refuse = true;
+    const received: string[] = [];
+    const server = new SMTPServer({
+      logger: false,
+      disabledCommands: ['STARTTLS'],
+      authOptional: true,
+      onRcptTo(address, _session, callback) {
+        if (refuse) {
+          const error = Object.assign(new Error('5.1.1 no such mailbox'), { responseCode: 550 });
+          callback(error);
+        } else callback();
+      },
+      onData(stream, session, callback) {
+        stream.on('data', () => undefined);
+        stream.on('end', () => {
+          received.push(session.envelope.rcptTo.map((to) => to.address).join(','));
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const mail = smtpTransport(`smtp://127.0.0.1:${(server.server.address() as { port: number }).port}`);
+    let clock = new Date(Date.now() + 60_000);
+    try {
+      await withWatcher(
+        workspace,
+        { confirmations: 1, now: () => clock, deliver: async (delivery) => (await mail.send(delivery), {}) },
+        async (watcher) => {
+          const tx = await pay({ tier: 'pro', contact: 'gone@example.com' });
+          await watcher.passNow();
+          const first = (await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery;
+          expect(first).toMatchObject({ state: 'pending', attempts: 1 });
+          expect(first?.last_error).toMatch(/refused \(550.*a lasting failure: tried again every 5 minutes/);
+          // Not after the 1 s a passing failure waits: after 5 minutes.
+          clock = new Date(clock.getTime() + deliveryBackoffMs(1));
+          await watcher.passNow();
+          expect((await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery.attempts).toBe(1);
+          refuse = false;
+          clock = new Date(clock.getTime() - deliveryBackoffMs(1) + DELIVERY_RETRY_MAX_MS);
+          await watcher.passNow();
+          expect((await paymentStatus(workspaceServiceStore(workspace), tx))?.delivery).toMatchObject({
+            state: 'delivered',
+            attempts: 2,
+          });
+          expect(received).toEqual(['gone@example.com']);
+        },
+      );
+    } finally {
+      workspace.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('never delivers a key derived under another secret than the one it was issued under; the restored secret delivers it', async () => {
+    const workspace = freshWorkspace();
+    const transport = folderTransport(path.join(directory, 'out-secret'));
+    // observePayment makes the delivery due at the real time: the watcher's clock starts after it.
+    let clock = new Date(Date.now() + 60_000);
+    try {
+      const tx = await pay({ tier: 'pro', contact: 'restored@example.com' });
+      const store = workspaceServiceStore(workspace);
+      expect((await observePayment(store, workspace, testChain.chain, tx, { confirmations: 1 })).state).toBe('issued');
+      const issuedKey = paymentKey(workspace, 'anvil-local', tx, 'pro').key;
+      // The data folder comes back from a backup without its secret: a new one is made.
+      const file = path.join(workspace.dataDirectory, 'service', 'payment-key-secret');
+      const original = fs.readFileSync(file);
+      fs.rmSync(file);
+      expect(paymentKey(workspace, 'anvil-local', tx, 'pro').key).not.toBe(issuedKey);
+      const watcher = startPaymentWatcher({
+        store,
+        workspace,
+        chain: testChain.chain,
+        confirmations: 1,
+        intervalMs: 60_000,
+        now: () => clock,
+        fromBlock: (await testChain.chain.head()) + 1,
+        delivery: { mailChannel: 'outbox', deliver: transport.deliver },
+      });
+      try {
+        await watcher.passNow();
+        expect(transport.calls).toBe(0);
+        const pending = (await paymentStatus(store, tx))?.delivery;
+        expect(pending).toMatchObject({ state: 'pending', attempts: 1 });
+        expect(pending?.last_error).toContain("this data folder's service/payment-key-secret is not the one the key");
+        fs.writeFileSync(file, original, { mode: 0o600 });
+        clock = new Date(clock.getTime() + deliveryBackoffMs(1));
+        await watcher.passNow();
+        expect((await paymentStatus(store, tx))?.delivery).toMatchObject({ state: 'delivered', attempts: 2 });
+        const delivered = JSON.parse(fs.readFileSync(path.join(directory, 'out-secret', `${tx}.json`), 'utf8')) as {
+          key: string;
+        };
+        expect(delivered.key).toBe(issuedKey);
+      } finally {
+        await watcher.stop();
+      }
+    } finally {
+      workspace.close();
+    }
+  });
+
   it('delivers through the real outbox transport, and seals a did:key’s key so that only its holder opens it', async () => {
     const workspace = freshWorkspace();
     const outbox = outboxTransport(path.join(directory, 'outbox-real'));
@@ -351,6 +468,8 @@ describe('the payment watcher on two nodes of one PostgreSQL', () => {
     const watchers: PaymentWatcher[] = [];
     try {
       const url = await postgres.createDatabase();
+      // As evroom serve does on its first start: the payment key secret both nodes' folders hold.
+      paymentKeySecretId(workspace);
       const [storeA, storeB] = [await openServiceStore(workspace, url), await openServiceStore(workspace, url)] as [
         ServiceStore,
         ServiceStore,

@@ -53,7 +53,10 @@ export interface PaymentDelivery {
   mailChannel: 'outbox' | 'smtp';
   /**
    * Delivers one key; idempotent per transaction. For `sealed`, returns the envelope to store
-   * (the pickup route serves it). Throws (an Error whose message never holds the key) to be retried.
+   * (the pickup route serves it). Throws (an Error whose message never holds the key) to be retried;
+   * an error with `retryable: false` (a mail server's permanent refusal, a message that cannot be
+   * written) is retried too, but at the longest interval from the first failure on, since only
+   * the operator's fix can make it succeed.
    */
   deliver(delivery: KeyDelivery): Promise<{ sealed?: unknown }>;
 }
@@ -198,10 +201,15 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
     if ((tier !== 'pro' && tier !== 'scale') || term === null || tenantId === null || expiresAt === null || to === null)
       throw new Error(`payment ${payment.tx_hash}: an issued payment lacks its tier, term, tenant or contact`);
     const channel: DeliveryChannel = payment.delivery_channel === 'sealed' ? 'sealed' : delivery.mailChannel;
-    const { key } = paymentKey(workspace, payment.network, payment.tx_hash, tier);
+    const { key, prefix } = paymentKey(workspace, payment.network, payment.tx_hash, tier);
     const at = (): number => now().getTime();
     underLease();
     try {
+      // A key derived under another secret than the one it was issued under would not work: never send it.
+      if (prefix !== payment.key_prefix)
+        throw new Error(
+          `the key derived here (${prefix}…) is not the one issued (${payment.key_prefix ?? '-'}…): this data folder's service/payment-key-secret is not the one the key was issued under; restore it from a backup or copy it from the node that issued the key`,
+        );
       const result = await delivery.deliver({
         tx_hash: payment.tx_hash,
         channel,
@@ -223,8 +231,12 @@ export function startPaymentWatcher(options: PaymentWatcherOptions): PaymentWatc
     } catch (error) {
       if (error instanceof LeaseLostError) throw error;
       // The transports never put the key in a message; this makes sure of it.
-      const text = message(error).split(key).join('[key]').slice(0, 2000) || 'delivery failed';
-      const next = at() + deliveryBackoffMs(payment.delivery_attempts + 1);
+      const said = message(error).split(key).join('[key]').slice(0, 1900) || 'delivery failed';
+      const lasting = (error as { retryable?: unknown } | null)?.retryable === false;
+      const text = lasting
+        ? `${said} (a lasting failure: tried again every 5 minutes until the operator fixes it)`
+        : said;
+      const next = at() + (lasting ? DELIVERY_RETRY_MAX_MS : deliveryBackoffMs(payment.delivery_attempts + 1));
       await store.payments.deliveryFailed(
         { network: payment.network, tx_hash: payment.tx_hash, error: text, next_at: next, at: at() },
         underLease(),

@@ -40,6 +40,7 @@ import { failpoint } from '../core/failpoints';
 import type { PaymentRecord } from '../ledger';
 import { OperationError } from './errors';
 import { SERVICE_KEYS_FOLDER } from './service-keys';
+import { newNodeId } from './service-node';
 import type { Lease, ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
@@ -181,12 +182,20 @@ export function judgePayment(transaction: PaymentTransaction, config: { token: s
   };
 }
 
-/** The secret bought keys are derived under, made (32 random bytes, 0600) on first use. */
-function paymentKeySecret(workspace: Workspace): Buffer {
-  const folder = path.join(workspace.dataDirectory, SERVICE_KEYS_FOLDER);
-  const file = path.join(folder, PAYMENT_KEY_SECRET_FILE);
+/** Where the secret bought keys are derived under lives in a data folder. */
+function paymentKeySecretFile(workspace: Workspace): string {
+  return path.join(workspace.dataDirectory, SERVICE_KEYS_FOLDER, PAYMENT_KEY_SECRET_FILE);
+}
+
+/**
+ * The secret bought keys are derived under; `create` makes it (32 random bytes, 0600) when the
+ * data folder has none, else a missing one is undefined.
+ */
+function readPaymentKeySecret(workspace: Workspace, create: boolean): Buffer | undefined {
+  const file = paymentKeySecretFile(workspace);
   if (!fs.existsSync(file)) {
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    if (!create) return undefined;
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const secret = randomBytes(32);
     try {
       // `wx`: two processes starting at once keep the first secret, never two.
@@ -203,6 +212,56 @@ function paymentKeySecret(workspace: Workspace): Buffer {
       `${file} is not 64 lowercase hex digits; restore it from a backup (keys already sold are derived from it).`,
     );
   return Buffer.from(text, 'hex');
+}
+
+function paymentKeySecret(workspace: Workspace): Buffer {
+  return readPaymentKeySecret(workspace, true) as Buffer;
+}
+
+/**
+ * The payment key secret's id in the database's key registry (docs/deploy.md): `payment-secret:`
+ * and 32 hex digits of a SHA-256 over a label and the secret, which tells secrets apart and
+ * reveals nothing of them. Made with the secret when the data folder has none (`evroom serve`'s
+ * first start, so that the `service/` folder copied to the other nodes holds it).
+ */
+export function paymentKeySecretId(workspace: Workspace): string {
+  return secretId(paymentKeySecret(workspace));
+}
+
+function secretId(secret: Buffer): string {
+  const digest = createHash('sha256').update(`${KEY_DERIVATION_LABEL}\0secret-id\0`, 'utf8').update(secret);
+  return `payment-secret:${digest.digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * Checks, before a key is issued, that this data folder's payment key secret is the one the
+ * service's database registered (the first node's): a key issued under another secret would be
+ * delivered, by whichever node delivers it, as a key that does not work. On SQLite the ledger
+ * and the secret share one data folder; a missing secret is made there.
+ *
+ * @throws OperationError payment_secret_missing (PostgreSQL, no secret in this data folder),
+ *   service_key_mismatch (another secret), payment_secret_invalid; StoreUnavailableError
+ */
+export async function checkPaymentKeySecret(store: ServiceStore, workspace: Workspace, now: number): Promise<void> {
+  const secret = readPaymentKeySecret(workspace, store.engine === 'sqlite');
+  if (secret === undefined)
+    throw new OperationError(
+      'refused',
+      'payment_secret_missing',
+      `${paymentKeySecretFile(workspace)} is missing: bought keys are derived from the service's payment key secret, the same on every machine of its database; copy service/payment-key-secret from a node of the service (mode 600), then try again (docs/deploy.md).`,
+    );
+  const mine = secretId(secret);
+  const [registered] = await store.cluster.claimServiceKeys([{ role: 'payment', key_id: mine }], newNodeId(), now);
+  if (registered !== undefined && registered.key_id !== mine) throw paymentSecretMismatch(workspace);
+}
+
+/** The refusal of a data folder whose payment key secret is not the database's. */
+function paymentSecretMismatch(workspace: Workspace): OperationError {
+  return new OperationError(
+    'conflict',
+    'service_key_mismatch',
+    `${paymentKeySecretFile(workspace)} is not the payment key secret the database's nodes use: keys it derived would not work; copy service/payment-key-secret from a node of the service (mode 600), then try again (docs/deploy.md).`,
+  );
 }
 
 /**
@@ -362,6 +421,7 @@ async function issue(
   const contact = payment.contact;
   if ((tier !== 'pro' && tier !== 'scale') || term === null || contact === null)
     throw new Error('issue: a payment waiting for confirmations lacks its tier, term or contact');
+  await checkPaymentKeySecret(store, workspace, at);
   const derived = paymentKey(workspace, payment.network, payment.tx_hash, tier);
   const channel: DeliveryChannel = contactKind(contact) === 'did_key' ? 'sealed' : mailChannel;
   const result = await store.payments.issueKey(

@@ -25,27 +25,38 @@ export function newNodeId(): string {
 }
 
 /**
- * Registers this node's signing and log key ids with its database (the first node's become the
- * database's), and refuses a node whose keys differ: its receipts, checkpoints and /status would
- * be signed with keys the other nodes do not list. On SQLite (one node) it always passes.
+ * Registers this node's signing and log key ids, and the id of its payment key secret, with its
+ * database (the first node's become the database's), and refuses a node whose keys differ: its
+ * receipts, checkpoints and /status would be signed with keys the other nodes do not list, and
+ * the keys it sold would not be the ones another node delivers. On SQLite (one node) it always
+ * passes.
  *
  * @throws OperationError `service_key_mismatch` naming the key and what to copy
  * @throws StoreUnavailableError when the database cannot be reached
  */
 export async function checkServiceKeys(
   store: ServiceStore,
-  keys: { signing: string; log: string },
+  keys: { signing: string; log: string; payment?: string },
   node: ServiceNode,
   now: number,
 ): Promise<void> {
   const mine = [
     { role: 'signing', key_id: keys.signing },
     { role: 'log', key_id: keys.log },
+    ...(keys.payment === undefined ? [] : [{ role: 'payment', key_id: keys.payment } as const]),
   ] as const;
   const registered = await store.cluster.claimServiceKeys(mine, node.id, now);
   for (const key of mine) {
     const theirs = registered.find((entry) => entry.role === key.role)?.key_id;
     if (theirs !== undefined && theirs !== key.key_id) {
+      if (key.role === 'payment')
+        throw new OperationError(
+          'conflict',
+          'service_key_mismatch',
+          "This node's payment key secret (service/payment-key-secret) is not the one the database's nodes use: " +
+            'the keys it sold would not be the ones another node delivers; copy service/payment-key-secret from a ' +
+            'running node to this data folder (mode 600), then start again (docs/deploy.md).',
+        );
       const file = key.role === 'signing' ? 'service/signing-key.json' : 'service/log-key.json';
       throw new OperationError(
         'conflict',

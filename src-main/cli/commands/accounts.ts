@@ -57,10 +57,11 @@ export const apikeysSpec: CommandSpec = {
     '        on the chain at --rpc (status, token, treasury, amount, memo, confirmations), records it',
     '        and issues its one key (delivered to the buyer by the running service; never printed).',
     '        The token, treasury and network default to the embedded chain’s (data folder anchor/).',
+    '        With --database it needs the service’s service/payment-key-secret in the data folder.',
     'payments  every payment seen, the latest first: state, tier, term, amount, contact, key prefix',
     '        and delivery (docs/payments.md)',
     ...BUYER_DESCRIPTION,
-    'issue, list, revoke:',
+    'issue, list, revoke, redeem, payments:',
     ...DATABASE_HELP,
   ],
   options: {

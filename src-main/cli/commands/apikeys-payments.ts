@@ -7,7 +7,7 @@
  */
 import type { PaymentView } from '../../../src-shared/api/payments';
 import { formatUnits } from '../../../src-shared/api/payments';
-import { listPayments, observePayment, redeemChain } from '../../operations/payments';
+import { checkPaymentKeySecret, listPayments, observePayment, redeemChain } from '../../operations/payments';
 import { CliError } from '../cli-error';
 import { flag, integerOption, optionValue, type ParsedArguments } from '../arguments';
 import { writeLine, type Terminal } from '../terminal';
@@ -82,6 +82,8 @@ export async function runRedeem(parsed: ParsedArguments, terminal: Terminal): Pr
     'apikeys redeem',
     databaseUrlOf('apikeys redeem', parsed),
     async (store, workspace) => {
+      // Before anything is recorded: a key issued under another secret than the nodes' would not work.
+      await checkPaymentKeySecret(store, workspace, Date.now());
       const chain = await redeemChain(workspace, {
         rpcUrl: rpc,
         ...(named === 3 ? { token, treasury, network } : {}),
@@ -119,7 +121,7 @@ export async function runPayments(parsed: ParsedArguments, terminal: Terminal): 
     terminal.out,
     `${'TX'.padEnd(14)} ${'STATE'.padEnd(22)} ${'TIER'.padEnd(10)} ${'TERM'.padEnd(5)} ${'AMOUNT'.padEnd(16)} ${'CONTACT'.padEnd(32)} ${'KEY'.padEnd(20)} DELIVERY`,
   );
-  for (const view of list)
+  for (const view of list) {
     writeLine(
       terminal.out,
       [
@@ -133,5 +135,9 @@ export async function runPayments(parsed: ParsedArguments, terminal: Terminal): 
         delivery(view),
       ].join(' '),
     );
+    // Why a key has not reached its buyer yet, under its row (never the key: the watcher keeps it out).
+    if (view.delivery.state === 'pending' && view.delivery.last_error !== null)
+      writeLine(terminal.out, `${''.padEnd(15)}last try: ${view.delivery.last_error}`);
+  }
   return 0;
 }

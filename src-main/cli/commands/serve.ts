@@ -20,7 +20,7 @@ export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
   usage:
-    'evroom serve [--database URL] [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL] [--log-name NAME] [--log-checkpoint-ms MS]',
+    'evroom serve [--database URL] [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL] [--public-url URL] [--log-name NAME] [--log-checkpoint-ms MS]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -38,7 +38,8 @@ export const serveSpec: CommandSpec = {
     'stablecoin and a treasury on first start (printed beside the chain); on another chain',
     '--stablecoin and --treasury name them. Payments to the treasury become keys after',
     '--confirmations blocks; each key goes to its buyer: by mail (the data folder’s outbox/, one',
-    '.eml per message, or --smtp smtp[s]://[user:pass@]host:port) or sealed to a did:key.',
+    '.eml per message, or --smtp smtp[s]://[user:pass@]host:port) or sealed to a did:key. A mailed',
+    'key’s message says where to use it: --public-url (behind a proxy), else the address served.',
     'Without a chain (--no-anchor) the service takes no payments.',
     'Each tenant’s receipts go into a transparency log of its own (docs/logs.md): checkpoints',
     'signed with the log key (made on first start, service/log-key.json, mode 600) under',
@@ -104,6 +105,11 @@ export const serveSpec: CommandSpec = {
       value: 'URL',
       help: 'send bought keys by SMTP (smtp:// or smtps://, user:pass@ allowed) instead of the outbox folder',
     },
+    'public-url': {
+      type: 'string',
+      value: 'URL',
+      help: 'the address buyers reach the service at, told in bought keys’ messages (default: the address it listens at)',
+    },
     'log-name': {
       type: 'string',
       value: 'NAME',
@@ -146,6 +152,9 @@ export const serviceSpec: CommandSpec = {
   exitCodes: ['0  done', '2  usage or I/O error, or the database cannot be reached'],
   examples: ['evroom service keys rotate', 'evroom service keys rotate --database "$EVROOM_DATABASE_URL"'],
 };
+
+/** What --public-url takes: what a key's message can print (delivery/key-message.ts). */
+const PUBLIC_URL = /^https?:\/\/[\x21-\x7e]{1,2000}$/;
 
 function wholeNumber(name: string, text: string | undefined, min: number, max: number, fallback: number): number {
   if (text === undefined) return fallback;
@@ -257,6 +266,15 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
   const smtpUrl = optionValue(parsed, 'smtp');
   if (smtpUrl !== undefined && flag(parsed, 'no-anchor'))
     throw new CliError('serve: --smtp delivers bought API keys; with --no-anchor the service takes no payments');
+  const publicUrl = optionValue(parsed, 'public-url');
+  if (publicUrl !== undefined && !PUBLIC_URL.test(publicUrl))
+    throw new CliError(
+      `serve: --public-url must be an http:// or https:// URL of printable ASCII without spaces, not '${publicUrl.slice(0, 80)}'`,
+    );
+  if (publicUrl !== undefined && flag(parsed, 'no-anchor'))
+    throw new CliError(
+      'serve: --public-url is told to buyers of API keys; with --no-anchor the service takes no payments',
+    );
   let anchor: AnchoringConfig | false;
   try {
     anchor = anchoringOptions(parsed, terminal);
@@ -280,6 +298,7 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       anchor,
       ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }),
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
+      ...(publicUrl === undefined ? {} : { publicUrl }),
       log: { checkpointMs, ...(logName === undefined ? {} : { name: logName }) },
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
     });

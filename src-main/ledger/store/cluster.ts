@@ -30,8 +30,8 @@ export interface NodeRecord {
   version: string;
 }
 
-/** Which secret of the service a registered key id names (brief rule 8). */
-export type ServiceKeyRole = 'signing' | 'log';
+/** Which secret of the service a registered key id names (brief rule 8); `payment`: the bought keys' secret's digest. */
+export type ServiceKeyRole = 'signing' | 'log' | 'payment';
 
 /** A key every node of one database must hold: its role and its key id. */
 export interface ServiceKeyClaim {
