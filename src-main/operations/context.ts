@@ -9,7 +9,7 @@
  * - Import (offline): a pack checked whole (signature, digests, chain of headers) is copied into
  *   the data folder, `context/packs/<pack_id>.zip`.
  * - Pins: block hashes the user takes from a trusted source, `context/pins.json`.
- * - Verify: steps 2 and 3 answered from a pack (src-main/anchor/context-pack.ts), never the network.
+ * - Verify: steps 2 and 3 answered from a pack (src-main/anchor/context-check.ts), never the network.
  */
 import {
   chmodSync,
@@ -32,9 +32,7 @@ import { readAnchorRecord } from '../../src-shared/anchor/proof';
 import { hexEncode } from '../../src-shared/crypto/encoding';
 import { formatJsonError, JsonParseError, parseJsonBytes, toPlain } from '../../src-shared/json';
 import { ChainClient, ChainError } from '../anchor/chain';
-import { gatherContext } from '../anchor/context-gather';
 import {
-  checkContextPackWhole,
   contextAnchorFile,
   CONTEXT_HEADERS_PER_FILE,
   contextHeadersFile,
@@ -250,6 +248,8 @@ export async function exportContextPack(
     );
   let gathered;
   try {
+    // Loaded here, not at start: it needs the `@ethereumjs` packages, which are slow to load.
+    const { gatherContext } = await import('../anchor/context-gather');
     gathered = await gatherContext(chain, unique, {
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -382,6 +382,7 @@ function summaryOf(workspace: Workspace, pack: OpenedContextPack, file: string):
  */
 export async function importContextPack(workspace: Workspace, file: string): Promise<ContextPackSummary> {
   const pack = await openContextPackFile(file);
+  const { checkContextPackWhole } = await import('../anchor/context-check');
   const whole = checkContextPackWhole(pack);
   if (!whole.ok)
     throw new OperationError('invalid_input', 'context_pack_refused', `The context pack is refused: ${whole.detail}`);
