@@ -74,7 +74,11 @@ export interface ContextExportOptions {
   force?: boolean;
   /** The chain's JSON-RPC (http or https). */
   rpcUrl: string;
-  /** Anchor record files, bundles' anchors files or bundles; empty: every resolved anchor of the ledger. */
+  /**
+   * Anchor record files, bundles' anchors files or bundles; empty: every resolved anchor of the
+   * data folder's ledger (imported bundles' records; a SQLite service's own anchors), never a
+   * PostgreSQL service's database.
+   */
   inputs: readonly string[];
   /** Per chain call; default 20 s. */
   timeoutMs?: number;
@@ -243,7 +247,7 @@ export async function exportContextPack(
       'refused',
       'context_nothing_to_pack',
       options.inputs.length === 0
-        ? 'The ledger holds no resolved anchor record: there is no anchor transaction to pack.'
+        ? 'This data folder’s ledger holds no resolved anchor record, so there is no anchor transaction to pack. Name anchor records, anchors files or bundles; the anchors of a service on PostgreSQL (evroom serve --database) are in its database, not in a data folder: name the tenant’s evidence bundle (GET /tenants/:id/evidence, or evroom export --tenant T --database URL), or import it first.'
         : 'The files name no resolved anchor record: there is no anchor transaction to pack.',
     );
   let gathered;
