@@ -56,7 +56,7 @@ afterAll(async () => {
 describe('context packs of a PostgreSQL service’s anchors', () => {
   it('are made from the tenant’s bundle, carry its log checkpoint, and verify air-gapped; with no file, the data folder’s ledger is meant', async () => {
     const url = await postgres.createDatabase();
-    const key = `0x${randomBytes(32).toString('hex')}`;
+    const key = `0x${randomBytes(32).toString('hex')}` as const;
     const chain = new ChainClient(anvil.rpcUrl);
     await chain.fundOnDevelopmentChain(anchorAccount(key).address);
     writeFileSync(file('chain.key'), `${key}\n`, { mode: 0o600 });
