@@ -156,17 +156,35 @@ function decodedHeader(pack: OpenedContextPack, entry: ContextHeaderEntry): Deco
 /** What the headers from one block to the pack's head show. */
 type ChainCheck = { ok: true; headers: Map<number, DecodedHeader> } | { ok: false; detail: string };
 
+/** Headers checked between two turns of the event loop (about a quarter of a second's work). */
+const HEADERS_PER_TURN = 1_000;
+/** Headers checked between two progress reports. */
+export const HEADERS_PER_PROGRESS = 10_000;
+
+/** What a long check of headers reports: headers checked so far, of how many. */
+export type HeaderProgress = (checked: number, total: number) => void;
+
 /**
  * Checks the pack's headers from `from` to its head: each decodes and hashes to the hash the
  * pack gives, numbers follow each other with no gap, each names the previous one as its parent,
- * and the last is the manifest's head.
+ * and the last is the manifest's head. A header costs about a quarter of a millisecond, so a
+ * long chain yields to the event loop every {@link HEADERS_PER_TURN} headers (the app and its
+ * HTTP door keep answering) and reports every {@link HEADERS_PER_PROGRESS}.
  */
-function checkHeaderChain(pack: OpenedContextPack, from: number): ChainCheck {
+async function checkHeaderChain(
+  pack: OpenedContextPack,
+  from: number,
+  onProgress?: HeaderProgress,
+): Promise<ChainCheck> {
   const head = pack.manifest.head;
   const byNumber = headersByNumber(pack);
   const decoded = new Map<number, DecodedHeader>();
+  const total = head.number - from + 1;
   let previous: DecodedHeader | undefined;
   for (let number = from; number <= head.number; number += 1) {
+    const done = number - from;
+    if (done > 0 && done % HEADERS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (done > 0 && done % HEADERS_PER_PROGRESS === 0) onProgress?.(done, total);
     const entry = byNumber.get(number);
     if (entry === undefined)
       return {
@@ -404,7 +422,7 @@ export async function checkContextAnchor(
   };
 
   // Step 3: the headers from the anchor's block to the pack's head; pins; the depth.
-  const chain = checkHeaderChain(pack, record.block_height);
+  const chain = await checkHeaderChain(pack, record.block_height);
   if (!chain.ok) return [two, fail(3, chain.detail)];
   let pinned: ContextHead | undefined;
   for (const pin of chainPins) {
@@ -440,11 +458,16 @@ export async function checkContextAnchor(
  * headers (from its first header to its head).
  *
  * @param pack - The opened pack.
+ * @param onProgress - Called every {@link HEADERS_PER_PROGRESS} headers checked (a pack of
+ *   200,000 headers takes about a minute).
  * @returns Whether it holds, or what does not.
  */
-export function checkContextPackWhole(pack: OpenedContextPack): { ok: true } | { ok: false; detail: string } {
+export async function checkContextPackWhole(
+  pack: OpenedContextPack,
+  onProgress?: HeaderProgress,
+): Promise<{ ok: true } | { ok: false; detail: string }> {
   if (!pack.integrity.ok) return pack.integrity;
-  const chain = checkHeaderChain(pack, pack.manifest.headers.from);
+  const chain = await checkHeaderChain(pack, pack.manifest.headers.from, onProgress);
   if (!chain.ok) return chain;
   for (const anchor of pack.manifest.anchors) {
     if (chain.headers.get(anchor.block_number)?.hash !== anchor.block_hash)

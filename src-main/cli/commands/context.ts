@@ -58,9 +58,10 @@ export const contextSpec: CommandSpec = {
     '        seen (docs/logs.md).',
     '        The zip’s manifest names the RPC, the time and the head, and is signed by this',
     '        workstation’s auditor key. Progress lines go to standard error.',
-    'import  (offline) checks a pack whole (signature, files, chain of headers) and keeps it in',
-    '        the data folder, where the app answers anchoring steps 2 and 3 from it; its log',
-    '        checkpoints are recorded as seen (a split view with one seen before is reported).',
+    'import  (offline) checks a pack whole (signature, files, chain of headers; a progress line',
+    '        on standard error every 10,000 headers) and keeps it in the data folder, where the',
+    '        app answers anchoring steps 2 and 3 from it; its log checkpoints are recorded as',
+    '        seen (a split view with one seen before is reported).',
     'list    the imported packs; remove forgets one.',
     'pin     keeps a block hash you took from a trusted source; a pack whose header of that',
     '        block matches has its head "checked" instead of "claimed"; one that differs fails.',
@@ -192,7 +193,11 @@ export async function runContext(argv: readonly string[], terminal: Terminal): P
     case 'import': {
       const [file] = operands(sub, parsed, ['PACK.zip']) as [string];
       if (!existsSync(file)) throw new CliError(`context import: ${file}: no such file`);
-      const summary = await withCliWorkspace('context import', (workspace) => importContextPack(workspace, file));
+      const summary = await withCliWorkspace('context import', (workspace) =>
+        importContextPack(workspace, file, {
+          onProgress: (line) => writeLine(terminal.err, `context import: ${line}`),
+        }),
+      );
       print(summary, () => {
         writeLine(
           terminal.out,
