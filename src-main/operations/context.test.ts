@@ -25,6 +25,7 @@ import {
   CONTEXT_SIGNATURE,
   contextAnchorFile,
   CONTEXT_CHECKPOINTS,
+  CONTEXT_TRUST,
   type ContextAnchorEntry,
   type ContextHeaderEntry,
   type ContextManifest,
@@ -506,6 +507,10 @@ describe('imported packs and pins', () => {
         inputs: [file('first.json')],
       });
       expect(exported.checkpoints).toBe(2);
+      // The maker's trust store travels as a snapshot (the evroom trust export format), signed with the rest.
+      const carried = await readContextZip(exported.out);
+      expect(new TextDecoder().decode(carried.get(CONTEXT_TRUST))).toBe(maker.trust.exportKeys());
+      expect(maker.trust.exportKeys()).toContain(didKeyFromEd25519(publicKey));
 
       // The air-gapped one has seen, of size 4, another root: the pack's size 4 is a split view (its size 6 has no proof to that root, so it stays unchecked), said on import.
       const other = new TlogMemory(sha256);
