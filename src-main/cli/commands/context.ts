@@ -201,7 +201,7 @@ export async function runContext(argv: readonly string[], terminal: Terminal): P
       print(summary, () => {
         writeLine(
           terminal.out,
-          `Imported ${summary.pack_id}: ${summary.anchors} anchor transactions, head block ${summary.head.number} of chain ${summary.chain_id}`,
+          `Imported ${summary.pack_id}: ${summary.anchors} anchor transaction${summary.anchors === 1 ? '' : 's'}, head block ${summary.head.number} of chain ${summary.chain_id}`,
         );
         writeLine(terminal.out, `  made ${summary.made_at} from ${summary.rpc}, signed by ${summary.signer}`);
         if (summary.checkpoints > 0)
