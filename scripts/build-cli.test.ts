@@ -200,6 +200,23 @@ describe('the bundled CLI', () => {
     expect(heavyIn(verify.packages, NOT_FOR_VERIFY)).toEqual([]);
   });
 
+  it('starts the app (web mode) without the @ethereumjs packages: the context pack checks load when a pack is checked', () => {
+    // @ethereumjs (block headers, tries) is bundled, so its code is looked for, not its name.
+    const ethereumjs = (file: string): boolean =>
+      /\b(?:createBlockHeaderFromRLP|verifyMerkleProof)\b/.test(readFileSync(file, 'utf8'));
+    const chunks = readdirSync(bundle).filter((name) => /^(?:app|web-mode)-[A-Z0-9]+\.js$/.test(name));
+    expect(chunks).toHaveLength(2);
+    for (const chunk of chunks) {
+      const closure = staticClosure(join(bundle, chunk));
+      expect(
+        closure.files.filter(ethereumjs).map((file) => file.slice(bundle.length + 1)),
+        chunk,
+      ).toEqual([]);
+    }
+    // They are there, for the commands and the checks that load them.
+    expect(readdirSync(bundle).some((name) => ethereumjs(join(bundle, name)))).toBe(true);
+  });
+
   it('is what bin/evroom.mjs runs after a build: --help loads no package', () => {
     const run = evroom(['--help']);
     expect(run.code, run.stderr).toBe(0);

@@ -186,18 +186,21 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
   });
 
   it('evroom anchor verify --context and context import answer steps 2-3 from a pack made online, with no inet socket', async () => {
-    // Online (not traced): a real anvil, an anchor transaction, a pack exported from it.
+    // Online (not traced): a real anvil, two anchor transactions, a pack exported from them.
     const anvil = await startAnvil();
     try {
       const chain = new ChainClient(anvil.rpcUrl);
       const account = anchorAccount(generatePrivateKey());
       await chain.fundOnDevelopmentChain(account.address);
-      const receipt = { receipt_id: 'offline-1', issued_at: '2026-11-23T09:00:00Z' };
-      const digest = createNodeCryptoProvider().sha256(new TextEncoder().encode(jcs(receipt)));
-      const batch = await postAnchorBatch(chain, account, [digest], 0);
+      // Two anchor transactions (two batches), so the pack carries more than one.
+      for (const [index, id] of ['offline-1', 'offline-2'].entries()) {
+        const receipt = { receipt_id: id, issued_at: '2026-11-23T09:00:00Z' };
+        const digest = createNodeCryptoProvider().sha256(new TextEncoder().encode(jcs(receipt)));
+        const batch = await postAnchorBatch(chain, account, [digest], index);
+        fs.writeFileSync(path.join(directory, `anchored-${index}.json`), JSON.stringify(receipt));
+        fs.writeFileSync(path.join(directory, `anchor-record-${index}.json`), JSON.stringify(batch.records[0]));
+      }
       await chain.mineOnDevelopmentChain(2);
-      fs.writeFileSync(path.join(directory, 'anchored.json'), JSON.stringify(receipt));
-      fs.writeFileSync(path.join(directory, 'anchor-record.json'), JSON.stringify(batch.records[0]));
       const pack = path.join(directory, 'context.zip');
       const made = spawnSync(
         process.execPath,
@@ -210,7 +213,8 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
           pack,
           '--rpc',
           anvil.rpcUrl,
-          path.join(directory, 'anchor-record.json'),
+          path.join(directory, 'anchor-record-0.json'),
+          path.join(directory, 'anchor-record-1.json'),
         ],
         { env: env(), encoding: 'utf8' },
       );
@@ -218,29 +222,31 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
     } finally {
       await anvil.stop();
     }
-    // Offline (traced): the chain is gone; the pack answers.
-    const verified = await offline('context-verify', [
-      'anchor',
-      'verify',
-      path.join(directory, 'anchored.json'),
-      path.join(directory, 'anchor-record.json'),
-      '--context',
-      path.join(directory, 'context.zip'),
-      '--confirmations',
-      '3',
-      '--json',
-    ]);
-    expect(verified.code).toBe(0);
-    const result = JSON.parse(verified.stdout) as {
-      anchor_status: string;
-      steps: { status: string; evidence?: string }[];
-    };
-    expect(result.anchor_status).toBe('verified_with_context');
-    expect(result.steps.map((step) => [step.status, step.evidence ?? null])).toEqual([
-      ['pass', null],
-      ['pass', 'context'],
-      ['pass', 'context'],
-    ]);
+    // Offline (traced): the chain is gone; the pack answers for every anchor it carries.
+    for (const index of [0, 1]) {
+      const verified = await offline(`context-verify-${index}`, [
+        'anchor',
+        'verify',
+        path.join(directory, `anchored-${index}.json`),
+        path.join(directory, `anchor-record-${index}.json`),
+        '--context',
+        path.join(directory, 'context.zip'),
+        '--confirmations',
+        '3',
+        '--json',
+      ]);
+      expect(verified.code).toBe(0);
+      const result = JSON.parse(verified.stdout) as {
+        anchor_status: string;
+        steps: { status: string; evidence?: string }[];
+      };
+      expect(result.anchor_status).toBe('verified_with_context');
+      expect(result.steps.map((step) => [step.status, step.evidence ?? null])).toEqual([
+        ['pass', null],
+        ['pass', 'context'],
+        ['pass', 'context'],
+      ]);
+    }
     const imported = await offline('context-import', [
       'context',
       'import',
@@ -248,7 +254,7 @@ describe.runIf(haveStrace)('offline proof: no inet socket but web mode’s own 1
       path.join(directory, 'context.zip'),
     ]);
     expect(imported.code).toBe(0);
-    expect(JSON.parse(imported.stdout)).toMatchObject({ anchors: 1, chain_id: 31337 });
+    expect(JSON.parse(imported.stdout)).toMatchObject({ anchors: 2, chain_id: 31337 });
   });
 
   it('local web mode answers its own requests (pages, API, an upload and its import, a report) with only its 127.0.0.1 listener', async () => {

@@ -27,7 +27,8 @@ import {
 } from 'viem';
 import type { ContextHead } from '../../src-shared/anchor/context';
 import { ChainError, type ChainClient } from './chain';
-import { commonFor, MAX_CONTEXT_HEADERS, type ContextAnchorEntry, type ContextHeaderEntry } from './context-pack';
+import { commonFor } from './context-check';
+import { MAX_CONTEXT_HEADERS, type ContextAnchorEntry, type ContextHeaderEntry } from './context-pack';
 
 /** What {@link gatherContext} found. */
 export interface GatheredContext {

@@ -9,7 +9,7 @@
  *   (confirmations = latest - block_height + 1).
  *
  * Offline (or with no RPC), steps 2 and 3 are `unchecked` with the reason, never `pass`. With a
- * context pack they are answered from the pack (src-main/anchor/context-pack.ts) with no network,
+ * context pack they are answered from the pack (src-main/anchor/context-check.ts) with no network,
  * and the verdict is `verified_with_context`, never `verified`.
  */
 import {
@@ -24,7 +24,7 @@ import type { HashFunction } from '../../src-shared/crypto/merkle';
 import { equalBytes, hexEncode } from '../../src-shared/crypto/encoding';
 import type { PinnedBlock } from '../../src-shared/anchor/context';
 import { ChainClient, ChainError, rootFromCalldata } from './chain';
-import { checkContextAnchor, type OpenedContextPack } from './context-pack';
+import type { OpenedContextPack } from './context-pack';
 
 /** The outcome `evroom anchor verify --json` prints. */
 export interface AnchorVerification {
@@ -146,6 +146,8 @@ export async function verifyAnchor(options: VerifyAnchorOptions): Promise<Anchor
     return { anchor_status: anchorVerdict(steps, one.pending), steps };
   }
   if (options.context !== undefined) {
+    // Loaded here, not at start: the `@ethereumjs` packages it needs are slow to load.
+    const { checkContextAnchor } = await import('./context-check');
     const [two, three] = await checkContextAnchor(options.context, one.resolved, confirmations, options.pins ?? []);
     const steps = [one.step, two, three];
     return { anchor_status: anchorVerdict(steps, false), steps };

@@ -280,6 +280,12 @@ describe('evroom context export and anchor verify --context', () => {
     const imported = await evroom(['context', 'import', file('pack.zip'), '--json']);
     expect(imported.code).toBe(0);
     const summary = JSON.parse(imported.stdout) as { pack_id: string; head: { number: number; hash: string } };
+    const again = await evroom(['context', 'import', file('pack.zip')]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(
+      `Imported ${summary.pack_id}: 1 anchor transaction, head block ${summary.head.number} of chain 31337`,
+    );
+    expect(again.stderr).toBe('');
     const listed = await evroom(['context', 'list']);
     expect(listed.stdout).toContain(summary.pack_id);
     expect(
@@ -293,8 +299,8 @@ describe('evroom context export and anchor verify --context', () => {
     expect((await evroom(['context', 'pins'])).stdout).toContain('No block hash is pinned.');
     expect((await evroom(['context', 'remove', summary.pack_id])).code).toBe(0);
     expect((await evroom(['context', 'list'])).stdout).toContain('No context pack is imported.');
-    const again = await evroom(['context', 'remove', summary.pack_id]);
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain(`No context pack ${summary.pack_id} is imported`);
+    const gone = await evroom(['context', 'remove', summary.pack_id]);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain(`No context pack ${summary.pack_id} is imported`);
   });
 });

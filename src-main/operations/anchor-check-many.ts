@@ -7,10 +7,16 @@
  * answered; the ledger's triggers then move each receipt's anchor state (migration 8). Records
  * are collected first (so progress has a total), then checked a few at a time; the caller's
  * signal stops the run between records, and what was recorded stays recorded.
+ *
+ * Before many records are checked, the chain is asked once for its id: when it does not answer
+ * (unreachable, or silent for {@link CHAIN_TIMEOUT_MS}), the run does not ask it again, and each
+ * record goes to the imported context packs at once, instead of waiting for the chain each time
+ * (an air-gapped workstation that kept its RPC in Settings waited 10 s a record).
  */
 import type { AnchorCheckScope, ChainSettings } from '../../src-shared/api/contract';
+import { ChainClient, ChainError } from '../anchor/chain';
 import { anchorsOfReceipt, listAnchorStates, listReceipts } from '../ledger';
-import { checkAnchorOnChain } from './anchors';
+import { CHAIN_TIMEOUT_MS, checkAnchorOnChain } from './anchors';
 import { ledgerFiltersOf } from './receipt-filters';
 import { OperationError } from './errors';
 import type { Workspace } from './workspace';
@@ -53,6 +59,21 @@ export function noChainRpc(): OperationError {
 
 function cancelled(): OperationError {
   return new OperationError('cancelled', 'cancelled', 'The check was cancelled; what was checked is recorded.');
+}
+
+/**
+ * Why the chain at `rpcUrl` cannot be asked, when one call finds it unreachable (no connection,
+ * or no answer in time); undefined when it answers, even with an error.
+ */
+async function chainUnreachable(rpcUrl: string): Promise<string | undefined> {
+  try {
+    await new ChainClient(rpcUrl, { timeoutMs: CHAIN_TIMEOUT_MS }).chainId();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ChainError && error.kind === 'unreachable')
+      return `The chain could not be asked (${error.message}), so this run did not ask it again for steps 2 and 3.`;
+    return undefined;
+  }
 }
 
 async function yieldToLoop(): Promise<void> {
@@ -143,6 +164,8 @@ export async function checkAnchorsOnChain(
   counts.total = ids.length;
   counts.skipped = skipped;
   report('checking');
+  // One call first: a chain that cannot be reached is not waited for again for every record.
+  const unreachable = chain.rpc_url !== null && ids.length > 1 ? await chainUnreachable(chain.rpc_url) : undefined;
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < ids.length) {
@@ -150,7 +173,12 @@ export async function checkAnchorsOnChain(
       const id = ids[next] as number;
       next += 1;
       try {
-        const result = await checkAnchorOnChain(workspace, id, chain);
+        const result = await checkAnchorOnChain(
+          workspace,
+          id,
+          chain,
+          unreachable === undefined ? {} : { chainUnreachable: unreachable },
+        );
         if (!result.recorded) counts.unanswered += 1;
         else if (result.outcome.state === 'verified') counts.verified += 1;
         else if (result.outcome.state === 'verified_with_context') counts.verified_with_context += 1;

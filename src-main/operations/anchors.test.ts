@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -258,6 +260,31 @@ describe('anchor checks from imported context packs when the chain does not answ
       ['fail', 'context'],
       ['unchecked', undefined],
     ]);
+
+    // An RPC that never answers (a firewall that drops): the run asks it once, waits once, and
+    // takes every record to the packs at once instead of waiting 10 s for each.
+    let asked = 0;
+    const silent = createServer(() => {
+      asked += 1;
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const dropped = await checkAnchorsOnChain(
+        workspace,
+        { kind: 'batch', batch_id: TEST_BATCH_ID },
+        { rpc_url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, confirmations: 1 },
+        { contextPacks: true },
+      );
+      expect(dropped).toMatchObject({ total: 6, verified_with_context: 4, failed: 2, unanswered: 0 });
+      expect(asked).toBe(1);
+      expect(anchorDetail(workspace, anchorIdOf(0)).last_check).toMatchObject({
+        state: 'verified_with_context',
+        rpc: null,
+      });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
 
     // A live chain that answers still wins: verified, steps carry evidence chain.
     const live = await checkAnchorOnChain(workspace, id, { rpc_url: anvil.rpcUrl, confirmations: 1 });

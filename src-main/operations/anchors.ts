@@ -50,7 +50,8 @@ import type { Workspace } from './workspace';
 /** How many anchors one transaction of the offline sweep records. */
 const SWEEP_BATCH = 500;
 /** How long a chain has to answer one call of a check. */
-const CHAIN_TIMEOUT_MS = 10_000;
+/** How long a check waits for the chain's answer to each call. */
+export const CHAIN_TIMEOUT_MS = 10_000;
 
 type Sha256 = (data: Uint8Array) => Uint8Array;
 
@@ -415,6 +416,8 @@ function awaitingConfirmations(steps: readonly AnchorStepView[]): boolean {
  * @param workspace - The open workspace.
  * @param id - The anchor's ledger id.
  * @param chain - The RPC (null: none set) and the confirmations step 3 requires.
+ * @param options - `chainUnreachable`: why the RPC is not asked (a run of many checks found it
+ *   unreachable once: anchor-check-many.ts); steps 2-3 then go to the packs at once.
  * @returns What this check found, whether it was recorded, and the anchor afterwards.
  * @throws OperationError not_found; refused when the anchor's receipt is not in the ledger.
  */
@@ -422,6 +425,7 @@ export async function checkAnchorOnChain(
   workspace: Workspace,
   id: number,
   chain: ChainSettings,
+  options: { chainUnreachable?: string } = {},
 ): Promise<AnchorCheckResult> {
   const stored = storedAnchor(workspace, id);
   const raw = receiptBytes(workspace, stored.receipt_sha256);
@@ -440,7 +444,7 @@ export async function checkAnchorOnChain(
   let steps: AnchorStepView[];
   let state: AnchorCheckState;
   /** The live RPC whose answers the steps carry; null when a context pack answered. */
-  let asked = chain.rpc_url;
+  let asked = options.chainUnreachable === undefined ? chain.rpc_url : null;
   if ('error' in canonical) {
     steps = [
       { step: 1, status: 'fail', detail: canonical.error },
@@ -454,9 +458,11 @@ export async function checkAnchorOnChain(
       record: stored.record,
       confirmations: chain.confirmations,
       timeoutMs: CHAIN_TIMEOUT_MS,
-      ...(chain.rpc_url === null
-        ? { uncheckedReason: 'No chain RPC is set in Settings, so steps 2 and 3 were not checked.' }
-        : { rpcUrl: chain.rpc_url }),
+      ...(options.chainUnreachable !== undefined
+        ? { uncheckedReason: options.chainUnreachable }
+        : chain.rpc_url === null
+          ? { uncheckedReason: 'No chain RPC is set in Settings, so steps 2 and 3 were not checked.' }
+          : { rpcUrl: chain.rpc_url }),
     });
     steps = verification.steps;
     state = awaitingConfirmations(steps) ? 'pending' : (verification.anchor_status as AnchorCheckState);

@@ -4,6 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createBlockHeader } from '@ethereumjs/block';
+import { Hardfork } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, hexToBytes, keccak256, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { TlogMemory, tlogLeafHash } from '../../src-shared/crypto/tlog';
 import { jcs } from '../../src-shared/json';
 import type { JsonValue } from '../../src-shared/json/types';
 import { startAnvil, type AnvilProcess } from '../anchor/anvil';
+import { commonFor } from '../anchor/context-check';
 import { anchorAccount, ChainClient } from '../anchor/chain';
 import {
   contextHeadersFile,
@@ -22,6 +25,7 @@ import {
   CONTEXT_SIGNATURE,
   contextAnchorFile,
   CONTEXT_CHECKPOINTS,
+  CONTEXT_TRUST,
   type ContextAnchorEntry,
   type ContextHeaderEntry,
   type ContextManifest,
@@ -503,6 +507,10 @@ describe('imported packs and pins', () => {
         inputs: [file('first.json')],
       });
       expect(exported.checkpoints).toBe(2);
+      // The maker's trust store travels as a snapshot (the evroom trust export format), signed with the rest.
+      const carried = await readContextZip(exported.out);
+      expect(new TextDecoder().decode(carried.get(CONTEXT_TRUST))).toBe(maker.trust.exportKeys());
+      expect(maker.trust.exportKeys()).toContain(didKeyFromEd25519(publicKey));
 
       // The air-gapped one has seen, of size 4, another root: the pack's size 4 is a split view (its size 6 has no proof to that root, so it stays unchecked), said on import.
       const other = new TlogMemory(sha256);
@@ -651,6 +659,66 @@ describe('imported packs and pins', () => {
       ).rejects.toMatchObject({ code: 'context_nothing_to_pack' });
     } finally {
       empty.close();
+    }
+  });
+
+  it('a pack of more than 20,000 headers is imported with a progress line every 10,000, the event loop turning meanwhile', async () => {
+    // The real pack's chain, extended by 21,000 well-formed headers on top of its head (anvil
+    // mines too slowly for a real one), re-signed by the auditor key.
+    const common = commonFor(31337, Hardfork.Prague);
+    const long = await repack('long.zip', (files) => {
+      const manifest = JSON.parse(new TextDecoder().decode(files.get(CONTEXT_MANIFEST))) as ContextManifest;
+      const headers = manifest.headers.files.flatMap(
+        (name) => JSON.parse(new TextDecoder().decode(files.get(name))) as ContextHeaderEntry[],
+      );
+      let parent = headers[headers.length - 1] as ContextHeaderEntry;
+      for (let count = 0; count < 21_000; count += 1) {
+        const header = createBlockHeader(
+          {
+            number: BigInt(parent.number + 1),
+            parentHash: hexToBytes(parent.hash as Hex),
+            timestamp: BigInt(1_900_000_000 + count),
+            gasLimit: 30_000_000n,
+          },
+          { common, skipConsensusFormatValidation: true },
+        );
+        parent = { number: parent.number + 1, hash: bytesToHex(header.hash()), rlp: bytesToHex(header.serialize()) };
+        headers.push(parent);
+      }
+      const names: string[] = [];
+      for (let start = 0; start < headers.length; start += 10_000) {
+        const name = contextHeadersFile(names.length);
+        names.push(name);
+        files.set(name, new TextEncoder().encode(JSON.stringify(headers.slice(start, start + 10_000))));
+        manifest.files[name] = '';
+      }
+      manifest.head = { number: parent.number, hash: parent.hash };
+      manifest.headers = { from: manifest.headers.from, to: parent.number, files: names };
+      files.set(CONTEXT_MANIFEST, new TextEncoder().encode(JSON.stringify(manifest)));
+    });
+    const home = openWorkspace(file('long-home'));
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 1);
+    try {
+      const lines: { line: string; ticks: number }[] = [];
+      const summary = await importContextPack(home, long, { onProgress: (line) => lines.push({ line, ticks }) });
+      const total = summary.headers.to - summary.headers.from + 1;
+      expect(total).toBeGreaterThan(21_000);
+      expect(lines.map((item) => item.line)).toEqual([
+        `Checked 10,000 of ${total.toLocaleString('en')} headers`,
+        `Checked 20,000 of ${total.toLocaleString('en')} headers`,
+      ]);
+      // The check yields between headers: timers ran between its two progress lines.
+      expect((lines[1]?.ticks ?? 0) - (lines[0]?.ticks ?? 0)).toBeGreaterThan(0);
+      const result = await verifyAnchorWithContext(home, {
+        digest: digests[0] as Uint8Array,
+        record: first.records[0],
+        confirmations: 21_000,
+      });
+      expect(result.anchor_status).toBe('verified_with_context');
+    } finally {
+      clearInterval(ticker);
+      home.close();
     }
   });
 

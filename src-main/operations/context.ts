@@ -9,7 +9,7 @@
  * - Import (offline): a pack checked whole (signature, digests, chain of headers) is copied into
  *   the data folder, `context/packs/<pack_id>.zip`.
  * - Pins: block hashes the user takes from a trusted source, `context/pins.json`.
- * - Verify: steps 2 and 3 answered from a pack (src-main/anchor/context-pack.ts), never the network.
+ * - Verify: steps 2 and 3 answered from a pack (src-main/anchor/context-check.ts), never the network.
  */
 import {
   chmodSync,
@@ -32,9 +32,7 @@ import { readAnchorRecord } from '../../src-shared/anchor/proof';
 import { hexEncode } from '../../src-shared/crypto/encoding';
 import { formatJsonError, JsonParseError, parseJsonBytes, toPlain } from '../../src-shared/json';
 import { ChainClient, ChainError } from '../anchor/chain';
-import { gatherContext } from '../anchor/context-gather';
 import {
-  checkContextPackWhole,
   contextAnchorFile,
   CONTEXT_HEADERS_PER_FILE,
   contextHeadersFile,
@@ -76,7 +74,11 @@ export interface ContextExportOptions {
   force?: boolean;
   /** The chain's JSON-RPC (http or https). */
   rpcUrl: string;
-  /** Anchor record files, bundles' anchors files or bundles; empty: every resolved anchor of the ledger. */
+  /**
+   * Anchor record files, bundles' anchors files or bundles; empty: every resolved anchor of the
+   * data folder's ledger (imported bundles' records; a SQLite service's own anchors), never a
+   * PostgreSQL service's database.
+   */
   inputs: readonly string[];
   /** Per chain call; default 20 s. */
   timeoutMs?: number;
@@ -245,11 +247,13 @@ export async function exportContextPack(
       'refused',
       'context_nothing_to_pack',
       options.inputs.length === 0
-        ? 'The ledger holds no resolved anchor record: there is no anchor transaction to pack.'
+        ? 'This data folder’s ledger holds no resolved anchor record, so there is no anchor transaction to pack. Name anchor records, anchors files or bundles; the anchors of a service on PostgreSQL (evroom serve --database) are in its database, not in a data folder: name the tenant’s evidence bundle (GET /tenants/:id/evidence, or evroom export --tenant T --database URL), or import it first.'
         : 'The files name no resolved anchor record: there is no anchor transaction to pack.',
     );
   let gathered;
   try {
+    // Loaded here, not at start: it needs the `@ethereumjs` packages, which are slow to load.
+    const { gatherContext } = await import('../anchor/context-gather');
     gathered = await gatherContext(chain, unique, {
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -376,13 +380,27 @@ function summaryOf(workspace: Workspace, pack: OpenedContextPack, file: string):
  *
  * @param workspace - The open workspace.
  * @param file - The pack's zip.
+ * @param options - `onProgress`: a line every 10,000 headers checked (a pack of 200,000
+ *   headers takes about a minute; the CLI prints them on stderr).
  * @returns The imported pack's summary.
  * @throws OperationError `context_pack_refused` (invalid_input) naming what does not hold;
  *   BundleError / ContextPackError for a file that is not a pack. Nothing is changed then.
  */
-export async function importContextPack(workspace: Workspace, file: string): Promise<ContextPackSummary> {
+export async function importContextPack(
+  workspace: Workspace,
+  file: string,
+  options: { onProgress?: (line: string) => void } = {},
+): Promise<ContextPackSummary> {
   const pack = await openContextPackFile(file);
-  const whole = checkContextPackWhole(pack);
+  const { checkContextPackWhole } = await import('../anchor/context-check');
+  const { onProgress } = options;
+  const whole = await checkContextPackWhole(
+    pack,
+    onProgress === undefined
+      ? undefined
+      : (checked, total) =>
+          onProgress(`Checked ${checked.toLocaleString('en')} of ${total.toLocaleString('en')} headers`),
+  );
   if (!whole.ok)
     throw new OperationError('invalid_input', 'context_pack_refused', `The context pack is refused: ${whole.detail}`);
   // The log checkpoints are checked (all of them) and recorded before the pack is kept.

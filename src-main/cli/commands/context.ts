@@ -3,7 +3,7 @@
  * anchor verification (docs/anchoring.md, "Air-gapped verification").
  *
  * - export (online): gathers, for the anchor transactions of the named records, anchors files
- *   or bundles (none: every resolved anchor of the ledger), the chain's evidence into a zip
+ *   or bundles (none: every resolved anchor of the data folder's ledger), the chain's evidence into a zip
  *   signed by this workstation's auditor key. Progress lines go to stderr.
  * - import, list, remove (offline): the packs kept in the data folder, which the app uses.
  * - pin, unpin, pins: block hashes taken from a trusted source, which check a pack's head.
@@ -50,15 +50,18 @@ export const contextSpec: CommandSpec = {
   description: [
     'export  (online) gathers from the chain at --rpc, for every anchor transaction the files name',
     '        (anchor records, a bundle’s anchors/<batch_id>.json, or bundles; with none, every',
-    '        resolved anchor of the ledger): its block header, the transaction and its receipt,',
-    '        their Merkle-Patricia proofs in the block’s transactions and receipts tries, and',
-    '        every header from the lowest such block to the chain’s head; plus the trust store',
-    '        and every transparency-log checkpoint this workstation has seen (docs/logs.md).',
+    '        resolved anchor of this data folder’s ledger; a PostgreSQL service’s anchors are in',
+    '        its database: name the tenant’s evidence bundle): its block header, the transaction',
+    '        and its receipt, their Merkle-Patricia proofs in the block’s transactions and',
+    '        receipts tries, and every header from the lowest such block to the chain’s head;',
+    '        plus the trust store and every transparency-log checkpoint this workstation has',
+    '        seen (docs/logs.md).',
     '        The zip’s manifest names the RPC, the time and the head, and is signed by this',
     '        workstation’s auditor key. Progress lines go to standard error.',
-    'import  (offline) checks a pack whole (signature, files, chain of headers) and keeps it in',
-    '        the data folder, where the app answers anchoring steps 2 and 3 from it; its log',
-    '        checkpoints are recorded as seen (a split view with one seen before is reported).',
+    'import  (offline) checks a pack whole (signature, files, chain of headers; a progress line',
+    '        on standard error every 10,000 headers) and keeps it in the data folder, where the',
+    '        app answers anchoring steps 2 and 3 from it; its log checkpoints are recorded as',
+    '        seen (a split view with one seen before is reported).',
     'list    the imported packs; remove forgets one.',
     'pin     keeps a block hash you took from a trusted source; a pack whose header of that',
     '        block matches has its head "checked" instead of "claimed"; one that differs fails.',
@@ -190,11 +193,15 @@ export async function runContext(argv: readonly string[], terminal: Terminal): P
     case 'import': {
       const [file] = operands(sub, parsed, ['PACK.zip']) as [string];
       if (!existsSync(file)) throw new CliError(`context import: ${file}: no such file`);
-      const summary = await withCliWorkspace('context import', (workspace) => importContextPack(workspace, file));
+      const summary = await withCliWorkspace('context import', (workspace) =>
+        importContextPack(workspace, file, {
+          onProgress: (line) => writeLine(terminal.err, `context import: ${line}`),
+        }),
+      );
       print(summary, () => {
         writeLine(
           terminal.out,
-          `Imported ${summary.pack_id}: ${summary.anchors} anchor transactions, head block ${summary.head.number} of chain ${summary.chain_id}`,
+          `Imported ${summary.pack_id}: ${summary.anchors} anchor transaction${summary.anchors === 1 ? '' : 's'}, head block ${summary.head.number} of chain ${summary.chain_id}`,
         );
         writeLine(terminal.out, `  made ${summary.made_at} from ${summary.rpc}, signed by ${summary.signer}`);
         if (summary.checkpoints > 0)
