@@ -54,7 +54,7 @@ export function recordPackCheckpoints(
       throw new OperationError(
         'invalid_input',
         'context_pack_refused',
-        `The context pack is refused: its log checkpoint ${index} (${entry.origin.slice(0, 120)}) ${why}`,
+        `The pack's log checkpoint ${index} (${entry.origin.slice(0, 120)}) ${why}`,
       );
     };
     let note: Note;

@@ -431,7 +431,10 @@ describe('imported packs and pins', () => {
       const headers = headersOf(files).filter((entry) => entry.number !== first.blockHeight + 1);
       files.set(contextHeadersFile(0), new TextEncoder().encode(JSON.stringify(headers)));
     });
-    await expect(importContextPack(workspace, gap)).rejects.toMatchObject({ code: 'context_pack_refused' });
+    await expect(importContextPack(workspace, gap)).rejects.toMatchObject({
+      code: 'context_pack_refused',
+      message: expect.stringMatching(/^The pack's chain of headers has a gap: block \d+ is missing .*\.$/),
+    });
     expect(await listContextPacks(workspace)).toEqual([]);
 
     const summary = await importContextPack(workspace, pack);

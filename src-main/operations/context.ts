@@ -401,8 +401,7 @@ export async function importContextPack(
       : (checked, total) =>
           onProgress(`Checked ${checked.toLocaleString('en')} of ${total.toLocaleString('en')} headers`),
   );
-  if (!whole.ok)
-    throw new OperationError('invalid_input', 'context_pack_refused', `The context pack is refused: ${whole.detail}`);
+  if (!whole.ok) throw new OperationError('invalid_input', 'context_pack_refused', whole.detail);
   // The log checkpoints are checked (all of them) and recorded before the pack is kept.
   const logged = recordPackCheckpoints(workspace, pack);
   const directory = packsDirectory(workspace);
