@@ -67,6 +67,12 @@ export interface StartServiceOptions {
    * Default: the address it listens at, unless that is every address (0.0.0.0, ::): then none.
    */
   publicUrl?: string;
+  /**
+   * On another chain than the embedded one: the block the payment watcher reads from when it has
+   * no cursor yet (its first start). Default: the block the chain is at then. Refused past the
+   * chain's head; told and ignored once a cursor is stored (docs/payments.md).
+   */
+  paymentsFromBlock?: number;
   /** The tenants' logs: their name and how often the logs that grew are signed (buildService's `log`). */
   log?: { name?: string; checkpointMs?: number };
   /**
@@ -142,13 +148,35 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
       throw error;
     }
   }
-  // A chain of its own is watched from block 0; another chain from the block it is at when the
-  // service starts (the watcher's stored cursor wins once there is one; a payment sent before the
-  // first start is redeemed by hand: evroom apikeys redeem).
+  // A chain of its own is watched from block 0; another chain from --payments-from-block or the
+  // block it is at when the service starts (the watcher's stored cursor wins once there is one; a
+  // payment sent before that block is redeemed by hand: evroom apikeys redeem).
   let paymentsFromBlock = 0;
+  if (options.paymentsFromBlock !== undefined && anchoring?.payments?.config.embedded !== false) {
+    await anchoring?.close();
+    await closeData();
+    throw new Error(
+      'payments-from-block is for another chain (--chain-rpc with --stablecoin); the embedded chain is watched from block 0',
+    );
+  }
   if (anchoring?.payments !== undefined && !anchoring.payments.config.embedded) {
+    const payments = anchoring.payments;
     try {
-      paymentsFromBlock = await anchoring.payments.head();
+      const head = await payments.head();
+      paymentsFromBlock = head;
+      if (options.paymentsFromBlock !== undefined) {
+        const { network, token, treasury } = payments.config;
+        const cursor = await store.payments.cursor({ network, token, treasury });
+        if (options.paymentsFromBlock > head)
+          throw new Error(
+            `--payments-from-block ${options.paymentsFromBlock} is past the chain's head (block ${head}) on ${network}`,
+          );
+        if (cursor !== undefined && options.anchor !== false)
+          options.anchor?.log?.(
+            `--payments-from-block ${options.paymentsFromBlock} is not used: the payment watcher goes on from its stored cursor (block ${cursor}); redeem an older payment with evroom apikeys redeem --tx HASH`,
+          );
+        paymentsFromBlock = options.paymentsFromBlock;
+      }
     } catch (error) {
       await anchoring.close();
       await closeData();

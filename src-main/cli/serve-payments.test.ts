@@ -96,6 +96,8 @@ describe('evroom serve sells API keys on the embedded chain', () => {
         /--public-url must be an http:\/\/ or https:\/\/ URL .*not 'keys\.example\.org'/,
       ],
       [['--public-url', 'https://a b'], /--public-url must be an http:\/\/ or https:\/\/ URL/],
+      [['--payments-from-block', '5'], /--payments-from-block goes with --stablecoin and --treasury/],
+      [['--no-anchor', '--payments-from-block', '5'], /--no-anchor and --payments-from-block do not go together/],
       [['--no-anchor', '--public-url', 'https://keys.example.org'], /with --no-anchor the service takes no payments/],
       [
         [
@@ -111,6 +113,23 @@ describe('evroom serve sells API keys on the embedded chain', () => {
           `0x${'2'.repeat(40)}`,
         ],
         /--stablecoin must be an address \(0x and 40 hex characters\), not '0x12'/,
+      ],
+      [
+        [
+          '--chain-rpc',
+          'http://127.0.0.1:1',
+          '--chain-name',
+          'x',
+          '--chain-key-file',
+          'k',
+          '--stablecoin',
+          `0x${'1'.repeat(40)}`,
+          '--treasury',
+          `0x${'2'.repeat(40)}`,
+          '--payments-from-block',
+          '-3',
+        ],
+        /--payments-from-block must be a block number \(a whole number from 0\), not '-3'/,
       ],
     ] as const) {
       const child = spawn(process.execPath, [EVROOM_BIN, 'serve', '--port', '0', ...args], {
@@ -173,6 +192,74 @@ describe('evroom serve sells API keys on the embedded chain', () => {
       expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
       expect(stderr).toMatch(/The payment token could not be set up: Reading the stablecoin’s decimals/);
       expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await chain.stop();
+    }
+  }, 120_000);
+
+  it('finds a payment sent before the first start on another chain with --payments-from-block, and says when a cursor makes it moot', async () => {
+    const chain = await startTestChainWithToken();
+    const anchorKey = generatePrivateKey();
+    await chain.client.fundOnDevelopmentChain(privateKeyToAccount(anchorKey).address);
+    const keyFile = path.join(home, 'from-block-key');
+    fs.writeFileSync(keyFile, `${anchorKey}\n`, { mode: 0o600 });
+    const fromHome = path.join(home, 'from-block');
+    const { token, treasury } = chain.chain.config;
+    const args = [
+      ...['--chain-rpc', chain.rpcUrl, '--chain-name', 'testnet', '--chain-key-file', keyFile],
+      ...['--stablecoin', token, '--treasury', treasury],
+    ];
+    try {
+      // Paid before the service ever ran; then a few more blocks, so the head is past it.
+      const hash = await sendCall(
+        chain.rpcUrl,
+        DEVELOPMENT_ACCOUNT_KEYS[3]!,
+        token,
+        transferCalldata(treasury, 99_000_000n, encodeMemo({ tier: 'pro', contact: 'early@example.com' })),
+      );
+      const block = (await chain.client.transaction(hash))?.blockNumber;
+      expect(block).toEqual(expect.any(Number));
+      await chain.client.mineOnDevelopmentChain(3);
+      const head = await chain.client.blockNumber();
+
+      // Past the head: refused at start, in words, and nothing is served.
+      const refused = spawn(
+        process.execPath,
+        [EVROOM_BIN, 'serve', '--port', '0', ...args, '--payments-from-block', String(head + 100)],
+        { env: { ...process.env, EVROOM_HOME: fromHome, NO_COLOR: '1' } },
+      );
+      let refusal = '';
+      refused.stderr.on('data', (chunk: Buffer) => (refusal += chunk.toString()));
+      expect(await new Promise((resolve) => refused.once('exit', resolve))).toBe(2);
+      expect(refusal).toContain(
+        `--payments-from-block ${head + 100} is past the chain's head (block ${head}) on testnet`,
+      );
+      expect(refusal).not.toMatch(/\n\s+at /);
+
+      const served = await serve(fromHome, [...args, '--payments-from-block', String(block)]);
+      try {
+        let status: { state?: string; delivery?: { state: string } } = {};
+        for (let tries = 0; tries < 150 && status.delivery?.state !== 'delivered'; tries += 1) {
+          const response = await fetch(`${served.url}/v1/payments/${hash}`);
+          status = (await response.json()) as typeof status;
+          if (status.delivery?.state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(status).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+        expect(fs.existsSync(path.join(fromHome, 'outbox', `${hash}.eml`))).toBe(true);
+      } finally {
+        await stop(served);
+      }
+      // Once the watcher has a cursor, the option is told to be moot (and nothing is issued twice).
+      const again = await serve(fromHome, [...args, '--payments-from-block', '0']);
+      try {
+        expect(again.stderr()).toMatch(
+          /--payments-from-block 0 is not used: the payment watcher goes on from its stored cursor \(block \d+\)/,
+        );
+        const status = (await (await fetch(`${again.url}/v1/payments/${hash}`)).json()) as { state?: string };
+        expect(status.state).toBe('issued');
+      } finally {
+        await stop(again);
+      }
     } finally {
       await chain.stop();
     }

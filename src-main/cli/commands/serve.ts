@@ -20,7 +20,7 @@ export const serveSpec: CommandSpec = {
   name: 'serve',
   summary: 'Run the HTTP service (receipts, verification, tenants, evidence bundles)',
   usage:
-    'evroom serve [--database URL] [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL] [--public-url URL] [--log-name NAME] [--log-checkpoint-ms MS]',
+    'evroom serve [--database URL] [--port N] [--host ADDR] [--rate-limit N] [--ledger-cache MIB] [--verify-threads N] [--quiet] [--no-anchor | --chain-rpc URL --chain-name NAME --chain-key-file FILE [--stablecoin ADDRESS --treasury ADDRESS [--payments-from-block N]]] [--anchor-interval SECONDS] [--confirmations N] [--smtp URL] [--public-url URL] [--log-name NAME] [--log-checkpoint-ms MS]',
   description: [
     'Serves every route of the service interface (see docs/service.md) over the data folder’s',
     'ledger. The first line on standard output is `Evidence Room service at http://HOST:PORT`;',
@@ -100,6 +100,11 @@ export const serveSpec: CommandSpec = {
       help: 'the six-decimal stablecoin API keys are bought with; with --chain-rpc and --treasury',
     },
     treasury: { type: 'string', value: 'ADDRESS', help: 'where payments go; with --stablecoin' },
+    'payments-from-block': {
+      type: 'string',
+      value: 'N',
+      help: 'with --stablecoin: at the first start, watch payments from block N (default: the chain’s head then)',
+    },
     smtp: {
       type: 'string',
       value: 'URL',
@@ -184,6 +189,7 @@ function anchoringOptions(
       'confirmations',
       'stablecoin',
       'treasury',
+      'payments-from-block',
     ].find((option) => optionValue(parsed, option) !== undefined);
     if (other !== undefined) throw new CliError(`serve: --no-anchor and --${other} do not go together`);
     return false;
@@ -195,6 +201,10 @@ function anchoringOptions(
     );
   if ((stablecoin === undefined) !== (treasury === undefined))
     throw new CliError('serve: --stablecoin and --treasury go together');
+  if (optionValue(parsed, 'payments-from-block') !== undefined && stablecoin === undefined)
+    throw new CliError(
+      'serve: --payments-from-block goes with --stablecoin and --treasury (the embedded chain is watched from block 0)',
+    );
   if (stablecoin !== undefined && rpc === undefined)
     throw new CliError(
       'serve: --stablecoin and --treasury are for --chain-rpc; the embedded chain makes its own test stablecoin and treasury',
@@ -275,6 +285,11 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
     throw new CliError(
       'serve: --public-url is told to buyers of API keys; with --no-anchor the service takes no payments',
     );
+  const fromBlockText = optionValue(parsed, 'payments-from-block');
+  if (fromBlockText !== undefined && !/^\d{1,15}$/.test(fromBlockText))
+    throw new CliError(
+      `serve: --payments-from-block must be a block number (a whole number from 0), not '${fromBlockText.slice(0, 40)}'`,
+    );
   let anchor: AnchoringConfig | false;
   try {
     anchor = anchoringOptions(parsed, terminal);
@@ -299,6 +314,7 @@ export async function runServe(argv: readonly string[], terminal: Terminal): Pro
       ...(flag(parsed, 'quiet') ? {} : { logStream: process.stderr }),
       ...(smtpUrl === undefined ? {} : { smtpUrl }),
       ...(publicUrl === undefined ? {} : { publicUrl }),
+      ...(fromBlockText === undefined ? {} : { paymentsFromBlock: Number(fromBlockText) }),
       log: { checkpointMs, ...(logName === undefined ? {} : { name: logName }) },
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
     });
