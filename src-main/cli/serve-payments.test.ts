@@ -16,6 +16,27 @@ import { EVROOM_BIN, startServeChild, stopServeChild, type ServedChild } from '.
 const serve = (home: string, args: string[] = []): Promise<ServedChild> => startServeChild(home, args);
 const stop = stopServeChild;
 
+/** A payment's status from the service once its key is delivered (or after 15 s, whatever it is then). */
+async function deliveredStatus(url: string, hash: string): Promise<{ state?: string; delivery?: { state: string } }> {
+  let status: { state?: string; delivery?: { state: string } } = {};
+  for (let tries = 0; tries < 150 && status.delivery?.state !== 'delivered'; tries += 1) {
+    status = (await (await fetch(`${url}/v1/payments/${hash}`)).json()) as typeof status;
+    if (status.delivery?.state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return status;
+}
+
+/** `evroom serve ARGS` expected to refuse at start: its exit code and standard error. */
+async function refusedServe(home: string, args: readonly string[]): Promise<{ code: unknown; stderr: string }> {
+  const child = spawn(process.execPath, [EVROOM_BIN, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  return { code, stderr };
+}
+
 describe('evroom serve sells API keys on the embedded chain', () => {
   let home: string;
   beforeAll(() => {
@@ -132,12 +153,7 @@ describe('evroom serve sells API keys on the embedded chain', () => {
         /--payments-from-block must be a block number \(a whole number from 0\), not '-3'/,
       ],
     ] as const) {
-      const child = spawn(process.execPath, [EVROOM_BIN, 'serve', '--port', '0', ...args], {
-        env: { ...process.env, EVROOM_HOME: home, NO_COLOR: '1' },
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise((resolve) => child.once('exit', resolve));
+      const { code, stderr } = await refusedServe(home, args);
       expect(code).toBe(2);
       expect(stderr).toMatch(message);
       expect(stderr).not.toMatch(/\n\s+at /);
@@ -170,26 +186,23 @@ describe('evroom serve sells API keys on the embedded chain', () => {
           token,
           transferCalldata(treasury, 99_000_000n, encodeMemo({ tier: 'pro', contact: 'ops@example.com' })),
         );
-        let status: { state?: string; delivery?: { state: string } } = {};
-        for (let tries = 0; tries < 150 && status.delivery?.state !== 'delivered'; tries += 1) {
-          const response = await fetch(`${served.url}/v1/payments/${hash}`);
-          status = (await response.json()) as typeof status;
-          if (status.delivery?.state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        expect(status).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+        expect(await deliveredStatus(served.url, hash)).toMatchObject({
+          state: 'issued',
+          delivery: { state: 'delivered' },
+        });
         expect(fs.existsSync(path.join(otherHome, 'outbox', `${hash}.eml`))).toBe(true);
       } finally {
         await stop(served);
       }
       // The treasury is an account, not a token: refused at start, in words.
-      const child = spawn(
-        process.execPath,
-        [EVROOM_BIN, 'serve', '--port', '0', ...common, '--stablecoin', treasury, '--treasury', treasury],
-        { env: { ...process.env, EVROOM_HOME: otherHome, NO_COLOR: '1' } },
-      );
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(2);
+      const { code, stderr } = await refusedServe(otherHome, [
+        ...common,
+        '--stablecoin',
+        treasury,
+        '--treasury',
+        treasury,
+      ]);
+      expect(code).toBe(2);
       expect(stderr).toMatch(/The payment token could not be set up: Reading the stablecoin’s decimals/);
       expect(stderr).not.toMatch(/\n\s+at /);
     } finally {
@@ -223,14 +236,12 @@ describe('evroom serve sells API keys on the embedded chain', () => {
       const head = await chain.client.blockNumber();
 
       // Past the head: refused at start, in words, and nothing is served.
-      const refused = spawn(
-        process.execPath,
-        [EVROOM_BIN, 'serve', '--port', '0', ...args, '--payments-from-block', String(head + 100)],
-        { env: { ...process.env, EVROOM_HOME: fromHome, NO_COLOR: '1' } },
-      );
-      let refusal = '';
-      refused.stderr.on('data', (chunk: Buffer) => (refusal += chunk.toString()));
-      expect(await new Promise((resolve) => refused.once('exit', resolve))).toBe(2);
+      const { code, stderr: refusal } = await refusedServe(fromHome, [
+        ...args,
+        '--payments-from-block',
+        String(head + 100),
+      ]);
+      expect(code).toBe(2);
       expect(refusal).toContain(
         `--payments-from-block ${head + 100} is past the chain's head (block ${head}) on testnet`,
       );
@@ -238,13 +249,10 @@ describe('evroom serve sells API keys on the embedded chain', () => {
 
       const served = await serve(fromHome, [...args, '--payments-from-block', String(block)]);
       try {
-        let status: { state?: string; delivery?: { state: string } } = {};
-        for (let tries = 0; tries < 150 && status.delivery?.state !== 'delivered'; tries += 1) {
-          const response = await fetch(`${served.url}/v1/payments/${hash}`);
-          status = (await response.json()) as typeof status;
-          if (status.delivery?.state !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        expect(status).toMatchObject({ state: 'issued', delivery: { state: 'delivered' } });
+        expect(await deliveredStatus(served.url, hash)).toMatchObject({
+          state: 'issued',
+          delivery: { state: 'delivered' },
+        });
         expect(fs.existsSync(path.join(fromHome, 'outbox', `${hash}.eml`))).toBe(true);
       } finally {
         await stop(served);
