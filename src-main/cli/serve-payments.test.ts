@@ -105,6 +105,8 @@ describe('evroom serve sells API keys on the embedded chain', () => {
     } finally {
       await stop(off);
     }
+    // A chain nobody answers at: these are refused before it is asked anything.
+    const unreachableChain = ['--chain-rpc', 'http://127.0.0.1:1', '--chain-name', 'x', '--chain-key-file', 'k'];
     for (const [args, message] of [
       [['--stablecoin', `0x${'1'.repeat(40)}`], /--stablecoin and --treasury go together/],
       [
@@ -121,34 +123,14 @@ describe('evroom serve sells API keys on the embedded chain', () => {
       [['--no-anchor', '--payments-from-block', '5'], /--no-anchor and --payments-from-block do not go together/],
       [['--no-anchor', '--public-url', 'https://keys.example.org'], /with --no-anchor the service takes no payments/],
       [
-        [
-          '--chain-rpc',
-          'http://127.0.0.1:1',
-          '--chain-name',
-          'x',
-          '--chain-key-file',
-          'k',
-          '--stablecoin',
-          '0x12',
-          '--treasury',
-          `0x${'2'.repeat(40)}`,
-        ],
+        [...unreachableChain, '--stablecoin', '0x12', '--treasury', `0x${'2'.repeat(40)}`],
         /--stablecoin must be an address \(0x and 40 hex characters\), not '0x12'/,
       ],
       [
         [
-          '--chain-rpc',
-          'http://127.0.0.1:1',
-          '--chain-name',
-          'x',
-          '--chain-key-file',
-          'k',
-          '--stablecoin',
-          `0x${'1'.repeat(40)}`,
-          '--treasury',
-          `0x${'2'.repeat(40)}`,
-          '--payments-from-block',
-          '-3',
+          ...unreachableChain,
+          ...['--stablecoin', `0x${'1'.repeat(40)}`, '--treasury', `0x${'2'.repeat(40)}`],
+          ...['--payments-from-block', '-3'],
         ],
         /--payments-from-block must be a block number \(a whole number from 0\), not '-3'/,
       ],
