@@ -60,15 +60,28 @@ export async function startWebApp(env: Record<string, string> = {}): Promise<Run
   });
   const match = /^Evidence Room at (http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)$/.exec(firstLine);
   if (!match?.[1]) throw new Error(`unexpected first line: ${firstLine}`);
+  // An app that ends before the test stops it is a failure of its own: say how it ended and
+  // what it wrote, or the test only sees refused connections and time-outs.
+  let stopping = false;
+  const ended = new Promise<void>((resolveEnded) => {
+    child.once('exit', (code, signal) => {
+      if (!stopping)
+        console.error(
+          `e2e harness: the app (pid ${child.pid}) ended before the test stopped it: ${signal === null ? `exit code ${code}` : `signal ${signal}`}; its standard error:\n${stderr.slice(-20_000)}`,
+        );
+      resolveEnded();
+    });
+  });
   return {
     url: match[1],
     home,
     process: child,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+      stopping = true;
+      // exitCode stays null for a process ended by a signal: look at both.
+      if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
-        await exited;
+        await ended;
       }
       rmSync(home, { recursive: true, force: true });
     },
