@@ -91,16 +91,24 @@ function embeddedKey(folder: string): `0x${string}` {
   return readAnchorKeyFile(file);
 }
 
+// The child is signalled only while it is still the process the watchdog was started for: its
+// pid, and on Linux its start time (/proc/PID/stat, field 22), so a pid the system has given to
+// another process since is never signalled.
 const WATCHDOG = `
+const fs = require('fs');
 const parent = Number(process.argv[1]);
 const child = Number(process.argv[2]);
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (error) { return error.code === 'EPERM'; } };
+const startOf = (pid) => { try { const stat = fs.readFileSync('/proc/' + pid + '/stat', 'utf8'); return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]; } catch { return undefined; } };
+const born = startOf(child);
+const same = () => alive(child) && (born === undefined || startOf(child) === born);
+const signal = (name) => { if (same()) { try { process.kill(child, name); } catch {} } };
 const timer = setInterval(() => {
-  if (!alive(child)) process.exit(0);
+  if (!same()) process.exit(0);
   if (process.ppid !== parent) {
     clearInterval(timer);
-    try { process.kill(child, 'SIGTERM'); } catch {}
-    setTimeout(() => { try { process.kill(child, 'SIGKILL'); } catch {} process.exit(0); }, 5000).unref();
+    signal('SIGTERM');
+    setTimeout(() => { signal('SIGKILL'); process.exit(0); }, 5000).unref();
   }
 }, 500);
 `;
