@@ -179,7 +179,7 @@ describe('bought keys on two evroom serve --database nodes', () => {
     const refusedNode = evroom(homeC, ['serve', '--port', '0', '--quiet', ...args]);
     expect(refusedNode.code).toBe(2);
     expect(refusedNode.stderr).toContain(
-      "serve: This node's payment key secret (service/payment-key-secret) is not the one the database's nodes use",
+      "serve: This node's service/payment-key-secret is not the payment key secret the database's nodes use: the keys derived under it would not work; copy service/payment-key-secret from a node of the service",
     );
     expect(refusedNode.stderr).not.toMatch(/\n\s+at /);
     const redeemAs = (home: string): ReturnType<typeof evroom> =>

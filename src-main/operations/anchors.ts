@@ -49,7 +49,6 @@ import type { Workspace } from './workspace';
 
 /** How many anchors one transaction of the offline sweep records. */
 const SWEEP_BATCH = 500;
-/** How long a chain has to answer one call of a check. */
 /** How long a check waits for the chain's answer to each call. */
 export const CHAIN_TIMEOUT_MS = 10_000;
 

@@ -40,7 +40,7 @@ import { failpoint } from '../core/failpoints';
 import type { PaymentRecord } from '../ledger';
 import { OperationError } from './errors';
 import { SERVICE_KEYS_FOLDER } from './service-keys';
-import { newNodeId } from './service-node';
+import { newNodeId, paymentSecretMismatch } from './service-node';
 import type { Lease, ServiceStore } from './service-store';
 import type { Workspace } from './workspace';
 
@@ -252,16 +252,8 @@ export async function checkPaymentKeySecret(store: ServiceStore, workspace: Work
     );
   const mine = secretId(secret);
   const [registered] = await store.cluster.claimServiceKeys([{ role: 'payment', key_id: mine }], newNodeId(), now);
-  if (registered !== undefined && registered.key_id !== mine) throw paymentSecretMismatch(workspace);
-}
-
-/** The refusal of a data folder whose payment key secret is not the database's. */
-function paymentSecretMismatch(workspace: Workspace): OperationError {
-  return new OperationError(
-    'conflict',
-    'service_key_mismatch',
-    `${paymentKeySecretFile(workspace)} is not the payment key secret the database's nodes use: keys it derived would not work; copy service/payment-key-secret from a node of the service (mode 600), then try again (docs/deploy.md).`,
-  );
+  if (registered !== undefined && registered.key_id !== mine)
+    throw paymentSecretMismatch(paymentKeySecretFile(workspace));
 }
 
 /**

@@ -34,6 +34,18 @@ export function newNodeId(): string {
  * @throws OperationError `service_key_mismatch` naming the key and what to copy
  * @throws StoreUnavailableError when the database cannot be reached
  */
+/**
+ * The refusal of a data folder whose payment key secret is not the one its database's nodes use
+ * (`what` names the file): keys derived under it would not work.
+ */
+export function paymentSecretMismatch(what: string): OperationError {
+  return new OperationError(
+    'conflict',
+    'service_key_mismatch',
+    `${what} is not the payment key secret the database's nodes use: the keys derived under it would not work; copy service/payment-key-secret from a node of the service (mode 600), then try again (docs/deploy.md).`,
+  );
+}
+
 export async function checkServiceKeys(
   store: ServiceStore,
   keys: { signing: string; log: string; payment?: string },
@@ -49,14 +61,7 @@ export async function checkServiceKeys(
   for (const key of mine) {
     const theirs = registered.find((entry) => entry.role === key.role)?.key_id;
     if (theirs !== undefined && theirs !== key.key_id) {
-      if (key.role === 'payment')
-        throw new OperationError(
-          'conflict',
-          'service_key_mismatch',
-          "This node's payment key secret (service/payment-key-secret) is not the one the database's nodes use: " +
-            'the keys it sold would not be the ones another node delivers; copy service/payment-key-secret from a ' +
-            'running node to this data folder (mode 600), then start again (docs/deploy.md).',
-        );
+      if (key.role === 'payment') throw paymentSecretMismatch("This node's service/payment-key-secret");
       const file = key.role === 'signing' ? 'service/signing-key.json' : 'service/log-key.json';
       throw new OperationError(
         'conflict',
